@@ -1,0 +1,86 @@
+"""Typed records: what the loaders produce and the indexer consumes."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+EVENT = "event"
+GUIDE = "guide"
+KINDS = (EVENT, GUIDE)
+KIND_LABELS = {EVENT: "Event", GUIDE: "Guide section"}
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A topic page's header: who it is and how many events it says it has."""
+
+    slug: str
+    name: str
+    description: str
+    event_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One listed event: a title and a summary, in listing order (1 = first listed)."""
+
+    id: str
+    topic: str
+    title: str
+    summary: str
+    position: int
+    topics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    url: str | None = None
+    published: str | None = None
+    kind: str = field(default=EVENT, init=False)
+
+    @property
+    def body(self) -> str:
+        return self.summary
+
+
+@dataclass(frozen=True, slots=True)
+class GuideSection:
+    """One section of a topic's guide: a heading and its paragraphs and bullets."""
+
+    id: str
+    topic: str
+    heading: str
+    anchor: str
+    blocks: tuple[str, ...]
+    order: int
+    topics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    kind: str = field(default=GUIDE, init=False)
+
+    @property
+    def title(self) -> str:
+        return self.heading
+
+    @property
+    def body(self) -> str:
+        return "\n".join(self.blocks)
+
+    @property
+    def position(self) -> int:
+        return self.order
+
+    @property
+    def url(self) -> str:
+        return f"/guides/{self.topic}#{self.anchor}"
+
+
+Record = Event | GuideSection
+
+
+def slugify(text: str, max_length: int = 80) -> str:
+    """Return a lowercase ASCII slug of *text*, cut at a word boundary."""
+    spaced = re.sub(r"[^\w]+", " ", unicodedata.normalize("NFKD", text))
+    ascii_text = spaced.encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(slug) > max_length:
+        slug = slug[:max_length].rsplit("-", 1)[0]
+    return slug or "item"

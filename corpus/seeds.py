@@ -1,0 +1,138 @@
+"""Loaders for the hub's plain-text dumps: a topic page and a topic guide.
+
+A topic page is: the topic's name; a meta line ``slug·N events·last Xh ago`` run straight into the
+one-line description; four headers (``Related entities``, ``Related topics (N)``, ``Guides (N)``,
+``Recent events (N)``); then each event as a title line followed by a summary line, most recent
+first.  A guide is a run of section headings (short lines with no final punctuation), each followed
+by paragraphs; bullet lines start with ``- ``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from corpus.errors import CorpusError
+from corpus.records import Event, GuideSection, Topic, slugify
+
+_META = re.compile(
+    r"^(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)·(?P<count>[\d,]+) events?·last \d+\s*[a-z]+ ago(?P<desc>.*)$"
+)
+_HEADERS = (
+    re.compile(r"^Related entities$"),
+    re.compile(r"^Related topics \(\d+\)$"),
+    re.compile(r"^Guides \(\d+\)$"),
+    re.compile(r"^Recent events \((?P<n>\d+)\)$"),
+)
+_HEADING_MAX = 80
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise CorpusError(path, line, "is not valid UTF-8") from exc
+    return text.splitlines()
+
+
+def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:
+    """Return the topic and its events, in listing order, from a topic page dump."""
+    path = Path(path)
+    lines = _lines(path)
+    if not lines or not lines[0].strip():
+        raise CorpusError(path, 1, "missing topic name on the first line")
+    name = lines[0].strip()
+    meta = _META.match(lines[1].strip()) if len(lines) > 1 else None
+    if meta is None:
+        raise CorpusError(path, 2, "expected the meta line 'slug·N events·last Xh ago' followed by the description")
+    description = meta["desc"].strip()
+    if not description:
+        raise CorpusError(path, 2, "the topic has no description after the meta line")
+    topic = Topic(
+        slug=meta["slug"],
+        name=name,
+        description=description,
+        event_count=int(meta["count"].replace(",", "")),
+    )
+    declared = 0
+    for offset, header in enumerate(_HEADERS):
+        lineno = 3 + offset
+        found = header.match(lines[lineno - 1].strip()) if len(lines) >= lineno else None
+        if found is None:
+            raise CorpusError(path, lineno, f"expected the header matching {header.pattern!r}")
+        if "n" in header.groupindex:
+            declared = int(found["n"])
+
+    events: list[Event] = []
+    seen: dict[str, int] = {}
+    body = lines[len(_HEADERS) + 2 :]
+    first = len(_HEADERS) + 3
+    for index in range(0, len(body), 2):
+        lineno = first + index
+        title = body[index].strip()
+        if not title:
+            raise CorpusError(path, lineno, "empty event title")
+        if index + 1 >= len(body):
+            raise CorpusError(path, lineno, f"event title {title!r} has no summary line after it")
+        summary = body[index + 1].strip()
+        if not summary:
+            raise CorpusError(path, lineno + 1, f"event {title!r} has an empty summary")
+        base = slugify(title)
+        seen[base] = seen.get(base, 0) + 1
+        event_id = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        events.append(
+            Event(id=event_id, topic=topic.slug, title=title, summary=summary, position=len(events) + 1)
+        )
+    if len(events) != declared:
+        raise CorpusError(path, 6, f"the header declares {declared} events but {len(events)} follow it")
+    return topic, events
+
+
+def _is_heading(line: str) -> bool:
+    return len(line) <= _HEADING_MAX and not line.startswith("- ") and line[-1] not in ".:;!?,)\"'"
+
+
+def load_guide(path: str | Path, topic: str) -> list[GuideSection]:
+    """Return the sections of a guide, in order, for the topic slug *topic*."""
+    path = Path(path)
+    lines = _lines(path)
+    sections: list[GuideSection] = []
+    heading: tuple[int, str] | None = None
+    blocks: list[str] = []
+
+    def close(end_line: int) -> None:
+        if heading is None:
+            return
+        lineno, text = heading
+        if not blocks:
+            raise CorpusError(path, lineno, f"section heading {text!r} has no text under it")
+        anchor = slugify(text)
+        if any(s.anchor == anchor for s in sections):
+            raise CorpusError(path, lineno, f"section heading {text!r} repeats an earlier one")
+        sections.append(
+            GuideSection(
+                id=f"{topic}--{anchor}",
+                topic=topic,
+                heading=text,
+                anchor=anchor,
+                blocks=tuple(blocks),
+                order=len(sections) + 1,
+            )
+        )
+
+    for lineno, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if _is_heading(line) and (heading is None or blocks):
+            close(lineno)
+            heading, blocks = (lineno, line), []
+        elif heading is None:
+            raise CorpusError(path, lineno, "expected a section heading before the first paragraph")
+        else:
+            blocks.append(line)
+    if heading is None:
+        raise CorpusError(path, 1, "the guide has no section heading")
+    close(len(lines))
+    return sections

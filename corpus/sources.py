@@ -1,0 +1,99 @@
+"""Find a corpus's source files, load them all, and fingerprint them.
+
+A corpus is a folder (or a list of files) holding topic pages (``<slug>.topic.txt``), guides
+(``<slug>.guide.txt``) and JSONL files (``*.jsonl`` or ``*.jsonl.gz``).  Records keep the order of
+their sources, so "listing order" means: each topic page's events, then its guide, then JSONL lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.errors import CorpusError
+from corpus.jsonl import load_jsonl
+from corpus.records import Record, Topic
+from corpus.seeds import load_guide, load_topic_page
+
+DEFAULT_DIR = Path(__file__).resolve().parent / "data"
+TOPIC_SUFFIX = ".topic.txt"
+GUIDE_SUFFIX = ".guide.txt"
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """Everything a build indexes: topics by slug, records in listing order, and where they came from."""
+
+    topics: dict[str, Topic]
+    records: list[Record]
+    sources: tuple[Path, ...]
+    fingerprint: str
+
+
+def _kind(path: Path) -> str | None:
+    name = path.name
+    if name.endswith(TOPIC_SUFFIX):
+        return "topic"
+    if name.endswith(GUIDE_SUFFIX):
+        return "guide"
+    if name.endswith(JSONL_SUFFIXES):
+        return "jsonl"
+    return None
+
+
+def discover(paths: Iterable[str | Path]) -> tuple[Path, ...]:
+    """Return the source files named by *paths* (files, or folders to scan), sorted within a folder."""
+    found: list[Path] = []
+    for entry in map(Path, paths):
+        if entry.is_dir():
+            found.extend(sorted(p for p in entry.iterdir() if p.is_file() and _kind(p)))
+        elif entry.is_file() and _kind(entry):
+            found.append(entry)
+        elif entry.exists():
+            raise CorpusError(entry, None, "is not a topic page, guide or JSONL file")
+        else:
+            raise CorpusError(entry, None, "does not exist")
+    # Topic pages first, so that a guide can use its topic's name; JSONL last.
+    order = {"topic": 0, "guide": 1, "jsonl": 2}
+    return tuple(sorted(dict.fromkeys(found), key=lambda p: order[_kind(p) or "jsonl"]))
+
+
+def fingerprint(sources: Sequence[Path]) -> str:
+    """Return a SHA-256 over the names and bytes of *sources*, in order."""
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.name.encode() + b"\0")
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _slug_of(path: Path, suffix: str) -> str:
+    return path.name[: -len(suffix)]
+
+
+def load_corpus(paths: Iterable[str | Path] = (DEFAULT_DIR,)) -> Corpus:
+    """Load every source under *paths* into one corpus; the first bad line stops the load."""
+    sources = discover(paths)
+    if not sources:
+        raise CorpusError(", ".join(map(str, paths)), None, "holds no topic page, guide or JSONL file")
+    topics: dict[str, Topic] = {}
+    records: list[Record] = []
+    for path in sources:
+        kind = _kind(path)
+        if kind == "topic":
+            topic, events = load_topic_page(path)
+            if topic.slug in topics:
+                raise CorpusError(path, 2, f"topic {topic.slug!r} is defined twice")
+            topics[topic.slug] = topic
+            records.extend(events)
+        elif kind == "guide":
+            records.extend(load_guide(path, _slug_of(path, GUIDE_SUFFIX)))
+        else:
+            records.extend(load_jsonl(path))
+    return Corpus(topics=topics, records=records, sources=sources, fingerprint=fingerprint(sources))

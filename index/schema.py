@@ -1,0 +1,50 @@
+"""The Whoosh schema, and the one mapping from a record to an indexed document."""
+
+from __future__ import annotations
+
+from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+
+from corpus.records import Record
+from index.analysis import text_analyzer
+
+# Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
+SCHEMA_VERSION = 1
+TITLE_BOOST = 3.0
+
+
+def make_schema() -> Schema:
+    """Return the schema every snapshot is written with."""
+    analyzer = text_analyzer()
+    return Schema(
+        id=ID(stored=True, unique=True),
+        kind=ID(stored=True),
+        topic=ID(stored=True),
+        topics=KEYWORD(stored=True, commas=True, scorable=False, lowercase=False),
+        entities=KEYWORD(stored=True, commas=True, scorable=False, lowercase=False),
+        title=TEXT(analyzer=analyzer, stored=True, field_boost=TITLE_BOOST),
+        body=TEXT(analyzer=analyzer, stored=True),
+        url=STORED(),
+        source_url=STORED(),
+        published=STORED(),
+        position=NUMERIC(int, stored=True),
+        order=NUMERIC(int, stored=True, sortable=True, signed=False),
+    )
+
+
+def to_document(record: Record, order: int) -> dict[str, object]:
+    """Return the Whoosh document for *record*, the *order*-th in listing order."""
+    topics = tuple(dict.fromkeys((record.topic, *record.topics)))
+    return {
+        "id": record.id,
+        "kind": record.kind,
+        "topic": record.topic,
+        "topics": ",".join(topics),
+        "entities": ",".join(record.entities),
+        "title": record.title,
+        "body": record.body,
+        "url": f"/events/{record.id}" if record.kind == "event" else record.url,
+        "source_url": getattr(record, "url", None) if record.kind == "event" else None,
+        "published": getattr(record, "published", None),
+        "position": record.position,
+        "order": order,
+    }

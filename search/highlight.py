@@ -1,0 +1,72 @@
+"""Highlighting: the one place where result HTML is made, and the one place it is sanitised.
+
+Whoosh's highlighter tokenizes a stored text with the index's own analyzer, so a query for
+``trainium`` marks ``Trainium2`` and ``growing`` marks ``grows``.  A fragmenter picks the passages
+with the most matched terms; our formatter escapes every piece of source text, wraps matched words
+in ``<mark>``, and adds an ellipsis where a passage was cropped.  The result then passes through
+bleach with an allow-list of one tag, so nothing but ``<mark>`` can ever reach a page.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+import bleach
+from whoosh.analysis import Analyzer
+from whoosh.highlight import ContextFragmenter, Formatter, Fragment, WholeFragmenter, highlight
+
+ALLOWED_TAGS = frozenset({"mark"})
+ELLIPSIS = "…"
+SNIPPET_CHARS = 220
+
+
+def sanitize(markup: str) -> str:
+    """Return *markup* with every tag but ``<mark>`` (and every attribute) escaped or removed."""
+    return bleach.clean(markup, tags=ALLOWED_TAGS, attributes={}, protocols=[], strip=True)
+
+
+class _MarkFormatter(Formatter):
+    """Escape source text, wrap matches in <mark>, and show where a passage was cropped."""
+
+    between = " "
+
+    def _text(self, text: str) -> str:
+        return html.escape(text, quote=True)
+
+    def format_token(self, text: str, token, replace: bool = False) -> str:
+        return f"<mark>{html.escape(text[token.startchar:token.endchar], quote=True)}</mark>"
+
+    def format_fragment(self, fragment: Fragment, replace: bool = False) -> str:
+        body = super().format_fragment(fragment, replace)
+        start = ELLIPSIS if fragment.startchar > 0 else ""
+        end = ELLIPSIS if fragment.endchar < len(fragment.text) else ""
+        return f"{start}{body.strip()}{end}"
+
+
+def _crop(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return html.escape(text, quote=True)
+    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    return html.escape(cut.rstrip(" ,;:-"), quote=True) + ELLIPSIS
+
+
+def highlight_title(text: str, terms: Iterable[str], analyzer: Analyzer) -> str:
+    """Return *text* as safe HTML with every matched word marked."""
+    return _highlight(text, terms, analyzer, WholeFragmenter(), top=1, fallback=len(text))
+
+
+def highlight_snippet(text: str, terms: Iterable[str], analyzer: Analyzer, chars: int = SNIPPET_CHARS) -> str:
+    """Return the best passages of *text* (about *chars* long) as safe HTML with matches marked."""
+    fragmenter = ContextFragmenter(maxchars=chars, surround=chars // 3)
+    return _highlight(text, terms, analyzer, fragmenter, top=2, fallback=chars)
+
+
+def _highlight(text: str, terms: Iterable[str], analyzer: Analyzer, fragmenter, top: int, fallback: int) -> str:
+    termset = frozenset(terms)
+    markup = ""
+    if termset and text:
+        markup = highlight(text, termset, analyzer, fragmenter, _MarkFormatter(), top=top, mode="index")
+    if not markup:
+        markup = _crop(text, fallback)
+    return sanitize(markup)

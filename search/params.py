@@ -1,0 +1,132 @@
+"""Request parameters: parse and validate them into a frozen SearchParams, or say which one is wrong."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+MAX_QUERY_CHARS = 256
+MAX_QUERY_WORDS = 32
+MAX_PER_PAGE = 50
+DEFAULT_PER_PAGE = 10
+MAX_RESULT_WINDOW = 1000  # page × per_page
+MAX_FILTER_VALUES = 10
+MAX_FILTER_CHARS = 64
+SORTS = ("relevance", "listing")
+FILTERS = ("topic", "entity", "kind")
+_DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class InvalidParameter(ValueError):
+    """A request parameter that cannot be used; *param* names it."""
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(message)
+        self.param = param
+        self.message = message
+
+
+class MultiMapping(Protocol):
+    def get(self, key: str, default: str | None = None) -> str | None: ...
+    def getlist(self, key: str) -> list[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    """What a search asks for; the same for the page and the API."""
+
+    q: str = ""
+    topic: tuple[str, ...] = ()
+    entity: tuple[str, ...] = ()
+    kind: tuple[str, ...] = ()
+    page: int = 1
+    per_page: int = DEFAULT_PER_PAGE
+    sort: str | None = None  # None: relevance for a query, listing order for browsing
+    explain: bool = False
+
+    @property
+    def effective_sort(self) -> str:
+        return self.sort or ("relevance" if self.q.strip() else "listing")
+
+    def filters(self) -> dict[str, tuple[str, ...]]:
+        return {"topic": self.topic, "entity": self.entity, "kind": self.kind}
+
+    def with_(self, **changes: object) -> SearchParams:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> int:
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return default
+    if not _DIGITS.fullmatch(raw):
+        raise InvalidParameter(name, f"'{name}' must be a whole number written with the digits 0-9")
+    value = int(raw)
+    if not low <= value <= high:
+        raise InvalidParameter(name, f"'{name}' must be between {low} and {high}")
+    return value
+
+
+def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
+    values = [v.strip() for v in args.getlist(name) if v.strip()]
+    if len(values) > MAX_FILTER_VALUES:
+        raise InvalidParameter(name, f"'{name}' may be given at most {MAX_FILTER_VALUES} times")
+    for value in values:
+        if len(value) > MAX_FILTER_CHARS:
+            raise InvalidParameter(name, f"each '{name}' value may be at most {MAX_FILTER_CHARS} characters")
+    return tuple(dict.fromkeys(values))
+
+
+def _check_text(name: str, value: str) -> None:
+    if "\x00" in value:
+        raise InvalidParameter(name, f"'{name}' may not contain a NUL character")
+
+
+def parse_params(args: MultiMapping) -> SearchParams:
+    """Return the SearchParams in *args* (a request's query string), or raise InvalidParameter."""
+    q = " ".join((args.get("q") or "").split())
+    _check_text("q", q)
+    if len(q) > MAX_QUERY_CHARS:
+        raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")
+    if len(q.split()) > MAX_QUERY_WORDS:
+        raise InvalidParameter("q", f"'q' may have at most {MAX_QUERY_WORDS} words")
+    filters = {name: _values(args, name) for name in FILTERS}
+    for name, values in filters.items():
+        for value in values:
+            _check_text(name, value)
+    per_page = _int(args, "per_page", DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)
+    page = _int(args, "page", 1, 1, MAX_RESULT_WINDOW)
+    if page * per_page > MAX_RESULT_WINDOW:
+        raise InvalidParameter(
+            "page", f"'page' × 'per_page' may be at most {MAX_RESULT_WINDOW}: refine the query to see further"
+        )
+    sort = args.get("sort") or None
+    if sort is not None and sort not in SORTS:
+        raise InvalidParameter("sort", f"'sort' must be one of: {', '.join(SORTS)}")
+    explain_raw = (args.get("explain") or "").lower()
+    if explain_raw not in _TRUE | _FALSE:
+        raise InvalidParameter("explain", "'explain' must be 1 or 0")
+    return SearchParams(
+        q=q, page=page, per_page=per_page, sort=sort, explain=explain_raw in _TRUE, **filters
+    )
+
+
+def to_query_string(params: SearchParams, **overrides: object) -> list[tuple[str, str]]:
+    """Return the (name, value) pairs that reproduce *params* in a URL, with *overrides* applied."""
+    p = params.with_(**overrides) if overrides else params
+    pairs: list[tuple[str, str]] = []
+    if p.q:
+        pairs.append(("q", p.q))
+    for name in FILTERS:
+        pairs.extend((name, v) for v in getattr(p, name))
+    if p.sort:
+        pairs.append(("sort", p.sort))
+    if p.per_page != DEFAULT_PER_PAGE:
+        pairs.append(("per_page", str(p.per_page)))
+    if p.page != 1:
+        pairs.append(("page", str(p.page)))
+    return pairs
+

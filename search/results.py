@@ -1,0 +1,75 @@
+"""The plain result of a search, and its one JSON rendering."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    id: str
+    kind: str
+    title: str
+    title_html: str
+    snippet_html: str
+    url: str
+    topics: tuple[str, ...]
+    entities: tuple[str, ...]
+    score: float
+    position: int
+    explanation: dict[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FacetValue:
+    value: str
+    label: str
+    count: int
+    selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    total: int
+    page: int
+    per_page: int
+    sort: str
+    took_ms: float
+    hits: tuple[Hit, ...]
+    facets: dict[str, tuple[FacetValue, ...]]
+    filters: dict[str, tuple[str, ...]]
+    match: str  # "all" (some hit has every word), "partial", or "none"
+    plain: bool = False  # the query's syntax was not understood; its words were searched
+    snapshot: str = ""
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    def to_json(self) -> dict[str, object]:
+        """Return the API's JSON object for this result."""
+        hits = []
+        for hit in self.hits:
+            item = asdict(hit)
+            item["topics"] = list(hit.topics)
+            item["entities"] = list(hit.entities)
+            if hit.explanation is None:
+                item.pop("explanation")
+            hits.append(item)
+        return {
+            "query": self.query,
+            "total": self.total,
+            "page": self.page,
+            "per_page": self.per_page,
+            "pages": self.pages,
+            "sort": self.sort,
+            "took_ms": self.took_ms,
+            "match": self.match,
+            "plain_query": self.plain,
+            "filters": {k: list(v) for k, v in self.filters.items()},
+            "hits": hits,
+            "facets": {name: [asdict(v) for v in values] for name, values in self.facets.items()},
+            **self.extra,
+        }

@@ -1,0 +1,41 @@
+"""Analysis: what a reader types meets what the documents say."""
+
+from __future__ import annotations
+
+import pytest
+
+from index.analysis import text_analyzer
+
+
+def terms(text: str, mode: str = "index") -> list[str]:
+    return [t.text for t in text_analyzer()(text, mode=mode)]
+
+
+@pytest.mark.parametrize("acronym", ["AI", "US", "IT", "GW"])
+def test_short_acronyms_are_kept_in_documents_and_queries(acronym):
+    assert acronym.lower() in terms(f"The {acronym} build-out")
+    assert terms(acronym, mode="query") == [acronym.lower()]
+
+
+def test_accents_fold_and_english_stems():
+    assert terms("Jalapeño") == terms("jalapeno", mode="query")
+    assert terms("buildings", mode="query") == terms("building", mode="query")
+
+
+def test_letter_digit_tokens_also_index_their_parts():
+    assert {"trainium2", "trainium"} <= set(terms("Trainium2"))
+    assert {"5gw", "5", "gw"} <= set(terms("5GW"))
+    assert terms("Trainium2", mode="query") == ["trainium2"]
+
+
+def test_versions_numbers_and_initials_stay_whole():
+    assert "v3.2" in terms("V3.2-Exp") and "exp" in terms("V3.2-Exp")
+    assert "1.0.0" in terms("Accelerate 1.0.0 Released")
+    assert terms("7,500", mode="query") == terms("7500", mode="query") == ["7500"]
+    assert "us" in terms("U.S.-sited")
+
+
+def test_query_function_words_drop_but_capitalised_acronyms_stay():
+    assert terms("who is building data centers in texas", mode="query") == ["build", "data", "center", "texa"]
+    assert terms("is it US", mode="query") == ["us"]
+    assert "it" in terms("IT spending", mode="query")

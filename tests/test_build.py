@@ -1,0 +1,102 @@
+"""Builds: a snapshot is published only once committed and checked; a failed build changes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from corpus.errors import CorpusError
+from corpus.sources import DEFAULT_DIR
+from index import store
+from index.build import build
+from search.params import SearchParams
+from search.service import SearchService
+from tests.conftest import write_jsonl
+
+
+def test_build_records_its_facts(tmp_path, seed_corpus):
+    report = build(root=tmp_path)
+    meta = store.read_meta(store.current_path(tmp_path))
+    assert report.doc_count == meta["doc_count"] == 57
+    assert meta["schema_version"] >= 1
+    assert meta["fingerprint"] == seed_corpus.fingerprint and len(meta["fingerprint"]) == 64
+    assert meta["built_at"].endswith("+00:00")
+    assert os.readlink(tmp_path / "current") == f"snapshots/{report.snapshot}"
+
+
+def test_failed_build_leaves_the_old_index_answering(tmp_path, monkeypatch):
+    build(root=tmp_path)
+    service = SearchService(tmp_path)
+    before = service.search(SearchParams(q="stargate"))
+    published = store.current_id(tmp_path)
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "title": "Stargate extra", "summary": "s", "topics": ["t"]}\n{oops\n')
+    with pytest.raises(CorpusError, match="bad.jsonl:2"):
+        build([DEFAULT_DIR, bad], root=tmp_path)
+
+    # A failure halfway through writing: the corpus is fine, the writer dies on document 30.
+    import index.build as build_module
+
+    real = build_module.to_document
+
+    def dying(record, order):
+        if order == 30:
+            raise OSError("disk full")
+        return real(record, order)
+
+    monkeypatch.setattr(build_module, "to_document", dying)
+    with pytest.raises(OSError, match="disk full"):
+        build(root=tmp_path)
+
+    assert store.current_id(tmp_path) == published
+    assert [p.name for p in store.snapshots_dir(tmp_path).iterdir()] == [published]
+    after = SearchService(tmp_path).search(SearchParams(q="stargate"))
+    assert after.total == before.total == 15
+    assert service.search(SearchParams(q="stargate")).total == 15
+
+
+def test_a_stale_temporary_folder_is_cleaned_by_the_next_build(tmp_path):
+    build(root=tmp_path)
+    stale = store.snapshots_dir(tmp_path) / ".tmp-crashed"
+    stale.mkdir()
+    (stale / "_MAIN_1.toc").write_bytes(b"half")
+    build(root=tmp_path)
+    assert not stale.exists()
+
+
+def test_readers_follow_a_new_publish_without_restart(tmp_path):
+    build(root=tmp_path)
+    service = SearchService(tmp_path)
+    assert service.search(SearchParams(q="zanzibar")).total == 0
+    extra = write_jsonl(
+        tmp_path / "extra.jsonl",
+        [{"id": "zz", "title": "Zanzibar compute campus", "summary": "A new site.", "topics": ["training-infrastructure"]}],
+    )
+    build([DEFAULT_DIR, extra], root=tmp_path)
+    result = service.search(SearchParams(q="zanzibar"))
+    assert result.total == 1 and result.hits[0].id == "zz"
+
+
+def test_one_writer_at_a_time(tmp_path):
+    with store.write_lock(tmp_path):
+        with pytest.raises(store.WriterBusy, match="another build or update"):
+            build(root=tmp_path)
+    build(root=tmp_path)  # the lock is released afterwards
+
+
+def test_repeated_ids_keep_the_last_version(tmp_path):
+    docs = write_jsonl(
+        tmp_path / "d.jsonl",
+        [
+            {"id": "a", "title": "First version", "summary": "old", "topics": ["t"]},
+            {"id": "a", "title": "Second version", "summary": "new", "topics": ["t"]},
+        ],
+    )
+    report = build([docs], root=tmp_path / "ix")
+    assert report.doc_count == 1 and report.replaced_duplicates == 1
+    hits = SearchService(tmp_path / "ix").search(SearchParams(q="version")).hits
+    assert [h.title for h in hits] == ["Second version"]
+    assert json.loads((store.current_path(tmp_path / "ix") / store.META_FILE).read_text())["doc_count"] == 1

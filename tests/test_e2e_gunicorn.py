@@ -1,0 +1,42 @@
+"""End to end: the real service under gunicorn on a free port, queried over HTTP."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.servers import gunicorn
+
+
+@pytest.fixture()
+def server(index_dir, tmp_path):
+    with gunicorn(index_dir, tmp_path) as base:
+        yield base
+
+
+def get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, dict(exc.headers), exc.read()
+
+
+def test_gunicorn_serves_page_and_api(server):
+    status, headers, body = get(server + "/api/search?q=stargate")
+    assert status == 200
+    data = json.loads(body)
+    assert data["total"] == 15
+    assert all("Stargate" in h["title"] or "<mark>" in h["snippet_html"] for h in data["hits"])
+    assert "gunicorn" not in headers.get("Server", "").lower()
+    assert headers["Content-Security-Policy"].startswith("default-src 'self'")
+
+    status, _, body = get(server + "/?q=trainium")
+    assert status == 200 and b"<mark>Trainium" in body
+
+    status, _, body = get(server + "/api/search?per_page=99")
+    assert status == 400 and json.loads(body)["error"]["param"] == "per_page"

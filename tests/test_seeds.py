@@ -1,0 +1,127 @@
+"""The topic page and guide loaders, on the real seed files and on broken copies of them."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from corpus.errors import CorpusError
+from corpus.seeds import load_guide, load_topic_page
+from tests.conftest import GUIDE, SHARED, TOPIC_PAGE
+
+
+def test_seed_files_are_byte_for_byte_copies():
+    for ours, seed in ((TOPIC_PAGE, "000_535f0b7ef9c550b3.txt"), (GUIDE, "002_1ae06f94fb223ee5.txt")):
+        original = SHARED / "seeds" / seed
+        assert hashlib.sha256(ours.read_bytes()).digest() == hashlib.sha256(original.read_bytes()).digest()
+
+
+def test_topic_header():
+    topic, events = load_topic_page(TOPIC_PAGE)
+    assert topic.slug == "training-infrastructure"
+    assert topic.name == "Training Infrastructure"
+    assert topic.event_count == 282
+    assert topic.description.startswith("Compute, chips, training runs")
+    assert topic.description.endswith("the hardware/systems side of pre-training.")
+
+
+def test_all_fifty_events_with_exact_text():
+    _, events = load_topic_page(TOPIC_PAGE)
+    assert len(events) == 50
+    assert [e.position for e in events] == list(range(1, 51))
+    assert len({e.id for e in events}) == 50
+    titles = [e.title for e in events]
+    assert titles[0] == "Anthropic and Amazon Expand Collaboration for Up to 5 Gigawatts of New Compute"
+    assert titles[-1] == "Anthropic raises $65B in Series H funding at $965B post-money valuation"
+    assert "Meta Announces Four MTIA AI Chip Generations in Two Years: MTIA 300–500 Roadmap" in titles
+    assert "Anthropic-SpaceX AI's 300MW/$5B/yr Colossus I Deal; ARR Growth 8000% Annualized" in titles
+    assert "Accelerate 1.0.0 Released" in titles
+    assert "Scaling Kubernetes to 7,500 Nodes" in titles
+    assert events[0].summary.startswith("Anthropic has signed a major expanded agreement with Amazon")
+    assert all(e.topic == "training-infrastructure" and e.summary for e in events)
+
+
+def test_event_ids_are_stable_slugs_of_titles():
+    _, events = load_topic_page(TOPIC_PAGE)
+    ids = {e.title: e.id for e in events}
+    assert ids["Expanding Stargate to Michigan"] == "expanding-stargate-to-michigan"
+    assert ids["Accelerate 1.0.0 Released"] == "accelerate-1-0-0-released"
+    assert load_topic_page(TOPIC_PAGE)[1][0].id == events[0].id
+
+
+def test_all_seven_guide_sections():
+    sections = load_guide(GUIDE, "training-infrastructure")
+    assert [s.heading for s in sections] == [
+        "What this area covers",
+        "Why it matters",
+        "How it evolved",
+        "The physical buildout",
+        "Geopolitical and security dimensions",
+        "Efficiency research as a countervailing force",
+        "Where it is heading",
+    ]
+    assert [s.order for s in sections] == list(range(1, 8))
+    efficiency = sections[5]
+    assert efficiency.anchor == "efficiency-research-as-a-countervailing-force"
+    bullets = [b for b in efficiency.blocks if b.startswith("- ")]
+    assert len(bullets) == 5
+    assert bullets[1].startswith("- Sparse attention: DeepSeek's V3.2-Exp introduced")
+    assert "Jalapeño" in sections[2].body
+    assert sections[2].url == "/guides/training-infrastructure#how-it-evolved"
+
+
+def _broken(tmp_path, name, lines):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _page_lines():
+    return TOPIC_PAGE.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "line", "words"),
+    [
+        (lambda ls: ls[:1] + ls[2:], 2, "meta line"),  # no meta line
+        (lambda ls: ls[:2] + ls[3:], 3, "header"),  # a header missing
+        (lambda ls: ls[:-1], 105, "no summary"),  # last title without summary
+        (lambda ls: ls[:8] + [""] + ls[9:], 9, "empty event title"),
+        (lambda ls: ls[:7] + [" "] + ls[8:], 8, "empty summary"),
+        (lambda ls: [""] + ls[1:], 1, "topic name"),
+    ],
+)
+def test_malformed_topic_page_names_file_and_line(tmp_path, mutate, line, words):
+    path = _broken(tmp_path, "bad.topic.txt", mutate(_page_lines()))
+    with pytest.raises(CorpusError) as info:
+        load_topic_page(path)
+    assert info.value.line == line
+    assert words in info.value.message
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_declared_event_count_must_match(tmp_path):
+    lines = _page_lines()
+    path = _broken(tmp_path, "bad.topic.txt", lines[:-2])
+    with pytest.raises(CorpusError, match=r"declares 50 events but 49"):
+        load_topic_page(path)
+
+
+def test_malformed_guide(tmp_path):
+    no_heading = _broken(tmp_path, "a.guide.txt", ["This guide starts with a paragraph."])
+    with pytest.raises(CorpusError, match=r"a.guide.txt:1: expected a section heading"):
+        load_guide(no_heading, "t")
+    empty_section = _broken(tmp_path, "b.guide.txt", ["Heading one", "Heading two", "Text."])
+    # Two short lines in a row: the second is read as the first section's text, so the guide loads.
+    assert [s.heading for s in load_guide(empty_section, "t")] == ["Heading one"]
+    dangling = _broken(tmp_path, "c.guide.txt", ["Heading one", "Text.", "Heading two"])
+    with pytest.raises(CorpusError, match=r"c.guide.txt:3: section heading 'Heading two' has no text"):
+        load_guide(dangling, "t")
+
+
+def test_invalid_utf8_is_reported_with_its_line(tmp_path):
+    path = tmp_path / "x.topic.txt"
+    path.write_bytes(b"Name\nslug\xff\n")
+    with pytest.raises(CorpusError, match=r"x.topic.txt:2: is not valid UTF-8"):
+        load_topic_page(path)

@@ -1,0 +1,122 @@
+"""The search service on the seed corpus: ranking, totals, facets and highlight safety."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from index.build import build
+from search.params import SearchParams
+from search.service import SearchService
+from tests.conftest import write_jsonl
+
+
+def top_titles(service, q, n=3, **kw):
+    return [h.title for h in service.search(SearchParams(q=q, **kw)).hits[:n]]
+
+
+def test_trainium_finds_the_amazon_anthropic_deal_first_with_the_word_marked(service):
+    result = service.search(SearchParams(q="trainium"))
+    first = result.hits[0]
+    assert first.title == "Anthropic and Amazon Expand Collaboration for Up to 5 Gigawatts of New Compute"
+    assert "<mark>Trainium2</mark>" in first.snippet_html
+
+
+def test_stargate_finds_every_stargate_event(service, seed_corpus):
+    result = service.search(SearchParams(q="stargate", per_page=50))
+    expected = {r.id for r in seed_corpus.records if "stargate" in (r.title + " " + r.body).lower()}
+    assert {h.id for h in result.hits} == expected
+    assert result.total == len(expected) == 15
+    assert all("<mark>" in h.title_html or "<mark>" in h.snippet_html for h in result.hits)
+    titles = [h.title for h in result.hits[:8]]
+    assert all("Stargate" in t for t in titles)  # titles weigh more than bodies
+
+
+@pytest.mark.parametrize(
+    ("query", "expected_first"),
+    [
+        ("stargate michigan", {"OpenAI Breaks Ground on 1GW Stargate Data Center in Michigan", "Expanding Stargate to Michigan"}),
+        ("kubernetes", {"Scaling Kubernetes to 7,500 Nodes"}),
+        ("MTIA", {"Meta Announces Four MTIA AI Chip Generations in Two Years: MTIA 300–500 Roadmap"}),
+        ("jalapeno", {"How it evolved", "Where it is heading"}),
+        ("V3.2-Exp", {"Efficiency research as a countervailing force"}),
+    ],
+)
+def test_known_queries_rank_the_right_document_first(service, query, expected_first):
+    assert top_titles(service, query, 1)[0] in expected_first
+
+
+def test_a_question_is_not_an_empty_page_and_full_matches_come_first(service):
+    result = service.search(SearchParams(q="who is building data centers in texas"))
+    assert result.total > 0
+    first = result.hits[0]
+    assert first.title.startswith("Anthropic Commits $50 Billion")  # the one naming Texas data centers
+    assert result.match == "all"
+
+
+def test_partial_match_is_flagged(service):
+    result = service.search(SearchParams(q="stargate zanzibar"))
+    assert result.total == 15 and result.match == "partial"
+
+
+def test_excluded_word_and_phrase(service):
+    with_michigan = service.search(SearchParams(q="stargate", per_page=50)).total
+    without = service.search(SearchParams(q="stargate -michigan", per_page=50))
+    assert without.total < with_michigan
+    assert all("michigan" not in (h.title + h.snippet_html).lower() for h in without.hits)
+    phrase = service.search(SearchParams(q='"data center"', per_page=50))
+    loose = service.search(SearchParams(q="data center", per_page=50))
+    assert 0 < phrase.total <= loose.total
+
+
+def test_pagination_is_exact_and_past_the_end_is_empty(service):
+    full = service.search(SearchParams(q="compute", per_page=50))
+    pages = [service.search(SearchParams(q="compute", per_page=7, page=p)) for p in range(1, 10)]
+    ids = [h.id for page in pages for h in page.hits]
+    assert ids == [h.id for h in full.hits]
+    assert all(p.total == full.total for p in pages)
+    past = service.search(SearchParams(q="compute", per_page=10, page=full.total // 10 + 2))
+    assert past.hits == () and past.total == full.total
+
+
+def test_browse_lists_everything_in_listing_order(service, seed_corpus):
+    result = service.search(SearchParams(q="", per_page=50))
+    assert result.total == 57
+    assert [h.id for h in result.hits] == [r.id for r in seed_corpus.records[:50]]
+
+
+def test_topic_facet_counts_add_up_and_filter(service):
+    result = service.search(SearchParams(q="compute"))
+    topic = result.facets["topic"]
+    assert sum(v.count for v in topic if v.value == "training-infrastructure") == result.total
+    kinds = {v.value: v.count for v in result.facets["kind"]}
+    assert sum(kinds.values()) == result.total
+    only_guides = service.search(SearchParams(q="compute", kind=("guide",)))
+    assert only_guides.total == kinds["guide"]
+    assert all(h.kind == "guide" for h in only_guides.hits)
+    unknown = service.search(SearchParams(q="compute", topic=("no-such-topic",)))
+    assert unknown.total == 0
+    assert [(v.value, v.count, v.selected) for v in unknown.facets["topic"] if v.selected] == [("no-such-topic", 0, True)]
+
+
+def test_markup_in_documents_is_escaped_and_only_mark_survives(tmp_path):
+    docs = write_jsonl(
+        tmp_path / "evil.jsonl",
+        [
+            {
+                "id": "evil",
+                "title": "<script>alert('x')</script> Stargate <b>bold</b>",
+                "summary": "Stargate <img src=x onerror=alert(1)> and <a href=\"javascript:alert(1)\">link</a> & more",
+                "topics": ["t"],
+            }
+        ],
+    )
+    build([docs], root=tmp_path / "ix")
+    hit = SearchService(tmp_path / "ix").search(SearchParams(q="stargate script img")).hits[0]
+    for html in (hit.title_html, hit.snippet_html):
+        tags = re.findall(r"<\s*/?\s*([a-zA-Z]+)", html)
+        assert set(tags) <= {"mark"}, html
+        assert "<script" not in html and "<img" not in html and "<a " not in html
+    assert "&lt;script&gt;" in hit.title_html.replace("<mark>", "").replace("</mark>", "")
+    assert "<mark>Stargate</mark>" in hit.title_html

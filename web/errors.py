@@ -1,0 +1,61 @@
+"""Errors, mapped to HTTP status in one place: JSON under /api and /healthz, a page elsewhere."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from index.store import IndexUnavailable
+from search.params import InvalidParameter
+
+log = logging.getLogger(__name__)
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/") or request.path == "/healthz"
+
+
+def error_response(status: int, code: str, message: str, param: str | None = None) -> Response:
+    """Return the one error shape: JSON for the API, an explained page for a browser."""
+    if wants_json():
+        body: dict[str, object] = {"code": code, "message": message}
+        if param is not None:
+            body["param"] = param
+        response = jsonify({"error": body})
+    else:
+        response = Response(
+            render_template("error.html", status=status, code=code, message=message, param=param),
+            mimetype="text/html",
+        )
+    response.status_code = status
+    return response
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(InvalidParameter)
+    def _invalid(exc: InvalidParameter) -> Response:
+        return error_response(400, "invalid_parameter", exc.message, exc.param)
+
+    @app.errorhandler(IndexUnavailable)
+    def _unavailable(exc: IndexUnavailable) -> Response:
+        log.warning("index unavailable: %s", exc)
+        response = error_response(
+            503, "index_unavailable", f"The search index is not available right now: {exc}. It recovers after a rebuild."
+        )
+        response.headers["Retry-After"] = "10"
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        code = (exc.name or "error").lower().replace(" ", "_")
+        response = error_response(exc.code or 500, code, exc.description or exc.name)
+        if exc.code == 405 and hasattr(exc, "valid_methods") and exc.valid_methods:
+            response.headers["Allow"] = ", ".join(exc.valid_methods)
+        return response
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        log.exception("unexpected error on %s", request.path)
+        return error_response(500, "internal_error", "Something went wrong on our side; the error was logged.")
