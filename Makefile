@@ -21,7 +21,7 @@ run: $(STAMP)
 build: $(STAMP)
 	$(BIN)/topichub build
 
-test: $(STAMP) browsers
+test: $(STAMP) browsers node_modules/axe-core/axe.min.js
 	$(BIN)/python -m pytest
 
 # Browser tests drive Debian's Chromium; install it when it is missing (needs root, as in CI).
@@ -30,5 +30,17 @@ browsers:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null; }
 
+# axe-core (accessibility checks injected into pages by the browser tests), from the npm registry.
+node_modules/axe-core/axe.min.js: package.json
+	npm install --no-audit --no-fund --silent
+	touch $@
+
+# Benchmarks: speed against SQLite FTS5 and a reference service (issue 7); relevance (issue 4).
+bench: $(STAMP)
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+bench-relevance: $(STAMP)
+	$(BIN)/python -m bench.relevance
+
 clean:
-	rm -rf $(VENV) instance .pytest_cache
+	rm -rf $(VENV) instance .pytest_cache node_modules

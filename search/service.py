@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
 from pathlib import Path
 
 from whoosh import query as wq
 
 from corpus.records import KIND_LABELS
 from index import store
+from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title
 from search.params import SearchParams
 from search.query import ParsedQuery, build_query
-from search.results import FacetValue, Hit, SearchResult
+from search.results import Hit, SearchResult
 from search.snapshot import Snapshot
-
-# Request filter name → indexed facet field.
-FACETS = {"topic": "topics", "entity": "entities", "kind": "kind"}
 
 
 class SearchService:
@@ -80,12 +77,12 @@ class SearchService:
         else:
             matched = set(parsed.any_words.docs(searcher)) & snap.all_docs
 
-        selected = self._selected_docs(snap, params)
+        selected = selected_docs(snap, params)
         allowed = set(matched)
         for docs in selected.values():
             if docs is not None:
                 allowed &= docs
-        facets = self._facets(snap, params, matched, selected)
+        facets = count_facets(snap, params, matched, selected, self.label)
 
         end = params.page * params.per_page
         start = end - params.per_page
@@ -122,45 +119,6 @@ class SearchService:
             plain=bool(parsed and parsed.plain),
             snapshot=snap.id,
         )
-
-    def _selected_docs(self, snap: Snapshot, params: SearchParams) -> dict[str, set[int] | None]:
-        """Return, per facet, the documents its selected values allow (None: no selection)."""
-        selected: dict[str, set[int] | None] = {}
-        for name, values in params.filters().items():
-            if not values:
-                selected[name] = None
-                continue
-            postings = snap.facet_docs[FACETS[name]]
-            docs: set[int] = set()
-            for value in values:
-                docs |= postings.get(value, frozenset())
-            selected[name] = docs
-        return selected
-
-    def _facets(
-        self,
-        snap: Snapshot,
-        params: SearchParams,
-        matched: Iterable[int],
-        selected: dict[str, set[int] | None],
-    ) -> dict[str, tuple[FacetValue, ...]]:
-        facets: dict[str, tuple[FacetValue, ...]] = {}
-        for name, field in FACETS.items():
-            base = set(matched)
-            for other, docs in selected.items():
-                if other != name and docs is not None:
-                    base &= docs
-            chosen = set(getattr(params, name))
-            values = []
-            for value, docs in snap.facet_docs[field].items():
-                count = len(base & docs) if len(base) > len(docs) else len(docs & base)
-                if count or value in chosen:
-                    values.append(FacetValue(value, self.label(name, value, snap), count, value in chosen))
-            for value in chosen - {v.value for v in values}:
-                values.append(FacetValue(value, self.label(name, value, snap), 0, True))
-            values.sort(key=lambda v: (-v.count, v.label.lower()))
-            facets[name] = tuple(values)
-        return facets
 
     def _rank(self, searcher, parsed: ParsedQuery, allowed: set[int], limit: int) -> tuple[list[tuple[int, float]], int]:
         """Return the top *limit* (docnum, score) pairs: all-words matches first, then the rest."""

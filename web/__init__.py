@@ -28,9 +28,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json.ensure_ascii = False
     app.extensions["search"] = SearchService(app.config["INDEX_DIR"])
 
-    from web import errors, security, views
+    from web import api, errors, pages, security
 
-    app.register_blueprint(views.bp)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
     errors.register(app)
     security.register(app)
     return app

@@ -1,16 +1,15 @@
-"""Views: parse request.args, call the service, render the same result as HTML or JSON."""
+"""HTML pages: parse request.args, call the service, render a template.  No search logic here."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, jsonify, render_template, request
+from flask import Blueprint, Response, abort, render_template, request
 
-from index import store
 from search.params import SearchParams, parse_params, to_query_string
 from web import get_search
 
-bp = Blueprint("views", __name__)
+bp = Blueprint("pages", __name__)
 
 
 def search_url(params: SearchParams, **overrides: object) -> str:
@@ -34,12 +33,6 @@ def page() -> Response | str:
     return render_template("search.html", params=params, result=result, search_url=search_url, toggle=toggle)
 
 
-@bp.get("/api/search")
-def api_search() -> Response:
-    params = parse_params(request.args)
-    return jsonify(get_search().search(params).to_json())
-
-
 @bp.get("/events/<doc_id>")
 def event(doc_id: str) -> str:
     service = get_search()
@@ -56,23 +49,3 @@ def guide(topic: str) -> str:
     if not sections:
         abort(404, description=f"No guide for the topic {topic!r}.")
     return render_template("guide.html", topic=topic, sections=sections, label=service.label)
-
-
-@bp.get("/healthz")
-def healthz() -> tuple[Response, int]:
-    service = get_search()
-    try:
-        snap = service.snapshot()
-    except store.IndexUnavailable as exc:
-        return jsonify({"status": "degraded", "reason": str(exc)}), 503
-    meta = snap.meta
-    return jsonify(
-        {
-            "status": "ok",
-            "doc_count": snap.doc_count,
-            "built_at": meta.get("built_at"),
-            "snapshot": snap.id,
-            "schema_version": meta.get("schema_version"),
-            "fingerprint": meta.get("fingerprint"),
-        }
-    ), 200
