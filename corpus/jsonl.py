@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from corpus.errors import CorpusError
 from corpus.records import EVENT, GUIDE, Event, GuideSection, Record, slugify
@@ -61,6 +62,8 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
         if value is not None and not isinstance(value, str):
             raise CorpusError(path, lineno, f"{key!r} must be a string")
         extra[key] = value
+    if extra["url"] is not None and urlsplit(extra["url"].strip()).scheme.lower() not in ("http", "https", ""):
+        extra["url"] = None  # only web or relative links are kept: javascript:, data: and the like are dropped
     kind = obj.get("kind", EVENT)
     if kind == EVENT:
         return Event(

@@ -23,6 +23,15 @@ class Topic:
 
 
 @dataclass(frozen=True, slots=True)
+class Organisation:
+    """An organisation records can name: its slug, display name and the other names it goes by."""
+
+    slug: str
+    name: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     """One listed event: a title and a summary, in listing order (1 = first listed)."""
 

@@ -3,21 +3,34 @@
 A corpus is a folder (or a list of files) holding topic pages (``<slug>.topic.txt``), guides
 (``<slug>.guide.txt``) and JSONL files (``*.jsonl`` or ``*.jsonl.gz``).  Records keep the order of
 their sources, so "listing order" means: each topic page's events, then its guide, then JSONL lines.
+Every load is enriched (see corpus.enrich): records of the taxonomy's home topic get their related
+topics, and records of the gazetteer's topics the organisations they name.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpus.enrich import (
+    ORGANISATIONS_FILE,
+    TAXONOMY_FILE,
+    Gazetteer,
+    Taxonomy,
+    enrich,
+    load_gazetteer,
+    load_taxonomy,
+)
 from corpus.errors import CorpusError
 from corpus.jsonl import load_jsonl
-from corpus.records import Record, Topic
+from corpus.records import Organisation, Record, Topic
 from corpus.seeds import load_guide, load_topic_page
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "data"
+# Besides the sources themselves, a fingerprint covers the rules that change what gets indexed.
+RULE_FILES = (TAXONOMY_FILE, ORGANISATIONS_FILE)
 TOPIC_SUFFIX = ".topic.txt"
 GUIDE_SUFFIX = ".guide.txt"
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -31,6 +44,7 @@ class Corpus:
     records: list[Record]
     sources: tuple[Path, ...]
     fingerprint: str
+    organisations: dict[str, Organisation] = field(default_factory=dict)  # the ones records name
 
 
 def _kind(path: Path) -> str | None:
@@ -62,9 +76,9 @@ def discover(paths: Iterable[str | Path]) -> tuple[Path, ...]:
 
 
 def fingerprint(sources: Sequence[Path]) -> str:
-    """Return a SHA-256 over the names and bytes of *sources*, in order."""
+    """Return a SHA-256 over the names and bytes of *sources*, in order, and of the enrichment rules."""
     digest = hashlib.sha256()
-    for path in sources:
+    for path in (*sources, *RULE_FILES):
         digest.update(path.name.encode() + b"\0")
         with path.open("rb") as handle:
             for chunk in iter(lambda: handle.read(1 << 20), b""):
@@ -77,8 +91,13 @@ def _slug_of(path: Path, suffix: str) -> str:
     return path.name[: -len(suffix)]
 
 
-def load_corpus(paths: Iterable[str | Path] = (DEFAULT_DIR,)) -> Corpus:
-    """Load every source under *paths* into one corpus; the first bad line stops the load."""
+def load_corpus(
+    paths: Iterable[str | Path] = (DEFAULT_DIR,),
+    taxonomy: Taxonomy | None = None,
+    gazetteer: Gazetteer | None = None,
+) -> Corpus:
+    """Load every source under *paths* into one enriched corpus; the first bad line stops the load."""
+    paths = tuple(paths)
     sources = discover(paths)
     if not sources:
         raise CorpusError(", ".join(map(str, paths)), None, "holds no topic page, guide or JSONL file")
@@ -96,4 +115,11 @@ def load_corpus(paths: Iterable[str | Path] = (DEFAULT_DIR,)) -> Corpus:
             records.extend(load_guide(path, _slug_of(path, GUIDE_SUFFIX)))
         else:
             records.extend(load_jsonl(path))
-    return Corpus(topics=topics, records=records, sources=sources, fingerprint=fingerprint(sources))
+    enriched = enrich(records, topics, taxonomy or load_taxonomy(), gazetteer or load_gazetteer())
+    return Corpus(
+        topics=enriched.topics,
+        records=enriched.records,
+        sources=sources,
+        fingerprint=fingerprint(sources),
+        organisations=enriched.organisations,
+    )

@@ -34,6 +34,7 @@ STOP_WORDS = frozenset(
 )
 
 _PARTS = re.compile(r"[^\W\d_]+|\d+")
+_MIXED = re.compile(r"[^\W\d_].*\d|\d.*[^\W\d_]")
 _DOTTED_LETTERS = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]$")
 
 
@@ -52,7 +53,7 @@ class NormalizeFilter(Filter):
 
 
 class PartsFilter(Filter):
-    """When indexing, also emit the letter and digit parts of a mixed token at the same position."""
+    """When indexing, also emit the letter and digit parts of a token that joins both, at its position."""
 
     def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
         for t in tokens:
@@ -61,8 +62,8 @@ class PartsFilter(Filter):
                 continue
             text = t.text
             parts = list(dict.fromkeys(_PARTS.findall(text)))
-            if len(parts) < 2:
-                continue
+            if len(parts) < 2 or not _MIXED.search(text):
+                continue  # "4.5" and "1.0.0" are numbers: their digits alone would match "5" and "0"
             # Parts keep the whole token's characters, so a highlight marks all of "Trainium2".
             for part in parts:
                 t.text = part

@@ -66,7 +66,10 @@ def build_corpus(
             ix = whoosh_index.create_in(str(work), make_schema())
             writer_args = {"limitmb": 256}
             if procs > 1:
-                writer_args.update(procs=procs, multisegment=True)
+                # Sub-processes analyse and sort in parallel; their runs are merged into ONE segment.
+                # Several segments (multisegment=True) would skip the merge, but Whoosh 2.7's top-k
+                # collection across segments then misses hits (tests/test_bench.py shows one).
+                writer_args.update(procs=procs, multisegment=False)
             writer = ix.writer(**writer_args)
             try:
                 for order, record in enumerate(records, start=1):
@@ -90,6 +93,7 @@ def build_corpus(
                     "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                     "build_seconds": round(seconds, 3),
                     "topics": {slug: asdict(topic) for slug, topic in corpus.topics.items()},
+                    "organisations": {slug: asdict(org) for slug, org in corpus.organisations.items()},
                 },
             )
             size = _size(work)

@@ -3,15 +3,22 @@
 Layout of an index folder::
 
     current -> snapshots/<id>      a symlink, swapped with os.replace (atomic on POSIX)
-    snapshots/<id>/                a committed Whoosh index plus snapshot.json
+    snapshots/<id>/                a committed Whoosh index plus snapshot.json and files.json
     snapshots/.tmp-<id>/           a build in progress (removed by the next build if it died)
+    .current-<id>                  the next ``current`` link, before it is swapped in (likewise)
     .write.lock                    held by the one writer (fcntl lock, released if it dies)
+
+A build killed at any moment leaves ``current`` on the old snapshot: the new one is only linked
+once it is complete, and its leftovers are removed by the next build, which holds the lock.
+``files.json`` records each file's size and SHA-256 at publish, so a truncated or altered snapshot
+is refused when it is opened (IndexUnavailable, a 503) instead of failing in the middle of a search.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -22,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 META_FILE = "snapshot.json"
+MANIFEST_FILE = "files.json"
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
 
 
@@ -53,13 +61,59 @@ def new_snapshot_id() -> str:
 def read_meta(snapshot: Path) -> dict[str, object]:
     """Return a snapshot's recorded facts (document count, schema version, fingerprint, build time)."""
     try:
-        return json.loads((snapshot / META_FILE).read_text(encoding="utf-8"))
+        meta = json.loads((snapshot / META_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise IndexUnavailable(f"snapshot {snapshot.name} has no readable {META_FILE}: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise IndexUnavailable(f"snapshot {snapshot.name} has a damaged {META_FILE}")
+    check_files(snapshot)
+    return meta
 
 
-def write_meta(snapshot: Path, meta: dict[str, object]) -> None:
-    path = snapshot / META_FILE
+def _digest(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _manifest(folder: Path) -> dict[str, dict[str, object]]:
+    return {
+        p.name: {"size": p.stat().st_size, "sha256": _digest(p)}
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.name != MANIFEST_FILE
+    }
+
+
+def check_files(snapshot: Path) -> None:
+    """Raise IndexUnavailable if a file recorded at publish is missing, cut short or altered."""
+    try:
+        recorded = json.loads((snapshot / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return  # published before manifests existed
+    except (OSError, ValueError) as exc:
+        raise IndexUnavailable(f"snapshot {snapshot.name} has no readable {MANIFEST_FILE}: {exc}") from exc
+    if not isinstance(recorded, dict) or not all(isinstance(v, dict) for v in recorded.values()):
+        raise IndexUnavailable(f"snapshot {snapshot.name} has a damaged {MANIFEST_FILE}")
+    # Sizes first: they are free and catch the usual damage (a copy or a disk that ran out).
+    for name, facts in recorded.items():
+        try:
+            size = (snapshot / name).stat().st_size
+        except OSError:
+            raise IndexUnavailable(f"snapshot {snapshot.name} is missing its file {name}") from None
+        if size != facts.get("size"):
+            raise IndexUnavailable(f"snapshot {snapshot.name} is damaged: {name} has {size} bytes, not {facts.get('size')}")
+    # Whoosh has no checksums of its own, and a flipped byte can make it raise anything mid-search.
+    for name, facts in recorded.items():
+        try:
+            digest = _digest(snapshot / name)
+        except OSError as exc:
+            raise IndexUnavailable(f"snapshot {snapshot.name} cannot read {name}: {exc}") from exc
+        if digest != facts.get("sha256"):
+            raise IndexUnavailable(f"snapshot {snapshot.name} is damaged: {name} does not match its checksum")
+
+
+def write_meta(snapshot: Path, meta: dict[str, object], name: str = META_FILE) -> None:
+    """Write *meta* as the JSON file *name* in *snapshot*, durably."""
+    path = snapshot / name
     with path.open("w", encoding="utf-8") as handle:
         json.dump(meta, handle, indent=2, sort_keys=True)
         handle.flush()
@@ -116,8 +170,11 @@ def new_workdir(root: Path) -> tuple[str, Path]:
     """Return a fresh snapshot id and the temporary folder to build it in (under the write lock)."""
     base = snapshots_dir(root)
     base.mkdir(parents=True, exist_ok=True)
-    for stale in base.glob(".tmp-*"):  # left by a build that died; we hold the lock, so none is live
+    # Left by a build that died; we hold the lock, so none of them is live.
+    for stale in base.glob(".tmp-*"):
         shutil.rmtree(stale, ignore_errors=True)
+    for stale_link in root.glob(".current-*"):
+        stale_link.unlink(missing_ok=True)
     snap_id = new_snapshot_id()
     work = base / f".tmp-{snap_id}"
     work.mkdir()
@@ -126,6 +183,7 @@ def new_workdir(root: Path) -> tuple[str, Path]:
 
 def publish(root: Path, snap_id: str, work: Path) -> Path:
     """Move a committed, checked build into place and point ``current`` at it atomically."""
+    write_meta(work, _manifest(work), MANIFEST_FILE)
     _fsync_tree(work)
     final = snapshots_dir(root) / snap_id
     os.rename(work, final)

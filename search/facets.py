@@ -7,7 +7,9 @@ give; selected values are always listed, even at zero.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import chain, repeat
 
 from search.params import SearchParams
 from search.results import FacetValue
@@ -43,15 +45,13 @@ def count_facets(
 ) -> dict[str, tuple[FacetValue, ...]]:
     """Return each facet's values with exact counts, most frequent first."""
     facets: dict[str, tuple[FacetValue, ...]] = {}
+    matched = matched if isinstance(matched, (set, frozenset)) else set(matched)
     for name, field in FACETS.items():
-        base = set(matched)
-        for other, docs in selected.items():
-            if other != name and docs is not None:
-                base &= docs
+        others = [docs for other, docs in selected.items() if other != name and docs is not None]
+        base = matched.intersection(*others) if others else matched
         chosen = set(getattr(params, name))
         values = []
-        for value, docs in snap.facet_docs[field].items():
-            count = len(base & docs) if len(base) > len(docs) else len(docs & base)
+        for value, count in _counts(snap, field, base).items():
             if count or value in chosen:
                 values.append(FacetValue(value, label(name, value, snap), count, value in chosen))
         for value in chosen - {v.value for v in values}:
@@ -59,3 +59,16 @@ def count_facets(
         values.sort(key=lambda v: (-v.count, v.label.lower()))
         facets[name] = tuple(values)
     return facets
+
+
+def _counts(snap: Snapshot, field: str, base: set[int] | frozenset[int]) -> dict[str, int]:
+    """Return how many documents of *base* carry each value of *field*."""
+    postings = snap.facet_docs[field]
+    if len(base) >= snap.doc_count and base >= snap.all_docs:
+        return {value: len(docs) for value, docs in postings.items()}
+    # Few matches: look up each match's values (cached per snapshot) and count them in one pass.
+    # Many: one set intersection per value costs less than visiting every match.
+    if len(base) * 16 < sum(map(len, postings.values())):
+        by_doc = snap.doc_facets[field]
+        return Counter(chain.from_iterable(map(by_doc.get, base, repeat(()))))
+    return {value: len(base & docs) if len(base) < len(docs) else len(docs & base) for value, docs in postings.items()}

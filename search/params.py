@@ -16,6 +16,7 @@ MAX_FILTER_CHARS = 64
 SORTS = ("relevance", "listing")
 FILTERS = ("topic", "entity", "kind")
 _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
+_SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -64,7 +65,9 @@ def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> in
         return default
     if not _DIGITS.fullmatch(raw):
         raise InvalidParameter(name, f"'{name}' must be a whole number written with the digits 0-9")
-    value = int(raw)
+    # Measure before converting: int() refuses strings of more than 4,300 digits with a ValueError.
+    digits = raw.lstrip("0") or "0"
+    value = int(digits) if len(digits) <= len(str(high)) else high + 1
     if not low <= value <= high:
         raise InvalidParameter(name, f"'{name}' must be between {low} and {high}")
     return value
@@ -83,6 +86,8 @@ def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
 def _check_text(name: str, value: str) -> None:
     if "\x00" in value:
         raise InvalidParameter(name, f"'{name}' may not contain a NUL character")
+    if _SURROGATE.search(value):
+        raise InvalidParameter(name, f"'{name}' is not valid UTF-8 text")
 
 
 def parse_params(args: MultiMapping) -> SearchParams:

@@ -1,27 +1,47 @@
 """Query building: pure functions from the text a reader typed to Whoosh queries.
 
-The search box understands "quoted phrases", ``-excluded`` words, ``OR``, ``AND``, ``NOT`` and
-parentheses; field names, ranges, wildcards and boosts are not syntax here, so ``title:x`` searches
-the words ``title`` and ``x``.  Each text gives two queries: ``all_words`` (every word must match)
-ranks first, ``any_words`` (at least one must) fills the rest, so a long question is never an empty
-page.  Whoosh's parser raises on some input (``NOT NOT a``, ``a ANDNOT ANDNOT b``); such text is
-searched as its plain words instead.
+A text becomes *concepts*: each thing the reader asked for, as a typed word or a run of words that
+is a known variant ("data centre"), with the alternatives that also satisfy it (its synonyms, and,
+once the service has looked at the index's vocabulary, close spellings of a word the index does not
+have, or the words a ``gpu*`` prefix stands for).  Alternatives other than the typed words weigh
+less, so exact matches rank first.  ``all_words`` (every concept must match) ranks first and
+``any_words`` (at least one) fills the rest, so a long question is never an empty page.
+
+The search box also understands "quoted phrases", ``-excluded`` words, ``OR``, ``AND``, ``NOT`` and
+parentheses; field names, ranges and boosts are not syntax here, so ``title:x`` searches the words
+``title`` and ``x``.  Whoosh's parser raises on some input (``NOT NOT a``, ``a ANDNOT ANDNOT b``);
+such text is searched as its plain words instead.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from whoosh import query as wq
-from whoosh.qparser import AndGroup, OrGroup, QueryParser
-from whoosh.qparser import plugins as qplugins
+from whoosh.analysis import Analyzer
 from whoosh.fields import Schema
+from whoosh.qparser import AndGroup, QueryParser
+from whoosh.qparser import plugins as qplugins
+
+from search.synonyms import Synonyms
 
 SEARCH_FIELDS = ("title", "body")
+SYNONYM_WEIGHT = 0.8
+TYPO_WEIGHTS = {1: 0.6, 2: 0.4}  # by edit distance
+PREFIX_WEIGHT = 0.7
+PREFIX_MIN_CHARS = 2
+PREFIX_LIMIT = 64  # words a prefix may stand for
+TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
+VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
+
 _WORDS = re.compile(r"\w+(?:[.'’]\w+)*")
 _PLUS = r"(?:^|(?<=[\s(]))\+(?=[\w\"(])"
 _MINUS = r"(?:^|(?<=[\s(]))-(?=[\w\"(])"
+# Anything Whoosh's parser is needed for; text without it is built directly from its words.
+_SYNTAX = re.compile(r"[\"()]|(?:^|[\s(])[+-](?=[\w\"(])|\b(?:AND|OR|NOT|ANDNOT)\b")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
     qplugins.FieldsPlugin,
@@ -30,6 +50,58 @@ _DROPPED_PLUGINS = (
     qplugins.BoostPlugin,
     qplugins.EveryPlugin,
 )
+
+
+class Vocabulary(Protocol):
+    """What query expansion needs to know about an index's words (see search/spell.py)."""
+
+    def contains(self, word: str) -> bool: ...
+    def near(self, typed: str, word: str) -> list[tuple[str, int]]: ...
+    def prefixed(self, prefix: str, limit: int) -> list[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """One way to satisfy a concept: how it was found (exact, synonym, typo, prefix) and its query."""
+
+    via: str
+    words: tuple[str, ...]  # analysed words
+    query: wq.Query
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """One thing the reader asked for, with every alternative that satisfies it."""
+
+    text: str  # as typed
+    alternatives: tuple[Alternative, ...]
+    loose: tuple[wq.Query, ...] = ()  # single words of a typed phrase: each counts for any-words
+    span: tuple[int, int] | None = None  # where it was typed, for a suggestion
+    word: str | None = None  # the analysed word, when the concept is one typed word
+    prefix: str | None = None  # the typed prefix of ``gpu*``
+
+    @property
+    def query(self) -> wq.Query:
+        """Return what a document must match to have this concept (the best alternative counts)."""
+        queries = [a.query for a in self.alternatives]
+        return queries[0] if len(queries) == 1 else wq.DisjunctionMax(queries)
+
+    @property
+    def any_query(self) -> wq.Query:
+        """Return what counts toward any-words: the concept, or as much of its typed words as matches."""
+        if not self.loose:
+            return self.query
+        return wq.DisjunctionMax([self.query, wq.Or(list(self.loose))])
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """An unknown typed word and the index word closest to it."""
+
+    span: tuple[int, int]
+    typed: str
+    word: str  # analysed
+    distance: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,17 +113,33 @@ class ParsedQuery:
     any_words: wq.Query
     terms: frozenset[str]
     plain: bool  # True when the syntax could not be parsed and the words were searched instead
+    concepts: tuple[Concept, ...] = ()
+    excluded: wq.Query | None = None
+    corrections: tuple[Correction, ...] = ()
 
     @property
     def is_empty(self) -> bool:
         return self.any_words is wq.NullQuery
 
 
+def word_query(word: str, boost: float = 1.0) -> wq.Query:
+    """Return the query for one analysed word in any searched field."""
+    return wq.Or([wq.Term(f, word, boost=boost) for f in SEARCH_FIELDS])
+
+
+def _words_query(words: Sequence[str], boost: float = 1.0, phrase: bool = True) -> wq.Query:
+    if len(words) == 1:
+        return word_query(words[0], boost)
+    if not phrase:
+        return wq.And([word_query(w, boost) for w in words])
+    return wq.Or([wq.Phrase(f, list(words), slop=VARIANT_SLOP, boost=boost) for f in SEARCH_FIELDS])
+
+
 class _Parser(QueryParser):
     """Whoosh's parser limited to the syntax above; can keep stop words when a query is nothing else."""
 
-    def __init__(self, schema: Schema, group, keep_stops: bool = False) -> None:
-        super().__init__(None, schema, group=group)
+    def __init__(self, schema: Schema, keep_stops: bool = False) -> None:
+        super().__init__(None, schema, group=AndGroup)
         self.keep_stops = keep_stops
         for plugin in _DROPPED_PLUGINS:
             self.remove_plugin_class(plugin)
@@ -65,38 +153,122 @@ class _Parser(QueryParser):
         )
 
 
-def _parse(text: str, schema: Schema) -> tuple[wq.Query, wq.Query]:
-    queries = []
-    for group in (AndGroup, OrGroup):
-        q = _Parser(schema, group).parse(text)
-        if q is wq.NullQuery and _WORDS.search(text):
-            # Nothing but function words ("it", "who is"): search them after all.
-            q = _Parser(schema, group, keep_stops=True).parse(text)
-        queries.append(q)
-    return queries[0], queries[1]
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    word: str
+    start: int
+    end: int
+    prefix: str | None
 
 
-def _plain(text: str, schema: Schema) -> tuple[wq.Query, wq.Query]:
-    """Return all-words and any-words queries for the bare words of *text*, built without the parser."""
-    analyzer = schema[SEARCH_FIELDS[0]].analyzer
-    words = _WORDS.findall(text)
-    per_word = []
-    for keep_stops in (False, True):
-        for word in words:
-            tokens = [t.text for t in analyzer(word, mode="query", removestops=not keep_stops)]
-            if tokens:
-                per_word.append(
-                    wq.And([wq.Or([wq.Term(f, tok) for f in SEARCH_FIELDS]) for tok in dict.fromkeys(tokens)])
-                )
-        if per_word:
-            break
-    if not per_word:
-        return wq.NullQuery, wq.NullQuery
-    return wq.And(per_word).normalize(), wq.Or(per_word).normalize()
+def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
+    """Return the analysed words of *text* with where they were typed; function words only if alone."""
+    for removestops in (True, False):
+        units = []
+        for t in analyzer(text, mode="query", chars=True, removestops=removestops):
+            prefix = None
+            if text[t.endchar : t.endchar + 1] == "*":
+                folded = [f.text for f in analyzer(text[t.startchar : t.endchar], mode="query", no_morph=True, removestops=False)]
+                if folded and len(folded[-1]) >= PREFIX_MIN_CHARS:
+                    prefix = folded[-1]
+            units.append(_Unit(t.text, t.startchar, t.endchar, prefix))
+        if units or not _WORDS.search(text):
+            return units
+    return []
 
 
-def _terms(q: wq.Query) -> frozenset[str]:
-    """Return the analysed words *q* looks for, leaving out excluded ones (for highlighting)."""
+def _concept(text: str, words: tuple[str, ...], span: tuple[int, int] | None, synonyms: Synonyms) -> Concept:
+    """Return the concept for typed *words* (analysed), with the variants of their synonym group."""
+    alternatives = [Alternative("exact", words, _words_query(words, phrase=False))]
+    alternatives.extend(
+        Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
+    )
+    loose = tuple(word_query(w) for w in dict.fromkeys(words)) if len(words) > 1 else ()
+    return Concept(
+        text=text,
+        alternatives=tuple(alternatives),
+        loose=loose,
+        span=span,
+        word=words[0] if len(words) == 1 else None,
+    )
+
+
+def _plain_concepts(text: str, analyzer: Analyzer, synonyms: Synonyms) -> list[Concept]:
+    units = _units(text, analyzer)
+    concepts: list[Concept] = []
+    i = 0
+    while i < len(units):
+        unit = units[i]
+        if unit.prefix:
+            span = (unit.start, unit.end + 1)
+            concepts.append(
+                Concept(text=text[span[0] : span[1]], alternatives=(Alternative("exact", (unit.word,), word_query(unit.word)),),
+                        span=span, word=unit.word, prefix=unit.prefix)
+            )
+            i += 1
+            continue
+        run = 1
+        while i + run < len(units) and run < synonyms.longest and not units[i + run].prefix:
+            run += 1
+        for k in range(run, 0, -1):
+            words = tuple(u.word for u in units[i : i + k])
+            if k == 1 or synonyms.alternatives(words):
+                span = (unit.start, units[i + k - 1].end)
+                concepts.append(_concept(text[span[0] : span[1]], words, span, synonyms))
+                i += k
+                break
+    return concepts
+
+
+def _word_unit(node: wq.Query) -> str | None:
+    """Return the word of a parsed ``Or([Term('title', w), Term('body', w)])``, else None."""
+    leaves = [node] if isinstance(node, wq.Term) else list(node.children()) if isinstance(node, wq.Or) else []
+    if not leaves or not all(isinstance(leaf, wq.Term) and leaf.fieldname in SEARCH_FIELDS for leaf in leaves):
+        return None
+    texts = {leaf.text for leaf in leaves}
+    return texts.pop() if len(texts) == 1 and isinstance(leaves[0].text, str) else None
+
+
+def _split(node: wq.Query) -> tuple[list[wq.Query], list[wq.Query]]:
+    """Return the top-level required parts and excluded parts of a parsed query."""
+    if isinstance(node, wq.AndNot):
+        positives, negatives = _split(node.a)
+        return positives, [*negatives, node.b]
+    if isinstance(node, wq.Not):
+        return [], [node.query]
+    if isinstance(node, wq.And):
+        positives, negatives = [], []
+        for child in node.children():
+            p, n = _split(child) if isinstance(child, (wq.Not, wq.AndNot)) else ([child], [])
+            positives.extend(p)
+            negatives.extend(n)
+        return positives, negatives
+    if node is wq.NullQuery:
+        return [], []
+    return [node], []
+
+
+def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[list[Concept], list[wq.Query]]:
+    parsed = _Parser(schema).parse(text)
+    if parsed is wq.NullQuery and _WORDS.search(text):
+        parsed = _Parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
+    positives, negatives = _split(parsed)
+    concepts = []
+    for node in positives:
+        word = _word_unit(node)
+        first = next(iter(node.leaves()), node)
+        start, end = getattr(first, "startchar", None), getattr(first, "endchar", None)
+        span = (start, end) if word and start is not None and end is not None else None
+        if word:
+            concepts.append(_concept(text[start:end] if span else word, (word,), span, synonyms))
+        else:
+            words = tuple(sorted(_leaf_terms(node)))
+            concepts.append(Concept(text=" ".join(words), alternatives=(Alternative("exact", words, node),)))
+    return concepts, negatives
+
+
+def _leaf_terms(q: wq.Query) -> set[str]:
+    """Return the analysed words *q* looks for, leaving out excluded ones."""
     terms: set[str] = set()
 
     def walk(node: wq.Query) -> None:
@@ -113,18 +285,75 @@ def _terms(q: wq.Query) -> frozenset[str]:
                 walk(child)
 
     walk(q)
-    return frozenset(terms)
+    return terms
 
 
-def build_query(text: str, schema: Schema) -> ParsedQuery:
-    """Return the all-words and any-words queries for *text*; never raises on odd syntax."""
-    plain = False
-    try:
-        all_words, any_words = _parse(text, schema)
-    except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
-        plain = True
-        all_words, any_words = _plain(text, schema)
+def assemble(
+    text: str,
+    concepts: Iterable[Concept],
+    excluded: Sequence[wq.Query] | wq.Query | None = None,
+    plain: bool = False,
+    corrections: tuple[Correction, ...] = (),
+) -> ParsedQuery:
+    """Return the ParsedQuery for *concepts*, less the documents matching *excluded*."""
+    concepts = tuple(concepts)
+    if isinstance(excluded, (list, tuple)):
+        excluded = (excluded[0] if len(excluded) == 1 else wq.Or(list(excluded))) if excluded else None
+    if not concepts and excluded is not None:
+        concepts = (Concept(text="", alternatives=(Alternative("exact", (), wq.Every()),)),)
+    if not concepts:
+        return ParsedQuery(text, wq.NullQuery, wq.NullQuery, frozenset(), plain)
+    all_words = wq.And([c.query for c in concepts]) if len(concepts) > 1 else concepts[0].query
+    any_words = wq.Or([c.any_query for c in concepts]) if len(concepts) > 1 else concepts[0].any_query
+    if excluded is not None:
+        all_words, any_words = wq.AndNot(all_words, excluded), wq.AndNot(any_words, excluded)
+    terms = frozenset(t for c in concepts for a in c.alternatives for t in _leaf_terms(a.query))
     return ParsedQuery(
-        text=text, all_words=all_words, any_words=any_words, terms=_terms(any_words), plain=plain
+        text=text,
+        all_words=all_words,
+        any_words=any_words,
+        terms=terms,
+        plain=plain,
+        concepts=concepts,
+        excluded=excluded,
+        corrections=corrections,
     )
 
+
+def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> ParsedQuery:
+    """Return the all-words and any-words queries for *text*; never raises on odd syntax."""
+    synonyms = synonyms or Synonyms.empty()
+    analyzer = schema[SEARCH_FIELDS[0]].analyzer
+    if _SYNTAX.search(text):
+        try:
+            concepts, excluded = _syntax_concepts(text, schema, synonyms)
+            return assemble(text, concepts, excluded)
+        except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
+            return assemble(text, _plain_concepts(text, analyzer, synonyms), plain=True)
+    return assemble(text, _plain_concepts(text, analyzer, synonyms))
+
+
+def expand(parsed: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
+    """Return *parsed* with close spellings of unknown words and the words of prefixes added."""
+    concepts = []
+    corrections = []
+    changed = False
+    for concept in parsed.concepts:
+        extra: list[Alternative] = []
+        if concept.prefix:
+            words = [w for w in vocabulary.prefixed(concept.prefix, PREFIX_LIMIT) if w != concept.word]
+            extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
+        elif concept.word and concept.span and not any(
+            vocabulary.contains(w) for a in concept.alternatives for w in a.words
+        ):  # a word the index lacks, with no synonym it has
+            near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
+            extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
+            if near:
+                corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
+        if extra:
+            changed = True
+            concept = replace(concept, alternatives=(*concept.alternatives, *extra))
+        concepts.append(concept)
+    if not changed:
+        return parsed
+    return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, tuple(corrections))

@@ -6,6 +6,24 @@ from dataclasses import asdict, dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A did-you-mean: the corrected query, and the same as safe HTML with corrected words marked."""
+
+    text: str
+    html: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A guide section that answers the query well, shown above the events."""
+
+    id: str
+    title: str
+    url: str  # the guide page with the section's #anchor
+    snippet_html: str
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     id: str
     kind: str
@@ -39,10 +57,14 @@ class SearchResult:
     hits: tuple[Hit, ...]
     facets: dict[str, tuple[FacetValue, ...]]
     filters: dict[str, tuple[str, ...]]
-    match: str  # "all" (some hit has every word), "partial", or "none"
+    # "all": some hit has every word; "most": the best hits have more than half of them; "partial":
+    # every hit has at most half (nothing answers the query well); "none": nothing matched.
+    match: str
     plain: bool = False  # the query's syntax was not understood; its words were searched
     snapshot: str = ""
     extra: dict[str, object] = field(default_factory=dict)
+    suggestion: Suggestion | None = None
+    answer: Answer | None = None
 
     @property
     def pages(self) -> int:
@@ -68,8 +90,11 @@ class SearchResult:
             "took_ms": self.took_ms,
             "match": self.match,
             "plain_query": self.plain,
+            "snapshot": self.snapshot,
             "filters": {k: list(v) for k, v in self.filters.items()},
             "hits": hits,
             "facets": {name: [asdict(v) for v in values] for name, values in self.facets.items()},
+            "suggestion": asdict(self.suggestion) if self.suggestion else None,
+            "answer": asdict(self.answer) if self.answer else None,
             **self.extra,
         }

@@ -11,18 +11,29 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
+from collections import Counter
 from pathlib import Path
 
 from whoosh import query as wq
 
 from corpus.records import KIND_LABELS
 from index import store
+from search.cache import ResultCache
 from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title
 from search.params import SearchParams
-from search.query import ParsedQuery, build_query
-from search.results import Hit, SearchResult
+from search.explain import explain
+from search.matchset import query_docs
+from search.query import ParsedQuery, build_query, expand
+from search.results import Answer, Hit, SearchResult
 from search.snapshot import Snapshot
+from search.spell import Speller, suggestion
+from search.synonyms import Synonyms, load_synonyms
+
+# A guide section among the first hits, nearly as good as the first, is shown as an answer card.
+ANSWER_WITHIN = 3
+ANSWER_SCORE_RATIO = 0.6
 
 
 class SearchService:
@@ -32,16 +43,27 @@ class SearchService:
         self.root = Path(root)
         self._snapshot: Snapshot | None = None
         self._lock = threading.Lock()
+        self._synonyms: Synonyms | None = None
+        self._speller = Speller()
+        self._results: ResultCache[SearchResult] = ResultCache()
+
+    @property
+    def synonyms(self) -> Synonyms:
+        """Return the synonym groups, analysed like the published index's queries."""
+        if self._synonyms is None:
+            self._synonyms = load_synonyms(self.snapshot().analyzer)
+        return self._synonyms
 
     def snapshot(self) -> Snapshot:
         """Return the open snapshot, switching to a newer one if it was published since."""
         current = store.current_id(self.root)
         snap = self._snapshot
-        if snap is not None and snap.id == current:
+        # A published snapshot folder that vanished (deleted by hand) is not served from open files.
+        if snap is not None and snap.id == current and snap.path.is_dir():
             return snap
         with self._lock:
             snap = self._snapshot
-            if snap is not None and snap.id == current:
+            if snap is not None and snap.id == current and snap.path.is_dir():
                 return snap
             if current is None:
                 raise store.IndexUnavailable(f"no index has been built in {self.root} yet")
@@ -59,6 +81,11 @@ class SearchService:
             topic = topics.get(value) if isinstance(topics, dict) else None
             if topic:
                 return str(topic.get("label") or topic.get("name") or value)
+        if facet == "entity":
+            orgs = (snap or self.snapshot()).meta.get("organisations", {})
+            org = orgs.get(value) if isinstance(orgs, dict) else None
+            if isinstance(org, dict) and org.get("name"):
+                return str(org["name"])
         return value
 
     # -- search ---------------------------------------------------------------------------------
@@ -67,15 +94,25 @@ class SearchService:
         """Return the page of hits, the exact total and the facet counts for *params*."""
         started = time.perf_counter()
         snap = self.snapshot()
+        cached = self._results.get(snap.id, params)
+        if cached is not None:
+            return replace(cached, took_ms=round((time.perf_counter() - started) * 1000, 2))
         searcher = snap.searcher()
-        parsed = build_query(params.q, snap.schema) if params.q.strip() else None
+        parsed = None
+        vocabulary = None
+        if params.q.strip():
+            parsed = build_query(params.q, snap.schema, self.synonyms)
+            if not parsed.is_empty:
+                vocabulary = self._speller.vocabulary(snap.id, searcher, snap.analyzer)
+                parsed = expand(parsed, vocabulary)
 
         if parsed is None:
             matched: frozenset[int] | set[int] = snap.all_docs
+            concept_docs: list[set[int]] = []
         elif parsed.is_empty:
-            matched = frozenset()
+            matched, concept_docs = frozenset(), []
         else:
-            matched = set(parsed.any_words.docs(searcher)) & snap.all_docs
+            matched, concept_docs = self._match(snap, parsed)
 
         selected = selected_docs(snap, params)
         allowed = set(matched)
@@ -83,46 +120,68 @@ class SearchService:
             if docs is not None:
                 allowed &= docs
         facets = count_facets(snap, params, matched, selected, self.label)
+        all_docs = set.intersection(*concept_docs) & allowed if concept_docs else set(allowed)
 
         end = params.page * params.per_page
         start = end - params.per_page
         sort = params.effective_sort
-        all_count = 0
         if start >= len(allowed):
             ranked: list[tuple[int, float]] = []
         elif sort == "listing" or parsed is None:
             query = parsed.any_words if parsed else wq.Every()
             results = searcher.search(query, filter=allowed, limit=end, sortedby="order")
-            ranked = [(docnum, 0.0) for docnum in results.docs()]
+            ranked = [(hit.docnum, 0.0) for hit in results]  # docs() is a set: it loses the order
         else:
-            ranked, all_count = self._rank(searcher, parsed, allowed, end)
-        if parsed is not None and sort == "listing":
-            all_count = len(set(parsed.all_words.docs(searcher)) & allowed)
+            ranked = self._rank(searcher, parsed, allowed, all_docs, end)
 
         terms = parsed.terms if parsed else frozenset()
-        hits = tuple(self._hit(snap, searcher, docnum, score, terms) for docnum, score in ranked[start:end])
+        hits = []
+        for docnum, score in ranked[start:end]:
+            explanation = None
+            if params.explain and parsed is not None and not parsed.is_empty:
+                explanation = explain(parsed, searcher, docnum, docnum in all_docs)
+            hits.append(self._hit(snap, searcher, docnum, score, terms, explanation))
         if parsed is None:
             match = "all" if allowed else "none"
         else:
-            match = "none" if not allowed else ("all" if all_count else "partial")
-        return SearchResult(
+            match = _match_level(allowed, all_docs, concept_docs)
+        answer = None
+        if parsed is not None and params.page == 1 and sort == "relevance":
+            answer = self._answer(snap, searcher, ranked[:ANSWER_WITHIN], concept_docs, terms)
+        result = SearchResult(
             query=params.q,
             total=len(allowed),
             page=params.page,
             per_page=params.per_page,
             sort=sort,
             took_ms=round((time.perf_counter() - started) * 1000, 2),
-            hits=hits,
+            hits=tuple(hits),
             facets=facets,
             filters=params.filters(),
             match=match,
             plain=bool(parsed and parsed.plain),
             snapshot=snap.id,
+            suggestion=suggestion(parsed, vocabulary) if parsed and vocabulary else None,
+            answer=answer,
         )
+        self._results.put(snap.id, params, result)
+        return result
 
-    def _rank(self, searcher, parsed: ParsedQuery, allowed: set[int], limit: int) -> tuple[list[tuple[int, float]], int]:
+    @staticmethod
+    def _match(snap: Snapshot, parsed: ParsedQuery) -> tuple[set[int], list[set[int]]]:
+        """Return the documents matching any concept, and those matching each concept (both exact)."""
+        excluded = query_docs(parsed.excluded, snap) if parsed.excluded is not None else set()
+        matched: set[int] = set()
+        concept_docs = []
+        for concept in parsed.concepts:
+            docs = query_docs(concept.query, snap)
+            concept_docs.append(docs - excluded)
+            matched |= query_docs(concept.any_query, snap) if concept.loose else docs
+        return matched - excluded, concept_docs
+
+    @staticmethod
+    def _rank(searcher, parsed: ParsedQuery, allowed: set[int], all_docs: set[int], limit: int) -> list[tuple[int, float]]:
         """Return the top *limit* (docnum, score) pairs: all-words matches first, then the rest."""
-        all_docs = set(parsed.all_words.docs(searcher)) & allowed
         ranked: list[tuple[int, float]] = []
         if all_docs:
             ranked.extend(searcher.search(parsed.all_words, filter=all_docs, limit=limit).items())
@@ -130,9 +189,31 @@ class SearchService:
         if len(ranked) < limit and rest:
             more = searcher.search(parsed.any_words, filter=rest, limit=limit - len(ranked))
             ranked.extend(more.items())
-        return ranked, len(all_docs)
+        return ranked
 
-    def _hit(self, snap: Snapshot, searcher, docnum: int, score: float, terms: frozenset[str]) -> Hit:
+    def _answer(self, snap: Snapshot, searcher, top: list[tuple[int, float]], concept_docs: list[set[int]], terms: frozenset[str]) -> Answer | None:
+        """Return the first guide section among the *top* hits when it matches the query strongly."""
+        guides = snap.facet_docs.get("kind", {}).get("guide", frozenset())
+        if not top or not concept_docs:
+            return None
+        best = top[0][1]
+        for docnum, score in top:
+            if docnum not in guides:
+                continue
+            have = sum(docnum in docs for docs in concept_docs)
+            strong = have == len(concept_docs) or (len(concept_docs) > 2 and 2 * have > len(concept_docs))
+            if strong and score >= ANSWER_SCORE_RATIO * best:
+                fields = searcher.stored_fields(docnum)
+                return Answer(
+                    id=fields["id"],
+                    title=fields["title"],
+                    url=fields["url"],
+                    snippet_html=highlight_snippet(fields["body"], terms, snap.analyzer),
+                )
+            return None
+        return None
+
+    def _hit(self, snap: Snapshot, searcher, docnum: int, score: float, terms: frozenset[str], explanation: dict[str, object] | None = None) -> Hit:
         fields = searcher.stored_fields(docnum)
         return Hit(
             id=fields["id"],
@@ -145,6 +226,7 @@ class SearchService:
             entities=tuple(filter(None, fields.get("entities", "").split(","))),
             score=round(float(score), 4),
             position=int(fields.get("position", 0)),
+            explanation=explanation,
         )
 
     # -- documents ------------------------------------------------------------------------------
@@ -166,7 +248,7 @@ class SearchService:
         if docnum is None:
             return []
         fields = searcher.stored_fields(docnum)
-        results = searcher.more_like(docnum, "body", text=f"{fields['title']} {fields['body']}", top=count)
+        results = searcher.more_like(docnum, "body", text=f"{fields['title']} {fields['body']}", top=count, numterms=15)
         return [_document(hit.fields()) for hit in results]
 
     def guide(self, topic: str) -> list[dict[str, object]]:
@@ -176,6 +258,20 @@ class SearchService:
         query = wq.And([wq.Term("kind", "guide"), wq.Term("topic", topic)])
         results = searcher.search(query, limit=None, sortedby="order")
         return [_document(hit.fields()) for hit in results]
+
+
+def _match_level(allowed: set[int], all_docs: set[int], concept_docs: list[set[int]]) -> str:
+    """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
+    if not allowed:
+        return "none"
+    if all_docs or not concept_docs:
+        return "all"
+    needed = len(concept_docs) // 2 + 1  # a majority
+    if needed < len(concept_docs):
+        counts = Counter(d for docs in concept_docs for d in docs & allowed)
+        if counts and max(counts.values()) >= needed:
+            return "most"
+    return "partial"
 
 
 def _document(fields: dict[str, object]) -> dict[str, object]:

@@ -1,8 +1,10 @@
 """An open, read-only snapshot of the index and what is worth computing once per snapshot.
 
 Snapshots never change after they are published, so their facet postings (which documents carry
-each topic, organisation and type) are read once and kept.  Whoosh searchers are not safe to share
-between threads, so each thread gets its own searcher per snapshot.
+each topic, organisation and type) are read once and kept, and the documents of recently used
+terms are kept in a bounded cache (compact arrays, a few MB) until the snapshot is replaced.
+Whoosh searchers are not safe to share between threads, so each thread gets its own searcher per
+snapshot.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 import pickle
 import struct
 import threading
+from array import array
+from collections import OrderedDict
+from itertools import accumulate
 from pathlib import Path
 
 from whoosh import index as whoosh_index
@@ -20,6 +25,8 @@ from index import store
 from index.schema import SCHEMA_VERSION
 
 FACET_FIELDS = ("topics", "entities", "kind")
+# Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
+TERM_CACHE_IDS = 4_000_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -54,11 +61,15 @@ class Snapshot:
                 self.doc_count = searcher.doc_count()
                 self.all_docs = frozenset(reader.all_doc_ids())
                 self.facet_docs = {name: self._postings(reader, name) for name in FACET_FIELDS}
+                self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
         except _OPEN_ERRORS as exc:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
         self.analyzer = self.schema["body"].analyzer
         self._local = threading.local()
+        self._terms: OrderedDict[tuple[str, str], array] = OrderedDict()
+        self._terms_size = 0
+        self._terms_lock = threading.Lock()
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
@@ -66,6 +77,24 @@ class Snapshot:
         for term in reader.lexicon(fieldname):
             value = term.decode("utf-8") if isinstance(term, bytes) else term
             docs[value] = frozenset(reader.postings(fieldname, term).all_ids())
+        return docs
+
+    def term_docs(self, fieldname: str, text: str | bytes) -> array:
+        """Return the document numbers holding *text* in *fieldname*, ascending (cached)."""
+        key = (fieldname, text.decode("utf-8") if isinstance(text, bytes) else text)
+        with self._terms_lock:
+            docs = self._terms.get(key)
+            if docs is not None:
+                self._terms.move_to_end(key)
+                return docs
+        docs = _read_term(self.searcher(), *key)
+        with self._terms_lock:
+            if key not in self._terms:
+                self._terms[key] = docs
+                self._terms_size += len(docs)
+            while self._terms_size > TERM_CACHE_IDS and len(self._terms) > 1:
+                _, old = self._terms.popitem(last=False)
+                self._terms_size -= len(old)
         return docs
 
     def searcher(self) -> Searcher:
@@ -82,3 +111,40 @@ class Snapshot:
         if searcher is not None:
             searcher.close()
             self._local.searcher = None
+
+
+def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:
+    """Invert a facet's postings: each document's values (equal tuples shared, to stay small)."""
+    values: dict[int, list[str]] = {}
+    for value, docs in postings.items():
+        for doc in docs:
+            values.setdefault(doc, []).append(value)
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+    return {doc: shared.setdefault(tuple(vals), tuple(vals)) for doc, vals in values.items()}
+
+
+def _read_term(searcher: Searcher, fieldname: str, text: str) -> array:
+    """Read a term's document numbers a block at a time, without scoring or walking a matcher."""
+    docs = array("i")
+    for leaf, offset in searcher.leaf_searchers():
+        reader = leaf.reader()
+        if (fieldname, text) not in reader:
+            continue
+        matcher = reader.postings(fieldname, text)
+        # Whoosh 2.7's block reader: decoding a block's ids at once is several times faster than
+        # stepping a matcher through them one call at a time.
+        block_ids = getattr(matcher, "_read_ids", None)
+        if block_ids is None:
+            ids = list(matcher.all_ids())
+        else:
+            ids = []
+            while matcher.is_active():
+                if matcher._data is None:
+                    matcher._read_data()
+                raw = matcher._data[0]
+                ids.extend(raw if matcher._byteids else accumulate(raw))
+                matcher._next_block()
+        if reader.has_deletions():
+            ids = [i for i in ids if not reader.is_deleted(i)]
+        docs.extend(i + offset for i in ids) if offset else docs.extend(ids)
+    return docs

@@ -28,6 +28,10 @@ def test_letter_digit_tokens_also_index_their_parts():
     assert terms("Trainium2", mode="query") == ["trainium2"]
 
 
+def test_numbers_with_dots_are_not_split_into_digits():
+    assert terms("4.5 GW") == ["4.5", "gw"]  # "5 GW" should not find "4.5 GW"
+
+
 def test_versions_numbers_and_initials_stay_whole():
     assert "v3.2" in terms("V3.2-Exp") and "exp" in terms("V3.2-Exp")
     assert "1.0.0" in terms("Accelerate 1.0.0 Released")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from index import store
+
 HIT_KEYS = {"id", "kind", "title", "title_html", "snippet_html", "url", "topics", "score"}
 
 
@@ -18,8 +20,8 @@ def test_search_shape(client):
         assert HIT_KEYS <= hit.keys()
         assert hit["url"].startswith("/events/")
     assert any("<mark>" in hit["snippet_html"] or "<mark>" in hit["title_html"] for hit in body["hits"])
-    facet = body["facets"]["topic"][0]
-    assert facet == {"value": "training-infrastructure", "label": "Training Infrastructure", "count": 15, "selected": False}
+    home = [f for f in body["facets"]["topic"] if f["value"] == "training-infrastructure"]
+    assert home == [{"value": "training-infrastructure", "label": "Training Infrastructure", "count": 15, "selected": False}]
 
 
 def test_topic_filter_is_repeatable(client):
@@ -66,9 +68,6 @@ def test_unknown_paths_and_methods_answer_json_under_api(client):
     assert wrong.status_code == 405 and wrong.get_json()["error"]["code"] == "method_not_allowed"
 
 
-def test_healthz(client):
-    body = client.get("/healthz").get_json()
-    assert body["status"] == "ok" and body["doc_count"] == 57 and body["built_at"]
 
 
 def test_security_headers_on_every_response(client):
@@ -101,3 +100,142 @@ def test_document_pages(client):
     guide = client.get("/guides/training-infrastructure").get_data(as_text=True)
     assert 'id="efficiency-research-as-a-countervailing-force"' in guide
     assert client.get("/events/nope").status_code == 404
+
+
+# -- caching: ETag, Cache-Control, 304 ----------------------------------------------------------
+
+
+def test_search_answers_carry_an_etag_and_304_when_it_is_sent_back(client):
+    first = client.get("/api/search?q=stargate&per_page=3")
+    etag = first.headers["ETag"]
+    assert etag.startswith('W/"') and first.headers["Cache-Control"] == "public, max-age=30"
+    again = client.get("/api/search?q=stargate&per_page=3", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.data == b""
+    assert again.headers["ETag"] == etag and again.headers["Cache-Control"] == "public, max-age=30"
+    other = client.get("/api/search?q=stargate&per_page=4", headers={"If-None-Match": etag})
+    assert other.status_code == 200 and other.headers["ETag"] != etag and len(other.get_json()["hits"]) == 4
+    stale = client.get("/api/search?q=stargate&per_page=3", headers={"If-None-Match": 'W/"something-else"'})
+    assert stale.status_code == 200 and stale.headers["ETag"] == etag
+
+
+def test_a_new_snapshot_changes_the_etag(tmp_path):
+    from index.build import build
+    from web import create_app
+
+    build(root=tmp_path)
+    client = create_app({"INDEX_DIR": str(tmp_path), "TESTING": True}).test_client()
+    etag = client.get("/api/search?q=stargate").headers["ETag"]
+    assert client.get("/api/search?q=stargate", headers={"If-None-Match": etag}).status_code == 304
+    build(root=tmp_path)
+    fresh = client.get("/api/search?q=stargate", headers={"If-None-Match": etag})
+    assert fresh.status_code == 200 and fresh.headers["ETag"] != etag
+    assert fresh.get_json()["snapshot"] == store.current_id(tmp_path)
+
+
+# -- documents and topics -------------------------------------------------------------------------
+
+
+def test_document_and_more_like_this(client):
+    hit = client.get("/api/search?q=michigan+stargate&per_page=1").get_json()["hits"][0]
+    response = client.get(f"/api/documents/{hit['id']}")
+    assert response.status_code == 200 and response.headers["ETag"]
+    body = response.get_json()
+    assert body["document"]["id"] == hit["id"] and body["document"]["title"] == hit["title"]
+    assert body["document"]["body"] and body["document"]["url"] == hit["url"]
+    similar = body["more_like_this"]
+    assert 0 < len(similar) <= 5 and hit["id"] not in {d["id"] for d in similar}
+    assert all(d["title"] and d["url"] for d in similar)
+
+
+@pytest.mark.parametrize("doc_id", ["nope", "a/b", "%2e%2e", "x" * 300, "événement"])
+def test_unknown_document_is_a_json_404(client, doc_id):
+    response = client.get(f"/api/documents/{doc_id}")
+    assert response.status_code == 404 and response.is_json
+    assert response.get_json()["error"]["code"] == "not_found"
+
+
+def test_topics_list_each_topic_with_the_count_a_filter_gives(client):
+    response = client.get("/api/topics")
+    assert response.status_code == 200 and response.headers["ETag"]
+    body = response.get_json()
+    slugs = [t["slug"] for t in body["topics"]]
+    assert "training-infrastructure" in slugs and len(slugs) == len(set(slugs))
+    for topic in body["topics"]:
+        filtered = client.get("/api/search", query_string={"topic": topic["slug"], "per_page": 1}).get_json()
+        assert topic["count"] == filtered["total"] > 0, topic["slug"]
+        assert topic["name"] and topic["label"]
+    home = body["topics"][slugs.index("training-infrastructure")]
+    assert home["name"] == "Training Infrastructure" and home["count"] == body["total"] == 57
+    assert client.get(home["guide_url"]).status_code == 200
+    assert [t["count"] for t in body["topics"]] == sorted((t["count"] for t in body["topics"]), reverse=True)
+
+
+# -- health ---------------------------------------------------------------------------------------
+
+
+def test_healthz(client, index_dir):
+    response = client.get("/healthz")
+    body = response.get_json()
+    assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
+    assert body["status"] == "ok" and body["doc_count"] == 57 and body["built_at"]
+    assert body["snapshot"] == store.current_id(index_dir) and len(body["fingerprint"]) == 64
+    assert body["sources_changed"] is False
+
+
+def test_healthz_notices_changed_sources_and_hashes_only_on_change(tmp_path, monkeypatch):
+    import shutil
+
+    import web.health
+    from corpus.sources import DEFAULT_DIR
+    from index.build import build
+    from web import create_app
+
+    corpus = shutil.copytree(DEFAULT_DIR, tmp_path / "corpus")
+    build([corpus], root=tmp_path / "index")
+    hashed = []
+    real = web.health.fingerprint
+    monkeypatch.setattr(web.health, "fingerprint", lambda paths: hashed.append(1) or real(paths))
+    client = create_app({"INDEX_DIR": str(tmp_path / "index"), "TESTING": True}).test_client()
+    assert [client.get("/healthz").get_json()["sources_changed"] for _ in range(3)] == [False] * 3
+    assert len(hashed) == 1
+    guide = corpus / "training-infrastructure.guide.txt"
+    guide.write_text(guide.read_text(encoding="utf-8") + "\nA new paragraph.\n", encoding="utf-8")
+    assert client.get("/healthz").get_json()["sources_changed"] is True
+    assert len(hashed) == 2
+    guide.unlink()
+    assert client.get("/healthz").get_json()["sources_changed"] is True
+
+
+def test_healthz_is_degraded_without_an_index(tmp_path):
+    from web import create_app
+
+    client = create_app({"INDEX_DIR": str(tmp_path), "TESTING": True}).test_client()
+    response = client.get("/healthz")
+    body = response.get_json()
+    assert response.status_code == 503 and body["status"] == "degraded" and body["reason"]
+    assert body["error"]["code"] == "index_unavailable"
+    search = client.get("/api/search?q=x")
+    assert search.status_code == 503 and search.get_json()["error"]["code"] == "index_unavailable"
+
+
+# -- one error shape --------------------------------------------------------------------------------
+
+API_PATHS = ["/api/search", "/api/suggest", "/api/documents/expanding-stargate-to-michigan", "/api/topics",
+             "/api/openapi.json", "/healthz"]
+
+
+@pytest.mark.parametrize("path", API_PATHS)
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+def test_wrong_methods_get_the_one_error_shape(client, path, method):
+    response = client.open(path, method=method)
+    assert response.status_code == 405 and response.is_json
+    assert set(response.get_json()) == {"error"}
+    assert set(response.get_json()["error"]) == {"code", "message"}
+    assert "GET" in response.headers["Allow"]
+
+
+@pytest.mark.parametrize("path", ["/api/nothing", "/api/", "/api/documents/", "/api/search/extra"])
+def test_unknown_api_paths_get_the_one_error_shape(client, path):
+    response = client.get(path)
+    assert response.status_code == 404 and response.is_json
+    assert response.get_json()["error"]["code"] == "not_found" and b"Traceback" not in response.data

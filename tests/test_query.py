@@ -6,9 +6,27 @@ import pytest
 from whoosh import query as wq
 
 from index.schema import make_schema
-from search.query import build_query
+from search.query import PREFIX_LIMIT, build_query, expand
+from search.synonyms import load_synonyms, parse_synonyms
 
 SCHEMA = make_schema()
+SYNONYMS = load_synonyms(SCHEMA["body"].analyzer)
+
+
+class FakeVocabulary:
+    """A vocabulary of a few words, to expand queries without an index."""
+
+    def __init__(self, words):
+        self.words = sorted(words)
+
+    def contains(self, word):
+        return word in self.words
+
+    def near(self, typed, word):
+        return [(w, 1) for w in self.words if w[:3] == word[:3]]
+
+    def prefixed(self, prefix, limit):
+        return [w for w in self.words if w.startswith(prefix)][:limit]
 
 
 def test_all_words_and_any_words():
@@ -29,7 +47,7 @@ def test_hyphens_inside_words_do_not_exclude():
     assert "ANDNOT" not in str(build_query("fine-tuning", SCHEMA).all_words)
 
 
-@pytest.mark.parametrize("text", ["title:foo", "foo*", "[a TO z]", "foo^3"])
+@pytest.mark.parametrize("text", ["title:foo", "[a TO z]", "foo^3", "f*"])
 def test_field_wildcard_range_and_boost_syntax_are_plain_words(text):
     parsed = build_query(text, SCHEMA)
     assert not parsed.is_empty
@@ -59,3 +77,48 @@ def test_a_query_of_function_words_still_searches_them():
 
 def test_match_everything_syntax_matches_nothing():
     assert build_query("*:*", SCHEMA).is_empty
+
+
+@pytest.mark.parametrize(
+    ("typed", "variant"),
+    [("data centre", "datacent"), ("datacenter", "centr"), ("britain", "kingdom"), ("finetune", "tune"),
+     ("mixture of experts", "moe"), ("MoE", "mixtur"), ("custom chips", "silicon"), ("growing", "growth")],
+)
+def test_synonyms_from_the_data_file_are_searched_too(typed, variant):
+    parsed = build_query(typed, SCHEMA, SYNONYMS)
+    assert variant in parsed.terms
+    assert any(a.via == "synonym" for c in parsed.concepts for a in c.alternatives)
+
+
+def test_a_multi_word_variant_is_one_concept_and_its_words_still_count_alone():
+    parsed = build_query("data centre in britain", SCHEMA, SYNONYMS)
+    assert [c.text for c in parsed.concepts] == ["data centre", "britain"]
+    assert parsed.concepts[0].loose  # a document with only "data" still matches any-words
+
+
+def test_bad_synonym_data_is_refused():
+    with pytest.raises(ValueError):
+        parse_synonyms({"groups": "datacenter"}, SCHEMA["body"].analyzer)
+
+
+def test_unknown_word_gets_close_spellings_below_the_typed_word():
+    parsed = expand(build_query("kuberentes nodes", SCHEMA), FakeVocabulary({"kubernet", "node"}))
+    first = parsed.concepts[0]
+    assert [a.via for a in first.alternatives] == ["exact", "typo"]
+    assert first.alternatives[1].words == ("kubernet",)
+    assert [c.typed for c in parsed.corrections] == ["kuberentes"]
+    assert [a.via for a in parsed.concepts[1].alternatives] == ["exact"]  # a known word is never replaced
+
+
+def test_a_word_with_a_known_synonym_is_not_corrected():
+    parsed = expand(build_query("datacentre", SCHEMA, SYNONYMS), FakeVocabulary({"datacent", "datacentr2"}))
+    assert not parsed.corrections
+
+
+def test_prefix_is_bounded_and_needs_two_characters():
+    words = {f"gpu{i:03d}" for i in range(200)} | {"gpu"}
+    parsed = expand(build_query("gpu*", SCHEMA), FakeVocabulary(words))
+    (concept,) = parsed.concepts
+    assert concept.prefix == "gpu"
+    assert 0 < len([a for a in concept.alternatives if a.via == "prefix"]) <= PREFIX_LIMIT
+    assert build_query("g*", SCHEMA).concepts[0].prefix is None

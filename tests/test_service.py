@@ -120,3 +120,81 @@ def test_markup_in_documents_is_escaped_and_only_mark_survives(tmp_path):
         assert "<script" not in html and "<img" not in html and "<a " not in html
     assert "&lt;script&gt;" in hit.title_html.replace("<mark>", "").replace("</mark>", "")
     assert "<mark>Stargate</mark>" in hit.title_html
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected_first", "corrected"),
+    [
+        ("kuberentes", "scaling-kubernetes-to-7-500-nodes", "kubernetes"),
+        ("antropic amazon", "anthropic-and-amazon-expand-collaboration-for-up-to-5-gigawatts-of-new-compute", "anthropic amazon"),
+        ("stargte norway", "introducing-stargate-norway-openai-s-first-european-ai-data-center-initiative", "stargate norway"),
+    ],
+)
+def test_typos_find_the_document_and_suggest_the_corrected_query(service, typed, expected_first, corrected):
+    result = service.search(SearchParams(q=typed))
+    assert result.hits[0].id == expected_first
+    assert result.suggestion is not None and result.suggestion.text == corrected
+    assert "<mark>" in result.suggestion.html and "<" not in result.suggestion.html.replace("<mark>", "").replace("</mark>", "")
+    assert result.to_json()["suggestion"] == {"text": result.suggestion.text, "html": result.suggestion.html}
+
+
+def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
+    assert service.search(SearchParams(q="kubernetes")).suggestion is None
+    assert service.search(SearchParams(q="tpx")).total == 0  # under 4 characters: no fuzzy match
+
+
+@pytest.mark.parametrize(
+    ("query", "expected_first"),
+    [
+        ("data centre in britain", "introducing-stargate-uk"),
+        ("finetune", "chunkft-memory-efficient-full-fine-tuning-via-byte-streamed-chunk-optimization"),
+        ("custom chips", "openai-and-broadcom-announce-strategic-collaboration-to-deploy-10-gw-of-openai"),
+        ("MoE", "complete-mue-optimal-hyperparameter-transfer-and-scaling-for-moe-models"),
+    ],
+)
+def test_variants_find_what_the_documents_call_it(service, query, expected_first):
+    ids = [h.id for h in service.search(SearchParams(q=query)).hits[:2]]
+    assert expected_first in ids
+
+
+def test_a_question_meets_inflections_and_says_it_matched_most_words(service):
+    result = service.search(SearchParams(q="how fast is ai training compute growing"))
+    assert result.hits[0].id == "ai-and-compute-openai-analysis-of-exponential-growth-in-training-compute-since"
+    assert result.match == "most"
+
+
+@pytest.mark.parametrize("query", ["bitcoin mining hardware", "recipe for jalapeno poppers", "kubernetes on raspberry pi"])
+def test_nothing_matching_well_is_flagged_partial(service, query):
+    result = service.search(SearchParams(q=query))
+    assert result.total > 0 and result.match == "partial"
+
+
+def test_a_strong_guide_section_is_the_answer_card(service):
+    result = service.search(SearchParams(q="efficiency research"))
+    assert result.answer is not None
+    assert result.answer.id == "training-infrastructure--efficiency-research-as-a-countervailing-force"
+    assert result.answer.url.endswith("#efficiency-research-as-a-countervailing-force")
+    assert "<mark>" in result.answer.snippet_html
+    assert result.to_json()["answer"]["url"] == result.answer.url
+    assert service.search(SearchParams(q="kubernetes")).answer is None
+    assert service.search(SearchParams(q="efficiency research", page=2, per_page=5)).answer is None
+
+
+def test_explain_names_matched_words_and_adds_up_to_the_score(service):
+    result = service.search(SearchParams(q="stargate michigan datacenter", explain=True))
+    for hit in result.hits:
+        explanation = hit.explanation
+        assert explanation is not None
+        assert explanation["score"] == pytest.approx(hit.score, abs=1e-3)
+        for part in explanation["matched"]:
+            assert part["fields"] and {f["field"] for f in part["fields"]} <= {"title", "body"}
+    first = result.hits[0].explanation
+    assert {p["concept"] for p in first["matched"]} | set(first["missing"]) == {"stargate", "michigan", "datacenter"}
+    assert "explanation" not in service.search(SearchParams(q="stargate")).to_json()["hits"][0]
+
+
+def test_bounded_prefix_finds_words_starting_with_it(service):
+    result = service.search(SearchParams(q="gpu*", per_page=50))
+    plain = service.search(SearchParams(q="gpu", per_page=50))
+    assert result.total >= plain.total > 0
+    assert any("<mark>GPUs</mark>" in h.snippet_html for h in result.hits)

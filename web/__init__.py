@@ -32,6 +32,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    from web import suggest
+
+    app.register_blueprint(suggest.bp)
     errors.register(app)
     security.register(app)
     return app

@@ -1,20 +1,114 @@
-"""JSON API: the same results as the pages, as JSON, plus the health check."""
+"""JSON API: search, documents, topics, the health check and the OpenAPI contract.
+
+Every answer here is a function of the published snapshot and the request, so search, document and
+topic answers carry a weak ETag over (snapshot id, normalised request) and a short Cache-Control; a
+client that sends the ETag back in If-None-Match gets 304 without the search being run.  The ETag is
+weak because ``took_ms`` differs between two runs of the same search.  Errors have one shape and
+are made in web/errors.py.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, request
+import hashlib
+from collections.abc import Callable
+from urllib.parse import quote
+
+from flask import Blueprint, Response, abort, current_app, jsonify, request
+from flask.blueprints import BlueprintSetupState
 
 from index import store
-from search.params import parse_params
+from search.params import SearchParams, parse_params
 from web import get_search
+from web.health import SourceWatch
+from web.openapi import API_VERSION, spec
 
 bp = Blueprint("api", __name__)
+CACHE_CONTROL = "public, max-age=30"
+
+
+@bp.record_once
+def _setup(state: BlueprintSetupState) -> None:
+    state.app.extensions["source_watch"] = SourceWatch()
+
+
+def _etag(snapshot: str, *request_parts: object) -> str:
+    key = "\0".join(map(repr, (API_VERSION, snapshot, *request_parts)))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _cached(request_parts: tuple[object, ...], answer: Callable[[], tuple[dict[str, object], str]]) -> Response:
+    """Return 304 if the client holds the current answer, else *answer*'s JSON with its ETag."""
+    current = get_search().snapshot().id
+    etag = _etag(current, *request_parts)
+    if request.if_none_match.contains_weak(etag):
+        response = Response(status=304)
+    else:
+        body, used = answer()  # the snapshot the answer came from: a publish may land in between
+        response = jsonify(body)
+        etag = _etag(used, *request_parts)
+    response.set_etag(etag, weak=True)
+    response.headers["Cache-Control"] = CACHE_CONTROL
+    return response
 
 
 @bp.get("/api/search")
 def search() -> Response:
     params = parse_params(request.args)
-    return jsonify(get_search().search(params).to_json())
+
+    def answer() -> tuple[dict[str, object], str]:
+        result = get_search().search(params)
+        return result.to_json(), result.snapshot
+
+    return _cached(("search", params), answer)
+
+
+@bp.get("/api/documents/<path:doc_id>")
+def document(doc_id: str) -> Response:
+    def answer() -> tuple[dict[str, object], str]:
+        service = get_search()
+        snap = service.snapshot()
+        doc = service.document(doc_id)
+        if doc is None:
+            abort(404, description=f"No document has the id {doc_id!r}.")
+        return {"document": doc, "more_like_this": service.more_like_this(doc_id)}, snap.id
+
+    return _cached(("document", doc_id), answer)
+
+
+@bp.get("/api/topics")
+def topics() -> Response:
+    return _cached(("topics",), _topics)
+
+
+def _topics() -> tuple[dict[str, object], str]:
+    """Return every topic (the taxonomy's, then any only documents name) with its document count."""
+    service = get_search()
+    taxonomy = service.snapshot().meta.get("topics")
+    taxonomy = taxonomy if isinstance(taxonomy, dict) else {}
+    everything = service.search(SearchParams(per_page=1))
+    guides = service.search(SearchParams(kind=("guide",), per_page=1))
+    counts = {value.value: value for value in everything.facets.get("topic", ())}
+    with_guides = {value.value for value in guides.facets.get("topic", ()) if value.count}
+    items = []
+    for slug in dict.fromkeys([*taxonomy, *counts]):
+        info = taxonomy.get(slug) if isinstance(taxonomy.get(slug), dict) else {}
+        facet = counts.get(slug)
+        name = str(info.get("name") or info.get("label") or (facet.label if facet else slug))
+        item: dict[str, object] = {
+            **info,
+            "slug": slug,
+            "name": name,
+            "label": str(info.get("label") or name),
+            "description": str(info.get("description") or ""),
+            "count": facet.count if facet else 0,
+            "search_url": f"/?topic={quote(slug, safe='')}",
+            "guide_url": None,
+        }
+        if slug in with_guides and service.guide(slug):
+            item["guide_url"] = f"/guides/{quote(slug, safe='')}"
+        items.append(item)
+    items.sort(key=lambda t: (-int(t["count"]), str(t["label"]).lower()))  # type: ignore[call-overload]
+    return {"topics": items, "total": everything.total, "snapshot": everything.snapshot}, everything.snapshot
 
 
 @bp.get("/healthz")
@@ -23,15 +117,32 @@ def healthz() -> tuple[Response, int]:
     try:
         snap = service.snapshot()
     except store.IndexUnavailable as exc:
-        return jsonify({"status": "degraded", "reason": str(exc)}), 503
+        message = f"The search index is not available right now: {exc}."
+        response = jsonify({"status": "degraded", "reason": str(exc),
+                            "error": {"code": "index_unavailable", "message": message}})
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["Retry-After"] = "10"
+        return response, 503
     meta = snap.meta
-    return jsonify(
+    watch: SourceWatch = current_app.extensions["source_watch"]
+    response = jsonify(
         {
             "status": "ok",
             "doc_count": snap.doc_count,
             "built_at": meta.get("built_at"),
+            "updated_at": meta.get("updated_at"),
             "snapshot": snap.id,
             "schema_version": meta.get("schema_version"),
             "fingerprint": meta.get("fingerprint"),
+            "sources_changed": watch.changed(meta.get("sources"), meta.get("fingerprint")),
         }
-    ), 200
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response, 200
+
+
+@bp.get("/api/openapi.json")
+def openapi() -> Response:
+    response = jsonify(spec({rule.rule for rule in current_app.url_map.iter_rules()}))
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response

@@ -1,6 +1,7 @@
-"""The operator's command line: ``topichub build | serve | search | stats``.
+"""The operator's command line: ``topichub build | update | serve | search | stats``.
 
-Errors are one line on stderr and a non-zero exit code, never a traceback.
+Errors are one line on stderr and a non-zero exit code, never a traceback: 1 when the work failed
+(bad corpus line, another writer busy, no index), 2 when the command line itself was wrong.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from corpus.sources import DEFAULT_DIR
 from index import store
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
+WAIT_HELP = "Seconds to wait for another build or update to finish before giving up (default: fail at once)."
 
 
 def _index_option(func):
@@ -29,33 +31,51 @@ def _index_option(func):
     )(func)
 
 
+def _wait_option(func):
+    return click.option("--wait", type=click.FloatRange(0, 3600), default=0.0, help=WAIT_HELP)(func)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
-    """Build, serve and query the topic hub's search index."""
+    """Build, update, serve and query the topic hub's search index.
+
+    A build or update writes a new snapshot beside the live one and switches to it atomically, so a
+    running server keeps answering and picks the new snapshot up on its next request.
+    """
 
 
-def _build(sources: tuple[Path, ...], index_dir: Path, quiet: bool = False, procs: int = 1) -> None:
+def _default_corpus() -> Path:
+    return Path(os.environ.get("TOPICHUB_CORPUS") or DEFAULT_DIR)
+
+
+def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0) -> None:
+    """Build *sources* into *index_dir* with a progress bar on stderr and a summary line."""
+    from tqdm import tqdm
+
     from corpus.sources import load_corpus
     from index.build import build_corpus
 
     try:
-        corpus = load_corpus(sources or (DEFAULT_DIR,))
-        if quiet:
-            report = build_corpus(corpus, index_dir, procs=procs)
-        else:
-            from tqdm import tqdm
+        # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
+        corpus = load_corpus(tuple(p.resolve() for p in sources or (_default_corpus(),)))
+        unique = len({record.id for record in corpus.records})
+        with tqdm(total=unique, unit="doc", desc="indexing", file=sys.stderr, disable=unique < 1000,
+                  mininterval=0.5) as bar:
+            def progress(count: int) -> None:
+                bar.update(count)
+                if bar.n == unique and not bar.disable:
+                    bar.set_description("committing")  # merging segments takes a while on big corpora
 
-            with tqdm(total=len(corpus.records), unit="doc", desc="indexing", file=sys.stderr,
-                      disable=len(corpus.records) < 1000) as bar:
-                report = build_corpus(corpus, index_dir, progress=bar.update, procs=procs)
+            report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_wait=wait)
     except (CorpusError, store.WriterBusy) as exc:
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write the index in {index_dir}: {exc}") from None
     click.echo(
-        f"built {report.doc_count} documents in {report.seconds:.2f} s "
+        f"built {report.doc_count:,} documents in {report.seconds:.1f} s "
         f"({report.docs_per_second:,.0f} documents/s, {report.size_bytes / 1e6:.1f} MB)"
         + (f"; {report.replaced_duplicates} repeated ids replaced" if report.replaced_duplicates else "")
-        + f"\npublished snapshot {report.snapshot} in {index_dir}",
-        err=quiet,
+        + f"\npublished snapshot {report.snapshot} in {index_dir}"
     )
 
 
@@ -63,10 +83,73 @@ def _build(sources: tuple[Path, ...], index_dir: Path, quiet: bool = False, proc
 @click.argument("sources", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @_index_option
 @click.option("--procs", type=click.IntRange(1, 8), default=1, show_default=True, help="Indexing processes.")
-def build(sources: tuple[Path, ...], index_dir: Path, procs: int) -> None:
-    """Index SOURCES (topic pages, guides, JSONL files or folders; default: the bundled corpus)
-    into a new snapshot and publish it; the live index is untouched if anything fails."""
-    _build(sources, index_dir, procs=procs)
+@_wait_option
+def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float) -> None:
+    """Index SOURCES into a new snapshot and publish it.
+
+    SOURCES are topic pages, guides, JSONL files or folders of them (default: the bundled corpus,
+    or $TOPICHUB_CORPUS).  The live index is untouched if anything fails.
+    """
+    _build(sources, index_dir, procs=procs, wait=wait)
+
+
+@main.command()
+@click.argument("changes", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_index_option
+@_wait_option
+def update(changes: Path, index_dir: Path, wait: float) -> None:
+    """Upsert or delete documents by id from a JSONL file, without a full rebuild.
+
+    \b
+    Each line of CHANGES is a document in the JSONL corpus format, which is added or replaces the document
+    with its id, or {"id": "...", "delete": true}, which removes it.  See docs/operations.md.
+    """
+    from index.update import UpdateError
+    from index.update import update as apply_update
+
+    try:
+        report = apply_update(changes, index_dir, lock_wait=wait)
+    except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if not report.changed:
+        click.echo(f"{changes} holds no changes; snapshot {report.snapshot} stays published")
+        return
+    missing = f" ({len(report.missing)} ids to delete were not in the index)" if report.missing else ""
+    click.echo(
+        f"updated in {report.seconds:.2f} s: {report.added} added, {report.replaced} replaced, "
+        f"{report.deleted} deleted{missing}; {report.doc_count:,} documents"
+        f"\npublished snapshot {report.snapshot} in {index_dir}"
+    )
+
+
+def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
+    """Return why and from what *index_dir* must be (re)built before serving, or None."""
+    from index.schema import SCHEMA_VERSION
+    from web.health import SourceWatch
+
+    try:
+        meta = store.read_meta(store.current_path(index_dir))
+    except store.IndexUnavailable as exc:
+        return f"{exc}: building it from {_default_corpus()}", ()
+    recorded = meta.get("sources")
+    sources = tuple(Path(str(p)) for p in recorded) if isinstance(recorded, list) else ()
+    if meta.get("schema_version") != SCHEMA_VERSION:
+        if sources and all(p.exists() for p in sources):
+            return (f"the index has schema version {meta.get('schema_version')}, this code needs "
+                    f"{SCHEMA_VERSION}: rebuilding it from its sources"), sources
+        raise click.ClickException(
+            f"the index in {index_dir} has schema version {meta.get('schema_version')}, this code needs "
+            f"{SCHEMA_VERSION}, and its sources are gone: run `topichub build SOURCES --index-dir {index_dir}`"
+        )
+    if SourceWatch().changed(sources, meta.get("fingerprint")):
+        if not all(p.exists() for p in sources):
+            click.echo("warning: some sources of the index are gone; serving it as it is", err=True)
+        elif meta.get("updates"):
+            click.echo("warning: the sources changed since the build, but updates were applied since; "
+                       "serving it as it is (run `topichub build` to rebuild)", err=True)
+        else:
+            return "the sources changed since the index was built: rebuilding it", sources
+    return None
 
 
 @main.command()
@@ -74,21 +157,32 @@ def build(sources: tuple[Path, ...], index_dir: Path, procs: int) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=lambda: int(os.environ.get("PORT", "8000")),
               show_default="8000 (or $PORT)")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
-def serve(index_dir: Path, host: str, port: int, workers: int) -> None:
-    """Serve the search page and API under gunicorn, building the index first if there is none."""
-    if store.current_id(index_dir) is None:
-        click.echo(f"no index in {index_dir}: building it from {DEFAULT_DIR}", err=True)
-        _build((), index_dir, quiet=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="gunicorn worker processes (each opens the index itself).")
+@click.option("--threads", type=click.IntRange(1, 32), default=1, show_default=True, help="Threads per worker.")
+def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> None:
+    """Serve the search page and API under gunicorn.
+
+    Builds the index first when there is none, when it was built with another schema version, or
+    when its sources changed since the build (unless updates were applied to it since).
+    """
+    reason = _needs_build(index_dir)
+    if reason is not None:
+        message, sources = reason
+        click.echo(message, err=True)
+        _build(sources, index_dir, wait=600)
     os.environ["TOPICHUB_INDEX_DIR"] = str(index_dir.resolve())
     args = [
         sys.executable, "-m", "gunicorn",
         "--config", "python:web.gunicorn_conf",
         "--bind", f"{host}:{port}",
         "--workers", str(workers),
+        "--threads", str(threads),
         "web:create_app()",
     ]
     click.echo(f"serving on http://{host}:{port}/ with {workers} workers", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
     os.execv(sys.executable, args)
 
 
@@ -98,11 +192,13 @@ def serve(index_dir: Path, host: str, port: int, workers: int) -> None:
 @click.option("--topic", multiple=True, help="Only this topic (repeatable).")
 @click.option("--entity", multiple=True, help="Only this organisation (repeatable).")
 @click.option("--kind", multiple=True, type=click.Choice(["event", "guide"]), help="Only this type.")
+@click.option("--sort", type=click.Choice(["relevance", "listing"]), help="Default: relevance with a query.")
 @click.option("--page", default="1", show_default=True)
 @click.option("--per-page", default="10", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON instead of text.")
-def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, page, per_page, as_json: bool) -> None:
+def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, sort, page, per_page, as_json: bool) -> None:
     """Search the index and print the results."""
+    import html
     import re
 
     from werkzeug.datastructures import MultiDict
@@ -111,6 +207,8 @@ def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, page, p
     from search.service import SearchService
 
     args = MultiDict([("q", " ".join(query)), ("page", page), ("per_page", per_page)])
+    if sort:
+        args.add("sort", sort)
     for name, values in (("topic", topic), ("entity", entity), ("kind", kind)):
         for value in values:
             args.add(name, value)
@@ -125,8 +223,6 @@ def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, page, p
         return
 
     def ansi(markup: str) -> str:
-        import html
-
         text = re.sub(r"<mark>(.*?)</mark>", lambda m: click.style(m.group(1), bold=True, fg="yellow"), markup)
         return html.unescape(text)
 
@@ -141,10 +237,11 @@ def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, page, p
 def stats(index_dir: Path) -> None:
     """Print the published snapshot's facts as JSON."""
     try:
-        meta = store.read_meta(store.current_path(index_dir))
+        path = store.current_path(index_dir)
+        meta = store.read_meta(path)
     except store.IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
-    meta["size_bytes"] = sum(p.stat().st_size for p in store.current_path(index_dir).iterdir())
+    meta["size_bytes"] = sum(p.stat().st_size for p in path.iterdir() if p.is_file())
     click.echo(json.dumps(meta, indent=2, ensure_ascii=False))
 
 

@@ -12,6 +12,11 @@ from search.params import InvalidParameter
 
 log = logging.getLogger(__name__)
 
+UNAVAILABLE_MESSAGE = (
+    "Search is unavailable right now: the search index is missing or damaged. "
+    "Search comes back by itself as soon as the index is rebuilt; please try again in a minute."
+)
+
 
 def wants_json() -> bool:
     return request.path.startswith("/api/") or request.path == "/healthz"
@@ -40,11 +45,11 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(IndexUnavailable)
     def _unavailable(exc: IndexUnavailable) -> Response:
+        # The detail names folders and files: it goes to the log and /healthz, not to every visitor.
         log.warning("index unavailable: %s", exc)
-        response = error_response(
-            503, "index_unavailable", f"The search index is not available right now: {exc}. It recovers after a rebuild."
-        )
+        response = error_response(503, "index_unavailable", UNAVAILABLE_MESSAGE)
         response.headers["Retry-After"] = "10"
+        response.headers["Cache-Control"] = "no-store"
         return response
 
     @app.errorhandler(HTTPException)

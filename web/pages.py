@@ -1,21 +1,37 @@
-"""HTML pages: parse request.args, call the service, render a template.  No search logic here."""
+"""HTML pages: parse request.args, call the service, render a template.  No search logic here.
+
+The helpers below only build URLs and arrange already-computed values for the templates: every
+page state (query, filters, sort, page, explain) lives in the URL, so each link and form works
+without JavaScript.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, abort, render_template, request
 
-from search.params import SearchParams, parse_params, to_query_string
+from search.alternatives import ways_out
+from search.params import FILTERS, SearchParams, parse_params, to_query_string
+from search.results import FacetValue, Hit, SearchResult
 from web import get_search
 
 bp = Blueprint("pages", __name__)
+
+FACET_HEADINGS = {"topic": "Topic", "entity": "Organisation", "kind": "Type"}
+FACET_TOP = 5  # values shown before "show all"
+PAGE_RADIUS = 2  # numbered page links either side of the current page
 
 
 def search_url(params: SearchParams, **overrides: object) -> str:
     """Return the page URL for *params* with *overrides* applied (page resets unless given)."""
     overrides.setdefault("page", 1)
-    query = urlencode(to_query_string(params, **overrides))
+    target = params.with_(**overrides)
+    pairs = to_query_string(target)
+    if target.explain:
+        pairs.append(("explain", "1"))
+    query = urlencode(pairs)
     return "/" + (f"?{query}" if query else "")
 
 
@@ -26,11 +42,102 @@ def toggle(params: SearchParams, facet: str, value: str) -> str:
     return search_url(params, **{facet: new})
 
 
+def clear_url(params: SearchParams, facet: str | None = None) -> str:
+    """Return the page URL without *facet*'s filters (without every filter when *facet* is None)."""
+    names = FILTERS if facet is None else (facet,)
+    return search_url(params, **{name: () for name in names})
+
+
+def page_window(page: int, pages: int, radius: int = PAGE_RADIUS) -> list[int | None]:
+    """Return the page numbers to link: first, last and those near *page*; None marks a gap."""
+    shown = sorted({1, pages, *range(max(1, page - radius), min(pages, page + radius) + 1)})
+    window: list[int | None] = []
+    previous = 0
+    for number in shown:
+        if number - previous == 2:
+            window.append(number - 1)  # a gap of one page: show the page, not an ellipsis
+        elif previous and number - previous > 2:
+            window.append(None)
+        window.append(number)
+        previous = number
+    return window
+
+
+def split_facet(values: Sequence[FacetValue], top: int = FACET_TOP) -> tuple[list[FacetValue], list[FacetValue]]:
+    """Return the values to show at once (the top ones and every selected one) and the rest."""
+    shown = [v for i, v in enumerate(values) if i < top or v.selected]
+    rest = [v for i, v in enumerate(values) if i >= top and not v.selected]
+    return shown, rest
+
+
+def hit_chips(result: SearchResult, params: SearchParams) -> Callable[[Hit], list[tuple[str, str]]]:
+    """Return a function giving a hit's topic and organisation chips, without those on every result."""
+    everywhere = {
+        (name, v.value)
+        for name, values in result.facets.items()
+        if not getattr(params, name, ()) and result.total > 1
+        for v in values
+        if v.count == result.total
+    }
+
+    def chips(hit: Hit) -> list[tuple[str, str]]:
+        pairs = [("topic", v) for v in hit.topics] + [("entity", v) for v in hit.entities]
+        return [pair for pair in pairs if pair not in everywhere]
+
+    return chips
+
+
+def text_blocks(body: str) -> list[tuple[str, list[str]]]:
+    """Return *body*'s lines grouped as paragraphs ("p", [text]) and bullet lists ("ul", items)."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in body.split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("- "):
+            if blocks and blocks[-1][0] == "ul":
+                blocks[-1][1].append(line[2:])
+            else:
+                blocks.append(("ul", [line[2:]]))
+        else:
+            blocks.append(("p", [line]))
+    return blocks
+
+
+def result_extra(result: SearchResult, name: str) -> object | None:
+    """Return an optional part of *result* (did-you-mean, answer), whether a field or in extra."""
+    value = getattr(result, name, None)
+    if value is None:
+        value = result.extra.get(name)
+    return value or None
+
+
 @bp.get("/")
-def page() -> Response | str:
+def page() -> str:
     params = parse_params(request.args)
-    result = get_search().search(params)
-    return render_template("search.html", params=params, result=result, search_url=search_url, toggle=toggle)
+    service = get_search()
+    result = service.search(params)
+    suggestion = result_extra(result, "suggestion")
+    ways = []
+    if not result.total and (params.q or any(params.filters().values())):
+        text = suggestion.get("text") if isinstance(suggestion, dict) else getattr(suggestion, "text", None)
+        ways = ways_out(service, params, text)
+    return render_template(
+        "search.html",
+        params=params,
+        result=result,
+        suggestion=suggestion,
+        answer=result_extra(result, "answer"),
+        ways=ways,
+        headings=FACET_HEADINGS,
+        pages=page_window(result.page, result.pages),
+        search_url=search_url,
+        toggle=toggle,
+        clear_url=clear_url,
+        split_facet=split_facet,
+        chips_for=hit_chips(result, params),
+        label=service.label,
+    )
 
 
 @bp.get("/events/<doc_id>")
@@ -39,7 +146,9 @@ def event(doc_id: str) -> str:
     doc = service.document(doc_id)
     if doc is None or doc.get("kind") != "event":
         abort(404, description=f"No event has the id {doc_id!r}.")
-    return render_template("event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.label)
+    return render_template(
+        "event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.label, blocks=text_blocks
+    )
 
 
 @bp.get("/guides/<topic>")
@@ -48,4 +157,4 @@ def guide(topic: str) -> str:
     sections = service.guide(topic)
     if not sections:
         abort(404, description=f"No guide for the topic {topic!r}.")
-    return render_template("guide.html", topic=topic, sections=sections, label=service.label)
+    return render_template("guide.html", topic=topic, sections=sections, label=service.label, blocks=text_blocks)

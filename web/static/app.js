@@ -1,17 +1,217 @@
-// Progressive enhancement only: the page works without this file.
+// Progressive enhancement only: every page works without this file.
+// Adds: "/" to focus the search box, suggestions as you type (the ARIA 1.2 combobox pattern),
+// filters that apply as soon as a box is ticked, and an announcement of the result count.
 (function () {
   "use strict";
+  var root = document.documentElement;
+  root.classList.add("js");
+  var FOCUS_KEY = "topichub-focus";
+
+  // "/" focuses the search box from anywhere but another text field.
   document.addEventListener("keydown", function (event) {
     var box = document.getElementById("q");
-    if (event.key === "/" && box && document.activeElement !== box &&
-        !/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName)) {
+    var active = document.activeElement;
+    var typing = active && (/^(TEXTAREA|SELECT)$/.test(active.tagName) || active.isContentEditable ||
+      (active.tagName === "INPUT" && !/^(checkbox|radio|button|submit|reset)$/.test(active.type)));
+    if (event.key === "/" && box && active !== box && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
       event.preventDefault();
       box.focus();
       box.select();
     }
   });
-  // Filters apply as soon as a box is ticked; the Apply button stays for keyboard users.
+
+  // Filters apply as soon as a box is ticked; focus returns to the same box on the new page.
   document.querySelectorAll(".facet-form input[type=checkbox]").forEach(function (box) {
-    box.addEventListener("change", function () { box.form.submit(); });
+    box.addEventListener("change", function () {
+      try { sessionStorage.setItem(FOCUS_KEY, box.name + "\u0000" + box.value); } catch (e) { /* storage off */ }
+      box.form.submit();
+    });
   });
+  var wanted = null;
+  try { wanted = sessionStorage.getItem(FOCUS_KEY); sessionStorage.removeItem(FOCUS_KEY); } catch (e) { /* storage off */ }
+  if (wanted) {
+    var parts = wanted.split("\u0000");
+    document.querySelectorAll(".facet-form input[type=checkbox]").forEach(function (box) {
+      if (box.name === parts[0] && box.value === parts[1]) {
+        var details = box.closest("details");
+        if (details) { details.open = true; }
+        box.focus();
+      }
+    });
+  }
+
+  // Announce the result count once the page has settled (a live region only speaks on change).
+  // The visible summary is a live region too, for pages updated in place; this one speaks on load.
+  var summary = document.getElementById("summary");
+  if (summary) {
+    var announce = document.createElement("div");
+    announce.id = "announce";
+    announce.className = "visually-hidden";
+    announce.setAttribute("role", "status");
+    announce.setAttribute("aria-live", "polite");
+    document.body.appendChild(announce);
+    window.setTimeout(function () { announce.textContent = summary.textContent.replace(/\s+/g, " ").trim(); }, 300);
+  }
+
+  setUpSuggestions(document.getElementById("q"));
+
+  function setUpSuggestions(box) {
+    if (!box || !window.fetch) { return; }
+    var form = box.form;
+    var combo = box.parentNode;
+    var list = document.createElement("ul");
+    list.id = "q-suggestions";
+    list.className = "suggestions";
+    list.setAttribute("role", "listbox");
+    list.setAttribute("aria-label", "Suggestions");
+    list.hidden = true;
+    combo.appendChild(list);
+    var status = document.createElement("div");
+    status.className = "visually-hidden";
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    status.id = "q-status";
+    combo.appendChild(status);
+    box.setAttribute("role", "combobox");
+    box.setAttribute("aria-autocomplete", "list");
+    box.setAttribute("aria-expanded", "false");
+    box.setAttribute("aria-controls", list.id);
+
+    var items = [];
+    var active = -1;
+    var timer = 0;
+    var seq = 0;
+    var controller = null;
+    var KINDS = { title: "Go to", organisation: "Organisation", topic: "Topic", term: "Search" };
+
+    function close() {
+      highlight(-1);
+      list.hidden = true;
+      box.setAttribute("aria-expanded", "false");
+    }
+
+    function highlight(index) {
+      var options = list.children;
+      for (var i = 0; i < options.length; i++) {
+        options[i].setAttribute("aria-selected", i === index ? "true" : "false");
+      }
+      active = index;
+      if (index >= 0) {
+        box.setAttribute("aria-activedescendant", options[index].id);
+        options[index].scrollIntoView({ block: "nearest" });
+      } else {
+        box.removeAttribute("aria-activedescendant");
+      }
+    }
+
+    function choose(item) {
+      close();
+      if (item.url) {
+        window.location.assign(item.url);
+      } else {
+        box.value = item.text;
+        form.submit();
+      }
+    }
+
+    function markPrefix(li, text, typed) {
+      // Bold the typed part where it starts a word: built with DOM nodes, never with HTML strings.
+      var lower = text.toLowerCase();
+      var needle = typed.toLowerCase();
+      var at = lower.indexOf(needle);
+      while (at > 0 && /\w/.test(lower.charAt(at - 1))) { at = lower.indexOf(needle, at + 1); }
+      if (!needle || at < 0) { li.appendChild(document.createTextNode(text)); return; }
+      li.appendChild(document.createTextNode(text.slice(0, at)));
+      var b = document.createElement("b");
+      b.textContent = text.slice(at, at + needle.length);
+      li.appendChild(b);
+      li.appendChild(document.createTextNode(text.slice(at + needle.length)));
+    }
+
+    function render(typed, suggestions) {
+      items = suggestions;
+      list.textContent = "";
+      active = -1;
+      suggestions.forEach(function (item, i) {
+        var li = document.createElement("li");
+        li.id = "q-option-" + i;
+        li.setAttribute("role", "option");
+        li.setAttribute("aria-selected", "false");
+        var text = document.createElement("span");
+        text.className = "s-text";
+        markPrefix(text, item.text, typed);
+        var kind = document.createElement("span");
+        kind.className = "s-kind";
+        kind.textContent = KINDS[item.kind] || item.kind;
+        li.appendChild(text);
+        li.appendChild(kind);
+        li.addEventListener("mousedown", function (event) { event.preventDefault(); });
+        li.addEventListener("click", function () { choose(item); });
+        list.appendChild(li);
+      });
+      if (suggestions.length) {
+        list.hidden = false;
+        box.setAttribute("aria-expanded", "true");
+        status.textContent = suggestions.length + (suggestions.length === 1 ? " suggestion" : " suggestions") +
+          ". Use the up and down arrows to choose.";
+      } else {
+        close();
+        status.textContent = "";
+      }
+    }
+
+    function fetchSuggestions() {
+      var typed = box.value.trim();
+      var mine = ++seq;
+      if (controller) { controller.abort(); }
+      if (!typed) { render("", []); return; }
+      controller = window.AbortController ? new AbortController() : null;
+      fetch("/api/suggest?q=" + encodeURIComponent(typed), {
+        headers: { Accept: "application/json" },
+        signal: controller ? controller.signal : undefined
+      }).then(function (response) {
+        return response.ok ? response.json() : { suggestions: [] };
+      }).then(function (data) {
+        if (mine === seq && document.activeElement === box) { render(typed, data.suggestions || []); }
+      }).catch(function () { /* aborted or offline: the form still submits */ });
+    }
+
+    box.addEventListener("input", function () {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(fetchSuggestions, 150);
+    });
+
+    box.addEventListener("keydown", function (event) {
+      var open = !list.hidden && items.length > 0;
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        if (!open) {
+          if (items.length) { list.hidden = false; box.setAttribute("aria-expanded", "true"); }
+          else { fetchSuggestions(); }
+          event.preventDefault();
+          return;
+        }
+        event.preventDefault();
+        var step = event.key === "ArrowDown" ? 1 : -1;
+        var next = active + step;
+        if (next >= items.length) { next = -1; }
+        if (next < -1) { next = items.length - 1; }
+        highlight(next);
+      } else if (event.key === "Enter") {
+        if (open && active >= 0) {
+          event.preventDefault();
+          choose(items[active]);
+        }
+      } else if (event.key === "Escape") {
+        if (open) {
+          event.preventDefault();
+          close();
+        } else if (box.value) {
+          event.preventDefault();
+          box.value = "";
+        }
+      }
+    });
+
+    box.addEventListener("blur", function () { window.setTimeout(close, 100); });
+  }
 })();

@@ -1,0 +1,1 @@
+"""Benchmarks: speed (bench.run) and relevance (bench.relevance)."""

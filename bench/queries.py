@@ -1,0 +1,62 @@
+"""The benchmark's queries: drawn from the corpus with a fixed seed, so every run asks the same.
+
+A query is one to three neighbouring content words of a random document's title or body; some
+two- and three-word queries are "quoted phrases" of words that stand side by side in the text.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from urllib.parse import urlencode
+
+from corpus.records import Record
+from index.analysis import STOP_WORDS
+
+_WORD = re.compile(r"[^\W\d_][\w]*")
+PHRASE_SHARE = 0.15
+LENGTHS = (1, 2, 3)
+LENGTH_WEIGHTS = (0.4, 0.35, 0.25)
+
+
+def _content(words: list[str]) -> list[str]:
+    return [w for w in words if len(w) > 2 and w.lower() not in STOP_WORDS]
+
+
+def make_queries(records: Sequence[Record], count: int, seed: int) -> list[str]:
+    """Return *count* distinct queries drawn from *records* (fewer if the corpus runs out)."""
+    rng = random.Random(seed)
+    queries: dict[str, None] = {}
+    attempts = 0
+    while len(queries) < count and attempts < count * 50:
+        attempts += 1
+        record = records[rng.randrange(len(records))]
+        text = record.title if rng.random() < 0.4 else record.body
+        words = _WORD.findall(text)
+        length = rng.choices(LENGTHS, LENGTH_WEIGHTS)[0]
+        if length > 1 and rng.random() < PHRASE_SHARE and len(words) >= length:
+            start = rng.randrange(len(words) - length + 1)
+            picked = words[start:start + length]
+            if len(_content(picked)) == length:
+                queries.setdefault('"' + " ".join(w.lower() for w in picked) + '"')
+            continue
+        content = _content(words)
+        if len(content) < length:
+            continue
+        start = rng.randrange(len(content) - length + 1)
+        queries.setdefault(" ".join(w.lower() for w in content[start:start + length]))
+    return list(queries)
+
+
+def api_paths(queries: Sequence[str]) -> list[str]:
+    """Return the /api/search request paths for *queries*."""
+    return ["/api/search?" + urlencode({"q": q}) for q in queries]
+
+
+def repeated_mix(queries: Sequence[str], length: int, seed: int, popular: int = 50) -> list[str]:
+    """Return *length* queries drawn from the first *popular* with Zipf-like weights (a few are hot)."""
+    rng = random.Random(seed)
+    head = list(queries[:popular])
+    weights = [1 / rank for rank in range(1, len(head) + 1)]
+    return rng.choices(head, weights, k=length)

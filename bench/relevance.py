@@ -1,0 +1,260 @@
+"""Relevance benchmark: the service against plain BM25 baselines on judged queries over the seed corpus.
+
+``python -m bench.relevance`` builds the seed corpus into a temporary index, runs every query in
+``bench/judgments.json`` through three systems and prints nDCG@10, MRR and recall@10 per category:
+
+- ``service``: SearchService, as the API answers (synonyms, typo tolerance, all-words first);
+- ``whoosh-or``: the same Whoosh index searched with Whoosh's own parser, OR of the words, BM25F;
+- ``fts5``: SQLite FTS5 over the same records (porter tokenizer, OR of the words, ``bm25()`` with the
+  title weighing as much as in the index), with the same query-time function words dropped.
+
+Gains are the graded judgments (0-3, linear, as trec_eval's ndcg_cut); MRR and recall count a
+document judged 1 or more as relevant.  A *no-answer* query has no relevant document: a system
+scores 1 on all three measures when it says so, 0 when it presents results as an answer.  The
+service says so with ``match`` "partial" or "none"; a baseline can only say so by returning nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sqlite3
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from whoosh import scoring
+from whoosh.qparser import MultifieldParser, OrGroup
+
+from corpus.sources import load_corpus
+from index.analysis import STOP_WORDS
+from index.build import build
+from index.schema import TITLE_BOOST
+from search.params import SearchParams
+from search.service import SearchService
+
+JUDGMENTS = Path(__file__).resolve().parent / "judgments.json"
+DEPTH = 10
+NO_ANSWER = "no-answer"
+NO_ANSWER_MATCHES = frozenset({"partial", "none"})
+TARGET_OVERALL = 0.90
+TARGET_CATEGORY = 0.80
+MEASURES = ("nDCG@10", "MRR", "R@10")
+
+Qrels = Mapping[str, Mapping[str, int]]  # query -> document id -> grade
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """One judged query."""
+
+    category: str
+    query: str
+    grades: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a system returned for one query: ranked ids, and whether it said nothing matches well."""
+
+    ids: tuple[str, ...]
+    no_answer: bool
+
+
+def load_judgments(path: Path = JUDGMENTS) -> list[Judged]:
+    """Return the judged queries in *path*."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [Judged(q["category"], q["query"], dict(q["judgments"])) for q in data["queries"]]
+
+
+# -- measures -------------------------------------------------------------------------------------
+
+
+def ndcg(ranked: Sequence[str], grades: Mapping[str, int], depth: int = DEPTH) -> float:
+    """Return nDCG@*depth* of *ranked* with linear gains (trec_eval's ndcg_cut)."""
+    dcg = sum(grades.get(doc, 0) / math.log2(i + 2) for i, doc in enumerate(ranked[:depth]))
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)[:depth]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def reciprocal_rank(ranked: Sequence[str], grades: Mapping[str, int]) -> float:
+    """Return 1 / the rank of the first relevant document of *ranked* (0 when there is none)."""
+    return next((1.0 / (i + 1) for i, doc in enumerate(ranked) if grades.get(doc, 0) > 0), 0.0)
+
+
+def recall(ranked: Sequence[str], grades: Mapping[str, int], depth: int = DEPTH) -> float:
+    """Return the share of relevant documents found in the first *depth* of *ranked*."""
+    relevant = {doc for doc, g in grades.items() if g > 0}
+    return len(relevant & set(ranked[:depth])) / len(relevant) if relevant else 0.0
+
+
+def score(judged: Judged, answer: Answer) -> dict[str, float]:
+    """Return the three measures of *answer* to *judged*."""
+    if judged.category == NO_ANSWER:
+        value = 1.0 if answer.no_answer else 0.0
+        return dict.fromkeys(MEASURES, value)
+    ranked = answer.ids
+    return {
+        "nDCG@10": ndcg(ranked, judged.grades),
+        "MRR": reciprocal_rank(ranked, judged.grades),
+        "R@10": recall(ranked, judged.grades),
+    }
+
+
+# -- systems --------------------------------------------------------------------------------------
+
+
+def service_system(index_root: Path) -> Callable[[str], Answer]:
+    """Return the service as a system."""
+    service = SearchService(index_root)
+
+    def run(query: str) -> Answer:
+        result = service.search(SearchParams(q=query, per_page=DEPTH))
+        return Answer(tuple(h.id for h in result.hits), result.match in NO_ANSWER_MATCHES)
+
+    return run
+
+
+def whoosh_or_system(index_root: Path) -> Callable[[str], Answer]:
+    """Return plain Whoosh (its own parser, OR of the words, BM25F) on the service's index as a system."""
+    snap = SearchService(index_root).snapshot()
+    searcher = snap.index.searcher(weighting=scoring.BM25F())
+    parser = MultifieldParser(["title", "body"], snap.schema, group=OrGroup)
+
+    def run(query: str) -> Answer:
+        results = searcher.search(parser.parse(query), limit=DEPTH)
+        ids = tuple(hit["id"] for hit in results)
+        return Answer(ids, not ids)
+
+    return run
+
+
+def _fts_terms(query: str) -> list[str]:
+    words = re.findall(r"\w+", query)
+    terms = [w.lower() for w in words if not (w.lower() in STOP_WORDS and not (w.isupper() and len(w) > 1))]
+    return list(dict.fromkeys(terms))
+
+
+def fts5_system(records: Iterable[object]) -> Callable[[str], Answer]:
+    """Return SQLite FTS5 (porter tokenizer, OR of the words, bm25) over *records* as a system."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, body, tokenize='porter unicode61 remove_diacritics 2')")
+    db.executemany(
+        "INSERT INTO docs (id, title, body) VALUES (?, ?, ?)",
+        [(r.id, r.title, r.body) for r in records],  # type: ignore[attr-defined]
+    )
+
+    def run(query: str) -> Answer:
+        terms = _fts_terms(query)
+        if not terms:
+            return Answer((), True)
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        rows = db.execute(
+            "SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs, 0.0, ?, 1.0) LIMIT ?",
+            (match, TITLE_BOOST, DEPTH),
+        ).fetchall()
+        ids = tuple(row[0] for row in rows)
+        return Answer(ids, not ids)
+
+    return run
+
+
+# -- the run --------------------------------------------------------------------------------------
+
+
+def run_all(judged: Sequence[Judged], systems: Mapping[str, Callable[[str], Answer]]) -> dict[str, dict[str, Answer]]:
+    """Return each system's answer to each judged query."""
+    return {name: {j.query: system(j.query) for j in judged} for name, system in systems.items()}
+
+
+def summarise(judged: Sequence[Judged], answers: Mapping[str, Answer]) -> dict[str, dict[str, float]]:
+    """Return the mean measures per category, and over all queries under "overall"."""
+    groups: dict[str, list[dict[str, float]]] = {}
+    for j in judged:
+        measures = score(j, answers[j.query])
+        groups.setdefault(j.category, []).append(measures)
+        groups.setdefault("overall", []).append(measures)
+    return {cat: {m: sum(q[m] for q in qs) / len(qs) for m in MEASURES} for cat, qs in groups.items()}
+
+
+def table(judged: Sequence[Judged], summaries: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
+    """Return the per-category table of every system's measures."""
+    counts: dict[str, int] = {}
+    for j in judged:
+        counts[j.category] = counts.get(j.category, 0) + 1
+    counts["overall"] = len(judged)
+    systems = list(summaries)
+    header = f"{'category':<11}{'n':>3}  " + "  ".join(f"{s + ' ' + m:>18}" for s in systems for m in MEASURES)
+    lines = [header, "-" * len(header)]
+    for cat in [*dict.fromkeys(j.category for j in judged), "overall"]:
+        cells = "  ".join(f"{summaries[s][cat][m]:>18.3f}" for s in systems for m in MEASURES)
+        lines.append(f"{cat:<11}{counts[cat]:>3}  {cells}")
+    return "\n".join(lines)
+
+
+def failures(judged: Sequence[Judged], answers: Mapping[str, Answer], below: float = TARGET_CATEGORY) -> list[str]:
+    """Return a line for each query whose nDCG@10 is under *below* (or no-answer query answered)."""
+    lines = []
+    for j in judged:
+        value = score(j, answers[j.query])["nDCG@10"]
+        if value < below:
+            top = ", ".join(answers[j.query].ids[:3]) or "(nothing)"
+            lines.append(f"  [{j.category}] {j.query!r}: nDCG@10 {value:.3f}; top: {top}")
+    return lines
+
+
+def verdict(summaries: Mapping[str, Mapping[str, Mapping[str, float]]]) -> list[str]:
+    """Return the targets the service misses (empty when it meets them all)."""
+    service = summaries["service"]
+    misses = []
+    if service["overall"]["nDCG@10"] < TARGET_OVERALL:
+        misses.append(f"overall nDCG@10 {service['overall']['nDCG@10']:.3f} < {TARGET_OVERALL}")
+    for cat, measures in service.items():
+        if measures["nDCG@10"] < TARGET_CATEGORY:
+            misses.append(f"{cat} nDCG@10 {measures['nDCG@10']:.3f} < {TARGET_CATEGORY}")
+    for name, other in summaries.items():
+        if name == "service":
+            continue
+        if other["overall"]["nDCG@10"] >= service["overall"]["nDCG@10"]:
+            misses.append(f"{name} is not behind the service overall")
+        if name == "whoosh-or":
+            for cat, measures in other.items():
+                if measures["nDCG@10"] > service[cat]["nDCG@10"]:
+                    misses.append(f"whoosh-or beats the service on {cat}")
+    return misses
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print its table; return 1 when the service misses a target."""
+    parser = argparse.ArgumentParser(prog="python -m bench.relevance", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--judgments", type=Path, default=JUDGMENTS)
+    args = parser.parse_args(argv)
+    judged = load_judgments(args.judgments)
+    corpus = load_corpus()
+    with tempfile.TemporaryDirectory(prefix="bench-relevance-") as tmp:
+        root = Path(tmp) / "index"
+        build(root=root)
+        systems = {
+            "service": service_system(root),
+            "whoosh-or": whoosh_or_system(root),
+            "fts5": fts5_system(corpus.records),
+        }
+        answers = run_all(judged, systems)
+    summaries = {name: summarise(judged, a) for name, a in answers.items()}
+    print(f"{len(judged)} judged queries over {len(corpus.records)} documents; depth {DEPTH}\n")
+    print(table(judged, summaries))
+    failing = failures(judged, answers["service"])
+    print(f"\nservice queries under nDCG@10 {TARGET_CATEGORY}: {len(failing)}")
+    print("\n".join(failing))
+    misses = verdict(summaries)
+    print("\ntargets: " + ("met" if not misses else "MISSED: " + "; ".join(misses)))
+    return 1 if misses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

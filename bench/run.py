@@ -1,0 +1,381 @@
+"""The speed benchmark (issue 7): the service against SQLite FTS5 and a Flask + FTS5 reference service.
+
+One run, on the same documents and the same seeded queries:
+
+1. builds the service's index and an FTS5 database for each corpus, each in a fresh process
+   (documents a second, size on disk, peak memory);
+2. times the service's own search path, ``SearchService.search`` (top 10, highlighted snippets,
+   exact total and facet counts), and FTS5 doing the same work (``bench.fts5``), each query once;
+3. loads ``/api/search`` under gunicorn with wrk, for the service and for the reference service
+   with the same worker count, with repeated (a few hot queries) and unique queries reported apart;
+4. reads one service worker's memory after that load on the 64k corpus;
+5. writes ``bench/results/latest.md`` and ``latest.json`` with the machine and the command line.
+
+Run it with ``make bench`` (``make bench BENCH_ARGS=--large`` adds a 256k-document corpus).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import fts5
+from bench.queries import api_paths, make_queries, repeated_mix
+from bench.servers import REFERENCE_APP, SERVICE_APP, gunicorn, rss_mb
+
+from corpus.sources import DEFAULT_DIR, load_corpus
+from search.params import SearchParams
+from search.service import SearchService
+
+REPO = Path(__file__).resolve().parent.parent
+DEBIAN = REPO.parent / "shared" / "corpora" / "debian-packages.jsonl.gz"
+RESULTS = REPO / "bench" / "results"
+LUA = Path(__file__).resolve().parent / "wrk_paths.lua"
+WRK = "/usr/bin/wrk"
+WARMUP_QUERIES = 30
+UNIQUE_POOL = 20000
+
+# Issue 7's targets.
+TARGET_LATENCY_RATIO = 3.0
+TARGET_BUILD_DOCS_PER_SECOND = 10_000
+TARGET_HTTP_RPS = 1000
+TARGET_HTTP_P99_MS = 20.0
+TARGET_HTTP_VS_REFERENCE = 0.7
+TARGET_WORKER_MB = 300
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusSpec:
+    name: str
+    sources: tuple[Path, ...]
+    http: bool
+
+
+def machine() -> dict[str, object]:
+    """Return the facts about this machine that numbers depend on."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                      if line.startswith("MemTotal:"))
+    except (OSError, StopIteration, ValueError):
+        mem_kb = 0
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "memory_gb": round(mem_kb / 1024 / 1024, 1),
+        "python": platform.python_version(),
+        "sqlite": __import__("sqlite3").sqlite_version,
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    """Return p50, p95, p99 and the mean of *values* (milliseconds)."""
+    ordered = sorted(values)
+    cuts = statistics.quantiles(ordered, n=100, method="inclusive") if len(ordered) > 1 else ordered * 99
+    return {
+        "p50": round(cuts[49], 3),
+        "p95": round(cuts[94], 3),
+        "p99": round(cuts[98], 3),
+        "mean": round(statistics.fmean(ordered), 3),
+    }
+
+
+def _large_copy(work: Path, copies: int = 4) -> Path:
+    """Write *copies* copies of the 64k corpus (ids made distinct) and return the file."""
+    target = work / f"debian-x{copies}.jsonl.gz"
+    with gzip.open(DEBIAN, "rt", encoding="utf-8") as src:
+        lines = [json.loads(line) for line in src if line.strip()]
+    with gzip.open(target, "wt", encoding="utf-8", compresslevel=1) as out:
+        for copy in range(copies):
+            for obj in lines:
+                out.write(json.dumps({**obj, "id": f"{obj['id']}-{copy}"}) + "\n")
+    return target
+
+
+def build(engine: str, target: Path, sources: tuple[Path, ...], procs: int) -> dict[str, object]:
+    """Build one index in a fresh process; return its figures."""
+    args = [sys.executable, "-m", "bench.build_worker", engine, str(target), *map(str, sources), "--procs", str(procs)]
+    done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{engine} build failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout)
+
+
+def time_service(index_root: Path, queries: list[str], warmup: list[str]) -> tuple[list[float], list[int], list[int]]:
+    """Return per-query milliseconds, totals and hit counts of SearchService.search."""
+    service = SearchService(index_root)
+    for q in warmup:
+        service.search(SearchParams(q=q))
+    times, totals, hits = [], [], []
+    for q in queries:
+        started = time.perf_counter()
+        result = service.search(SearchParams(q=q))
+        result.to_json()
+        times.append((time.perf_counter() - started) * 1000)
+        totals.append(result.total)
+        hits.append(len(result.hits))
+    return times, totals, hits
+
+
+def time_fts5(db: Path, queries: list[str], warmup: list[str]) -> tuple[list[float], list[int], list[int]]:
+    """Return per-query milliseconds, totals and hit counts of FTS5 doing the same work."""
+    conn = fts5.connect(db)
+    try:
+        for q in warmup:
+            fts5.search(conn, q)
+        times, totals, hits = [], [], []
+        for q in queries:
+            started = time.perf_counter()
+            result = fts5.search(conn, q)
+            fts5.dumps(result)
+            times.append((time.perf_counter() - started) * 1000)
+            totals.append(int(result["total"]))
+            hits.append(len(result["hits"]))
+        return times, totals, hits
+    finally:
+        conn.close()
+
+
+def count_differences(queries: list[str], ours: list[int], theirs: list[int]) -> dict[str, object]:
+    """Return how many queries' match counts differ between the two sides, with examples."""
+    differ = [(q, a, b) for q, a, b in zip(queries, ours, theirs) if a != b]
+    differ.sort(key=lambda item: -abs(item[1] - item[2]))
+    return {
+        "queries": len(queries),
+        "differ": len(differ),
+        "within_5_percent": sum(1 for _, a, b in differ if abs(a - b) <= 0.05 * max(a, b)),
+        "examples": [{"q": q, "service": a, "fts5": b} for q, a, b in differ[:8]],
+    }
+
+
+def wrk(base: str, paths: list[str], work: Path, label: str, duration: int, threads: int, connections: int) -> dict[str, object]:
+    """Run wrk against *base* rotating through *paths*; return requests/s and latency (ms)."""
+    path_file = work / f"paths-{label}.txt"
+    path_file.write_text("\n".join(paths) + "\n", encoding="utf-8")
+    env = {**os.environ, "BENCH_PATHS": str(path_file), "BENCH_THREADS": str(threads)}
+    done = subprocess.run(
+        [WRK, f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "-s", str(LUA), base],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    line = next(line for line in done.stdout.splitlines() if line.startswith("{"))
+    raw = json.loads(line)
+    seconds = raw["duration_us"] / 1e6
+    lat = raw["latency_us"]
+    return {
+        "requests": raw["requests"],
+        "rps": round(raw["requests"] / seconds, 1),
+        "p50_ms": round(lat["p50"] / 1000, 2),
+        "p90_ms": round(lat["p90"] / 1000, 2),
+        "p99_ms": round(lat["p99"] / 1000, 2),
+        "mean_ms": round(lat["mean"] / 1000, 2),
+        "errors": raw["errors"],
+        "distinct_paths": len(set(paths)),
+    }
+
+
+def http(spec: CorpusSpec, index_root: Path, db: Path, records, args, work: Path) -> dict[str, object]:
+    """Load both services with the repeated and the unique mix; return the figures."""
+    queries = make_queries(records, UNIQUE_POOL, args.seed + 1)
+    mixes = {
+        "repeated": api_paths(repeated_mix(queries, 5000, args.seed + 2)),
+        "unique": api_paths(queries),
+    }
+    targets = {
+        "service": (SERVICE_APP, {"TOPICHUB_INDEX_DIR": str(index_root)}),
+        "reference": (REFERENCE_APP, {"BENCH_FTS5_DB": str(db)}),
+    }
+    out: dict[str, object] = {"workers": args.workers, "wrk": {"threads": args.wrk_threads,
+                                                             "connections": args.wrk_connections,
+                                                             "duration_s": args.duration}}
+    for side, (app, env) in targets.items():
+        log = work / f"gunicorn-{spec.name}-{side}.log"
+        with gunicorn(app, env, args.workers, log) as server:
+            warm = api_paths(queries[-WARMUP_QUERIES:])
+            wrk(server.base, warm, work, f"{spec.name}-{side}-warm", 2, args.wrk_threads, args.wrk_connections)
+            side_out: dict[str, object] = {}
+            for mix, paths in mixes.items():
+                side_out[mix] = wrk(server.base, paths, work, f"{spec.name}-{side}-{mix}", args.duration,
+                                    args.wrk_threads, args.wrk_connections)
+            side_out["worker_rss_mb"] = max(rss_mb(pid) for pid in server.worker_pids())
+            out[side] = side_out
+    return out
+
+
+def ratio(a: float, b: float) -> float | None:
+    return round(a / b, 2) if b else None
+
+
+def run(args: argparse.Namespace) -> dict[str, object]:
+    """Run every part of the benchmark; return the results."""
+    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="topichub-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    specs = [CorpusSpec("seed", (DEFAULT_DIR,), True), CorpusSpec("debian-64k", (DEBIAN,), True)]
+    if args.large:
+        specs.append(CorpusSpec("debian-256k", (_large_copy(work),), False))
+    if args.only:
+        specs = [spec for spec in specs if spec.name in args.only]
+    results: dict[str, object] = {
+        "command": " ".join(shlex.quote(a) for a in [Path(sys.executable).name, "-m", "bench.run", *sys.argv[1:]]),
+        "machine": machine(),
+        "settings": {k: v for k, v in vars(args).items() if k not in ("workdir", "out")},
+        "corpora": {},
+    }
+    try:
+        for spec in specs:
+            print(f"[bench] {spec.name}: building", file=sys.stderr, flush=True)
+            index_root, db = work / f"{spec.name}-index", work / f"{spec.name}.fts5"
+            builds = {
+                "service": build("service", index_root, spec.sources, args.procs),
+                "fts5": build("fts5", db, spec.sources, 1),
+            }
+            records = load_corpus(spec.sources).records
+            queries = make_queries(records, args.queries, args.seed)
+            timed = set(queries)
+            warmup = [q for q in make_queries(records, 3 * WARMUP_QUERIES, args.seed + 100) if q not in timed]
+            warmup = warmup[:WARMUP_QUERIES]
+            print(f"[bench] {spec.name}: timing {len(queries)} queries", file=sys.stderr, flush=True)
+            s_times, s_totals, s_hits = time_service(index_root, queries, warmup)
+            f_times, f_totals, f_hits = time_fts5(db, queries, warmup)
+            corpus_out: dict[str, object] = {
+                "docs": builds["service"]["docs"],
+                "build": builds,
+                "search": {
+                    "queries": len(queries),
+                    "phrases": sum(q.startswith('"') for q in queries),
+                    "service_ms": percentiles(s_times),
+                    "fts5_ms": percentiles(f_times),
+                    "match_counts": count_differences(queries, s_totals, f_totals),
+                    "hits_returned": {"service": sum(s_hits), "fts5": sum(f_hits)},
+                },
+            }
+            if spec.http and not args.skip_http:
+                print(f"[bench] {spec.name}: HTTP load", file=sys.stderr, flush=True)
+                corpus_out["http"] = http(spec, index_root, db, records, args, work)
+            results["corpora"][spec.name] = corpus_out
+    finally:
+        if not args.workdir:
+            shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def markdown(results: dict[str, object]) -> str:
+    """Return the results as a Markdown table, ratios and targets included."""
+    m = results["machine"]
+    lines = [
+        "# Speed benchmark: the service against SQLite FTS5",
+        "",
+        f"Command: `{results['command']}`  ",
+        f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['memory_gb']} GB, Python {m['python']}, "
+        f"SQLite {m['sqlite']}, load average at start {m['load_average_at_start']}  ",
+        f"Build processes: {results['settings']['procs']}; "
+        f"gunicorn workers: {results['settings']['workers']}; wrk: {results['settings']['wrk_threads']} thread(s), "
+        f"{results['settings']['wrk_connections']} connections, {results['settings']['duration']} s a run",
+        "",
+        "| corpus | figure | service | FTS5 / reference | ratio | target |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for name, c in results["corpora"].items():
+        b = c["build"]
+        s, f = b["service"], b["fts5"]
+        is_target = name == "debian-64k"
+        lines.append(f"| {name} ({c['docs']:,} docs) | build, documents/s | {s['docs_per_second']:,.0f} | "
+                     f"{f['docs_per_second']:,.0f} | {ratio(s['docs_per_second'], f['docs_per_second'])} | "
+                     + (f"≥ {TARGET_BUILD_DOCS_PER_SECOND:,}: {_verdict(s['docs_per_second'] >= TARGET_BUILD_DOCS_PER_SECOND)}" if is_target else "") + " |")
+        lines.append(f"| {name} | index size, MB | {s['size_bytes'] / 1e6:.1f} | {f['size_bytes'] / 1e6:.1f} | "
+                     f"{ratio(s['size_bytes'], f['size_bytes'])} | |")
+        s_peak = s["peak_rss_mb"] + s["peak_rss_children_mb"]
+        lines.append(f"| {name} | build peak memory, MB (process + indexing subprocesses) | "
+                     f"{s['peak_rss_mb']:.0f} + {s['peak_rss_children_mb']:.0f} | {f['peak_rss_mb']:.0f} | "
+                     f"{ratio(s_peak, f['peak_rss_mb'])} | |")
+        q = c["search"]
+        for cut in ("p50", "p95", "p99", "mean"):
+            sv, fv = q["service_ms"][cut], q["fts5_ms"][cut]
+            target = ""
+            if is_target and cut in ("p50", "p95"):
+                target = f"≤ {TARGET_LATENCY_RATIO:g}×: {_verdict(sv <= TARGET_LATENCY_RATIO * fv)}"
+            lines.append(f"| {name} | search {cut}, ms ({q['queries']} queries) | {sv:.2f} | {fv:.2f} | "
+                         f"{ratio(sv, fv)} | {target} |")
+        mc = q["match_counts"]
+        lines.append(f"| {name} | queries whose match counts differ | {mc['differ']} of {mc['queries']} "
+                     f"({mc['within_5_percent']} within 5%) | | | |")
+        h = c.get("http")
+        if h:
+            for mix in ("repeated", "unique"):
+                sv, rv = h["service"][mix], h["reference"][mix]
+                seed_target = name == "seed"
+                rps_target = ""
+                if seed_target:
+                    rps_ok = sv["rps"] >= TARGET_HTTP_RPS and sv["rps"] >= TARGET_HTTP_VS_REFERENCE * rv["rps"]
+                    rps_target = (f"≥ {TARGET_HTTP_RPS:,} and ≥ {TARGET_HTTP_VS_REFERENCE}× reference: "
+                                  f"{_verdict(rps_ok)}")
+                lines.append(f"| {name} | HTTP {mix}, requests/s ({h['workers']} workers) | {sv['rps']:,.0f} | "
+                             f"{rv['rps']:,.0f} | {ratio(sv['rps'], rv['rps'])} | {rps_target} |")
+                lines.append(f"| {name} | HTTP {mix}, p50 / p99 ms | {sv['p50_ms']:.1f} / {sv['p99_ms']:.1f} | "
+                             f"{rv['p50_ms']:.1f} / {rv['p99_ms']:.1f} | {ratio(sv['p99_ms'], rv['p99_ms'])} | "
+                             + (f"p99 < {TARGET_HTTP_P99_MS:g}: {_verdict(sv['p99_ms'] < TARGET_HTTP_P99_MS)}" if seed_target else "")
+                             + " |")
+                errors = sum(sv["errors"].values()) + sum(rv["errors"].values())
+                if errors:
+                    lines.append(f"| {name} | HTTP {mix} errors | {sv['errors']} | {rv['errors']} | | |")
+            sw, rw = h["service"]["worker_rss_mb"], h["reference"]["worker_rss_mb"]
+            lines.append(f"| {name} | one worker's memory after load, MB | {sw:.0f} | {rw:.0f} | {ratio(sw, rw)} | "
+                         + (f"< {TARGET_WORKER_MB}: {_verdict(sw < TARGET_WORKER_MB)}" if is_target else "") + " |")
+    lines += ["", "Match counts differ where the analysers do (see bench/fts5.py). Largest differences:", ""]
+    for name, c in results["corpora"].items():
+        for ex in c["search"]["match_counts"]["examples"][:5]:
+            lines.append(f"- {name}: `{ex['q']}`: service {ex['service']:,}, FTS5 {ex['fts5']:,}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and write bench/results/latest.{md,json}."""
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--large", action="store_true", help="also a 256k-document corpus (4 copies of 64k)")
+    parser.add_argument("--queries", type=int, default=300, help="queries timed per corpus (default 300)")
+    parser.add_argument("--seed", type=int, default=7, help="seed for drawing queries (default 7)")
+    parser.add_argument("--procs", type=int, default=2, help="indexing processes for the service (default 2)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers for both services (default 2)")
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
+    parser.add_argument("--wrk-threads", type=int, default=1)
+    parser.add_argument("--wrk-connections", type=int, default=4)
+    parser.add_argument("--only", action="append", choices=("seed", "debian-64k", "debian-256k"),
+                        help="run only this corpus (repeatable; for trying changes quickly)")
+    parser.add_argument("--skip-http", action="store_true", help="skip the HTTP load")
+    parser.add_argument("--workdir", help="keep indexes and logs here instead of a temporary folder")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.md and latest.json")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    results = run(args)
+    results["seconds"] = round(time.perf_counter() - started, 1)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "latest.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    table = markdown(results)
+    (args.out / "latest.md").write_text(table, encoding="utf-8")
+    print(table)
+    print(f"[bench] done in {results['seconds']} s; wrote {args.out / 'latest.md'} and latest.json", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""Run a WSGI app under gunicorn on 127.0.0.1 and a free port, as the benchmark's load target."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SERVICE_APP = "web:create_app()"
+REFERENCE_APP = "bench.reference_app:create_app()"
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    base: str
+    pid: int
+
+    def worker_pids(self) -> list[int]:
+        """Return the pids of the gunicorn master's worker processes."""
+        children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
+        return [int(pid) for pid in children]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def rss_mb(pid: int) -> float:
+    """Return a process's resident memory in MB (VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise ValueError(f"no VmRSS for process {pid}")
+
+
+@contextmanager
+def gunicorn(app: str, env: dict[str, str], workers: int, log_path: Path) -> Iterator[Server]:
+    """Serve *app* with the service's gunicorn config until the block ends; output goes to *log_path*."""
+    port = free_port()
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn", "--config", "python:web.gunicorn_conf",
+                "--bind", f"127.0.0.1:{port}", "--workers", str(workers), app,
+            ],
+            cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(base + "/healthz", timeout=5) as response:
+                        response.read()
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"gunicorn ({app}) did not start; see {log_path}") from None
+                    time.sleep(0.2)
+            yield Server(base, proc.pid)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

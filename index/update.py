@@ -1,0 +1,256 @@
+"""Update the published index from a change file, without a full rebuild.
+
+A change file is JSONL (or .jsonl.gz), one operation a line:
+
+- an upsert is a document in the JSONL corpus format (``id``, ``title``, ``summary``, ``topics``,
+  optionally ``kind``, ``entities``, ``url``, ``published``; see corpus/jsonl.py).  A known id is
+  replaced and keeps its place in listing order; a new id is added at the end of it;
+- a delete is ``{"id": "...", "delete": true}`` and nothing else.  Deleting an unknown id is
+  reported, not an error, so a change file can be applied twice.
+
+When a line repeats an id, the later line wins, as in a build.  The whole file is validated before
+anything is written.  The update copies the published snapshot into a new snapshot folder under the
+write lock, applies the changes there, commits, checks that every change is visible, and publishes
+it like a build: readers see the old snapshot or the new one, never a half-updated index.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO
+
+from whoosh import index as whoosh_index
+from whoosh import query as wq
+
+from corpus.errors import CorpusError
+from corpus.jsonl import parse_line
+from corpus.records import Event, GuideSection, Record
+from index import store
+from index.schema import SCHEMA_VERSION, to_document
+
+# A delete line's only keys: anything else is a typo we should not guess at.
+_DELETE_KEYS = {"id", "delete"}
+
+
+class UpdateError(RuntimeError):
+    """The index cannot be updated (no index, or one of another schema version); nothing changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What a change file asks for: documents to upsert and ids to delete, last line winning."""
+
+    upserts: dict[str, Record]
+    deletes: frozenset[str]
+
+    def __len__(self) -> int:
+        return len(self.upserts) + len(self.deletes)
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateReport:
+    snapshot: str  # the published snapshot (the previous one when there was nothing to change)
+    previous: str
+    added: int
+    replaced: int
+    deleted: int
+    missing: tuple[str, ...]  # ids asked to be deleted that the index did not hold
+    doc_count: int
+    seconds: float
+
+    @property
+    def changed(self) -> bool:
+        return self.snapshot != self.previous
+
+
+def read_changes(path: str | Path) -> Changes:
+    """Return the validated operations of change file *path*, or raise CorpusError at the bad line."""
+    path = Path(path)
+    upserts: dict[str, Record] = {}
+    deletes: set[str] = set()
+    position = 0
+    try:
+        with _open(path) as handle:
+            for lineno, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise CorpusError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
+                if isinstance(obj, dict) and "delete" in obj:
+                    doc_id = _delete_id(obj, path, lineno)
+                    if doc_id is not None:
+                        upserts.pop(doc_id, None)
+                        deletes.add(doc_id)
+                        continue
+                position += 1
+                record = parse_line(obj, path, lineno, position)
+                deletes.discard(record.id)
+                upserts.pop(record.id, None)
+                upserts[record.id] = record
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise CorpusError(path, None, f"cannot be read: {exc}") from exc
+    return Changes(upserts=upserts, deletes=frozenset(deletes))
+
+
+def _open(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
+def _delete_id(obj: dict[str, object], path: Path, lineno: int) -> str | None:
+    """Return the id a delete line removes, None for ``"delete": false`` (an upsert), or raise."""
+    flag = obj["delete"]
+    if not isinstance(flag, bool):
+        raise CorpusError(path, lineno, "'delete' must be true or false")
+    if not flag:
+        return None
+    doc_id = obj.get("id")
+    if not isinstance(doc_id, str) or not doc_id.strip():
+        raise CorpusError(path, lineno, "'id' must be a non-empty string")
+    extra = sorted(set(obj) - _DELETE_KEYS)
+    if extra:
+        raise CorpusError(path, lineno, f"a delete line has only 'id' and 'delete', not {', '.join(map(repr, extra))}")
+    return doc_id.strip()
+
+
+def update(path: str | Path, root: str | Path, *, lock_wait: float = 0.0) -> UpdateReport:
+    """Apply change file *path* to the index under *root* and publish the result as a new snapshot."""
+    changes = read_changes(path)
+    return apply_changes(changes, Path(root), source=Path(path), lock_wait=lock_wait)
+
+
+def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, lock_wait: float = 0.0) -> UpdateReport:
+    """Apply *changes* to a copy of the published snapshot under *root* and publish it."""
+    started = time.perf_counter()
+    store.current_path(root)  # no index: say so before creating a lock file in a folder that is wrong
+    with store.write_lock(root, wait=lock_wait):
+        previous = store.current_path(root)
+        meta = store.read_meta(previous)
+        if meta.get("schema_version") != SCHEMA_VERSION:
+            raise UpdateError(
+                f"the published snapshot has schema version {meta.get('schema_version')}, this code writes "
+                f"{SCHEMA_VERSION}: run a full build instead of an update"
+            )
+        if not changes:
+            return UpdateReport(previous.name, previous.name, 0, 0, 0, (), int(meta.get("doc_count", 0)), 0.0)
+        snap_id, work = store.new_workdir(root)
+        try:
+            for item in previous.iterdir():  # a snapshot is flat: Whoosh files and snapshot.json
+                if item.is_file():
+                    shutil.copy2(item, work / item.name)
+            added, replaced, missing, doc_count = _apply(work, changes)
+            seconds = time.perf_counter() - started
+            meta.update(
+                snapshot=snap_id,
+                doc_count=doc_count,
+                updated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            )
+            history = list(meta.get("updates", []))  # type: ignore[arg-type]
+            history.append(
+                {
+                    "file": str(source.resolve()) if source else None,
+                    "sha256": _sha256(source) if source else None,
+                    "at": meta["updated_at"],
+                    "upserted": len(changes.upserts),
+                    "deleted": len(changes.deletes) - len(missing),
+                }
+            )
+            meta["updates"] = history[-50:]  # the recent ones: the meta file stays small
+            store.write_meta(work, meta)
+            store.publish(root, snap_id, work)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+    return UpdateReport(
+        snapshot=snap_id,
+        previous=previous.name,
+        added=added,
+        replaced=replaced,
+        deleted=len(changes.deletes) - len(missing),
+        missing=missing,
+        doc_count=doc_count,
+        seconds=round(seconds, 3),
+    )
+
+
+def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int]:
+    """Write *changes* into the index in *work*; return (added, replaced, missing ids, doc count)."""
+    ix = whoosh_index.open_dir(str(work))
+    try:
+        with ix.searcher() as searcher:
+            existing = {doc_id: searcher.document_number(id=doc_id) for doc_id in (*changes.upserts, *changes.deletes)}
+            kept = {doc_id: searcher.stored_fields(num) for doc_id, num in existing.items() if num is not None}
+            last = searcher.search(wq.Every(), sortedby="order", reverse=True, limit=1)
+            next_order = (last[0]["order"] + 1) if len(last) else 1
+            before = searcher.doc_count()
+        writer = ix.writer(limitmb=128)
+        try:
+            missing = tuple(sorted(doc_id for doc_id in changes.deletes if doc_id not in kept))
+            for doc_id in sorted(changes.deletes):
+                writer.delete_by_term("id", doc_id)
+            added = 0
+            for doc_id, record in changes.upserts.items():
+                old = kept.get(doc_id)
+                if old is not None:  # an edit keeps its place in the listing
+                    record = _at_position(record, int(old["position"]))
+                    order = int(old["order"])
+                else:
+                    order = next_order
+                    next_order += 1
+                    added += 1
+                writer.update_document(**to_document(record, order))
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+    finally:
+        ix.close()
+    replaced = len(changes.upserts) - added
+    doc_count = before + added - (len(changes.deletes) - len(missing))
+    _check(work, changes, doc_count)
+    return added, replaced, missing, doc_count
+
+
+def _at_position(record: Record, position: int) -> Record:
+    if isinstance(record, Event):
+        return replace(record, position=position)
+    assert isinstance(record, GuideSection)
+    return replace(record, order=position)
+
+
+def _check(work: Path, changes: Changes, expected: int) -> None:
+    """Reopen the updated index and raise UpdateError unless every change is visible."""
+    ix = whoosh_index.open_dir(str(work))
+    try:
+        with ix.searcher() as searcher:
+            found = searcher.doc_count()
+            lost = [doc_id for doc_id in changes.upserts if searcher.document_number(id=doc_id) is None]
+            kept = [doc_id for doc_id in changes.deletes if searcher.document_number(id=doc_id) is not None]
+            titles = {doc_id: searcher.stored_fields(searcher.document_number(id=doc_id))["title"]
+                      for doc_id in changes.upserts if doc_id not in lost}
+    finally:
+        ix.close()
+    stale = [doc_id for doc_id, title in titles.items() if title != changes.upserts[doc_id].title]
+    if found != expected or lost or kept or stale:
+        raise UpdateError(
+            f"the updated index holds {found} documents (expected {expected}); missing {lost[:3]}, "
+            f"not deleted {kept[:3]}, stale {stale[:3]}; not published"
+        )
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

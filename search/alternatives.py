@@ -1,0 +1,66 @@
+"""Ways out of an empty result: nearby searches that do find something, each with its count.
+
+When a search finds nothing, the page offers concrete next steps instead of a dead end: the
+spelling suggestion, each active filter removed on its own, every filter removed, and the query's
+words joined with OR.  Each way out is run as a real search (one hit per page, so only the exact
+total and facet counts are computed), and only ways that find something are offered.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from search.params import FILTERS, MAX_QUERY_WORDS, SearchParams
+from search.service import SearchService
+
+_WORD = re.compile(r"[^\s\"()]+")
+_OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"})
+MAX_WAYS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class WayOut:
+    """A search that finds *count* results where the asked one found none."""
+
+    kind: str  # "suggestion", "without" (one filter removed), "no_filters" or "any_words"
+    params: SearchParams
+    count: int
+    facet: str | None = None  # for "without": the filter removed
+    value: str | None = None
+    label: str | None = None
+
+
+def any_words_query(text: str) -> str | None:
+    """Return *text*'s words joined with OR, or None when that would not differ from *text*."""
+    words = [w.lstrip("+") for w in _WORD.findall(text) if w not in _OPERATORS and not w.startswith("-")]
+    words = [w for w in dict.fromkeys(words) if w][:MAX_QUERY_WORDS // 2]
+    if len(words) < 2:
+        return None
+    joined = " OR ".join(words)
+    return None if joined == text else joined
+
+
+def ways_out(service: SearchService, params: SearchParams, suggestion: str | None = None) -> list[WayOut]:
+    """Return the searches near *params* that find something, each with its exact total."""
+    base = params.with_(page=1, per_page=1, explain=False)
+    candidates: list[tuple[str, SearchParams, str | None, str | None]] = []
+    if suggestion and suggestion != params.q:
+        candidates.append(("suggestion", base.with_(q=suggestion), None, None))
+    active = [(name, value) for name in FILTERS for value in getattr(params, name)]
+    for name, value in active:
+        rest = tuple(v for v in getattr(params, name) if v != value)
+        candidates.append(("without", base.with_(**{name: rest}), name, value))
+    if len(active) > 1:
+        candidates.append(("no_filters", base.with_(**{name: () for name in FILTERS}), None, None))
+    any_words = any_words_query(params.q)
+    if any_words:
+        candidates.append(("any_words", base.with_(q=any_words), None, None))
+
+    ways: list[WayOut] = []
+    for kind, candidate, facet, value in candidates[:MAX_WAYS]:
+        total = service.search(candidate).total
+        if total:
+            label = service.label(facet, value) if facet and value else None
+            ways.append(WayOut(kind, candidate.with_(per_page=params.per_page), total, facet, value, label))
+    return ways

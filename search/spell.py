@@ -1,0 +1,189 @@
+"""Spelling: match a word the index does not have to the index words a few edits away.
+
+The index's vocabulary is its analysed (stemmed) words.  A typed word whose analysed form is not in
+it is compared, both as typed and as analysed, with the vocabulary through Whoosh's Levenshtein
+automaton, which skips through each segment's sorted term list instead of reading all of it; an
+adjacent transposition ("kuberentes") counts as one edit.  How far a word may be from its match grows
+with its length: not at all under 4 characters, 1 edit up to 8, 2 from 9; the first letter must be
+right (or swapped with the second), which keeps "mining" from matching "fine".  The closest words win,
+the most frequent first.  For a did-you-mean the analysed word is turned back into a word a reader
+would type, taken from a document that contains it.
+
+Look-ups are cached per snapshot in a bounded dict the service holds (snapshots never change).
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from collections import Counter
+
+from whoosh import query as wq
+from whoosh.analysis import Analyzer
+from whoosh.reading import TermNotFound
+from whoosh.searching import Searcher
+
+from search.highlight import sanitize
+from search.query import SEARCH_FIELDS, ParsedQuery, word_query
+from search.results import Suggestion
+
+CACHE_LIMIT = 4096
+
+
+def allowed_distance(length: int) -> int:
+    """Return how many edits a typed word of *length* characters may be from an index word."""
+    if length < 4:
+        return 0
+    return 1 if length < 9 else 2
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Return the edit distance of *a* and *b*, an adjacent transposition counting as one edit."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def _match_case(word: str, typed: str) -> str:
+    if len(typed) > 1 and typed.isupper():
+        return word.upper()
+    return word.capitalize() if typed[:1].isupper() else word
+
+
+class Vocabulary:
+    """The words of one snapshot's index, read through a searcher (see search.query.Vocabulary)."""
+
+    def __init__(self, searcher: Searcher, analyzer: Analyzer, cache: dict[tuple[str, ...], object]) -> None:
+        self.searcher = searcher
+        self.reader = searcher.reader()
+        self.analyzer = analyzer
+        self._cache = cache
+
+    def frequency(self, word: str) -> int:
+        """Return how many documents have *word* in a searched field (counted once per field)."""
+        return sum(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS)
+
+    def contains(self, word: str) -> bool:
+        return any(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS)
+
+    def _fold(self, typed: str) -> str:
+        tokens = [t.text for t in self.analyzer(typed, mode="query", no_morph=True, removestops=False)]
+        return tokens[0] if len(tokens) == 1 else typed.lower()
+
+    def _remember(self, key: tuple[str, ...], value: object) -> object:
+        if len(self._cache) >= CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[key] = value
+        return value
+
+    def near(self, typed: str, word: str) -> list[tuple[str, int]]:
+        """Return the index words closest to *typed* (analysed: *word*) with their distance, best first."""
+        key = ("near", typed, word)
+        if key in self._cache:
+            return self._cache[key]  # type: ignore[return-value]
+        folded = self._fold(typed)
+        maxdist = allowed_distance(len(folded))
+        found: dict[str, int] = {}
+        if maxdist:
+            forms = tuple(dict.fromkeys((word, folded)))
+            for leaf, _offset in self.reader.leaf_readers():
+                for fieldname in SEARCH_FIELDS:
+                    for form in forms:
+                        try:
+                            for term in leaf.terms_within(fieldname, form, maxdist, prefix=1):
+                                found[term] = min(edit_distance(term, f) for f in forms)
+                        except TermNotFound:  # a segment without this field
+                            continue
+            for form in forms:
+                for i in range(len(form) - 1):
+                    swapped = form[:i] + form[i + 1] + form[i] + form[i + 2 :]
+                    if swapped != form and self.contains(swapped):
+                        found[swapped] = 1
+        found = {w: d for w, d in found.items() if 0 < d <= maxdist and w != word and not w.isdigit()}
+        best = min(found.values(), default=0)
+        ranked = sorted((w for w, d in found.items() if d == best), key=lambda w: (-self.frequency(w), w))
+        return self._remember(key, [(w, best) for w in ranked])  # type: ignore[return-value]
+
+    def prefixed(self, prefix: str, limit: int) -> list[str]:
+        """Return up to *limit* index words starting with *prefix*, in alphabetical order."""
+        key = ("prefix", prefix, str(limit))
+        if key in self._cache:
+            return self._cache[key]  # type: ignore[return-value]
+        words: set[str] = set()
+        for fieldname in SEARCH_FIELDS:
+            for i, term in enumerate(self.reader.expand_prefix(fieldname, prefix)):
+                if i >= limit:
+                    break
+                words.add(term.decode("utf-8") if isinstance(term, bytes) else term)
+        return self._remember(key, sorted(words)[:limit])  # type: ignore[return-value]
+
+    def surface(self, word: str, typed: str) -> str:
+        """Return *word* (analysed) as a reader would type it, in the case *typed* was typed in."""
+        key = ("surface", word)
+        if key not in self._cache:
+            self._remember(key, self._surface(word))
+        return _match_case(self._cache[key], typed)  # type: ignore[arg-type]
+
+    def _surface(self, word: str) -> str:
+        for fieldname in SEARCH_FIELDS:
+            if not self.reader.doc_frequency(fieldname, word):
+                continue
+            docnum = next(iter(wq.Term(fieldname, word).docs(self.searcher)))
+            text = str(self.searcher.stored_fields(docnum).get(fieldname) or "")
+            forms = Counter(t.text for t in self.analyzer(text, mode="index", no_morph=True))
+            for form, _count in forms.most_common():
+                if [t.text for t in self.analyzer(form, mode="query", removestops=False)] == [word]:
+                    return form
+        return word
+
+
+class Speller:
+    """Vocabularies for the snapshot being searched, sharing one bounded cache per snapshot."""
+
+    def __init__(self) -> None:
+        self._state: tuple[str, dict[tuple[str, ...], object]] = ("", {})
+        self._lock = threading.Lock()
+
+    def vocabulary(self, snapshot_id: str, searcher: Searcher, analyzer: Analyzer) -> Vocabulary:
+        """Return the vocabulary of *searcher*'s index, caching look-ups while the snapshot lasts."""
+        state = self._state
+        if state[0] != snapshot_id:
+            with self._lock:
+                if self._state[0] != snapshot_id:
+                    self._state = (snapshot_id, {})
+                state = self._state
+        return Vocabulary(searcher, analyzer, state[1])
+
+
+def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None:
+    """Return the corrected query when it finds documents with every word and the typed one does not."""
+    if not parsed.corrections:
+        return None
+    corrected = {c.span: c for c in parsed.corrections}
+    queries = [
+        word_query(corrected[c.span].word) if c.span in corrected else c.query for c in parsed.concepts
+    ]
+    query: wq.Query = wq.And(queries) if len(queries) > 1 else queries[0]
+    if parsed.excluded is not None:
+        query = wq.AndNot(query, parsed.excluded)
+    if next(iter(query.docs(vocabulary.searcher)), None) is None:
+        return None
+    text_parts: list[str] = []
+    html_parts: list[str] = []
+    pos = 0
+    for fix in sorted(parsed.corrections, key=lambda c: c.span):
+        start, end = fix.span
+        word = vocabulary.surface(fix.word, fix.typed)
+        text_parts += [parsed.text[pos:start], word]
+        html_parts += [html.escape(parsed.text[pos:start]), f"<mark>{html.escape(word)}</mark>"]
+        pos = end
+    text_parts.append(parsed.text[pos:])
+    html_parts.append(html.escape(parsed.text[pos:]))
+    return Suggestion(text="".join(text_parts), html=sanitize("".join(html_parts)))

@@ -1,0 +1,47 @@
+"""Layout: nothing overflows a 360 px screen, in light or dark; the README's screenshots.
+
+Set TOPICHUB_SCREENSHOTS=1 to also write the desktop and 360 px screenshots of a search for
+"stargate" into docs/screenshots/ (the suite never writes into the repository otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.browser.conftest import DESKTOP, PHONE
+from tests.conftest import REPO
+
+SCREENSHOTS = REPO / "docs" / "screenshots"
+PAGES = ("/?q=stargate", "/?topic=chips-accelerators", "/events/expanding-stargate-to-michigan", "/guides/training-infrastructure")
+
+
+@pytest.mark.parametrize("name, viewport, scheme", [("desktop", DESKTOP, "light"), ("360px", PHONE, "dark")])
+def test_pages_fit_the_screen_in_light_and_dark(browser: Browser, base_url: str, tmp_path: Path, name, viewport, scheme):
+    context = browser.new_context(base_url=base_url, viewport=viewport, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        for url in PAGES:
+            page.goto(url)
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, f"{url} is {overflow}px wider than a {viewport['width']}px screen"
+            expect(page.locator("#q")).to_be_visible()
+        page.goto("/?q=stargate")
+        # The results come before the filters on a phone; a link jumps to the filters.
+        first_hit = page.locator(".hit").first.bounding_box()
+        filters = page.locator("#filters").bounding_box()
+        assert first_hit and filters
+        assert (first_hit["y"] < filters["y"]) == (viewport["width"] < 720)
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert (background == "rgb(255, 255, 255)") == (scheme == "light")
+        shot = tmp_path / f"search-stargate-{name}.png"
+        page.screenshot(path=str(shot))
+        if os.environ.get("TOPICHUB_SCREENSHOTS"):
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(shot, SCREENSHOTS / shot.name)
+    finally:
+        context.close()

@@ -1,0 +1,251 @@
+"""The search page in a real browser, with JavaScript: suggestions, facets, pages, documents, keyboard."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+from playwright.sync_api import Locator, Page, expect
+
+
+def query_of(page: Page) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(page.url).query)
+
+
+def total_of(page: Page) -> int:
+    match = re.match(r"(\d+) results?", page.locator("#summary").inner_text())
+    return int(match.group(1)) if match else 0
+
+
+def facet_values(page: Page, facet: str) -> list[tuple[str, int, bool]]:
+    """Return (value, count, checked) for each checkbox of *facet*, in page order."""
+    rows = []
+    for item in page.locator(f"#facet-{facet} li").all():
+        box = item.locator("input[type=checkbox]")
+        count = int((item.locator(".count").text_content() or "").split()[0])
+        rows.append((box.get_attribute("value") or "", count, box.is_checked()))
+    return rows
+
+
+def narrowing_value(page: Page, facet: str) -> tuple[str, int]:
+    """Return an unticked value of *facet* that would narrow the results, and its count."""
+    total = total_of(page)
+    choices = [(v, n) for v, n, checked in facet_values(page, facet) if not checked and 0 < n < total]
+    assert choices, f"the {facet} facet offers no value that narrows {total} results: {facet_values(page, facet)}"
+    return choices[0]
+
+
+def checkbox(page: Page, facet: str, value: str) -> Locator:
+    return page.locator(f"#facet-{facet} input[type=checkbox][value='{value}']")
+
+
+def test_type_a_query_and_pick_a_suggestion(page: Page):
+    page.goto("/")
+    box = page.locator("#q")
+    box.press_sequentially("starg", delay=40)
+    listbox = page.get_by_role("listbox", name="Suggestions")
+    expect(listbox).to_be_visible()
+    expect(box).to_have_attribute("aria-expanded", "true")
+    options = listbox.get_by_role("option")
+    expect(options.first).to_contain_text(re.compile("stargate", re.I))
+    expect(page.locator("#q-status")).to_contain_text("suggestion")
+
+    # Arrow keys move the active option (announced through aria-activedescendant); Escape closes.
+    box.press("ArrowDown")
+    first = options.first
+    expect(first).to_have_attribute("aria-selected", "true")
+    expect(box).to_have_attribute("aria-activedescendant", first.get_attribute("id") or "")
+    box.press("Escape")
+    expect(listbox).to_be_hidden()
+    expect(box).to_have_attribute("aria-expanded", "false")
+
+    # A word completion searches it; Enter picks the active option.
+    box.press("ArrowDown")
+    expect(listbox).to_be_visible()
+    texts = options.locator(".s-text").all_inner_texts()
+    kinds = options.locator(".s-kind").all_inner_texts()
+    term = kinds.index("Search")
+    for _ in range(term + 1):
+        box.press("ArrowDown")
+    with page.expect_navigation():
+        box.press("Enter")
+    assert query_of(page)["q"] == [texts[term]]
+    assert total_of(page) > 0
+    expect(page.locator(".hit mark").first).to_contain_text(re.compile("stargate", re.I))
+
+    # A title completion goes straight to that document.
+    box.fill("")
+    box.press_sequentially("expanding starg", delay=40)
+    title = listbox.get_by_role("option").filter(has_text="Go to").first
+    expect(title).to_be_visible()
+    wanted = title.locator(".s-text").inner_text()
+    with page.expect_navigation():
+        title.click()
+    expect(page.locator("h1")).to_have_text(wanted)
+
+
+def test_result_count_is_announced_and_slash_focuses_the_box(page: Page):
+    page.goto("/?q=compute")
+    expect(page.locator("#announce")).to_have_text(re.compile(r"^\d+ results for “?compute”? in"))
+    assert page.locator("#summary").get_attribute("role") == "status"
+    page.locator(".hit h2 a").first.focus()
+    page.keyboard.press("/")
+    expect(page.locator("#q")).to_be_focused()
+
+
+def test_toggle_two_topics_and_an_organisation(page: Page):
+    page.goto("/")
+    everything = total_of(page)
+
+    first, first_count = narrowing_value(page, "topic")
+    with page.expect_navigation():
+        checkbox(page, "topic", first).check()  # ticking applies the filter at once
+    assert query_of(page)["topic"] == [first]
+    assert total_of(page) == first_count  # the count beside a value is what clicking it gives
+    expect(checkbox(page, "topic", first)).to_be_focused()
+
+    second, second_count = narrowing_value(page, "topic")
+    with page.expect_navigation():
+        checkbox(page, "topic", second).check()
+    assert query_of(page)["topic"] == [first, second]
+    # Topics combine with OR, and each topic's count ignores the topic selection itself.
+    assert max(first_count, second_count) <= total_of(page) <= min(first_count + second_count, everything)
+    assert (second, second_count, True) in facet_values(page, "topic")
+
+    both = total_of(page)
+    org, org_count = narrowing_value(page, "entity")
+    with page.expect_navigation():
+        checkbox(page, "entity", org).check()
+    assert total_of(page) == org_count < both  # facets combine with AND
+    chips = page.locator(".active-filters .chip-remove")
+    expect(chips).to_have_count(3)
+    # Every hit carries the chosen organisation, shown as an active chip.
+    for hit in page.locator(".hit").all():
+        expect(hit.locator(".chip-entity[aria-current]")).to_have_count(1)
+
+    # Removing a chip drops just that filter.
+    with page.expect_navigation():
+        chips.filter(has_text="Organisation:").click()
+    assert "entity" not in query_of(page)
+    assert total_of(page) == both
+    with page.expect_navigation():
+        page.locator(".facets-head .clear").click()
+    assert total_of(page) == everything
+
+
+def test_a_hit_chip_filters_by_its_topic(page: Page):
+    page.goto("/?q=stargate")
+    chip = page.locator(".hit .chip-topic:not([aria-current])").first
+    href = chip.get_attribute("href") or ""
+    value = parse_qs(urlsplit(href).query)["topic"][-1]
+    with page.expect_navigation():
+        chip.click()
+    assert query_of(page)["topic"] == [value]
+    assert query_of(page)["q"] == ["stargate"]
+    expect(checkbox(page, "topic", value)).to_be_checked()
+
+
+def test_paginate_through_all_results(page: Page):
+    page.goto("/")
+    total = total_of(page)
+    per_page = page.locator(".hit").count()
+    pages = -(-total // per_page)
+    assert pages > 1
+    first_titles = page.locator(".hit h2").all_inner_texts()
+    pager = page.get_by_role("navigation", name="Pages")
+    expect(pager.locator("[aria-current=page]")).to_have_text("Page 1")
+    with page.expect_navigation():
+        pager.get_by_role("link", name="Next page").click()
+    expect(pager.locator("[aria-current=page]")).to_have_text("Page 2")
+    assert page.locator("ol.hits").get_attribute("start") == str(per_page + 1)
+    assert not set(first_titles) & set(page.locator(".hit h2").all_inner_texts())
+    with page.expect_navigation():
+        pager.get_by_role("link", name=f"Page {pages}", exact=True).click()
+    expect(page.locator(".hit")).to_have_count(total - (pages - 1) * per_page)
+    expect(pager.get_by_role("link", name="Next page")).to_have_count(0)
+    # The pager links a window of pages, never one link per page.
+    assert pager.get_by_role("link").count() <= 9
+
+
+def test_open_a_result_and_more_like_this(page: Page):
+    page.goto("/?q=stargate")
+    first = page.locator(".hit h2 a").first
+    title = first.inner_text()
+    with page.expect_navigation():
+        first.click()
+    expect(page.locator("h1")).to_have_text(title)
+    similar = page.get_by_role("region", name="More like this").get_by_role("link")
+    expect(similar).to_have_count(5)
+    wanted = similar.first.inner_text()
+    with page.expect_navigation():
+        similar.first.click()
+    expect(page.get_by_role("heading", name=wanted).first).to_be_visible()
+
+
+def test_a_guide_section_hit_opens_at_its_anchor(page: Page):
+    page.goto("/?q=scaling+laws&kind=guide")
+    link = page.locator(".hit h2 a").first
+    href = link.get_attribute("href") or ""
+    assert href.startswith("/guides/") and "#" in href
+    title = link.inner_text()
+    with page.expect_navigation():
+        link.click()
+    anchor = href.split("#", 1)[1]
+    section = page.locator(f"section#{anchor}")
+    expect(section.locator("h2")).to_contain_text(title)
+    expect(section).to_be_in_viewport()
+
+
+def focused(page: Page) -> str:
+    return page.evaluate(
+        """() => { const e = document.activeElement;
+                   const where = e.closest('#q, .facets, .hits, .pager, .sort, header, footer');
+                   return (where ? (where.id || where.className) : 'other') + '|' + e.tagName + '|' + (e.id || e.textContent.trim().slice(0, 40)); }"""
+    )
+
+
+def test_every_control_is_reachable_by_keyboard_alone(page: Page):
+    page.goto("/?q=data")
+    stops = []
+    for _ in range(120):
+        page.keyboard.press("Tab")
+        stops.append(focused(page))
+        if stops[-1].startswith("foot"):
+            break
+    areas = [s.split("|")[0] for s in stops]
+    order = [areas.index(a) for a in ("q", "filters", "hits", "pager")]
+    assert order == sorted(order), f"tab order: {stops}"
+    assert any("|INPUT|" in s for s in stops if s.startswith("filters")), "no facet checkbox in tab order"
+    assert "sort" in areas
+
+    # Enter follows a focused pagination link.
+    page.locator(".pager a[rel=next]").focus()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert query_of(page)["page"] == ["2"]
+
+    # Space ticks a focused facet checkbox; the new page keeps focus on it.
+    value, count = narrowing_value(page, "kind")
+    checkbox(page, "kind", value).focus()
+    with page.expect_navigation():
+        page.keyboard.press("Space")
+    assert query_of(page)["kind"] == [value]
+    expect(checkbox(page, "kind", value)).to_be_focused()
+    assert total_of(page) == count
+
+    # "Show all" opens with Enter and its values can be ticked.
+    more = page.locator(".facets details.more summary")
+    if more.count():
+        more.first.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator(".facets details.more").first).to_have_attribute("open", "")
+
+    # The search box, then a suggestion, then its page: all from the keyboard.
+    page.keyboard.press("/")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("openai stargate mich", delay=30)
+    expect(page.get_by_role("listbox", name="Suggestions")).to_be_visible()
+    page.keyboard.press("ArrowDown")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert total_of(page) > 0

@@ -1,0 +1,218 @@
+"""The speed benchmark's own correctness: both sides do the same work, and its helpers tell the truth."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from whoosh import query as wq
+
+from bench import fts5
+from bench.queries import make_queries, repeated_mix
+from bench.reference_app import create_app as create_reference_app
+from bench.run import count_differences, percentiles
+from corpus.sources import load_corpus
+from index.build import build
+from search.cache import ResultCache
+from search.facets import _counts
+from search.matchset import query_docs
+from search.params import SearchParams
+from search.service import SearchService
+from tests.conftest import write_jsonl
+
+# Words on which Whoosh's Porter2 and FTS5's Porter stemmers agree, so counts must match exactly.
+WORDS = "cluster power grid cooling rack switch fiber storage network chip memory board".split()
+
+
+def _doc(i: int, title: str, summary: str, topics: list[str], entities: list[str] | None = None) -> dict:
+    return {"id": f"d{i}", "title": title, "summary": summary, "topics": topics, "entities": entities or []}
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A corpus of plain words, indexed by the service and by FTS5."""
+    rng = random.Random(3)
+    docs = [
+        _doc(i, " ".join(rng.sample(WORDS, 2)), " ".join(rng.choices(WORDS, k=12)),
+             rng.sample(["alpha", "beta", "gamma"], rng.randint(1, 2)), rng.sample(["acme", "zenith"], rng.randint(0, 1)))
+        for i in range(60)
+    ]
+    docs.append(_doc(60, "Rack <script>alert(1)</script> notes", "A rack & a <b>switch</b> at the edge.", ["alpha"]))
+    base = tmp_path_factory.mktemp("tiny")
+    source = write_jsonl(base / "tiny.jsonl", docs)
+    build([source], base / "index")
+    db = base / "tiny.fts5"
+    fts5.create(db, load_corpus([source]).records)
+    conn = fts5.connect(db)
+    yield SearchService(base / "index"), conn, db
+    conn.close()
+
+
+QUERIES = ["cluster", "power grid", "cooling rack switch", '"power grid"', "fiber memory", "the rack", "zebra", "rack zebra"]
+
+
+@pytest.mark.parametrize("text", QUERIES)
+def test_both_sides_count_the_same_matches(tiny, text):
+    service, conn, _ = tiny
+    ours = service.search(SearchParams(q=text)).to_json()
+    theirs = fts5.search(conn, text)
+    assert theirs["total"] == ours["total"]
+    assert theirs["match"] == ours["match"]
+    for facet in ("topic", "entity", "kind"):
+        assert {v["value"]: v["count"] for v in theirs["facets"][facet]} == {
+            v["value"]: v["count"] for v in ours["facets"][facet]
+        }
+
+
+@pytest.mark.parametrize("text", QUERIES)
+def test_both_sides_return_the_same_top_ten(tiny, text):
+    service, conn, _ = tiny
+    ours = service.search(SearchParams(q=text)).to_json()
+    theirs = fts5.search(conn, text)
+    assert len(theirs["hits"]) == len(ours["hits"]) == min(10, ours["total"])
+    assert set(theirs["hits"][0].keys()) <= set(ours["hits"][0].keys()) if ours["hits"] else True
+    for hit in theirs["hits"]:
+        assert "<mark>" in hit["title_html"] + hit["snippet_html"]
+
+
+def test_fts5_ranks_documents_with_every_word_first(tiny):
+    _, conn, _ = tiny
+    result = fts5.search(conn, "cluster zebra rack")
+    all_words = set(
+        r[0] for r in conn.execute("SELECT d.id FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ?",
+                                   (fts5.translate("cluster rack").all_words,))
+    )
+    # "zebra" is in no document: nothing has every word, so every hit is a partial match.
+    assert result["match"] == "partial"
+    result = fts5.search(conn, "cluster rack")
+    ids = [h["id"] for h in result["hits"]]
+    flags = [i in all_words for i in ids]
+    assert flags == sorted(flags, reverse=True)
+
+
+def test_fts5_snippets_escape_the_source_text(tiny):
+    _, conn, _ = tiny
+    hit = next(h for h in fts5.search(conn, "notes")["hits"] if h["id"] == "d60")
+    assert "<script>" not in hit["title_html"] and "&lt;script&gt;" in hit["title_html"]
+    assert "<b>" not in hit["snippet_html"]
+    assert re.sub(r"</?mark>", "", hit["title_html"]).count("<") == 0
+
+
+@pytest.mark.parametrize("text", ['a"b', '"', "NOT", "AND OR", "x:y", "(", "it's", "*", "-", "the of"])
+def test_odd_text_never_breaks_the_fts5_query(tiny, text):
+    _, conn, _ = tiny
+    result = fts5.search(conn, text)
+    assert result["total"] >= 0
+
+
+def test_translate_drops_function_words_unless_nothing_else():
+    assert fts5.translate("the cluster").any_words == '"cluster"'
+    assert fts5.translate("the").any_words == '"the"'
+    assert fts5.translate("US grid").all_words == '"US" AND "grid"'
+    assert fts5.translate('"power grid" rack').rest == '("power grid" OR "rack") NOT ("power grid" AND "rack")'
+
+
+def test_reference_service_answers_with_the_api_fields(tiny, client):
+    _, _, db = tiny
+    reference = create_reference_app({"FTS5_DB": str(db)}).test_client()
+    with reference.get("/api/search?q=rack") as theirs, client.get("/api/search?q=rack") as ours:
+        assert theirs.status_code == 200
+        missing = set(theirs.json) - set(ours.json)
+        assert not missing
+        assert set(theirs.json["hits"][0]) <= set(ours.json["hits"][0])
+    with reference.get("/api/search?q=" + "x" * 300) as bad:
+        assert bad.status_code == 400 and bad.json["error"]["param"] == "q"
+
+
+def test_queries_are_the_same_for_a_seed_and_found_in_the_corpus(seed_corpus, service):
+    first = make_queries(seed_corpus.records, 60, seed=5)
+    assert first == make_queries(seed_corpus.records, 60, seed=5)
+    assert first != make_queries(seed_corpus.records, 60, seed=6)
+    assert len(set(first)) == len(first) == 60
+    assert all(1 <= len(q.strip('"').split()) <= 3 for q in first)
+    for q in first[:20]:
+        assert service.search(SearchParams(q=q)).total >= 1, q
+
+
+def test_repeated_mix_is_dominated_by_a_few_queries():
+    mix = repeated_mix([f"q{i}" for i in range(100)], 2000, seed=1, popular=50)
+    counts = sorted((mix.count(q) for q in set(mix)), reverse=True)
+    assert set(mix) <= {f"q{i}" for i in range(50)}
+    assert sum(counts[:5]) > len(mix) / 3
+
+
+def test_count_differences_reports_the_queries_that_differ_largest_first():
+    report = count_differences(["a", "b", "c", "d"], [10, 5, 100, 7], [10, 6, 50, 7])
+    assert report["differ"] == 2 and report["queries"] == 4
+    assert [e["q"] for e in report["examples"]] == ["c", "b"]
+
+
+def test_percentiles_of_a_known_distribution():
+    cuts = percentiles([float(i) for i in range(1, 101)])
+    assert cuts["p50"] == pytest.approx(50.5)
+    assert cuts["p99"] == pytest.approx(99.01)
+    assert cuts["mean"] == pytest.approx(50.5)
+
+
+# -- the speed-ups the benchmark measures keep results exact ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["training", "power grid", "gpu OR tpu", "cluster -nvidia", "NOT power", '"training run"', "xyzzy"]
+)
+def test_match_sets_equal_whooshs_own(service, text):
+    from search.query import build_query
+
+    snap = service.snapshot()
+    parsed = build_query(text, snap.schema)
+    for node in (parsed.all_words, parsed.any_words, wq.Every(), wq.NullQuery):
+        expected = set(node.docs(snap.searcher())) & snap.all_docs
+        assert query_docs(node, snap) == expected
+
+
+def test_facet_counts_agree_whichever_way_they_are_counted(service):
+    snap = service.snapshot()
+    for field in ("topics", "entities", "kind"):
+        for size in (1, 5, len(snap.all_docs) // 2, len(snap.all_docs)):
+            base = set(sorted(snap.all_docs)[:size])
+            brute = {value: len(base & docs) for value, docs in snap.facet_docs[field].items()}
+            counted = _counts(snap, field, base)
+            assert {v: c for v, c in counted.items() if c} == {v: c for v, c in brute.items() if c}
+
+
+def test_result_cache_keeps_recent_results_per_snapshot():
+    cache: ResultCache[str] = ResultCache(size=2)
+    a, b, c = SearchParams(q="a"), SearchParams(q="b"), SearchParams(q="c")
+    cache.put("s1", a, "A")
+    cache.put("s1", b, "B")
+    assert cache.get("s1", a) == "A"
+    cache.put("s1", c, "C")  # b is now the least recently used
+    assert cache.get("s1", b) is None and cache.get("s1", c) == "C"
+    assert cache.get("s2", a) is None  # another snapshot: another result
+    cache.put("s2", a, "A2")
+    assert cache.get("s1", a) is None and len(cache) == 1
+
+
+def test_multi_segment_build_answers_like_a_single_segment_one(tmp_path):
+    rng = random.Random(11)
+    docs = [_doc(i, " ".join(rng.sample(WORDS, 3)), " ".join(rng.choices(WORDS, k=20)), [rng.choice(["x", "y"])])
+            for i in range(400)]
+    source = write_jsonl(tmp_path / "docs.jsonl", docs)
+    one = build([source], tmp_path / "one", procs=1)
+    two = build([source], tmp_path / "two", procs=2)
+    assert one.doc_count == two.doc_count == 400
+    single, multi = SearchService(tmp_path / "one"), SearchService(tmp_path / "two")
+    for text in ("cluster", "power grid", "rack fiber chip", ""):
+        a, b = single.search(SearchParams(q=text)).to_json(), multi.search(SearchParams(q=text)).to_json()
+        assert (a["total"], a["facets"]) == (b["total"], b["facets"])
+        # Equal scores may tie in another order across segments; the scores themselves must agree.
+        assert [h["score"] for h in a["hits"]] == [h["score"] for h in b["hits"]]
+    # Sub-processes number documents in another order; the listing order travels with each document.
+    orders = []
+    for service in (single, multi):
+        searcher = service.snapshot().searcher()
+        orders.append({f["id"]: f["order"] for f in searcher.all_stored_fields()})
+    assert orders[0] == orders[1]
+    assert json.loads((tmp_path / "two" / "current" / "snapshot.json").read_text())["doc_count"] == 400

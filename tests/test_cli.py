@@ -1,0 +1,168 @@
+"""The `topichub` command line: clear help, one-line errors with non-zero exit codes, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from index import store
+from tests.conftest import REPO, free_port, write_jsonl
+from web.cli import main
+
+TOPICHUB = str(Path(sys.executable).parent / "topichub")
+NEW = {"id": "quokka-cluster", "title": "Quokka cluster goes live", "summary": "A marsupial GPU cluster.",
+       "topics": ["training-infrastructure"]}
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([TOPICHUB, *args], capture_output=True, text=True, timeout=120, cwd=REPO)
+
+
+@pytest.fixture()
+def built(tmp_path) -> Path:
+    result = CliRunner().invoke(main, ["build", "--index-dir", str(tmp_path / "index")])
+    assert result.exit_code == 0, result.output
+    return tmp_path / "index"
+
+
+@pytest.mark.parametrize("command", ["build", "update", "serve", "search", "stats"])
+def test_every_command_has_help(command):
+    result = CliRunner().invoke(main, [command, "--help"])
+    assert result.exit_code == 0 and "Usage: main " + command in result.output and "--index-dir" in result.output
+    assert command in CliRunner().invoke(main, ["--help"]).output
+
+
+def test_build_reports_throughput(built):
+    result = CliRunner().invoke(main, ["build", "--index-dir", str(built)])
+    assert result.exit_code == 0
+    assert "built 57 documents in" in result.output and "documents/s" in result.output
+    assert f"published snapshot {store.current_id(built)}" in result.output
+
+
+def test_build_shows_a_progress_bar_on_a_long_build(tmp_path):
+    docs = [{"id": f"d{i}", "title": f"Document {i}", "summary": "words", "topics": ["t"]} for i in range(1200)]
+    corpus = write_jsonl(tmp_path / "many.jsonl", docs)
+    result = run("build", str(corpus), "--index-dir", str(tmp_path / "index"))
+    assert result.returncode == 0, result.stderr
+    assert "1200/1200" in result.stderr and "doc/s" in result.stderr  # tqdm's bar on stderr
+    assert "built 1,200 documents" in result.stdout
+
+
+def test_update_upserts_and_deletes(built, tmp_path):
+    changes = write_jsonl(tmp_path / "c.jsonl", [NEW, {"id": "expanding-stargate-to-michigan", "delete": True}])
+    result = CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(built)])
+    assert result.exit_code == 0, result.output
+    assert "1 added, 0 replaced, 1 deleted" in result.output and "57 documents" in result.output
+    found = CliRunner().invoke(main, ["search", "quokka", "--json", "--index-dir", str(built)])
+    assert [hit["id"] for hit in json.loads(found.output)["hits"]] == ["quokka-cluster"]
+    gone = CliRunner().invoke(main, ["search", "michigan", "stargate", "--json", "--index-dir", str(built)])
+    assert "expanding-stargate-to-michigan" not in {h["id"] for h in json.loads(gone.output)["hits"]}
+
+
+def test_search_prints_readable_results(built):
+    result = CliRunner().invoke(main, ["search", "stargate", "--per-page", "3", "--index-dir", str(built)])
+    assert result.exit_code == 0
+    assert result.output.startswith("15 results in") and "  1. [event]" in result.output
+    assert "<mark>" not in result.output
+
+
+def test_stats_prints_the_snapshot_facts(built):
+    result = CliRunner().invoke(main, ["stats", "--index-dir", str(built)])
+    facts = json.loads(result.output)
+    assert result.exit_code == 0 and facts["doc_count"] == 57 and facts["size_bytes"] > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["search", "x", "--per-page", "99"], 2, "--per-page: 'per_page' must be between 1 and 50"),
+        (["search", "x", "--index-dir", "{empty}"], 1, "no index has been built"),
+        (["stats", "--index-dir", "{empty}"], 1, "no index has been built"),
+        (["update", "{bad}", "--index-dir", "{empty}"], 1, "bad.jsonl:2: invalid JSON"),
+        (["update", "{good}", "--index-dir", "{empty}"], 1, "no index has been built"),
+        (["update", "missing.jsonl"], 2, "does not exist"),
+        (["build", "{bad}", "--index-dir", "{empty}"], 1, "bad.jsonl:2: invalid JSON"),
+        (["build", "--procs", "0"], 2, "--procs"),
+        (["nonsense"], 2, "No such command"),
+    ],
+)
+def test_errors_are_one_line_without_a_traceback(tmp_path, args, code, message):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(NEW) + "\n{oops\n")
+    good = write_jsonl(tmp_path / "good.jsonl", [NEW])
+    names = {"{empty}": str(tmp_path / "empty"), "{bad}": str(bad), "{good}": str(good)}
+    result = run(*(names.get(a, a) for a in args))
+    assert result.returncode == code
+    assert message in result.stderr and "Traceback" not in result.stderr + result.stdout
+
+
+def test_a_second_writer_gets_a_clear_message_or_waits(built, tmp_path):
+    changes = write_jsonl(tmp_path / "c.jsonl", [NEW])
+    with store.write_lock(built):
+        busy = run("update", str(changes), "--index-dir", str(built))
+        assert busy.returncode == 1 and "another build or update is writing" in busy.stderr
+        assert "Traceback" not in busy.stderr and "LockError" not in busy.stderr
+        busy_build = run("build", "--index-dir", str(built))
+        assert busy_build.returncode == 1 and "another build or update is writing" in busy_build.stderr
+
+    held = threading.Event()
+
+    def hold() -> None:
+        with store.write_lock(built):
+            held.set()
+            time.sleep(1.0)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait(5)
+    waited = run("update", str(changes), "--index-dir", str(built), "--wait", "60")
+    thread.join()
+    assert waited.returncode == 0 and "1 added" in waited.stdout
+
+
+def test_serve_rebuilds_an_index_of_another_schema_version(built, monkeypatch):
+    import index.schema
+
+    execs: list[list[str]] = []
+    monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(built))  # serve sets it for gunicorn: restore it after
+    monkeypatch.setattr(os, "execv", lambda path, args: execs.append(args))
+    old = store.current_id(built)
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", "8123"])
+    assert result.exit_code == 0 and store.current_id(built) == old  # same version, sources unchanged
+    monkeypatch.setattr(index.schema, "SCHEMA_VERSION", index.schema.SCHEMA_VERSION + 1)
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", "8123"])
+    assert result.exit_code == 0 and "schema version" in result.output
+    assert store.current_id(built) != old
+    assert execs[-1][-1] == "web:create_app()" and "127.0.0.1:8123" in execs[-1]
+
+
+def test_serve_builds_a_missing_index_then_serves_it(tmp_path):
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen([TOPICHUB, "serve", "--index-dir", str(tmp_path / "index"), "--port", str(port),
+                             "--workers", "1"], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                    health = json.loads(response.read())
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+                time.sleep(0.3)
+        assert health["status"] == "ok" and health["doc_count"] == 57
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        log.close()
+    assert "building it from" in (tmp_path / "serve.log").read_text()

@@ -1,0 +1,125 @@
+"""The API contract: the OpenAPI document matches what the API really answers, and a fuzzer agrees."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from tests.conftest import REPO
+from tests.servers import gunicorn
+
+SPEC_URI = "urn:topichub:openapi"
+
+
+@pytest.fixture()
+def document(client) -> dict:
+    response = client.get("/api/openapi.json")
+    assert response.status_code == 200 and response.is_json
+    return response.get_json()
+
+
+def validator(document: dict, schema: dict) -> jsonschema.Draft202012Validator:
+    registry = Registry().with_resource(SPEC_URI, Resource(contents=document, specification=DRAFT202012))
+    if "$ref" in schema:
+        schema = {"$ref": SPEC_URI + schema["$ref"]}
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def response_schema(document: dict, path: str, status: int) -> dict:
+    responses = document["paths"][path]["get"]["responses"]
+    if str(status) not in responses:
+        return {"$ref": "#/components/schemas/Error"}  # 404/405 on any path have the one error shape
+    return responses[str(status)]["content"]["application/json"]["schema"]
+
+
+def test_the_document_is_openapi_3_1_with_valid_schemas(document):
+    assert document["openapi"] == "3.1.0" and document["info"]["version"]
+    for name, schema in document["components"]["schemas"].items():
+        jsonschema.Draft202012Validator.check_schema(schema)
+    for item in document["paths"].values():
+        for parameter in item["get"].get("parameters", []):
+            jsonschema.Draft202012Validator.check_schema(parameter["schema"])
+
+
+def test_every_api_route_is_documented(app, document):
+    served = {rule.rule for rule in app.url_map.iter_rules() if rule.rule.startswith("/api/") or rule.rule == "/healthz"}
+    documented = {path.replace("{id}", "<path:doc_id>") for path in document["paths"]}
+    assert served == documented
+
+
+# (path as documented, URL to request) — every operation, its answers and its errors.
+LIVE = [
+    ("/api/search", "/api/search?q=stargate"),
+    ("/api/search", "/api/search?q=compute+chips&explain=1&per_page=50"),
+    ("/api/search", "/api/search?q=stargat"),
+    ("/api/search", "/api/search?q=what+is+training+infrastructure"),
+    ("/api/search", "/api/search?topic=training-infrastructure&kind=guide&sort=listing"),
+    ("/api/search", "/api/search?q=%22data+center%22+-michigan&entity=OpenAI"),
+    ("/api/search", "/api/search?q=zzzzqqq"),
+    ("/api/search", "/api/search?page=100"),
+    ("/api/search", "/api/search?per_page=0"),
+    ("/api/search", "/api/search?q=a%00b"),
+    ("/api/suggest", "/api/suggest?q=star"),
+    ("/api/suggest", "/api/suggest?q="),
+    ("/api/documents/{id}", "/api/documents/expanding-stargate-to-michigan"),
+    ("/api/documents/{id}", "/api/documents/nope"),
+    ("/api/topics", "/api/topics"),
+    ("/healthz", "/healthz"),
+    ("/api/openapi.json", "/api/openapi.json"),
+]
+
+
+@pytest.mark.parametrize(("path", "url"), LIVE)
+def test_live_responses_match_the_document(client, document, path, url):
+    response = client.get(url)
+    assert response.status_code in {200, 400, 404}
+    schema = response_schema(document, path, response.status_code)
+    validator(document, schema).validate(response.get_json())
+    for name in document["paths"][path]["get"]["responses"][str(response.status_code)].get("headers", {}):
+        assert response.headers.get(name), name
+
+
+def test_explained_hits_and_a_did_you_mean_are_declared(client, document):
+    explained = client.get("/api/search?q=stargate&explain=1").get_json()
+    assert all("explanation" in hit for hit in explained["hits"])
+    hit_schema = document["components"]["schemas"]["Hit"]
+    search_schema = document["components"]["schemas"]["SearchResponse"]
+    # every field the API returns is declared, not only allowed by additionalProperties
+    assert set(explained["hits"][0]) <= set(hit_schema["properties"])
+    assert set(explained) <= set(search_schema["properties"])
+
+
+def test_errors_have_exactly_the_declared_shape(client, document):
+    error = validator(document, {"$ref": "#/components/schemas/Error"})
+    for response in (client.get("/api/search?page=0"), client.get("/api/nothing"), client.delete("/api/topics")):
+        error.validate(response.get_json())
+    with pytest.raises(jsonschema.ValidationError):
+        error.validate({"error": {"code": "x", "message": "y", "trace": "..."}})
+
+
+def test_schemathesis_finds_no_failures_against_the_live_server(index_dir, tmp_path):
+    """Fuzz every operation, valid and invalid requests, with all of schemathesis' checks."""
+    env = dict(os.environ, SCHEMATHESIS_HOOKS=str(REPO / "tests" / "schemathesis_hooks.py"))
+    with gunicorn(index_dir, tmp_path) as base:
+        run = subprocess.run(
+            [str(Path(sys.executable).parent / "schemathesis"), "run", f"{base}/api/openapi.json",
+             "--checks", "all", "--max-examples", "40", "--generation-database", "none",
+             "--request-timeout", "10", "--no-color", "--report", "junit",
+             "--report-junit-path", str(tmp_path / "junit.xml")],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
+        )
+    summary = run.stdout[-4000:]
+    assert run.returncode == 0, summary + run.stderr[-2000:]
+    assert "No issues found" in run.stdout, summary
+    report = (tmp_path / "junit.xml").read_text(encoding="utf-8")
+    for operation in ("GET /api/search", "GET /api/suggest", "GET /api/documents/{id}", "GET /api/topics"):
+        assert operation in report, operation
+    print(json.dumps(summary.splitlines()[-3:]))

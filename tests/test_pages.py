@@ -1,0 +1,246 @@
+"""The HTML pages: facets, chips, pagination, ways out of an empty result, documents."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from search.alternatives import any_words_query, ways_out
+from search.params import SearchParams
+from web.pages import page_window, text_blocks
+
+
+def html(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.get_data(as_text=True)
+
+
+def api(client, url: str) -> dict:
+    return client.get("/api/search" + url).get_json()
+
+
+def links(page: str, css_class: str) -> list[tuple[str, str]]:
+    """Return (href, text) of the links with *css_class*, text without tags."""
+    found = re.findall(rf'<a class="[^"]*\b{css_class}\b[^"]*" href="([^"]*)"[^>]*>(.*?)</a>', page, re.S)
+    return [(unescape(href), unescape(re.sub(r"<[^>]+>", "", text)).strip()) for href, text in found]
+
+
+def args(href: str) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(href).query)
+
+
+def test_each_facet_is_a_group_of_checkboxes_with_counts(client):
+    page = html(client, "/")
+    facets = api(client, "?q=")["facets"]
+    for name, heading in (("topic", "Topic"), ("entity", "Organisation"), ("kind", "Type")):
+        assert f'aria-labelledby="facet-{name}-heading"' in page
+        assert f">{heading}</h3>" in page
+        for value in facets[name]:
+            box = f'<input type="checkbox" name="{name}" value="{value["value"]}">'
+            assert box in unescape(page)
+    assert page.count('type="checkbox"') == sum(len(v) for v in facets.values())
+    assert "Apply filters" in page  # the form submits without JavaScript
+
+
+def test_long_facets_show_the_top_values_and_the_rest_behind_show_all(client):
+    facets = api(client, "?q=")["facets"]
+    name, values = max(facets.items(), key=lambda item: len(item[1]))
+    assert len(values) > 5
+    page = html(client, "/")
+    group = page.split(f'id="facet-{name}"', 1)[1].split('class="facet"', 1)[0]
+    shown, rest = group.split("<details", 1)
+    assert shown.count('type="checkbox"') == 5
+    assert f"Show all {len(values)}" in rest
+    # A selected value beyond the top five stays in sight.
+    last = values[-1]["value"]
+    group = html(client, f"/?{name}={last}").split(f'id="facet-{name}"', 1)[1].split("<details", 1)[0]
+    assert f'value="{last}" checked' in unescape(group)
+
+
+def test_active_filters_are_removable_chips_and_facets_clear(client):
+    facets = api(client, "?q=")["facets"]
+    topic = facets["topic"][1]["value"]
+    entity = facets["entity"][0]["value"]
+    page = html(client, f"/?q=compute&topic={topic}&entity={entity}")
+    chips = links(page.split('class="active-filters"', 1)[1].split("</ul>", 1)[0], "chip-remove")
+    assert len(chips) == 2
+    by_text = {text: href for href, text in chips}
+    topic_chip = next(href for text, href in by_text.items() if text.startswith("Remove filter Topic:"))
+    assert args(topic_chip) == {"q": ["compute"], "entity": [entity]}
+    entity_chip = next(href for text, href in by_text.items() if text.startswith("Remove filter Organisation:"))
+    assert args(entity_chip) == {"q": ["compute"], "topic": [topic]}
+    clears = links(page, "clear")
+    assert ("/?q=compute", "Clear all filters") in clears
+    assert (f"/?q=compute&entity={entity}", "Clear topic filters") in clears
+
+
+def test_hit_chips_filter_by_topic_and_organisation(client):
+    page = html(client, "/?q=stargate")
+    chips = links(page.split('<ol class="hits"', 1)[1], "chip-entity") + links(page.split('<ol class="hits"', 1)[1], "chip-topic")
+    assert chips
+    for href, _ in chips:
+        params = args(href)
+        assert params["q"] == ["stargate"]
+        assert params.get("topic") or params.get("entity")
+    # A value every result carries filters nothing, so it is not offered as a chip.
+    facets = api(client, "?q=stargate")
+    everywhere = [v["label"] for v in facets["facets"]["topic"] if v["count"] == facets["total"]]
+    assert everywhere
+    assert not [text for _, text in chips if text in everywhere]
+
+
+def test_the_summary_says_how_many_and_how_fast_in_a_live_region(client):
+    total = api(client, "?q=stargate")["total"]
+    page = html(client, "/?q=stargate")
+    summary = re.search(r'<p class="summary" id="summary" role="status" aria-live="polite"[^>]*>(.*?)</p>', page, re.S)
+    text = re.sub(r"<[^>]+>", "", summary.group(1))
+    assert re.match(rf"{total} results for stargate in (\d+|<1) ms", unescape(text))
+
+
+def test_sort_links_switch_between_relevance_and_listing_order(client):
+    page = html(client, "/?q=stargate")
+    assert '<a href="/?q=stargate&amp;sort=relevance" aria-current="true">Relevance</a>' in page
+    listing = html(client, "/?q=stargate&sort=listing")
+    assert '<a href="/?q=stargate&amp;sort=listing" aria-current="true">Listing order</a>' in listing
+
+
+@pytest.mark.parametrize(
+    "page, pages, expected",
+    [
+        (1, 1, [1]),
+        (1, 3, [1, 2, 3]),
+        (1, 6, [1, 2, 3, None, 6]),
+        (4, 6, [1, 2, 3, 4, 5, 6]),
+        (10, 20, [1, None, 8, 9, 10, 11, 12, None, 20]),
+        (20, 20, [1, None, 18, 19, 20]),
+        (4, 100, [1, 2, 3, 4, 5, 6, None, 100]),
+    ],
+)
+def test_page_window_links_first_last_and_nearby_pages(page, pages, expected):
+    assert page_window(page, pages) == expected
+
+
+def test_pagination_links_a_window_of_pages(client):
+    result = api(client, "?q=&per_page=2")
+    assert result["pages"] > 10
+    page = html(client, "/?per_page=2&page=6")
+    pager = page.split('class="pager"', 1)[1].split("</nav>", 1)[0]
+    numbers = [int(n) for n in re.findall(r"Page </span>(\d+)</a>", pager)]
+    assert numbers == [1, 4, 5, 6, 7, 8, result["pages"]]
+    assert pager.count("…") == 2
+    assert 'aria-current="page"><span class="visually-hidden">Page </span>6<' in pager
+    assert "per_page=2" in pager and "rel=\"prev\"" in pager and "rel=\"next\"" in pager
+
+
+def zero_result_topic(client, q: str) -> dict:
+    """Return a topic (value, label, count) that has no document matching *q*."""
+    present = {v["value"] for v in api(client, f"?q={q}")["facets"]["topic"]}
+    return next(v for v in api(client, "?q=")["facets"]["topic"] if v["value"] not in present)
+
+
+def test_zero_results_offer_each_filter_removed_with_its_count(client):
+    topic = zero_result_topic(client, "stargate")
+    kind = "event"
+    assert api(client, f"?q=stargate&topic={topic['value']}&kind={kind}")["total"] == 0
+    page = html(client, f"/?q=stargate&topic={topic['value']}&kind={kind}")
+    ways = page.split('class="ways"', 1)[1].split("</section>", 1)[0]
+    items = [unescape(re.sub(r"<[^>]+>|\s+", " ", li)).split() for li in re.findall(r"<li>(.*?)</li>", ways, re.S)]
+    text = [" ".join(words) for words in items]
+    without_topic = api(client, f"?q=stargate&kind={kind}")["total"]
+    without_all = api(client, "?q=stargate")["total"]
+    assert f"Without topic {topic['label']} : {without_topic} results" in text
+    assert f"Without any filters : {without_all} results" in text
+    # Removing the type filter alone still finds nothing, so it is not offered.
+    assert not [t for t in text if t.startswith("Without type")]
+
+
+def test_ways_out_count_a_suggestion_and_any_of_the_words(service):
+    params = SearchParams(q="qqzzxv stargate")
+    ways = ways_out(service, SearchParams(q="qqzzxv"), suggestion="stargate")
+    assert [(w.kind, w.params.q, w.count) for w in ways] == [
+        ("suggestion", "stargate", service.search(SearchParams(q="stargate")).total)
+    ]
+    assert any_words_query(params.q) == "qqzzxv OR stargate"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("gpu cluster power", "gpu OR cluster OR power"),
+        ('"data center" -power nvidia', "data OR center OR nvidia"),
+        ("gpu OR tpu", None),
+        ("stargate", None),
+        ("", None),
+    ],
+)
+def test_any_words_query(text, expected):
+    assert any_words_query(text) == expected
+
+
+def test_nothing_found_without_filters_suggests_other_words(client):
+    page = html(client, "/?q=qqzzxvw")
+    assert "Nothing matched" in page and 'href="/">browse everything</a>' in page
+
+
+def test_explain_adds_a_why_this_result_disclosure(client):
+    assert "Why this result" not in html(client, "/?q=stargate")
+    page = html(client, "/?q=stargate&explain=1")
+    assert page.count('<details class="why"><summary>Why this result</summary>') == page.count('<li class="hit">') > 0
+    # The explain setting survives paging and sorting.
+    pager = page.split('class="pager"', 1)[1]
+    assert "explain=1" in pager.split("</nav>", 1)[0]
+
+
+def test_event_page_shows_topics_organisations_and_five_similar(client, service):
+    hit = next(h for h in service.search(SearchParams(q="stargate")).hits if h.entities and h.kind == "event")
+    page = html(client, hit.url)
+    assert f"<h1 id=\"doc-title\">{hit.title}</h1>" in unescape(page)
+    for topic in hit.topics:
+        assert f'href="/?topic={topic}"' in page
+    for entity in hit.entities:
+        assert f'href="/?entity={entity}"' in page
+    similar = page.split('id="mlt"', 1)[1].split("</section>", 1)[0]
+    urls = re.findall(r'<a href="(/[^"]+)">', similar)
+    assert len(urls) == 5 and hit.url not in urls
+    for url in urls:
+        assert client.get(url.split("#")[0]).status_code == 200
+
+
+def test_every_event_page_offers_five_more_like_this(client, service):
+    events = service.search(SearchParams(kind=("event",), per_page=50)).hits
+    short = {}
+    for hit in events:
+        page = html(client, hit.url)
+        section = page.split('id="mlt"', 1)[1].split("</section>", 1)[0] if 'id="mlt"' in page else ""
+        found = len(re.findall(r"<li>", section))
+        if found != 5:
+            short[hit.id] = found
+    assert not short, f"events with fewer than 5 similar documents: {short}"
+
+
+def test_guide_page_has_an_anchor_per_section(client, service):
+    sections = service.guide("training-infrastructure")
+    page = html(client, "/guides/training-infrastructure")
+    for section in sections:
+        anchor = str(section["url"]).split("#")[1]
+        assert f'<section id="{anchor}"' in page
+        assert f'<a href="#{anchor}">' in page
+    hits = service.search(SearchParams(q="scaling laws", kind=("guide",))).hits
+    assert hits and all(h.url.startswith("/guides/training-infrastructure#") for h in hits)
+
+
+def test_text_blocks_group_bullets_into_one_list():
+    body = "Intro line\n- one\n- two\nMiddle\n\n- three"
+    assert text_blocks(body) == [("p", ["Intro line"]), ("ul", ["one", "two"]), ("p", ["Middle"]), ("ul", ["three"])]
+
+
+@pytest.mark.parametrize("url", ["/?page=0", "/?sort=best", "/?topic=" + "x" * 65])
+def test_bad_page_parameters_get_a_400_page_not_a_traceback(client, url):
+    response = client.get(url)
+    assert response.status_code == 400
+    body = response.get_data(as_text=True)
+    assert "Traceback" not in body and "That request could not be used" in body

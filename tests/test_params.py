@@ -1,0 +1,120 @@
+"""Request parameters: what a search may ask for, and the one parameter named when it asks too much."""
+
+from __future__ import annotations
+
+import pytest
+from werkzeug.datastructures import MultiDict
+
+from search.params import (
+    MAX_FILTER_CHARS,
+    MAX_FILTER_VALUES,
+    MAX_QUERY_CHARS,
+    MAX_QUERY_WORDS,
+    InvalidParameter,
+    SearchParams,
+    parse_params,
+    to_query_string,
+)
+
+
+def parse(*pairs: tuple[str, str]) -> SearchParams:
+    return parse_params(MultiDict(pairs))
+
+
+def rejected(*pairs: tuple[str, str]) -> InvalidParameter:
+    with pytest.raises(InvalidParameter) as info:
+        parse(*pairs)
+    return info.value
+
+
+def test_defaults():
+    params = parse()
+    assert params == SearchParams()
+    assert params.effective_sort == "listing"
+    assert parse(("q", "gpu")).effective_sort == "relevance"
+
+
+def test_query_whitespace_is_collapsed_before_the_limits():
+    assert parse(("q", "  fine\t\ttune \n gpus  ")).q == "fine tune gpus"
+    spaced = " ".join(["word"] * MAX_QUERY_WORDS) + " " * 500
+    assert parse(("q", spaced)).q.count("word") == MAX_QUERY_WORDS
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["x" * (MAX_QUERY_CHARS + 1), " ".join(["w"] * (MAX_QUERY_WORDS + 1)), "a\x00b"],
+)
+def test_query_limits(q):
+    assert rejected(("q", q)).param == "q"
+
+
+def test_query_at_the_limits_is_accepted():
+    assert len(parse(("q", "x" * MAX_QUERY_CHARS)).q) == MAX_QUERY_CHARS
+    assert len(parse(("q", " ".join(["w"] * MAX_QUERY_WORDS))).q.split()) == MAX_QUERY_WORDS
+
+
+@pytest.mark.parametrize("raw", ["+1", " 1 ", "1_0", "١", "²", "1.0", "1e2", "-1", "0x10", "1 0", "１"])
+@pytest.mark.parametrize("name", ["page", "per_page"])
+def test_numbers_are_plain_ascii_digits(name, raw):
+    error = rejected((name, raw))
+    assert error.param == name and "digits 0-9" in error.message
+
+
+@pytest.mark.parametrize("name", ["page", "per_page"])
+def test_huge_numbers_are_out_of_range_not_a_crash(name):
+    # int() raises a plain ValueError past 4,300 digits; the answer must still name the parameter.
+    for raw in ("9" * 5000, "1" + "0" * 30):
+        error = rejected((name, raw))
+        assert error.param == name and "between" in error.message
+
+
+def test_leading_zeros_are_the_same_number():
+    assert parse(("page", "0" * 5000 + "2")).page == 2
+    assert parse(("per_page", "007")).per_page == 7
+
+
+@pytest.mark.parametrize(("per_page", "ok"), [("0", False), ("1", True), ("50", True), ("51", False)])
+def test_per_page_range(per_page, ok):
+    if ok:
+        assert parse(("per_page", per_page)).per_page == int(per_page)
+    else:
+        assert rejected(("per_page", per_page)).param == "per_page"
+
+
+def test_result_window():
+    assert parse(("page", "20"), ("per_page", "50")).page == 20  # 1,000 results deep: allowed
+    error = rejected(("page", "21"), ("per_page", "50"))
+    assert error.param == "page" and "1000" in error.message
+    assert rejected(("page", "101")).param == "page"  # default per_page 10
+    assert rejected(("page", "0")).param == "page"
+
+
+@pytest.mark.parametrize("name", ["topic", "entity", "kind"])
+def test_filter_limits(name):
+    values = [(name, f"v{i}") for i in range(MAX_FILTER_VALUES)]
+    assert len(getattr(parse(*values), name)) == MAX_FILTER_VALUES
+    assert rejected(*values, (name, "one-more")).param == name
+    assert getattr(parse((name, "x" * MAX_FILTER_CHARS)), name) == ("x" * MAX_FILTER_CHARS,)
+    assert rejected((name, "x" * (MAX_FILTER_CHARS + 1))).param == name
+    assert rejected((name, "a\x00")).param == name
+
+
+def test_filter_values_are_trimmed_and_deduplicated():
+    assert parse(("topic", " a "), ("topic", "a"), ("topic", ""), ("topic", "b")).topic == ("a", "b")
+
+
+def test_lone_surrogates_are_refused():
+    # A query string decoded with surrogateescape would carry them; JSON and UTF-8 pages cannot.
+    assert rejected(("q", "a\udca0b")).param == "q"
+    assert rejected(("entity", "\ud800")).param == "entity"
+
+
+@pytest.mark.parametrize(("name", "raw"), [("sort", "random"), ("sort", "RELEVANCE"), ("explain", "maybe")])
+def test_closed_choices(name, raw):
+    assert rejected((name, raw)).param == name
+
+
+def test_query_string_round_trip():
+    params = parse(("q", "a & b"), ("topic", "t1"), ("topic", "t 2"), ("page", "3"), ("per_page", "20"), ("sort", "listing"))
+    again = parse(*to_query_string(params))
+    assert again == params

@@ -1,0 +1,61 @@
+"""The relevance benchmark: its judged set is sound and its measures agree with ir-measures."""
+
+from __future__ import annotations
+
+import ir_measures
+import pytest
+from ir_measures import RR, R, Qrel, ScoredDoc, nDCG
+
+from bench.relevance import (
+    MEASURES,
+    NO_ANSWER,
+    Answer,
+    fts5_system,
+    load_judgments,
+    score,
+    service_system,
+    summarise,
+    whoosh_or_system,
+)
+
+CATEGORIES = {"names", "concepts", "variants", "acronyms", "typos", "questions", "guide", NO_ANSWER}
+
+
+@pytest.fixture(scope="module")
+def judged():
+    return load_judgments()
+
+
+def test_judged_set_covers_every_category_with_real_documents(judged, seed_corpus):
+    ids = {r.id for r in seed_corpus.records}
+    assert len(judged) >= 40
+    assert {j.category for j in judged} == CATEGORIES
+    for j in judged:
+        assert set(j.grades) <= ids, j.query
+        assert all(g in (1, 2, 3) for g in j.grades.values()), j.query
+        assert bool(j.grades) == (j.category != NO_ANSWER), j.query
+
+
+def test_measures_agree_with_ir_measures(judged, index_dir, seed_corpus):
+    answerable = [j for j in judged if j.category != NO_ANSWER]
+    qrels = [Qrel(str(i), doc, grade) for i, j in enumerate(answerable) for doc, grade in j.grades.items()]
+    systems = [service_system(index_dir), whoosh_or_system(index_dir), fts5_system(seed_corpus.records)]
+    for system in systems:
+        answers = {str(i): system(j.query) for i, j in enumerate(answerable)}
+        run = [ScoredDoc(qid, doc, float(len(a.ids) - rank)) for qid, a in answers.items() for rank, doc in enumerate(a.ids)]
+        theirs: dict[tuple[str, str], float] = {}
+        for metric in ir_measures.iter_calc([nDCG @ 10, RR, R @ 10], qrels, run):
+            theirs[(metric.query_id, str(metric.measure))] = metric.value
+        names = {"nDCG@10": "nDCG@10", "MRR": "RR", "R@10": "R@10"}
+        for i, j in enumerate(answerable):
+            ours = score(j, answers[str(i)])
+            for measure in MEASURES:
+                assert ours[measure] == pytest.approx(theirs.get((str(i), names[measure]), 0.0), abs=1e-9), (j.query, measure)
+
+
+def test_no_answer_queries_score_one_only_when_the_system_says_so(judged):
+    query = next(j for j in judged if j.category == NO_ANSWER)
+    assert score(query, Answer(("some-doc",), no_answer=True))["nDCG@10"] == 1.0
+    assert score(query, Answer(("some-doc",), no_answer=False))["MRR"] == 0.0
+    summary = summarise([query], {query.query: Answer((), no_answer=True)})
+    assert summary["overall"] == dict.fromkeys(MEASURES, 1.0)

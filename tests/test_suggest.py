@@ -1,0 +1,90 @@
+"""GET /api/suggest: completions from titles, organisations, topics and frequent words, best first."""
+
+from __future__ import annotations
+
+import pytest
+
+from index.build import build
+from search.suggest import fold
+from tests.conftest import write_jsonl
+from web import create_app
+
+
+def suggest(client, q: str) -> list[dict[str, str]]:
+    response = client.get("/api/suggest", query_string={"q": q})
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["query"] == " ".join(q.split())
+    return body["suggestions"]
+
+
+def starts_a_word(prefix: str, text: str) -> bool:
+    return (" " + fold(text)).find(" " + fold(prefix)) >= 0
+
+
+def test_titles_and_words_complete_a_prefix(client):
+    found = suggest(client, "starg")
+    kinds = {s["kind"] for s in found}
+    assert {"title", "term"} <= kinds
+    assert all(starts_a_word("starg", s["text"]) for s in found)
+    term = next(s for s in found if s["kind"] == "term")
+    assert fold(term["text"]) == "stargate" and "url" not in term
+    # A title leads to its document, which exists.
+    for title in (s for s in found if s["kind"] == "title"):
+        page = client.get(title["url"])
+        assert page.status_code == 200
+        assert title["text"] in page.get_data(as_text=True).replace("&#39;", "'").replace("&#x27;", "'")
+
+
+def test_completions_that_start_with_the_prefix_come_first(client):
+    found = suggest(client, "stargate")
+    starts = [fold(s["text"]).startswith("stargate") for s in found]
+    assert True in starts and False in starts
+    assert starts == sorted(starts, reverse=True)
+
+
+@pytest.mark.parametrize("facet, kind", [("topic", "topic"), ("entity", "organisation")])
+def test_facet_values_are_suggested_and_lead_to_the_filtered_list(client, facet, kind):
+    facets = client.get("/api/search?q=").get_json()["facets"][facet]
+    value = next(v for v in facets if len(v["label"]) >= 4 and v["count"])
+    found = suggest(client, value["label"][:4].lower())
+    match = [s for s in found if s["kind"] == kind and s["text"] == value["label"]]
+    assert match, found
+    listed = client.get("/api/search" + match[0]["url"][1:]).get_json()
+    assert listed["filters"][facet] == [value["value"]]
+    assert listed["total"] == value["count"]
+
+
+def test_the_last_word_is_completed_after_the_ones_before_it(client):
+    found = suggest(client, "stargate mich")
+    assert any(s["kind"] == "term" and fold(s["text"]) == "stargate michigan" for s in found)
+
+
+@pytest.mark.parametrize("q", ["STARG", "  starg ", "Stárg"])
+def test_case_spaces_and_accents_do_not_matter(client, q):
+    assert suggest(client, q) == suggest(client, "starg")
+
+
+@pytest.mark.parametrize("q", ["", "   ", "!!!", "zzqqxxv"])
+def test_nothing_to_complete_gives_an_empty_list(client, q):
+    assert suggest(client, q) == []
+
+
+@pytest.mark.parametrize("q", ["x" * 257, "star\x00gate"])
+def test_bad_prefixes_get_a_400_naming_q(client, q):
+    response = client.get("/api/suggest", query_string={"q": q})
+    assert response.status_code == 400
+    assert response.get_json()["error"]["param"] == "q"
+
+
+def test_suggestions_follow_a_new_snapshot(tmp_path):
+    root = tmp_path / "index"
+    doc = {"id": "a", "title": "Quokka cluster goes live", "summary": "A quokka story.", "topics": ["zoo"]}
+    build([write_jsonl(tmp_path / "one.jsonl", [doc])], root)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    assert [s["text"] for s in suggest(client, "quok") if s["kind"] == "title"] == ["Quokka cluster goes live"]
+
+    doc = {**doc, "title": "Quetzal cluster goes live", "summary": "A quetzal story."}
+    build([write_jsonl(tmp_path / "two.jsonl", [doc])], root)
+    assert suggest(client, "quok") == []
+    assert [s["text"] for s in suggest(client, "quet") if s["kind"] == "title"] == ["Quetzal cluster goes live"]

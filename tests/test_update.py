@@ -1,0 +1,146 @@
+"""Updates: upsert and delete documents by id from a change file, published like a build."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from corpus.errors import CorpusError
+from index import store
+from index.build import build
+from index.update import UpdateError, update
+from search.params import SearchParams
+from search.service import SearchService
+from tests.conftest import write_jsonl
+
+NEW = {"id": "quokka-cluster", "title": "Quokka cluster goes live", "summary": "A marsupial-themed GPU cluster.",
+       "topics": ["training-infrastructure"], "entities": ["Quokka Labs"]}
+KNOWN = "expanding-stargate-to-michigan"
+
+
+@pytest.fixture()
+def root(tmp_path):
+    build(root=tmp_path / "index")
+    return tmp_path / "index"
+
+
+def total(service: SearchService, q: str = "", **filters) -> int:
+    return service.search(SearchParams(q=q, **filters)).total
+
+
+def test_upsert_adds_a_document_at_the_end_of_the_listing(root, tmp_path):
+    service = SearchService(root)
+    before = total(service)
+    report = update(write_jsonl(tmp_path / "c.jsonl", [NEW]), root)
+    assert (report.added, report.replaced, report.deleted, report.doc_count) == (1, 0, 0, before + 1)
+    assert total(service, "quokka") == 1 and total(service) == before + 1
+    assert total(service, entity=("Quokka Labs",)) == 1
+    last_page = service.search(SearchParams(sort="listing", per_page=1, page=before + 1))
+    assert [hit.id for hit in last_page.hits] == ["quokka-cluster"]
+    assert service.document("quokka-cluster")["url"] == "/events/quokka-cluster"
+
+
+def test_upsert_replaces_a_known_id_in_place(root, tmp_path):
+    service = SearchService(root)
+    old = service.document(KNOWN)
+    before = total(service)
+    edited = {"id": KNOWN, "title": "Stargate Michigan renamed Wombat", "summary": "Now about wombats.",
+              "topics": ["training-infrastructure"]}
+    report = update(write_jsonl(tmp_path / "c.jsonl", [edited]), root)
+    assert (report.added, report.replaced) == (0, 1) and report.doc_count == before == total(service)
+    doc = service.document(KNOWN)
+    assert doc["title"] == "Stargate Michigan renamed Wombat"
+    assert (doc["order"], doc["position"]) == (old["order"], old["position"])
+    assert [hit.id for hit in service.search(SearchParams(q="wombats")).hits] == [KNOWN]
+
+
+def test_delete_removes_and_reports_unknown_ids(root, tmp_path):
+    service = SearchService(root)
+    before = total(service)
+    changes = write_jsonl(tmp_path / "c.jsonl", [{"id": KNOWN, "delete": True}, {"id": "never-was", "delete": True}])
+    report = update(changes, root)
+    assert report.deleted == 1 and report.missing == ("never-was",) and report.doc_count == before - 1
+    assert service.document(KNOWN) is None and total(service) == before - 1
+    # applying the same file again changes nothing but is not an error
+    again = update(changes, root)
+    assert again.deleted == 0 and set(again.missing) == {KNOWN, "never-was"} and total(service) == before - 1
+
+
+def test_the_last_line_for_an_id_wins(root, tmp_path):
+    service = SearchService(root)
+    update(write_jsonl(tmp_path / "a.jsonl", [NEW, {"id": NEW["id"], "delete": True}]), root)
+    assert service.document(NEW["id"]) is None
+    update(write_jsonl(tmp_path / "b.jsonl", [{"id": KNOWN, "delete": True}, {**NEW, "id": KNOWN}]), root)
+    assert service.document(KNOWN)["title"] == NEW["title"]
+
+
+def test_meta_records_the_update_and_keeps_the_build_facts(root, tmp_path):
+    built = store.read_meta(store.current_path(root))
+    update(write_jsonl(tmp_path / "c.jsonl", [NEW]), root)
+    meta = store.read_meta(store.current_path(root))
+    assert meta["built_at"] == built["built_at"] and meta["fingerprint"] == built["fingerprint"]
+    assert meta["updated_at"] and meta["doc_count"] == built["doc_count"] + 1
+    assert meta["updates"][-1]["upserted"] == 1 and meta["updates"][-1]["file"].endswith("c.jsonl")
+    assert meta["snapshot"] == store.current_id(root) != built["snapshot"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"id": "x", "delete": "yes"}', "'delete' must be true or false"),
+        ('{"id": "x", "delete": true, "title": "t"}', "a delete line has only 'id' and 'delete'"),
+        ('{"id": "", "delete": true}', "'id' must be a non-empty string"),
+        ('{"id": "x", "title": "t"}', "'summary' must be a string"),
+        ("{nope", "invalid JSON"),
+    ],
+)
+def test_a_bad_line_changes_nothing(root, tmp_path, line, message):
+    published = store.current_id(root)
+    changes = tmp_path / "c.jsonl"
+    changes.write_text('{"id": "fine", "title": "t", "summary": "s", "topics": ["t"]}\n' + line + "\n")
+    with pytest.raises(CorpusError, match="c.jsonl:2") as error:
+        update(changes, root)
+    assert message in str(error.value)
+    assert store.current_id(root) == published and SearchService(root).document("fine") is None
+
+
+def test_an_empty_file_publishes_nothing(root, tmp_path):
+    published = store.current_id(root)
+    (tmp_path / "empty.jsonl").write_text("\n")
+    report = update(tmp_path / "empty.jsonl", root)
+    assert not report.changed and store.current_id(root) == published
+
+
+def test_no_index_or_another_schema_version_is_refused(tmp_path, root, monkeypatch):
+    changes = write_jsonl(tmp_path / "c.jsonl", [NEW])
+    with pytest.raises(store.IndexUnavailable, match="no index"):
+        update(changes, tmp_path / "empty")
+    assert not (tmp_path / "empty").exists()
+    import index.update
+
+    monkeypatch.setattr(index.update, "SCHEMA_VERSION", index.update.SCHEMA_VERSION + 1)
+    with pytest.raises(UpdateError, match="run a full build"):
+        update(changes, root)
+
+
+def test_a_second_writer_fails_clearly_or_waits(root, tmp_path):
+    changes = write_jsonl(tmp_path / "c.jsonl", [NEW])
+    with store.write_lock(root):
+        with pytest.raises(store.WriterBusy, match="another build or update is writing"):
+            update(changes, root)
+    held = threading.Event()
+    release = threading.Event()
+
+    def writer() -> None:
+        with store.write_lock(root):
+            held.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    held.wait(5)
+    threading.Timer(0.3, release.set).start()
+    report = update(changes, root, lock_wait=10)  # waits for the other writer, then applies
+    thread.join()
+    assert report.added == 1 and SearchService(root).document(NEW["id"]) is not None

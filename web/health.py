@@ -1,0 +1,42 @@
+"""Whether the corpus sources changed since the published snapshot was built.
+
+A build records its source files and a SHA-256 fingerprint over them (and over the enrichment
+rules, taxonomy and organisations, which change what is indexed too).  Rehashing a 10 MB corpus on
+every health check would be wasteful, so the last answer is kept per (path, size, mtime) of every
+source: it is recomputed only when one of them moved.  One SourceWatch hangs on each app.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from corpus.sources import RULE_FILES, fingerprint
+
+
+class SourceWatch:
+    """Compare a snapshot's recorded sources with the files on disk, rehashing only on change."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple[tuple[str, int, int], ...] | None = None
+        self._digest: str | None = None
+
+    def changed(self, sources: object, recorded: object) -> bool | None:
+        """Return whether *sources* no longer hash to *recorded*; None when the snapshot did not record them."""
+        if not isinstance(sources, Sequence) or isinstance(sources, str) or not sources or not recorded:
+            return None
+        paths = [Path(str(p)) for p in sources]
+        try:
+            key = tuple((str(p), st.st_size, st.st_mtime_ns) for p in (*paths, *RULE_FILES) for st in (p.stat(),))
+        except OSError:
+            return True  # a source is gone: the next build would not index the same thing
+        with self._lock:
+            if key != self._key:
+                try:
+                    digest = fingerprint(paths)
+                except OSError:
+                    return True
+                self._key, self._digest = key, digest
+            return self._digest != recorded

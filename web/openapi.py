@@ -1,0 +1,385 @@
+"""The API's contract: an OpenAPI 3.1 document, served at /api/openapi.json.
+
+The limits in it are the ones search/params.py enforces, read from there, so the contract and the
+validation cannot drift apart.  Parameter schemas describe exactly what the API accepts (an API
+fuzzer sends values just outside them and expects a 400); response schemas declare every field the
+API returns today and allow more, so a new field is not a breaking change.  Tests validate live
+responses against these schemas and run schemathesis against the real server.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection
+from typing import Any
+
+from search.params import (
+    DEFAULT_PER_PAGE,
+    MAX_FILTER_CHARS,
+    MAX_FILTER_VALUES,
+    MAX_PER_PAGE,
+    MAX_QUERY_CHARS,
+    MAX_QUERY_WORDS,
+    MAX_RESULT_WINDOW,
+    SORTS,
+)
+
+API_VERSION = "1.0.0"
+JSON = "application/json"
+# At most MAX_QUERY_WORDS whitespace-separated words, no NUL (what parse_params accepts).
+QUERY_PATTERN = rf"^\s*(?:[^\s\x00]+\s+){{0,{MAX_QUERY_WORDS - 1}}}[^\s\x00]*\s*$"
+NO_NUL_PATTERN = r"^[^\x00]*$"
+BOOLEAN_PATTERN = "^(?:[01]|[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|[Oo][Nn]|[Oo][Ff][Ff])?$"
+EXAMPLE_ID = "expanding-stargate-to-michigan"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _strings() -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string"}}
+
+
+def _json(schema: dict[str, Any], description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    response: dict[str, Any] = {"description": description, "content": {JSON: {"schema": schema}}}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def _error(description: str) -> dict[str, Any]:
+    return _json(_ref("Error"), description)
+
+
+def _filter(name: str, description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "description": f"{description} Repeat it to allow several values (they combine with OR).",
+        "style": "form",
+        "explode": True,
+        "schema": {
+            "type": "array",
+            "maxItems": MAX_FILTER_VALUES,
+            "items": {"type": "string", "maxLength": MAX_FILTER_CHARS, "pattern": NO_NUL_PATTERN},
+        },
+    }
+
+
+CACHE_HEADERS = {
+    "ETag": {"description": "Weak validator of this answer: send it back in If-None-Match.",
+             "required": True, "schema": {"type": "string"}},
+    "Cache-Control": {"description": "Answers may be cached briefly.", "required": True,
+                      "schema": {"type": "string"}},
+}
+IF_NONE_MATCH = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "description": "An ETag from an earlier answer: if it is still current the answer is 304, with no body.",
+    "schema": {"type": "string"},
+}
+NOT_MODIFIED = {"description": "The client's copy (named by If-None-Match) is current.", "headers": CACHE_HEADERS}
+UNAVAILABLE = _error("No usable index is published (a first build has not finished, or it must be rebuilt).")
+
+ERROR_BODY = {
+    "type": "object",
+    "required": ["code", "message"],
+    "additionalProperties": False,
+    "properties": {
+        "code": {"type": "string", "description": "Stable machine-readable code, e.g. invalid_parameter."},
+        "message": {"type": "string", "description": "What went wrong and what to do, for people."},
+        "param": {"type": "string", "description": "The request parameter at fault, when one is."},
+    },
+}
+SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object",
+        "description": "The one error shape of every API error, 404 and 405 included.",
+        "required": ["error"],
+        "additionalProperties": False,
+        "properties": {
+            "error": ERROR_BODY,
+        },
+    },
+    "Hit": {
+        "type": "object",
+        "required": ["id", "kind", "title", "title_html", "snippet_html", "url", "topics", "entities", "score", "position"],
+        "properties": {
+            "id": {"type": "string"},
+            "kind": {"type": "string", "description": "event or guide"},
+            "title": {"type": "string"},
+            "title_html": {"type": "string", "description": "The title, escaped, with matched words in <mark>."},
+            "snippet_html": {"type": "string", "description": "A passage of the body, escaped, matches in <mark>."},
+            "url": {"type": "string", "description": "The document's page on this site."},
+            "topics": _strings(),
+            "entities": _strings(),
+            "score": {"type": "number", "description": "BM25F score (0 when sorted by listing order)."},
+            "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
+            "explanation": {"type": "object", "description": "How the score was reached (only with explain=1)."},
+        },
+    },
+    "FacetValue": {
+        "type": "object",
+        "required": ["value", "label", "count", "selected"],
+        "properties": {
+            "value": {"type": "string", "description": "Pass it as the filter parameter's value."},
+            "label": {"type": "string"},
+            "count": {"type": "integer", "minimum": 0, "description": "Results if this value were selected."},
+            "selected": {"type": "boolean"},
+        },
+    },
+    "SearchResponse": {
+        "type": "object",
+        "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
+                     "filters", "hits", "facets", "suggestion", "answer", "snapshot"],
+        "properties": {
+            "query": {"type": "string", "description": "q, with its whitespace collapsed."},
+            "total": {"type": "integer", "minimum": 0, "description": "Exact number of matching documents."},
+            "page": {"type": "integer", "minimum": 1},
+            "per_page": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
+            "pages": {"type": "integer", "minimum": 1},
+            "sort": {"type": "string", "enum": list(SORTS)},
+            "took_ms": {"type": "number", "minimum": 0},
+            "match": {"type": "string", "enum": ["all", "most", "partial", "none"],
+                      "description": ("all: some hit has every word; most: the best hits have more than half "
+                                      "of them; partial: every hit has at most half; none: nothing matched.")},
+            "plain_query": {"type": "boolean", "description": "The query syntax was not understood; its words were searched."},
+            "filters": {
+                "type": "object",
+                "required": ["topic", "entity", "kind"],
+                "properties": {"topic": _strings(), "entity": _strings(), "kind": _strings()},
+            },
+            "hits": {"type": "array", "maxItems": MAX_PER_PAGE, "items": _ref("Hit")},
+            "facets": {
+                "type": "object",
+                "required": ["topic", "entity", "kind"],
+                "additionalProperties": {"type": "array", "items": _ref("FacetValue")},
+            },
+            "suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")],
+                           "description": "Did you mean: a corrected query, when one finds more."},
+            "answer": {"oneOf": [{"type": "null"}, _ref("Answer")],
+                       "description": "A guide section that answers the query, shown above the hits."},
+            "snapshot": {"type": "string", "description": "The index snapshot that answered."},
+        },
+    },
+    "Suggestion": {
+        "type": "object",
+        "required": ["text", "html"],
+        "properties": {
+            "text": {"type": "string", "description": "The corrected query: pass it as q."},
+            "html": {"type": "string", "description": "The same, escaped, with corrected words marked."},
+        },
+    },
+    "Answer": {
+        "type": "object",
+        "required": ["id", "title", "url", "snippet_html"],
+        "properties": {
+            "id": {"type": "string"},
+            "title": {"type": "string"},
+            "url": {"type": "string", "description": "The guide page, at the section's anchor."},
+            "snippet_html": {"type": "string"},
+        },
+    },
+    "Document": {
+        "type": "object",
+        "required": ["id", "kind", "topic", "topics", "entities", "title", "body", "url", "position", "order"],
+        "properties": {
+            "id": {"type": "string"},
+            "kind": {"type": "string"},
+            "topic": {"type": "string", "description": "The home topic."},
+            "topics": _strings(),
+            "entities": _strings(),
+            "title": {"type": "string"},
+            "body": {"type": "string"},
+            "url": {"type": "string"},
+            "source_url": {"type": "string", "description": "Where an event was published, when known."},
+            "published": {"type": "string"},
+            "position": {"type": "integer"},
+            "order": {"type": "integer", "description": "Place in the whole listing order."},
+        },
+    },
+    "DocumentResponse": {
+        "type": "object",
+        "required": ["document", "more_like_this"],
+        "properties": {
+            "document": _ref("Document"),
+            "more_like_this": {"type": "array", "items": _ref("Document")},
+        },
+    },
+    "Topic": {
+        "type": "object",
+        "required": ["slug", "name", "label", "description", "count", "search_url", "guide_url"],
+        "properties": {
+            "slug": {"type": "string"},
+            "name": {"type": "string"},
+            "label": {"type": "string"},
+            "description": {"type": "string"},
+            "count": {"type": "integer", "minimum": 0, "description": "Documents carrying the topic."},
+            "search_url": {"type": "string"},
+            "guide_url": {"type": ["string", "null"], "description": "The topic's guide page, if it has one."},
+        },
+    },
+    "TopicsResponse": {
+        "type": "object",
+        "required": ["topics", "total", "snapshot"],
+        "properties": {
+            "topics": {"type": "array", "items": _ref("Topic")},
+            "total": {"type": "integer", "minimum": 0, "description": "Documents in the index."},
+            "snapshot": {"type": "string"},
+        },
+    },
+    "Completion": {
+        "type": "object",
+        "required": ["text", "kind"],
+        "properties": {
+            "text": {"type": "string"},
+            "kind": {"type": "string"},
+            "url": {"type": "string"},
+        },
+    },
+    "SuggestResponse": {
+        "type": "object",
+        "required": ["query", "suggestions"],
+        "properties": {"query": {"type": "string"}, "suggestions": {"type": "array", "items": _ref("Completion")}},
+    },
+    "Health": {
+        "type": "object",
+        "required": ["status"],
+        "properties": {
+            "status": {"type": "string", "enum": ["ok", "degraded"]},
+            "doc_count": {"type": "integer", "minimum": 0},
+            "built_at": {"type": ["string", "null"], "description": "When the snapshot's build ran (UTC)."},
+            "updated_at": {"type": ["string", "null"], "description": "When an update last changed it, if ever."},
+            "snapshot": {"type": "string"},
+            "schema_version": {"type": ["integer", "null"]},
+            "fingerprint": {"type": ["string", "null"], "description": "SHA-256 of the sources at build time."},
+            "sources_changed": {"type": ["boolean", "null"],
+                                "description": "Whether the source files differ from the build's (null: not recorded)."},
+            "reason": {"type": "string", "description": "Why the service is degraded."},
+            "error": ERROR_BODY,
+        },
+    },
+}
+
+PATHS: dict[str, Any] = {
+    "/api/search": {
+        "get": {
+            "operationId": "search",
+            "summary": "Search events and guide sections.",
+            "description": (
+                "Ranked hits (all-words matches first), exact totals and disjunctive facet counts. "
+                f"page × per_page may be at most {MAX_RESULT_WINDOW}. An empty parameter counts as absent; "
+                "blank filter values are ignored, and values are stripped of surrounding whitespace."
+            ),
+            "parameters": [
+                {"name": "q", "in": "query", "description": (
+                    f"The query: words, \"quoted phrases\", -excluded words, OR. At most {MAX_QUERY_CHARS} "
+                    f"characters and {MAX_QUERY_WORDS} words once whitespace is collapsed; empty lists everything."),
+                 "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": QUERY_PATTERN},
+                 "example": "stargate"},
+                _filter("topic", "Only documents carrying this topic slug."),
+                _filter("entity", "Only documents naming this organisation."),
+                _filter("kind", "Only this type of document (event or guide)."),
+                {"name": "sort", "in": "query", "description": "relevance (default with q) or listing (default without).",
+                 "schema": {"type": "string", "enum": list(SORTS)}},
+                {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_RESULT_WINDOW,
+                                                            "default": 1}},
+                {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE,
+                                                                "default": DEFAULT_PER_PAGE}},
+                {"name": "explain", "in": "query", "description": "1 (or true/yes/on) adds each hit's score explanation.",
+                 "schema": {"type": "string", "pattern": BOOLEAN_PATTERN}},
+                IF_NONE_MATCH,
+            ],
+            "responses": {
+                "200": _json(_ref("SearchResponse"), "A page of results.", CACHE_HEADERS),
+                "304": NOT_MODIFIED,
+                "400": _error("A parameter is invalid; error.param names it."),
+                "503": UNAVAILABLE,
+            },
+        }
+    },
+    "/api/suggest": {
+        "get": {
+            "operationId": "suggest",
+            "summary": "Complete a partly typed query: titles, topics and organisations.",
+            "parameters": [
+                {"name": "q", "in": "query", "description": "What has been typed so far.",
+                 "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN}},
+            ],
+            "responses": {
+                "200": _json(_ref("SuggestResponse"), "Suggestions, best first."),
+                "400": _error("A parameter is invalid; error.param names it."),
+                "503": UNAVAILABLE,
+            },
+        }
+    },
+    "/api/documents/{id}": {
+        "get": {
+            "operationId": "document",
+            "summary": "One document and the documents most like it.",
+            "parameters": [
+                {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1},
+                 "example": EXAMPLE_ID},
+                IF_NONE_MATCH,
+            ],
+            "responses": {
+                "200": _json(_ref("DocumentResponse"), "The document.", CACHE_HEADERS),
+                "304": NOT_MODIFIED,
+                "404": _error("No document has this id."),
+                "503": UNAVAILABLE,
+            },
+        }
+    },
+    "/api/topics": {
+        "get": {
+            "operationId": "topics",
+            "summary": "The topics, with how many documents carry each, most first.",
+            "parameters": [IF_NONE_MATCH],
+            "responses": {
+                "200": _json(_ref("TopicsResponse"), "Every topic.", CACHE_HEADERS),
+                "304": NOT_MODIFIED,
+                "503": UNAVAILABLE,
+            },
+        }
+    },
+    "/healthz": {
+        "get": {
+            "operationId": "health",
+            "summary": "Whether the service can answer, and what it is serving.",
+            "responses": {
+                "200": _json(_ref("Health"), "ok: a snapshot is published and open."),
+                "503": _json(_ref("Health"), "degraded: no usable snapshot; reason says why."),
+            },
+        }
+    },
+    "/api/openapi.json": {
+        "get": {
+            "operationId": "openapi",
+            "summary": "This document.",
+            "responses": {"200": _json({"type": "object", "required": ["openapi", "paths"]}, "The OpenAPI document.")},
+        }
+    },
+}
+
+
+def spec(served: Collection[str] | None = None) -> dict[str, Any]:
+    """Return the OpenAPI document, limited to the paths in *served* (Flask rule syntax) when given."""
+    paths = PATHS
+    if served is not None:
+        paths = {path: item for path, item in PATHS.items() if path.replace("{id}", "<path:doc_id>") in served}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Topic hub search API",
+            "version": API_VERSION,
+            "description": (
+                "Search a topic hub's events and guides. Every error has the shape "
+                '{"error": {"code", "message", "param"?}}; search, document and topic answers carry an '
+                "ETag and Cache-Control: public, max-age=30."
+            ),
+        },
+        "paths": copy.deepcopy(paths),
+        "components": {"schemas": copy.deepcopy(SCHEMAS)},
+    }
