@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +62,9 @@ class SearchResult:
     match: str
     plain: bool = False  # the query's syntax was not understood; its words were searched
     snapshot: str = ""
-    extra: dict[str, object] = field(default_factory=dict)
     suggestion: Suggestion | None = None
     answer: Answer | None = None
+    timed_out: bool = False  # ranking ran past the time budget: the hits are the best found in time
 
     @property
     def pages(self) -> int:
@@ -91,10 +91,10 @@ class SearchResult:
             "match": self.match,
             "plain_query": self.plain,
             "snapshot": self.snapshot,
+            "timed_out": self.timed_out,
             "filters": {k: list(v) for k, v in self.filters.items()},
             "hits": hits,
             "facets": {name: [asdict(v) for v in values] for name, values in self.facets.items()},
             "suggestion": asdict(self.suggestion) if self.suggestion else None,
             "answer": asdict(self.answer) if self.answer else None,
-            **self.extra,
         }

@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from whoosh import query as wq
+from whoosh.collectors import TimeLimit, TimeLimitCollector
 
 from corpus.records import KIND_LABELS
 from index import store
@@ -31,6 +32,11 @@ from search.snapshot import Snapshot
 from search.spell import Speller, suggestion
 from search.synonyms import Synonyms, load_synonyms
 
+# Each search has a time budget; ranking that runs past it stops and returns what it has found.
+DEFAULT_BUDGET_S = 2.0
+# Below this many candidates ranking is quick; above it, a collector that watches the clock is used.
+TIMED_RANKING_FROM = 2_000
+
 # A guide section among the first hits, nearly as good as the first, is shown as an answer card.
 ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
@@ -39,8 +45,9 @@ ANSWER_SCORE_RATIO = 0.6
 class SearchService:
     """Answer searches from the snapshot currently published under *root*, following new publishes."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.root = Path(root)
+        self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
         self._lock = threading.Lock()
         self._synonyms: Synonyms | None = None
@@ -125,6 +132,7 @@ class SearchService:
         end = params.page * params.per_page
         start = end - params.per_page
         sort = params.effective_sort
+        timed_out = False
         if start >= len(allowed):
             ranked: list[tuple[int, float]] = []
         elif sort == "listing" or parsed is None:
@@ -132,7 +140,7 @@ class SearchService:
             results = searcher.search(query, filter=allowed, limit=end, sortedby="order")
             ranked = [(hit.docnum, 0.0) for hit in results]  # docs() is a set: it loses the order
         else:
-            ranked = self._rank(searcher, parsed, allowed, all_docs, end)
+            ranked, timed_out = self._rank(searcher, parsed, allowed, all_docs, end, started + self.budget_s)
 
         terms = parsed.terms if parsed else frozenset()
         hits = []
@@ -163,8 +171,10 @@ class SearchService:
             snapshot=snap.id,
             suggestion=suggestion(parsed, vocabulary) if parsed and vocabulary else None,
             answer=answer,
+            timed_out=timed_out,
         )
-        self._results.put(snap.id, params, result)
+        if not timed_out:
+            self._results.put(snap.id, params, result)
         return result
 
     @staticmethod
@@ -180,16 +190,20 @@ class SearchService:
         return matched - excluded, concept_docs
 
     @staticmethod
-    def _rank(searcher, parsed: ParsedQuery, allowed: set[int], all_docs: set[int], limit: int) -> list[tuple[int, float]]:
-        """Return the top *limit* (docnum, score) pairs: all-words matches first, then the rest."""
+    def _rank(
+        searcher, parsed: ParsedQuery, allowed: set[int], all_docs: set[int], limit: int, deadline: float
+    ) -> tuple[list[tuple[int, float]], bool]:
+        """Return the top *limit* (docnum, score) pairs, all-words matches first, and whether time ran out."""
         ranked: list[tuple[int, float]] = []
+        timed_out = False
         if all_docs:
-            ranked.extend(searcher.search(parsed.all_words, filter=all_docs, limit=limit).items())
+            found, timed_out = _top(searcher, parsed.all_words, all_docs, limit, deadline)
+            ranked.extend(found)
         rest = allowed - all_docs
-        if len(ranked) < limit and rest:
-            more = searcher.search(parsed.any_words, filter=rest, limit=limit - len(ranked))
-            ranked.extend(more.items())
-        return ranked
+        if len(ranked) < limit and rest and not timed_out:
+            found, timed_out = _top(searcher, parsed.any_words, rest, limit - len(ranked), deadline)
+            ranked.extend(found)
+        return ranked, timed_out
 
     def _answer(self, snap: Snapshot, searcher, top: list[tuple[int, float]], concept_docs: list[set[int]], terms: frozenset[str]) -> Answer | None:
         """Return the first guide section among the *top* hits when it matches the query strongly."""
@@ -258,6 +272,23 @@ class SearchService:
         query = wq.And([wq.Term("kind", "guide"), wq.Term("topic", topic)])
         results = searcher.search(query, limit=None, sortedby="order")
         return [_document(hit.fields()) for hit in results]
+
+
+def _top(searcher, query: wq.Query, docs: set[int], limit: int, deadline: float) -> tuple[list[tuple[int, float]], bool]:
+    """Return the best *limit* of *docs* for *query*, stopping at *deadline* with what was found."""
+    if len(docs) < TIMED_RANKING_FROM:
+        return searcher.search(query, filter=docs, limit=limit).items(), False
+    remaining = deadline - time.perf_counter()
+    if remaining <= 0:
+        return [], True
+    collector = searcher.collector(limit=limit, filter=docs)
+    # No SIGALRM: it only works in a main thread; the clock is checked between matching documents.
+    timed = TimeLimitCollector(collector, timelimit=remaining, use_alarm=False)
+    try:
+        searcher.search_with_collector(query, timed)
+    except TimeLimit:
+        return collector.results().items(), True
+    return timed.results().items(), False
 
 
 def _match_level(allowed: set[int], all_docs: set[int], concept_docs: list[set[int]]) -> str:

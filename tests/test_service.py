@@ -198,3 +198,16 @@ def test_bounded_prefix_finds_words_starting_with_it(service):
     plain = service.search(SearchParams(q="gpu", per_page=50))
     assert result.total >= plain.total > 0
     assert any("<mark>GPUs</mark>" in h.snippet_html for h in result.hits)
+
+
+def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
+    docs = write_jsonl(
+        tmp_path / "many.jsonl",
+        [{"id": f"d{i}", "title": f"GPU cluster {i}", "summary": "gpu " * (i % 7 + 1), "topics": ["t"]} for i in range(2500)],
+    )
+    build([docs], root=tmp_path / "ix")
+    hurried = SearchService(tmp_path / "ix", budget_s=0.0).search(SearchParams(q="gpu"))
+    assert hurried.timed_out and hurried.to_json()["timed_out"] is True
+    assert hurried.total == 2500  # the count is exact even when ranking was cut short
+    relaxed = SearchService(tmp_path / "ix").search(SearchParams(q="gpu"))
+    assert not relaxed.timed_out and len(relaxed.hits) == 10 and relaxed.total == 2500

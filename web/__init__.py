@@ -10,8 +10,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from corpus.sources import DEFAULT_DIR
-from search.service import SearchService
+from search.service import DEFAULT_BUDGET_S, SearchService
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -19,21 +18,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
         INDEX_DIR=os.environ.get("TOPICHUB_INDEX_DIR") or str(Path(app.instance_path) / "index"),
-        CORPUS_PATHS=[os.environ.get("TOPICHUB_CORPUS") or str(DEFAULT_DIR)],
-        JSON_SORT_KEYS=False,
+        QUERY_BUDGET_S=float(os.environ.get("TOPICHUB_QUERY_BUDGET_S") or DEFAULT_BUDGET_S),
     )
     if config:
         app.config.from_mapping(config)
     app.json.sort_keys = False
     app.json.ensure_ascii = False
-    app.extensions["search"] = SearchService(app.config["INDEX_DIR"])
+    app.extensions["search"] = SearchService(app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"])
 
-    from web import api, errors, pages, security
+    from web import api, errors, pages, security, suggest
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
-    from web import suggest
-
     app.register_blueprint(suggest.bp)
     errors.register(app)
     security.register(app)

@@ -133,7 +133,7 @@ SCHEMAS: dict[str, Any] = {
     "SearchResponse": {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
-                     "filters", "hits", "facets", "suggestion", "answer", "snapshot"],
+                     "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
             "total": {"type": "integer", "minimum": 0, "description": "Exact number of matching documents."},
@@ -162,6 +162,8 @@ SCHEMAS: dict[str, Any] = {
             "answer": {"oneOf": [{"type": "null"}, _ref("Answer")],
                        "description": "A guide section that answers the query, shown above the hits."},
             "snapshot": {"type": "string", "description": "The index snapshot that answered."},
+            "timed_out": {"type": "boolean",
+                          "description": "Ranking ran past the time budget; the hits are the best found in time."},
         },
     },
     "Suggestion": {

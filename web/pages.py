@@ -104,20 +104,12 @@ def text_blocks(body: str) -> list[tuple[str, list[str]]]:
     return blocks
 
 
-def result_extra(result: SearchResult, name: str) -> object | None:
-    """Return an optional part of *result* (did-you-mean, answer), whether a field or in extra."""
-    value = getattr(result, name, None)
-    if value is None:
-        value = result.extra.get(name)
-    return value or None
-
-
 @bp.get("/")
 def page() -> str:
     params = parse_params(request.args)
     service = get_search()
     result = service.search(params)
-    suggestion = result_extra(result, "suggestion")
+    suggestion = result.suggestion
     ways = []
     if not result.total and (params.q or any(params.filters().values())):
         text = suggestion.get("text") if isinstance(suggestion, dict) else getattr(suggestion, "text", None)
@@ -127,7 +119,7 @@ def page() -> str:
         params=params,
         result=result,
         suggestion=suggestion,
-        answer=result_extra(result, "answer"),
+        answer=result.answer,
         ways=ways,
         headings=FACET_HEADINGS,
         pages=page_window(result.page, result.pages),
