@@ -15,7 +15,14 @@ from collections.abc import Iterable
 
 import bleach
 from whoosh.analysis import Analyzer
-from whoosh.highlight import ContextFragmenter, Formatter, Fragment, WholeFragmenter, highlight
+from whoosh.highlight import (
+    BasicFragmentScorer,
+    ContextFragmenter,
+    Formatter,
+    Fragment,
+    WholeFragmenter,
+    highlight,
+)
 
 ALLOWED_TAGS = frozenset({"mark"})
 ELLIPSIS = "…"
@@ -53,6 +60,17 @@ class _MarkFormatter(Formatter):
         return f"{start}{body.strip()}{end}"
 
 
+class _EarliestFirstScorer(BasicFragmentScorer):
+    """Whoosh's passage score, with ties going to the earlier passage.
+
+    Whoosh breaks ties by comparing the fragments' ids (memory addresses), so the same search could
+    show different passages from one call to the next.
+    """
+
+    def __call__(self, fragment: Fragment) -> float:
+        return super().__call__(fragment) - fragment.startchar * 1e-7
+
+
 def _crop(text: str, limit: int) -> str:
     if len(text) <= limit:
         return html.escape(text, quote=True)
@@ -60,6 +78,7 @@ def _crop(text: str, limit: int) -> str:
     return html.escape(cut.rstrip(" ,;:-"), quote=True) + ELLIPSIS
 
 
+# *analyzer* is the index's analyzer, or anything called like one (search.snapshot.TokenReplay).
 def highlight_title(text: str, terms: Iterable[str], analyzer: Analyzer) -> str:
     """Return *text* as safe HTML with every matched word marked."""
     return _highlight(text, terms, analyzer, WholeFragmenter(), top=1, fallback=len(text))
@@ -75,7 +94,9 @@ def _highlight(text: str, terms: Iterable[str], analyzer: Analyzer, fragmenter, 
     termset = frozenset(terms)
     markup = ""
     if termset and text:
-        markup = highlight(text, termset, analyzer, fragmenter, _MarkFormatter(), top=top, mode="index")
+        markup = highlight(
+            text, termset, analyzer, fragmenter, _MarkFormatter(), top=top, scorer=_EarliestFirstScorer(), mode="index"
+        )
     if not markup:
         markup = _crop(text, fallback)
     return sanitize(markup)

@@ -222,7 +222,7 @@ class SearchService:
                     id=fields["id"],
                     title=fields["title"],
                     url=fields["url"],
-                    snippet_html=highlight_snippet(fields["body"], terms, snap.analyzer),
+                    snippet_html=highlight_snippet(fields["body"], terms, snap.tokens(docnum, "body", fields["body"])),
                 )
             return None
         return None
@@ -233,8 +233,8 @@ class SearchService:
             id=fields["id"],
             kind=fields["kind"],
             title=fields["title"],
-            title_html=highlight_title(fields["title"], terms, snap.analyzer),
-            snippet_html=highlight_snippet(fields["body"], terms, snap.analyzer),
+            title_html=highlight_title(fields["title"], terms, snap.tokens(docnum, "title", fields["title"])),
+            snippet_html=highlight_snippet(fields["body"], terms, snap.tokens(docnum, "body", fields["body"])),
             url=fields["url"],
             topics=tuple(filter(None, fields.get("topics", "").split(","))),
             entities=tuple(filter(None, fields.get("entities", "").split(","))),

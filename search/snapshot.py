@@ -19,6 +19,7 @@ from pathlib import Path
 
 from whoosh import index as whoosh_index
 from whoosh import scoring
+from whoosh.analysis.acore import Token
 from whoosh.searching import Searcher
 
 from index import store
@@ -27,6 +28,8 @@ from index.schema import SCHEMA_VERSION
 FACET_FIELDS = ("topics", "entities", "kind")
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
 TERM_CACHE_IDS = 4_000_000
+# Documents whose analysed tokens are kept for highlighting (a few KB each).
+TOKEN_CACHE_DOCS = 4096
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -70,6 +73,8 @@ class Snapshot:
         self._terms: OrderedDict[tuple[str, str], array] = OrderedDict()
         self._terms_size = 0
         self._terms_lock = threading.Lock()
+        self._tokens: OrderedDict[tuple[int, str], TokenReplay] = OrderedDict()
+        self._tokens_lock = threading.Lock()
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
@@ -97,6 +102,26 @@ class Snapshot:
                 self._terms_size -= len(old)
         return docs
 
+    def tokens(self, docnum: int, field: str, text: str) -> TokenReplay:
+        """Return *text*'s analysed tokens (document *docnum*'s *field*), analysed once and replayed."""
+        key = (docnum, field)
+        with self._tokens_lock:
+            replay = self._tokens.get(key)
+            if replay is not None:
+                self._tokens.move_to_end(key)
+                return replay
+        replay = TokenReplay(
+            tuple(
+                (t.text, t.pos, t.startchar, t.endchar)
+                for t in self.analyzer(text, positions=True, chars=True, mode="index", removestops=False)
+            )
+        )
+        with self._tokens_lock:
+            self._tokens[key] = replay
+            while len(self._tokens) > TOKEN_CACHE_DOCS:
+                self._tokens.popitem(last=False)
+        return replay
+
     def searcher(self) -> Searcher:
         """Return this thread's searcher on the snapshot."""
         searcher = getattr(self._local, "searcher", None)
@@ -111,6 +136,22 @@ class Snapshot:
         if searcher is not None:
             searcher.close()
             self._local.searcher = None
+
+
+class TokenReplay:
+    """An analyzer stand-in for the highlighter: it yields a text's cached tokens again."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: tuple[tuple[str, int, int, int], ...]) -> None:
+        self.entries = entries
+
+    def __call__(self, text: str, **_options: object):
+        token = Token(positions=True, chars=True, removestops=False, mode="index")
+        for token.text, token.pos, token.startchar, token.endchar in self.entries:
+            token.stopped = False
+            token.boost = 1.0
+            yield token
 
 
 def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:
