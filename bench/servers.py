@@ -1,4 +1,5 @@
-"""Run a WSGI app under gunicorn on 127.0.0.1 and a free port, as the benchmark's load target."""
+"""Run a WSGI app under gunicorn on 127.0.0.1 and a free port: the benchmark's load target, and the
+real server the end-to-end tests talk to."""
 
 from __future__ import annotations
 
@@ -44,14 +45,14 @@ def rss_mb(pid: int) -> float:
 
 
 @contextmanager
-def gunicorn(app: str, env: dict[str, str], workers: int, log_path: Path) -> Iterator[Server]:
+def gunicorn(app: str, env: dict[str, str], workers: int, log_path: Path, threads: int = 1) -> Iterator[Server]:
     """Serve *app* with the service's gunicorn config until the block ends; output goes to *log_path*."""
     port = free_port()
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
             [
                 sys.executable, "-m", "gunicorn", "--config", "python:web.gunicorn_conf",
-                "--bind", f"127.0.0.1:{port}", "--workers", str(workers), app,
+                "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads), app,
             ],
             cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
         )

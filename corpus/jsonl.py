@@ -79,20 +79,23 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     raise CorpusError(path, lineno, f"'kind' must be {EVENT!r} or {GUIDE!r}, not {kind!r}")
 
 
-def load_jsonl(path: str | Path) -> Iterator[Record]:
-    """Yield the records of a JSONL (or .jsonl.gz) file, in file order."""
-    path = Path(path)
-    position = 0
+def read_objects(path: Path) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, decoded JSON) for each non-blank line of a JSONL (or .jsonl.gz) file."""
     try:
         with _open(path) as handle:
             for lineno, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 try:
-                    obj = json.loads(line)
+                    yield lineno, json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise CorpusError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
-                position += 1
-                yield parse_line(obj, path, lineno, position)
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise CorpusError(path, None, f"cannot be read: {exc}") from exc
+
+
+def load_jsonl(path: str | Path) -> Iterator[Record]:
+    """Yield the records of a JSONL (or .jsonl.gz) file, in file order."""
+    path = Path(path)
+    for position, (lineno, obj) in enumerate(read_objects(path), start=1):
+        yield parse_line(obj, path, lineno, position)

@@ -16,21 +16,19 @@ it like a build: readers see the old snapshot or the new one, never a half-updat
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import json
 import shutil
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO
 
 from whoosh import index as whoosh_index
 from whoosh import query as wq
 
 from corpus.errors import CorpusError
-from corpus.jsonl import parse_line
+from corpus.enrich import enrich_records
+from corpus.jsonl import parse_line, read_objects
 from corpus.records import Event, GuideSection, Record
 from index import store
 from index.schema import SCHEMA_VERSION, to_document
@@ -76,35 +74,20 @@ def read_changes(path: str | Path) -> Changes:
     upserts: dict[str, Record] = {}
     deletes: set[str] = set()
     position = 0
-    try:
-        with _open(path) as handle:
-            for lineno, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CorpusError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
-                if isinstance(obj, dict) and "delete" in obj:
-                    doc_id = _delete_id(obj, path, lineno)
-                    if doc_id is not None:
-                        upserts.pop(doc_id, None)
-                        deletes.add(doc_id)
-                        continue
-                position += 1
-                record = parse_line(obj, path, lineno, position)
-                deletes.discard(record.id)
-                upserts.pop(record.id, None)
-                upserts[record.id] = record
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise CorpusError(path, None, f"cannot be read: {exc}") from exc
-    return Changes(upserts=upserts, deletes=frozenset(deletes))
-
-
-def _open(path: Path) -> IO[str]:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return path.open(encoding="utf-8")
+    for lineno, obj in read_objects(path):
+        if isinstance(obj, dict) and "delete" in obj:
+            doc_id = _delete_id(obj, path, lineno)
+            if doc_id is not None:
+                upserts.pop(doc_id, None)
+                deletes.add(doc_id)
+                continue
+        position += 1
+        record = parse_line(obj, path, lineno, position)
+        deletes.discard(record.id)
+        upserts.pop(record.id, None)
+        upserts[record.id] = record
+    # Updated documents get their related topics and organisations, as a build would give them.
+    return Changes(upserts=dict(zip(upserts, enrich_records(upserts.values()))), deletes=frozenset(deletes))
 
 
 def _delete_id(obj: dict[str, object], path: Path, lineno: int) -> str | None:

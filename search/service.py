@@ -9,10 +9,11 @@ selection, so a count says how many results clicking the value would give.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from dataclasses import replace
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from whoosh import query as wq
@@ -36,6 +37,11 @@ from search.synonyms import Synonyms, load_synonyms
 DEFAULT_BUDGET_S = 2.0
 # Below this many candidates ranking is quick; above it, a collector that watches the clock is used.
 TIMED_RANKING_FROM = 2_000
+
+# From this many concepts, documents matching only some are ranked by how much of the query they
+# cover (each concept weighted by its rarity) before BM25.  With two, a partial match has one
+# concept, and BM25 already weighs which one (and how often, and in which field) better.
+COVERAGE_TIERS_FROM = 3
 
 # A guide section among the first hits, nearly as good as the first, is shown as an answer card.
 ANSWER_WITHIN = 3
@@ -140,7 +146,9 @@ class SearchService:
             results = searcher.search(query, filter=allowed, limit=end, sortedby="order")
             ranked = [(hit.docnum, 0.0) for hit in results]  # docs() is a set: it loses the order
         else:
-            ranked, timed_out = self._rank(searcher, parsed, allowed, all_docs, end, started + self.budget_s)
+            ranked, timed_out = self._rank(
+                searcher, parsed, allowed, all_docs, concept_docs, end, started + self.budget_s
+            )
 
         terms = parsed.terms if parsed else frozenset()
         hits = []
@@ -191,17 +199,25 @@ class SearchService:
 
     @staticmethod
     def _rank(
-        searcher, parsed: ParsedQuery, allowed: set[int], all_docs: set[int], limit: int, deadline: float
+        searcher,
+        parsed: ParsedQuery,
+        allowed: set[int],
+        all_docs: set[int],
+        concept_docs: list[set[int]],
+        limit: int,
+        deadline: float,
     ) -> tuple[list[tuple[int, float]], bool]:
-        """Return the top *limit* (docnum, score) pairs, all-words matches first, and whether time ran out."""
+        """Return the top *limit* (docnum, score) pairs, best coverage first, and whether time ran out."""
         ranked: list[tuple[int, float]] = []
         timed_out = False
         if all_docs:
             found, timed_out = _top(searcher, parsed.all_words, all_docs, limit, deadline)
             ranked.extend(found)
         rest = allowed - all_docs
-        if len(ranked) < limit and rest and not timed_out:
-            found, timed_out = _top(searcher, parsed.any_words, rest, limit - len(ranked), deadline)
+        for tier in _coverage_tiers(rest, concept_docs, searcher.doc_count()):
+            if len(ranked) >= limit or timed_out:
+                break
+            found, timed_out = _top(searcher, parsed.any_words, tier, limit - len(ranked), deadline)
             ranked.extend(found)
         return ranked, timed_out
 
@@ -289,6 +305,24 @@ def _top(searcher, query: wq.Query, docs: set[int], limit: int, deadline: float)
     except TimeLimit:
         return collector.results().items(), True
     return timed.results().items(), False
+
+
+def _coverage_tiers(docs: set[int], concept_docs: list[set[int]], doc_count: int) -> list[set[int]]:
+    """Return *docs* in tiers by the summed rarity (BM25 idf) of the concepts each has, most first."""
+    if len(concept_docs) < COVERAGE_TIERS_FROM:
+        return [docs] if docs else []
+    coverage: dict[int, float] = {}
+    for matching in concept_docs:
+        if not matching:
+            continue
+        idf = math.log(1 + (doc_count - len(matching) + 0.5) / (len(matching) + 0.5))
+        for docnum in matching & docs if len(matching) > len(docs) else (d for d in matching if d in docs):
+            coverage[docnum] = coverage.get(docnum, 0.0) + idf
+    tiers: dict[float, set[int]] = {}
+    for docnum in docs:
+        # Rounded, so that documents with the same concepts share a tier whatever the float noise.
+        tiers.setdefault(round(coverage.get(docnum, 0.0), 6), set()).add(docnum)
+    return [tiers[key] for key in sorted(tiers, reverse=True)]
 
 
 def _match_level(allowed: set[int], all_docs: set[int], concept_docs: list[set[int]]) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
+
+from bench.servers import free_port  # noqa: F401  (re-exported for the tests)
 
 from corpus.sources import DEFAULT_DIR, load_corpus
 from index.build import build
@@ -52,7 +53,3 @@ def write_jsonl(path: Path, docs: list[dict]) -> Path:
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]

@@ -144,3 +144,13 @@ def test_a_second_writer_fails_clearly_or_waits(root, tmp_path):
     report = update(changes, root, lock_wait=10)  # waits for the other writer, then applies
     thread.join()
     assert report.added == 1 and SearchService(root).document(NEW["id"]) is not None
+
+
+def test_updated_documents_get_related_topics_and_organisations(root, tmp_path):
+    doc = {"id": "nvidia-texas-campus", "title": "NVIDIA opens a Texas data center campus",
+           "summary": "The new data center draws 2GW of power for GPU training clusters.",
+           "topics": ["training-infrastructure"]}
+    update(write_jsonl(tmp_path / "c.jsonl", [doc]), root)
+    stored = SearchService(root).document("nvidia-texas-campus")
+    assert "nvidia" in stored["entities"]
+    assert "data-centers-power" in stored["topics"]
