@@ -2,7 +2,10 @@
 
 Ranking is BM25F over title and body (titles weigh three times as much).  Documents that match every
 word rank first; documents that match only some follow, so a long question still finds what is
-there.  Totals and facet counts are exact: they come from the set of matching document numbers,
+there.  Among those, when the query has three or more concepts, a document covering more of it ranks
+first, each concept weighing by its rarity (idf): for "train large models on a single gpu", a page
+with "single" and "gpu" beats one with "train", "large" and "models", words half the corpus has.
+Totals and facet counts are exact: they come from the set of matching document numbers,
 not from scoring every match.  Facets are disjunctive: each facet's counts ignore that facet's own
 selection, so a count says how many results clicking the value would give.
 """
@@ -17,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from whoosh import query as wq
-from whoosh.collectors import TimeLimit, TimeLimitCollector
+from whoosh.collectors import FilterCollector, TimeLimit
 
 from corpus.records import KIND_LABELS
 from index import store
@@ -37,6 +40,7 @@ from search.synonyms import Synonyms, load_synonyms
 DEFAULT_BUDGET_S = 2.0
 # Below this many candidates ranking is quick; above it, a collector that watches the clock is used.
 TIMED_RANKING_FROM = 2_000
+DEADLINE_CHECK_EVERY = 64  # matching documents between looks at the clock (a power of two)
 
 # From this many concepts, documents matching only some are ranked by how much of the query they
 # cover (each concept weighted by its rarity) before BM25.  With two, a partial match has one
@@ -214,11 +218,29 @@ class SearchService:
             found, timed_out = _top(searcher, parsed.all_words, all_docs, limit, deadline)
             ranked.extend(found)
         rest = allowed - all_docs
-        for tier in _coverage_tiers(rest, concept_docs, searcher.doc_count()):
-            if len(ranked) >= limit or timed_out:
-                break
-            found, timed_out = _top(searcher, parsed.any_words, tier, limit - len(ranked), deadline)
-            ranked.extend(found)
+        if len(ranked) >= limit or not rest or timed_out:
+            return ranked, timed_out
+        wanted = limit - len(ranked)
+        tiers = _coverage_tiers(rest, concept_docs, searcher.doc_count())
+        # Only the tiers the page reaches are ranked: the ones it takes whole, then the best of the next.
+        whole: list[set[int]] = []
+        taken = 0
+        while len(whole) < len(tiers) and taken + len(tiers[len(whole)]) <= wanted:
+            taken += len(tiers[len(whole)])
+            whole.append(tiers[len(whole)])
+        found = []
+        if whole:
+            docs = set().union(*whole)
+            if len(docs) < TIMED_RANKING_FROM:
+                scored = _score_each(searcher, parsed.any_words, docs)
+            else:
+                scored, timed_out = _top(searcher, parsed.any_words, docs, None, deadline)
+            tier_of = {docnum: i for i, tier in enumerate(whole) for docnum in tier}
+            found = sorted(scored, key=lambda pair: tier_of.get(pair[0], len(whole)))  # stable: BM25 within a tier
+        if taken < wanted and len(whole) < len(tiers) and not timed_out:
+            best, timed_out = _top(searcher, parsed.any_words, tiers[len(whole)], wanted - taken, deadline)
+            found.extend(best)
+        ranked.extend(found)
         return ranked, timed_out
 
     def _answer(self, snap: Snapshot, searcher, top: list[tuple[int, float]], concept_docs: list[set[int]], terms: frozenset[str]) -> Answer | None:
@@ -290,21 +312,61 @@ class SearchService:
         return [_document(hit.fields()) for hit in results]
 
 
-def _top(searcher, query: wq.Query, docs: set[int], limit: int, deadline: float) -> tuple[list[tuple[int, float]], bool]:
-    """Return the best *limit* of *docs* for *query*, stopping at *deadline* with what was found."""
+def _top(searcher, query: wq.Query, docs: set[int], limit: int | None, deadline: float) -> tuple[list[tuple[int, float]], bool]:
+    """Return the best *limit* (None: all) of *docs* for *query*, stopping at *deadline* with what was found."""
     if len(docs) < TIMED_RANKING_FROM:
-        return searcher.search(query, filter=docs, limit=limit).items(), False
-    remaining = deadline - time.perf_counter()
-    if remaining <= 0:
+        return list(searcher.search(query, filter=docs, limit=limit).items()), False
+    if deadline - time.perf_counter() <= 0:
         return [], True
-    collector = searcher.collector(limit=limit, filter=docs)
-    # No SIGALRM: it only works in a main thread; the clock is checked between matching documents.
-    timed = TimeLimitCollector(collector, timelimit=remaining, use_alarm=False)
+    ranking = searcher.collector(limit=limit)
     try:
-        searcher.search_with_collector(query, timed)
+        searcher.search_with_collector(query, _DeadlineFilter(ranking, docs, deadline))
     except TimeLimit:
-        return collector.results().items(), True
-    return timed.results().items(), False
+        return list(ranking.results().items()), True
+    return list(ranking.results().items()), False
+
+
+class _DeadlineFilter(FilterCollector):
+    """Collect only the allowed documents, raising TimeLimit once the clock passes *deadline*.
+
+    Whoosh's TimeLimitCollector calls its child's ``collect`` directly, so wrapped around a filter
+    it ranks documents the filter should have left out; and its timer is a thread per search.
+    """
+
+    def __init__(self, child, allow: set[int], deadline: float) -> None:
+        super().__init__(child, allow=allow)
+        self.deadline = deadline
+
+    def collect_matches(self) -> None:
+        child, allow, offset = self.child, self._allow, self.offset
+        clock = time.perf_counter
+        for i, sub_docnum in enumerate(child.matches()):
+            # Checked between matching documents, every few: no SIGALRM, it only works in a main thread.
+            if not i & (DEADLINE_CHECK_EVERY - 1) and clock() > self.deadline:
+                raise TimeLimit
+            if offset + sub_docnum in allow:
+                child.collect(sub_docnum)
+
+
+def _score_each(searcher, query: wq.Query, docs: set[int]) -> list[tuple[int, float]]:
+    """Return (docnum, score) for each of *docs* that *query* matches, best first, skipping the others."""
+    scored = []
+    context = searcher.context()
+    ordered = sorted(docs)
+    for leaf, offset in searcher.leaf_searchers():
+        matcher = query.matcher(leaf, context)
+        end = offset + leaf.doc_count_all()
+        for docnum in ordered:
+            if not offset <= docnum < end:
+                continue
+            if not matcher.is_active():
+                break
+            if matcher.id() < docnum - offset:
+                matcher.skip_to(docnum - offset)
+            if matcher.is_active() and matcher.id() == docnum - offset:
+                scored.append((docnum, float(matcher.score())))
+    scored.sort(key=lambda pair: (-pair[1], pair[0]))
+    return scored
 
 
 def _coverage_tiers(docs: set[int], concept_docs: list[set[int]], doc_count: int) -> list[set[int]]:
@@ -316,7 +378,7 @@ def _coverage_tiers(docs: set[int], concept_docs: list[set[int]], doc_count: int
         if not matching:
             continue
         idf = math.log(1 + (doc_count - len(matching) + 0.5) / (len(matching) + 0.5))
-        for docnum in matching & docs if len(matching) > len(docs) else (d for d in matching if d in docs):
+        for docnum in matching & docs:
             coverage[docnum] = coverage.get(docnum, 0.0) + idf
     tiers: dict[float, set[int]] = {}
     for docnum in docs:

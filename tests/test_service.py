@@ -211,3 +211,60 @@ def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
     assert hurried.total == 2500  # the count is exact even when ranking was cut short
     relaxed = SearchService(tmp_path / "ix").search(SearchParams(q="gpu"))
     assert not relaxed.timed_out and len(relaxed.hits) == 10 and relaxed.total == 2500
+
+
+def _coverage_corpus(tmp_path, filler: int):
+    """Write documents for "wombat quokka engine": none has all three words; "engine" is common."""
+    docs = [
+        {"id": "rare-pair", "title": "Field notes", "summary": "A wombat met a quokka near the river at dawn. " * 3, "topics": ["t"]},
+        {"id": "wombat-engine", "title": "Wombat engine engine", "summary": "The engine of a wombat.", "topics": ["t"]},
+        {"id": "quokka-only", "title": "Quokka", "summary": "A quokka.", "topics": ["t"]},
+    ]
+    docs += [{"id": f"engine-{i}", "title": f"Engine {i}", "summary": "engine " * (i % 5 + 1), "topics": ["t"]} for i in range(filler)]
+    return write_jsonl(tmp_path / "coverage.jsonl", docs)
+
+
+def test_a_long_query_ranks_pages_covering_its_rarer_words_first(tmp_path):
+    build([_coverage_corpus(tmp_path, 20)], root=tmp_path / "ix")
+    result = SearchService(tmp_path / "ix").search(SearchParams(q="wombat quokka engine", explain=True))
+    ids = [h.id for h in result.hits]
+    # Two rare words in a body outweigh one rare and one common word in a title (BM25 alone ranks it first).
+    assert ids[:3] == ["rare-pair", "wombat-engine", "quokka-only"]
+    assert result.match == "most"
+    assert result.hits[0].explanation is not None and result.hits[0].explanation["missing"] == ["engine"]
+    # A two-word query keeps plain BM25 order among partial matches: the title match wins.
+    two = [h.id for h in SearchService(tmp_path / "ix").search(SearchParams(q="wombat engine")).hits]
+    assert two[0] == "wombat-engine"
+
+
+def test_coverage_ranking_keeps_to_the_time_budget_and_exact_totals(tmp_path):
+    build([_coverage_corpus(tmp_path, 2500)], root=tmp_path / "ix")
+    hurried = SearchService(tmp_path / "ix", budget_s=0.0).search(SearchParams(q="wombat quokka engine"))
+    assert hurried.timed_out and hurried.total == 2503
+    relaxed = SearchService(tmp_path / "ix").search(SearchParams(q="wombat quokka engine", per_page=5, page=2))
+    assert not relaxed.timed_out and relaxed.total == 2503 and len(relaxed.hits) == 5
+    assert all(h.id.startswith("engine-") for h in relaxed.hits)  # pages past the rare words hold the rest
+
+
+def test_a_question_finds_the_pages_answering_its_rarest_words(service):
+    ids = [h.id for h in service.search(SearchParams(q="how can i train large models on a single gpu")).hits[:3]]
+    # Both describe training a large model on one GPU; ChunkFT says "fine-tuning", not "train".
+    assert "chunkft-memory-efficient-full-fine-tuning-via-byte-streamed-chunk-optimization" in ids
+    assert "galore-advancing-large-model-training-on-consumer-grade-hardware" in ids
+
+
+def test_a_topic_filter_holds_when_there_are_thousands_of_candidates(tmp_path):
+    docs = write_jsonl(
+        tmp_path / "two-topics.jsonl",
+        [
+            {"id": f"d{i}", "title": f"GPU cluster {i}", "summary": "gpu " * (i % 7 + 1), "topics": ["even" if i % 2 else "odd"]}
+            for i in range(4500)
+        ],
+    )
+    build([docs], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    for q in ("gpu", "gpu cluster 17"):  # every word matched, and a long query where most match some
+        result = service.search(SearchParams(q=q, topic=("odd",), per_page=50))
+        assert result.total >= 2000 and len(result.hits) == 50
+        assert all(h.topics == ("odd",) for h in result.hits)
+        assert len({h.id for h in result.hits}) == 50
