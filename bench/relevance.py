@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from whoosh import scoring
 from whoosh.qparser import MultifieldParser, OrGroup
 
 from corpus.sources import load_corpus
@@ -123,11 +122,10 @@ def service_system(index_root: Path) -> Callable[[str], Answer]:
 def whoosh_or_system(index_root: Path) -> Callable[[str], Answer]:
     """Return plain Whoosh (its own parser, OR of the words, BM25F) on the service's index as a system."""
     snap = SearchService(index_root).snapshot()
-    searcher = snap.index.searcher(weighting=scoring.BM25F())
     parser = MultifieldParser(["title", "body"], snap.schema, group=OrGroup)
 
     def run(query: str) -> Answer:
-        results = searcher.search(parser.parse(query), limit=DEPTH)
+        results = snap.searcher().search(parser.parse(query), limit=DEPTH)  # BM25F, closed with snap
         ids = tuple(hit["id"] for hit in results)
         return Answer(ids, not ids)
 

@@ -64,7 +64,9 @@ def build_corpus(
         snap_id, work = store.new_workdir(root)
         try:
             ix = whoosh_index.create_in(str(work), make_schema())
-            writer_args = {"limitmb": 256}
+            # Separate segment files, not one compound file: Whoosh reads a compound file's parts
+            # into memory (BytesIO copies) in every worker, where plain files are memory-mapped.
+            writer_args = {"limitmb": 256, "compound": False}
             if procs > 1:
                 # Sub-processes analyse and sort in parallel; their runs are merged into ONE segment.
                 # Several segments (multisegment=True) would skip the merge, but Whoosh 2.7's top-k

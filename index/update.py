@@ -176,7 +176,7 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             last = searcher.search(wq.Every(), sortedby="order", reverse=True, limit=1)
             next_order = (last[0]["order"] + 1) if len(last) else 1
             before = searcher.doc_count()
-        writer = ix.writer(limitmb=128)
+        writer = ix.writer(limitmb=128, compound=False)  # memory-mapped files, as a build writes
         try:
             missing = tuple(sorted(doc_id for doc_id in changes.deletes if doc_id not in kept))
             for doc_id in sorted(changes.deletes):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pickle
 import struct
 import threading
+import weakref
 from array import array
 from collections import OrderedDict
 from itertools import accumulate
@@ -70,6 +71,11 @@ class Snapshot:
         self.schema = self.index.schema
         self.analyzer = self.schema["body"].analyzer
         self._local = threading.local()
+        # Every thread's searcher, closed (with its open segment files) once no request holds the
+        # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
+        self._searchers: list[Searcher] = []
+        self._searchers_lock = threading.Lock()
+        weakref.finalize(self, _close_searchers, self._searchers)
         self._terms: OrderedDict[tuple[str, str], array] = OrderedDict()
         self._terms_size = 0
         self._terms_lock = threading.Lock()
@@ -128,14 +134,24 @@ class Snapshot:
         if searcher is None:
             searcher = self.index.searcher(weighting=scoring.BM25F())
             self._local.searcher = searcher
+            with self._searchers_lock:
+                self._searchers.append(searcher)
         return searcher
 
     def close(self) -> None:
-        """Close this thread's searcher (other threads' close when they are collected)."""
+        """Close this thread's searcher (the others close when the snapshot is collected)."""
         searcher = getattr(self._local, "searcher", None)
         if searcher is not None:
             searcher.close()
             self._local.searcher = None
+            with self._searchers_lock:
+                self._searchers.remove(searcher)
+
+
+def _close_searchers(searchers: list[Searcher]) -> None:
+    for searcher in searchers:
+        searcher.close()
+    searchers.clear()
 
 
 class TokenReplay:

@@ -76,7 +76,7 @@ def _indexing(root: Path) -> bool:
 
 
 def _committing(root: Path) -> bool:
-    return any(store.snapshots_dir(root).glob(".tmp-*/*.seg")) or any(store.snapshots_dir(root).glob(".tmp-*/*.toc"))
+    return any(store.snapshots_dir(root).glob(".tmp-*/*.pst")) or any(store.snapshots_dir(root).glob(".tmp-*/*.toc"))
 
 
 MOMENTS = {"loading": None, "started": _started, "indexing": _indexing, "committing": _committing}
@@ -253,11 +253,11 @@ DAMAGE = {
     "current is a plain file": lambda root: (root / "current").unlink() or (root / "current").write_text("x"),
     "snapshot folder deleted": lambda root: shutil.rmtree(_snapshot(root)),
     "snapshot.json garbled": lambda root: (_snapshot(root) / store.META_FILE).write_text("{not json"),
-    "segment emptied": lambda root: next(_snapshot(root).glob("*.seg")).write_bytes(b""),
+    "segment emptied": lambda root: next(_snapshot(root).glob("*.pst")).write_bytes(b""),
     "segment cut in half": lambda root: [
-        f.write_bytes(f.read_bytes()[: f.stat().st_size // 2]) for f in _snapshot(root).glob("*.seg")
+        f.write_bytes(f.read_bytes()[: f.stat().st_size // 2]) for f in _snapshot(root).glob("*.pst")
     ],
-    "segment garbled": lambda root: _garble(next(_snapshot(root).glob("*.seg"))),
+    "segment garbled": lambda root: _garble(next(_snapshot(root).glob("*.pst"))),
     "table of contents emptied": lambda root: next(_snapshot(root).glob("*.toc")).write_bytes(b""),
     "table of contents garbled": lambda root: _garble(next(_snapshot(root).glob("*.toc"))),
     "file manifest garbled": lambda root: (_snapshot(root) / store.MANIFEST_FILE).write_text("[1"),

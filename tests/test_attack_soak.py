@@ -231,7 +231,7 @@ def test_the_real_server_heals_after_a_damaged_publish(soak_index, tmp_path, hos
             live = store.current_path(soak_index)
             broken = store.snapshots_dir(soak_index) / "broken"
             shutil.copytree(live, broken)
-            segment = next(broken.glob("*.seg"))
+            segment = next(broken.glob("*.pst"))
             data = bytearray(segment.read_bytes())
             data[len(data) // 2] ^= 0xFF
             segment.write_bytes(bytes(data))
