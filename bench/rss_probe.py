@@ -1,21 +1,48 @@
 """Print one process's memory (VmRSS) and mean search time over 300 Debian queries on an index.
 
-Usage: .venv/bin/python -m bench.rss_probe INDEX_DIR
+Usage: ``.venv/bin/python -m bench.rss_probe INDEX_DIR`` (an index built from the Debian corpus).
 """
 
-import gc, sys, time
+from __future__ import annotations
+
+import gc
+import sys
+import time
 from pathlib import Path
-def rss():
-    for l in Path('/proc/self/status').read_text().splitlines():
-        if l.startswith('VmRSS'): return int(l.split()[1])//1024
-from search.service import SearchService
-from search.params import SearchParams
+
 from bench.queries import make_queries
+from bench.servers import REPO
 from corpus.jsonl import load_jsonl
-recs=list(load_jsonl('/work/shared/corpora/debian-packages.jsonl.gz'))
-qs=make_queries(recs, 300, 7); del recs; gc.collect()
-base=rss()
-s=SearchService(sys.argv[1]); s.snapshot(); s.search(SearchParams(q="python library")); first=rss()
-t=time.perf_counter()
-for q in qs: s.search(SearchParams(q=q))
-print(sys.argv[1], "base", base, "after first", first, "after 300", rss(), "ms/search", round((time.perf_counter()-t)/300*1000,1))
+from search.params import SearchParams
+from search.service import SearchService
+
+DEBIAN = REPO.parent / "shared" / "corpora" / "debian-packages.jsonl.gz"
+
+
+def rss_mb() -> int:
+    """Return this process's resident memory in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def main(index_dir: str) -> None:
+    records = list(load_jsonl(DEBIAN))
+    queries = make_queries(records, 300, 7)
+    del records
+    gc.collect()
+    base = rss_mb()
+    service = SearchService(index_dir)
+    service.search(SearchParams(q="python library"))
+    first = rss_mb()
+    started = time.perf_counter()
+    for q in queries:
+        service.search(SearchParams(q=q))
+    mean_ms = (time.perf_counter() - started) / len(queries) * 1000
+    print(f"{index_dir}: RSS {base} MB before, {first} MB after the first search, "
+          f"{rss_mb()} MB after 300 more; {mean_ms:.1f} ms a search")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
