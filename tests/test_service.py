@@ -268,3 +268,37 @@ def test_a_topic_filter_holds_when_there_are_thousands_of_candidates(tmp_path):
         assert result.total >= 2000 and len(result.hits) == 50
         assert all(h.topics == ("odd",) for h in result.hits)
         assert len({h.id for h in result.hits}) == 50
+
+
+def test_top_hits_are_exact_whatever_the_number_of_candidates(tmp_path):
+    """The top 10 equals scoring every candidate, on the small, middle and time-watched paths."""
+    import random
+    import time as clock
+
+    from search import service as service_module
+    from search.query import build_query
+
+    rng = random.Random(11)
+    words = [f"w{i}" for i in range(60)]
+    weights = [1 / (i + 1) for i in range(60)]
+    docs = [
+        {"id": f"d{i}", "title": " ".join(rng.choices(words, weights, k=3)),
+         "summary": " ".join(rng.choices(words, weights, k=rng.randint(5, 60))), "topics": ["t"]}
+        for i in range(3000)
+    ]
+    build([write_jsonl(tmp_path / "zipf.jsonl", docs)], root=tmp_path / "ix")
+    snap = SearchService(tmp_path / "ix").snapshot()
+    searcher = snap.searcher()
+    checked = 0
+    for text in ["w0 w5", "w1", "w2 w30", "w3 w4 w7", "w10 w11"]:
+        query = build_query(text, snap.schema).any_words
+        every = {hit.docnum: hit.score for hit in searcher.search(query, limit=None, optimize=False)}
+        for size in (200, 1500, 2800):
+            candidates = set(rng.sample(sorted(every), min(size, len(every))))
+            exact = sorted(((d, every[d]) for d in candidates), key=lambda p: (-p[1], p[0]))[:10]
+            found, timed_out = service_module._top(searcher, query, candidates, 10, clock.perf_counter() + 60)
+            assert not timed_out
+            assert [d for d, _ in found] == [d for d, _ in exact], (text, size)
+            assert [round(s, 6) for _, s in found] == [round(s, 6) for _, s in exact]
+            checked += 1
+    assert checked == 15
