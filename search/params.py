@@ -133,5 +133,7 @@ def to_query_string(params: SearchParams, **overrides: object) -> list[tuple[str
         pairs.append(("per_page", str(p.per_page)))
     if p.page != 1:
         pairs.append(("page", str(p.page)))
+    if p.explain:
+        pairs.append(("explain", "1"))
     return pairs
 

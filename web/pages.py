@@ -27,11 +27,7 @@ PAGE_RADIUS = 2  # numbered page links either side of the current page
 def search_url(params: SearchParams, **overrides: object) -> str:
     """Return the page URL for *params* with *overrides* applied (page resets unless given)."""
     overrides.setdefault("page", 1)
-    target = params.with_(**overrides)
-    pairs = to_query_string(target)
-    if target.explain:
-        pairs.append(("explain", "1"))
-    query = urlencode(pairs)
+    query = urlencode(to_query_string(params, **overrides))
     return "/" + (f"?{query}" if query else "")
 
 
