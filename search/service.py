@@ -38,8 +38,6 @@ from search.synonyms import Synonyms, load_synonyms
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
-# From this many candidates, a whole tier is ranked by walking the matcher rather than one by one.
-TIMED_RANKING_FROM = 2_000
 # Below this many candidates each is scored on its own rather than by walking the whole matcher.
 SCORE_EACH_BELOW = 1_000
 DEADLINE_CHECK_EVERY = 64  # matching documents between looks at the clock (a power of two)
@@ -232,11 +230,7 @@ class SearchService:
             whole.append(tiers[len(whole)])
         found = []
         if whole:
-            docs = set().union(*whole)
-            if len(docs) < TIMED_RANKING_FROM:
-                scored = _score_each(searcher, parsed.any_words, docs)
-            else:
-                scored, timed_out = _top(searcher, parsed.any_words, docs, None, deadline)
+            scored, timed_out = _top(searcher, parsed.any_words, set().union(*whole), None, deadline)
             tier_of = {docnum: i for i, tier in enumerate(whole) for docnum in tier}
             found = sorted(scored, key=lambda pair: tier_of.get(pair[0], len(whole)))  # stable: BM25 within a tier
         if taken < wanted and len(whole) < len(tiers) and not timed_out:

@@ -138,15 +138,6 @@ class Snapshot:
                 self._searchers.append(searcher)
         return searcher
 
-    def close(self) -> None:
-        """Close this thread's searcher (the others close when the snapshot is collected)."""
-        searcher = getattr(self._local, "searcher", None)
-        if searcher is not None:
-            searcher.close()
-            self._local.searcher = None
-            with self._searchers_lock:
-                self._searchers.remove(searcher)
-
 
 def _close_searchers(searchers: list[Searcher]) -> None:
     for searcher in searchers:
