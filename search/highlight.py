@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import bleach
 from whoosh.analysis import Analyzer
@@ -34,12 +34,36 @@ SNIPPET_CHARS = 220
 _cleaners = threading.local()
 
 
-def sanitize(markup: str) -> str:
-    """Return *markup* with every tag but ``<mark>`` (and every attribute) escaped or removed."""
+def _cleaner() -> bleach.Cleaner:
     cleaner = getattr(_cleaners, "cleaner", None)
     if cleaner is None:
         cleaner = _cleaners.cleaner = bleach.Cleaner(tags=ALLOWED_TAGS, attributes={}, protocols=[], strip=True)
-    return cleaner.clean(markup)
+    return cleaner
+
+
+def sanitize(markup: str) -> str:
+    """Return *markup* with every tag but ``<mark>`` (and every attribute) escaped or removed."""
+    return _cleaner().clean(markup)
+
+
+# Joins a page's fragments for one pass through bleach: a private-use character, which the
+# fragments are checked not to contain, and which bleach keeps as it is.
+_JOIN = "\ue000"
+
+
+def sanitize_all(markups: Sequence[str]) -> list[str]:
+    """Return each of *markups* sanitised as ``sanitize`` does, in one pass through bleach.
+
+    bleach's cost is mostly per call (about 0.15 ms) rather than per character, so a page's twenty
+    fragments are joined, cleaned once and split again.  Each piece must come back with its own
+    marks balanced; if anything looks otherwise, every fragment is cleaned on its own.
+    """
+    if len(markups) < 2 or any(_JOIN in m for m in markups):
+        return [sanitize(m) for m in markups]
+    pieces = _cleaner().clean(_JOIN.join(markups)).split(_JOIN)
+    if len(pieces) != len(markups) or any(p.count("<mark>") != p.count("</mark>") for p in pieces):
+        return [sanitize(m) for m in markups]
+    return pieces
 
 
 class _MarkFormatter(Formatter):
@@ -79,24 +103,34 @@ def _crop(text: str, limit: int) -> str:
 
 
 # *analyzer* is the index's analyzer, or anything called like one (search.snapshot.TokenReplay).
+# The *_markup functions return markup that has not been through bleach yet: pass it to sanitize
+# or sanitize_all before it goes anywhere.
+def title_markup(text: str, terms: Iterable[str], analyzer: Analyzer) -> str:
+    """Return *text* as HTML with every matched word marked (not yet sanitised)."""
+    return _markup(text, terms, analyzer, WholeFragmenter(), top=1, fallback=len(text))
+
+
+def snippet_markup(text: str, terms: Iterable[str], analyzer: Analyzer, chars: int = SNIPPET_CHARS) -> str:
+    """Return the best passages of *text* (about *chars* long) as HTML with matches marked (not yet sanitised)."""
+    fragmenter = ContextFragmenter(maxchars=chars, surround=chars // 3)
+    return _markup(text, terms, analyzer, fragmenter, top=2, fallback=chars)
+
+
 def highlight_title(text: str, terms: Iterable[str], analyzer: Analyzer) -> str:
     """Return *text* as safe HTML with every matched word marked."""
-    return _highlight(text, terms, analyzer, WholeFragmenter(), top=1, fallback=len(text))
+    return sanitize(title_markup(text, terms, analyzer))
 
 
 def highlight_snippet(text: str, terms: Iterable[str], analyzer: Analyzer, chars: int = SNIPPET_CHARS) -> str:
     """Return the best passages of *text* (about *chars* long) as safe HTML with matches marked."""
-    fragmenter = ContextFragmenter(maxchars=chars, surround=chars // 3)
-    return _highlight(text, terms, analyzer, fragmenter, top=2, fallback=chars)
+    return sanitize(snippet_markup(text, terms, analyzer, chars))
 
 
-def _highlight(text: str, terms: Iterable[str], analyzer: Analyzer, fragmenter, top: int, fallback: int) -> str:
+def _markup(text: str, terms: Iterable[str], analyzer: Analyzer, fragmenter, top: int, fallback: int) -> str:
     termset = frozenset(terms)
     markup = ""
     if termset and text:
         markup = highlight(
             text, termset, analyzer, fragmenter, _MarkFormatter(), top=top, scorer=_EarliestFirstScorer(), mode="index"
         )
-    if not markup:
-        markup = _crop(text, fallback)
-    return sanitize(markup)
+    return markup or _crop(text, fallback)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ class SearchResult:
         """Return the API's JSON object for this result."""
         hits = []
         for hit in self.hits:
-            item = asdict(hit)
+            item = _flat(hit)
             item["topics"] = list(hit.topics)
             item["entities"] = list(hit.entities)
             if hit.explanation is None:
@@ -94,7 +94,22 @@ class SearchResult:
             "timed_out": self.timed_out,
             "filters": {k: list(v) for k, v in self.filters.items()},
             "hits": hits,
-            "facets": {name: [asdict(v) for v in values] for name, values in self.facets.items()},
-            "suggestion": asdict(self.suggestion) if self.suggestion else None,
-            "answer": asdict(self.answer) if self.answer else None,
+            "facets": {name: [_flat(v) for v in values] for name, values in self.facets.items()},
+            "suggestion": _flat(self.suggestion) if self.suggestion else None,
+            "answer": _flat(self.answer) if self.answer else None,
         }
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _flat(item: object) -> dict[str, object]:
+    """Return a result dataclass's fields as a dict, one level deep.
+
+    ``dataclasses.asdict`` deep-copies every value recursively, which cost about a tenth of a
+    search on the seed index; these classes hold only strings, numbers, tuples and a JSON-ready dict.
+    """
+    names = _FIELDS.get(type(item))
+    if names is None:
+        names = _FIELDS[type(item)] = tuple(f.name for f in fields(item))
+    return {name: getattr(item, name) for name in names}

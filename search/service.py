@@ -26,7 +26,7 @@ from corpus.records import KIND_LABELS
 from index import store
 from search.cache import ResultCache
 from search.facets import count_facets, selected_docs
-from search.highlight import highlight_snippet, highlight_title
+from search.highlight import sanitize_all, snippet_markup, title_markup
 from search.params import SearchParams
 from search.explain import explain
 from search.matchset import query_docs
@@ -47,6 +47,10 @@ DEADLINE_CHECK_EVERY = 64  # matching documents between looks at the clock (a po
 # concept, and BM25 already weighs which one (and how often, and in which field) better.
 COVERAGE_TIERS_FROM = 3
 
+# Highlighted titles and snippets kept, keyed by document, field and the query terms it holds: the
+# same document is often shown for different queries that mark the same words in it.
+HIGHLIGHT_CACHE_SIZE = 8192
+
 # A guide section among the first hits, nearly as good as the first, is shown as an answer card.
 ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
@@ -63,6 +67,7 @@ class SearchService:
         self._synonyms: Synonyms | None = None
         self._speller = Speller()
         self._results: ResultCache[SearchResult] = ResultCache()
+        self._highlights: ResultCache[str] = ResultCache(HIGHLIGHT_CACHE_SIZE)
 
     @property
     def synonyms(self) -> Synonyms:
@@ -155,12 +160,16 @@ class SearchService:
             )
 
         terms = parsed.terms if parsed else frozenset()
+        page = [(docnum, score, searcher.stored_fields(docnum)) for docnum, score in ranked[start:end]]
+        marked = self._highlighted(
+            snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], terms
+        )
         hits = []
-        for docnum, score in ranked[start:end]:
+        for i, (docnum, score, fields) in enumerate(page):
             explanation = None
             if params.explain and parsed is not None and not parsed.is_empty:
                 explanation = explain(parsed, searcher, docnum, docnum in all_docs)
-            hits.append(self._hit(snap, searcher, docnum, score, terms, explanation))
+            hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation))
         if parsed is None:
             match = "all" if allowed else "none"
         else:
@@ -256,26 +265,29 @@ class SearchService:
                     id=fields["id"],
                     title=fields["title"],
                     url=fields["url"],
-                    snippet_html=highlight_snippet(fields["body"], terms, snap.tokens(docnum, "body", fields["body"])),
+                    snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], terms)[0],
                 )
             return None
         return None
 
-    def _hit(self, snap: Snapshot, searcher, docnum: int, score: float, terms: frozenset[str], explanation: dict[str, object] | None = None) -> Hit:
-        fields = searcher.stored_fields(docnum)
-        return Hit(
-            id=fields["id"],
-            kind=fields["kind"],
-            title=fields["title"],
-            title_html=highlight_title(fields["title"], terms, snap.tokens(docnum, "title", fields["title"])),
-            snippet_html=highlight_snippet(fields["body"], terms, snap.tokens(docnum, "body", fields["body"])),
-            url=fields["url"],
-            topics=tuple(filter(None, fields.get("topics", "").split(","))),
-            entities=tuple(filter(None, fields.get("entities", "").split(","))),
-            score=round(float(score), 4),
-            position=int(fields.get("position", 0)),
-            explanation=explanation,
-        )
+    def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], terms: frozenset[str]) -> list[str]:
+        """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets."""
+        out: list[str] = [""] * len(texts)
+        missing: list[tuple[int, tuple[int, str, frozenset[str]], str]] = []
+        for i, (docnum, field, text) in enumerate(texts):
+            replay = snap.tokens(docnum, field, text)
+            held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
+            key = (docnum, field, held)
+            html = self._highlights.get(snap.id, key)
+            if html is not None:
+                out[i] = html
+                continue
+            make = title_markup if field == "title" else snippet_markup
+            missing.append((i, key, make(text, held, replay)))
+        for (i, key, _), html in zip(missing, sanitize_all([markup for _, _, markup in missing])):
+            out[i] = html
+            self._highlights.put(snap.id, key, html)
+        return out
 
     # -- documents ------------------------------------------------------------------------------
 
@@ -396,6 +408,22 @@ def _match_level(allowed: set[int], all_docs: set[int], concept_docs: list[set[i
         if counts and max(counts.values()) >= needed:
             return "most"
     return "partial"
+
+
+def _hit(fields: dict[str, object], score: float, title_html: str, snippet_html: str, explanation: dict[str, object] | None) -> Hit:
+    return Hit(
+        id=fields["id"],
+        kind=fields["kind"],
+        title=fields["title"],
+        title_html=title_html,
+        snippet_html=snippet_html,
+        url=fields["url"],
+        topics=tuple(filter(None, fields.get("topics", "").split(","))),
+        entities=tuple(filter(None, fields.get("entities", "").split(","))),
+        score=round(float(score), 4),
+        position=int(fields.get("position", 0)),
+        explanation=explanation,
+    )
 
 
 def _document(fields: dict[str, object]) -> dict[str, object]:

@@ -148,10 +148,11 @@ def _close_searchers(searchers: list[Searcher]) -> None:
 class TokenReplay:
     """An analyzer stand-in for the highlighter: it yields a text's cached tokens again."""
 
-    __slots__ = ("entries",)
+    __slots__ = ("entries", "texts")
 
     def __init__(self, entries: tuple[tuple[str, int, int, int], ...]) -> None:
         self.entries = entries
+        self.texts = frozenset(entry[0] for entry in entries)  # the terms the text holds
 
     def __call__(self, text: str, **_options: object):
         token = Token(positions=True, chars=True, removestops=False, mode="index")

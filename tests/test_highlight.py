@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import html
+import re
 
-from search.highlight import highlight_snippet, highlight_title, sanitize
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from search.highlight import highlight_snippet, highlight_title, sanitize, sanitize_all
+from search.params import SearchParams
+from search.service import SearchService
 
 
 @pytest.mark.parametrize(
@@ -58,3 +65,45 @@ def test_equal_passages_are_chosen_the_same_way_every_time(service):
     first = highlight_snippet(text, {"stargat"}, snap.analyzer)
     assert all(highlight_snippet(text, {"stargat"}, snap.analyzer) == first for _ in range(30))
     assert "Passage 0" in first  # of equal passages, the earliest wins
+
+
+_fragment_parts = st.lists(
+    st.tuples(st.booleans(), st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)), max_size=6
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_fragment_parts, min_size=2, max_size=20))
+def test_a_page_cleaned_in_one_pass_equals_each_fragment_cleaned_alone(pages):
+    # Fragments as the highlighter makes them: escaped text, some of it inside <mark>.
+    markups = [
+        "".join(f"<mark>{html.escape(t)}</mark>" if marked else html.escape(t) for marked, t in parts)
+        for parts in pages
+    ]
+    assert sanitize_all(markups) == [sanitize(m) for m in markups]
+
+
+def test_one_pass_cleaning_lets_nothing_but_mark_through_even_from_raw_markup():
+    hostile = ["<script>", "alert(1)</script>", "<!--", "-->x", "<mark>open", "</mark></mark>",
+               "<img src=x onerror=alert(1)>", "a\ue000b", '<a href="javascript:x">', "</a>", "<title>", "t"]
+    cleaned = sanitize_all(hostile)
+    assert len(cleaned) == len(hostile)
+    for piece in cleaned:
+        tags = re.findall(r"<\s*/?\s*([a-zA-Z!][^\s>/]*)", piece)
+        assert set(tags) <= {"mark"}, piece
+
+
+def test_the_highlight_cache_changes_nothing_a_page_shows(index_dir):
+    queries = ["stargate", "stargate michigan", "trainium deal", "data centers texas", "stargate texas",
+               "gpu", "gpu cluster power", "nvidia", "openai nvidia", "memory efficient fine-tuning"]
+    cached = SearchService(index_dir)
+    for q in queries:  # fill the cache with these queries' highlights
+        cached.search(SearchParams(q=q))
+    cached._results.size = 0
+    for q in reversed(queries):
+        fresh = SearchService(index_dir)
+        fresh._highlights.size = 0
+        want = [(h.id, h.title_html, h.snippet_html) for h in fresh.search(SearchParams(q=q)).hits]
+        got = [(h.id, h.title_html, h.snippet_html) for h in cached.search(SearchParams(q=q)).hits]
+        assert got == want and want
+    assert cached._highlights.hits > 0
