@@ -2,67 +2,63 @@
 
 A hit's score is the sum of its concepts' scores (``all_words`` is an And, ``any_words`` an Or); a
 concept scores as its best alternative (a DisjunctionMax); an alternative scores the sum of its
-words in each field.  Each piece is scored here by the searcher's own weighting (BM25F) through the
-same matchers a search uses, so the contributions add up to the hit's score.
+words in each field.  Each piece is scored here the way ranking scores it (``search.scoring``, BM25F
+from the snapshot's cached term scores), so the contributions add up to the hit's score.
 """
 
 from __future__ import annotations
 
 from whoosh import query as wq
-from whoosh.searching import Searcher
 
 from search.query import Concept, ParsedQuery
+from search.scoring import score_docs
+from search.snapshot import Snapshot
 
 
-def _score(node: wq.Query, searcher: Searcher, docnum: int) -> float | None:
+def _score(node: wq.Query, snap: Snapshot, docnum: int) -> float | None:
     """Return *node*'s score for *docnum*, or None when the document does not match it."""
-    matcher = node.matcher(searcher, searcher.context())
-    if matcher.is_active() and matcher.id() < docnum:
-        matcher.skip_to(docnum)
-    if matcher.is_active() and matcher.id() == docnum:
-        return float(matcher.score())
-    return None
+    return score_docs(node, snap, {docnum}).get(docnum)
 
 
-def _pieces(node: wq.Query, searcher: Searcher, docnum: int) -> list[tuple[str, str, float]]:
+def _pieces(node: wq.Query, snap: Snapshot, docnum: int) -> list[tuple[str, str, float]]:
     """Return (field, words, score) for each leaf of *node* that matches *docnum*."""
     if node.is_leaf():
-        score = _score(node, searcher, docnum)
+        score = _score(node, snap, docnum)
         if score is None:
             return []
         words = " ".join(t.decode() if isinstance(t, bytes) else t for _f, t in node.iter_all_terms(phrases=True))
         return [(getattr(node, "fieldname", ""), words, score)]
     if isinstance(node, wq.DisjunctionMax):
-        scored = [(s, child) for child in node.children() if (s := _score(child, searcher, docnum)) is not None]
-        return _pieces(max(scored, key=lambda p: p[0])[1], searcher, docnum) if scored else []
-    return [piece for child in node.children() for piece in _pieces(child, searcher, docnum)]
+        scored = [(s, child) for child in node.children() if (s := _score(child, snap, docnum)) is not None]
+        return _pieces(max(scored, key=lambda p: p[0])[1], snap, docnum) if scored else []
+    return [piece for child in node.children() for piece in _pieces(child, snap, docnum)]
 
 
-def _concept(concept: Concept, strict: bool, searcher: Searcher, docnum: int) -> dict[str, object] | None:
+def _concept(concept: Concept, strict: bool, snap: Snapshot, docnum: int) -> dict[str, object] | None:
     node = concept.query if strict else concept.any_query
-    score = _score(node, searcher, docnum)
+    score = _score(node, snap, docnum)
     if score is None:
         return None
     via = "exact"
     if len(concept.alternatives) > 1:
-        scored = [(s, a.via) for a in concept.alternatives if (s := _score(a.query, searcher, docnum)) is not None]
+        scored = [(s, a.via) for a in concept.alternatives if (s := _score(a.query, snap, docnum)) is not None]
         via = max(scored)[1] if scored else "loose"
     return {
         "concept": concept.text,
         "via": via,
         "score": round(score, 4),
         "fields": [
-            {"field": f, "term": words, "score": round(s, 4)} for f, words, s in _pieces(node, searcher, docnum)
+            {"field": f, "term": words, "score": round(s, 4)} for f, words, s in _pieces(node, snap, docnum)
         ],
     }
 
 
-def explain(parsed: ParsedQuery, searcher: Searcher, docnum: int, all_words: bool) -> dict[str, object]:
+def explain(parsed: ParsedQuery, snap: Snapshot, docnum: int, all_words: bool) -> dict[str, object]:
     """Return how *docnum* earned its score for *parsed* (ranked among all-words hits or not)."""
     matched = []
     missing = []
     for concept in parsed.concepts:
-        part = _concept(concept, all_words, searcher, docnum)
+        part = _concept(concept, all_words, snap, docnum)
         if part is None:
             missing.append(concept.text)
         else:

@@ -32,15 +32,13 @@ from search.explain import explain
 from search.matchset import query_docs
 from search.query import ParsedQuery, build_query, expand
 from search.results import Answer, Hit, SearchResult
+from search.scoring import score_docs
 from search.snapshot import Snapshot
 from search.spell import Speller, suggestion
 from search.synonyms import Synonyms, load_synonyms
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
-# Below this many candidates each is scored on its own rather than by walking the whole matcher.
-SCORE_EACH_BELOW = 1_000
-DEADLINE_CHECK_EVERY = 64  # matching documents between looks at the clock (a power of two)
 
 # From this many concepts, documents matching only some are ranked by how much of the query they
 # cover (each concept weighted by its rarity) before BM25.  With two, a partial match has one
@@ -155,9 +153,7 @@ class SearchService:
             results = searcher.search(query, filter=allowed, limit=end, sortedby="order")
             ranked = [(hit.docnum, 0.0) for hit in results]  # docs() is a set: it loses the order
         else:
-            ranked, timed_out = self._rank(
-                searcher, parsed, allowed, all_docs, concept_docs, end, started + self.budget_s
-            )
+            ranked, timed_out = self._rank(snap, parsed, allowed, all_docs, concept_docs, end, started + self.budget_s)
 
         terms = parsed.terms if parsed else frozenset()
         page = [(docnum, score, searcher.stored_fields(docnum)) for docnum, score in ranked[start:end]]
@@ -168,7 +164,7 @@ class SearchService:
         for i, (docnum, score, fields) in enumerate(page):
             explanation = None
             if params.explain and parsed is not None and not parsed.is_empty:
-                explanation = explain(parsed, searcher, docnum, docnum in all_docs)
+                explanation = explain(parsed, snap, docnum, docnum in all_docs)
             hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation))
         if parsed is None:
             match = "all" if allowed else "none"
@@ -212,7 +208,7 @@ class SearchService:
 
     @staticmethod
     def _rank(
-        searcher,
+        snap: Snapshot,
         parsed: ParsedQuery,
         allowed: set[int],
         all_docs: set[int],
@@ -224,13 +220,13 @@ class SearchService:
         ranked: list[tuple[int, float]] = []
         timed_out = False
         if all_docs:
-            found, timed_out = _top(searcher, parsed.all_words, all_docs, limit, deadline)
+            found, timed_out = _top(snap, parsed.all_words, all_docs, limit, deadline)
             ranked.extend(found)
         rest = allowed - all_docs
         if len(ranked) >= limit or not rest or timed_out:
             return ranked, timed_out
         wanted = limit - len(ranked)
-        tiers = _coverage_tiers(rest, concept_docs, searcher.doc_count())
+        tiers = _coverage_tiers(rest, concept_docs, snap.doc_count)
         # Only the tiers the page reaches are ranked: the ones it takes whole, then the best of the next.
         whole: list[set[int]] = []
         taken = 0
@@ -239,11 +235,11 @@ class SearchService:
             whole.append(tiers[len(whole)])
         found = []
         if whole:
-            scored, timed_out = _top(searcher, parsed.any_words, set().union(*whole), None, deadline)
+            scored, timed_out = _top(snap, parsed.any_words, set().union(*whole), None, deadline)
             tier_of = {docnum: i for i, tier in enumerate(whole) for docnum in tier}
             found = sorted(scored, key=lambda pair: tier_of.get(pair[0], len(whole)))  # stable: BM25 within a tier
         if taken < wanted and len(whole) < len(tiers) and not timed_out:
-            best, timed_out = _top(searcher, parsed.any_words, tiers[len(whole)], wanted - taken, deadline)
+            best, timed_out = _top(snap, parsed.any_words, tiers[len(whole)], wanted - taken, deadline)
             found.extend(best)
         ranked.extend(found)
         return ranked, timed_out
@@ -320,62 +316,24 @@ class SearchService:
         return [_document(hit.fields()) for hit in results]
 
 
-def _top(searcher, query: wq.Query, docs: set[int], limit: int | None, deadline: float) -> tuple[list[tuple[int, float]], bool]:
+def _top(snap: Snapshot, query: wq.Query, docs: set[int], limit: int | None, deadline: float) -> tuple[list[tuple[int, float]], bool]:
     """Return the best *limit* (None: all) of *docs* for *query*, best first, and whether time ran out.
 
-    Whoosh's own top-N collection was not used: with a filter and a limit it was seen to drop hits
-    (a document scoring 11.86 left out of a top 10 that holds one scoring 11.81), with or without
-    its block-skipping optimisation.  Here every candidate is scored; ties go to the lower number.
+    Every candidate is scored (search.scoring, from per-term scores cached per snapshot), so the top
+    is exact; Whoosh's own top-N collection with a filter was seen to drop hits.  Ties go to the
+    lower document number.  One call is not interrupted: the budget is looked at when it returns,
+    and the tiers after it are then left unranked.
     """
-    if len(docs) < SCORE_EACH_BELOW:
-        # Few candidates: the matcher skips to each of them instead of walking every posting.
-        scored = _score_each(searcher, query, docs)
-        return (scored if limit is None else scored[:limit]), False
-    best: list[tuple[float, int]] = []  # a min-heap of (score, -docnum): the weakest kept hit on top
-    clock = time.perf_counter
-    context = searcher.context()
-    seen = 0
-    for leaf, offset in searcher.leaf_searchers():
-        matcher = query.matcher(leaf, context)
-        while matcher.is_active():
-            docnum = offset + matcher.id()
-            if docnum in docs:
-                item = (matcher.score(), -docnum)
-                if limit is None or len(best) < limit:
-                    heapq.heappush(best, item)
-                elif item > best[0]:
-                    heapq.heapreplace(best, item)
-            seen += 1
-            # The clock is read every few matches: no SIGALRM, it only works in a main thread.
-            if not seen & (DEADLINE_CHECK_EVERY - 1) and clock() > deadline:
-                return _ordered(best), True
-            matcher.next()
-    return _ordered(best), False
+    scored = score_docs(query, snap, docs)
+    if limit is None or limit >= len(scored):
+        ranked = sorted(scored.items(), key=_best_first)
+    else:
+        ranked = heapq.nsmallest(limit, scored.items(), key=_best_first)
+    return ranked, time.perf_counter() > deadline
 
 
-def _ordered(heap: list[tuple[float, int]]) -> list[tuple[int, float]]:
-    return [(-negdoc, score) for score, negdoc in sorted(heap, key=lambda item: (-item[0], -item[1]))]
-
-
-def _score_each(searcher, query: wq.Query, docs: set[int]) -> list[tuple[int, float]]:
-    """Return (docnum, score) for each of *docs* that *query* matches, best first, skipping the others."""
-    scored = []
-    context = searcher.context()
-    ordered = sorted(docs)
-    for leaf, offset in searcher.leaf_searchers():
-        matcher = query.matcher(leaf, context)
-        end = offset + leaf.doc_count_all()
-        for docnum in ordered:
-            if not offset <= docnum < end:
-                continue
-            if not matcher.is_active():
-                break
-            if matcher.id() < docnum - offset:
-                matcher.skip_to(docnum - offset)
-            if matcher.is_active() and matcher.id() == docnum - offset:
-                scored.append((docnum, float(matcher.score())))
-    scored.sort(key=lambda pair: (-pair[1], pair[0]))
-    return scored
+def _best_first(pair: tuple[int, float]) -> tuple[float, int]:
+    return -pair[1], pair[0]
 
 
 def _coverage_tiers(docs: set[int], concept_docs: list[set[int]], doc_count: int) -> list[set[int]]:
