@@ -1,4 +1,5 @@
-"""A bounded cache of search results, keyed by the snapshot and the normalised request.
+"""Bounded caches: search results keyed by the snapshot and the normalised request, and a
+least-recently-used map bounded by its entries' cost (``Bounded``, for per-snapshot caches).
 
 A snapshot never changes once published, so a result computed for (snapshot id, parameters) stays
 right for as long as that snapshot is the live one.  The key carries the snapshot id, so a publish
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, Hashable, TypeVar
 
 DEFAULT_SIZE = 1024
@@ -56,3 +58,49 @@ class ResultCache(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class Bounded(Generic[K, T]):
+    """A least-recently-used map whose entries' total *cost* stays under *limit*; thread-safe.
+
+    ``get_or_make`` computes a missing value outside the lock (two threads may both compute it;
+    the first stored wins), so a slow computation never blocks readers of other keys.
+    """
+
+    def __init__(self, limit: int, cost: Callable[[T], int] = lambda _value: 1) -> None:
+        self.limit = limit
+        self._cost = cost
+        self._items: OrderedDict[K, tuple[T, int]] = OrderedDict()
+        self._total = 0
+        self._lock = threading.Lock()
+
+    @property
+    def total(self) -> int:
+        """Return the summed cost of the entries kept."""
+        return self._total
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get_or_make(self, key: K, make: Callable[[], T]) -> T:
+        """Return the value kept for *key*, or ``make()``'s, kept from now on."""
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found[0]
+        value = make()
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                return found[0]
+            cost = self._cost(value)
+            self._items[key] = (value, cost)
+            self._total += cost
+            while self._total > self.limit and len(self._items) > 1:
+                _, (_, old) = self._items.popitem(last=False)
+                self._total -= old
+        return value

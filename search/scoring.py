@@ -32,7 +32,6 @@ import sys
 import threading
 from array import array
 from bisect import bisect_left
-from collections import OrderedDict
 from collections.abc import Iterable, KeysView
 from itertools import compress, repeat
 from operator import add
@@ -44,6 +43,8 @@ from whoosh.matching.wrappers import FilterMatcher
 from whoosh.scoring import BM25F, WeightLengthScorer, WeightScorer
 from whoosh.searching import Searcher
 from whoosh.util.numeric import byte_to_length
+
+from search.cache import Bounded
 
 if TYPE_CHECKING:
     from search.snapshot import Snapshot
@@ -68,8 +69,7 @@ class TermScores:
 
     def __init__(self, limit_bytes: int = SCORE_CACHE_BYTES) -> None:
         self.limit_bytes = limit_bytes
-        self._terms: OrderedDict[tuple[str, bytes], tuple[Entry, int]] = OrderedDict()
-        self._size = 0
+        self._terms: Bounded[tuple[str, bytes], Entry] = Bounded(limit_bytes, cost=_entry_bytes)
         self._lengths: dict[tuple[int, str], bytes | None] = {}
         self._lock = threading.Lock()
         self._weighting: tuple[object, ...] | None = None
@@ -77,7 +77,7 @@ class TermScores:
     @property
     def size_bytes(self) -> int:
         """Return the estimated memory the cached scores take."""
-        return self._size
+        return self._terms.total
 
     def __len__(self) -> int:
         return len(self._terms)
@@ -95,26 +95,7 @@ class TermScores:
 
     def get(self, searcher: Searcher, fieldname: str, text: bytes) -> Entry:
         """Return the scores of *text* in *fieldname* (an empty dict when no document has it)."""
-        key = (fieldname, text)
-        with self._lock:
-            found = self._terms.get(key)
-            if found is not None:
-                self._terms.move_to_end(key)
-                return found[0]
-        entry = self._read(searcher, fieldname, text)
-        cost = (
-            sys.getsizeof(entry)
-            if isinstance(entry, array)
-            else sys.getsizeof(entry) + len(entry) * (DICT_BYTES_PER_DOC - 40)
-        )
-        with self._lock:
-            if key not in self._terms:
-                self._terms[key] = (entry, cost)
-                self._size += cost
-            while self._size > self.limit_bytes and len(self._terms) > 1:
-                _, (_, old) = self._terms.popitem(last=False)
-                self._size -= old
-        return entry
+        return self._terms.get_or_make((fieldname, text), lambda: self._read(searcher, fieldname, text))
 
     def _read(self, searcher: Searcher, fieldname: str, text: bytes) -> Entry:
         docs: list[int] = []
@@ -165,6 +146,12 @@ class TermScores:
         with self._lock:
             self._lengths[key] = lengths
         return lengths
+
+
+def _entry_bytes(entry: Entry) -> int:
+    if isinstance(entry, array):
+        return sys.getsizeof(entry)
+    return sys.getsizeof(entry) + len(entry) * (DICT_BYTES_PER_DOC - 40)
 
 
 def term_scores(snap: Snapshot) -> TermScores:

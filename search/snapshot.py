@@ -14,7 +14,6 @@ import struct
 import threading
 import weakref
 from array import array
-from collections import OrderedDict
 from itertools import accumulate
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from whoosh.searching import Searcher
 
 from index import store
 from index.schema import SCHEMA_VERSION
+from search.cache import Bounded
 
 FACET_FIELDS = ("topics", "entities", "kind")
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
@@ -76,11 +76,8 @@ class Snapshot:
         self._searchers: list[Searcher] = []
         self._searchers_lock = threading.Lock()
         weakref.finalize(self, _close_searchers, self._searchers)
-        self._terms: OrderedDict[tuple[str, str], array] = OrderedDict()
-        self._terms_size = 0
-        self._terms_lock = threading.Lock()
-        self._tokens: OrderedDict[tuple[int, str], TokenReplay] = OrderedDict()
-        self._tokens_lock = threading.Lock()
+        self._terms: Bounded[tuple[str, str], array] = Bounded(TERM_CACHE_IDS, cost=len)
+        self._tokens: Bounded[tuple[int, str], TokenReplay] = Bounded(TOKEN_CACHE_DOCS)
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
@@ -93,40 +90,19 @@ class Snapshot:
     def term_docs(self, fieldname: str, text: str | bytes) -> array:
         """Return the document numbers holding *text* in *fieldname*, ascending (cached)."""
         key = (fieldname, text.decode("utf-8") if isinstance(text, bytes) else text)
-        with self._terms_lock:
-            docs = self._terms.get(key)
-            if docs is not None:
-                self._terms.move_to_end(key)
-                return docs
-        docs = _read_term(self.searcher(), *key)
-        with self._terms_lock:
-            if key not in self._terms:
-                self._terms[key] = docs
-                self._terms_size += len(docs)
-            while self._terms_size > TERM_CACHE_IDS and len(self._terms) > 1:
-                _, old = self._terms.popitem(last=False)
-                self._terms_size -= len(old)
-        return docs
+        return self._terms.get_or_make(key, lambda: _read_term(self.searcher(), *key))
 
     def tokens(self, docnum: int, field: str, text: str) -> TokenReplay:
         """Return *text*'s analysed tokens (document *docnum*'s *field*), analysed once and replayed."""
-        key = (docnum, field)
-        with self._tokens_lock:
-            replay = self._tokens.get(key)
-            if replay is not None:
-                self._tokens.move_to_end(key)
-                return replay
-        replay = TokenReplay(
-            tuple(
-                (t.text, t.pos, t.startchar, t.endchar)
-                for t in self.analyzer(text, positions=True, chars=True, mode="index", removestops=False)
-            )
+        return self._tokens.get_or_make(
+            (docnum, field),
+            lambda: TokenReplay(
+                tuple(
+                    (t.text, t.pos, t.startchar, t.endchar)
+                    for t in self.analyzer(text, positions=True, chars=True, mode="index", removestops=False)
+                )
+            ),
         )
-        with self._tokens_lock:
-            self._tokens[key] = replay
-            while len(self._tokens) > TOKEN_CACHE_DOCS:
-                self._tokens.popitem(last=False)
-        return replay
 
     def searcher(self) -> Searcher:
         """Return this thread's searcher on the snapshot."""

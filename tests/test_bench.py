@@ -15,7 +15,7 @@ from bench.reference_app import create_app as create_reference_app
 from bench.run import count_differences, percentiles
 from corpus.sources import load_corpus
 from index.build import build
-from search.cache import ResultCache
+from search.cache import Bounded, ResultCache
 from search.facets import _counts
 from search.matchset import query_docs
 from search.params import SearchParams
@@ -193,6 +193,24 @@ def test_result_cache_keeps_recent_results_per_snapshot():
     assert cache.get("s2", a) is None  # another snapshot: another result
     cache.put("s2", a, "A2")
     assert cache.get("s1", a) is None and len(cache) == 1
+
+
+def test_bounded_cache_keeps_the_most_recently_used_within_its_cost():
+    made = []
+    cache: Bounded[str, str] = Bounded(10, cost=len)
+
+    def value(key: str, size: int):
+        return lambda: made.append(key) or key * size
+
+    assert cache.get_or_make("a", value("a", 4)) == "aaaa"
+    assert cache.get_or_make("b", value("b", 4)) == "bbbb"
+    assert cache.get_or_make("a", value("a", 4)) == "aaaa" and made == ["a", "b"]  # kept, not made again
+    cache.get_or_make("c", value("c", 4))  # 12 > 10: b, the least recently used, goes
+    assert cache.total == 8 and len(cache) == 2
+    cache.get_or_make("b", value("b", 4))
+    assert made == ["a", "b", "c", "b"]
+    cache.get_or_make("big", value("x", 30))  # one entry over the limit is still kept, alone
+    assert len(cache) == 1 and cache.total == 30
 
 
 def test_multi_segment_build_answers_like_a_single_segment_one(tmp_path):
