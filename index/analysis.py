@@ -97,3 +97,70 @@ def text_analyzer():
         | CharsetFilter(accent_map)
         | StemFilter(lang="en", cachesize=50000)
     )
+
+
+_TOKEN = re.compile(TOKEN_PATTERN)  # RegexTokenizer compiles its pattern the same way (re.UNICODE is the default)
+
+
+class TermAnalyzer:
+    """Index-mode analysis without Whoosh's token generators: text to {term: [positions]}.
+
+    The chain above is a pure function of each raw token's text (only the position comes from the
+    token's place), so each distinct raw token is analysed once and its terms are kept.  The result
+    is exactly what ``text_analyzer()`` yields in index mode (tests/test_fast_build.py checks it
+    token by token); query-time analysis still goes through the chain.
+    """
+
+    __slots__ = ("_cache", "_limit", "_stemmer", "_stems")
+
+    def __init__(self, limit: int = 500_000) -> None:
+        from whoosh.lang import stemmer_for_language
+
+        self._cache: dict[str, tuple[str, ...]] = {}  # raw token -> its terms
+        self._stems: dict[str, str] = {}  # folded word -> its stem (raw tokens differ in case)
+        self._limit = limit
+        self._stemmer = stemmer_for_language("en")  # what StemFilter(lang="en") wraps in its cache
+
+    def _stem(self, word: str) -> str:
+        stem = self._stems.get(word)
+        if stem is None:
+            stem = self._stems[word] = self._stemmer(word)
+        return stem
+
+    def token_terms(self, raw: str) -> tuple[str, ...]:
+        """Return the terms the chain emits for the raw token *raw*, in the chain's order."""
+        text = raw
+        if text[-2:] in ("'s", "’s"):
+            text = text[:-2]
+        if "," in text:
+            text = text.replace(",", "")
+        elif _DOTTED_LETTERS.match(text):
+            text = text.replace(".", "")
+        stem = self._stem
+        term = stem(text.lower().translate(accent_map))
+        # PartsFilter reads the token back after the filters below it have run on the whole token,
+        # so the parts are those of the lowercased, folded and stemmed term.
+        parts = list(dict.fromkeys(_PARTS.findall(term)))
+        if len(parts) < 2 or not _MIXED.search(term):
+            return (term,)
+        return (term, *(stem(part.lower().translate(accent_map)) for part in parts))
+
+    def __call__(self, text: str) -> dict[str, list[int]]:
+        """Return each term of *text* with its positions, as indexing with ``text_analyzer()`` would."""
+        cache = self._cache
+        if len(cache) > self._limit:
+            cache.clear()
+            self._stems.clear()
+        out: dict[str, list[int]] = {}
+        get = out.get
+        for pos, raw in enumerate(_TOKEN.findall(text)):
+            terms = cache.get(raw)
+            if terms is None:
+                terms = cache[raw] = self.token_terms(raw)
+            for term in terms:
+                positions = get(term)
+                if positions is None:
+                    out[term] = [pos]
+                else:
+                    positions.append(pos)
+        return out

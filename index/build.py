@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
+import pickle
 import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from multiprocessing.connection import Connection, wait
 from datetime import datetime, timezone
 from pathlib import Path
 
 from whoosh import index as whoosh_index
+from whoosh.codec.whoosh3 import W3Segment
+from whoosh.filedb.filestore import Storage
 
 from corpus.records import Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store
 from index.schema import SCHEMA_VERSION, make_schema, to_document
+from index.analysis import TermAnalyzer
+from index.segment import SegmentBuilder
 
 Progress = Callable[[int], None]
+
+# The most documents in one segment: a segment's inverted lists are held in memory until written.
+SEGMENT_DOCS = 80_000
+# Fewer documents than this per process are indexed in one process (forking would cost more).
+MIN_PART_DOCS = 1_000
+_PROGRESS_EVERY = 500  # documents between progress messages from an indexing process
 
 
 class BuildError(RuntimeError):
@@ -63,25 +77,7 @@ def build_corpus(
     with store.write_lock(root, wait=lock_wait):
         snap_id, work = store.new_workdir(root)
         try:
-            ix = whoosh_index.create_in(str(work), make_schema())
-            # Separate segment files, not one compound file: Whoosh reads a compound file's parts
-            # into memory (BytesIO copies) in every worker, where plain files are memory-mapped.
-            writer_args = {"limitmb": 256, "compound": False}
-            if procs > 1:
-                # Sub-processes analyse and sort in parallel; their runs are merged into ONE segment.
-                # Several segments (multisegment=True) would skip the merge, but Whoosh 2.7's top-k
-                # collection across segments then misses hits (tests/test_bench.py shows one).
-                writer_args.update(procs=procs, multisegment=False)
-            writer = ix.writer(**writer_args)
-            try:
-                for order, record in enumerate(records, start=1):
-                    writer.add_document(**to_document(record, order))
-                    if progress is not None:
-                        progress(1)
-            except BaseException:
-                writer.cancel()
-                raise
-            writer.commit()
+            _write_index(work, records, procs=procs, progress=progress)
             _check(work, len(records))
             seconds = time.perf_counter() - started
             store.write_meta(
@@ -112,6 +108,126 @@ def build_corpus(
         docs_per_second=round(len(records) / seconds, 1) if seconds else 0.0,
         size_bytes=size,
     )
+
+
+def _ranges(start: int, stop: int, parts: int) -> list[tuple[int, int]]:
+    """Split [start, stop) into *parts* contiguous ranges of nearly equal size."""
+    size, extra = divmod(stop - start, parts)
+    bounds = [start]
+    for i in range(parts):
+        bounds.append(bounds[-1] + size + (1 if i < extra else 0))
+    return list(zip(bounds, bounds[1:]))
+
+
+def _segment_ranges(start: int, stop: int) -> list[tuple[int, int]]:
+    count = stop - start
+    return _ranges(start, stop, max(1, -(-count // SEGMENT_DOCS))) if count else []
+
+
+def _write_segments(
+    storage: Storage, schema, records: list[Record], start: int, stop: int, report: Progress | None
+) -> list[W3Segment]:
+    """Index records[start:stop] (listing order start+1...) into segments of at most SEGMENT_DOCS."""
+    analyzer = TermAnalyzer()  # its cache of analysed tokens serves every segment
+    segments = []
+    gc_was_enabled = gc.isenabled()
+    # Millions of small lists and no cycles: the cyclic collector would walk them all, again and again.
+    gc.disable()
+    try:
+        for lo, hi in _segment_ranges(start, stop):
+            builder = SegmentBuilder(schema, storage, analyzer=analyzer)
+            try:
+                for order in range(lo + 1, hi + 1):
+                    builder.add(to_document(records[order - 1], order))
+                    if report is not None:
+                        report(1)
+                segments.append(builder.write())
+            except BaseException:
+                builder.cancel()
+                raise
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return segments
+
+
+def _worker(conn: Connection, storage: Storage, schema, records: list[Record], start: int, stop: int) -> None:
+    """Index a range of records in a forked process; send progress, then the segments or the error."""
+    pending = 0
+
+    def report(count: int) -> None:
+        nonlocal pending
+        pending += count
+        if pending >= _PROGRESS_EVERY:
+            conn.send(("progress", pending))
+            pending = 0
+
+    try:
+        segments = _write_segments(storage, schema, records, start, stop, report)
+        if pending:
+            conn.send(("progress", pending))
+        conn.send(("done", segments))
+    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which raises it
+        try:
+            conn.send(("error", pickle.loads(pickle.dumps(exc))))
+        except Exception:  # noqa: BLE001 - an exception that does not pickle is sent as text
+            conn.send(("error", BuildError(f"indexing process failed: {type(exc).__name__}: {exc}")))
+    finally:
+        conn.close()
+
+
+def _parallel_segments(
+    storage: Storage, schema, records: list[Record], parts: int, progress: Progress | None
+) -> list[W3Segment]:
+    """Index the records in *parts* forked processes, each writing the segments of one range."""
+    ctx = multiprocessing.get_context("fork")
+    workers = []
+    try:
+        for lo, hi in _ranges(0, len(records), parts):
+            receive, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_worker, args=(send, storage, schema, records, lo, hi), daemon=True)
+            proc.start()
+            send.close()
+            workers.append((proc, receive))
+        results: dict[Connection, list[W3Segment]] = {}
+        open_conns = [conn for _, conn in workers]
+        while open_conns:
+            for conn in wait(open_conns):
+                try:
+                    kind, payload = conn.recv()
+                except EOFError:
+                    raise BuildError("an indexing process died before finishing its documents") from None
+                if kind == "progress":
+                    if progress is not None:
+                        progress(payload)
+                elif kind == "error":
+                    raise payload
+                else:
+                    results[conn] = payload
+                    open_conns.remove(conn)
+        return [segment for _, conn in workers for segment in results[conn]]
+    finally:
+        for proc, conn in workers:
+            conn.close()
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+
+
+def _write_index(work: Path, records: list[Record], *, procs: int, progress: Progress | None) -> None:
+    """Write *records* as a Whoosh index in *work*: one or more segments, then the table of contents."""
+    ix = whoosh_index.create_in(str(work), make_schema())
+    storage, schema = ix.storage, ix.schema
+    parts = max(1, min(procs, len(records) // MIN_PART_DOCS))
+    if parts == 1:
+        segments = _write_segments(storage, schema, records, 0, len(records), progress)
+    else:
+        segments = _parallel_segments(storage, schema, records, parts, progress)
+    # Plain segment files, not one compound file: Whoosh reads a compound file's parts into memory
+    # (BytesIO copies) in every worker, where plain files are memory-mapped.
+    generation = ix.latest_generation() + 1
+    whoosh_index.TOC(schema, segments, generation).write(storage, ix.indexname)
+    whoosh_index.clean_files(storage, ix.indexname, generation, segments)
 
 
 def _check(work: Path, expected: int) -> None:

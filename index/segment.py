@@ -1,0 +1,451 @@
+"""A fast segment writer: documents in, one standard Whoosh 2.7 segment (W3 codec) out.
+
+Whoosh's own ``SegmentWriter`` runs every token through a chain of generators, puts one tuple per
+posting into a pool that it sorts, and at commit asks the file system, once per posting, whether a
+length column exists.  This writer does the same work in bulk: index-mode analysis with
+``TermAnalyzer`` (a cache per raw token), inverted lists appended in document order (documents
+arrive in order, so no sort of postings is needed, only one of the terms), and posting blocks, term
+infos, length columns, stored fields and the sortable columns written in the W3 codec's own layout,
+so unmodified Whoosh reads the segment (and ``index/update.py`` keeps adding to it with Whoosh's
+writer).  ``tests/test_fast_build.py`` checks that a reader sees the same index either way.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from array import array
+from collections import defaultdict
+from collections.abc import Iterable
+from operator import sub
+from pickle import dumps
+
+from whoosh import fields as wf
+from whoosh import formats
+from whoosh.codec import default_codec
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC, W3Codec, W3Segment, W3TermInfo
+from whoosh.columns import VarBytesColumn
+from whoosh.analysis import IDTokenizer
+from whoosh.fields import Schema
+from whoosh.filedb.filestore import Storage
+from whoosh.filedb.filetables import OrderedHashWriter, md5_hash
+from whoosh.system import pack_byte, pack_int, pack_long, pack_uint, pack_ushort
+from whoosh.util.numeric import byte_to_length, length_to_byte, to_sortable
+
+from index.analysis import TermAnalyzer
+
+BLOCK_LIMIT = 128  # postings per block, as W3Codec() writes them
+COMPRESSION = 3  # zlib level of W3Codec() and of the stored-fields column
+# W3Codec() compresses every block, however small; setting up zlib costs ~30 µs a call, and a block
+# of a few postings gets no smaller.  The reader reads the level from each block's info.
+COMPRESS_FROM = 128  # bytes of pickled block data (a few postings with positions)
+_PACK_INFO = W3TermInfo._struct.pack
+_PACK_LENGTHS = struct.Struct("!ii").pack  # a key/value record of Whoosh's hash file
+
+
+def _deflate(data: bytes) -> bytes:
+    """Return *data* zlib-compressed, as ``zlib.compress(data, 3)`` but set up in a fraction of its time.
+
+    A window no larger than the data and a smaller hash table give the same output for small data,
+    and zlib then allocates a few KB instead of a quarter of a megabyte (mmap'ed afresh every call).
+    Any zlib stream decompresses with ``zlib.decompress``, as the reader calls it.
+    """
+    size = len(data)
+    packer = zlib.compressobj(COMPRESSION, zlib.DEFLATED, max(9, min(15, size.bit_length() + 1)), 8 if size > 4096 else 4)
+    return packer.compress(data) + packer.flush()
+
+
+class _StoredColumn(VarBytesColumn):
+    """The codec's stored-fields column (pickled dict, zlib per document), written with _deflate."""
+
+    class Writer(VarBytesColumn.Writer):
+        def add(self, docnum: int, v: object) -> None:
+            VarBytesColumn.Writer.add(self, docnum, _deflate(dumps(v, 2)))
+
+
+class UnknownField(ValueError):
+    """A document names a field the schema does not have."""
+
+
+class _TextField:
+    """A TEXT field analysed by TermAnalyzer: postings keep the frequency, weight = frequency × boost."""
+
+    __slots__ = ("name", "boost", "scorable", "lengths", "postings")
+
+    def __init__(self, name: str, field: wf.FieldType) -> None:
+        self.name = name
+        self.boost = float(field.format.field_boost)
+        self.scorable = field.scorable
+        self.lengths: dict[int, int] = {}  # docnum -> field length, when not zero
+        # term -> flat [docnum, frequency, encoded positions, docnum, ...] (one extend per posting)
+        self.postings: dict[str, list] = {}
+
+
+class _OtherField:
+    """Any other indexed field: its postings are those of Whoosh's ``field.index(value)``."""
+
+    __slots__ = ("name", "field", "boost", "scorable", "lengths", "postings", "items")
+
+    def __init__(self, name: str, field: wf.FieldType) -> None:
+        self.name = name
+        self.field = field
+        self.boost = 1.0  # the weight kept with each posting is already the final one
+        self.scorable = field.scorable
+        self.lengths: dict[int, int] = {}
+        self.postings: dict[bytes, list] = {}  # term bytes -> flat [docnum, weight, value, docnum, ...]
+        if isinstance(field, wf.NUMERIC) and field.shift_step and not field.decimal_places:
+            self.items = self._numeric
+        elif isinstance(field, wf.ID) and type(field.analyzer) is IDTokenizer and type(field.format) is formats.Existence:
+            self.items = self._id
+        elif field.unique:
+            self.items = self._index
+        else:
+            self.items = self._cached({})  # values repeat (kinds, topics, entity lists)
+
+    def _index(self, value: object) -> tuple:
+        return tuple(self.field.index(value))
+
+    def _cached(self, cache: dict):
+        def items(value: object) -> tuple:
+            try:
+                found = cache.get(value)
+            except TypeError:  # an unhashable value (a list)
+                return self._index(value)
+            if found is None:
+                found = cache[value] = self._index(value)
+            return found
+
+        return items
+
+    def _id(self, value: object) -> tuple:
+        # IDTokenizer yields the whole value as one term; Existence gives it the field boost as weight.
+        if not isinstance(value, str):
+            return self._index(value)  # let Whoosh raise its own error
+        return ((value.encode("utf-8"), 1, self.field.format.field_boost, b""),)
+
+    def _numeric(self, value: object) -> tuple:
+        # NUMERIC.index: the number at every shift of shift_step bits, weight 1.0, no value.
+        field = self.field
+        if not isinstance(value, int) or isinstance(value, bool):
+            return self._index(value)
+        x = to_sortable(field.numtype, field.bits, field.signed, field.prepare_number(value))
+        pack = field._struct.pack
+        return tuple((pack_byte(shift) + pack(x >> shift), 1, 1.0, b"") for shift in range(0, field.bits, field.shift_step))
+
+
+def _fast_text(field: wf.FieldType) -> bool:
+    return (
+        isinstance(field, wf.TEXT)
+        and type(field.format) is formats.Positions
+        and not field.vector
+        and not field.separate_spelling()
+    )
+
+
+class SegmentBuilder:
+    """Collect documents and write them as one new segment of the index in *storage*."""
+
+    def __init__(self, schema: Schema, storage: Storage, indexname: str = "MAIN", analyzer: TermAnalyzer | None = None) -> None:
+        self.schema = schema
+        self.storage = storage
+        self.codec: W3Codec = default_codec()
+        self.segment: W3Segment = self.codec.new_segment(storage, indexname)
+        self.doccount = 0
+        self._analyze = analyzer or TermAnalyzer()
+        self._fields: dict[str, _TextField | _OtherField] = {}
+        for name, field in schema.items():
+            if field.indexed:
+                self._fields[name] = _TextField(name, field) if _fast_text(field) else _OtherField(name, field)
+        self._positions: dict[int, bytes] = {}  # encoded single positions, shared by many postings
+        self._columns: dict[str, tuple] = {}  # column name -> (file, writer)
+        self._stored = self._column("_stored", _StoredColumn())
+        self._plans: dict[tuple[str, ...], tuple] = {}  # the document's field names -> how to add each
+
+    def _column(self, name: str, column: object):
+        handle = self.storage.create_file(W3Codec.column_filename(self.segment, name))
+        writer = column.writer(handle)  # type: ignore[attr-defined]
+        self._columns[name] = (handle, writer)
+        return writer
+
+    def _plan(self, names: tuple[str, ...]) -> tuple:
+        plan = []
+        for name in sorted(names):  # Whoosh's writer takes the fields in name order
+            if name.startswith("_"):
+                raise UnknownField(f"field {name!r}: boosts and custom stored values are not supported here")
+            if name not in self.schema:
+                raise UnknownField(f"no field named {name!r} in the schema")
+            field = self.schema[name]
+            column = field.column_type
+            if column and name not in self._columns:
+                self._column(name, column)
+            plan.append((name, field, self._fields.get(name), field.stored, field if column else None))
+        return tuple(plan)
+
+    def add(self, document: dict[str, object]) -> None:
+        """Add *document* (field name -> value, as for ``IndexWriter.add_document``) as the next one."""
+        docnum = self.doccount
+        names = tuple(document)
+        plan = self._plans.get(names)
+        if plan is None:
+            plan = self._plans[names] = self._plan(names)
+        stored: dict[str, object] = {}
+        for name, field, spec, is_stored, column_field in plan:
+            value = document[name]
+            if value is None:
+                continue
+            if spec is not None:
+                if type(spec) is _TextField:
+                    length = self._index_text(spec, docnum, value)
+                else:
+                    length = self._index_other(spec, docnum, value)
+                if length:
+                    spec.lengths[docnum] = length
+            if is_stored:
+                stored[name] = value
+            if column_field is not None:
+                self._columns[name][1].add(docnum, column_field.to_column_value(value))
+        if stored:
+            self._stored.add(docnum, stored)
+        self.doccount += 1
+
+    def _index_text(self, spec: _TextField, docnum: int, value: object) -> int:
+        if not isinstance(value, str):
+            raise ValueError(f"{value!r} is not a string")
+        postings = spec.postings
+        single = self._positions
+        length = 0
+        for term, positions in self._analyze(value).items():
+            freq = len(positions)
+            length += freq
+            if freq == 1:
+                pos = positions[0]
+                vbytes = single.get(pos)
+                if vbytes is None:
+                    vbytes = single[pos] = pack_uint(1) + dumps(positions, 2)
+            else:
+                deltas = [positions[0]]
+                deltas.extend([b - a for a, b in zip(positions, positions[1:])])
+                vbytes = pack_uint(freq) + dumps(deltas, 2)
+            entry = postings.get(term)
+            if entry is None:
+                postings[term] = [docnum, freq, vbytes]
+            else:
+                entry += (docnum, freq, vbytes)
+        return length if spec.scorable else 0
+
+    def _index_other(self, spec: _OtherField, docnum: int, value: object) -> int:
+        postings = spec.postings
+        length = 0
+        for tbytes, freq, weight, vbytes in spec.items(value):
+            length += freq
+            entry = postings.get(tbytes)
+            if entry is None:
+                postings[tbytes] = [docnum, weight, vbytes]
+            else:
+                entry += (docnum, weight, vbytes)
+        return length if spec.scorable else 0
+
+    def cancel(self) -> None:
+        """Close the files written so far (the caller removes the unfinished index folder)."""
+        for handle, _writer in self._columns.values():
+            handle.close()
+        self._columns.clear()
+
+    def add_all(self, documents: Iterable[dict[str, object]]) -> None:
+        """Add each of *documents*, in order."""
+        for document in documents:
+            self.add(document)
+
+    def write(self) -> W3Segment:
+        """Write the postings and close the columns; return the finished segment (not yet in a TOC)."""
+        segment = self.segment
+        doccount = self.doccount
+        fieldlengths: defaultdict[str, int] = defaultdict(int)
+        quantized: dict[str, dict[int, int]] = {}
+        for name, spec in self._fields.items():
+            if not spec.lengths:
+                continue
+            writer = self._column(f"_{name}_len", LENGTHS_COLUMN)
+            qlens = quantized[name] = {}
+            total = 0
+            for docnum, length in spec.lengths.items():
+                total += length
+                lbyte = length_to_byte(length)
+                writer.add(docnum, lbyte)
+                if lbyte:
+                    qlens[docnum] = byte_to_length(lbyte)  # what the reader's length column answers
+            fieldlengths[name] = total
+        for handle, writer in self._columns.values():
+            writer.finish(doccount)
+            handle.close()
+        self._write_postings(quantized)
+        segment.set_doc_count(doccount)
+        segment._fieldlengths = fieldlengths
+        return segment
+
+    def _write_postings(self, quantized: dict[str, dict[int, int]]) -> None:
+        """Write the posting blocks (.pst) and the term table (.trm) as W3FieldWriter would."""
+        segment, storage = self.segment, self.storage
+        tindex = _TermTable(segment.create_file(storage, W3Codec.TERMS_EXT))
+        fieldmap: dict[str, int] = {}
+        tindex.extras["fieldmap"] = fieldmap
+        postfile = segment.create_file(storage, W3Codec.POSTS_EXT)
+        offset = postfile.tell()
+        for name in sorted(self._fields):  # fields get their numbers in name order, as in Whoosh
+            spec = self._fields[name]
+            if not spec.postings:
+                continue
+            prefix = pack_ushort(len(fieldmap))
+            fieldmap[name] = len(fieldmap)
+            if type(spec) is _TextField:
+                terms = [(term.encode("utf-8"), entry) for term, entry in sorted(spec.postings.items())]
+            else:
+                terms = sorted(spec.postings.items())
+            encoder = _TermEncoder(self.schema[name].format, spec.boost, quantized.get(name, {}))
+            chunks: list[bytes] = []
+            for tbytes, entry in terms:
+                blob, terminfo = encoder.encode(entry, offset)
+                chunks.append(blob)
+                offset += len(blob)
+                tindex.add_record(prefix + tbytes, terminfo)
+            postfile.write(b"".join(chunks))
+        tindex.close()
+        postfile.close()
+
+
+class _TermTable(OrderedHashWriter):
+    """Whoosh's ordered hash file (the term table), with the records kept and written in bulk."""
+
+    def __init__(self, dbfile) -> None:
+        super().__init__(dbfile)
+        self._records: list[bytes] = []
+        self._pos = dbfile.tell()
+
+    def add_record(self, key: bytes, value: bytes) -> None:
+        """Add *key* (greater than the last one) and *value*, as ``add`` does, without writing yet."""
+        if key <= self.lastkey:
+            raise ValueError(f"keys must increase: {self.lastkey!r}..{key!r}")
+        pos = self._pos
+        self.index.append(pos)
+        h = md5_hash(key)
+        self.buckets[h & 255].append((h, pos))
+        self._records += (_PACK_LENGTHS(len(key), len(value)), key, value)
+        self._pos = pos + 8 + len(key) + len(value)
+        self.lastkey = key
+
+    def _write_hashes(self) -> None:
+        self.dbfile.write(b"".join(self._records))
+        self._records = []
+        # HashWriter._write_hashes, with each table packed in one call.
+        dbfile = self.dbfile
+        for entries in self.buckets:
+            numslots = 2 * len(entries)
+            self.directory.append((dbfile.tell(), numslots))
+            table = [0] * (2 * numslots)
+            for hashval, position in entries:
+                slot = (hashval >> 8) % numslots
+                while table[2 * slot + 1]:  # a position is never 0: the file starts with a header
+                    slot = (slot + 1) % numslots
+                table[2 * slot] = hashval
+                table[2 * slot + 1] = position
+            if numslots:
+                dbfile.write(struct.pack("!" + "Iq" * numslots, *table))
+
+
+class _TermEncoder:
+    """Encode one term's postings as W3PostingsWriter would: blocks of 128, then the term info."""
+
+    def __init__(self, fmt: formats.Format, boost: float, qlens: dict[int, int]) -> None:
+        fixedsize = fmt.fixed_value_size()
+        self.values_kind = "tuple" if fixedsize is None or fixedsize < 0 else ("none" if fixedsize == 0 else "bytes")
+        self.boost = boost
+        self.qlens = qlens  # docnum -> field length as the length column gives it back (absent: none)
+        self.f32: dict[float, float] = {}  # weight -> the same weight as a float32 array holds it
+
+    def _mini_values(self, values: list[bytes]):
+        kind = self.values_kind
+        if kind == "none":
+            return None
+        values = [v for v in values if v]  # W3PostingsWriter keeps only non-empty values
+        return tuple(values) if kind == "tuple" else b"".join(values)
+
+    def encode(self, entry: list, start: int) -> tuple[bytes, bytes]:
+        """Return the postings bytes of a term (flat [docnum, weight, value, ...]) and its term info."""
+        boost, qlens = self.boost, self.qlens
+        if len(entry) == 3:  # one posting: most terms
+            docnum, weight, value = entry
+            weight *= boost
+            f32 = self.f32.get(weight)
+            if f32 is None:
+                f32 = self.f32[weight] = array("f", (weight,))[0]
+            data = dumps(((docnum,), None if f32 == 1.0 else f32, self._mini_values([value])), 2)
+            comp = 0
+            if len(data) >= COMPRESS_FROM:
+                data, comp = _deflate(data), COMPRESSION
+            length = qlens.get(docnum)
+            lbyte = length_to_byte(length)
+            info = dumps((1, docnum, weight if weight > 0 else 0, comp, lbyte, lbyte), 2)
+            blob = b"".join((WHOOSH3_HEADER_MAGIC, pack_int(-(len(info) + len(data))), info, data))
+            terminfo = _PACK_INFO(False, f32, 1, lbyte, lbyte, weight if weight > 0 else 0, docnum, docnum)
+            return blob, terminfo + pack_long(start) + pack_int(len(blob))
+        docs, weights, values = entry[0::3], entry[1::3], entry[2::3]
+        chunks = [WHOOSH3_HEADER_MAGIC]
+        n = len(docs)
+        total_weight = 0.0
+        maxweight = 0
+        minlength = None
+        maxlength = 0
+        kind = self.values_kind
+        for lo in range(0, n, BLOCK_LIMIT):
+            hi = lo + BLOCK_LIMIT
+            ids = docs[lo:hi]
+            count = len(ids)
+            block_weights = array("f", map(boost.__mul__, weights[lo:hi]))
+            block_max = max(weights[lo:hi]) * boost
+            if block_max <= 0:
+                block_max = 0
+            total_weight += sum(block_weights)  # as W3TermInfo.add_block sums the float32 array
+            if block_weights.count(1.0) == count:
+                mini_weights = None
+            elif block_weights.count(block_weights[0]) == count:
+                mini_weights = block_weights[0]
+            else:
+                mini_weights = tuple(block_weights)
+            deltas = (ids[0], *map(sub, ids[1:], ids))
+            if kind == "none":
+                mini_values = None
+            elif kind == "tuple":
+                mini_values = tuple(filter(None, values[lo:hi]))  # only non-empty values are kept
+            else:
+                mini_values = b"".join(values[lo:hi])
+            data = dumps((deltas, mini_weights, mini_values), 2)
+            comp = 0
+            if len(data) >= COMPRESS_FROM:
+                data, comp = _deflate(data), COMPRESSION
+            if qlens:
+                lens = list(filter(None, map(qlens.get, ids)))
+                bmin = min(lens) if lens else None
+                bmax = max(lens) if lens else 0
+            else:
+                bmin, bmax = None, 0
+            info = dumps((count, ids[-1], block_max, comp, length_to_byte(bmin), length_to_byte(bmax)), 2)
+            size = len(info) + len(data)
+            chunks += (pack_int(-size if hi >= n else size), info, data)
+            if block_max > maxweight:
+                maxweight = block_max
+            if bmin is not None:
+                minlength = bmin if minlength is None else min(minlength, bmin)
+            if bmax > maxlength:
+                maxlength = bmax
+        blob = b"".join(chunks)
+        terminfo = _PACK_INFO(
+            False,
+            total_weight,
+            n,
+            0 if minlength is None else length_to_byte(minlength),
+            length_to_byte(maxlength),
+            maxweight,
+            docs[0],
+            docs[-1],
+        )
+        return blob, terminfo + pack_long(start) + pack_int(len(blob))

@@ -1,0 +1,233 @@
+"""The fast segment writer (index/segment.py) writes the index Whoosh's own writer would, for a reader.
+
+The same records (the seed corpus, 2,000 Debian packages and edge cases) are built three ways:
+with Whoosh's ``IndexWriter`` (the reference), with the fast writer in one segment, and with the
+fast writer in two processes and several segments.  A reader must see the same terms, postings,
+lengths, stored fields, columns and search results in each.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from whoosh import index as whoosh_index
+
+import index.build as build_module
+from corpus.sources import DEFAULT_DIR, load_corpus
+from index import store
+from index.analysis import TOKEN_PATTERN, TermAnalyzer, text_analyzer
+from index.build import build_corpus
+from index.schema import make_schema, to_document
+from index.update import apply_changes, read_changes
+from search.params import SearchParams
+from search.service import SearchService
+from tests.conftest import DEBIAN, write_jsonl
+
+DEBIAN_SAMPLE = 2_000
+LONG_BODY = " ".join(f"widget{i % 7} Trainium2 gauge {i} the everywhere" for i in range(400))
+EDGE_CASES = [
+    {"id": "edge-empty", "title": "Nothing here", "summary": "", "topics": ["games"]},
+    {"id": "edge-accents", "title": "Jalapeño crème brûlée", "summary": "Ça coûte 7,500 € à Zürich; naïve façade.", "topics": ["games"]},
+    {"id": "edge-mixed", "title": "Trainium2 and 5GW on V3.2", "summary": "U.S. and U.K. teams; the company's 1.0.0 release; AWS's Trainium2.", "topics": ["games"]},
+    {"id": "edge-possessive", "title": "Debian's packages", "summary": "It’s the maintainer’s choice: users' files, O'Reilly's book.", "topics": ["games"]},
+    {"id": "edge-long", "title": "A very long description", "summary": LONG_BODY, "topics": ["games"]},
+    {"id": "edge-digits", "title": "7,500 units x86_64 arm64 utf16be", "summary": "a2ps abc2ps Template2Code EXT2FS 3.14159 42", "topics": ["games"]},
+]
+QUERIES = [
+    "game", "python library", "strategy game", "Trainium2", "trainium", "7,500", "U.S.", "jalapeno",
+    "crème", "debian's", "\"real-time strategy\"", "widget3 gauge", "everywhere", "library -python",
+    "utf16be", "data center", "kernel module", "font", "the", "x86_64",
+]
+
+
+def _debian_sample(path: Path) -> Path:
+    with gzip.open(DEBIAN, "rt", encoding="utf-8") as handle:
+        lines = list(itertools.islice(handle, DEBIAN_SAMPLE))
+    docs = [json.loads(line) for line in lines]
+    # One term in every document, and a title shared by many.
+    for doc in docs:
+        doc["summary"] = doc["summary"] + " everywhere"
+    return write_jsonl(path, docs + EDGE_CASES)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("fast-corpus")
+    return load_corpus([DEFAULT_DIR, _debian_sample(folder / "sample.jsonl")])
+
+
+def _whoosh_write_index(work: Path, records, *, procs: int, progress) -> None:
+    """The reference: every document through Whoosh's own SegmentWriter, one segment."""
+    ix = whoosh_index.create_in(str(work), make_schema())
+    writer = ix.writer(limitmb=256, compound=False)
+    for order, record in enumerate(records, start=1):
+        writer.add_document(**to_document(record, order))
+    writer.commit()
+
+
+@pytest.fixture(scope="module")
+def roots(corpus, tmp_path_factory):
+    """Build the corpus three ways; return {way: index root}."""
+    base = tmp_path_factory.mktemp("fast-roots")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build_module, "_write_index", _whoosh_write_index)
+        build_corpus(corpus, base / "whoosh")
+    build_corpus(corpus, base / "fast")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build_module, "MIN_PART_DOCS", 100)
+        patch.setattr(build_module, "SEGMENT_DOCS", 700)
+        build_corpus(corpus, base / "parallel", procs=2)
+    return {way: base / way for way in ("whoosh", "fast", "parallel")}
+
+
+def _open(root: Path):
+    return whoosh_index.open_dir(str(store.current_path(root)))
+
+
+def _reader_view(root: Path) -> dict[str, object]:
+    """Everything a reader can ask of an index, keyed by global document number."""
+    ix = _open(root)
+    try:
+        with ix.reader() as reader:
+            schema = ix.schema
+            postings = {}
+            for fieldname, text in reader.all_terms():
+                matcher = reader.postings(fieldname, text)
+                fmt = schema[fieldname].format
+                rows = []
+                while matcher.is_active():
+                    value = matcher.value()
+                    positions = tuple(fmt.decode_positions(value)) if fmt.supports("positions") else None
+                    rows.append((matcher.id(), matcher.weight(), positions))
+                    matcher.next()
+                postings[fieldname, text] = (reader.doc_frequency(fieldname, text), reader.frequency(fieldname, text), tuple(rows))
+            lengths = {
+                field: (
+                    reader.field_length(field),
+                    reader.min_field_length(field),
+                    reader.max_field_length(field),
+                    tuple(reader.doc_field_length(d, field) for d in range(reader.doc_count_all())),
+                )
+                for field in ("title", "body")
+            }
+            return {
+                "doc_count": reader.doc_count(),
+                "postings": postings,
+                "lengths": lengths,
+                "stored": [reader.stored_fields(d) for d in range(reader.doc_count_all())],
+                "order": list(reader.column_reader("order")),
+            }
+    finally:
+        ix.close()
+
+
+@pytest.fixture(scope="module")
+def views(roots):
+    return {way: _reader_view(root) for way, root in roots.items()}
+
+
+@pytest.mark.parametrize("way", ["fast", "parallel"])
+def test_a_reader_sees_the_same_index(views, way, corpus):
+    reference, built = views["whoosh"], views[way]
+    assert built["doc_count"] == reference["doc_count"] == len({r.id for r in corpus.records})
+    assert built["postings"].keys() == reference["postings"].keys()
+    different = [term for term, found in built["postings"].items() if found != reference["postings"][term]]
+    assert different == []
+    assert built["lengths"] == reference["lengths"]
+    assert built["stored"] == reference["stored"]
+    assert built["order"] == reference["order"]
+
+
+def test_the_parallel_build_wrote_several_segments_in_listing_order(roots, views):
+    ix = _open(roots["parallel"])
+    try:
+        segments = ix._segments()
+    finally:
+        ix.close()
+    assert len(segments) >= 4
+    assert views["parallel"]["order"] == list(range(1, views["parallel"]["doc_count"] + 1))
+
+
+def test_one_segment_has_the_same_blocks_and_term_statistics(roots):
+    """Term infos and per-block statistics (used to skip blocks) match Whoosh's, term by term."""
+    readers = {}
+    ixes = {way: _open(roots[way]) for way in ("whoosh", "fast")}
+    try:
+        for way, ix in ixes.items():
+            readers[way] = ix.reader()
+        reference, fast = readers["whoosh"], readers["fast"]
+        long_terms = 0
+        for fieldname, text in reference.all_terms():
+            ref_info, info = reference.term_info(fieldname, text), fast.term_info(fieldname, text)
+            stats = ("weight", "doc_frequency", "min_length", "max_length", "max_weight", "min_id", "max_id")
+            assert [getattr(info, s)() for s in stats] == [getattr(ref_info, s)() for s in stats], (fieldname, text)
+            ref_blocks, blocks = _blocks(reference.postings(fieldname, text)), _blocks(fast.postings(fieldname, text))
+            assert blocks == ref_blocks, (fieldname, text)
+            long_terms += len(blocks) > 1
+        assert long_terms > 10  # terms with more than one block of postings were compared
+    finally:
+        for reader in readers.values():
+            reader.close()
+        for ix in ixes.values():
+            ix.close()
+
+
+def _blocks(matcher) -> list[tuple]:
+    blocks = []
+    while matcher.is_active():
+        blocks.append((matcher.block_min_id(), matcher.block_max_id(), matcher.block_max_weight(),
+                       matcher.block_min_length(), matcher.block_max_length()))
+        matcher.skip_to(matcher.block_max_id() + 1)
+    return blocks
+
+
+@pytest.mark.parametrize("way", ["fast", "parallel"])
+def test_searches_give_the_same_results(roots, way):
+    reference, built = SearchService(roots["whoosh"]), SearchService(roots[way])
+    for q in QUERIES:
+        for page in (1, 2):
+            expected, found = reference.search(SearchParams(q=q, page=page)), built.search(SearchParams(q=q, page=page))
+            assert found.total == expected.total, q
+            assert [(h.id, round(h.score, 9)) for h in found.hits] == [(h.id, round(h.score, 9)) for h in expected.hits], q
+            assert found.to_json()["facets"] == expected.to_json()["facets"], q
+    assert built.more_like_this("edge-mixed") == reference.more_like_this("edge-mixed")
+
+
+def test_an_update_on_a_fast_built_index_works(roots, tmp_path):
+    changes = write_jsonl(tmp_path / "changes.jsonl", [
+        {"id": "edge-new", "title": "Brand new Trainium2 gadget", "summary": "Fresh words: zyzzyva.", "topics": ["games"]},
+        {"id": "edge-empty", "delete": True},
+    ])
+    before = SearchService(roots["whoosh"]).search(SearchParams(q="trainium2")).total
+    report = apply_changes(read_changes(changes), roots["parallel"])
+    service = SearchService(roots["parallel"])
+    assert [h.id for h in service.search(SearchParams(q="zyzzyva")).hits] == ["edge-new"]
+    assert service.search(SearchParams(q="trainium2")).total == before + 1
+    assert service.search(SearchParams(q="nothing here")).hits[0].id != "edge-empty"
+    assert (report.added, report.deleted) == (1, 1)
+
+
+def test_the_fast_analysis_equals_the_whoosh_chain_on_every_token(corpus):
+    import re
+
+    chain, fast = text_analyzer(), TermAnalyzer()
+    token = re.compile(TOKEN_PATTERN)
+    seen: set[str] = set()
+    texts = [text for record in corpus.records for text in (record.title, record.body)]
+    for text in texts:
+        for raw in token.findall(text):
+            if raw not in seen:
+                seen.add(raw)
+                expected = tuple(t.text for t in chain(raw, positions=True, mode="index"))
+                assert fast.token_terms(raw) == expected, raw
+    assert len(seen) > 10_000
+    for text in texts:
+        expected = defaultdict(list)
+        for t in chain(text, positions=True, mode="index"):
+            expected[t.text].append(t.pos)
+        assert fast(text) == dict(expected)
