@@ -93,7 +93,7 @@ class _OtherField:
         self.scorable = field.scorable
         self.lengths: dict[int, int] = {}
         self.postings: dict[bytes, list] = {}  # term bytes -> flat [docnum, weight, value, docnum, ...]
-        if isinstance(field, wf.NUMERIC) and field.shift_step and not field.decimal_places:
+        if isinstance(field, wf.NUMERIC) and not field.decimal_places:
             self.items = self._numeric
         elif isinstance(field, wf.ID) and type(field.analyzer) is IDTokenizer and type(field.format) is formats.Existence:
             self.items = self._id
@@ -130,6 +130,8 @@ class _OtherField:
             return self._index(value)
         x = to_sortable(field.numtype, field.bits, field.signed, field.prepare_number(value))
         pack = field._struct.pack
+        if not field.shift_step:  # one term, at full precision
+            return ((pack_byte(0) + pack(x), 1, 1.0, b""),)
         return tuple((pack_byte(shift) + pack(x >> shift), 1, 1.0, b"") for shift in range(0, field.bits, field.shift_step))
 
 

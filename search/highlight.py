@@ -10,6 +10,7 @@ bleach with an allow-list of one tag, so nothing but ``<mark>`` can ever reach a
 from __future__ import annotations
 
 import html
+import re
 import threading
 from collections.abc import Iterable, Sequence
 
@@ -49,6 +50,9 @@ def sanitize(markup: str) -> str:
 # Joins a page's fragments for one pass through bleach: a private-use character, which the
 # fragments are checked not to contain, and which bleach keeps as it is.
 _JOIN = "\ue000"
+# Fragments holding the joiner or control characters are cleaned one by one: bleach turns a control
+# character into "?" or keeps it depending on what follows it.
+_ODD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff\ue000]")
 
 
 def sanitize_all(markups: Sequence[str]) -> list[str]:
@@ -58,7 +62,7 @@ def sanitize_all(markups: Sequence[str]) -> list[str]:
     fragments are joined, cleaned once and split again.  Each piece must come back with its own
     marks balanced; if anything looks otherwise, every fragment is cleaned on its own.
     """
-    if len(markups) < 2 or any(_JOIN in m for m in markups):
+    if len(markups) < 2 or any(_ODD.search(m) for m in markups):
         return [sanitize(m) for m in markups]
     pieces = _cleaner().clean(_JOIN.join(markups)).split(_JOIN)
     if len(pieces) != len(markups) or any(p.count("<mark>") != p.count("</mark>") for p in pieces):
