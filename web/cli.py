@@ -64,7 +64,7 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
             def progress(count: int) -> None:
                 bar.update(count)
                 if bar.n == unique and not bar.disable:
-                    bar.set_description("committing")  # merging segments takes a while on big corpora
+                    bar.set_description("writing")  # the segments are written once every document is in
 
             report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_wait=wait)
     except (CorpusError, store.WriterBusy) as exc:
@@ -82,7 +82,10 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
 @main.command()
 @click.argument("sources", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @_index_option
-@click.option("--procs", type=click.IntRange(1, 8), default=1, show_default=True, help="Indexing processes.")
+@click.option(
+    "--procs", type=click.IntRange(1, 8), default=min(8, os.cpu_count() or 1), show_default="the CPU count",
+    help="Indexing processes (each writes its own segments; small corpora use one).",
+)
 @_wait_option
 def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float) -> None:
     """Index SOURCES into a new snapshot and publish it.
