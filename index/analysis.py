@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import chain
 
+import Stemmer
 from whoosh.analysis import CharsetFilter, Filter, LowercaseFilter, RegexTokenizer, StemFilter
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
@@ -86,6 +88,19 @@ class QueryStopFilter(Filter):
             yield t
 
 
+STEMMER = "english"  # PyStemmer's Snowball English (Porter2), the one stemmer of documents and queries
+
+
+def english_stemmer() -> Stemmer.Stemmer:
+    """Return a new PyStemmer instance (one must not be called from two threads at once)."""
+    return Stemmer.Stemmer(STEMMER, 0)  # no cache of its own: StemFilter and TermAnalyzer cache
+
+
+def stem_english(word: str) -> str:
+    """Return the stem of *word* (a module-level function, so the schema pickles into the TOC)."""
+    return english_stemmer().stemWord(word)  # a fresh instance costs ~0.5 µs and is thread-safe
+
+
 def text_analyzer():
     """Return the analyzer used for every full-text field."""
     return (
@@ -95,7 +110,7 @@ def text_analyzer():
         | QueryStopFilter()
         | LowercaseFilter()
         | CharsetFilter(accent_map)
-        | StemFilter(lang="en", cachesize=50000)
+        | StemFilter(stemfn=stem_english, cachesize=50000)
     )
 
 
@@ -106,29 +121,36 @@ class TermAnalyzer:
     """Index-mode analysis without Whoosh's token generators: text to {term: [positions]}.
 
     The chain above is a pure function of each raw token's text (only the position comes from the
-    token's place), so each distinct raw token is analysed once and its terms are kept.  The result
+    token's place), so each distinct raw token, and each distinct whitespace-separated chunk of
+    text, is analysed once and its terms are kept (at most *limit* of them).  The result
     is exactly what ``text_analyzer()`` yields in index mode (tests/test_fast_build.py checks it
     token by token); query-time analysis still goes through the chain.
     """
 
-    __slots__ = ("_cache", "_limit", "_stemmer", "_stems")
+    __slots__ = ("_raw", "_chunks", "_parts", "_limit", "_stemmer", "_stems")
 
     def __init__(self, limit: int = 500_000) -> None:
-        from whoosh.lang import stemmer_for_language
-
-        self._cache: dict[str, tuple[str, ...]] = {}  # raw token -> its terms
+        self._raw: dict[str, tuple[str, ...]] = {}  # raw token -> its terms
+        # Text is read in whitespace-separated chunks ("data," "GPUs." "-"), which repeat.  A chunk
+        # whose tokens have one term each maps to those terms, one a position; a chunk with a token
+        # that also gives its parts ("IPv6") maps to each token's terms.
+        self._chunks: dict[str, tuple[str, ...]] = {}
+        self._parts: dict[str, tuple[tuple[str, ...], ...]] = {}
         self._stems: dict[str, str] = {}  # folded word -> its stem (raw tokens differ in case)
         self._limit = limit
-        self._stemmer = stemmer_for_language("en")  # what StemFilter(lang="en") wraps in its cache
+        self._stemmer = english_stemmer()  # the algorithm of stem_english, which StemFilter calls
 
     def _stem(self, word: str) -> str:
         stem = self._stems.get(word)
         if stem is None:
-            stem = self._stems[word] = self._stemmer(word)
+            stem = self._stems[word] = self._stemmer.stemWord(word)
         return stem
 
     def token_terms(self, raw: str) -> tuple[str, ...]:
         """Return the terms the chain emits for the raw token *raw*, in the chain's order."""
+        found = self._raw.get(raw)
+        if found is not None:
+            return found
         text = raw
         if text[-2:] in ("'s", "’s"):
             text = text[:-2]
@@ -142,25 +164,91 @@ class TermAnalyzer:
         # so the parts are those of the lowercased, folded and stemmed term.
         parts = list(dict.fromkeys(_PARTS.findall(term)))
         if len(parts) < 2 or not _MIXED.search(term):
-            return (term,)
-        return (term, *(stem(part.lower().translate(accent_map)) for part in parts))
+            found = (term,)
+        else:
+            found = (term, *(stem(part.lower().translate(accent_map)) for part in parts))
+        self._raw[raw] = found
+        return found
+
+    def _bound(self) -> None:
+        """Forget every analysed token and chunk once more than *limit* of them are kept."""
+        if len(self._chunks) + len(self._parts) + len(self._raw) > self._limit:
+            self._chunks.clear()
+            self._parts.clear()
+            self._raw.clear()
+            self._stems.clear()
+
+    def _learn(self, chunks: list[str]) -> None:
+        """Analyse the chunks not seen before."""
+        known, parts, token_terms = self._chunks, self._parts, self.token_terms
+        for chunk in set(chunks).difference(known).difference(parts):
+            if chunk.isalnum():  # one token: \w is what isalnum() accepts, and "_"
+                found: tuple[tuple[str, ...], ...] = (token_terms(chunk),)
+            else:
+                # A token never spans whitespace (the pattern's only \b follows a word character),
+                # so the tokens of a chunk are those the whole text has there.
+                found = tuple(map(token_terms, _TOKEN.findall(chunk)))
+            if all(map((1).__eq__, map(len, found))):
+                known[chunk] = tuple(terms[0] for terms in found)
+            else:
+                parts[chunk] = found
 
     def __call__(self, text: str) -> dict[str, list[int]]:
         """Return each term of *text* with its positions, as indexing with ``text_analyzer()`` would."""
-        cache = self._cache
-        if len(cache) > self._limit:
-            cache.clear()
-            self._stems.clear()
+        self._bound()
+        known = self._chunks
+        chunks = text.split()
         out: dict[str, list[int]] = {}
         get = out.get
-        for pos, raw in enumerate(_TOKEN.findall(text)):
-            terms = cache.get(raw)
-            if terms is None:
-                terms = cache[raw] = self.token_terms(raw)
-            for term in terms:
-                positions = get(term)
-                if positions is None:
-                    out[term] = [pos]
-                else:
-                    positions.append(pos)
+        try:
+            terms = list(chain.from_iterable(map(known.__getitem__, chunks)))
+        except KeyError:
+            self._learn(chunks)
+            try:
+                terms = list(chain.from_iterable(map(known.__getitem__, chunks)))
+            except KeyError:  # a token with parts: several terms at one position
+                self._add_parts(chunks, out)
+                return out
+        for pos, term in enumerate(terms):  # one term at each position
+            positions = get(term)
+            if positions is None:
+                out[term] = [pos]
+            else:
+                positions.append(pos)
+        return out
+
+    def _add_parts(self, chunks: list[str], out: dict[str, list[int]]) -> None:
+        """Add the terms of *chunks* to *out*, with the parts of tokens that have them."""
+        known, parts = self._chunks, self._parts
+        get = out.get
+        pos = 0
+        for chunk in chunks:
+            found = known.get(chunk)
+            if found is not None:
+                for term in found:
+                    positions = get(term)
+                    if positions is None:
+                        out[term] = [pos]
+                    else:
+                        positions.append(pos)
+                    pos += 1
+                continue
+            for token_terms in parts[chunk]:
+                for term in token_terms:
+                    positions = get(term)
+                    if positions is None:
+                        out[term] = [pos]
+                    else:
+                        positions.append(pos)
+                pos += 1
+
+    def tokens(self, text: str) -> list[tuple[str, int, int, int]]:
+        """Return (term, position, startchar, endchar) of each term of *text*, in the chain's order."""
+        self._bound()
+        token_terms = self.token_terms
+        out = []
+        for pos, match in enumerate(_TOKEN.finditer(text)):
+            start, end = match.span()
+            # Parts keep the whole token's characters, as PartsFilter gives them.
+            out += [(term, pos, start, end) for term in token_terms(match.group())]
         return out

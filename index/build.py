@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
+import os
 import pickle
 import shutil
+import signal
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -30,6 +33,7 @@ Progress = Callable[[int], None]
 SEGMENT_DOCS = 80_000
 # Fewer documents than this per process are indexed in one process (forking would cost more).
 MIN_PART_DOCS = 1_000
+_PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h)
 _PROGRESS_EVERY = 500  # documents between progress messages from an indexing process
 
 
@@ -151,14 +155,31 @@ def _write_segments(
     return segments
 
 
-def _worker(conn: Connection, storage: Storage, schema, records: list[Record], start: int, stop: int) -> None:
+def _die_with(parent: int) -> None:
+    """End this indexing process as soon as the build process *parent* is gone.
+
+    A worker inherits the build's write lock (flock belongs to the open file, which fork shares), so
+    a worker left running by a killed build would keep the next build out until it finished.
+    """
+    try:  # Linux: the kernel sends SIGKILL when the parent dies
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # elsewhere the progress reports below notice it
+    if os.getppid() != parent:  # it died before prctl took effect
+        os._exit(1)
+
+
+def _worker(conn: Connection, storage: Storage, schema, records: list[Record], start: int, stop: int, parent: int) -> None:
     """Index a range of records in a forked process; send progress, then the segments or the error."""
+    _die_with(parent)
     pending = 0
 
     def report(count: int) -> None:
         nonlocal pending
         pending += count
         if pending >= _PROGRESS_EVERY:
+            if os.getppid() != parent:
+                os._exit(1)
             conn.send(("progress", pending))
             pending = 0
 
@@ -185,7 +206,7 @@ def _parallel_segments(
     try:
         for lo, hi in _ranges(0, len(records), parts):
             receive, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_worker, args=(send, storage, schema, records, lo, hi), daemon=True)
+            proc = ctx.Process(target=_worker, args=(send, storage, schema, records, lo, hi, os.getpid()), daemon=True)
             proc.start()
             send.close()
             workers.append((proc, receive))

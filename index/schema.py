@@ -8,7 +8,7 @@ from corpus.records import Record
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: PyStemmer's Snowball English stemmer (was Whoosh's older Porter2)
 TITLE_BOOST = 3.0
 
 

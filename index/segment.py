@@ -13,13 +13,14 @@ writer).  ``tests/test_fast_build.py`` checks that a reader sees the same index 
 from __future__ import annotations
 
 import struct
-import zlib
 from array import array
 from collections import defaultdict
 from collections.abc import Iterable
 from operator import sub
 from pickle import dumps
 
+# ISA-L's deflate writes the zlib format (the reader's zlib.decompress reads it) 2-4x faster than zlib.
+from isal.isal_zlib import compress as _compress
 from whoosh import fields as wf
 from whoosh import formats
 from whoosh.codec import default_codec
@@ -35,32 +36,30 @@ from whoosh.util.numeric import byte_to_length, length_to_byte, to_sortable
 from index.analysis import TermAnalyzer
 
 BLOCK_LIMIT = 128  # postings per block, as W3Codec() writes them
-COMPRESSION = 3  # zlib level of W3Codec() and of the stored-fields column
-# W3Codec() compresses every block, however small; setting up zlib costs ~30 µs a call, and a block
-# of a few postings gets no smaller.  The reader reads the level from each block's info.
+# zlib level of the posting blocks: W3Codec() uses 3; 1 is ~12% faster on these blocks (~1.5 KB of
+# pickled postings) for 3% more bytes.  The reader reads the level from each block's info.
+COMPRESSION = 1
+# zlib level of the stored fields (W3Codec() uses 3): level 1 with ISA-L takes ~10 µs a document,
+# where zlib at 3 took ~22 µs (a tenth of indexing a document).
+STORED_COMPRESSION = 1
+# W3Codec() compresses every block, however small; a block of a few postings gets no smaller.
 COMPRESS_FROM = 128  # bytes of pickled block data (a few postings with positions)
 _PACK_INFO = W3TermInfo._struct.pack
+# A term info followed by its postings' offset and length (pack_long, pack_int), in one call.
+_PACK_INFO_AT = struct.Struct(W3TermInfo._struct.format + "qi").pack
 _PACK_LENGTHS = struct.Struct("!ii").pack  # a key/value record of Whoosh's hash file
 
 
-def _deflate(data: bytes) -> bytes:
-    """Return *data* zlib-compressed, as ``zlib.compress(data, 3)`` but set up in a fraction of its time.
-
-    A window no larger than the data and a smaller hash table give the same output for small data,
-    and zlib then allocates a few KB instead of a quarter of a megabyte (mmap'ed afresh every call).
-    Any zlib stream decompresses with ``zlib.decompress``, as the reader calls it.
-    """
-    size = len(data)
-    packer = zlib.compressobj(COMPRESSION, zlib.DEFLATED, max(9, min(15, size.bit_length() + 1)), 8 if size > 4096 else 4)
-    return packer.compress(data) + packer.flush()
-
-
 class _StoredColumn(VarBytesColumn):
-    """The codec's stored-fields column (pickled dict, zlib per document), written with _deflate."""
+    """The codec's stored-fields column: a pickled dict per document, each in its own zlib stream.
+
+    The reader (CompressedBytesColumn.Reader) calls ``zlib.decompress`` on each document, which reads
+    any level, stored (level-0) deflate blocks included: see STORED_COMPRESSION.
+    """
 
     class Writer(VarBytesColumn.Writer):
         def add(self, docnum: int, v: object) -> None:
-            VarBytesColumn.Writer.add(self, docnum, _deflate(dumps(v, 2)))
+            VarBytesColumn.Writer.add(self, docnum, _compress(dumps(v, 2), STORED_COMPRESSION))
 
 
 class UnknownField(ValueError):
@@ -158,7 +157,8 @@ class SegmentBuilder:
         for name, field in schema.items():
             if field.indexed:
                 self._fields[name] = _TextField(name, field) if _fast_text(field) else _OtherField(name, field)
-        self._positions: dict[int, bytes] = {}  # encoded single positions, shared by many postings
+        self._single: list[bytes] = []  # encoded single positions by position, shared by many postings
+        self._many: dict[tuple[int, ...], bytes] = {}  # encoded position deltas, shared likewise
         self._columns: dict[str, tuple] = {}  # column name -> (file, writer)
         self._stored = self._column("_stored", _StoredColumn())
         self._plans: dict[tuple[str, ...], tuple] = {}  # the document's field names -> how to add each
@@ -214,25 +214,31 @@ class SegmentBuilder:
         if not isinstance(value, str):
             raise ValueError(f"{value!r} is not a string")
         postings = spec.postings
-        single = self._positions
-        length = 0
-        for term, positions in self._analyze(value).items():
-            freq = len(positions)
-            length += freq
-            if freq == 1:
-                pos = positions[0]
-                vbytes = single.get(pos)
-                if vbytes is None:
-                    vbytes = single[pos] = pack_uint(1) + dumps(positions, 2)
-            else:
-                deltas = [positions[0]]
-                deltas.extend([b - a for a, b in zip(positions, positions[1:])])
-                vbytes = pack_uint(freq) + dumps(deltas, 2)
-            entry = postings.get(term)
+        get = postings.get
+        terms = self._analyze(value)
+        length = sum(map(len, terms.values()))
+        single = self._single
+        if length > len(single):
+            single += [pack_uint(1) + dumps([pos], 2) for pos in range(len(single), 2 * length)]
+        many = self._many
+        for term, positions in terms.items():
+            if len(positions) == 1:
+                entry = get(term)
+                if entry is None:
+                    postings[term] = [docnum, 1, single[positions[0]]]
+                else:
+                    entry += (docnum, 1, single[positions[0]])
+                continue
+            # Position lists are stored as deltas, and short lists of deltas repeat a lot.
+            deltas = tuple(map(sub, positions, [0, *positions]))
+            vbytes = many.get(deltas)
+            if vbytes is None:
+                vbytes = many[deltas] = pack_uint(len(positions)) + dumps(list(deltas), 2)
+            entry = get(term)
             if entry is None:
-                postings[term] = [docnum, freq, vbytes]
+                postings[term] = [docnum, len(positions), vbytes]
             else:
-                entry += (docnum, freq, vbytes)
+                entry += (docnum, len(positions), vbytes)
         return length if spec.scorable else 0
 
     def _index_other(self, spec: _OtherField, docnum: int, value: object) -> int:
@@ -304,9 +310,13 @@ class SegmentBuilder:
             else:
                 terms = sorted(spec.postings.items())
             encoder = _TermEncoder(self.schema[name].format, spec.boost, quantized.get(name, {}))
+            encode, encode_one = encoder.encode, encoder.encode_one
             chunks: list[bytes] = []
             for tbytes, entry in terms:
-                blob, terminfo = encoder.encode(entry, offset)
+                if len(entry) == 3:  # one posting: most terms
+                    blob, terminfo = encode_one(entry[0], entry[1], entry[2], offset)
+                else:
+                    blob, terminfo = encode(entry, offset)
                 chunks.append(blob)
                 offset += len(blob)
                 tindex.add_record(prefix + tbytes, terminfo)
@@ -362,34 +372,39 @@ class _TermEncoder:
         self.values_kind = "tuple" if fixedsize is None or fixedsize < 0 else ("none" if fixedsize == 0 else "bytes")
         self.boost = boost
         self.qlens = qlens  # docnum -> field length as the length column gives it back (absent: none)
+        self.lbytes = {docnum: length_to_byte(length) for docnum, length in qlens.items()}
         self.f32: dict[float, float] = {}  # weight -> the same weight as a float32 array holds it
 
-    def _mini_values(self, values: list[bytes]):
+    def encode_one(self, docnum: int, weight: float, value: bytes, start: int) -> tuple[bytes, bytes]:
+        """Return the postings bytes and the term info of a term with one posting."""
+        weight *= self.boost
+        f32 = self.f32.get(weight)
+        if f32 is None:
+            f32 = self.f32[weight] = array("f", (weight,))[0]
         kind = self.values_kind
         if kind == "none":
-            return None
-        values = [v for v in values if v]  # W3PostingsWriter keeps only non-empty values
-        return tuple(values) if kind == "tuple" else b"".join(values)
+            mini = None
+        elif kind == "tuple":
+            mini = (value,) if value else ()  # W3PostingsWriter keeps only non-empty values
+        else:
+            mini = value
+        data = dumps(((docnum,), None if f32 == 1.0 else f32, mini), 2)
+        comp = 0
+        if len(data) >= COMPRESS_FROM:
+            data, comp = _compress(data, COMPRESSION), COMPRESSION
+        lbyte = self.lbytes.get(docnum, 0)
+        if weight < 0:
+            weight = 0
+        info = dumps((1, docnum, weight, comp, lbyte, lbyte), 2)
+        size = len(info) + len(data)
+        blob = b"".join((WHOOSH3_HEADER_MAGIC, pack_int(-size), info, data))
+        return blob, _PACK_INFO_AT(False, f32, 1, lbyte, lbyte, weight, docnum, docnum, start, size + 8)
 
     def encode(self, entry: list, start: int) -> tuple[bytes, bytes]:
         """Return the postings bytes of a term (flat [docnum, weight, value, ...]) and its term info."""
         boost, qlens = self.boost, self.qlens
-        if len(entry) == 3:  # one posting: most terms
-            docnum, weight, value = entry
-            weight *= boost
-            f32 = self.f32.get(weight)
-            if f32 is None:
-                f32 = self.f32[weight] = array("f", (weight,))[0]
-            data = dumps(((docnum,), None if f32 == 1.0 else f32, self._mini_values([value])), 2)
-            comp = 0
-            if len(data) >= COMPRESS_FROM:
-                data, comp = _deflate(data), COMPRESSION
-            length = qlens.get(docnum)
-            lbyte = length_to_byte(length)
-            info = dumps((1, docnum, weight if weight > 0 else 0, comp, lbyte, lbyte), 2)
-            blob = b"".join((WHOOSH3_HEADER_MAGIC, pack_int(-(len(info) + len(data))), info, data))
-            terminfo = _PACK_INFO(False, f32, 1, lbyte, lbyte, weight if weight > 0 else 0, docnum, docnum)
-            return blob, terminfo + pack_long(start) + pack_int(len(blob))
+        if len(entry) == 3:
+            return self.encode_one(entry[0], entry[1], entry[2], start)
         docs, weights, values = entry[0::3], entry[1::3], entry[2::3]
         chunks = [WHOOSH3_HEADER_MAGIC]
         n = len(docs)
@@ -423,7 +438,7 @@ class _TermEncoder:
             data = dumps((deltas, mini_weights, mini_values), 2)
             comp = 0
             if len(data) >= COMPRESS_FROM:
-                data, comp = _deflate(data), COMPRESSION
+                data, comp = _compress(data, COMPRESSION), COMPRESSION
             if qlens:
                 lens = list(filter(None, map(qlens.get, ids)))
                 bmin = min(lens) if lens else None

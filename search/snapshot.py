@@ -23,6 +23,7 @@ from whoosh.analysis.acore import Token
 from whoosh.searching import Searcher
 
 from index import store
+from index.analysis import TermAnalyzer
 from index.schema import SCHEMA_VERSION
 from search.cache import Bounded
 
@@ -31,6 +32,8 @@ FACET_FIELDS = ("topics", "entities", "kind")
 TERM_CACHE_IDS = 4_000_000
 # Documents whose analysed tokens are kept for highlighting (a few KB each).
 TOKEN_CACHE_DOCS = 4096
+# Distinct raw tokens (and text chunks) whose analysis is kept for highlighting.
+TOKEN_CACHE_WORDS = 50_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -94,15 +97,16 @@ class Snapshot:
 
     def tokens(self, docnum: int, field: str, text: str) -> TokenReplay:
         """Return *text*'s analysed tokens (document *docnum*'s *field*), analysed once and replayed."""
-        return self._tokens.get_or_make(
-            (docnum, field),
-            lambda: TokenReplay(
-                tuple(
-                    (t.text, t.pos, t.startchar, t.endchar)
-                    for t in self.analyzer(text, positions=True, chars=True, mode="index", removestops=False)
-                )
-            ),
-        )
+        # TermAnalyzer gives what the index's analyzer chain gives in index mode, from a cache of
+        # analysed tokens instead of Whoosh's generator chain (the schema version ties them together).
+        return self._tokens.get_or_make((docnum, field), lambda: TokenReplay(tuple(self._term_analyzer().tokens(text))))
+
+    def _term_analyzer(self) -> TermAnalyzer:
+        # One per thread: its stemmer must not be called from two threads at once.
+        analyzer = getattr(self._local, "term_analyzer", None)
+        if analyzer is None:
+            analyzer = self._local.term_analyzer = TermAnalyzer(limit=TOKEN_CACHE_WORDS)
+        return analyzer
 
     def searcher(self) -> Searcher:
         """Return this thread's searcher on the snapshot."""

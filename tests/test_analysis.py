@@ -43,3 +43,22 @@ def test_query_function_words_drop_but_capitalised_acronyms_stay():
     assert terms("who is building data centers in texas", mode="query") == ["build", "data", "center", "texa"]
     assert terms("is it US", mode="query") == ["us"]
     assert "it" in terms("IT spending", mode="query")
+
+
+def test_words_with_different_meanings_keep_different_stems():
+    # Snowball English (PyStemmer) no longer folds "organization" into "organ", nor "paste" into "past".
+    assert terms("organizations", mode="query") == terms("organization") != terms("organ")
+    assert terms("international") != terms("intern")
+    assert terms("pasted", mode="query") == terms("paste") != terms("past")
+    assert terms("added") == terms("adding") == terms("add")
+
+
+def test_the_analysis_survives_the_schema_pickled_into_the_index():
+    import pickle
+
+    from index.schema import make_schema
+
+    text = "Organizations building Trainium2 data centers in Zürich"
+    schema = pickle.loads(pickle.dumps(make_schema(), 2))
+    for mode in ("index", "query"):
+        assert [t.text for t in schema["body"].analyzer(text, mode=mode)] == terms(text, mode=mode)

@@ -320,3 +320,44 @@ def test_the_current_link_removed_under_a_running_app(tmp_path):
     assert_unavailable(client)
     os.symlink(target, root / "current")
     assert served(client)[1] > 0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")  # a zombie has exited; only its parent has not collected it
+
+
+def test_killing_a_parallel_build_ends_its_indexing_processes_and_frees_the_lock(tmp_path, hostile):  # noqa: F811
+    # Enough documents that the indexing processes would run on for seconds after their parent.
+    bigger = tmp_path / "debian.jsonl"
+    with gzip.open(DEBIAN, "rt", encoding="utf-8") as source, bigger.open("w", encoding="utf-8") as out:
+        out.writelines(itertools.islice(source, 40_000))
+    root = tmp_path / "index"
+    build(root=root)
+    before = served(create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client())
+    proc = build_process(["-m", "web.cli", "build", str(bigger), "--index-dir", str(root), "--procs", "2"])
+    try:
+        wait_for(lambda: proc.poll() is not None or len(_children(proc.pid)) == 2)
+        workers = _children(proc.pid)
+        assert len(workers) == 2, "the build did not start two indexing processes"
+    finally:
+        kill(proc)
+    hostile["killed builds"] += 1
+    wait_for(lambda: not any(map(_alive, workers)), seconds=2)
+    # Nothing holds the lock now: the next build starts at once (no --wait) and publishes.
+    done = subprocess.run(
+        [sys.executable, "-m", "web.cli", "build", str(bigger), "--index-dir", str(root), "--procs", "2"],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert store.current_id(root) != before[0]

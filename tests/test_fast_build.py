@@ -212,13 +212,24 @@ def test_an_update_on_a_fast_built_index_works(roots, tmp_path):
     assert (report.added, report.deleted) == (1, 1)
 
 
+ODD_TEXTS = [
+    "",
+    "   ",
+    "- * -- / &",
+    "tab\tseparated\nlines\u00a0and\u2003wide spaces",
+    "zero\u200bwidth x86_64 a_b __init__ e\u0301t\u00e9 \u00b2 \u2460 Ⅻ 3D IPv6 libstdc++-v3",
+    "it's O’Reilly’s users' U.S.-sited (U.K.) e.g. i.e. 1,000,000.5 7,50 v1.2.3-rc1",
+    "Trainium2 Trainium2 trainium2, TRAINIUM2. 5GW 5gw",
+]
+
+
 def test_the_fast_analysis_equals_the_whoosh_chain_on_every_token(corpus):
     import re
 
     chain, fast = text_analyzer(), TermAnalyzer()
     token = re.compile(TOKEN_PATTERN)
     seen: set[str] = set()
-    texts = [text for record in corpus.records for text in (record.title, record.body)]
+    texts = [text for record in corpus.records for text in (record.title, record.body)] + ODD_TEXTS
     for text in texts:
         for raw in token.findall(text):
             if raw not in seen:
@@ -226,8 +237,24 @@ def test_the_fast_analysis_equals_the_whoosh_chain_on_every_token(corpus):
                 expected = tuple(t.text for t in chain(raw, positions=True, mode="index"))
                 assert fast.token_terms(raw) == expected, raw
     assert len(seen) > 10_000
+    # A small cache is cleared again and again while the texts are analysed: the terms stay the same.
+    for analyzer in (fast, TermAnalyzer(limit=50)):
+        for text in texts:
+            expected = defaultdict(list)
+            for t in chain(text, positions=True, mode="index"):
+                expected[t.text].append(t.pos)
+            assert analyzer(text) == dict(expected), text
+
+
+def test_fast_tokens_are_the_chain_tokens_with_their_characters(corpus):
+    """Each term with its position and the characters it came from, as a highlighter reads them."""
+    chain, fast = text_analyzer(), TermAnalyzer(limit=50_000)
+    texts = [text for record in corpus.records for text in (record.title, record.body)] + ODD_TEXTS
     for text in texts:
-        expected = defaultdict(list)
-        for t in chain(text, positions=True, mode="index"):
-            expected[t.text].append(t.pos)
-        assert fast(text) == dict(expected)
+        expected = [
+            (t.text, t.pos, t.startchar, t.endchar)
+            for t in chain(text, positions=True, chars=True, mode="index", removestops=False)
+        ]
+        assert fast.tokens(text) == expected, text
+    tokens = fast.tokens("AWS's Trainium2 chips")
+    assert [t for t in tokens if t[0] == "trainium"] == [("trainium", 1, 6, 15)]  # a part keeps its token's chars
