@@ -224,16 +224,8 @@ class TermAnalyzer:
         pos = 0
         for chunk in chunks:
             found = known.get(chunk)
-            if found is not None:
-                for term in found:
-                    positions = get(term)
-                    if positions is None:
-                        out[term] = [pos]
-                    else:
-                        positions.append(pos)
-                    pos += 1
-                continue
-            for token_terms in parts[chunk]:
+            # A known chunk has one term a position; another has each token's terms at its position.
+            for token_terms in ((term,) for term in found) if found is not None else parts[chunk]:
                 for term in token_terms:
                     positions = get(term)
                     if positions is None:
