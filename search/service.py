@@ -156,7 +156,7 @@ class SearchService:
             ranked, timed_out = self._rank(snap, parsed, allowed, all_docs, concept_docs, end, started + self.budget_s)
 
         terms = parsed.terms if parsed else frozenset()
-        page = [(docnum, score, searcher.stored_fields(docnum)) for docnum, score in ranked[start:end]]
+        page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[start:end]]
         marked = self._highlighted(
             snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], terms
         )
@@ -172,7 +172,7 @@ class SearchService:
             match = _match_level(allowed, all_docs, concept_docs)
         answer = None
         if parsed is not None and params.page == 1 and sort == "relevance":
-            answer = self._answer(snap, searcher, ranked[:ANSWER_WITHIN], concept_docs, terms)
+            answer = self._answer(snap, ranked[:ANSWER_WITHIN], concept_docs, terms)
         result = SearchResult(
             query=params.q,
             total=len(allowed),
@@ -244,7 +244,7 @@ class SearchService:
         ranked.extend(found)
         return ranked, timed_out
 
-    def _answer(self, snap: Snapshot, searcher, top: list[tuple[int, float]], concept_docs: list[set[int]], terms: frozenset[str]) -> Answer | None:
+    def _answer(self, snap: Snapshot, top: list[tuple[int, float]], concept_docs: list[set[int]], terms: frozenset[str]) -> Answer | None:
         """Return the first guide section among the *top* hits when it matches the query strongly."""
         guides = snap.facet_docs.get("kind", {}).get("guide", frozenset())
         if not top or not concept_docs:
@@ -256,7 +256,7 @@ class SearchService:
             have = sum(docnum in docs for docs in concept_docs)
             strong = have == len(concept_docs) or (len(concept_docs) > 2 and 2 * have > len(concept_docs))
             if strong and score >= ANSWER_SCORE_RATIO * best:
-                fields = searcher.stored_fields(docnum)
+                fields = snap.stored(docnum)
                 return Answer(
                     id=fields["id"],
                     title=fields["title"],

@@ -30,7 +30,7 @@ from search.cache import Bounded
 FACET_FIELDS = ("topics", "entities", "kind")
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
 TERM_CACHE_IDS = 4_000_000
-# Documents whose analysed tokens are kept for highlighting (a few KB each).
+# Documents whose analysed tokens, and whose stored fields, are kept (a few KB each).
 TOKEN_CACHE_DOCS = 4096
 # Distinct raw tokens (and text chunks) whose analysis is kept for highlighting.
 TOKEN_CACHE_WORDS = 50_000
@@ -81,6 +81,7 @@ class Snapshot:
         weakref.finalize(self, _close_searchers, self._searchers)
         self._terms: Bounded[tuple[str, str], array] = Bounded(TERM_CACHE_IDS, cost=len)
         self._tokens: Bounded[tuple[int, str], TokenReplay] = Bounded(TOKEN_CACHE_DOCS)
+        self._stored: Bounded[int, dict[str, object]] = Bounded(TOKEN_CACHE_DOCS)
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
@@ -94,6 +95,10 @@ class Snapshot:
         """Return the document numbers holding *text* in *fieldname*, ascending (cached)."""
         key = (fieldname, text.decode("utf-8") if isinstance(text, bytes) else text)
         return self._terms.get_or_make(key, lambda: _read_term(self.searcher(), *key))
+
+    def stored(self, docnum: int) -> dict[str, object]:
+        """Return document *docnum*'s stored fields (cached: treat the dict as read-only)."""
+        return self._stored.get_or_make(docnum, lambda: self.searcher().stored_fields(docnum))
 
     def tokens(self, docnum: int, field: str, text: str) -> TokenReplay:
         """Return *text*'s analysed tokens (document *docnum*'s *field*), analysed once and replayed."""
