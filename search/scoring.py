@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Union
 
 from whoosh import query as wq
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
+from whoosh.matching.mcore import ReadTooFar
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.scoring import BM25F, WeightLengthScorer, WeightScorer
 from whoosh.searching import Searcher
@@ -194,7 +195,12 @@ def whoosh_scores(query: wq.Query, searcher: Searcher, docs: Iterable[int], cont
                 break
             local = docnum - offset
             if matcher.id() < local:
-                matcher.skip_to(local)
+                try:
+                    matcher.skip_to(local)
+                except (IndexError, ReadTooFar):
+                    # Whoosh's AndNotMatcher.skip_to reads its positive side's id after skipping it
+                    # past its last document: nothing at or after *local* matches.
+                    break
             if matcher.is_active() and matcher.id() == local:
                 scored[docnum] = float(matcher.score())
     return scored

@@ -72,7 +72,7 @@ _fragment_parts = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)  # the same examples every CI run
 @given(st.lists(_fragment_parts, min_size=2, max_size=20))
 @example([[(False, "0\x0c")], [(False, "")]])  # bleach keeps a form feed at the end, not before the joiner
 def test_a_page_cleaned_in_one_pass_equals_each_fragment_cleaned_alone(pages):
