@@ -77,5 +77,9 @@ def filter_case(context, case) -> bool:  # noqa: ANN001 - schemathesis' hook sig
         return True
     if meta.generation.mode.is_positive:
         return not (path == "/api/search" and _window_exceeded(case.query))
+    # An object value is sent as its own key=value pairs (form style, exploded), or as nothing when
+    # empty: the parameter never reaches the API, which then rightly answers without it.
+    if any(isinstance(value, dict) for value in case.query.values()):
+        return False
     # Invalid only before normalisation: the API's answer is "accepted", which the spec cannot say.
     return _valid(path, case.query, normalise=False) or not _valid(path, case.query, normalise=True)
