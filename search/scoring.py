@@ -35,20 +35,18 @@ from bisect import bisect_left
 from collections.abc import Iterable, KeysView
 from itertools import compress, repeat
 from operator import add
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
 from whoosh import query as wq
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
 from whoosh.matching.mcore import ReadTooFar
-from whoosh.matching.wrappers import FilterMatcher
 from whoosh.scoring import BM25F, WeightLengthScorer, WeightScorer
 from whoosh.searching import Searcher
 from whoosh.util.numeric import byte_to_length
 
 from search.cache import Bounded
+from search.snapshot import Snapshot, read_postings
 
-if TYPE_CHECKING:
-    from search.snapshot import Snapshot
 
 # Bytes of per-term scores kept per snapshot (an estimate: dict entries, int keys, dense arrays).
 SCORE_CACHE_BYTES = 48 * 1024 * 1024
@@ -105,7 +103,7 @@ class TermScores:
             reader = leaf.reader()
             if (fieldname, text) not in reader:
                 continue
-            ids, weights = _postings(reader, fieldname, text)
+            ids, weights = read_postings(reader, fieldname, text, weights=True)
             if not ids:
                 continue
             scorer = searcher.weighting.scorer(leaf, fieldname, text)
@@ -329,32 +327,6 @@ def _merge(parts: list[dict[int, float]], combine) -> dict[int, float]:
         else:
             out.update(part)
     return out
-
-
-def _postings(reader, fieldname: str, text: bytes) -> tuple[list[int], list[float]]:
-    """Return a term's live documents (segment numbers) and weights, a block at a time where possible."""
-    matcher = reader.postings(fieldname, text)
-    if type(matcher) is FilterMatcher:  # the segment's deletions, filtered below
-        matcher = matcher.child
-    ids: list[int] = []
-    weights: list[float] = []
-    if all(hasattr(matcher, name) for name in ("_read_ids", "_read_weights", "_next_block")):
-        # Whoosh 2.7's block reader: a block's ids and weights decoded at once, as its matcher does.
-        while matcher.is_active():
-            matcher._read_ids()
-            matcher._read_weights()
-            ids.extend(matcher._ids)
-            weights.extend(matcher._weights)
-            matcher._next_block()
-    else:
-        while matcher.is_active():
-            ids.append(matcher.id())
-            weights.append(matcher.weight())
-            matcher.next()
-    if reader.has_deletions():
-        live = [not reader.is_deleted(i) for i in ids]
-        ids, weights = list(compress(ids, live)), list(compress(weights, live))
-    return ids, weights
 
 
 def _length_bytes(reader, fieldname: str) -> bytes | None:

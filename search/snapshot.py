@@ -14,12 +14,13 @@ import struct
 import threading
 import weakref
 from array import array
-from itertools import accumulate
+from itertools import compress
 from pathlib import Path
 
 from whoosh import index as whoosh_index
 from whoosh import scoring
 from whoosh.analysis.acore import Token
+from whoosh.matching.wrappers import FilterMatcher
 from whoosh.searching import Searcher
 
 from index import store
@@ -164,21 +165,38 @@ def _read_term(searcher: Searcher, fieldname: str, text: str) -> array:
         reader = leaf.reader()
         if (fieldname, text) not in reader:
             continue
-        matcher = reader.postings(fieldname, text)
-        # Whoosh 2.7's block reader: decoding a block's ids at once is several times faster than
-        # stepping a matcher through them one call at a time.
-        block_ids = getattr(matcher, "_read_ids", None)
-        if block_ids is None:
-            ids = list(matcher.all_ids())
-        else:
-            ids = []
-            while matcher.is_active():
-                if matcher._data is None:
-                    matcher._read_data()
-                raw = matcher._data[0]
-                ids.extend(raw if matcher._byteids else accumulate(raw))
-                matcher._next_block()
-        if reader.has_deletions():
-            ids = [i for i in ids if not reader.is_deleted(i)]
+        ids, _ = read_postings(reader, fieldname, text)
         docs.extend(i + offset for i in ids) if offset else docs.extend(ids)
     return docs
+
+
+def read_postings(reader, fieldname: str, text: str | bytes, weights: bool = False) -> tuple[list[int], list[float]]:
+    """Return a segment's live documents holding a term (its own numbers) and, if asked, their weights.
+
+    Whoosh 2.7's block reader decodes a block's ids (and weights) at once, several times faster than
+    stepping a matcher through them one call at a time; other readers are stepped.
+    """
+    matcher = reader.postings(fieldname, text)
+    if type(matcher) is FilterMatcher:  # the segment's deletions, filtered below
+        matcher = matcher.child
+    ids: list[int] = []
+    found: list[float] = []
+    if all(hasattr(matcher, name) for name in ("_read_ids", "_read_weights", "_next_block")):
+        while matcher.is_active():
+            matcher._read_ids()
+            ids.extend(matcher._ids)
+            if weights:
+                matcher._read_weights()
+                found.extend(matcher._weights)
+            matcher._next_block()
+    else:
+        while matcher.is_active():
+            ids.append(matcher.id())
+            if weights:
+                found.append(matcher.weight())
+            matcher.next()
+    if reader.has_deletions():
+        live = [not reader.is_deleted(i) for i in ids]
+        ids = list(compress(ids, live))
+        found = list(compress(found, live)) if weights else found
+    return ids, found
