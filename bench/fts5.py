@@ -36,7 +36,7 @@ _START, _END = "\x02", "\x03"
 _PHRASE = re.compile(r'"([^"]*)"')
 _WORDS = re.compile(r"\w+(?:[.'’]\w+)*")
 
-_SCHEMA = f"""
+_SCHEMA = """
 CREATE TABLE docs(
     rowid INTEGER PRIMARY KEY, id TEXT, kind TEXT, title TEXT, body TEXT, url TEXT,
     topics TEXT, entities TEXT, position INTEGER

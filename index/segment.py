@@ -15,7 +15,6 @@ from __future__ import annotations
 import struct
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable
 from operator import sub
 from pickle import dumps
 
@@ -258,11 +257,6 @@ class SegmentBuilder:
         for handle, _writer in self._columns.values():
             handle.close()
         self._columns.clear()
-
-    def add_all(self, documents: Iterable[dict[str, object]]) -> None:
-        """Add each of *documents*, in order."""
-        for document in documents:
-            self.add(document)
 
     def write(self) -> W3Segment:
         """Write the postings and close the columns; return the finished segment (not yet in a TOC)."""
