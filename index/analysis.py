@@ -35,6 +35,10 @@ STOP_WORDS = frozenset(
     """.split()
 )
 
+# Words that only shape a question ("how much", "how many"): never a concept a document can cover.
+QUESTION_WORDS = frozenset({"much", "many"})
+QUERY_STOP_WORDS = STOP_WORDS | QUESTION_WORDS
+
 _PARTS = re.compile(r"[^\W\d_]+|\d+")
 _MIXED = re.compile(r"[^\W\d_].*\d|\d.*[^\W\d_]")
 _DOTTED_LETTERS = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]$")
@@ -81,7 +85,7 @@ class QueryStopFilter(Filter):
             if (
                 t.mode == "query"
                 and t.removestops
-                and t.text.lower() in STOP_WORDS
+                and t.text.lower() in QUERY_STOP_WORDS
                 and not (t.text.isupper() and len(t.text) > 1)
             ):
                 continue

@@ -1,9 +1,10 @@
 """Why this result: a hit's score taken apart into the words and fields that earned it.
 
-A hit's score is the sum of its concepts' scores (``all_words`` is an And, ``any_words`` an Or); a
-concept scores as its best alternative (a DisjunctionMax); an alternative scores the sum of its
-words in each field.  Each piece is scored here the way ranking scores it (``search.scoring``, BM25F
-from the snapshot's cached term scores), so the contributions add up to the hit's score.
+A hit's score (search/ranking.py) is the sum of its concepts' BM25F scores, each times how often it
+was typed, times the coverage factor; a concept scores as its best alternative (a DisjunctionMax);
+an alternative scores the sum of its words in each field.  Each piece is scored here the way ranking
+scores it (``search.scoring``, from the snapshot's cached term scores) and carries its share of the
+weights, so the contributions add up to the hit's score.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from whoosh import query as wq
 
 from search.query import Concept, ParsedQuery
+from search.ranking import QTF_POWER, Coverage
 from search.scoring import score_docs
 from search.snapshot import Snapshot
 
@@ -34,8 +36,8 @@ def _pieces(node: wq.Query, snap: Snapshot, docnum: int) -> list[tuple[str, str,
     return [piece for child in node.children() for piece in _pieces(child, snap, docnum)]
 
 
-def _concept(concept: Concept, strict: bool, snap: Snapshot, docnum: int) -> dict[str, object] | None:
-    node = concept.query if strict else concept.any_query
+def _concept(concept: Concept, weight: float, snap: Snapshot, docnum: int) -> dict[str, object] | None:
+    node = concept.any_query
     score = _score(node, snap, docnum)
     if score is None:
         return None
@@ -46,25 +48,34 @@ def _concept(concept: Concept, strict: bool, snap: Snapshot, docnum: int) -> dic
     return {
         "concept": concept.text,
         "via": via,
-        "score": round(score, 4),
+        "typed": concept.count,
+        "score": score * weight,
         "fields": [
-            {"field": f, "term": words, "score": round(s, 4)} for f, words, s in _pieces(node, snap, docnum)
+            {"field": f, "term": words, "score": round(s * weight, 4)} for f, words, s in _pieces(node, snap, docnum)
         ],
     }
 
 
-def explain(parsed: ParsedQuery, snap: Snapshot, docnum: int, all_words: bool) -> dict[str, object]:
-    """Return how *docnum* earned its score for *parsed* (ranked among all-words hits or not)."""
+def explain(parsed: ParsedQuery, snap: Snapshot, docnum: int, concept_docs: list[set[int]]) -> dict[str, object]:
+    """Return how *docnum* earned its score for *parsed*: each concept's part, weights applied."""
+    coverage = Coverage.of(concept_docs, snap.doc_count)
+    share = coverage.share(docnum, concept_docs)
+    factor = coverage.factor(docnum, concept_docs) if len(coverage.idfs) > 1 else 1.0
     matched = []
     missing = []
     for concept in parsed.concepts:
-        part = _concept(concept, all_words, snap, docnum)
+        part = _concept(concept, concept.count**QTF_POWER * factor, snap, docnum)
         if part is None:
             missing.append(concept.text)
         else:
             matched.append(part)
+    total = sum(float(p["score"]) for p in matched)  # type: ignore[arg-type]
+    for part in matched:
+        part["score"] = round(float(part["score"]), 4)  # type: ignore[arg-type]
     return {
-        "score": round(sum(float(p["score"]) for p in matched), 4),  # type: ignore[arg-type]
+        "score": round(total, 4),
+        "coverage": round(share, 4),
+        "coverage_factor": round(factor, 4),
         "matched": matched,
         "missing": missing,
     }

@@ -16,7 +16,8 @@ such text is searched as its plain words instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -38,6 +39,9 @@ TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
 VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
 
 _WORDS = re.compile(r"\w+(?:[.'’]\w+)*")
+# After "how", these ask for an amount, not about a thing: "how big is the stargate michigan site".
+HOW_WORDS = frozenset({"big", "large", "long", "old", "far", "often", "tall", "high", "soon"})
+_HOW = re.compile(r"\b[Hh]ow\s+$")
 _PLUS = r"(?:^|(?<=[\s(]))\+(?=[\w\"(])"
 _MINUS = r"(?:^|(?<=[\s(]))-(?=[\w\"(])"
 # Anything Whoosh's parser is needed for; text without it is built directly from its words.
@@ -79,6 +83,7 @@ class Concept:
     span: tuple[int, int] | None = None  # where it was typed, for a suggestion
     word: str | None = None  # the analysed word, when the concept is one typed word
     prefix: str | None = None  # the typed prefix of ``gpu*``
+    count: int = 1  # how often it was typed: a pasted paragraph repeats what it is about
 
     @property
     def query(self) -> wq.Query:
@@ -166,6 +171,8 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
     for removestops in (True, False):
         units = []
         for t in analyzer(text, mode="query", chars=True, removestops=removestops):
+            if removestops and _HOW.search(text, 0, t.startchar) and text[t.startchar : t.endchar].lower() in HOW_WORDS:
+                continue  # "how big is …": the size of the question, not what it is about
             prefix = None
             if text[t.endchar : t.endchar + 1] == "*":
                 folded = [f.text for f in analyzer(text[t.startchar : t.endchar], mode="query", no_morph=True, removestops=False)]
@@ -239,7 +246,8 @@ def _split(node: wq.Query) -> tuple[list[wq.Query], list[wq.Query]]:
     if isinstance(node, wq.And):
         positives, negatives = [], []
         for child in node.children():
-            p, n = _split(child) if isinstance(child, (wq.Not, wq.AndNot)) else ([child], [])
+            # A nested And is flattened: "x (a b)" asks for x, a and b, three concepts to cover.
+            p, n = _split(child) if isinstance(child, (wq.Not, wq.AndNot, wq.And)) else ([child], [])
             positives.extend(p)
             negatives.extend(n)
         return positives, negatives
@@ -357,3 +365,36 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
     if not changed:
         return parsed
     return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, tuple(corrections))
+
+
+def keep_informative(
+    parsed: ParsedQuery, analyzer: Analyzer, doc_frequency: Callable[[str], int], limit: int
+) -> tuple[ParsedQuery, int]:
+    """Return *parsed* with at most *limit* concepts, the rarest kept, each counted as often as typed.
+
+    A pasted paragraph repeats what it is about and holds many common words: it is searched by its
+    most informative concepts (fewest documents, as idf ranks them), each weighing as often as it
+    was typed.  Words the index does not hold at all are kept last: in a long text they are more
+    often noise than the typo of a rare word.  Also returns how many concepts were left out.
+    """
+    typed = Counter(unit.word for unit in _units(parsed.text, analyzer))
+    unique: dict[tuple[str, ...], Concept] = {}
+    for concept in parsed.concepts:
+        unique.setdefault(concept.alternatives[0].words or (concept.text,), concept)
+    concepts = [
+        replace(c, count=max(1, min((typed[w] for w in c.alternatives[0].words), default=1)))
+        for c in unique.values()
+    ]
+    dropped = 0
+    if len(concepts) > limit:
+
+        def rarity(concept: Concept) -> tuple[bool, int]:
+            df = min((doc_frequency(w) for w in concept.alternatives[0].words), default=0)
+            return df == 0, df
+
+        kept = sorted(sorted(range(len(concepts)), key=lambda i: rarity(concepts[i]))[:limit])
+        dropped = len(concepts) - limit
+        concepts = [concepts[i] for i in kept]
+    if all(c.count == 1 for c in concepts) and len(concepts) == len(parsed.concepts):
+        return parsed, 0
+    return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, parsed.corrections), dropped

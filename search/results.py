@@ -65,6 +65,7 @@ class SearchResult:
     suggestion: Suggestion | None = None
     answer: Answer | None = None
     timed_out: bool = False  # ranking ran past the time budget: the hits are the best found in time
+    dropped_words: int = 0  # words of a long query left out: it was searched by its most informative ones
 
     @property
     def pages(self) -> int:
@@ -92,6 +93,7 @@ class SearchResult:
             "plain_query": self.plain,
             "snapshot": self.snapshot,
             "timed_out": self.timed_out,
+            "dropped_words": self.dropped_words,
             "filters": {k: list(v) for k, v in self.filters.items()},
             "hits": hits,
             "facets": {name: [_flat(v) for v in values] for name, values in self.facets.items()},

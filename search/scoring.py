@@ -84,9 +84,9 @@ class TermScores:
     def accepts(self, searcher: Searcher) -> bool:
         """Return whether *searcher*'s weighting is the one the cached scores were computed with."""
         weighting = searcher.weighting
-        if type(weighting) is not BM25F:
+        if not isinstance(weighting, BM25F) or type(weighting).scorer is not BM25F.scorer:
             return False
-        signature = (weighting.B, weighting.K1, tuple(sorted(weighting._field_B.items())))
+        signature = (type(weighting), weighting.B, weighting.K1, tuple(sorted(weighting._field_B.items())))
         with self._lock:
             if self._weighting is None:
                 self._weighting = signature

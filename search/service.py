@@ -27,10 +27,11 @@ from index import store
 from search.cache import ResultCache
 from search.facets import count_facets, selected_docs
 from search.highlight import sanitize_all, snippet_markup, title_markup
-from search.params import SearchParams
+from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.matchset import query_docs
-from search.query import ParsedQuery, build_query, expand
+from search.query import ParsedQuery, build_query, expand, keep_informative
+from search.ranking import rank
 from search.results import Answer, Hit, SearchResult
 from search.scoring import score_docs
 from search.snapshot import Snapshot
@@ -39,11 +40,6 @@ from search.synonyms import Synonyms, load_synonyms
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
-
-# From this many concepts, documents matching only some are ranked by how much of the query they
-# cover (each concept weighted by its rarity) before BM25.  With two, a partial match has one
-# concept, and BM25 already weighs which one (and how often, and in which field) better.
-COVERAGE_TIERS_FROM = 3
 
 # Highlighted titles and snippets kept, keyed by document, field and the query terms it holds: the
 # same document is often shown for different queries that mark the same words in it.
@@ -120,8 +116,10 @@ class SearchService:
         searcher = snap.searcher()
         parsed = None
         vocabulary = None
+        dropped = 0
         if params.q.strip():
             parsed = build_query(params.q, snap.schema, self.synonyms)
+            parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
             if not parsed.is_empty:
                 vocabulary = self._speller.vocabulary(snap.id, searcher, snap.analyzer)
                 parsed = expand(parsed, vocabulary)
@@ -140,7 +138,7 @@ class SearchService:
             if docs is not None:
                 allowed &= docs
         facets = count_facets(snap, params, matched, selected, self.label)
-        all_docs = set.intersection(*concept_docs) & allowed if concept_docs else set(allowed)
+        every_concept = set.intersection(*concept_docs) & allowed if concept_docs else set(allowed)
 
         end = params.page * params.per_page
         start = end - params.per_page
@@ -153,7 +151,7 @@ class SearchService:
             results = searcher.search(query, filter=allowed, limit=end, sortedby="order")
             ranked = [(hit.docnum, 0.0) for hit in results]  # docs() is a set: it loses the order
         else:
-            ranked, timed_out = self._rank(snap, parsed, allowed, all_docs, concept_docs, end, started + self.budget_s)
+            ranked, timed_out = rank(snap, parsed, allowed, concept_docs, end, started + self.budget_s)
 
         terms = parsed.terms if parsed else frozenset()
         page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[start:end]]
@@ -164,12 +162,12 @@ class SearchService:
         for i, (docnum, score, fields) in enumerate(page):
             explanation = None
             if params.explain and parsed is not None and not parsed.is_empty:
-                explanation = explain(parsed, snap, docnum, docnum in all_docs)
+                explanation = explain(parsed, snap, docnum, concept_docs)
             hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation))
         if parsed is None:
             match = "all" if allowed else "none"
         else:
-            match = _match_level(allowed, all_docs, concept_docs)
+            match = _match_level(allowed, every_concept, concept_docs)
         answer = None
         if parsed is not None and params.page == 1 and sort == "relevance":
             answer = self._answer(snap, ranked[:ANSWER_WITHIN], concept_docs, terms)
@@ -189,6 +187,7 @@ class SearchService:
             suggestion=suggestion(parsed, vocabulary) if parsed and vocabulary else None,
             answer=answer,
             timed_out=timed_out,
+            dropped_words=dropped,
         )
         if not timed_out:
             self._results.put(snap.id, params, result)
@@ -205,44 +204,6 @@ class SearchService:
             concept_docs.append(docs - excluded)
             matched |= query_docs(concept.any_query, snap) if concept.loose else docs
         return matched - excluded, concept_docs
-
-    @staticmethod
-    def _rank(
-        snap: Snapshot,
-        parsed: ParsedQuery,
-        allowed: set[int],
-        all_docs: set[int],
-        concept_docs: list[set[int]],
-        limit: int,
-        deadline: float,
-    ) -> tuple[list[tuple[int, float]], bool]:
-        """Return the top *limit* (docnum, score) pairs, best coverage first, and whether time ran out."""
-        ranked: list[tuple[int, float]] = []
-        timed_out = False
-        if all_docs:
-            found, timed_out = _top(snap, parsed.all_words, all_docs, limit, deadline)
-            ranked.extend(found)
-        rest = allowed - all_docs
-        if len(ranked) >= limit or not rest or timed_out:
-            return ranked, timed_out
-        wanted = limit - len(ranked)
-        tiers = _coverage_tiers(rest, concept_docs, snap.doc_count)
-        # Only the tiers the page reaches are ranked: the ones it takes whole, then the best of the next.
-        whole: list[set[int]] = []
-        taken = 0
-        while len(whole) < len(tiers) and taken + len(tiers[len(whole)]) <= wanted:
-            taken += len(tiers[len(whole)])
-            whole.append(tiers[len(whole)])
-        found = []
-        if whole:
-            scored, timed_out = _top(snap, parsed.any_words, set().union(*whole), None, deadline)
-            tier_of = {docnum: i for i, tier in enumerate(whole) for docnum in tier}
-            found = sorted(scored, key=lambda pair: tier_of.get(pair[0], len(whole)))  # stable: BM25 within a tier
-        if taken < wanted and len(whole) < len(tiers) and not timed_out:
-            best, timed_out = _top(snap, parsed.any_words, tiers[len(whole)], wanted - taken, deadline)
-            found.extend(best)
-        ranked.extend(found)
-        return ranked, timed_out
 
     def _answer(self, snap: Snapshot, top: list[tuple[int, float]], concept_docs: list[set[int]], terms: frozenset[str]) -> Answer | None:
         """Return the first guide section among the *top* hits when it matches the query strongly."""
@@ -314,44 +275,6 @@ class SearchService:
         query = wq.And([wq.Term("kind", "guide"), wq.Term("topic", topic)])
         results = searcher.search(query, limit=None, sortedby="order")
         return [_document(hit.fields()) for hit in results]
-
-
-def _top(snap: Snapshot, query: wq.Query, docs: set[int], limit: int | None, deadline: float) -> tuple[list[tuple[int, float]], bool]:
-    """Return the best *limit* (None: all) of *docs* for *query*, best first, and whether time ran out.
-
-    Every candidate is scored (search.scoring, from per-term scores cached per snapshot), so the top
-    is exact; Whoosh's own top-N collection with a filter was seen to drop hits.  Ties go to the
-    lower document number.  One call is not interrupted: the budget is looked at when it returns,
-    and the tiers after it are then left unranked.
-    """
-    scored = score_docs(query, snap, docs)
-    if limit is None or limit >= len(scored):
-        ranked = sorted(scored.items(), key=_best_first)
-    else:
-        ranked = heapq.nsmallest(limit, scored.items(), key=_best_first)
-    return ranked, time.perf_counter() > deadline
-
-
-def _best_first(pair: tuple[int, float]) -> tuple[float, int]:
-    return -pair[1], pair[0]
-
-
-def _coverage_tiers(docs: set[int], concept_docs: list[set[int]], doc_count: int) -> list[set[int]]:
-    """Return *docs* in tiers by the summed rarity (BM25 idf) of the concepts each has, most first."""
-    if len(concept_docs) < COVERAGE_TIERS_FROM:
-        return [docs] if docs else []
-    coverage: dict[int, float] = {}
-    for matching in concept_docs:
-        if not matching:
-            continue
-        idf = math.log(1 + (doc_count - len(matching) + 0.5) / (len(matching) + 0.5))
-        for docnum in matching & docs:
-            coverage[docnum] = coverage.get(docnum, 0.0) + idf
-    tiers: dict[float, set[int]] = {}
-    for docnum in docs:
-        # Rounded, so that documents with the same concepts share a tier whatever the float noise.
-        tiers.setdefault(round(coverage.get(docnum, 0.0), 6), set()).add(docnum)
-    return [tiers[key] for key in sorted(tiers, reverse=True)]
 
 
 def _match_level(allowed: set[int], all_docs: set[int], concept_docs: list[set[int]]) -> str:

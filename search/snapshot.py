@@ -18,7 +18,7 @@ from itertools import compress
 from pathlib import Path
 
 from whoosh import index as whoosh_index
-from whoosh import scoring
+
 from whoosh.analysis.acore import Token
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.searching import Searcher
@@ -27,6 +27,7 @@ from index import store
 from index.analysis import TermAnalyzer
 from index.schema import SCHEMA_VERSION
 from search.cache import Bounded
+from search.weighting import Weighting
 
 FACET_FIELDS = ("topics", "entities", "kind")
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
@@ -97,6 +98,11 @@ class Snapshot:
         key = (fieldname, text.decode("utf-8") if isinstance(text, bytes) else text)
         return self._terms.get_or_make(key, lambda: _read_term(self.searcher(), *key))
 
+    def doc_frequency(self, word: str) -> int:
+        """Return how many documents hold the analysed *word* in a searched field (the larger field count)."""
+        reader = self.searcher().reader()
+        return max(reader.doc_frequency("title", word), reader.doc_frequency("body", word))
+
     def stored(self, docnum: int) -> dict[str, object]:
         """Return document *docnum*'s stored fields (cached: treat the dict as read-only)."""
         return self._stored.get_or_make(docnum, lambda: self.searcher().stored_fields(docnum))
@@ -118,7 +124,7 @@ class Snapshot:
         """Return this thread's searcher on the snapshot."""
         searcher = getattr(self._local, "searcher", None)
         if searcher is None:
-            searcher = self.index.searcher(weighting=scoring.BM25F())
+            searcher = self.index.searcher(weighting=Weighting())
             self._local.searcher = searcher
             with self._searchers_lock:
                 self._searchers.append(searcher)

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from index.analysis import STOP_WORDS
-from search.params import MAX_QUERY_CHARS, InvalidParameter
+from search.params import InvalidParameter
 from search.service import SearchService
 from search.snapshot import Snapshot
 
+MAX_PREFIX_CHARS = 256  # what is typed into the search box so far; a search itself may be longer
 MAX_SUGGESTIONS = 8
 # How many of each kind may appear, so one kind cannot crowd out the rest.
 KIND_CAPS = {"topic": 3, "organisation": 3, "term": 3, "title": 4}
@@ -68,8 +69,8 @@ def check_prefix(q: str | None) -> str:
     text = " ".join((q or "").split())
     if "\x00" in text:
         raise InvalidParameter("q", "'q' may not contain a NUL character")
-    if len(text) > MAX_QUERY_CHARS:
-        raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")
+    if len(text) > MAX_PREFIX_CHARS:
+        raise InvalidParameter("q", f"'q' may be at most {MAX_PREFIX_CHARS} characters")
     return text
 
 

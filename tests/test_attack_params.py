@@ -135,8 +135,8 @@ def test_nul_bytes_are_a_clear_400(client, hostile, raw):  # noqa: F811
 
 
 LIMITS = [
-    ("q=" + "x" * 257, "q"),
-    ("q=" + "+".join(["w"] * 33), "q"),
+    ("q=" + "x" * 4097, "q"),
+    ("q=" + "+".join(["w"] * 2049), "q"),  # 4,097 characters
     ("per_page=0", "per_page"),
     ("per_page=51", "per_page"),
     ("per_page=%2B5", "per_page"),

@@ -47,11 +47,13 @@ def test_known_queries_rank_the_right_document_first(service, query, expected_fi
     assert top_titles(service, query, 1)[0] in expected_first
 
 
-def test_a_question_is_not_an_empty_page_and_full_matches_come_first(service):
+def test_a_question_is_answered_by_the_texas_data_center_events(service):
     result = service.search(SearchParams(q="who is building data centers in texas"))
     assert result.total > 0
-    first = result.hits[0]
-    assert first.title.startswith("Anthropic Commits $50 Billion")  # the one naming Texas data centers
+    # The two events about data centers in Texas (Fluidstack's for Anthropic, SB Energy's for
+    # OpenAI) come first, in either order: "building" is the question's least telling word.
+    firsts = {h.title.split()[0] + " " + h.title.split()[1] for h in result.hits[:2]}
+    assert firsts == {"Anthropic Commits", "OpenAI and"}
     assert result.match == "all"
 
 
@@ -216,11 +218,14 @@ def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
 def _coverage_corpus(tmp_path, filler: int):
     """Write documents for "wombat quokka engine": none has all three words; "engine" is common."""
     docs = [
-        {"id": "rare-pair", "title": "Field notes", "summary": "A wombat met a quokka near the river at dawn. " * 3, "topics": ["t"]},
+        {"id": "rare-pair", "title": "Field notes", "summary": "A wombat met a quokka near the river at dawn.", "topics": ["t"]},
         {"id": "wombat-engine", "title": "Wombat engine engine", "summary": "The engine of a wombat.", "topics": ["t"]},
         {"id": "quokka-only", "title": "Quokka", "summary": "A quokka.", "topics": ["t"]},
     ]
-    docs += [{"id": f"engine-{i}", "title": f"Engine {i}", "summary": "engine " * (i % 5 + 1), "topics": ["t"]} for i in range(filler)]
+    docs += [
+        {"id": f"engine-{i}", "title": f"Engine {i}", "summary": "The engine ran well on the bench today. " + "engine " * (i % 5), "topics": ["t"]}
+        for i in range(filler)
+    ]
     return write_jsonl(tmp_path / "coverage.jsonl", docs)
 
 
@@ -228,10 +233,13 @@ def test_a_long_query_ranks_pages_covering_its_rarer_words_first(tmp_path):
     build([_coverage_corpus(tmp_path, 20)], root=tmp_path / "ix")
     result = SearchService(tmp_path / "ix").search(SearchParams(q="wombat quokka engine", explain=True))
     ids = [h.id for h in result.hits]
-    # Two rare words in a body outweigh one rare and one common word in a title (BM25 alone ranks it first).
-    assert ids[:3] == ["rare-pair", "wombat-engine", "quokka-only"]
+    # Two rare words in a body outweigh one rare and one common word in a title (BM25 alone ranks
+    # "wombat-engine" first); coverage is a factor of the one score, not a tier above it.
+    assert ids.index("rare-pair") < ids.index("wombat-engine") < min(i for i, d in enumerate(ids) if d.startswith("engine-"))
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
     assert result.match == "most"
-    assert result.hits[0].explanation is not None and result.hits[0].explanation["missing"] == ["engine"]
+    pair = result.hits[ids.index("rare-pair")].explanation
+    assert pair is not None and pair["missing"] == ["engine"] and pair["coverage"] > 0.9
     # A two-word query keeps plain BM25 order among partial matches: the title match wins.
     two = [h.id for h in SearchService(tmp_path / "ix").search(SearchParams(q="wombat engine")).hits]
     assert two[0] == "wombat-engine"
@@ -247,10 +255,11 @@ def test_coverage_ranking_keeps_to_the_time_budget_and_exact_totals(tmp_path):
 
 
 def test_a_question_finds_the_pages_answering_its_rarest_words(service):
-    ids = [h.id for h in service.search(SearchParams(q="how can i train large models on a single gpu")).hits[:3]]
-    # Both describe training a large model on one GPU; ChunkFT says "fine-tuning", not "train".
+    ids = [h.id for h in service.search(SearchParams(q="how can i train large models on a single gpu")).hits]
+    # Both describe training a large model on one GPU; ChunkFT says "fine-tuning", not "train", and
+    # ranks lower since the single ranking (issue 12): docs/relevance.md lists it among the losses.
     assert "chunkft-memory-efficient-full-fine-tuning-via-byte-streamed-chunk-optimization" in ids
-    assert "galore-advancing-large-model-training-on-consumer-grade-hardware" in ids
+    assert "galore-advancing-large-model-training-on-consumer-grade-hardware" in ids[:3]
 
 
 def test_a_topic_filter_holds_when_there_are_thousands_of_candidates(tmp_path):
@@ -275,7 +284,7 @@ def test_top_hits_are_exact_whatever_the_number_of_candidates(tmp_path):
     import random
     import time as clock
 
-    from search import service as service_module
+    from search import ranking
     from search.query import build_query
 
     rng = random.Random(11)
@@ -291,12 +300,13 @@ def test_top_hits_are_exact_whatever_the_number_of_candidates(tmp_path):
     searcher = snap.searcher()
     checked = 0
     for text in ["w0 w5", "w1", "w2 w30", "w3 w4 w7", "w10 w11"]:
-        query = build_query(text, snap.schema).any_words
+        parsed = build_query(text, snap.schema)
+        query = parsed.any_words
         every = {hit.docnum: hit.score for hit in searcher.search(query, limit=None, optimize=False)}
         for size in (200, 1500, 2800):
             candidates = set(rng.sample(sorted(every), min(size, len(every))))
             exact = sorted(((d, every[d]) for d in candidates), key=lambda p: (-p[1], p[0]))[:10]
-            found, timed_out = service_module._top(snap, query, candidates, 10, clock.perf_counter() + 60)
+            found, timed_out = ranking.rank(snap, parsed, candidates, [], 10, clock.perf_counter() + 60)
             assert not timed_out
             assert [d for d, _ in found] == [d for d, _ in exact], (text, size)
             assert [round(s, 6) for _, s in found] == [round(s, 6) for _, s in exact]

@@ -23,11 +23,10 @@ from search.params import (
     MAX_RESULT_WINDOW,
     SORTS,
 )
+from search.suggest import MAX_PREFIX_CHARS
 
 API_VERSION = "1.0.0"
 JSON = "application/json"
-# At most MAX_QUERY_WORDS whitespace-separated words, no NUL (what parse_params accepts).
-QUERY_PATTERN = rf"^\s*(?:[^\s\x00]+\s+){{0,{MAX_QUERY_WORDS - 1}}}[^\s\x00]*\s*$"
 NO_NUL_PATTERN = r"^[^\x00]*$"
 BOOLEAN_PATTERN = "^(?:[01]|[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|[Oo][Nn]|[Oo][Ff][Ff])?$"
 EXAMPLE_ID = "expanding-stargate-to-michigan"
@@ -133,7 +132,7 @@ SCHEMAS: dict[str, Any] = {
     "SearchResponse": {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
-                     "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out"],
+                     "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
             "total": {"type": "integer", "minimum": 0, "description": "Exact number of matching documents."},
@@ -162,6 +161,9 @@ SCHEMAS: dict[str, Any] = {
             "answer": {"oneOf": [{"type": "null"}, _ref("Answer")],
                        "description": "A guide section that answers the query, shown above the hits."},
             "snapshot": {"type": "string", "description": "The index snapshot that answered."},
+            "dropped_words": {"type": "integer", "minimum": 0, "description": (
+                f"How many words of a long query were left out: it is searched by its {MAX_QUERY_WORDS} most "
+                "informative (rarest) concepts.")},
             "timed_out": {"type": "boolean",
                           "description": "Ranking ran past the time budget; the hits are the best found in time."},
         },
@@ -278,8 +280,10 @@ PATHS: dict[str, Any] = {
             "parameters": [
                 {"name": "q", "in": "query", "description": (
                     f"The query: words, \"quoted phrases\", -excluded words, OR. At most {MAX_QUERY_CHARS} "
-                    f"characters and {MAX_QUERY_WORDS} words once whitespace is collapsed; empty lists everything."),
-                 "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": QUERY_PATTERN},
+                    f"characters once whitespace is collapsed; a longer text (a pasted paragraph) is searched by its "
+                    f"{MAX_QUERY_WORDS} most informative words, and dropped_words says how many were left out. "
+                    "Empty lists everything."),
+                 "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN},
                  "example": "stargate"},
                 _filter("topic", "Only documents carrying this topic slug."),
                 _filter("entity", "Only documents naming this organisation."),
@@ -308,7 +312,7 @@ PATHS: dict[str, Any] = {
             "summary": "Complete a partly typed query: titles, topics and organisations.",
             "parameters": [
                 {"name": "q", "in": "query", "description": "What has been typed so far.",
-                 "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN}},
+                 "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}},
             ],
             "responses": {
                 "200": _json(_ref("SuggestResponse"), "Suggestions, best first."),

@@ -1,0 +1,90 @@
+"""Ranking: one score per document, and the same score taken apart for ``explain``.
+
+A document's score is its BM25F relevance to the query times how much of the query it covers:
+
+    score = (sum over concepts c of qtf_c * bm25f_c) * coverage ** COVERAGE_POWER
+
+- ``bm25f_c`` is the concept's score in the document: its best alternative (the typed words, a
+  synonym, a close spelling), summed over title and body, titles weighing three times as much
+  (search.weighting has the idf);
+- ``qtf_c`` is how often the concept was typed: a pasted paragraph repeats what it is about;
+- ``coverage`` is the share of the query's rarity the document holds: the BM25 idf of the concepts
+  it matches over that of all the concepts.  A document with every concept has 1; one that matches
+  only "much" and "investment" of "how much did microsoft invest in openai" has far less than one
+  with "microsoft", "investment" and "openai".
+
+There are no tiers: a document matching every word outranks one matching some only when its score
+is higher, and hits come back in score order.  The exponent was chosen across collections
+(docs/relevance.md).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from search.query import ParsedQuery
+from search.scoring import score_docs
+from search.snapshot import Snapshot
+from search.weighting import bm25_idf
+
+# How steeply a partial match loses to a full one (0: plain BM25F of the words it has).
+COVERAGE_POWER = 0.5
+# How much a concept typed n times weighs: n ** QTF_POWER.
+QTF_POWER = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """The rarity of each concept, for the coverage of any document."""
+
+    idfs: tuple[float, ...]
+    total: float
+
+    @classmethod
+    def of(cls, concept_docs: Sequence[set[int]], doc_count: int) -> Coverage:
+        idfs = tuple(bm25_idf(doc_count, len(docs)) if docs else 0.0 for docs in concept_docs)
+        return cls(idfs, sum(idfs))
+
+    def share(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
+        """Return the share of the query's rarity that *docnum* covers (1.0 for a one-concept query)."""
+        if len(self.idfs) < 2 or not self.total:
+            return 1.0
+        return sum(idf for idf, docs in zip(self.idfs, concept_docs) if docnum in docs) / self.total
+
+    def factor(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
+        return self.share(docnum, concept_docs) ** COVERAGE_POWER
+
+
+def rank(
+    snap: Snapshot,
+    parsed: ParsedQuery,
+    candidates: set[int],
+    concept_docs: Sequence[set[int]],
+    limit: int,
+    deadline: float,
+) -> tuple[list[tuple[int, float]], bool]:
+    """Return the best *limit* (docnum, score) of *candidates*, best first, and whether time ran out.
+
+    Every candidate is scored, so the top is exact; ties go to the lower document number.  When the
+    time budget runs out between concepts, the concepts scored so far decide.
+    """
+    totals: dict[int, float] = {}
+    timed_out = False
+    for concept in parsed.concepts:
+        for docnum, value in score_docs(concept.any_query, snap, candidates).items():
+            totals[docnum] = totals.get(docnum, 0.0) + concept.count**QTF_POWER * value
+        if time.perf_counter() > deadline:
+            timed_out = True
+            break
+    coverage = Coverage.of(concept_docs, snap.doc_count)
+    if len(coverage.idfs) > 1:
+        totals = {d: s * coverage.factor(d, concept_docs) for d, s in totals.items()}
+    best = heapq.nsmallest(limit, totals.items(), key=_best_first)
+    return best, timed_out
+
+
+def _best_first(pair: tuple[int, float]) -> tuple[float, int]:
+    return -pair[1], pair[0]

@@ -1,0 +1,97 @@
+"""One ranking function: questions, pasted paragraphs, score order, and a collection it was not made for."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from bench import relevance
+from bench.collections import CISI_SAMPLE, load_cisi
+from search.params import MAX_QUERY_CHARS, MAX_QUERY_WORDS, SearchParams
+
+PARAGRAPH = (
+    "We are looking for the history of large compute deals between cloud providers and AI labs, "
+    "including how Microsoft invested in OpenAI and became its exclusive cloud provider, how Amazon "
+    "expanded its collaboration with Anthropic around Trainium chips, how Google Cloud sold TPU "
+    "capacity, and how the Stargate project grew sites in Texas, Michigan, Norway and the UAE, with "
+    "the power, gigawatts and funding that each of these partnerships needed over the years."
+)
+
+
+def test_the_microsoft_investment_answers_how_much_microsoft_invested(service):
+    result = service.search(SearchParams(q="how much did microsoft invest in openai", explain=True))
+    assert result.hits[0].id == "microsoft-invests-1-billion-in-openai-becomes-exclusive-cloud-provider"
+    concepts = {part["concept"] for hit in result.hits for part in hit.explanation["matched"]}
+    assert "much" not in concepts and "how" not in concepts
+
+
+@pytest.mark.parametrize(
+    ("query", "filler"),
+    [
+        ("how many gpus does colossus have", "many"),
+        ("how big is the stargate michigan site", "big"),
+        ("how much did microsoft invest in openai", "much"),
+    ],
+)
+def test_question_words_are_never_concepts(service, query, filler):
+    result = service.search(SearchParams(q=query, explain=True))
+    assert result.hits
+    for hit in result.hits:
+        matched = [part["concept"].lower() for part in hit.explanation["matched"]]
+        assert filler not in matched and filler not in hit.explanation["missing"]
+
+
+def test_acronyms_that_look_like_function_words_still_count(service):
+    result = service.search(SearchParams(q="data centers outside the US", explain=True))
+    assert any(part["concept"] == "US" for part in result.hits[0].explanation["matched"]) or "US" in result.hits[0].explanation["missing"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["how many gpus does colossus have", "how big is the stargate michigan site", "who is building data centers in texas",
+     "memory efficient training", PARAGRAPH],
+)
+def test_hits_come_back_in_score_order_and_explain_adds_up(service, query):
+    result = service.search(SearchParams(q=query, explain=True, per_page=20))
+    scores = [hit.score for hit in result.hits]
+    assert scores == sorted(scores, reverse=True)
+    for hit in result.hits:
+        assert hit.explanation["score"] == pytest.approx(hit.score, abs=1e-3)
+        assert sum(part["score"] for part in hit.explanation["matched"]) == pytest.approx(hit.score, abs=1e-3)
+
+
+def test_a_pasted_paragraph_is_searched_by_its_most_informative_words(client):
+    assert len(PARAGRAPH) <= MAX_QUERY_CHARS and len(PARAGRAPH.split()) > MAX_QUERY_WORDS
+    answer = client.get("/api/search", query_string={"q": PARAGRAPH, "explain": 1})
+    assert answer.status_code == 200
+    body = answer.get_json()
+    assert body["dropped_words"] > 0 and body["total"] > 0
+    searched = {part["concept"] for hit in body["hits"] for part in hit["explanation"]["matched"]}
+    assert len(searched | {m for hit in body["hits"] for m in hit["explanation"]["missing"]}) <= MAX_QUERY_WORDS
+    assert {"Trainium", "Stargate", "Microsoft"} <= searched  # rare words are kept; "including", "years" may go
+    page = client.get("/", query_string={"q": PARAGRAPH})
+    assert page.status_code == 200
+    assert f"{body['dropped_words']} common words" in page.get_data(as_text=True)
+
+
+def test_a_short_query_reports_no_dropped_words(client):
+    assert client.get("/api/search?q=stargate").get_json()["dropped_words"] == 0
+
+
+def test_past_the_limit_a_query_gets_a_400_naming_q(client):
+    answer = client.get("/api/search", query_string={"q": "word " * (MAX_QUERY_CHARS // 5 + 1)})
+    assert answer.status_code == 400 and answer.get_json()["error"]["param"] == "q"
+
+
+def test_on_a_public_collection_the_service_beats_plain_whoosh():
+    """CISI's judged sample (tests/data/cisi-sample), imported as JSONL and asked through the API."""
+    collection = load_cisi(CISI_SAMPLE)
+    assert len(collection.documents) == 200 and len(collection.judged) >= 15
+    with tempfile.TemporaryDirectory() as tmp:
+        answers = relevance.evaluate(collection, Path(tmp))
+    ndcg = {name: relevance.summarise(collection.judged, a)["overall"]["nDCG@10"] for name, a in answers.items()}
+    assert ndcg["service"] > ndcg["whoosh-or"] + 0.03, ndcg
+    # Whole paragraphs are searched: every judged query got an answer, none a 400.
+    assert all(answers["service"][j.query].ids for j in collection.judged)
