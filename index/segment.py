@@ -23,7 +23,7 @@ from isal.isal_zlib import compress as _compress
 from whoosh import fields as wf
 from whoosh import formats
 from whoosh.codec import default_codec
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC, W3Codec, W3Segment, W3TermInfo
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC, W3Codec, W3Segment
 from whoosh.columns import VarBytesColumn
 from whoosh.analysis import IDTokenizer
 from whoosh.fields import Schema
@@ -31,6 +31,8 @@ from whoosh.filedb.filestore import Storage
 from whoosh.filedb.filetables import OrderedHashWriter, md5_hash
 from whoosh.system import pack_byte, pack_int, pack_long, pack_uint, pack_ushort
 from whoosh.util.numeric import byte_to_length, length_to_byte, to_sortable
+
+from index.whoosh_compat import TERM_INFO_STRUCT, numeric_struct, set_field_lengths
 
 from index.analysis import TermAnalyzer
 
@@ -43,9 +45,9 @@ COMPRESSION = 1
 STORED_COMPRESSION = 1
 # W3Codec() compresses every block, however small; a block of a few postings gets no smaller.
 COMPRESS_FROM = 128  # bytes of pickled block data (a few postings with positions)
-_PACK_INFO = W3TermInfo._struct.pack
+_PACK_INFO = TERM_INFO_STRUCT.pack
 # A term info followed by its postings' offset and length (pack_long, pack_int), in one call.
-_PACK_INFO_AT = struct.Struct(W3TermInfo._struct.format + "qi").pack
+_PACK_INFO_AT = struct.Struct(TERM_INFO_STRUCT.format + "qi").pack
 _PACK_LENGTHS = struct.Struct("!ii").pack  # a key/value record of Whoosh's hash file
 
 
@@ -127,7 +129,7 @@ class _OtherField:
         if not isinstance(value, int) or isinstance(value, bool):
             return self._index(value)
         x = to_sortable(field.numtype, field.bits, field.signed, field.prepare_number(value))
-        pack = field._struct.pack
+        pack = numeric_struct(field).pack
         if not field.shift_step:  # one term, at full precision
             return ((pack_byte(0) + pack(x), 1, 1.0, b""),)
         return tuple((pack_byte(shift) + pack(x >> shift), 1, 1.0, b"") for shift in range(0, field.bits, field.shift_step))
@@ -282,7 +284,7 @@ class SegmentBuilder:
             handle.close()
         self._write_postings(quantized)
         segment.set_doc_count(doccount)
-        segment._fieldlengths = fieldlengths
+        set_field_lengths(segment, fieldlengths)
         return segment
 
     def _write_postings(self, quantized: dict[str, dict[int, int]]) -> None:

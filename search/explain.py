@@ -9,41 +9,19 @@ weights, so the contributions add up to the hit's score.
 
 from __future__ import annotations
 
-from whoosh import query as wq
-
 from search.query import Concept, ParsedQuery
 from search.ranking import QTF_POWER, Coverage
-from search.scoring import score_docs
+from search.evaluator import pieces
 from search.snapshot import Snapshot
 
 
-def _score(node: wq.Query, snap: Snapshot, docnum: int) -> float | None:
-    """Return *node*'s score for *docnum*, or None when the document does not match it."""
-    return score_docs(node, snap, {docnum}).get(docnum)
-
-
-def _pieces(node: wq.Query, snap: Snapshot, docnum: int) -> list[tuple[str, str, float]]:
-    """Return (field, words, score) for each leaf of *node* that matches *docnum*."""
-    if node.is_leaf():
-        score = _score(node, snap, docnum)
-        if score is None:
-            return []
-        words = " ".join(t.decode() if isinstance(t, bytes) else t for _f, t in node.iter_all_terms(phrases=True))
-        return [(getattr(node, "fieldname", ""), words, score)]
-    if isinstance(node, wq.DisjunctionMax):
-        scored = [(s, child) for child in node.children() if (s := _score(child, snap, docnum)) is not None]
-        return _pieces(max(scored, key=lambda p: p[0])[1], snap, docnum) if scored else []
-    return [piece for child in node.children() for piece in _pieces(child, snap, docnum)]
-
-
 def _concept(concept: Concept, weight: float, snap: Snapshot, docnum: int) -> dict[str, object] | None:
-    node = concept.any_query
-    score = _score(node, snap, docnum)
+    score, found = pieces(concept.any_query, snap, docnum)
     if score is None:
         return None
     via = "exact"
     if len(concept.alternatives) > 1:
-        scored = [(s, a.via) for a in concept.alternatives if (s := _score(a.query, snap, docnum)) is not None]
+        scored = [(s, a.via) for a in concept.alternatives if (s := pieces(a.query, snap, docnum)[0]) is not None]
         via = max(scored)[1] if scored else "loose"
     return {
         "concept": concept.text,
@@ -51,7 +29,7 @@ def _concept(concept: Concept, weight: float, snap: Snapshot, docnum: int) -> di
         "typed": concept.count,
         "score": score * weight,
         "fields": [
-            {"field": f, "term": words, "score": round(s * weight, 4)} for f, words, s in _pieces(node, snap, docnum)
+            {"field": f, "term": words, "score": round(s * weight, 4)} for f, words, s in found
         ],
     }
 

@@ -12,8 +12,6 @@ selection, so a count says how many results clicking the value would give.
 
 from __future__ import annotations
 
-import heapq
-import math
 import threading
 import time
 from collections import Counter
@@ -29,11 +27,10 @@ from search.facets import count_facets, selected_docs
 from search.highlight import sanitize_all, snippet_markup, title_markup
 from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
-from search.matchset import query_docs
+from search.evaluator import matches
 from search.query import ParsedQuery, build_query, expand, keep_informative
 from search.ranking import rank
 from search.results import Answer, Hit, SearchResult
-from search.scoring import score_docs
 from search.snapshot import Snapshot
 from search.spell import Speller, suggestion
 from search.synonyms import Synonyms, load_synonyms
@@ -196,13 +193,13 @@ class SearchService:
     @staticmethod
     def _match(snap: Snapshot, parsed: ParsedQuery) -> tuple[set[int], list[set[int]]]:
         """Return the documents matching any concept, and those matching each concept (both exact)."""
-        excluded = query_docs(parsed.excluded, snap) if parsed.excluded is not None else set()
+        excluded = matches(parsed.excluded, snap) if parsed.excluded is not None else set()
         matched: set[int] = set()
         concept_docs = []
         for concept in parsed.concepts:
-            docs = query_docs(concept.query, snap)
+            docs = matches(concept.query, snap)
             concept_docs.append(docs - excluded)
-            matched |= query_docs(concept.any_query, snap) if concept.loose else docs
+            matched |= matches(concept.any_query, snap) if concept.loose else docs
         return matched - excluded, concept_docs
 
     def _answer(self, snap: Snapshot, top: list[tuple[int, float]], concept_docs: list[set[int]], terms: frozenset[str]) -> Answer | None:

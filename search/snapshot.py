@@ -20,13 +20,14 @@ from pathlib import Path
 from whoosh import index as whoosh_index
 
 from whoosh.analysis.acore import Token
-from whoosh.matching.wrappers import FilterMatcher
 from whoosh.searching import Searcher
 
 from index import store
 from index.analysis import TermAnalyzer
+from index.whoosh_compat import read_postings
 from index.schema import SCHEMA_VERSION
 from search.cache import Bounded
+from search.scoring import TermScores
 from search.weighting import Weighting
 
 FACET_FIELDS = ("topics", "entities", "kind")
@@ -84,6 +85,7 @@ class Snapshot:
         self._terms: Bounded[tuple[str, str], array] = Bounded(TERM_CACHE_IDS, cost=len)
         self._tokens: Bounded[tuple[int, str], TokenReplay] = Bounded(TOKEN_CACHE_DOCS)
         self._stored: Bounded[int, dict[str, object]] = Bounded(TOKEN_CACHE_DOCS)
+        self.term_scores = TermScores()  # each (field, term)'s BM25F scores, read once (search/scoring.py)
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
@@ -174,35 +176,3 @@ def _read_term(searcher: Searcher, fieldname: str, text: str) -> array:
         ids, _ = read_postings(reader, fieldname, text)
         docs.extend(i + offset for i in ids) if offset else docs.extend(ids)
     return docs
-
-
-def read_postings(reader, fieldname: str, text: str | bytes, weights: bool = False) -> tuple[list[int], list[float]]:
-    """Return a segment's live documents holding a term (its own numbers) and, if asked, their weights.
-
-    Whoosh 2.7's block reader decodes a block's ids (and weights) at once, several times faster than
-    stepping a matcher through them one call at a time; other readers are stepped.
-    """
-    matcher = reader.postings(fieldname, text)
-    if type(matcher) is FilterMatcher:  # the segment's deletions, filtered below
-        matcher = matcher.child
-    ids: list[int] = []
-    found: list[float] = []
-    if all(hasattr(matcher, name) for name in ("_read_ids", "_read_weights", "_next_block")):
-        while matcher.is_active():
-            matcher._read_ids()
-            ids.extend(matcher._ids)
-            if weights:
-                matcher._read_weights()
-                found.extend(matcher._weights)
-            matcher._next_block()
-    else:
-        while matcher.is_active():
-            ids.append(matcher.id())
-            if weights:
-                found.append(matcher.weight())
-            matcher.next()
-    if reader.has_deletions():
-        live = [not reader.is_deleted(i) for i in ids]
-        ids = list(compress(ids, live))
-        found = list(compress(found, live)) if weights else found
-    return ids, found

@@ -7,7 +7,6 @@ import random
 import re
 
 import pytest
-from whoosh import query as wq
 
 from bench import fts5
 from bench.queries import make_queries, repeated_mix
@@ -15,9 +14,6 @@ from bench.reference_app import create_app as create_reference_app
 from bench.run import count_differences, percentiles
 from corpus.sources import load_corpus
 from index.build import build
-from search.cache import Bounded, ResultCache
-from search.facets import _counts
-from search.matchset import query_docs
 from search.params import SearchParams
 from search.service import SearchService
 from tests.conftest import write_jsonl
@@ -104,7 +100,9 @@ def test_fts5_snippets_escape_the_source_text(tiny):
 def test_odd_text_never_breaks_the_fts5_query(tiny, text):
     _, conn, _ = tiny
     result = fts5.search(conn, text)
-    assert result["total"] >= 0
+    words = re.findall(r"\w+", text)
+    # Odd punctuation is not syntax: the total is the one the plain words give (none: nothing).
+    assert result["total"] == (fts5.search(conn, " ".join(words))["total"] if words else 0)
 
 
 def test_translate_drops_function_words_unless_nothing_else():
@@ -154,63 +152,6 @@ def test_percentiles_of_a_known_distribution():
     assert cuts["p50"] == pytest.approx(50.5)
     assert cuts["p99"] == pytest.approx(99.01)
     assert cuts["mean"] == pytest.approx(50.5)
-
-
-# -- the speed-ups the benchmark measures keep results exact ---------------------------------------
-
-
-@pytest.mark.parametrize(
-    "text", ["training", "power grid", "gpu OR tpu", "cluster -nvidia", "NOT power", '"training run"', "xyzzy"]
-)
-def test_match_sets_equal_whooshs_own(service, text):
-    from search.query import build_query
-
-    snap = service.snapshot()
-    parsed = build_query(text, snap.schema)
-    for node in (parsed.all_words, parsed.any_words, wq.Every(), wq.NullQuery):
-        expected = set(node.docs(snap.searcher())) & snap.all_docs
-        assert query_docs(node, snap) == expected
-
-
-def test_facet_counts_agree_whichever_way_they_are_counted(service):
-    snap = service.snapshot()
-    for field in ("topics", "entities", "kind"):
-        for size in (1, 5, len(snap.all_docs) // 2, len(snap.all_docs)):
-            base = set(sorted(snap.all_docs)[:size])
-            brute = {value: len(base & docs) for value, docs in snap.facet_docs[field].items()}
-            counted = _counts(snap, field, base)
-            assert {v: c for v, c in counted.items() if c} == {v: c for v, c in brute.items() if c}
-
-
-def test_result_cache_keeps_recent_results_per_snapshot():
-    cache: ResultCache[str] = ResultCache(size=2)
-    a, b, c = SearchParams(q="a"), SearchParams(q="b"), SearchParams(q="c")
-    cache.put("s1", a, "A")
-    cache.put("s1", b, "B")
-    assert cache.get("s1", a) == "A"
-    cache.put("s1", c, "C")  # b is now the least recently used
-    assert cache.get("s1", b) is None and cache.get("s1", c) == "C"
-    assert cache.get("s2", a) is None  # another snapshot: another result
-    cache.put("s2", a, "A2")
-    assert cache.get("s1", a) is None and len(cache) == 1
-
-
-def test_bounded_cache_keeps_the_most_recently_used_within_its_cost():
-    made = []
-    cache: Bounded[str, str] = Bounded(10, cost=len)
-
-    def value(key: str, size: int):
-        return lambda: made.append(key) or key * size
-
-    assert cache.get_or_make("a", value("a", 4)) == "aaaa"
-    assert cache.get_or_make("b", value("b", 4)) == "bbbb"
-    assert cache.get_or_make("a", value("a", 4)) == "aaaa" and made == ["a", "b"]  # kept, not made again
-    cache.get_or_make("c", value("c", 4))  # 12 > 10: b, the least recently used, goes
-    assert cache.total == 8 and len(cache) == 2
-    cache.get_or_make("b", value("b", 4))
-    assert made == ["a", "b", "c", "b"]
-    cache.get_or_make("big", value("x", 30))  # one entry over the limit is still kept, alone
-    assert len(cache) == 1 and cache.total == 30
 
 
 def test_multi_segment_build_answers_like_a_single_segment_one(tmp_path):

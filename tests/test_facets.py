@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corpus.enrich import load_taxonomy
+from search.facets import _counts
 from search.params import MAX_PER_PAGE, SearchParams
 
 FACETS = ("topic", "entity", "kind")
@@ -188,3 +189,13 @@ def test_topic_and_type_facets_show_labels(client):
 def test_entity_facet_shows_organisation_names(client):
     labels = {f["value"]: f["label"] for f in client.get("/api/search?q=").get_json()["facets"]["entity"]}
     assert (labels["openai"], labels["hugging-face"], labels["sk-hynix"]) == ("OpenAI", "Hugging Face", "SK hynix")
+
+
+def test_facet_counts_agree_whichever_way_they_are_counted(service):
+    snap = service.snapshot()
+    for field in ("topics", "entities", "kind"):
+        for size in (1, 5, len(snap.all_docs) // 2, len(snap.all_docs)):
+            base = set(sorted(snap.all_docs)[:size])
+            brute = {value: len(base & docs) for value, docs in snap.facet_docs[field].items()}
+            counted = _counts(snap, field, base)
+            assert {v: c for v, c in counted.items() if c} == {v: c for v, c in brute.items() if c}

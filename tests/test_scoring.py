@@ -30,9 +30,11 @@ from corpus.jsonl import load_jsonl
 from index import store
 from index.build import build
 from index.schema import to_document
-from search.matchset import query_docs
+from search.evaluator import matches as query_docs
 from search.query import build_query, expand
-from search.scoring import TermScores, score_docs, term_scores, whoosh_scores
+from search.evaluator import scores as score_docs
+from search.evaluator import whoosh_scores
+from search.scoring import TermScores
 from search.service import SearchService
 from tests.conftest import DEBIAN
 
@@ -238,7 +240,7 @@ def test_the_cache_stays_within_its_bound_and_threads_agree(debian_root, fixed_w
     expected = [score_docs(q, snap, candidates) for q in queries]
     # A fresh cache holding a few terms at a time: every query evicts, from four threads at once.
     small = TermScores(limit_bytes=64 * 1024)
-    snap.__dict__["term_scores"] = small
+    snap.term_scores = small
     results: list[list[dict[int, float]]] = []
     errors: list[BaseException] = []
 
@@ -254,7 +256,7 @@ def test_the_cache_stays_within_its_bound_and_threads_agree(debian_root, fixed_w
     for thread in threads:
         thread.join()
     assert not errors
-    assert term_scores(snap) is small and 0 < small.size_bytes <= 64 * 1024 + 8 * snap.searcher().doc_count_all()
+    assert snap.term_scores is small and 0 < small.size_bytes <= 64 * 1024 + 8 * snap.searcher().doc_count_all()
     for got in results:
         for mine, theirs, query in zip(got, expected, queries):
             _assert_same(mine, theirs, query)

@@ -1,0 +1,109 @@
+"""The one seam to Whoosh's private internals, pinned to Whoosh 2.7.4.
+
+Three speed-ups reach below Whoosh's public API: reading a term's postings a block at a time
+(``read_postings``), reading a segment's field-length column as raw bytes (``length_bytes``) and
+BM25F's per-posting arithmetic (``bm25_posting_score``) for the per-snapshot score cache, and
+writing W3 segments directly (index/segment.py: the term-info and numeric-field structs).  Every
+private name they use is read here and nowhere else, so a Whoosh upgrade is checked in one place:
+``check_version`` refuses any version but the pinned one (tests/test_whoosh_compat.py), and the
+equivalence tests (tests/test_scoring.py, tests/test_fast_build.py) compare each shortcut with
+Whoosh's own public path.
+"""
+
+from __future__ import annotations
+
+import struct
+from itertools import compress
+
+import whoosh
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3TermInfo, _lenfield
+from whoosh.matching.wrappers import FilterMatcher
+
+PINNED = (2, 7, 4)
+
+# W3's on-disk term-info record (index/segment.py writes it directly).
+TERM_INFO_STRUCT: struct.Struct = W3TermInfo._struct
+
+
+class Unsupported(Exception):
+    """This index or query needs Whoosh's own (public, slower) path."""
+
+
+def check_version(version: tuple[int, ...] = tuple(whoosh.__version__[:3])) -> None:
+    """Raise RuntimeError unless *version* is the Whoosh this seam was written and tested against."""
+    if tuple(version[:3]) != PINNED:
+        raise RuntimeError(
+            f"Whoosh {'.'.join(map(str, version))} is installed; index/whoosh_compat.py reads private "
+            f"internals of Whoosh {'.'.join(map(str, PINNED))}: pin it, or check the seam and its tests"
+        )
+
+
+check_version()
+
+
+def numeric_struct(field) -> struct.Struct:
+    """Return a NUMERIC field's packing struct (how Whoosh stores its sortable value)."""
+    return field._struct
+
+
+def bm25_posting_score(scorer, weight: float, length: int) -> float:
+    """Return BM25F's score of one posting (*weight* in a field *length* long), as Whoosh computes it."""
+    return scorer._score(weight, length)
+
+
+def field_bs(weighting) -> tuple[tuple[str, float], ...]:
+    """Return a BM25F weighting's per-field B values."""
+    return tuple(sorted(weighting._field_B.items()))
+
+
+def read_postings(reader, fieldname: str, text: str | bytes, weights: bool = False) -> tuple[list[int], list[float]]:
+    """Return a segment's live documents holding a term (its own numbers) and, if asked, their weights.
+
+    Whoosh 2.7's block reader decodes a block's ids (and weights) at once, several times faster than
+    stepping a matcher through them one call at a time; other readers are stepped.
+    """
+    matcher = reader.postings(fieldname, text)
+    if type(matcher) is FilterMatcher:  # the segment's deletions, filtered below
+        matcher = matcher.child
+    ids: list[int] = []
+    found: list[float] = []
+    if all(hasattr(matcher, name) for name in ("_read_ids", "_read_weights", "_next_block")):
+        while matcher.is_active():
+            matcher._read_ids()
+            ids.extend(matcher._ids)
+            if weights:
+                matcher._read_weights()
+                found.extend(matcher._weights)
+            matcher._next_block()
+    else:
+        while matcher.is_active():
+            ids.append(matcher.id())
+            if weights:
+                found.append(matcher.weight())
+            matcher.next()
+    if reader.has_deletions():
+        live = [not reader.is_deleted(i) for i in ids]
+        ids = list(compress(ids, live))
+        found = list(compress(found, live)) if weights else found
+    return ids, found
+
+
+def length_bytes(reader, fieldname: str) -> bytes | None:
+    """Return a segment's stored length byte of *fieldname* per document, or None if it has none."""
+    cached_reader = getattr(getattr(reader, "_perdoc", None), "_cached_reader", None)
+    if cached_reader is None:
+        raise Unsupported(f"reader {type(reader).__name__}")
+    column = cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
+    if column is None:
+        return None
+    count = reader.doc_count_all()
+    if getattr(column, "_fixedlen", None) == 1 and getattr(column, "_typecode", None) == "B":
+        # One byte per document from the start of the column; documents past its end have the default 0.
+        raw = bytes(column._dbfile.get(column._basepos, column._count))
+        return raw[:count] + bytes(max(0, count - len(raw)))
+    return bytes(column[i] for i in range(count))
+
+
+def set_field_lengths(segment, lengths: dict[str, int]) -> None:
+    """Record a written W3 segment's total field lengths (Whoosh's writer keeps them privately)."""
+    segment._fieldlengths = lengths

@@ -1,0 +1,323 @@
+"""The one evaluator of a query tree: which documents match, how much each scores, and why.
+
+Whoosh answers these with matcher trees that step one document and several method calls at a time.
+Here one walk over Whoosh's query classes answers all three, in a mode:
+
+- ``MATCH`` returns the set of live documents a query matches (totals, facets, concepts): terms come
+  from the snapshot's cached postings and ``Or``, ``And``, ``AndNot``, ``Not`` are set operations
+  done in C.  The answer is ``set(query.docs(searcher))``.
+- ``SCORE`` returns ``{docnum: score}`` for given candidates: each (field, term)'s BM25F scores come
+  from the snapshot's per-term cache (search/scoring.py); each term is intersected with the
+  candidates first, ``Or`` adds, ``DisjunctionMax`` takes the larger, ``And`` adds what every part
+  matched, boosts multiply.  The work grows with the matches among the candidates, not the postings.
+- ``EXPLAIN`` scores one document and records each matching leaf's (field, words, score), with the
+  boosts above it applied, so the pieces add up to the score (a ``DisjunctionMax`` keeps only its
+  best child's pieces).
+
+Nodes that need positions (phrases), expansion (prefixes, fuzzy terms) or that this module does not
+know are left to Whoosh's own matcher, restricted to the candidates that reach them; a query with a
+boost that is not positive is scored by Whoosh entirely.
+
+The scores are what Whoosh's own matchers give (``whoosh_scores``; tests/test_scoring.py), to the last
+bits of a sum taken in another order, with Whoosh's quirks kept (a compound query with one subquery
+ignores its own boost, ``Not`` scores 1.0, ``DisjunctionMax`` ignores its tiebreak) and three Whoosh
+2.7 matcher bugs not reproduced, on purpose: ``DisjunctionMaxMatcher.score`` takes the max of its
+children's current scores even when one sits on a later document; ``AndMaybeMatcher.skip_to`` leaves
+its optional side short of the required side's document; a new ``AndNotMatcher`` does not exclude its
+first document.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, KeysView
+from enum import Enum
+from itertools import compress
+from operator import add
+from typing import Union
+
+from whoosh import query as wq
+from whoosh.matching.mcore import ReadTooFar
+from whoosh.searching import Searcher
+
+from index.whoosh_compat import Unsupported
+from search.scoring import TermScores
+from search.snapshot import Snapshot
+
+Candidates = Union[set[int], frozenset[int], KeysView[int]]
+Piece = tuple[str, str, float]  # field, words, score
+
+
+class Mode(Enum):
+    MATCH = "match"
+    SCORE = "score"
+    EXPLAIN = "explain"
+
+
+def matches(query: wq.Query, snap: Snapshot) -> set[int]:
+    """Return the live documents *query* matches in *snap* (the same set as ``query.docs()``)."""
+    return _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
+
+
+def scores(query: wq.Query, snap: Snapshot, docs: Iterable[int]) -> dict[int, float]:
+    """Return the BM25F score of each of *docs* that *query* matches (Whoosh's, from cached terms)."""
+    candidates = (docs if isinstance(docs, (set, frozenset)) else set(docs)) & snap.all_docs
+    if not candidates:
+        return {}
+    return _scored(_Walk(snap, Mode.SCORE), query, candidates)
+
+
+def pieces(query: wq.Query, snap: Snapshot, docnum: int) -> tuple[float | None, list[Piece]]:
+    """Return *docnum*'s score for *query* (None: no match) and the (field, words, score) of each leaf that earned it."""
+    if docnum not in snap.all_docs:
+        return None, []
+    walk = _Walk(snap, Mode.EXPLAIN)
+    found = _scored(walk, query, {docnum}).get(docnum)
+    return found, walk.pieces if found is not None else []
+
+
+def _scored(walk: _Walk, query: wq.Query, candidates: set[int] | frozenset[int]) -> dict[int, float]:
+    if walk.cache.accepts(walk.searcher):
+        try:
+            return walk.node(query, candidates, 1.0)
+        except Unsupported:
+            walk.pieces.clear()
+    scored = whoosh_scores(query, walk.searcher, candidates)
+    if walk.mode is Mode.EXPLAIN:
+        walk.pieces[:] = [(getattr(query, "fieldname", "") or "", _words(query), s) for s in scored.values()]
+    return scored
+
+
+def whoosh_scores(query: wq.Query, searcher: Searcher, docs: Iterable[int], context=None) -> dict[int, float]:
+    """Return Whoosh's matcher score of each of *docs* that *query* matches (skipping to each)."""
+    context = context or searcher.context()
+    ordered = sorted(docs)
+    scored: dict[int, float] = {}
+    for leaf, offset in searcher.leaf_searchers():
+        lo = bisect_left(ordered, offset)
+        hi = bisect_left(ordered, offset + leaf.doc_count_all())
+        if lo == hi:
+            continue
+        matcher = query.matcher(leaf, context)
+        for docnum in ordered[lo:hi]:
+            if not matcher.is_active():
+                break
+            local = docnum - offset
+            if matcher.id() < local:
+                try:
+                    matcher.skip_to(local)
+                except (IndexError, ReadTooFar):
+                    # Whoosh's AndNotMatcher.skip_to reads its positive side's id after skipping it
+                    # past its last document: nothing at or after *local* matches.
+                    break
+            if matcher.is_active() and matcher.id() == local:
+                scored[docnum] = float(matcher.score())
+    return scored
+
+
+def _words(node: wq.Query) -> str:
+    return " ".join(t.decode() if isinstance(t, bytes) else str(t) for _f, t in node.iter_all_terms(phrases=True))
+
+
+class _Walk:
+    """One query's evaluation in one mode: ``docs`` for MATCH, ``node`` for SCORE and EXPLAIN."""
+
+    def __init__(self, snap: Snapshot, mode: Mode) -> None:
+        self.snap = snap
+        self.mode = mode
+        self.searcher = snap.searcher()
+        self.schema = self.searcher.schema
+        self.cache: TermScores = snap.term_scores
+        self.pieces: list[Piece] = []
+        self._context = None
+
+    @property
+    def context(self):
+        if self._context is None:
+            self._context = self.searcher.context()
+        return self._context
+
+    # -- MATCH ------------------------------------------------------------------------------------
+
+    def docs(self, node: wq.Query) -> set[int]:
+        """Return the documents *node* matches (deleted ones included; the caller keeps the live)."""
+        snap = self.snap
+        if node is wq.NullQuery or isinstance(node, wq.NullQuery.__class__):
+            return set()
+        kind = type(node)
+        if kind is wq.Term:
+            return set(snap.term_docs(node.fieldname, node.text))
+        if kind is wq.Every and not node.fieldname:
+            return set(snap.all_docs)
+        if (kind is wq.Or and getattr(node, "minmatch", 0) <= 1) or kind is wq.DisjunctionMax:
+            out: set[int] = set()
+            for child in node.subqueries:
+                out |= self.docs(child)
+            return out
+        if kind is wq.And:
+            parts = sorted((self.docs(child) for child in node.subqueries), key=len)
+            if not parts:
+                return set()
+            out = parts[0]
+            for part in parts[1:]:
+                if not out:
+                    break
+                out &= part
+            return out
+        if kind is wq.AndNot:
+            return self.docs(node.a) - self.docs(node.b)
+        if kind is wq.Not:
+            return set(snap.all_docs) - self.docs(node.query)
+        if kind is wq.AndMaybe:
+            return self.docs(node.a)
+        if kind is wq.ConstantScoreQuery or kind is wq.WeightingQuery:
+            return self.docs(node.child)
+        # Phrases, prefixes, fuzzy terms, boosts of other kinds: Whoosh's own matcher, exactly.
+        return set(node.docs(self.searcher))
+
+    # -- SCORE and EXPLAIN -------------------------------------------------------------------------
+
+    def node(self, node: wq.Query, cands: Candidates, mult: float) -> dict[int, float]:
+        """Return the scores *node* gives *cands*, times *mult* (the boosts of the nodes above it)."""
+        kind = type(node)
+        if kind is wq.Term:
+            return self.term(node, cands, mult)
+        if kind is wq.Or or kind is wq.And or kind is wq.DisjunctionMax:
+            subs = node.subqueries
+            if not subs:
+                return {}
+            if len(subs) == 1:
+                return self.node(subs[0], cands, mult)  # Whoosh's matcher is the child's: no boost
+            if kind is wq.Or and node.scale:
+                return self.whoosh(node, cands, mult)  # a coordination bonus (CoordMatcher)
+            if node.boost != 1.0:
+                mult *= _positive(node.boost)
+            if kind is wq.And:
+                return self.intersection(subs, cands, mult)
+            if kind is wq.DisjunctionMax and self.mode is Mode.EXPLAIN:
+                return self.best_child(subs, cands, mult)
+            return _merge([self.node(sub, cands, mult) for sub in subs], add if kind is wq.Or else max)
+        if kind is wq.AndNot:
+            found = self.node(node.a, cands, mult)
+            if not found:
+                return found
+            excluded = self.quiet(node.b, found.keys())
+            if not excluded:
+                return found
+            kept = found.keys() - excluded.keys()
+            return dict(zip(kept, map(found.__getitem__, kept)))
+        if kind is wq.AndMaybe:
+            found = self.node(node.a, cands, mult)
+            if not found:
+                return found
+            maybe = self.node(node.b, found.keys(), mult)
+            if maybe:
+                found.update(dict(zip(maybe, map(add, map(found.__getitem__, maybe), maybe.values()))))
+            return found
+        if kind is wq.Not:
+            # Whoosh's InverseMatcher: every live document the child does not match, scoring 1.0.
+            inner = self.quiet(node.query, cands)
+            return self.leaf(node, dict.fromkeys(cands - inner.keys() if inner else cands, 1.0 * mult))
+        if kind is wq.Every and node.fieldname in (None, "", "*"):
+            return self.leaf(node, dict.fromkeys(cands, _positive(node.boost or 1.0) * mult))
+        if node is wq.NullQuery or kind is type(wq.NullQuery):
+            return {}
+        return self.whoosh(node, cands, mult)
+
+    def quiet(self, node: wq.Query, cands: Candidates) -> dict[int, float]:
+        """Return *node*'s scores without recording pieces (an excluded side earns nothing)."""
+        kept = len(self.pieces)
+        found = self.node(node, cands, 1.0)
+        del self.pieces[kept:]
+        return found
+
+    def best_child(self, subs, cands: Candidates, mult: float) -> dict[int, float]:
+        """EXPLAIN's DisjunctionMax: the best child's score, and only its pieces."""
+        best: dict[int, float] = {}
+        best_pieces: list[Piece] = []
+        kept = len(self.pieces)
+        for sub in subs:
+            found = self.node(sub, cands, mult)
+            mine = self.pieces[kept:]
+            del self.pieces[kept:]
+            if found and (not best or max(found.values()) > max(best.values())):
+                best, best_pieces = found, mine
+        self.pieces.extend(best_pieces)
+        return best
+
+    def leaf(self, node: wq.Query, found: dict[int, float]) -> dict[int, float]:
+        if self.mode is Mode.EXPLAIN and found:
+            self.pieces.append((getattr(node, "fieldname", "") or "", _words(node), next(iter(found.values()))))
+        return found
+
+    def term(self, node: wq.Term, cands: Candidates, mult: float) -> dict[int, float]:
+        if node.fieldname not in self.schema:
+            return {}
+        if node.minquality:
+            return self.whoosh(node, cands, mult)
+        try:
+            text = self.schema[node.fieldname].to_bytes(node.text)
+        except ValueError:
+            return {}
+        entry = self.cache.get(self.searcher, node.fieldname, text)
+        if not entry:
+            return {}
+        if not isinstance(entry, dict):
+            common = list(compress(cands, map(entry.__getitem__, cands)))
+        elif isinstance(cands, (set, frozenset)):
+            # Whichever is smaller is iterated, in C.
+            common = cands.intersection(entry) if len(entry) <= len(cands) else entry.keys() & cands
+        else:
+            common = entry.keys() & cands
+        if node.boost != 1.0:
+            mult *= _positive(node.boost)
+        values = map(entry.__getitem__, common)
+        return self.leaf(node, dict(zip(common, values if mult == 1.0 else map(mult.__mul__, values))))
+
+    def intersection(self, subs, cands: Candidates, mult: float) -> dict[int, float]:
+        found: list[dict[int, float]] = []
+        kept = len(self.pieces)
+        for sub in subs:
+            part = self.node(sub, cands, mult)
+            if not part:
+                del self.pieces[kept:]  # the parts that matched earn nothing when one does not
+                return {}
+            found.append(part)
+            cands = part.keys()  # each part is looked up only among the documents all before it had
+        last = found[-1]
+        total = map(found[0].__getitem__, last)
+        for part in found[1:-1]:
+            total = map(add, total, map(part.__getitem__, last))
+        return dict(zip(last, map(add, total, last.values())))
+
+    def whoosh(self, node: wq.Query, cands: Candidates, mult: float) -> dict[int, float]:
+        scored = whoosh_scores(node, self.searcher, cands, self.context)
+        if scored and not min(scored.values()) > 0:
+            raise Unsupported("a subquery scores 0 or less")
+        if mult != 1.0:
+            scored = dict(zip(scored, map(mult.__mul__, scored.values())))
+        return self.leaf(node, scored)
+
+
+def _positive(boost: float) -> float:
+    # Sums, maxima and Whoosh's "score > 0 means matched" arrays only commute with positive boosts.
+    if not boost > 0:
+        raise Unsupported(f"boost {boost}")
+    return boost
+
+
+def _merge(parts: list[dict[int, float]], combine) -> dict[int, float]:
+    """Return the union of *parts*, combining the scores of a document found in several."""
+    parts = sorted((p for p in parts if p), key=len, reverse=True)
+    if not parts:
+        return {}
+    out = parts[0]
+    for part in parts[1:]:
+        both = out.keys() & part.keys()
+        if both:
+            combined = dict(zip(both, map(combine, map(out.__getitem__, both), map(part.__getitem__, both))))
+            out.update(part)
+            out.update(combined)
+        else:
+            out.update(part)
+    return out

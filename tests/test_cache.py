@@ -1,0 +1,37 @@
+"""The bounded LRU and the per-snapshot result cache."""
+
+from __future__ import annotations
+
+from search.cache import Bounded, ResultCache
+from search.params import SearchParams
+
+
+def test_result_cache_keeps_recent_results_per_snapshot():
+    cache: ResultCache[str] = ResultCache(size=2)
+    a, b, c = SearchParams(q="a"), SearchParams(q="b"), SearchParams(q="c")
+    cache.put("s1", a, "A")
+    cache.put("s1", b, "B")
+    assert cache.get("s1", a) == "A"
+    cache.put("s1", c, "C")  # b is now the least recently used
+    assert cache.get("s1", b) is None and cache.get("s1", c) == "C"
+    assert cache.get("s2", a) is None  # another snapshot: another result
+    cache.put("s2", a, "A2")
+    assert cache.get("s1", a) is None and len(cache) == 1
+
+
+def test_bounded_cache_keeps_the_most_recently_used_within_its_cost():
+    made = []
+    cache: Bounded[str, str] = Bounded(10, cost=len)
+
+    def value(key: str, size: int):
+        return lambda: made.append(key) or key * size
+
+    assert cache.get_or_make("a", value("a", 4)) == "aaaa"
+    assert cache.get_or_make("b", value("b", 4)) == "bbbb"
+    assert cache.get_or_make("a", value("a", 4)) == "aaaa" and made == ["a", "b"]  # kept, not made again
+    cache.get_or_make("c", value("c", 4))  # 12 > 10: b, the least recently used, goes
+    assert cache.total == 8 and len(cache) == 2
+    cache.get_or_make("b", value("b", 4))
+    assert made == ["a", "b", "c", "b"]
+    cache.get_or_make("big", value("x", 30))  # one entry over the limit is still kept, alone
+    assert len(cache) == 1 and cache.total == 30

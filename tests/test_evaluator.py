@@ -1,0 +1,40 @@
+"""The one evaluator: match sets equal Whoosh's own, and an explanation's pieces add up to the score."""
+
+from __future__ import annotations
+
+import pytest
+from whoosh import query as wq
+
+from search.evaluator import matches, pieces, scores
+from search.query import build_query
+
+
+@pytest.mark.parametrize(
+    "text", ["training", "power grid", "gpu OR tpu", "cluster -nvidia", "NOT power", '"training run"', "xyzzy"]
+)
+def test_match_sets_equal_whooshs_own(service, text):
+    snap = service.snapshot()
+    parsed = build_query(text, snap.schema)
+    for node in (parsed.all_words, parsed.any_words, wq.Every(), wq.NullQuery):
+        expected = set(node.docs(snap.searcher())) & snap.all_docs
+        assert matches(node, snap) == expected
+
+
+@pytest.mark.parametrize("text", ["stargate michigan", "gpu OR tpu", "cluster -nvidia", '"data center" texas', "trainium deal"])
+def test_explain_mode_scores_like_score_mode_and_its_pieces_add_up(service, text):
+    snap = service.snapshot()
+    query = build_query(text, snap.schema).any_words
+    scored = scores(query, snap, matches(query, snap))
+    assert scored
+    for docnum, score in list(scored.items())[:10]:
+        total, found = pieces(query, snap, docnum)
+        assert total == pytest.approx(score)
+        assert sum(s for _f, _w, s in found) == pytest.approx(score)
+        assert all(field in ("title", "body") for field, _w, _s in found)
+
+
+def test_a_document_the_query_does_not_match_has_no_pieces(service):
+    snap = service.snapshot()
+    query = build_query("stargate", snap.schema).any_words
+    outside = next(iter(snap.all_docs - matches(query, snap)))
+    assert pieces(query, snap, outside) == (None, [])
