@@ -27,10 +27,11 @@ from corpus.errors import CorpusError
 from corpus.jsonl import load_jsonl
 from corpus.records import Organisation, Record, Topic
 from corpus.seeds import load_guide, load_topic_page
+from corpus.synonyms import SYNONYMS_FILE, Groups, load_synonym_groups
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "data"
 # Besides the sources themselves, a fingerprint covers the rules that change what gets indexed.
-RULE_FILES = (TAXONOMY_FILE, ORGANISATIONS_FILE)
+RULE_FILES = (TAXONOMY_FILE, ORGANISATIONS_FILE, SYNONYMS_FILE)
 TOPIC_SUFFIX = ".topic.txt"
 GUIDE_SUFFIX = ".guide.txt"
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -45,6 +46,7 @@ class Corpus:
     sources: tuple[Path, ...]
     fingerprint: str
     organisations: dict[str, Organisation] = field(default_factory=dict)  # the ones records name
+    synonyms: Groups = ()  # as readers type them; a build analyses them into the snapshot
 
 
 def _kind(path: Path) -> str | None:
@@ -122,4 +124,5 @@ def load_corpus(
         sources=sources,
         fingerprint=fingerprint(sources),
         organisations=enriched.organisations,
+        synonyms=load_synonym_groups(),
     )

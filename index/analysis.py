@@ -11,11 +11,11 @@ dropped so they do not drown the content words; ``US`` or ``IT`` typed in capita
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain
 
 import Stemmer
-from whoosh.analysis import CharsetFilter, Filter, LowercaseFilter, RegexTokenizer, StemFilter
+from whoosh.analysis import Analyzer, CharsetFilter, Filter, LowercaseFilter, RegexTokenizer, StemFilter
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
 
@@ -248,3 +248,15 @@ class TermAnalyzer:
             # Parts keep the whole token's characters, as PartsFilter gives them.
             out += [(term, pos, start, end) for term in token_terms(match.group())]
         return out
+
+
+def analyse_groups(groups: Iterable[Iterable[str]], analyzer: Analyzer) -> list[list[list[str]]]:
+    """Return each variant of *groups* as a typed query would have its words (function words dropped)."""
+    out = []
+    for group in groups:
+        analysed = []
+        for variant in group:
+            words = [t.text for t in analyzer(variant, mode="query")]
+            analysed.append(words or [t.text for t in analyzer(variant, mode="query", removestops=False)])
+        out.append(analysed)
+    return out

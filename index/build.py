@@ -20,11 +20,11 @@ from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Segment
 from whoosh.filedb.filestore import Storage
 
-from corpus.records import Record
+from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store
 from index.schema import SCHEMA_VERSION, make_schema, to_document
-from index.analysis import TermAnalyzer
+from index.analysis import TermAnalyzer, analyse_groups
 from index.segment import SegmentBuilder
 
 Progress = Callable[[int], None]
@@ -96,6 +96,9 @@ def build_corpus(
                     "build_seconds": round(seconds, 3),
                     "topics": {slug: asdict(topic) for slug, topic in corpus.topics.items()},
                     "organisations": {slug: asdict(org) for slug, org in corpus.organisations.items()},
+                    "kind_labels": dict(KIND_LABELS),
+                    # Analysed now, searched with by this snapshot: an edit means a rebuild, like a schema change.
+                    "synonyms": analyse_groups(corpus.synonyms, make_schema()["body"].analyzer),
                 },
             )
             size = _size(work)

@@ -53,3 +53,11 @@ def to_document(record: Record, order: int) -> dict[str, object]:
         "position": record.position,
         "order": order,
     }
+
+
+def from_document(fields: dict[str, object]) -> dict[str, object]:
+    """Return a stored document with its lists decoded (``topics`` and ``entities`` as tuples): to_document's inverse."""
+    doc = dict(fields)
+    for name in ("topics", "entities"):
+        doc[name] = tuple(v for v in str(doc.get(name) or "").split(",") if v)
+    return doc

@@ -9,26 +9,14 @@ total and facet counts are computed), and only ways that find something are offe
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from search.params import FILTERS, MAX_QUERY_WORDS, SearchParams
-from search.service import SearchService
+from search.results import SearchResult, WayOut
 
 _WORD = re.compile(r"[^\s\"()]+")
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"})
 MAX_WAYS = 8
-
-
-@dataclass(frozen=True, slots=True)
-class WayOut:
-    """A search that finds *count* results where the asked one found none."""
-
-    kind: str  # "suggestion", "without" (one filter removed), "no_filters" or "any_words"
-    params: SearchParams
-    count: int
-    facet: str | None = None  # for "without": the filter removed
-    value: str | None = None
-    label: str | None = None
 
 
 def any_words_query(text: str) -> str | None:
@@ -41,8 +29,13 @@ def any_words_query(text: str) -> str | None:
     return None if joined == text else joined
 
 
-def ways_out(service: SearchService, params: SearchParams, suggestion: str | None = None) -> list[WayOut]:
-    """Return the searches near *params* that find something, each with its exact total."""
+def ways_out(
+    search: Callable[[SearchParams], SearchResult],
+    label: Callable[[str, str], str],
+    params: SearchParams,
+    suggestion: str | None = None,
+) -> tuple[WayOut, ...]:
+    """Return the searches near *params* that find something (run with *search*), each with its exact total."""
     base = params.with_(page=1, per_page=1, explain=False)
     candidates: list[tuple[str, SearchParams, str | None, str | None]] = []
     if suggestion and suggestion != params.q:
@@ -59,8 +52,8 @@ def ways_out(service: SearchService, params: SearchParams, suggestion: str | Non
 
     ways: list[WayOut] = []
     for kind, candidate, facet, value in candidates[:MAX_WAYS]:
-        total = service.search(candidate).total
+        total = search(candidate).total
         if total:
-            label = service.label(facet, value) if facet and value else None
-            ways.append(WayOut(kind, candidate.with_(per_page=params.per_page), total, facet, value, label))
-    return ways
+            shown = label(facet, value) if facet and value else None
+            ways.append(WayOut(kind, candidate.with_(per_page=params.per_page), total, facet, value, shown))
+    return tuple(ways)

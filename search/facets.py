@@ -8,7 +8,7 @@ give; selected values are always listed, even at zero.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import chain, repeat
 
 from search.params import SearchParams
@@ -18,7 +18,6 @@ from search.snapshot import Snapshot
 # Request filter name → indexed facet field.
 FACETS = {"topic": "topics", "entity": "entities", "kind": "kind"}
 
-Labeler = Callable[[str, str, Snapshot], str]
 
 
 def selected_docs(snap: Snapshot, params: SearchParams) -> dict[str, set[int] | None]:
@@ -41,7 +40,6 @@ def count_facets(
     params: SearchParams,
     matched: Iterable[int],
     selected: dict[str, set[int] | None],
-    label: Labeler,
 ) -> dict[str, tuple[FacetValue, ...]]:
     """Return each facet's values with exact counts, most frequent first."""
     facets: dict[str, tuple[FacetValue, ...]] = {}
@@ -53,9 +51,9 @@ def count_facets(
         values = []
         for value, count in _counts(snap, field, base).items():
             if count or value in chosen:
-                values.append(FacetValue(value, label(name, value, snap), count, value in chosen))
+                values.append(FacetValue(value, snap.label(name, value), count, value in chosen))
         for value in chosen - {v.value for v in values}:
-            values.append(FacetValue(value, label(name, value, snap), 0, True))
+            values.append(FacetValue(value, snap.label(name, value), 0, True))
         values.sort(key=lambda v: (-v.count, v.label.lower()))
         facets[name] = tuple(values)
     return facets

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from search.params import SearchParams
+
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
@@ -47,6 +49,29 @@ class FacetValue:
 
 
 @dataclass(frozen=True, slots=True)
+class WayOut:
+    """A search near an empty one that finds *count* results (search/alternatives.py)."""
+
+    kind: str  # "suggestion", "without" (one filter removed), "no_filters" or "any_words"
+    params: SearchParams
+    count: int
+    facet: str | None = None  # for "without": the filter removed
+    value: str | None = None
+    label: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "query": self.params.q,
+            "filters": {k: list(v) for k, v in self.params.filters().items()},
+            "count": self.count,
+            "facet": self.facet,
+            "value": self.value,
+            "label": self.label,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     query: str
     total: int
@@ -66,6 +91,7 @@ class SearchResult:
     answer: Answer | None = None
     timed_out: bool = False  # ranking ran past the time budget: the hits are the best found in time
     dropped_words: int = 0  # words of a long query left out: it was searched by its most informative ones
+    ways_out: tuple[WayOut, ...] = ()  # for an empty result: nearby searches that find something
 
     @property
     def pages(self) -> int:
@@ -94,6 +120,7 @@ class SearchResult:
             "snapshot": self.snapshot,
             "timed_out": self.timed_out,
             "dropped_words": self.dropped_words,
+            "ways_out": [way.to_json() for way in self.ways_out],
             "filters": {k: list(v) for k, v in self.filters.items()},
             "hits": hits,
             "facets": {name: [_flat(v) for v in values] for name, values in self.facets.items()},

@@ -15,12 +15,12 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import quote
 
 from whoosh import query as wq
 
-from corpus.records import KIND_LABELS
 from index import store
 from search.cache import ResultCache
 from search.facets import count_facets, selected_docs
@@ -28,12 +28,12 @@ from search.highlight import sanitize_all, snippet_markup, title_markup
 from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
-from search.query import ParsedQuery, build_query, expand, keep_informative
+from search.query import ParsedQuery, Vocabulary, build_query, expand, keep_informative
 from search.ranking import rank
-from search.results import Answer, Hit, SearchResult
+from search.alternatives import ways_out
+from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
 from search.snapshot import Snapshot
 from search.spell import Speller, suggestion
-from search.synonyms import Synonyms, load_synonyms
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
@@ -55,17 +55,9 @@ class SearchService:
         self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
         self._lock = threading.Lock()
-        self._synonyms: Synonyms | None = None
         self._speller = Speller()
         self._results: ResultCache[SearchResult] = ResultCache()
         self._highlights: ResultCache[str] = ResultCache(HIGHLIGHT_CACHE_SIZE)
-
-    @property
-    def synonyms(self) -> Synonyms:
-        """Return the synonym groups, analysed like the published index's queries."""
-        if self._synonyms is None:
-            self._synonyms = load_synonyms(self.snapshot().analyzer)
-        return self._synonyms
 
     def snapshot(self) -> Snapshot:
         """Return the open snapshot, switching to a newer one if it was published since."""
@@ -83,127 +75,102 @@ class SearchService:
             self._snapshot = Snapshot(self.root, current)
             return self._snapshot
 
-    # -- labels ---------------------------------------------------------------------------------
-
-    def label(self, facet: str, value: str, snap: Snapshot | None = None) -> str:
-        """Return the human label of a facet value."""
-        if facet == "kind":
-            return KIND_LABELS.get(value, value)
-        if facet == "topic":
-            topics = (snap or self.snapshot()).meta.get("topics", {})
-            topic = topics.get(value) if isinstance(topics, dict) else None
-            if topic:
-                return str(topic.get("label") or topic.get("name") or value)
-        if facet == "entity":
-            orgs = (snap or self.snapshot()).meta.get("organisations", {})
-            org = orgs.get(value) if isinstance(orgs, dict) else None
-            if isinstance(org, dict) and org.get("name"):
-                return str(org["name"])
-        return value
-
     # -- search ---------------------------------------------------------------------------------
 
     def search(self, params: SearchParams) -> SearchResult:
-        """Return the page of hits, the exact total and the facet counts for *params*."""
+        """Return the page of hits, the exact total, the facet counts and, when empty, the ways out."""
+        return self._search(params, with_ways=True)
+
+    def _search(self, params: SearchParams, with_ways: bool) -> SearchResult:
         started = time.perf_counter()
         snap = self.snapshot()
-        cached = self._results.get(snap.id, params)
+        key = (params, with_ways)
+        cached = self._results.get(snap.id, key)
         if cached is not None:
-            return replace(cached, took_ms=round((time.perf_counter() - started) * 1000, 2))
-        searcher = snap.searcher()
-        parsed = None
-        vocabulary = None
-        dropped = 0
-        if params.q.strip():
-            parsed = build_query(params.q, snap.schema, self.synonyms)
-            parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
-            if not parsed.is_empty:
-                vocabulary = self._speller.vocabulary(snap.id, searcher, snap.analyzer)
-                parsed = expand(parsed, vocabulary)
+            return replace(cached, took_ms=_ms_since(started))
+        asked = self._understand(snap, params)
+        found = _Found.of(snap, params, asked.parsed)
+        ranked, timed_out = self._order(snap, params, asked.parsed, found, started)
+        hits = self._hits(snap, params, asked.parsed, found, ranked)
+        answer = self._answer(snap, params, asked.parsed, found, ranked)
+        hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
+        result = SearchResult(
+            query=params.q,
+            total=len(found.allowed),
+            page=params.page,
+            per_page=params.per_page,
+            sort=params.effective_sort,
+            took_ms=0.0,
+            hits=hits,
+            facets=count_facets(snap, params, found.matched, found.selected),
+            filters=params.filters(),
+            match=found.match_level(asked.parsed),
+            plain=bool(asked.parsed and asked.parsed.plain),
+            snapshot=snap.id,
+            suggestion=hint,
+            answer=answer,
+            timed_out=timed_out,
+            dropped_words=asked.dropped,
+            ways_out=self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else (),
+        )
+        if not timed_out:
+            self._results.put(snap.id, key, result)
+        return replace(result, took_ms=_ms_since(started))
 
-        if parsed is None:
-            matched: frozenset[int] | set[int] = snap.all_docs
-            concept_docs: list[set[int]] = []
-        elif parsed.is_empty:
-            matched, concept_docs = frozenset(), []
-        else:
-            matched, concept_docs = self._match(snap, parsed)
+    def _understand(self, snap: Snapshot, params: SearchParams) -> _Asked:
+        """Return the query for *params*: parsed, cut to its informative words, expanded (typos, prefixes)."""
+        if not params.q.strip():
+            return _Asked(None, None, 0)
+        parsed = build_query(params.q, snap.schema, snap.synonyms)
+        parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
+        if parsed.is_empty:
+            return _Asked(parsed, None, dropped)
+        vocabulary = self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
+        return _Asked(expand(parsed, vocabulary), vocabulary, dropped)
 
-        selected = selected_docs(snap, params)
-        allowed = set(matched)
-        for docs in selected.values():
-            if docs is not None:
-                allowed &= docs
-        facets = count_facets(snap, params, matched, selected, self.label)
-        every_concept = set.intersection(*concept_docs) & allowed if concept_docs else set(allowed)
-
+    def _order(
+        self, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, found: _Found, started: float
+    ) -> tuple[list[tuple[int, float]], bool]:
+        """Return the (docnum, score) pairs up to the end of the asked page, and whether time ran out."""
         end = params.page * params.per_page
-        start = end - params.per_page
-        sort = params.effective_sort
-        timed_out = False
-        if start >= len(allowed):
-            ranked: list[tuple[int, float]] = []
-        elif sort == "listing" or parsed is None:
+        if end - params.per_page >= len(found.allowed):
+            return [], False
+        if params.effective_sort == "listing" or parsed is None:
             query = parsed.any_words if parsed else wq.Every()
-            results = searcher.search(query, filter=allowed, limit=end, sortedby="order")
-            ranked = [(hit.docnum, 0.0) for hit in results]  # docs() is a set: it loses the order
-        else:
-            ranked, timed_out = rank(snap, parsed, allowed, concept_docs, end, started + self.budget_s)
+            results = snap.searcher().search(query, filter=found.allowed, limit=end, sortedby="order")
+            return [(hit.docnum, 0.0) for hit in results], False  # docs() is a set: it loses the order
+        return rank(snap, parsed, found.allowed, found.concept_docs, end, started + self.budget_s)
 
+    def _hits(
+        self, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, found: _Found, ranked: list[tuple[int, float]]
+    ) -> tuple[Hit, ...]:
+        """Return the asked page of *ranked* as hits: highlighted, explained when asked."""
         terms = parsed.terms if parsed else frozenset()
-        page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[start:end]]
+        page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[(params.page - 1) * params.per_page :]]
         marked = self._highlighted(
             snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], terms
         )
-        hits = []
-        for i, (docnum, score, fields) in enumerate(page):
-            explanation = None
-            if params.explain and parsed is not None and not parsed.is_empty:
-                explanation = explain(parsed, snap, docnum, concept_docs)
-            hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation))
-        if parsed is None:
-            match = "all" if allowed else "none"
-        else:
-            match = _match_level(allowed, every_concept, concept_docs)
-        answer = None
-        if parsed is not None and params.page == 1 and sort == "relevance":
-            answer = self._answer(snap, ranked[:ANSWER_WITHIN], concept_docs, terms)
-        result = SearchResult(
-            query=params.q,
-            total=len(allowed),
-            page=params.page,
-            per_page=params.per_page,
-            sort=sort,
-            took_ms=round((time.perf_counter() - started) * 1000, 2),
-            hits=tuple(hits),
-            facets=facets,
-            filters=params.filters(),
-            match=match,
-            plain=bool(parsed and parsed.plain),
-            snapshot=snap.id,
-            suggestion=suggestion(parsed, vocabulary) if parsed and vocabulary else None,
-            answer=answer,
-            timed_out=timed_out,
-            dropped_words=dropped,
+        explaining = params.explain and parsed is not None and not parsed.is_empty
+        return tuple(
+            _hit(fields, score, marked[2 * i], marked[2 * i + 1],
+                 explain(parsed, snap, docnum, found.concept_docs) if explaining else None)  # type: ignore[arg-type]
+            for i, (docnum, score, fields) in enumerate(page)
         )
-        if not timed_out:
-            self._results.put(snap.id, params, result)
-        return result
 
-    @staticmethod
-    def _match(snap: Snapshot, parsed: ParsedQuery) -> tuple[set[int], list[set[int]]]:
-        """Return the documents matching any concept, and those matching each concept (both exact)."""
-        excluded = matches(parsed.excluded, snap) if parsed.excluded is not None else set()
-        matched: set[int] = set()
-        concept_docs = []
-        for concept in parsed.concepts:
-            docs = matches(concept.query, snap)
-            concept_docs.append(docs - excluded)
-            matched |= matches(concept.any_query, snap) if concept.loose else docs
-        return matched - excluded, concept_docs
+    def _ways_out(self, snap: Snapshot, params: SearchParams, hint: Suggestion | None, total: int) -> tuple[WayOut, ...]:
+        """Return, for an empty result of a query or filters, the nearby searches that find something."""
+        if total or not (params.q or any(params.filters().values())):
+            return ()
+        return ways_out(lambda p: self._search(p, with_ways=False), snap.label, params, hint.text if hint else None)
 
-    def _answer(self, snap: Snapshot, top: list[tuple[int, float]], concept_docs: list[set[int]], terms: frozenset[str]) -> Answer | None:
-        """Return the first guide section among the *top* hits when it matches the query strongly."""
+    def _answer(
+        self, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, found: _Found, ranked: list[tuple[int, float]]
+    ) -> Answer | None:
+        """Return the first guide section among the top hits when it matches the query strongly."""
+        if parsed is None or params.page != 1 or params.effective_sort != "relevance":
+            return None
+        top = ranked[:ANSWER_WITHIN]
+        concept_docs = found.concept_docs
         guides = snap.facet_docs.get("kind", {}).get("guide", frozenset())
         if not top or not concept_docs:
             return None
@@ -219,7 +186,7 @@ class SearchService:
                     id=fields["id"],
                     title=fields["title"],
                     url=fields["url"],
-                    snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], terms)[0],
+                    snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], parsed.terms)[0],
                 )
             return None
         return None
@@ -243,6 +210,36 @@ class SearchService:
             self._highlights.put(snap.id, key, html)
         return out
 
+    def topics(self) -> dict[str, object]:
+        """Return every topic (the taxonomy's, then any only documents name) with its document count."""
+        snap = self.snapshot()
+        taxonomy = snap.meta.get("topics")
+        taxonomy = taxonomy if isinstance(taxonomy, dict) else {}
+        everything = self.search(SearchParams(per_page=1))
+        guides = self.search(SearchParams(kind=("guide",), per_page=1))
+        counts = {value.value: value for value in everything.facets.get("topic", ())}
+        with_guides = {value.value for value in guides.facets.get("topic", ()) if value.count}
+        items = []
+        for slug in dict.fromkeys([*taxonomy, *counts]):
+            info = taxonomy.get(slug) if isinstance(taxonomy.get(slug), dict) else {}
+            facet = counts.get(slug)
+            name = str(info.get("name") or info.get("label") or (facet.label if facet else slug))
+            item: dict[str, object] = {
+                **info,
+                "slug": slug,
+                "name": name,
+                "label": str(info.get("label") or name),
+                "description": str(info.get("description") or ""),
+                "count": facet.count if facet else 0,
+                "search_url": f"/?topic={quote(slug, safe='')}",
+                "guide_url": None,
+            }
+            if slug in with_guides and self.guide(slug):
+                item["guide_url"] = f"/guides/{quote(slug, safe='')}"
+            items.append(item)
+        items.sort(key=lambda t: (-int(t["count"]), str(t["label"]).lower()))  # type: ignore[call-overload]
+        return {"topics": items, "total": everything.total, "snapshot": everything.snapshot}
+
     # -- documents ------------------------------------------------------------------------------
 
     def document(self, doc_id: str) -> dict[str, object] | None:
@@ -252,7 +249,7 @@ class SearchService:
         docnum = searcher.document_number(id=doc_id)
         if docnum is None:
             return None
-        return _document(searcher.stored_fields(docnum))
+        return _document(snap.stored(docnum))
 
     def more_like_this(self, doc_id: str, count: int = 5) -> list[dict[str, object]]:
         """Return up to *count* documents most like *doc_id*, best first."""
@@ -263,7 +260,7 @@ class SearchService:
             return []
         fields = searcher.stored_fields(docnum)
         results = searcher.more_like(docnum, "body", text=f"{fields['title']} {fields['body']}", top=count, numterms=15)
-        return [_document(hit.fields()) for hit in results]
+        return [_document(snap.stored(hit.docnum)) for hit in results]
 
     def guide(self, topic: str) -> list[dict[str, object]]:
         """Return the sections of *topic*'s guide in order (empty when it has none)."""
@@ -271,21 +268,66 @@ class SearchService:
         searcher = snap.searcher()
         query = wq.And([wq.Term("kind", "guide"), wq.Term("topic", topic)])
         results = searcher.search(query, limit=None, sortedby="order")
-        return [_document(hit.fields()) for hit in results]
+        return [_document(snap.stored(hit.docnum)) for hit in results]
 
 
-def _match_level(allowed: set[int], all_docs: set[int], concept_docs: list[set[int]]) -> str:
-    """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
-    if not allowed:
-        return "none"
-    if all_docs or not concept_docs:
-        return "all"
-    needed = len(concept_docs) // 2 + 1  # a majority
-    if needed < len(concept_docs):
-        counts = Counter(d for docs in concept_docs for d in docs & allowed)
-        if counts and max(counts.values()) >= needed:
-            return "most"
-    return "partial"
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """What the reader asked: the parsed query (None: browsing), the index words near it, words left out."""
+
+    parsed: ParsedQuery | None
+    vocabulary: Vocabulary | None
+    dropped: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """Which documents a search matches: before filters, per filter, after them, and per concept (all exact)."""
+
+    matched: set[int] | frozenset[int]
+    selected: dict[str, set[int] | None]
+    allowed: set[int]
+    concept_docs: list[set[int]]
+
+    @classmethod
+    def of(cls, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None) -> _Found:
+        concept_docs: list[set[int]] = []
+        if parsed is None:
+            matched: set[int] | frozenset[int] = snap.all_docs
+        elif parsed.is_empty:
+            matched = frozenset()
+        else:
+            excluded = matches(parsed.excluded, snap) if parsed.excluded is not None else set()
+            matched = set()
+            for concept in parsed.concepts:
+                docs = matches(concept.query, snap)
+                concept_docs.append(docs - excluded)
+                matched |= matches(concept.any_query, snap) if concept.loose else docs
+            matched -= excluded
+        selected = selected_docs(snap, params)
+        allowed = set(matched)
+        for docs in selected.values():
+            if docs is not None:
+                allowed &= docs
+        return cls(matched, selected, allowed, concept_docs)
+
+    def match_level(self, parsed: ParsedQuery | None) -> str:
+        """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
+        allowed, concept_docs = self.allowed, self.concept_docs
+        if not allowed:
+            return "none"
+        if parsed is None or not concept_docs or set.intersection(*concept_docs) & allowed:
+            return "all"
+        needed = len(concept_docs) // 2 + 1  # a majority
+        if needed < len(concept_docs):
+            counts = Counter(d for docs in concept_docs for d in docs & allowed)
+            if counts and max(counts.values()) >= needed:
+                return "most"
+        return "partial"
 
 
 def _hit(fields: dict[str, object], score: float, title_html: str, snippet_html: str, explanation: dict[str, object] | None) -> Hit:
@@ -296,8 +338,8 @@ def _hit(fields: dict[str, object], score: float, title_html: str, snippet_html:
         title_html=title_html,
         snippet_html=snippet_html,
         url=fields["url"],
-        topics=tuple(filter(None, fields.get("topics", "").split(","))),
-        entities=tuple(filter(None, fields.get("entities", "").split(","))),
+        topics=fields["topics"],
+        entities=fields["entities"],
         score=round(float(score), 4),
         position=int(fields.get("position", 0)),
         explanation=explanation,
@@ -305,7 +347,8 @@ def _hit(fields: dict[str, object], score: float, title_html: str, snippet_html:
 
 
 def _document(fields: dict[str, object]) -> dict[str, object]:
+    """Return a decoded stored document as the API gives it (lists as lists)."""
     doc = dict(fields)
     for name in ("topics", "entities"):
-        doc[name] = [v for v in str(doc.get(name) or "").split(",") if v]
+        doc[name] = list(doc[name])
     return doc

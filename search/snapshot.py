@@ -25,9 +25,10 @@ from whoosh.searching import Searcher
 from index import store
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
-from index.schema import SCHEMA_VERSION
+from index.schema import SCHEMA_VERSION, from_document
 from search.cache import Bounded
 from search.scoring import TermScores
+from search.synonyms import Synonyms
 from search.weighting import Weighting
 
 FACET_FIELDS = ("topics", "entities", "kind")
@@ -85,6 +86,7 @@ class Snapshot:
         self._terms: Bounded[tuple[str, str], array] = Bounded(TERM_CACHE_IDS, cost=len)
         self._tokens: Bounded[tuple[int, str], TokenReplay] = Bounded(TOKEN_CACHE_DOCS)
         self._stored: Bounded[int, dict[str, object]] = Bounded(TOKEN_CACHE_DOCS)
+        self.synonyms = Synonyms.from_groups(self.meta.get("synonyms") or ())  # analysed by the build
         self.term_scores = TermScores()  # each (field, term)'s BM25F scores, read once (search/scoring.py)
 
     @staticmethod
@@ -106,8 +108,22 @@ class Snapshot:
         return max(reader.doc_frequency("title", word), reader.doc_frequency("body", word))
 
     def stored(self, docnum: int) -> dict[str, object]:
-        """Return document *docnum*'s stored fields (cached: treat the dict as read-only)."""
-        return self._stored.get_or_make(docnum, lambda: self.searcher().stored_fields(docnum))
+        """Return document *docnum*'s stored fields, decoded (cached: treat the dict as read-only)."""
+        return self._stored.get_or_make(docnum, lambda: from_document(self.searcher().stored_fields(docnum)))
+
+    def label(self, facet: str, value: str) -> str:
+        """Return the human label of a facet value, as the snapshot's build recorded it."""
+        if facet == "kind":
+            return str(self.meta.get("kind_labels", {}).get(value, value))
+        if facet == "topic":
+            topic = self.meta.get("topics", {}).get(value)
+            if isinstance(topic, dict) and (topic.get("label") or topic.get("name")):
+                return str(topic.get("label") or topic.get("name"))
+        if facet == "entity":
+            org = self.meta.get("organisations", {}).get(value)
+            if isinstance(org, dict) and org.get("name"):
+                return str(org["name"])
+        return value
 
     def tokens(self, docnum: int, field: str, text: str) -> TokenReplay:
         """Return *text*'s analysed tokens (document *docnum*'s *field*), analysed once and replayed."""

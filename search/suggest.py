@@ -15,12 +15,12 @@ import re
 import threading
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from index.analysis import STOP_WORDS
 from search.params import InvalidParameter
-from search.service import SearchService
 from search.snapshot import Snapshot
 
 MAX_PREFIX_CHARS = 256  # what is typed into the search box so far; a search itself may be longer
@@ -77,7 +77,7 @@ def check_prefix(q: str | None) -> str:
 class _Candidates:
     """The completions one snapshot can give, read from its stored fields and facet postings."""
 
-    def __init__(self, snap: Snapshot, service: SearchService) -> None:
+    def __init__(self, snap: Snapshot) -> None:
         self.phrases: list[_Candidate] = []
         term_docs: Counter[str] = Counter()
         surfaces: dict[str, Counter[str]] = defaultdict(Counter)
@@ -95,7 +95,7 @@ class _Candidates:
                     term_docs[key] += 1
         for facet, field, kind in (("topic", "topics", "topic"), ("entity", "entities", "organisation")):
             for value, docs in snap.facet_docs[field].items():
-                label = service.label(facet, value, snap)
+                label = snap.label(facet, value)
                 url = "/?" + urlencode({facet: value})
                 self.phrases.append(_Candidate(Suggestion(label, kind, url), " " + fold(label), len(docs)))
         # A word is shown as it is most often written ("Trainium2", "OpenAI", "gigawatts").
@@ -141,22 +141,22 @@ class _Candidates:
 
 
 class Suggester:
-    """Complete prefixes from the snapshot *service* currently serves; candidates are kept per snapshot."""
+    """Complete prefixes from the snapshot *snapshot()* returns (the one served); candidates are kept per snapshot."""
 
-    def __init__(self, service: SearchService) -> None:
-        self.service = service
+    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
+        self.snapshot = snapshot
         self._cached: tuple[str, _Candidates] | None = None
         self._lock = threading.Lock()
 
     def _candidates(self) -> _Candidates:
-        snap = self.service.snapshot()
+        snap = self.snapshot()
         cached = self._cached
         if cached is not None and cached[0] == snap.id:
             return cached[1]
         with self._lock:
             cached = self._cached
             if cached is None or cached[0] != snap.id:
-                cached = (snap.id, _Candidates(snap, self.service))
+                cached = (snap.id, _Candidates(snap))
                 self._cached = cached
             return cached[1]
 

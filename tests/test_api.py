@@ -239,3 +239,18 @@ def test_unknown_api_paths_get_the_one_error_shape(client, path):
     response = client.get(path)
     assert response.status_code == 404 and response.is_json
     assert response.get_json()["error"]["code"] == "not_found" and b"Traceback" not in response.data
+
+
+def test_an_empty_result_carries_the_same_ways_out_as_the_page(client):
+    present = {v["value"] for v in client.get("/api/search?q=stargate").get_json()["facets"]["topic"]}
+    absent = next(v["value"] for v in client.get("/api/search?q=").get_json()["facets"]["topic"] if v["value"] not in present)
+    query = f"q=stargate&topic={absent}&kind=event"
+    body = client.get(f"/api/search?{query}").get_json()
+    assert body["total"] == 0
+    ways = body["ways_out"]
+    assert {way["kind"] for way in ways} >= {"without", "no_filters"} and all(way["count"] > 0 for way in ways)
+    page = client.get(f"/?{query}").get_data(as_text=True)
+    for way in ways:
+        assert f"{way['count']} result" in page
+    # A result with hits has none.
+    assert client.get("/api/search?q=stargate").get_json()["ways_out"] == []

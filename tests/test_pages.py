@@ -160,7 +160,7 @@ def test_zero_results_offer_each_filter_removed_with_its_count(client):
 
 def test_ways_out_count_a_suggestion_and_any_of_the_words(service):
     params = SearchParams(q="qqzzxv stargate")
-    ways = ways_out(service, SearchParams(q="qqzzxv"), suggestion="stargate")
+    ways = ways_out(service.search, service.snapshot().label, SearchParams(q="qqzzxv"), suggestion="stargate")
     assert [(w.kind, w.params.q, w.count) for w in ways] == [
         ("suggestion", "stargate", service.search(SearchParams(q="stargate")).total)
     ]

@@ -7,10 +7,12 @@ from whoosh import query as wq
 
 from index.schema import make_schema
 from search.query import PREFIX_LIMIT, build_query, expand
-from search.synonyms import load_synonyms, parse_synonyms
+from corpus.errors import CorpusError
+from corpus.synonyms import check_groups, load_synonym_groups
+from search.synonyms import parse_synonyms
 
 SCHEMA = make_schema()
-SYNONYMS = load_synonyms(SCHEMA["body"].analyzer)
+SYNONYMS = parse_synonyms(load_synonym_groups(), SCHEMA["body"].analyzer)
 
 
 class FakeVocabulary:
@@ -96,9 +98,9 @@ def test_a_multi_word_variant_is_one_concept_and_its_words_still_count_alone():
     assert parsed.concepts[0].loose  # a document with only "data" still matches any-words
 
 
-def test_bad_synonym_data_is_refused():
-    with pytest.raises(ValueError):
-        parse_synonyms({"groups": "datacenter"}, SCHEMA["body"].analyzer)
+def test_bad_synonym_data_is_refused_naming_the_file():
+    with pytest.raises(CorpusError, match="synonyms.json"):
+        check_groups("datacenter")
 
 
 def test_unknown_word_gets_close_spellings_below_the_typed_word():

@@ -121,7 +121,7 @@ def _service_queries(service: SearchService, texts: list[str]) -> list[wq.Query]
     vocabulary = service._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
     queries = []
     for text in texts:
-        parsed = build_query(text, snap.schema, service.synonyms)
+        parsed = build_query(text, snap.schema, snap.synonyms)
         if parsed.is_empty:
             continue
         parsed = expand(parsed, vocabulary)
@@ -209,7 +209,7 @@ def test_a_concept_scores_its_best_matching_alternative(index_dir):
     service = SearchService(index_dir)
     snap = service.snapshot()
     searcher = snap.searcher()
-    concept = build_query("chip", snap.schema, service.synonyms).concepts[0]
+    concept = build_query("chip", snap.schema, snap.synonyms).concepts[0]
     assert isinstance(concept.query, wq.DisjunctionMax) and len(concept.alternatives) > 1
     docs = query_docs(concept.query, snap)
     scored = score_docs(concept.query, snap, docs)
@@ -224,7 +224,7 @@ def test_phrases_and_exclusions_score_as_whoosh_does(index_dir, fixed_whoosh):
     snap = service.snapshot()
     searcher = snap.searcher()
     for text in ('"data center"', '"large language model" -gpu', "gpu -cluster", "NOT gpu"):
-        parsed = build_query(text, snap.schema, service.synonyms)
+        parsed = build_query(text, snap.schema, snap.synonyms)
         for query in (parsed.all_words, parsed.any_words):
             candidates = set(snap.all_docs)
             expected = whoosh_scores(query, searcher, candidates)

@@ -11,6 +11,8 @@ from typing import Any
 from flask import Flask, current_app
 
 from search.service import DEFAULT_BUDGET_S, SearchService
+from search.suggest import Suggester
+from web.health import SourceWatch
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -24,7 +26,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(config)
     app.json.sort_keys = False
     app.json.ensure_ascii = False
-    app.extensions["search"] = SearchService(app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"])
+    # Every dependency is wired here, once per app; views read them through the getters.
+    service = SearchService(app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"])
+    app.extensions["search"] = service
+    app.extensions["suggest"] = Suggester(service.snapshot)
+    app.extensions["source_watch"] = SourceWatch()
 
     from web import api, errors, pages, security, suggest
 

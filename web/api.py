@@ -11,24 +11,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from urllib.parse import quote
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
-from flask.blueprints import BlueprintSetupState
 
 from index import store
-from search.params import SearchParams, parse_params
+from search.params import parse_params
 from web import get_search
 from web.health import SourceWatch
 from web.openapi import API_VERSION, spec
 
 bp = Blueprint("api", __name__)
 CACHE_CONTROL = "public, max-age=30"
-
-
-@bp.record_once
-def _setup(state: BlueprintSetupState) -> None:
-    state.app.extensions["source_watch"] = SourceWatch()
 
 
 def _etag(snapshot: str, *request_parts: object) -> str:
@@ -81,34 +74,8 @@ def topics() -> Response:
 
 
 def _topics() -> tuple[dict[str, object], str]:
-    """Return every topic (the taxonomy's, then any only documents name) with its document count."""
-    service = get_search()
-    taxonomy = service.snapshot().meta.get("topics")
-    taxonomy = taxonomy if isinstance(taxonomy, dict) else {}
-    everything = service.search(SearchParams(per_page=1))
-    guides = service.search(SearchParams(kind=("guide",), per_page=1))
-    counts = {value.value: value for value in everything.facets.get("topic", ())}
-    with_guides = {value.value for value in guides.facets.get("topic", ()) if value.count}
-    items = []
-    for slug in dict.fromkeys([*taxonomy, *counts]):
-        info = taxonomy.get(slug) if isinstance(taxonomy.get(slug), dict) else {}
-        facet = counts.get(slug)
-        name = str(info.get("name") or info.get("label") or (facet.label if facet else slug))
-        item: dict[str, object] = {
-            **info,
-            "slug": slug,
-            "name": name,
-            "label": str(info.get("label") or name),
-            "description": str(info.get("description") or ""),
-            "count": facet.count if facet else 0,
-            "search_url": f"/?topic={quote(slug, safe='')}",
-            "guide_url": None,
-        }
-        if slug in with_guides and service.guide(slug):
-            item["guide_url"] = f"/guides/{quote(slug, safe='')}"
-        items.append(item)
-    items.sort(key=lambda t: (-int(t["count"]), str(t["label"]).lower()))  # type: ignore[call-overload]
-    return {"topics": items, "total": everything.total, "snapshot": everything.snapshot}, everything.snapshot
+    listing = get_search().topics()
+    return listing, str(listing["snapshot"])
 
 
 @bp.get("/healthz")

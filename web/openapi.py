@@ -132,7 +132,7 @@ SCHEMAS: dict[str, Any] = {
     "SearchResponse": {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
-                     "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words"],
+                     "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
             "total": {"type": "integer", "minimum": 0, "description": "Exact number of matching documents."},
@@ -161,11 +161,29 @@ SCHEMAS: dict[str, Any] = {
             "answer": {"oneOf": [{"type": "null"}, _ref("Answer")],
                        "description": "A guide section that answers the query, shown above the hits."},
             "snapshot": {"type": "string", "description": "The index snapshot that answered."},
+            "ways_out": {"type": "array", "items": _ref("WayOut"), "description": (
+                "For an empty result of a query or filters: nearby searches that do find something "
+                "(the spelling suggestion, each filter removed, every filter removed, any of the words), each "
+                "with its exact count; empty otherwise.")},
             "dropped_words": {"type": "integer", "minimum": 0, "description": (
                 f"How many words of a long query were left out: it is searched by its {MAX_QUERY_WORDS} most "
                 "informative (rarest) concepts.")},
             "timed_out": {"type": "boolean",
                           "description": "Ranking ran past the time budget; the hits are the best found in time."},
+        },
+    },
+    "WayOut": {
+        "type": "object",
+        "required": ["kind", "query", "filters", "count", "facet", "value", "label"],
+        "properties": {
+            "kind": {"type": "string", "enum": ["suggestion", "without", "no_filters", "any_words"]},
+            "query": {"type": "string", "description": "Pass it as q."},
+            "filters": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                        "description": "The filters of this search, by facet."},
+            "count": {"type": "integer", "minimum": 1},
+            "facet": {"type": ["string", "null"], "description": "For \"without\": the facet whose value was removed."},
+            "value": {"type": ["string", "null"]},
+            "label": {"type": ["string", "null"], "description": "The removed value's label."},
         },
     },
     "Suggestion": {

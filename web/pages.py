@@ -12,7 +12,6 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, abort, render_template, request
 
-from search.alternatives import ways_out
 from search.params import FILTERS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
 from web import get_search
@@ -105,18 +104,13 @@ def page() -> str:
     params = parse_params(request.args)
     service = get_search()
     result = service.search(params)
-    suggestion = result.suggestion
-    ways = []
-    if not result.total and (params.q or any(params.filters().values())):
-        text = suggestion.get("text") if isinstance(suggestion, dict) else getattr(suggestion, "text", None)
-        ways = ways_out(service, params, text)
     return render_template(
         "search.html",
         params=params,
         result=result,
-        suggestion=suggestion,
+        suggestion=result.suggestion,
         answer=result.answer,
-        ways=ways,
+        ways=result.ways_out,
         headings=FACET_HEADINGS,
         pages=page_window(result.page, result.pages),
         search_url=search_url,
@@ -124,7 +118,7 @@ def page() -> str:
         clear_url=clear_url,
         split_facet=split_facet,
         chips_for=hit_chips(result, params),
-        label=service.label,
+        label=service.snapshot().label,
     )
 
 
@@ -135,7 +129,7 @@ def event(doc_id: str) -> str:
     if doc is None or doc.get("kind") != "event":
         abort(404, description=f"No event has the id {doc_id!r}.")
     return render_template(
-        "event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.label, blocks=text_blocks
+        "event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.snapshot().label, blocks=text_blocks
     )
 
 
@@ -145,4 +139,6 @@ def guide(topic: str) -> str:
     sections = service.guide(topic)
     if not sections:
         abort(404, description=f"No guide for the topic {topic!r}.")
-    return render_template("guide.html", topic=topic, sections=sections, label=service.label, blocks=text_blocks)
+    return render_template(
+        "guide.html", topic=topic, sections=sections, label=service.snapshot().label, blocks=text_blocks
+    )

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
-from flask.blueprints import BlueprintSetupState
 
 from search.suggest import Suggester, check_prefix
 
 bp = Blueprint("suggest", __name__)
-
-
-@bp.record_once
-def _wire(state: BlueprintSetupState) -> None:
-    # One Suggester per app, beside the search service it reads from.
-    state.app.extensions["suggest"] = Suggester(state.app.extensions["search"])
 
 
 def get_suggester() -> Suggester:
