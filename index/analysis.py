@@ -44,17 +44,38 @@ _MIXED = re.compile(r"[^\W\d_].*\d|\d.*[^\W\d_]")
 _DOTTED_LETTERS = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]$")
 
 
-class NormalizeFilter(Filter):
+# The chain's steps as functions of a token's text, shared by the Whoosh filters below and by
+# TermAnalyzer (the chain's cached twin for indexing): one definition of what analysis does.
+
+
+def normalize(text: str) -> str:
     """Drop possessives and thousands separators (``7,500`` is ``7500``); join ``U.S`` into ``US``."""
+    if text[-2:] in ("'s", "’s"):
+        text = text[:-2]
+    if "," in text:
+        return text.replace(",", "")
+    if _DOTTED_LETTERS.match(text):
+        return text.replace(".", "")
+    return text
+
+
+def mixed_parts(text: str) -> list[str]:
+    """Return the letter and digit parts of a token that joins both ("trainium2"), else none.
+
+    "4.5" and "1.0.0" are numbers: their digits alone would match "5" and "0".
+    """
+    if not _MIXED.search(text):
+        return []
+    parts = list(dict.fromkeys(_PARTS.findall(text)))
+    return parts if len(parts) > 1 else []
+
+
+class NormalizeFilter(Filter):
+    """Normalise each token's text (see ``normalize``)."""
 
     def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
         for t in tokens:
-            if t.text[-2:] in ("'s", "’s"):
-                t.text = t.text[:-2]
-            if "," in t.text:
-                t.text = t.text.replace(",", "")
-            elif _DOTTED_LETTERS.match(t.text):
-                t.text = t.text.replace(".", "")
+            t.text = normalize(t.text)
             yield t
 
 
@@ -67,9 +88,7 @@ class PartsFilter(Filter):
             if t.mode == "query":
                 continue
             text = t.text
-            parts = list(dict.fromkeys(_PARTS.findall(text)))
-            if len(parts) < 2 or not _MIXED.search(text):
-                continue  # "4.5" and "1.0.0" are numbers: their digits alone would match "5" and "0"
+            parts = mixed_parts(text)
             # Parts keep the whole token's characters, so a highlight marks all of "Trainium2".
             for part in parts:
                 t.text = part
@@ -155,22 +174,11 @@ class TermAnalyzer:
         found = self._raw.get(raw)
         if found is not None:
             return found
-        text = raw
-        if text[-2:] in ("'s", "’s"):
-            text = text[:-2]
-        if "," in text:
-            text = text.replace(",", "")
-        elif _DOTTED_LETTERS.match(text):
-            text = text.replace(".", "")
         stem = self._stem
-        term = stem(text.lower().translate(accent_map))
+        term = stem(normalize(raw).lower().translate(accent_map))
         # PartsFilter reads the token back after the filters below it have run on the whole token,
         # so the parts are those of the lowercased, folded and stemmed term.
-        parts = list(dict.fromkeys(_PARTS.findall(term)))
-        if len(parts) < 2 or not _MIXED.search(term):
-            found = (term,)
-        else:
-            found = (term, *(stem(part.lower().translate(accent_map)) for part in parts))
+        found = (term, *(stem(part.lower().translate(accent_map)) for part in mixed_parts(term)))
         self._raw[raw] = found
         return found
 
