@@ -56,31 +56,39 @@ def highlight_snippet(text: str, terms: Iterable[str], tokens: Sequence[Token], 
 def _passages(tokens: Sequence[Token], termset: frozenset[str], maxchars: int, surround: int) -> Iterator[_Passage]:
     """Yield passages around matched tokens, as Whoosh's ContextFragmenter does (quirks and all).
 
-    Up to *surround* characters of tokens before the first match are kept; each match extends the
-    passage by *surround* characters after it, until it would pass *maxchars*.
+    A passage starts with the tokens within *surround* characters before its first match; each
+    match extends it by *surround* characters after, until it would pass *maxchars*.  Between
+    passages the loop jumps to the next match instead of stepping through every token.
     """
-    first: int | None = None
-    firsts: deque[int] = deque()  # starts of the unmatched tokens just before a passage
-    countdown = -1  # characters left before the passage closes; < 0: not in a passage
+    hits = [i for i, token in enumerate(tokens) if token[0] in termset]
+    next_hit = 0
+    context: int | None = None  # where the tokens before the next passage's first match start
+    first: int | None = None  # where the open passage starts
+    countdown = -1  # characters left before the open passage closes; < 0: none is open
     found: list[tuple[int, int, str]] = []
     endchar = 0
     length = 0
-    for term, _, startchar, endchar in tokens:
+    i, count = 0, len(tokens)
+    while i < count:
+        if countdown < 0:
+            while next_hit < len(hits) and hits[next_hit] < i:
+                next_hit += 1
+            if next_hit == len(hits):
+                return
+            context = _context_start(tokens, i, hits[next_hit], surround)
+            i = hits[next_hit]
+        term, _, startchar, endchar = tokens[i]
+        i += 1
         if endchar > CHARLIMIT:
             break
         size = endchar - startchar
-        matched = term in termset
-        if countdown < 0 and not matched:
-            firsts.append(startchar)
-            while firsts and endchar - firsts[0] > surround:
-                firsts.popleft()
-        elif length + size > maxchars:
+        if length + size > maxchars:
             countdown = 0  # the passage is full: it closes with this token
-        elif matched:
+        elif term in termset:
             countdown = surround
             if first is None:
-                if firsts:
-                    first = firsts[0]
+                if context is not None:
+                    first = context
                 else:
                     first = startchar
                     countdown += surround  # no context before: give it after
@@ -90,9 +98,22 @@ def _passages(tokens: Sequence[Token], termset: frozenset[str], maxchars: int, s
             countdown -= size
             if countdown <= 0:
                 yield _passage(found, first, endchar)
-                found, firsts, first, length = [], deque(), None, 0
+                found, context, first, length = [], None, None, 0
     if found:
         yield _passage(found, first, endchar)
+
+
+def _context_start(tokens: Sequence[Token], low: int, hit: int, surround: int) -> int | None:
+    """Return the start of the tokens low..hit-1 that end within *surround* characters before *hit*."""
+    # Whoosh keeps the starts of the unmatched tokens no further than *surround* characters back
+    # from the last one's end; token ends never decrease, so they are the last few tokens.
+    if hit == low:
+        return None
+    floor = tokens[hit - 1][3] - surround
+    k = hit
+    while k > low and tokens[k - 1][2] >= floor:
+        k -= 1
+    return tokens[k][2] if k < hit else None
 
 
 def _passage(found: list[tuple[int, int, str]], first: int | None, endchar: int) -> _Passage:

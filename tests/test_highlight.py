@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from whoosh.highlight import BasicFragmentScorer, ContextFragmenter, Formatter, WholeFragmenter, highlight
 
 from corpus.sanitize import MARK, clean, plain_text
-from index.analysis import TermAnalyzer
+from index.analysis import TermAnalyzer, text_analyzer
 from index.build import build
 from search.highlight import ELLIPSIS, SNIPPET_CHARS, highlight_snippet, highlight_title
 from search.params import SearchParams
@@ -96,12 +96,12 @@ def _whoosh_crop(text: str, limit: int) -> str:
     return html.escape(cut.rstrip(" ,;:-"), quote=True) + ELLIPSIS
 
 
-def whoosh_highlight(text: str, terms: frozenset[str], analyzer, field: str) -> str:
+def whoosh_highlight(text: str, terms: frozenset[str], analyzer, field: str, chars: int = SNIPPET_CHARS) -> str:
     """Return the highlight the service made before search/highlight.py (Whoosh's fragmenter, then bleach)."""
     if field == "title":
         fragmenter, top, fallback = WholeFragmenter(), 1, len(text)
     else:
-        fragmenter, top, fallback = ContextFragmenter(maxchars=SNIPPET_CHARS, surround=SNIPPET_CHARS // 3), 2, SNIPPET_CHARS
+        fragmenter, top, fallback = ContextFragmenter(maxchars=chars, surround=chars // 3), 2, chars
     markup = ""
     if terms and text:
         markup = highlight(text, terms, analyzer, fragmenter, _WhooshMarkFormatter(), top=top,
@@ -132,6 +132,25 @@ def test_passages_are_todays_on_every_seed_document(service):
                 differ += ours != whoosh_highlight(text, held, snap.analyzer, field)
                 compared += 1
     assert compared > 57 * 2 * 5 and differ == 0
+
+
+_WORDS = ["Stargate", "GPU", "H100s", "Trainium2", "data", "centers", "in", "Texas", "a", "very-long-hyphenated-word",
+          "7,500", "U.S.", "AWS's", "—", "x" * 90]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from(_WORDS), max_size=400).map(" ".join),
+    st.sets(st.sampled_from(["stargat", "gpu", "trainium", "data", "texa", "in", "x" * 90, "7500"]), max_size=4),
+    st.integers(min_value=5, max_value=400),
+)
+@example("data " * 6600 + "Stargate in Texas", {"stargat"}, 220)  # past the characters looked at
+@example("GPU " + "data " * 6550 + "in GPU Texas " * 9, {"gpu", "texa"}, 220)
+def test_passages_are_whooshs_on_any_text(text, terms, chars):
+    analyzer = text_analyzer()
+    tokens = _tokens(text)
+    assert highlight_snippet(text, terms, tokens, chars) == whoosh_highlight(text, frozenset(terms), analyzer, "body", chars)
+    assert highlight_title(text, terms, tokens) == whoosh_highlight(text, frozenset(terms), analyzer, "title")
 
 
 # -- safe by construction: bleach with the one-tag allow-list changes nothing -------------------
