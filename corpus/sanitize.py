@@ -2,7 +2,9 @@
 
 Every record's title and text pass through ``plain_text`` when a source is loaded or a change file
 is read, so what gets indexed and stored is plain text: tags are stripped (their words kept),
-entities are decoded (``&amp;`` is ``&``), control characters become spaces.  Pages and snippets
+entities are decoded (``&amp;`` is ``&``), control characters become spaces.  Only the tags of
+elements a browser knows are stripped: ``<https://ardour.org/>``, ``<sources.list>`` or ``-j<jobs>``
+in a package description are text, and stay (HTML-escaped wherever they are shown, like all text).  Pages and snippets
 then only need to HTML-escape that text: search.highlight adds nothing but ``<mark>`` around whole
 words, which ``clean(markup, MARK)`` leaves unchanged (tests/test_highlight.py proves it by
 hypothesis, with the Big List of Naughty Strings and XSS vectors among its examples).
@@ -15,6 +17,7 @@ import re
 import threading
 
 import bleach
+from bleach.html5lib_shim import HTML_TAGS
 
 MARK = frozenset({"mark"})  # the one tag a highlight may carry
 NO_TAGS: frozenset[str] = frozenset()
@@ -27,6 +30,17 @@ _MAY_CHANGE = re.compile("[<&\r\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 # (an entity such as &#12; decodes to one); CR and CRLF are line ends.
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _CR = re.compile("\r\n?")
+
+# The elements whose tags are markup (HTML's, with the obsolete ones browsers still parse, and the
+# roots of SVG and MathML).  Anything else written like a tag is kept as text: keeping it is as
+# safe as stripping it, since text is always escaped when shown.
+ELEMENTS = frozenset(HTML_TAGS) | frozenset(
+    "svg math main search frame frameset noframes noembed xmp plaintext listing marquee blink isindex image applet "
+    "font center big tt strike basefont nobr acronym dir menuitem".split()
+)
+# A start or end tag as html5lib reads one: "<" or "</", an ASCII letter, then the name up to a
+# space, "/" or ">".
+_TAG = re.compile(r"<(?=/?([A-Za-z][^\t\n\f />]*))")
 
 # A Cleaner is costly to build and not meant to be shared between threads: one per thread and allow-list.
 _cleaners = threading.local()
@@ -54,5 +68,9 @@ def plain_text(text: str) -> str:
 
 def _plain(text: str) -> str:
     """Return what ``plain_text`` returns, always going through bleach (its reference)."""
-    text = _CONTROLS.sub(" ", _CR.sub("\n", text))
+    text = _TAG.sub(_tag_or_text, _CONTROLS.sub(" ", _CR.sub("\n", text)))
     return _CONTROLS.sub(" ", _CR.sub("\n", html.unescape(clean(text))))
+
+
+def _tag_or_text(match: re.Match[str]) -> str:
+    return "<" if match[1].lower() in ELEMENTS else "&lt;"

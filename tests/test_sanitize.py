@@ -39,6 +39,9 @@ HOSTILE = {
         ("form\x0cfeed\x01", "form feed "),
         ("<!-- hidden -->shown", "shown"),
         ("Plain words, 7,500 GPUs (H100) — ok?", "Plain words, 7,500 GPUs (H100) — ok?"),
+        # What only looks like a tag is text: a reader of a package description needs it.
+        ("see <https://ardour.org/>, <sources.list> and -j<jobs>", "see <https://ardour.org/>, <sources.list> and -j<jobs>"),
+        ("<x-evil>marker</x-evil> <SVG onload=x>s</svg>", "<x-evil>marker</x-evil> s"),
     ],
 )
 def test_plain_text_strips_tags_and_decodes_entities(raw, plain):
