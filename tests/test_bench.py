@@ -39,7 +39,8 @@ def tiny(tmp_path_factory):
              rng.sample(["alpha", "beta", "gamma"], rng.randint(1, 2)), rng.sample(["acme", "zenith"], rng.randint(0, 1)))
         for i in range(60)
     ]
-    docs.append(_doc(60, "Rack <script>alert(1)</script> notes", "A rack & a <b>switch</b> at the edge.", ["alpha"]))
+    # Loading strips real tags (<b>); what only looks like one (<x-evil>) stays, as text both sides must escape.
+    docs.append(_doc(60, "Rack <x-evil>alert(1)</x-evil> notes", "A rack & a <b>switch</b> at the edge.", ["alpha"]))
     base = tmp_path_factory.mktemp("tiny")
     source = write_jsonl(base / "tiny.jsonl", docs)
     build([source], base / "index")
@@ -95,7 +96,7 @@ def test_fts5_ranks_documents_with_every_word_first(tiny):
 def test_fts5_snippets_escape_the_source_text(tiny):
     _, conn, _ = tiny
     hit = next(h for h in fts5.search(conn, "notes")["hits"] if h["id"] == "d60")
-    assert "<script>" not in hit["title_html"] and "&lt;script&gt;" in hit["title_html"]
+    assert "<x-evil>" not in hit["title_html"] and "&lt;x-evil&gt;" in hit["title_html"]
     assert "<b>" not in hit["snippet_html"]
     assert re.sub(r"</?mark>", "", hit["title_html"]).count("<") == 0
 
