@@ -3,11 +3,11 @@
 Every record's title and text pass through ``plain_text`` when a source is loaded or a change file
 is read, so what gets indexed and stored is plain text: tags are stripped (their words kept),
 entities are decoded (``&amp;`` is ``&``), control characters become spaces.  Only the tags of
-elements a browser knows are stripped: ``<https://ardour.org/>``, ``<sources.list>`` or ``-j<jobs>``
-in a package description are text, and stay (HTML-escaped wherever they are shown, like all text).  Pages and snippets
-then only need to HTML-escape that text: search.highlight adds nothing but ``<mark>`` around whole
-words, which ``clean(markup, MARK)`` leaves unchanged (tests/test_highlight.py proves it by
-hypothesis, with the Big List of Naughty Strings and XSS vectors among its examples).
+elements a browser knows are stripped: ``<https://ardour.org/>``, ``<sources.list>`` or
+``-j<jobs>`` in a package description are text, and stay.  Pages and snippets then only need to
+HTML-escape that text: search.highlight adds nothing but ``<mark>`` around whole words, which
+``clean(markup, MARK)`` leaves unchanged (tests/test_highlight.py proves it by hypothesis, with the
+Big List of Naughty Strings and XSS vectors among its examples).
 """
 
 from __future__ import annotations
