@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from urllib.parse import urlencode
 
 from corpus.records import Record
@@ -60,3 +60,27 @@ def repeated_mix(queries: Sequence[str], length: int, seed: int, popular: int = 
     head = list(queries[:popular])
     weights = [1 / rank for rank in range(1, len(head) + 1)]
     return rng.choices(head, weights, k=length)
+
+
+def distinct_queries(records: Sequence[Record], count: int, seed: int, exclude: Iterable[str] = ()) -> list[str]:
+    """Return up to *count* distinct queries, none in *exclude*: one to three content words of one text.
+
+    Unlike ``make_queries``, the words need not stand side by side, so even the 57-document seed
+    corpus yields tens of thousands of queries a reader could type, and a load run never asks one twice.
+    """
+    rng = random.Random(seed)
+    texts = [words for record in records for words in (_content(_WORD.findall(record.title)),
+                                                       _content(_WORD.findall(record.body))) if words]
+    seen = set(exclude)
+    queries: list[str] = []
+    for _ in range(count * 20):
+        if len(queries) == count:
+            break
+        words = texts[rng.randrange(len(texts))]
+        length = min(rng.choices(LENGTHS, LENGTH_WEIGHTS)[0], len(words))
+        picked = [words[i].lower() for i in sorted(rng.sample(range(len(words)), length))]
+        query = " ".join(picked)
+        if query not in seen and len(set(picked)) == length:
+            seen.add(query)
+            queries.append(query)
+    return queries

@@ -2,7 +2,9 @@
 
 ``.venv/bin/python -m bench.search_probe INDEX_DIR OUT.json`` prints p50/p95/mean and saves each
 query's total and top 10 (ids and scores); the queries are drawn from the Debian corpus, or with
-``--corpus seed`` from the bundled seed corpus (for an index built from it).  ``--compare A.json
+``--corpus seed`` from the bundled seed corpus (for an index built from it); ``--mix distinct``
+draws them as the never-repeated HTTP mix of ``make bench`` does (words of one text, not
+necessarily neighbours).  ``--compare A.json
 B.json`` counts the queries whose top 10 differ, and in how many of those B's top 10 scores higher
 in sum (B found hits A missed).  The result cache is off; everything else (term, score, token and
 highlight caches) warms up as in a server, after 30 queries that are not timed.
@@ -16,7 +18,7 @@ import json
 import statistics
 import time
 
-from bench.queries import make_queries
+from bench.queries import distinct_queries, make_queries
 from bench.rss_probe import DEBIAN
 from corpus.jsonl import load_jsonl
 from corpus.sources import DEFAULT_DIR, load_corpus
@@ -24,9 +26,9 @@ from search.params import SearchParams
 from search.service import SearchService
 
 
-def run(index_dir: str, out: str, corpus: str = "debian") -> None:
+def run(index_dir: str, out: str, corpus: str = "debian", mix: str = "natural") -> None:
     records = list(load_jsonl(DEBIAN)) if corpus == "debian" else list(load_corpus([DEFAULT_DIR]).records)
-    queries = make_queries(records, 330, 7)
+    queries = (distinct_queries if mix == "distinct" else make_queries)(records, 330, 7)
     del records
     gc.collect()
     service = SearchService(index_dir)
@@ -59,8 +61,9 @@ if __name__ == "__main__":
     parser.add_argument("paths", nargs=2)
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--corpus", choices=("debian", "seed"), default="debian")
+    parser.add_argument("--mix", choices=("natural", "distinct"), default="natural")
     args = parser.parse_args()
     if args.compare:
         compare(*args.paths)
     else:
-        run(*args.paths, corpus=args.corpus)
+        run(*args.paths, corpus=args.corpus, mix=args.mix)

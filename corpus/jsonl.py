@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from corpus.errors import CorpusError
 from corpus.records import EVENT, GUIDE, Event, GuideSection, Record, slugify
+from corpus.sanitize import plain_text
 
 _OPTIONAL_STRINGS = ("url", "published")
 
@@ -49,11 +50,13 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     if not isinstance(obj, dict):
         raise CorpusError(path, lineno, "expected a JSON object")
     doc_id = _string(obj, "id", path, lineno)
-    title = _string(obj, "title", path, lineno)
+    title = plain_text(_string(obj, "title", path, lineno)).strip()
+    if not title:
+        raise CorpusError(path, lineno, "'title' holds nothing but markup")
     summary = obj.get("summary")
     if not isinstance(summary, str):
         raise CorpusError(path, lineno, "'summary' must be a string")
-    summary = summary.strip()
+    summary = plain_text(summary).strip()
     topics = _string_list(obj, "topics", path, lineno, required=True)
     entities = _string_list(obj, "entities", path, lineno, required=False)
     extra = {}

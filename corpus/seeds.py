@@ -14,6 +14,7 @@ from pathlib import Path
 
 from corpus.errors import CorpusError
 from corpus.records import Event, GuideSection, Topic, slugify
+from corpus.sanitize import plain_text
 
 _META = re.compile(
     r"^(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)·(?P<count>[\d,]+) events?·last \d+\s*[a-z]+ ago(?P<desc>.*)$"
@@ -33,7 +34,8 @@ def _lines(path: Path) -> list[str]:
     except UnicodeDecodeError as exc:
         line = path.read_bytes()[: exc.start].count(b"\n") + 1
         raise CorpusError(path, line, "is not valid UTF-8") from exc
-    return text.splitlines()
+    # Line by line, so that errors still name the line of the file.
+    return [plain_text(line) for line in text.splitlines()]
 
 
 def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:

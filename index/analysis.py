@@ -249,12 +249,17 @@ class TermAnalyzer:
     def tokens(self, text: str) -> list[tuple[str, int, int, int]]:
         """Return (term, position, startchar, endchar) of each term of *text*, in the chain's order."""
         self._bound()
-        token_terms = self.token_terms
+        raw, token_terms = self._raw, self.token_terms
         out = []
+        append = out.append
         for pos, match in enumerate(_TOKEN.finditer(text)):
-            start, end = match.span()
-            # Parts keep the whole token's characters, as PartsFilter gives them.
-            out += [(term, pos, start, end) for term in token_terms(match.group())]
+            word = match[0]
+            terms = raw.get(word) or token_terms(word)
+            if len(terms) == 1:
+                append((terms[0], pos, *match.span()))
+            else:  # parts keep the whole token's characters, as PartsFilter gives them
+                start, end = match.span()
+                out += [(term, pos, start, end) for term in terms]
         return out
 
 

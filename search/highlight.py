@@ -1,140 +1,161 @@
-"""Highlighting: the one place where result HTML is made, and the one place it is sanitised.
+"""Highlighting: the one place where result HTML is made, safe by construction.
 
-Whoosh's highlighter tokenizes a stored text with the index's own analyzer, so a query for
-``trainium`` marks ``Trainium2`` and ``growing`` marks ``grows``.  A fragmenter picks the passages
-with the most matched terms; our formatter escapes every piece of source text, wraps matched words
-in ``<mark>``, and adds an ellipsis where a passage was cropped.  The result then passes through
-bleach with an allow-list of one tag, so nothing but ``<mark>`` can ever reach a page.
+A highlight is made from the tokens the index's analysis gave the stored text (``TermAnalyzer.tokens``:
+term, position and the characters it came from), so a query for ``trainium`` marks ``Trainium2``
+and ``growing`` marks ``grows``.  A title is shown whole; a snippet is the one or two passages
+with the most matched terms, found as Whoosh's ``ContextFragmenter`` finds them, and cut at token
+boundaries, with an ellipsis where a passage was cropped.
+
+The stored text is plain (corpus.sanitize strips markup as records are loaded), and every piece of
+it is HTML-escaped here; the only markup added is ``<mark>`` and ``</mark>`` around whole tokens.
+So nothing but ``<mark>`` can reach a page, and bleach is not needed on the request path:
+tests/test_highlight.py checks, by hypothesis, that bleach with the one-tag allow-list leaves every
+title and snippet unchanged.
 """
 
 from __future__ import annotations
 
-import html
-import re
-import threading
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from heapq import nlargest
+from html import escape
 
-import bleach
-from whoosh.analysis import Analyzer
-from whoosh.highlight import (
-    BasicFragmentScorer,
-    ContextFragmenter,
-    Formatter,
-    Fragment,
-    WholeFragmenter,
-    highlight,
-)
-
-ALLOWED_TAGS = frozenset({"mark"})
 ELLIPSIS = "…"
 SNIPPET_CHARS = 220
+# Tokens ending past this character are not looked at (Whoosh's highlighter's default charlimit).
+CHARLIMIT = 2**15
+
+# (term, position, startchar, endchar), as TermAnalyzer.tokens gives them; a token that also
+# gives its parts ("Trainium2": trainium2, trainium) repeats its characters once per term.
+Token = tuple[str, int, int, int]
+# A passage: its first and end character, and the matched tokens in it (startchar, endchar, term).
+_Passage = tuple[int, int, list[tuple[int, int, str]]]
 
 
-# A Cleaner is costly to build (bleach.clean builds one per call) and not meant to be shared
-# between threads, so each thread keeps one, built from the constant allow-list above.
-_cleaners = threading.local()
+def highlight_title(text: str, terms: Iterable[str], tokens: Sequence[Token]) -> str:
+    """Return *text* as HTML with every token holding one of *terms* marked."""
+    termset = frozenset(terms)
+    if termset and text:
+        matches = [(start, end, term) for term, _, start, end in tokens if term in termset and end <= CHARLIMIT]
+        if matches:
+            return _format(text, (0, len(text), matches))
+    return _crop(text, len(text))
 
 
-def _cleaner() -> bleach.Cleaner:
-    cleaner = getattr(_cleaners, "cleaner", None)
-    if cleaner is None:
-        cleaner = _cleaners.cleaner = bleach.Cleaner(tags=ALLOWED_TAGS, attributes={}, protocols=[], strip=True)
-    return cleaner
+def highlight_snippet(text: str, terms: Iterable[str], tokens: Sequence[Token], chars: int = SNIPPET_CHARS) -> str:
+    """Return the best passages of *text* (about *chars* long) as HTML with *terms* marked."""
+    termset = frozenset(terms)
+    if termset and text:
+        passages = nlargest(2, filter(_scores, _passages(tokens, termset, chars, chars // 3)), key=_score)
+        if passages:
+            passages.sort(key=_first)
+            return " ".join(_format(text, passage) for passage in passages)
+    return _crop(text, chars)
 
 
-def sanitize(markup: str) -> str:
-    """Return *markup* with every tag but ``<mark>`` (and every attribute) escaped or removed."""
-    return _cleaner().clean(markup)
+def _passages(tokens: Sequence[Token], termset: frozenset[str], maxchars: int, surround: int) -> Iterator[_Passage]:
+    """Yield passages around matched tokens, as Whoosh's ContextFragmenter does (quirks and all).
 
-
-# Joins a page's fragments for one pass through bleach: a private-use character, which the
-# fragments are checked not to contain, and which bleach keeps as it is.
-_JOIN = "\ue000"
-# Fragments holding the joiner or control characters are cleaned one by one: bleach turns a control
-# character into "?" or keeps it depending on what follows it.
-_ODD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff\ue000]")
-
-
-def sanitize_all(markups: Sequence[str]) -> list[str]:
-    """Return each of *markups* sanitised as ``sanitize`` does, in one pass through bleach.
-
-    bleach's cost is mostly per call (about 0.15 ms) rather than per character, so a page's twenty
-    fragments are joined, cleaned once and split again.  Each piece must come back with its own
-    marks balanced; if anything looks otherwise, every fragment is cleaned on its own.
+    A passage starts with the tokens within *surround* characters before its first match; each
+    match extends it by *surround* characters after, until it would pass *maxchars*.  Between
+    passages the loop jumps to the next match instead of stepping through every token.
     """
-    if len(markups) < 2 or any(_ODD.search(m) for m in markups):
-        return [sanitize(m) for m in markups]
-    pieces = _cleaner().clean(_JOIN.join(markups)).split(_JOIN)
-    if len(pieces) != len(markups) or any(p.count("<mark>") != p.count("</mark>") for p in pieces):
-        return [sanitize(m) for m in markups]
-    return pieces
+    hits = [i for i, token in enumerate(tokens) if token[0] in termset]
+    next_hit = 0
+    context: int | None = None  # where the tokens before the next passage's first match start
+    first: int | None = None  # where the open passage starts
+    countdown = -1  # characters left before the open passage closes; < 0: none is open
+    found: list[tuple[int, int, str]] = []
+    endchar = 0
+    length = 0
+    i, count = 0, len(tokens)
+    while i < count:
+        if countdown < 0:
+            while next_hit < len(hits) and hits[next_hit] < i:
+                next_hit += 1
+            if next_hit == len(hits):
+                return
+            context = _context_start(tokens, i, hits[next_hit], surround)
+            i = hits[next_hit]
+        term, _, startchar, endchar = tokens[i]
+        i += 1
+        if endchar > CHARLIMIT:
+            break
+        size = endchar - startchar
+        if length + size > maxchars:
+            countdown = 0  # the passage is full: it closes with this token
+        elif term in termset:
+            countdown = surround
+            if first is None:
+                if context is not None:
+                    first = context
+                else:
+                    first = startchar
+                    countdown += surround  # no context before: give it after
+            found.append((startchar, endchar, term))
+        if countdown >= 0:
+            length += size
+            countdown -= size
+            if countdown <= 0:
+                yield _passage(found, first, endchar)
+                found, context, first, length = [], None, None, 0
+    if found:
+        yield _passage(found, first, endchar)
 
 
-class _MarkFormatter(Formatter):
-    """Escape source text, wrap matches in <mark>, and show where a passage was cropped."""
-
-    between = " "
-
-    def _text(self, text: str) -> str:
-        return html.escape(text, quote=True)
-
-    def format_token(self, text: str, token, replace: bool = False) -> str:
-        return f"<mark>{html.escape(text[token.startchar:token.endchar], quote=True)}</mark>"
-
-    def format_fragment(self, fragment: Fragment, replace: bool = False) -> str:
-        body = super().format_fragment(fragment, replace)
-        start = ELLIPSIS if fragment.startchar > 0 else ""
-        end = ELLIPSIS if fragment.endchar < len(fragment.text) else ""
-        return f"{start}{body.strip()}{end}"
+def _context_start(tokens: Sequence[Token], low: int, hit: int, surround: int) -> int | None:
+    """Return the start of the tokens low..hit-1 that end within *surround* characters before *hit*."""
+    # Whoosh keeps the starts of the unmatched tokens no further than *surround* characters back
+    # from the last one's end; token ends never decrease, so they are the last few tokens.
+    if hit == low:
+        return None
+    floor = tokens[hit - 1][3] - surround
+    k = hit
+    while k > low and tokens[k - 1][2] >= floor:
+        k -= 1
+    return tokens[k][2] if k < hit else None
 
 
-class _EarliestFirstScorer(BasicFragmentScorer):
-    """Whoosh's passage score, with ties going to the earlier passage.
+def _passage(found: list[tuple[int, int, str]], first: int | None, endchar: int) -> _Passage:
+    if first is None:
+        first = found[0][0] if found else 0
+    return first, endchar, found
 
-    Whoosh breaks ties by comparing the fragments' ids (memory addresses), so the same search could
-    show different passages from one call to the next.
-    """
 
-    def __call__(self, fragment: Fragment) -> float:
-        return super().__call__(fragment) - fragment.startchar * 1e-7
+def _scores(passage: _Passage) -> bool:
+    return bool(passage[2])  # a passage without a match scores 0, under Whoosh's minimum of 1
+
+
+def _score(passage: _Passage) -> float:
+    """Return Whoosh's passage score (matches × 100 × distinct terms), ties going to the earlier passage."""
+    found = passage[2]
+    return len(found) * len({term for _, _, term in found}) * 100 - passage[0] * 1e-7
+
+
+def _first(passage: _Passage) -> int:
+    return passage[0]
+
+
+def _format(text: str, passage: _Passage) -> str:
+    """Return the passage's text escaped, its matches marked, with an ellipsis where it was cropped."""
+    start, end, found = passage
+    out = []
+    index = start
+    for match_start, match_end, _ in found:
+        if match_start < index:
+            continue  # the parts of a token already marked whole
+        if match_start > index:
+            out.append(escape(text[index:match_start]))
+        out.append(f"<mark>{escape(text[match_start:match_end])}</mark>")
+        index = match_end
+    out.append(escape(text[index:end]))
+    before = ELLIPSIS if start > 0 else ""
+    after = ELLIPSIS if end < len(text) else ""
+    return f"{before}{''.join(out).strip()}{after}"
 
 
 def _crop(text: str, limit: int) -> str:
     if len(text) <= limit:
-        return html.escape(text, quote=True)
+        return escape(text)
     cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
-    return html.escape(cut.rstrip(" ,;:-"), quote=True) + ELLIPSIS
-
-
-# *analyzer* is the index's analyzer, or anything called like one (search.snapshot.TokenReplay).
-# The *_markup functions return markup that has not been through bleach yet: pass it to sanitize
-# or sanitize_all before it goes anywhere.
-def title_markup(text: str, terms: Iterable[str], analyzer: Analyzer) -> str:
-    """Return *text* as HTML with every matched word marked (not yet sanitised)."""
-    return _markup(text, terms, analyzer, WholeFragmenter(), top=1, fallback=len(text))
-
-
-def snippet_markup(text: str, terms: Iterable[str], analyzer: Analyzer, chars: int = SNIPPET_CHARS) -> str:
-    """Return the best passages of *text* (about *chars* long) as HTML with matches marked (not yet sanitised)."""
-    fragmenter = ContextFragmenter(maxchars=chars, surround=chars // 3)
-    return _markup(text, terms, analyzer, fragmenter, top=2, fallback=chars)
-
-
-def highlight_title(text: str, terms: Iterable[str], analyzer: Analyzer) -> str:
-    """Return *text* as safe HTML with every matched word marked."""
-    return sanitize(title_markup(text, terms, analyzer))
-
-
-def highlight_snippet(text: str, terms: Iterable[str], analyzer: Analyzer, chars: int = SNIPPET_CHARS) -> str:
-    """Return the best passages of *text* (about *chars* long) as safe HTML with matches marked."""
-    return sanitize(snippet_markup(text, terms, analyzer, chars))
-
-
-def _markup(text: str, terms: Iterable[str], analyzer: Analyzer, fragmenter, top: int, fallback: int) -> str:
-    termset = frozenset(terms)
-    markup = ""
-    if termset and text:
-        markup = highlight(
-            text, termset, analyzer, fragmenter, _MarkFormatter(), top=top, scorer=_EarliestFirstScorer(), mode="index"
-        )
-    return markup or _crop(text, fallback)
+    return escape(cut.rstrip(" ,;:-")) + ELLIPSIS

@@ -24,7 +24,7 @@ from whoosh import query as wq
 from index import store
 from search.cache import ResultCache
 from search.facets import count_facets, selected_docs
-from search.highlight import sanitize_all, snippet_markup, title_markup
+from search.highlight import highlight_snippet, highlight_title
 from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
@@ -193,21 +193,17 @@ class SearchService:
 
     def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], terms: frozenset[str]) -> list[str]:
         """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets."""
-        out: list[str] = [""] * len(texts)
-        missing: list[tuple[int, tuple[int, str, frozenset[str]], str]] = []
-        for i, (docnum, field, text) in enumerate(texts):
+        out: list[str] = []
+        for docnum, field, text in texts:
             replay = snap.tokens(docnum, field, text)
             held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
             key = (docnum, field, held)
             html = self._highlights.get(snap.id, key)
-            if html is not None:
-                out[i] = html
-                continue
-            make = title_markup if field == "title" else snippet_markup
-            missing.append((i, key, make(text, held, replay)))
-        for (i, key, _), html in zip(missing, sanitize_all([markup for _, _, markup in missing])):
-            out[i] = html
-            self._highlights.put(snap.id, key, html)
+            if html is None:
+                make = highlight_title if field == "title" else highlight_snippet
+                html = make(text, held, replay.entries)
+                self._highlights.put(snap.id, key, html)
+            out.append(html)
         return out
 
     def topics(self) -> dict[str, object]:

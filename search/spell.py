@@ -23,7 +23,6 @@ from whoosh.analysis import Analyzer
 from whoosh.reading import TermNotFound
 from whoosh.searching import Searcher
 
-from search.highlight import sanitize
 from search.query import SEARCH_FIELDS, ParsedQuery, word_query
 from search.results import Suggestion
 
@@ -186,4 +185,4 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
         pos = end
     text_parts.append(parsed.text[pos:])
     html_parts.append(html.escape(parsed.text[pos:]))
-    return Suggestion(text="".join(text_parts), html=sanitize("".join(html_parts)))
+    return Suggestion(text="".join(text_parts), html="".join(html_parts))  # escaped text and <mark> only

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from bench import fts5
-from bench.queries import make_queries, repeated_mix
+from bench.queries import distinct_queries, make_queries, repeated_mix
 from bench.reference_app import create_app as create_reference_app
-from bench.run import count_differences, percentiles
+from bench.run import count_differences, markdown, percentiles
 from corpus.sources import load_corpus
 from index.build import build
 from search.params import SearchParams
@@ -35,7 +35,8 @@ def tiny(tmp_path_factory):
              rng.sample(["alpha", "beta", "gamma"], rng.randint(1, 2)), rng.sample(["acme", "zenith"], rng.randint(0, 1)))
         for i in range(60)
     ]
-    docs.append(_doc(60, "Rack <script>alert(1)</script> notes", "A rack & a <b>switch</b> at the edge.", ["alpha"]))
+    # Loading strips real tags (<b>); what only looks like one (<x-evil>) stays, as text both sides must escape.
+    docs.append(_doc(60, "Rack <x-evil>alert(1)</x-evil> notes", "A rack & a <b>switch</b> at the edge.", ["alpha"]))
     base = tmp_path_factory.mktemp("tiny")
     source = write_jsonl(base / "tiny.jsonl", docs)
     build([source], base / "index")
@@ -91,7 +92,7 @@ def test_fts5_ranks_documents_with_every_word_first(tiny):
 def test_fts5_snippets_escape_the_source_text(tiny):
     _, conn, _ = tiny
     hit = next(h for h in fts5.search(conn, "notes")["hits"] if h["id"] == "d60")
-    assert "<script>" not in hit["title_html"] and "&lt;script&gt;" in hit["title_html"]
+    assert "<x-evil>" not in hit["title_html"] and "&lt;x-evil&gt;" in hit["title_html"]
     assert "<b>" not in hit["snippet_html"]
     assert re.sub(r"</?mark>", "", hit["title_html"]).count("<") == 0
 
@@ -132,6 +133,38 @@ def test_queries_are_the_same_for_a_seed_and_found_in_the_corpus(seed_corpus, se
     assert all(1 <= len(q.strip('"').split()) <= 3 for q in first)
     for q in first[:20]:
         assert service.search(SearchParams(q=q)).total >= 1, q
+
+
+def test_distinct_mix_never_asks_a_query_twice_nor_one_of_the_other_mixes(seed_corpus, service):
+    others = make_queries(seed_corpus.records, 300, seed=5)
+    distinct = distinct_queries(seed_corpus.records, 30_000, seed=3, exclude=others)
+    assert len(distinct) == len(set(distinct)) == 30_000  # enough for a 10 s run at 3,000 requests/s
+    assert not set(distinct) & set(others)
+    assert distinct == distinct_queries(seed_corpus.records, 30_000, seed=3, exclude=others)
+    for q in distinct[:20]:
+        assert service.search(SearchParams(q=q)).total >= 1, q
+
+
+def test_the_report_says_when_the_distinct_mix_asked_a_query_twice():
+    def side(rps, wrapped):
+        return {"rps": rps, "p50_ms": 1.0, "p99_ms": 9.0, "errors": {}, "wrapped_requests": wrapped,
+                "load_average": [1.5, 2.0]}
+    build_figures = {"docs_per_second": 1.0, "size_bytes": 1, "peak_rss_mb": 1.0, "peak_rss_children_mb": 0.0}
+    ms = {"p50": 1.0, "p95": 1.0, "p99": 1.0, "mean": 1.0}
+    results = {
+        "command": "python -m bench.run", "settings": {"procs": 2, "workers": 2, "wrk_threads": 1, "wrk_connections": 4, "duration": 10},
+        "machine": {"nproc": 2, "cpu": "x", "memory_gb": 1, "python": "3.11", "sqlite": "3", "load_average_at_start": [1.0]},
+        "corpora": {"seed": {"docs": 57, "build": {"service": build_figures, "fts5": build_figures},
+                             "search": {"queries": 1, "service_ms": ms, "fts5_ms": ms,
+                                        "match_counts": {"differ": 0, "queries": 1, "within_5_percent": 0, "examples": []}},
+                             "http": {"workers": 2, "service": {"repeated": side(9, 0), "unique": side(9, 0), "distinct": side(800, 12), "worker_rss_mb": 50},
+                                      "reference": {"repeated": side(9, 0), "unique": side(9, 0), "distinct": side(1000, 0), "worker_rss_mb": 40}}}},
+    }
+    table = markdown(results)
+    row = next(line for line in table.splitlines() if "HTTP distinct, requests/s" in line)
+    assert "800" in row and "1,000" in row and "**missed**" in row and "12 queries asked twice" in row
+    assert "| seed | HTTP distinct, load average (1 min) at start → end | 1.50 → 2.00 |" in table
+    assert "p99 ≤ 15: met" in next(line for line in table.splitlines() if "HTTP distinct, p50 / p99" in line)
 
 
 def test_repeated_mix_is_dominated_by_a_few_queries():

@@ -1,0 +1,76 @@
+"""Sanitising: the one place bleach runs, on untrusted text as it enters the corpus.
+
+Every record's title and text pass through ``plain_text`` when a source is loaded or a change file
+is read, so what gets indexed and stored is plain text: tags are stripped (their words kept),
+entities are decoded (``&amp;`` is ``&``), control characters become spaces.  Only the tags of
+elements a browser knows are stripped: ``<https://ardour.org/>``, ``<sources.list>`` or
+``-j<jobs>`` in a package description are text, and stay.  Pages and snippets then only need to
+HTML-escape that text: search.highlight adds nothing but ``<mark>`` around whole words, which
+``clean(markup, MARK)`` leaves unchanged (tests/test_highlight.py proves it by hypothesis, with the
+Big List of Naughty Strings and XSS vectors among its examples).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import threading
+
+import bleach
+from bleach.html5lib_shim import HTML_TAGS
+
+MARK = frozenset({"mark"})  # the one tag a highlight may carry
+NO_TAGS: frozenset[str] = frozenset()
+
+# Characters bleach (html5lib) does not keep as they are: markup starts, CR (read as a newline),
+# control characters (some turned into "?"), and lone surrogates.  Text without any of them comes
+# out of bleach unchanged but for ">" escaped, which decoding undoes, so it skips bleach entirely.
+_MAY_CHANGE = re.compile("[<&\r\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# Controls become spaces before bleach (which would make some of them "?") and after decoding
+# (an entity such as &#12; decodes to one); CR and CRLF are line ends.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CR = re.compile("\r\n?")
+
+# The elements whose tags are markup (HTML's, with the obsolete ones browsers still parse, and the
+# roots of SVG and MathML).  Anything else written like a tag is kept as text: keeping it is as
+# safe as stripping it, since text is always escaped when shown.
+ELEMENTS = frozenset(HTML_TAGS) | frozenset(
+    "svg math main search frame frameset noframes noembed xmp plaintext listing marquee blink isindex image applet "
+    "font center big tt strike basefont nobr acronym dir menuitem".split()
+)
+# A start or end tag as html5lib reads one: "<" or "</", an ASCII letter, then the name up to a
+# space, "/" or ">".
+_TAG = re.compile(r"<(?=/?([A-Za-z][^\t\n\f />]*))")
+
+# A Cleaner is costly to build and not meant to be shared between threads: one per thread and allow-list.
+_cleaners = threading.local()
+
+
+def clean(markup: str, tags: frozenset[str] = NO_TAGS) -> str:
+    """Return *markup* with every tag not in *tags*, and every attribute, removed by bleach."""
+    cleaners = getattr(_cleaners, "by_tags", None)
+    if cleaners is None:
+        cleaners = _cleaners.by_tags = {}
+    cleaner = cleaners.get(tags)
+    if cleaner is None:
+        cleaner = cleaners[tags] = bleach.Cleaner(
+            tags=tags, attributes={}, protocols=[], strip=True, strip_comments=True
+        )
+    return cleaner.clean(markup)
+
+
+def plain_text(text: str) -> str:
+    """Return untrusted *text* as plain text: tags stripped, entities decoded, controls made spaces."""
+    if not _MAY_CHANGE.search(text):
+        return text
+    return _plain(text)
+
+
+def _plain(text: str) -> str:
+    """Return what ``plain_text`` returns, always going through bleach (its reference)."""
+    text = _TAG.sub(_tag_or_text, _CONTROLS.sub(" ", _CR.sub("\n", text)))
+    return _CONTROLS.sub(" ", _CR.sub("\n", html.unescape(clean(text))))
+
+
+def _tag_or_text(match: re.Match[str]) -> str:
+    return "<" if match[1].lower() in ELEMENTS else "&lt;"

