@@ -19,7 +19,6 @@ from pathlib import Path
 
 from whoosh import index as whoosh_index
 
-from whoosh.analysis.acore import Token
 from whoosh.searching import Searcher
 
 from index import store
@@ -156,20 +155,13 @@ def _close_searchers(searchers: list[Searcher]) -> None:
 
 
 class TokenReplay:
-    """An analyzer stand-in for the highlighter: it yields a text's cached tokens again."""
+    """A text's analysed tokens, kept for the highlighter: (term, position, startchar, endchar) each."""
 
     __slots__ = ("entries", "texts")
 
     def __init__(self, entries: tuple[tuple[str, int, int, int], ...]) -> None:
         self.entries = entries
         self.texts = frozenset(entry[0] for entry in entries)  # the terms the text holds
-
-    def __call__(self, text: str, **_options: object):
-        token = Token(positions=True, chars=True, removestops=False, mode="index")
-        for token.text, token.pos, token.startchar, token.endchar in self.entries:
-            token.stopped = False
-            token.boost = 1.0
-            yield token
 
 
 def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:
