@@ -22,6 +22,7 @@ from pathlib import Path
 
 from whoosh import query as wq
 
+from corpus.dates import month_label
 from corpus.records import KIND_LABELS
 from index import store
 from search.cache import ResultCache
@@ -96,6 +97,8 @@ class SearchService:
         """Return the human label of a facet value."""
         if facet == "kind":
             return KIND_LABELS.get(value, value)
+        if facet == "month":
+            return month_label(value)
         if facet == "topic":
             topics = (snap or self.snapshot()).meta.get("topics", {})
             topic = topics.get(value) if isinstance(topics, dict) else None
@@ -134,6 +137,8 @@ class SearchService:
         else:
             matched, concept_docs = self._match(snap, parsed)
 
+        if params.since or params.until:  # a date range narrows what matches, as the query does
+            matched = snap.dated_between(*params.date_range) & matched
         selected = selected_docs(snap, params)
         allowed = set(matched)
         for docs in selected.values():
@@ -148,6 +153,8 @@ class SearchService:
         timed_out = False
         if start >= len(allowed):
             ranked: list[tuple[int, float]] = []
+        elif sort == "newest":
+            ranked = [(docnum, 0.0) for docnum in snap.newest_first(allowed, end)]
         elif sort == "listing" or parsed is None:
             query = parsed.any_words if parsed else wq.Every()
             results = searcher.search(query, filter=allowed, limit=end, sortedby="order")
@@ -173,6 +180,8 @@ class SearchService:
         answer = None
         if parsed is not None and params.page == 1 and sort == "relevance":
             answer = self._answer(snap, ranked[:ANSWER_WITHIN], concept_docs, terms)
+        if answer is not None:  # one answer, once: the card shows it, so the list below does not
+            hits = [hit for hit in hits if hit.id != answer.id]
         result = SearchResult(
             query=params.q,
             total=len(allowed),
@@ -381,6 +390,8 @@ def _hit(fields: dict[str, object], score: float, title_html: str, snippet_html:
         score=round(float(score), 4),
         position=int(fields.get("position", 0)),
         explanation=explanation,
+        published=fields.get("published"),
+        first_seen=fields.get("first_seen"),
     )
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import pickle
 import struct
+from bisect import bisect_left, bisect_right
 import threading
 import weakref
 from array import array
-from itertools import compress
+from itertools import compress, islice
 from pathlib import Path
 
 from whoosh import index as whoosh_index
@@ -28,7 +29,7 @@ from index.analysis import TermAnalyzer
 from index.schema import SCHEMA_VERSION
 from search.cache import Bounded
 
-FACET_FIELDS = ("topics", "entities", "kind")
+FACET_FIELDS = ("topics", "entities", "kind", "month")
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
 TERM_CACHE_IDS = 4_000_000
 # Documents whose analysed tokens, and whose stored fields, are kept (a few KB each).
@@ -70,6 +71,7 @@ class Snapshot:
                 self.all_docs = frozenset(reader.all_doc_ids())
                 self.facet_docs = {name: self._postings(reader, name) for name in FACET_FIELDS}
                 self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
+                self.newest, self._dates, self._dated_docs = _date_order(searcher)
         except _OPEN_ERRORS as exc:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
@@ -91,6 +93,26 @@ class Snapshot:
             value = term.decode("utf-8") if isinstance(term, bytes) else term
             docs[value] = frozenset(reader.postings(fieldname, term).all_ids())
         return docs
+
+    def dated_between(self, since: int | None, until: int | None) -> set[int]:
+        """Return the documents whose date (published, else first_seen) is within [since, until] (seconds)."""
+        lo = 0 if since is None else bisect_left(self._dates, since)
+        hi = len(self._dates) if until is None else bisect_right(self._dates, until)
+        return set(self._dated_docs[lo:hi])
+
+    def newest_first(self, docs: set[int] | frozenset[int], limit: int) -> list[int]:
+        """Return the newest *limit* of *docs* by date, listing order breaking ties."""
+        if len(docs) * 8 < len(self.newest):  # few: sort them rather than walk the whole order
+            rank = self._newest_rank
+            return sorted(docs, key=rank.__getitem__)[:limit]
+        return list(islice((docnum for docnum in self.newest if docnum in docs), limit))
+
+    @property
+    def _newest_rank(self) -> dict[int, int]:
+        rank = getattr(self, "_rank", None)
+        if rank is None:
+            rank = self._rank = {docnum: i for i, docnum in enumerate(self.newest)}
+        return rank
 
     def term_docs(self, fieldname: str, text: str | bytes) -> array:
         """Return the document numbers holding *text* in *fieldname*, ascending (cached)."""
@@ -146,6 +168,23 @@ class TokenReplay:
             token.stopped = False
             token.boost = 1.0
             yield token
+
+
+def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array]:
+    """Return the live documents newest first, and their dates ascending beside their numbers.
+
+    Documents of the same date (the seed corpus: all first seen at one build) keep listing order.
+    """
+    rows = []
+    for leaf, offset in searcher.leaf_searchers():
+        reader = leaf.reader()
+        dates = list(reader.column_reader("date"))
+        orders = list(reader.column_reader("order"))
+        rows.extend((dates[i] or 0, orders[i], i + offset) for i in reader.all_doc_ids())
+    rows.sort(key=lambda row: (-row[0], row[1]))
+    newest = tuple(row[2] for row in rows)
+    rows.sort(key=lambda row: row[0])
+    return newest, array("q", (row[0] for row in rows)), array("i", (row[2] for row in rows))
 
 
 def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:
