@@ -48,6 +48,11 @@ def to_datetime(iso: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
+def as_date_time(iso: str) -> str:
+    """Return a canonical date or date-time as an RFC 3339 date-time (a date at its midnight UTC)."""
+    return format_utc(to_datetime(iso))
+
+
 def timestamp(iso: str) -> int:
     """Return seconds since the epoch of a canonical date (its midnight UTC) or date-time."""
     return int(to_datetime(iso).timestamp())

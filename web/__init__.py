@@ -26,11 +26,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json.ensure_ascii = False
     app.extensions["search"] = SearchService(app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"])
 
-    from web import api, errors, pages, security, suggest
+    from web import api, errors, feeds, pages, security, suggest
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(suggest.bp)
+    app.register_blueprint(feeds.bp)
     errors.register(app)
     security.register(app)
     return app

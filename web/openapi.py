@@ -92,6 +92,10 @@ FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first h
 DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC). A document's "
               "date is published, else first_seen.")
 
+PREFIX = {"name": "q", "in": "query", "description": "What has been typed so far.",
+          "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN}}
+BAD_PARAMETER = "A parameter is invalid; error.param names it."
+
 ERROR_BODY = {
     "type": "object",
     "required": ["code", "message"],
@@ -317,7 +321,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("SearchResponse"), "A page of results.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
-                "400": _error("A parameter is invalid; error.param names it."),
+                "400": _error(BAD_PARAMETER),
                 "503": UNAVAILABLE,
             },
         }
@@ -326,13 +330,29 @@ PATHS: dict[str, Any] = {
         "get": {
             "operationId": "suggest",
             "summary": "Complete a partly typed query: titles, topics and organisations.",
-            "parameters": [
-                {"name": "q", "in": "query", "description": "What has been typed so far.",
-                 "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN}},
-            ],
+            "parameters": [PREFIX],
             "responses": {
                 "200": _json(_ref("SuggestResponse"), "Suggestions, best first."),
-                "400": _error("A parameter is invalid; error.param names it."),
+                "400": _error(BAD_PARAMETER),
+                "503": UNAVAILABLE,
+            },
+        }
+    },
+    "/api/suggest/opensearch": {
+        "get": {
+            "operationId": "suggestOpenSearch",
+            "summary": "The same completions in the JSON suggestions format browsers read (named by /opensearch.xml).",
+            "parameters": [PREFIX],
+            "responses": {
+                "200": {
+                    "description": "[query, [completions], [kinds], [addresses]], best first.",
+                    "content": {"application/x-suggestions+json": {"schema": {
+                        "type": "array", "minItems": 4, "maxItems": 4,
+                        # The query, then three lists of strings (prefixItems is beyond some OpenAPI tools).
+                        "items": {"anyOf": [{"type": "string"}, _strings()]},
+                    }}},
+                },
+                "400": _error(BAD_PARAMETER),
                 "503": UNAVAILABLE,
             },
         }
