@@ -1,14 +1,16 @@
 """An open, read-only snapshot of the index and what is worth computing once per snapshot.
 
 Snapshots never change after they are published, so their facet postings (which documents carry
-each topic, organisation and type) are read once and kept, and the documents of recently used
-terms are kept in a bounded cache (compact arrays, a few MB) until the snapshot is replaced.
+each topic, organisation, type and month) and their documents' order by date are read once and
+kept, and the documents of recently used terms are kept in a bounded cache (compact arrays, a few
+MB) until the snapshot is replaced.
 Whoosh searchers are not safe to share between threads, so each thread gets its own searcher per
 snapshot.
 """
 
 from __future__ import annotations
 
+import heapq
 import pickle
 import struct
 from bisect import bisect_left, bisect_right
@@ -71,7 +73,7 @@ class Snapshot:
                 self.all_docs = frozenset(reader.all_doc_ids())
                 self.facet_docs = {name: self._postings(reader, name) for name in FACET_FIELDS}
                 self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
-                self.newest, self._dates, self._dated_docs = _date_order(searcher)
+                self.newest, self._newest_rank, self._dates, self._dated_docs = _date_order(searcher)
         except _OPEN_ERRORS as exc:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
@@ -103,16 +105,8 @@ class Snapshot:
     def newest_first(self, docs: set[int] | frozenset[int], limit: int) -> list[int]:
         """Return the newest *limit* of *docs* by date, listing order breaking ties."""
         if len(docs) * 8 < len(self.newest):  # few: sort them rather than walk the whole order
-            rank = self._newest_rank
-            return sorted(docs, key=rank.__getitem__)[:limit]
+            return heapq.nsmallest(limit, docs, key=self._newest_rank.__getitem__)
         return list(islice((docnum for docnum in self.newest if docnum in docs), limit))
-
-    @property
-    def _newest_rank(self) -> dict[int, int]:
-        rank = getattr(self, "_rank", None)
-        if rank is None:
-            rank = self._rank = {docnum: i for i, docnum in enumerate(self.newest)}
-        return rank
 
     def term_docs(self, fieldname: str, text: str | bytes) -> array:
         """Return the document numbers holding *text* in *fieldname*, ascending (cached)."""
@@ -170,8 +164,9 @@ class TokenReplay:
             yield token
 
 
-def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array]:
-    """Return the live documents newest first, and their dates ascending beside their numbers.
+def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, array]:
+    """Return the live documents newest first, each document number's place in that order, and the
+    dates ascending beside their document numbers.
 
     Documents of the same date (the seed corpus: all first seen at one build) keep listing order.
     """
@@ -183,8 +178,11 @@ def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array]:
         rows.extend((dates[i] or 0, orders[i], i + offset) for i in reader.all_doc_ids())
     rows.sort(key=lambda row: (-row[0], row[1]))
     newest = tuple(row[2] for row in rows)
+    rank = array("i", bytes(4 * (max(newest, default=-1) + 1)))
+    for place, docnum in enumerate(newest):
+        rank[docnum] = place
     rows.sort(key=lambda row: row[0])
-    return newest, array("q", (row[0] for row in rows)), array("i", (row[2] for row in rows))
+    return newest, rank, array("q", (row[0] for row in rows)), array("i", (row[2] for row in rows))
 
 
 def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:

@@ -7,6 +7,7 @@ a package's date is its published date, else the time the index first saw it.
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from html import unescape
 
@@ -63,6 +64,14 @@ def test_the_sample_is_a_few_hundred_packages_mostly_dated():
 def test_browsing_without_a_query_lists_newest_first(service):
     assert service.search(SearchParams()).sort == "newest"
     assert all_ids(service, SearchParams()) == NEWEST
+
+
+@pytest.mark.parametrize("size", [1, 5, 30, 100, 320])
+def test_newest_first_of_a_few_sorts_as_the_walk_of_many_does(service, size):
+    snap = service.snapshot()
+    docs = set(random.Random(size).sample(sorted(snap.all_docs), size))
+    for limit in (1, 10, size):
+        assert snap.newest_first(docs, limit) == [d for d in snap.newest if d in docs][:limit]
 
 
 def test_newest_with_a_query_orders_its_matches_by_date(service):
