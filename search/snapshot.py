@@ -13,16 +13,18 @@ from __future__ import annotations
 import heapq
 import pickle
 import struct
+import sys
 from bisect import bisect_left, bisect_right
 import threading
 import weakref
 from array import array
-from itertools import compress, islice
+from itertools import compress, islice, repeat
 from pathlib import Path
 
 from whoosh import index as whoosh_index
 from whoosh import scoring
 from whoosh.analysis.acore import Token
+from whoosh.columns import NumericColumn
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.searching import Searcher
 
@@ -98,8 +100,9 @@ class Snapshot:
 
     def dated_between(self, since: int | None, until: int | None) -> set[int]:
         """Return the documents whose date (published, else first_seen) is within [since, until] (seconds)."""
-        lo = 0 if since is None else bisect_left(self._dates, since)
-        hi = len(self._dates) if until is None else bisect_right(self._dates, until)
+        sortable = self.schema["date"].to_column_value  # the column's own form of a date
+        lo = 0 if since is None else bisect_left(self._dates, sortable(since))
+        hi = len(self._dates) if until is None else bisect_right(self._dates, sortable(until))
         return set(self._dated_docs[lo:hi])
 
     def newest_first(self, docs: set[int] | frozenset[int], limit: int) -> list[int]:
@@ -170,19 +173,38 @@ def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, arra
 
     Documents of the same date (the seed corpus: all first seen at one build) keep listing order.
     """
-    rows = []
+    dates: list[int] = []
+    orders: list[int] = []
+    live: list[int] = []
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
-        dates = list(reader.column_reader("date"))
-        orders = list(reader.column_reader("order"))
-        rows.extend((dates[i] or 0, orders[i], i + offset) for i in reader.all_doc_ids())
-    rows.sort(key=lambda row: (-row[0], row[1]))
-    newest = tuple(row[2] for row in rows)
-    rank = array("i", bytes(4 * (max(newest, default=-1) + 1)))
+        dates += _column(reader, "date")
+        orders += _column(reader, "order")
+        live += (i + offset for i in reader.all_doc_ids())
+    newest = tuple(sorted(live, key=lambda docnum: (-dates[docnum], orders[docnum])))
+    rank = array("i", bytes(4 * len(dates)))
     for place, docnum in enumerate(newest):
         rank[docnum] = place
-    rows.sort(key=lambda row: row[0])
-    return newest, rank, array("q", (row[0] for row in rows)), array("i", (row[2] for row in rows))
+    by_date = sorted(live, key=dates.__getitem__)
+    return newest, rank, array("Q", (dates[d] for d in by_date)), array("i", by_date)
+
+
+def _column(reader, fieldname: str) -> array:
+    """Return a numeric column's stored values (Whoosh's sortable form: the same order as the
+    numbers) for every document of a segment, deleted ones included.
+
+    The column is a run of fixed-size big-endian numbers, read here in one go: asking Whoosh for
+    each value in turn took 0.3 s per column on the 64k-document Debian index.
+    """
+    column = reader.column_reader(fieldname, translate=False)
+    count = reader.doc_count_all()
+    if not isinstance(column, NumericColumn.Reader):  # a segment without the column: all defaults
+        return array("Q", (column[i] for i in range(count)))
+    values = array(column._typecode, column._dbfile.get(column._basepos, column._count * column._fixedlen))
+    if sys.byteorder == "little":
+        values.byteswap()
+    values.extend(repeat(column._default, count - len(values)))  # trailing defaults are not written
+    return values
 
 
 def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:
