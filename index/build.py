@@ -11,7 +11,7 @@ import shutil
 import signal
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from multiprocessing.connection import Connection, wait
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,6 +20,7 @@ from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Segment
 from whoosh.filedb.filestore import Storage
 
+from corpus.dates import now_utc, parse_iso
 from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store
@@ -79,6 +80,7 @@ def build_corpus(
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
     with store.write_lock(root, wait=lock_wait):
+        records = with_first_seen(records, known_first_seen(root), now_utc())
         snap_id, work = store.new_workdir(root)
         try:
             _write_index(work, records, procs=procs, progress=progress)
@@ -115,6 +117,36 @@ def build_corpus(
         docs_per_second=round(len(records) / seconds, 1) if seconds else 0.0,
         size_bytes=size,
     )
+
+
+def known_first_seen(root: Path) -> dict[str, str]:
+    """Return each document id's first_seen in the published snapshot (empty when none is readable).
+
+    A snapshot written before first_seen existed gives its build time: its documents were in the
+    index at least since then.  A damaged or missing snapshot gives nothing, so the rebuild that
+    repairs it still runs; its documents count as first seen now.
+    """
+    try:
+        path = store.current_path(root)
+        meta = store.read_meta(path)
+        ix = whoosh_index.open_dir(str(path))
+    except (store.IndexUnavailable, whoosh_index.IndexError, OSError):
+        return {}
+    built = meta.get("built_at")
+    fallback = parse_iso(built) if isinstance(built, str) else now_utc()
+    try:
+        with ix.searcher() as searcher:
+            return {
+                str(fields["id"]): str(fields.get("first_seen") or fallback)
+                for fields in searcher.reader().all_stored_fields()
+            }
+    finally:
+        ix.close()
+
+
+def with_first_seen(records: list[Record], seen: dict[str, str], now: str) -> list[Record]:
+    """Return *records* with the first_seen the index already knew for their ids, else *now*."""
+    return [replace(record, first_seen=seen.get(record.id, now)) for record in records]
 
 
 def _ranges(start: int, stop: int, parts: int) -> list[tuple[int, int]]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
+from corpus.dates import month_of, timestamp
 from corpus.records import Record
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 5  # 5: titles weigh as one field among two (boost 1); 4: PyStemmer's Snowball English stemmer
+SCHEMA_VERSION = 6  # 6: first_seen, and the date (published, else first_seen) as a column and a month
+# 5: titles weigh as one field among two (boost 1); 4: PyStemmer's Snowball English stemmer
 # A title word scores in the title field and, being short, nearly saturates it: a title match
 # already counts for much.  A boost of 3 on top ranked worse on CISI and no better on the hub
 # (docs/relevance.md).
@@ -33,12 +35,19 @@ def make_schema() -> Schema:
         # order is indexed once at full precision (shift_step=0) instead of at eight precisions.
         position=STORED(),
         order=NUMERIC(int, stored=True, sortable=True, signed=False, shift_step=0),
+        first_seen=STORED(),
+        # A document's date: published, else first_seen.  Newest-first order and since/until read its
+        # column (seconds since the epoch, 64 bits for dates before 1970); the month is a facet.
+        date=NUMERIC(int, bits=64, sortable=True, shift_step=0),
+        month=ID(),
     )
 
 
 def to_document(record: Record, order: int) -> dict[str, object]:
     """Return the Whoosh document for *record*, the *order*-th in listing order."""
     topics = tuple(dict.fromkeys((record.topic, *record.topics)))
+    published = getattr(record, "published", None)
+    dated = published or record.first_seen
     return {
         "id": record.id,
         "kind": record.kind,
@@ -49,9 +58,12 @@ def to_document(record: Record, order: int) -> dict[str, object]:
         "body": record.body,
         "url": f"/events/{record.id}" if record.kind == "event" else record.url,
         "source_url": getattr(record, "url", None) if record.kind == "event" else None,
-        "published": getattr(record, "published", None),
+        "published": published,
         "position": record.position,
         "order": order,
+        "first_seen": record.first_seen,
+        "date": timestamp(dated) if dated else None,
+        "month": month_of(dated) if dated else None,
     }
 
 

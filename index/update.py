@@ -4,7 +4,8 @@ A change file is JSONL (or .jsonl.gz), one operation a line:
 
 - an upsert is a document in the JSONL corpus format (``id``, ``title``, ``summary``, ``topics``,
   optionally ``kind``, ``entities``, ``url``, ``published``; see corpus/jsonl.py).  A known id is
-  replaced and keeps its place in listing order; a new id is added at the end of it;
+  replaced and keeps its place in listing order and its ``first_seen``; a new id is added at the end
+  of it, first seen now;
 - a delete is ``{"id": "...", "delete": true}`` and nothing else.  Deleting an unknown id is
   reported, not an error, so a change file can be applied twice.
 
@@ -26,6 +27,7 @@ from pathlib import Path
 from whoosh import index as whoosh_index
 from whoosh import query as wq
 
+from corpus.dates import now_utc
 from corpus.errors import CorpusError
 from corpus.enrich import enrich_records
 from corpus.jsonl import parse_line, read_objects
@@ -182,12 +184,14 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             for doc_id in sorted(changes.deletes):
                 writer.delete_by_term("id", doc_id)
             added = 0
+            now = now_utc()
             for doc_id, record in changes.upserts.items():
                 old = kept.get(doc_id)
-                if old is not None:  # an edit keeps its place in the listing
-                    record = _at_position(record, int(old["position"]))
+                if old is not None:  # an edit keeps its place in the listing, and when it was first seen
+                    record = replace(_at_position(record, int(old["position"])), first_seen=old.get("first_seen") or now)
                     order = int(old["order"])
                 else:
+                    record = replace(record, first_seen=now)
                     order = next_order
                     next_order += 1
                     added += 1

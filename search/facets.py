@@ -1,6 +1,7 @@
 """Facet counts: exact, disjunctive, from per-snapshot postings.
 
-Several values of one facet combine with OR, different facets with AND.  Each facet is counted
+The facets are topic, organisation (entity), type (kind) and month (of the document's date:
+published, else first seen).  Several values of one facet combine with OR, different facets with AND.  Each facet is counted
 with its own selection removed, so every count says how many results clicking that value would
 give; selected values are always listed, even at zero.
 """
@@ -16,7 +17,9 @@ from search.results import FacetValue
 from search.snapshot import Snapshot
 
 # Request filter name → indexed facet field.
-FACETS = {"topic": "topics", "entity": "entities", "kind": "kind"}
+FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
+# Facets whose values read best in their own order (months: newest first), not most frequent first.
+VALUE_ORDER_DESC = {"month"}
 
 
 
@@ -54,7 +57,10 @@ def count_facets(
                 values.append(FacetValue(value, snap.label(name, value), count, value in chosen))
         for value in chosen - {v.value for v in values}:
             values.append(FacetValue(value, snap.label(name, value), 0, True))
-        values.sort(key=lambda v: (-v.count, v.label.lower()))
+        if name in VALUE_ORDER_DESC:
+            values.sort(key=lambda v: v.value, reverse=True)
+        else:
+            values.sort(key=lambda v: (-v.count, v.label.lower()))
         facets[name] = tuple(values)
     return facets
 

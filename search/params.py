@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from corpus.dates import is_date_only, is_month, parse_iso, timestamp
+
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
 # ... by at most this many of its concepts, the most informative ones (the answer says how many were left out).
@@ -15,8 +17,19 @@ DEFAULT_PER_PAGE = 10
 MAX_RESULT_WINDOW = 1000  # page × per_page
 MAX_FILTER_VALUES = 10
 MAX_FILTER_CHARS = 64
-SORTS = ("relevance", "listing")
-FILTERS = ("topic", "entity", "kind")
+SORTS = ("relevance", "newest", "listing")
+FILTERS = ("topic", "entity", "kind", "month")
+DATE_BOUNDS = ("since", "until")  # a document's date (published, else first_seen) within them, inclusive
+_DAY_S = 86_400
+# What since and until accept, exactly (the OpenAPI spec states it): an ISO 8601 extended date, real
+# on the calendar (leap days in leap years only), optionally a time and an offset (none means UTC).
+_YEAR = "(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"
+_MONTH_DAY = ("(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+              "|02-(?:0[1-9]|1[0-9]|2[0-8]))")
+_LEAP_DAY = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29"
+_TIME = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,6})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?"
+DATE_PATTERN = f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})(?:{_TIME})?$"
+MONTH_PATTERN = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
 _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
 _SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
 _TRUE = {"1", "true", "yes", "on"}
@@ -47,15 +60,27 @@ class SearchParams:
     kind: tuple[str, ...] = ()
     page: int = 1
     per_page: int = DEFAULT_PER_PAGE
-    sort: str | None = None  # None: relevance for a query, listing order for browsing
+    sort: str | None = None  # None: relevance for a query, newest first for browsing
     explain: bool = False
+    month: tuple[str, ...] = ()  # YYYY-MM
+    since: str | None = None  # canonical ISO 8601 date or UTC date-time (corpus/dates.py)
+    until: str | None = None
 
     @property
     def effective_sort(self) -> str:
-        return self.sort or ("relevance" if self.q.strip() else "listing")
+        return self.sort or ("relevance" if self.q.strip() else "newest")
+
+    @property
+    def date_range(self) -> tuple[int | None, int | None]:
+        """Return since and until in seconds since the epoch; a date-only until takes in its whole day."""
+        since = timestamp(self.since) if self.since else None
+        until = None
+        if self.until:
+            until = timestamp(self.until) + (_DAY_S - 1 if is_date_only(self.until) else 0)
+        return since, until
 
     def filters(self) -> dict[str, tuple[str, ...]]:
-        return {"topic": self.topic, "entity": self.entity, "kind": self.kind}
+        return {"topic": self.topic, "entity": self.entity, "kind": self.kind, "month": self.month}
 
     def with_(self, **changes: object) -> SearchParams:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -92,6 +117,19 @@ def _check_text(name: str, value: str) -> None:
         raise InvalidParameter(name, f"'{name}' is not valid UTF-8 text")
 
 
+def _date(args: MultiMapping, name: str) -> str | None:
+    raw = args.get(name) or ""
+    if not raw:
+        return None
+    message = f"'{name}' must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z)"
+    if not re.fullmatch(DATE_PATTERN[1:-1], raw):
+        raise InvalidParameter(name, message)
+    try:
+        return parse_iso(raw)
+    except ValueError:  # a real date and time whose offset moves it off the calendar (year 1 or 9999)
+        raise InvalidParameter(name, message) from None
+
+
 def parse_params(args: MultiMapping) -> SearchParams:
     """Return the SearchParams in *args* (a request's query string), or raise InvalidParameter."""
     q = " ".join((args.get("q") or "").split())
@@ -102,6 +140,9 @@ def parse_params(args: MultiMapping) -> SearchParams:
     for name, values in filters.items():
         for value in values:
             _check_text(name, value)
+    if not all(map(is_month, filters["month"])):
+        raise InvalidParameter("month", "each 'month' value must be a month written YYYY-MM, e.g. 2024-05")
+    since, until = (_date(args, name) for name in DATE_BOUNDS)
     per_page = _int(args, "per_page", DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)
     page = _int(args, "page", 1, 1, MAX_RESULT_WINDOW)
     if page * per_page > MAX_RESULT_WINDOW:
@@ -114,8 +155,9 @@ def parse_params(args: MultiMapping) -> SearchParams:
     explain_raw = (args.get("explain") or "").lower()
     if explain_raw not in _TRUE | _FALSE:
         raise InvalidParameter("explain", "'explain' must be 1 or 0")
+    # An until before since is not refused: like any narrow filter, it matches nothing.
     return SearchParams(
-        q=q, page=page, per_page=per_page, sort=sort, explain=explain_raw in _TRUE, **filters
+        q=q, page=page, per_page=per_page, sort=sort, explain=explain_raw in _TRUE, since=since, until=until, **filters
     )
 
 
@@ -127,6 +169,9 @@ def to_query_string(params: SearchParams, **overrides: object) -> list[tuple[str
         pairs.append(("q", p.q))
     for name in FILTERS:
         pairs.extend((name, v) for v in getattr(p, name))
+    for name in DATE_BOUNDS:
+        if getattr(p, name):
+            pairs.append((name, getattr(p, name)))
     if p.sort:
         pairs.append(("sort", p.sort))
     if p.per_page != DEFAULT_PER_PAGE:

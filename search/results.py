@@ -38,6 +38,8 @@ class Hit:
     score: float
     position: int
     explanation: dict[str, object] | None = None
+    published: str | None = None  # ISO 8601 date or UTC date-time, when the source gave one
+    first_seen: str | None = None  # when the index first held the document (UTC)
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,6 +93,8 @@ class SearchService:
         ranked, timed_out = self._order(snap, params, asked.parsed, found, started)
         hits = self._hits(snap, params, asked.parsed, found, ranked)
         answer = self._answer(snap, params, asked.parsed, found, ranked)
+        if answer is not None:  # one answer, once: the card shows it, so the list below does not
+            hits = tuple(hit for hit in hits if hit.id != answer.id)
         hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
         result = SearchResult(
             query=params.q,
@@ -135,6 +137,8 @@ class SearchService:
         end = params.page * params.per_page
         if end - params.per_page >= len(found.allowed):
             return [], False
+        if params.effective_sort == "newest":
+            return [(docnum, 0.0) for docnum in snap.newest_first(found.allowed, end)], False
         if params.effective_sort == "listing" or parsed is None:
             query = parsed.any_words if parsed else wq.Every()
             results = snap.searcher().search(query, filter=found.allowed, limit=end, sortedby="order")
@@ -304,6 +308,8 @@ class _Found:
                 concept_docs.append(docs - excluded)
                 matched |= matches(concept.any_query, snap) if concept.loose else docs
             matched -= excluded
+        if params.since or params.until:  # a date range narrows what matches, as the query does
+            matched = snap.dated_between(*params.date_range) & matched
         selected = selected_docs(snap, params)
         allowed = set(matched)
         for docs in selected.values():
@@ -339,6 +345,8 @@ def _hit(fields: dict[str, object], score: float, title_html: str, snippet_html:
         score=round(float(score), 4),
         position=int(fields.get("position", 0)),
         explanation=explanation,
+        published=fields.get("published"),
+        first_seen=fields.get("first_seen"),
     )
 
 

@@ -1,26 +1,31 @@
 """An open, read-only snapshot of the index and what is worth computing once per snapshot.
 
 Snapshots never change after they are published, so their facet postings (which documents carry
-each topic, organisation and type) are read once and kept, and the documents of recently used
-terms are kept in a bounded cache (compact arrays, a few MB) until the snapshot is replaced.
+each topic, organisation, type and month) and their documents' order by date are read once and
+kept, and the documents of recently used terms are kept in a bounded cache (compact arrays, a few
+MB) until the snapshot is replaced.
 Whoosh searchers are not safe to share between threads, so each thread gets its own searcher per
 snapshot.
 """
 
 from __future__ import annotations
 
+import heapq
 import pickle
 import struct
+import sys
+from bisect import bisect_left, bisect_right
 import threading
 import weakref
 from array import array
-from itertools import compress
+from itertools import compress, islice, repeat
 from pathlib import Path
 
 from whoosh import index as whoosh_index
-
+from whoosh.columns import NumericColumn
 from whoosh.searching import Searcher
 
+from corpus.dates import month_label
 from index import store
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
@@ -30,7 +35,7 @@ from search.scoring import TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
 
-FACET_FIELDS = ("topics", "entities", "kind")
+FACET_FIELDS = ("topics", "entities", "kind", "month")
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
 TERM_CACHE_IDS = 4_000_000
 # Documents whose analysed tokens, and whose stored fields, are kept (a few KB each).
@@ -72,6 +77,7 @@ class Snapshot:
                 self.all_docs = frozenset(reader.all_doc_ids())
                 self.facet_docs = {name: self._postings(reader, name) for name in FACET_FIELDS}
                 self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
+                self.newest, self._newest_rank, self._dates, self._dated_docs = _date_order(searcher)
         except _OPEN_ERRORS as exc:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
@@ -96,6 +102,19 @@ class Snapshot:
             docs[value] = frozenset(reader.postings(fieldname, term).all_ids())
         return docs
 
+    def dated_between(self, since: int | None, until: int | None) -> set[int]:
+        """Return the documents whose date (published, else first_seen) is within [since, until] (seconds)."""
+        sortable = self.schema["date"].to_column_value  # the column's own form of a date
+        lo = 0 if since is None else bisect_left(self._dates, sortable(since))
+        hi = len(self._dates) if until is None else bisect_right(self._dates, sortable(until))
+        return set(self._dated_docs[lo:hi])
+
+    def newest_first(self, docs: set[int] | frozenset[int], limit: int) -> list[int]:
+        """Return the newest *limit* of *docs* by date, listing order breaking ties."""
+        if len(docs) * 8 < len(self.newest):  # few: sort them rather than walk the whole order
+            return heapq.nsmallest(limit, docs, key=self._newest_rank.__getitem__)
+        return list(islice((docnum for docnum in self.newest if docnum in docs), limit))
+
     def term_docs(self, fieldname: str, text: str | bytes) -> array:
         """Return the document numbers holding *text* in *fieldname*, ascending (cached)."""
         key = (fieldname, text.decode("utf-8") if isinstance(text, bytes) else text)
@@ -114,6 +133,8 @@ class Snapshot:
         """Return the human label of a facet value, as the snapshot's build recorded it."""
         if facet == "kind":
             return str(self.meta.get("kind_labels", {}).get(value, value))
+        if facet == "month":
+            return month_label(value)
         if facet == "topic":
             topic = self.meta.get("topics", {}).get(value)
             if isinstance(topic, dict) and (topic.get("label") or topic.get("name")):
@@ -162,6 +183,46 @@ class TokenReplay:
     def __init__(self, entries: tuple[tuple[str, int, int, int], ...]) -> None:
         self.entries = entries
         self.texts = frozenset(entry[0] for entry in entries)  # the terms the text holds
+
+
+def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, array]:
+    """Return the live documents newest first, each document number's place in that order, and the
+    dates ascending beside their document numbers.
+
+    Documents of the same date (the seed corpus: all first seen at one build) keep listing order.
+    """
+    dates: list[int] = []
+    orders: list[int] = []
+    live: list[int] = []
+    for leaf, offset in searcher.leaf_searchers():
+        reader = leaf.reader()
+        dates += _column(reader, "date")
+        orders += _column(reader, "order")
+        live += (i + offset for i in reader.all_doc_ids())
+    newest = tuple(sorted(live, key=lambda docnum: (-dates[docnum], orders[docnum])))
+    rank = array("i", bytes(4 * len(dates)))
+    for place, docnum in enumerate(newest):
+        rank[docnum] = place
+    by_date = sorted(live, key=dates.__getitem__)
+    return newest, rank, array("Q", (dates[d] for d in by_date)), array("i", by_date)
+
+
+def _column(reader, fieldname: str) -> array:
+    """Return a numeric column's stored values (Whoosh's sortable form: the same order as the
+    numbers) for every document of a segment, deleted ones included.
+
+    The column is a run of fixed-size big-endian numbers, read here in one go: asking Whoosh for
+    each value in turn took 0.3 s per column on the 64k-document Debian index.
+    """
+    column = reader.column_reader(fieldname, translate=False)
+    count = reader.doc_count_all()
+    if not isinstance(column, NumericColumn.Reader):  # a segment without the column: all defaults
+        return array("Q", (column[i] for i in range(count)))
+    values = array(column._typecode, column._dbfile.get(column._basepos, column._count * column._fixedlen))
+    if sys.byteorder == "little":
+        values.byteswap()
+    values.extend(repeat(column._default, count - len(values)))  # trailing defaults are not written
+    return values
 
 
 def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:

@@ -17,6 +17,9 @@ from web import create_app
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DEBIAN = SHARED / "corpora" / "debian-packages.jsonl.gz"
+# A few hundred Debian packages with published dates in several forms (tests/data/make_debian_dated.py).
+DATED = REPO / "tests" / "data" / "debian-dated.jsonl"
+DATED_FIRST_SEEN = "2025-03-15T08:00:00Z"  # when the dated index "first saw" its packages
 TOPIC_PAGE = DEFAULT_DIR / "training-infrastructure.topic.txt"
 GUIDE = DEFAULT_DIR / "training-infrastructure.guide.txt"
 
@@ -36,6 +39,16 @@ def index_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def service(index_dir) -> SearchService:
     return SearchService(index_dir)
+
+
+@pytest.fixture(scope="session")
+def dated_index(tmp_path_factory) -> Path:
+    """Return an index of the dated Debian sample, built as if on DATED_FIRST_SEEN."""
+    root = tmp_path_factory.mktemp("dated-index")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("index.build.now_utc", lambda: DATED_FIRST_SEEN)
+        build([DATED], root=root)
+    return root
 
 
 @pytest.fixture()

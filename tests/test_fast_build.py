@@ -74,14 +74,16 @@ def _whoosh_write_index(work: Path, records, *, procs: int, progress) -> None:
 def roots(corpus, tmp_path_factory):
     """Build the corpus three ways; return {way: index root}."""
     base = tmp_path_factory.mktemp("fast-roots")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(build_module, "_write_index", _whoosh_write_index)
-        build_corpus(corpus, base / "whoosh")
-    build_corpus(corpus, base / "fast")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(build_module, "MIN_PART_DOCS", 100)
-        patch.setattr(build_module, "SEGMENT_DOCS", 700)
-        build_corpus(corpus, base / "parallel", procs=2)
+    with pytest.MonkeyPatch.context() as clock:
+        clock.setattr(build_module, "now_utc", lambda: "2025-03-15T08:00:00Z")  # the three builds see one first_seen
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(build_module, "_write_index", _whoosh_write_index)
+            build_corpus(corpus, base / "whoosh")
+        build_corpus(corpus, base / "fast")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(build_module, "MIN_PART_DOCS", 100)
+            patch.setattr(build_module, "SEGMENT_DOCS", 700)
+            build_corpus(corpus, base / "parallel", procs=2)
     return {way: base / way for way in ("whoosh", "fast", "parallel")}
 
 

@@ -52,6 +52,12 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a", "title": "T", "summary": "S", "topics": "x"}', "'topics' must be a list"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "kind": "tweet"}', "'kind' must be"),
         ('{"id": "a", "title": "T", "summary": 3, "topics": ["x"]}', "'summary' must be a string"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "last Tuesday"}', "'published' must be an ISO 8601"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-02-30"}', "'published' must be an ISO 8601"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "01/05/2024"}', "'published' must be an ISO 8601"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-W01-1"}', "'published' must be an ISO 8601"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-05-01T25:00"}', "'published' must be an ISO 8601"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": 20240501}', "'published' must be a string"),
     ],
 )
 def test_bad_line_stops_the_load_with_its_number(tmp_path, line, message):
@@ -62,3 +68,21 @@ def test_bad_line_stops_the_load_with_its_number(tmp_path, line, message):
     assert info.value.line == 3
     assert message in str(info.value)
     assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("2024-05-01", "2024-05-01"),
+        ("20240501", "2024-05-01"),
+        (" 2024-05-01 ", "2024-05-01"),
+        ("2024-05-01T09:30:00Z", "2024-05-01T09:30:00Z"),
+        ("2024-05-01T09:30", "2024-05-01T09:30:00Z"),
+        ("2024-05-01T23:30:00-02:00", "2024-05-02T01:30:00Z"),
+        ("2024-05-01T09:30:00.250+00:00", "2024-05-01T09:30:00Z"),
+    ],
+)
+def test_published_dates_are_read_as_iso_8601(tmp_path, given, stored):
+    path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": given}])
+    (record,) = load_jsonl(path)
+    assert record.published == stored

@@ -108,6 +108,34 @@ def test_sort_links_switch_between_relevance_and_listing_order(client):
     assert '<a href="/?q=stargate&amp;sort=listing" aria-current="true">Listing order</a>' in listing
 
 
+def test_browsing_offers_newest_and_listing_order_but_not_relevance(client):
+    page = html(client, "/")
+    assert '<a href="/?sort=newest" aria-current="true">Newest</a>' in page
+    assert '<a href="/?sort=listing">Listing order</a>' in page and "sort=relevance" not in page
+    newest = html(client, "/?q=stargate&sort=newest")
+    assert '<a href="/?q=stargate&amp;sort=newest" aria-current="true">Newest</a>' in newest
+
+
+def test_seed_events_show_no_invented_dates(client):
+    # The seed topic page gives no dates: a result says when the hub first held it, never "published".
+    page = html(client, "/?per_page=50")
+    assert "Published" not in page
+    assert page.count('<p class="when">Added to the hub <time datetime="') == len(api(client, "?per_page=50")["hits"]) == 50
+
+
+@pytest.mark.parametrize("url", ["?q=V3.2-Exp&kind=guide", "?q=V3.2-Exp", "?q=jalapeno", "?q=data+center+power&kind=guide"])
+def test_the_guide_answer_is_shown_once(client, url):
+    body = api(client, url)
+    answer = body["answer"]
+    assert answer is not None
+    assert answer["id"] not in {hit["id"] for hit in body["hits"]}
+    assert len(body["hits"]) == min(body["per_page"], body["total"]) - 1  # the card is the first result
+    page = html(client, "/" + url)
+    assert page.count(f'href="{answer["url"]}"') == 1  # the card's link, and no hit repeating it
+    hits = re.findall(r'<li class="hit">.*?<h2><a href="([^"]+)"', page, re.S)
+    assert hits == [hit["url"] for hit in body["hits"]]
+
+
 @pytest.mark.parametrize(
     "page, pages, expected",
     [

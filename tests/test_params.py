@@ -30,7 +30,7 @@ def rejected(*pairs: tuple[str, str]) -> InvalidParameter:
 def test_defaults():
     params = parse()
     assert params == SearchParams()
-    assert params.effective_sort == "listing"
+    assert params.effective_sort == "newest"
     assert parse(("q", "gpu")).effective_sort == "relevance"
 
 

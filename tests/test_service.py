@@ -13,7 +13,9 @@ from tests.conftest import write_jsonl
 
 
 def top_titles(service, q, n=3, **kw):
-    return [h.title for h in service.search(SearchParams(q=q, **kw)).hits[:n]]
+    """Return the first *n* titles a reader sees: the guide answer card, if any, then the hits."""
+    result = service.search(SearchParams(q=q, **kw))
+    return ([result.answer.title] if result.answer else []) + [h.title for h in result.hits][: n - bool(result.answer)]
 
 
 def test_trainium_finds_the_amazon_anthropic_deal_first_with_the_word_marked(service):

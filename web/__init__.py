@@ -32,11 +32,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["suggest"] = Suggester(service.snapshot)
     app.extensions["source_watch"] = SourceWatch()
 
-    from web import api, errors, pages, security, suggest
+    from web import api, errors, feeds, pages, security, suggest
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(suggest.bp)
+    app.register_blueprint(feeds.bp)
     errors.register(app)
     security.register(app)
     return app

@@ -195,7 +195,7 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
 @click.option("--topic", multiple=True, help="Only this topic (repeatable).")
 @click.option("--entity", multiple=True, help="Only this organisation (repeatable).")
 @click.option("--kind", multiple=True, type=click.Choice(["event", "guide"]), help="Only this type.")
-@click.option("--sort", type=click.Choice(["relevance", "listing"]), help="Default: relevance with a query.")
+@click.option("--sort", type=click.Choice(["relevance", "newest", "listing"]), help="Default: relevance with a query, else newest.")
 @click.option("--page", default="1", show_default=True)
 @click.option("--per-page", default="10", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON instead of text.")

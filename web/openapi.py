@@ -22,6 +22,8 @@ from search.params import (
     MAX_QUERY_WORDS,
     MAX_RESULT_WINDOW,
     SORTS,
+    DATE_PATTERN,
+    MONTH_PATTERN,
 )
 from search.suggest import MAX_PREFIX_CHARS
 
@@ -51,7 +53,7 @@ def _error(description: str) -> dict[str, Any]:
     return _json(_ref("Error"), description)
 
 
-def _filter(name: str, description: str) -> dict[str, Any]:
+def _filter(name: str, description: str, pattern: str = NO_NUL_PATTERN) -> dict[str, Any]:
     return {
         "name": name,
         "in": "query",
@@ -61,7 +63,7 @@ def _filter(name: str, description: str) -> dict[str, Any]:
         "schema": {
             "type": "array",
             "maxItems": MAX_FILTER_VALUES,
-            "items": {"type": "string", "maxLength": MAX_FILTER_CHARS, "pattern": NO_NUL_PATTERN},
+            "items": {"type": "string", "maxLength": MAX_FILTER_CHARS, "pattern": pattern},
         },
     }
 
@@ -81,6 +83,17 @@ IF_NONE_MATCH = {
 }
 NOT_MODIFIED = {"description": "The client's copy (named by If-None-Match) is current.", "headers": CACHE_HEADERS}
 UNAVAILABLE = _error("No usable index is published (a first build has not finished, or it must be rebuilt).")
+
+PUBLISHED = {"type": ["string", "null"],
+             "description": "When the source published it: an ISO 8601 date (2024-05-01) or UTC date-time "
+                            "(2024-05-01T09:30:00Z); null when the source gave none."}
+FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first held it (UTC date-time); kept across rebuilds."}
+DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC). A document's "
+              "date is published, else first_seen.")
+
+PREFIX = {"name": "q", "in": "query", "description": "What has been typed so far.",
+          "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}}
+BAD_PARAMETER = "A parameter is invalid; error.param names it."
 
 ERROR_BODY = {
     "type": "object",
@@ -117,6 +130,8 @@ SCHEMAS: dict[str, Any] = {
             "score": {"type": "number", "description": "BM25F score (0 when sorted by listing order)."},
             "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
             "explanation": {"type": "object", "description": "How the score was reached (only with explain=1)."},
+            "published": PUBLISHED,
+            "first_seen": FIRST_SEEN,
         },
     },
     "FacetValue": {
@@ -147,13 +162,13 @@ SCHEMAS: dict[str, Any] = {
             "plain_query": {"type": "boolean", "description": "The query syntax was not understood; its words were searched."},
             "filters": {
                 "type": "object",
-                "required": ["topic", "entity", "kind"],
-                "properties": {"topic": _strings(), "entity": _strings(), "kind": _strings()},
+                "required": ["topic", "entity", "kind", "month"],
+                "properties": {"topic": _strings(), "entity": _strings(), "kind": _strings(), "month": _strings()},
             },
             "hits": {"type": "array", "maxItems": MAX_PER_PAGE, "items": _ref("Hit")},
             "facets": {
                 "type": "object",
-                "required": ["topic", "entity", "kind"],
+                "required": ["topic", "entity", "kind", "month"],
                 "additionalProperties": {"type": "array", "items": _ref("FacetValue")},
             },
             "suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")],
@@ -217,7 +232,8 @@ SCHEMAS: dict[str, Any] = {
             "body": {"type": "string"},
             "url": {"type": "string"},
             "source_url": {"type": "string", "description": "Where an event was published, when known."},
-            "published": {"type": "string"},
+            "published": {**PUBLISHED, "type": "string"},
+            "first_seen": {**FIRST_SEEN, "type": "string"},
             "position": {"type": "integer"},
             "order": {"type": "integer", "description": "Place in the whole listing order."},
         },
@@ -306,7 +322,15 @@ PATHS: dict[str, Any] = {
                 _filter("topic", "Only documents carrying this topic slug."),
                 _filter("entity", "Only documents naming this organisation."),
                 _filter("kind", "Only this type of document (event or guide)."),
-                {"name": "sort", "in": "query", "description": "relevance (default with q) or listing (default without).",
+                _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
+                                 "published, else first_seen).", MONTH_PATTERN),
+                {"name": "since", "in": "query", "description": f"Only documents dated at or after this. {DATE_PARAM}",
+                  "schema": {"type": "string", "pattern": DATE_PATTERN}, "example": "2024-05-01"},
+                {"name": "until", "in": "query", "description": f"Only documents dated at or before this (a date takes in "
+                                                                 f"its whole day). {DATE_PARAM}",
+                 "schema": {"type": "string", "pattern": DATE_PATTERN}, "example": "2024-12-31"},
+                {"name": "sort", "in": "query", "description": (
+                    "relevance (default with q), newest (published, else first_seen; default without q) or listing."),
                  "schema": {"type": "string", "enum": list(SORTS)}},
                 {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_RESULT_WINDOW,
                                                             "default": 1}},
@@ -319,7 +343,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("SearchResponse"), "A page of results.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
-                "400": _error("A parameter is invalid; error.param names it."),
+                "400": _error(BAD_PARAMETER),
                 "503": UNAVAILABLE,
             },
         }
@@ -328,13 +352,29 @@ PATHS: dict[str, Any] = {
         "get": {
             "operationId": "suggest",
             "summary": "Complete a partly typed query: titles, topics and organisations.",
-            "parameters": [
-                {"name": "q", "in": "query", "description": "What has been typed so far.",
-                 "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}},
-            ],
+            "parameters": [PREFIX],
             "responses": {
                 "200": _json(_ref("SuggestResponse"), "Suggestions, best first."),
-                "400": _error("A parameter is invalid; error.param names it."),
+                "400": _error(BAD_PARAMETER),
+                "503": UNAVAILABLE,
+            },
+        }
+    },
+    "/api/suggest/opensearch": {
+        "get": {
+            "operationId": "suggestOpenSearch",
+            "summary": "The same completions in the JSON suggestions format browsers read (named by /opensearch.xml).",
+            "parameters": [PREFIX],
+            "responses": {
+                "200": {
+                    "description": "[query, [completions], [kinds], [addresses]], best first.",
+                    "content": {"application/x-suggestions+json": {"schema": {
+                        "type": "array", "minItems": 4, "maxItems": 4,
+                        # The query, then three lists of strings (prefixItems is beyond some OpenAPI tools).
+                        "items": {"anyOf": [{"type": "string"}, _strings()]},
+                    }}},
+                },
+                "400": _error(BAD_PARAMETER),
                 "503": UNAVAILABLE,
             },
         }

@@ -12,13 +12,16 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, abort, render_template, request
 
-from search.params import FILTERS, SearchParams, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
 from web import get_search
+from web.dates import exact, relative
 
 bp = Blueprint("pages", __name__)
+bp.add_app_template_global(relative)
+bp.add_app_template_global(exact)
 
-FACET_HEADINGS = {"topic": "Topic", "entity": "Organisation", "kind": "Type"}
+FACET_HEADINGS = {"topic": "Topic", "entity": "Organisation", "kind": "Type", "month": "Month"}
 FACET_TOP = 5  # values shown before "show all"
 PAGE_RADIUS = 2  # numbered page links either side of the current page
 
@@ -38,9 +41,18 @@ def toggle(params: SearchParams, facet: str, value: str) -> str:
 
 
 def clear_url(params: SearchParams, facet: str | None = None) -> str:
-    """Return the page URL without *facet*'s filters (without every filter when *facet* is None)."""
+    """Return the page URL without *facet*'s filters (without every filter and date bound when *facet* is None)."""
+    if facet in DATE_BOUNDS:
+        return search_url(params, **{facet: None})
     names = FILTERS if facet is None else (facet,)
-    return search_url(params, **{name: () for name in names})
+    bounds = {name: None for name in DATE_BOUNDS} if facet is None else {}
+    return search_url(params, **{name: () for name in names}, **bounds)
+
+
+def feed_url(params: SearchParams) -> str:
+    """Return the Atom feed that follows *params*' search: the same query, filters and dates, newest first."""
+    query = urlencode(to_query_string(params, sort=None, page=1, per_page=DEFAULT_PER_PAGE, explain=False))
+    return "/feeds/search.atom" + (f"?{query}" if query else "")
 
 
 def page_window(page: int, pages: int, radius: int = PAGE_RADIUS) -> list[int | None]:
@@ -116,6 +128,7 @@ def page() -> str:
         search_url=search_url,
         toggle=toggle,
         clear_url=clear_url,
+        feed_url=feed_url(params),
         split_facet=split_facet,
         chips_for=hit_chips(result, params),
         label=service.snapshot().label,

@@ -1,0 +1,57 @@
+"""Dates: ISO 8601 read into one canonical form, and worded for readers ("3 days ago")."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from corpus.dates import as_date_time, month_label, month_of, parse_iso, timestamp
+from web.dates import exact, relative
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("text", ["yesterday", "2024", "2024-05", "2024-W18", "2024-13-01", "2024-02-30",
+                                  "12:00", "2024-05-01T", "05/01/2024", ""])
+def test_what_is_not_an_iso_date_is_refused(text):
+    with pytest.raises(ValueError, match="ISO 8601|valid"):
+        parse_iso(text)
+
+
+def test_a_date_counts_from_its_midnight_utc_and_a_date_time_is_exact():
+    assert timestamp("1970-01-02") == 86_400
+    assert timestamp(parse_iso("1970-01-01T01:00:00+01:00")) == 0
+    assert as_date_time("2024-05-01") == "2024-05-01T00:00:00Z"
+    assert month_of("2024-05-31T23:30:00Z") == "2024-05" and month_label("2024-05") == "May 2024"
+
+
+def test_years_before_1000_keep_four_digits():
+    assert parse_iso("0800-02-29T00:55-23:09") == "0800-03-01T00:04:00Z"
+    assert month_of("0800-03-01T00:04:00Z") == "0800-03"
+
+
+@pytest.mark.parametrize(
+    ("iso", "said"),
+    [
+        ("2026-12-01T11:59:30Z", "just now"),
+        ("2026-12-01T11:15:00Z", "45 minutes ago"),
+        ("2026-12-01T09:00:00Z", "3 hours ago"),
+        ("2026-11-28T12:00:00Z", "3 days ago"),
+        ("2026-12-01", "today"),
+        ("2026-11-30", "yesterday"),
+        ("2026-11-28", "3 days ago"),
+        ("2026-11-17", "2 weeks ago"),
+        ("2026-09-01", "3 months ago"),
+        ("2024-05-01", "2 years ago"),
+        ("2026-12-04", "in 3 days"),
+        ("2026-12-01T14:00:00Z", "in 2 hours"),
+    ],
+)
+def test_relative_wording(iso, said):
+    assert relative(iso, NOW) == said
+
+
+def test_a_date_is_never_given_a_time_of_day():
+    assert exact("2024-05-01") == "1 May 2024"
+    assert exact("2024-05-01T09:30:00Z") == "1 May 2024, 09:30 UTC"

@@ -1,0 +1,124 @@
+"""Following a search: its Atom feed (checked with feedparser and the Atom rules a reader relies on),
+conditional GETs, and the OpenSearch description with its suggestions URL."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
+
+import feedparser
+import pytest
+
+from corpus.dates import as_date_time
+from index.update import update
+from tests.conftest import write_jsonl
+from tests.test_timeline import DATE, NEWEST, TOPICS
+from web import create_app
+
+A = "{http://www.w3.org/2005/Atom}"
+OS = "{http://a9.com/-/spec/opensearch/1.1/}"
+
+
+@pytest.fixture()
+def client(dated_index):
+    return create_app({"INDEX_DIR": str(dated_index), "TESTING": True}).test_client()
+
+
+def feed(client, query: str):
+    response = client.get(f"/feeds/search.atom?{query}")
+    assert response.status_code == 200 and response.mimetype == "application/atom+xml"
+    parsed = feedparser.parse(response.get_data())
+    assert not parsed.bozo, parsed.get("bozo_exception")
+    assert parsed.version == "atom10"
+    return response, parsed, ET.fromstring(response.get_data())
+
+
+@pytest.mark.parametrize("query", ["", "q=library", "q=library&topic=libs", "topic=python&since=2024-06-01", "q=qwxyzzy"])
+def test_every_search_has_a_valid_atom_feed_newest_first(client, query):
+    response, parsed, root = feed(client, query)
+    args = parse_qs(query)
+    wanted = [i for i in NEWEST if not args.get("topic") or TOPICS[i] & set(args["topic"])]
+    if "since" in args:
+        wanted = [i for i in wanted if DATE[i] >= args["since"][0]]
+    ids = [entry.link.rsplit("/", 1)[1] for entry in parsed.entries]
+    if "q" not in args:
+        assert ids == wanted[:20]
+    updated = [entry.updated for entry in parsed.entries]
+    assert updated == sorted(updated, reverse=True)  # newest first
+    assert [e.updated for e in parsed.entries] == [as_date_time(DATE[i]) for i in ids]
+    # Atom 1.0's musts: the feed and each entry have an id, a title and an updated; ids are unique.
+    for node in (root, *root.findall(f"{A}entry")):
+        assert all(node.find(f"{A}{name}") is not None and node.find(f"{A}{name}").text for name in ("id", "title", "updated"))
+    assert len({e.id for e in parsed.entries}) == len(parsed.entries)
+    assert parsed.feed.updated == (updated[0] if updated else parsed.feed.updated)
+    assert any(link.rel == "self" for link in parsed.feed.links)
+
+
+def test_entries_carry_the_highlighted_snippet_as_escaped_html(client):
+    response, parsed, root = feed(client, "q=library")
+    raw = response.get_data(as_text=True)
+    assert "&lt;mark&gt;" in raw and "<mark>" not in raw  # escaped in the XML ...
+    contents = [entry.find(f"{A}content") for entry in root.findall(f"{A}entry")]
+    assert all(c.get("type") == "html" for c in contents)
+    assert any("<mark>librar" in c.text.lower() for c in contents)  # ... HTML once unescaped
+
+
+def test_entry_ids_are_stable_across_requests_and_updates(client, dated_index, tmp_path):
+    _, before, _ = feed(client, "topic=libs")
+    _, again, _ = feed(client, "topic=libs")
+    assert [e.id for e in before.entries] == [e.id for e in again.entries]
+    copy = tmp_path / "index"
+    shutil.copytree(dated_index, copy, symlinks=True)
+    newest = {"id": "deb-brand-new", "title": "A brand new library", "summary": "Fresh.", "topics": ["libs"],
+              "published": "2025-07-01"}
+    update(write_jsonl(tmp_path / "changes.jsonl", [newest]), copy)
+    after = feedparser.parse(create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client()
+                             .get("/feeds/search.atom?topic=libs").get_data())
+    assert after.entries[0].link.endswith("/events/deb-brand-new")
+    assert [e.id for e in after.entries[1:]] == [e.id for e in before.entries[:-1]]
+
+
+def test_conditional_get_answers_304_until_the_feed_changes(client):
+    response, _, _ = feed(client, "q=library")
+    etag, modified = response.headers["ETag"], response.headers["Last-Modified"]
+    assert etag and modified
+    for headers in ({"If-None-Match": etag}, {"If-Modified-Since": modified}):
+        again = client.get("/feeds/search.atom?q=library", headers=headers)
+        assert again.status_code == 304 and not again.get_data()
+    other = client.get("/feeds/search.atom?q=python", headers={"If-None-Match": etag})
+    assert other.status_code == 200
+
+
+def test_a_bad_parameter_gets_a_400_naming_it(client):
+    response = client.get("/feeds/search.atom?since=someday")
+    assert response.status_code == 400 and "since" in response.get_data(as_text=True)
+
+
+def test_the_page_links_its_feed(client):
+    page = client.get("/?q=library&topic=libs&sort=relevance&page=2").get_data(as_text=True)
+    link = '<link rel="alternate" type="application/atom+xml" href="/feeds/search.atom?q=library&amp;topic=libs"'
+    assert link in page
+    assert '<a class="follow" href="/feeds/search.atom?q=library&amp;topic=libs" type="application/atom+xml">Follow this search</a>' in page
+
+
+def test_opensearch_description_names_the_search_and_suggestions_urls(client):
+    page = client.get("/").get_data(as_text=True)
+    assert '<link rel="search" type="application/opensearchdescription+xml" href="/opensearch.xml"' in page
+    response = client.get("/opensearch.xml")
+    assert response.mimetype == "application/opensearchdescription+xml"
+    root = ET.fromstring(response.get_data())
+    assert root.tag == f"{OS}OpenSearchDescription" and root.find(f"{OS}ShortName").text
+    assert len(root.find(f"{OS}ShortName").text) <= 16  # the spec's limit
+    urls = {url.get("type"): url.get("template") for url in root.findall(f"{OS}Url")}
+    html_url = urlsplit(urls["text/html"].replace("{searchTerms}", "stargate"))
+    assert parse_qs(html_url.query) == {"q": ["stargate"]}
+    assert "stargate" in unescape(client.get(f"{html_url.path}?{html_url.query}").get_data(as_text=True))
+    suggest = urlsplit(urls["application/x-suggestions+json"].replace("{searchTerms}", "lib"))
+    answer = client.get(f"{suggest.path}?{suggest.query}")
+    assert answer.mimetype == "application/x-suggestions+json"
+    query, completions, descriptions, links = json.loads(answer.get_data())
+    assert query == "lib" and completions and all("lib" in c.lower() for c in completions)
+    assert len(descriptions) == len(links) == len(completions) and all(link.startswith("http") for link in links)

@@ -1,0 +1,99 @@
+"""Following the site from elsewhere: an Atom feed for every search, and an OpenSearch description.
+
+``/feeds/search.atom`` takes the page's parameters (q, filters, since, until) and answers the same
+search newest first, each entry carrying the highlighted snippet as escaped HTML.  An entry's id is
+its document's permanent address here, so a reader never sees one document twice; its ``updated``
+is the document's date (published, else first seen).  The body is a function of the snapshot and the
+request, so the ETag is a digest of it and Last-Modified is when the snapshot was published: a
+reader polling with If-None-Match or If-Modified-Since gets 304 until something changes.
+
+``/opensearch.xml`` tells a browser how to search the site and where its completions are, in the
+JSON suggestions format browsers read (``/api/suggest/opensearch``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timezone
+from urllib.parse import urlencode
+
+from flask import Blueprint, Response, jsonify, render_template, request
+
+from corpus.dates import as_date_time, format_utc, parse_iso, to_datetime
+from search.params import DEFAULT_PER_PAGE, parse_params, to_query_string
+from search.suggest import check_prefix
+from web import get_search
+from web.suggest import get_suggester
+
+bp = Blueprint("feeds", __name__)
+
+FEED_ENTRIES = 20
+FEED_CACHE = "public, max-age=300"
+ATOM = "application/atom+xml"
+OPENSEARCH = "application/opensearchdescription+xml"
+SUGGESTIONS = "application/x-suggestions+json"
+# Characters XML 1.0 cannot carry at all, not even escaped: a corpus title or a query may hold them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml(body: str, mimetype: str) -> Response:
+    return Response(_NOT_XML.sub("", body), mimetype=mimetype)
+
+
+def _published_at(meta: dict[str, object]) -> datetime:
+    """Return when the snapshot was published: its last update, else its build."""
+    stamp = meta.get("updated_at") or meta.get("built_at")
+    return to_datetime(parse_iso(stamp)) if isinstance(stamp, str) else datetime.now(timezone.utc)
+
+
+@bp.get("/feeds/search.atom")
+def search_feed() -> Response:
+    params = parse_params(request.args).with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
+    service = get_search()
+    snap = service.snapshot()
+    result = service.search(params)
+    query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
+    root = request.url_root
+    dates = [as_date_time(hit.published or hit.first_seen) for hit in result.hits if hit.published or hit.first_seen]
+    published_at = _published_at(snap.meta)
+    body = render_template(
+        "feed.xml",
+        params=params,
+        result=result,
+        root=root,
+        self_url=f"{root}feeds/search.atom" + (f"?{query}" if query else ""),
+        page_url=f"{root}" + (f"?{query}" if query else ""),
+        updated=max(dates) if dates else format_utc(published_at),  # nothing matches yet: when that was last true
+        as_date_time=as_date_time,
+        label=service.snapshot().label,
+    )
+    response = _xml(body, ATOM)
+    response.set_etag(hashlib.sha256(response.get_data()).hexdigest()[:32])
+    response.last_modified = published_at
+    response.headers["Cache-Control"] = FEED_CACHE
+    return response.make_conditional(request)
+
+
+@bp.get("/opensearch.xml")
+def opensearch() -> Response:
+    response = _xml(render_template("opensearch.xml", root=request.url_root), OPENSEARCH)
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@bp.get("/api/suggest/opensearch")
+def opensearch_suggestions() -> Response:
+    """Answer completions as browsers read them: [query, [completions], [kinds], [addresses]]."""
+    prefix = check_prefix(request.args.get("q"))
+    suggestions = get_suggester().suggest(prefix)
+    root = request.url_root.rstrip("/")
+    response = jsonify([
+        prefix,
+        [s.text for s in suggestions],
+        [s.kind for s in suggestions],
+        [root + (s.url or "/?" + urlencode({"q": s.text})) for s in suggestions],
+    ])
+    response.mimetype = SUGGESTIONS
+    response.headers["Cache-Control"] = "public, max-age=60"
+    return response
