@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install browsers build bench bench-relevance clean
+.PHONY: run test check install browsers build bench bench-relevance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ build: $(STAMP)
 
 test: $(STAMP) browsers node_modules/axe-core/axe.min.js
 	$(BIN)/python -m pytest
+
+# The quick pass (under two minutes): everything but the tests marked slow.
+check: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" -q
 
 # Browser tests drive Debian's Chromium; install it when it is missing (needs root, as in CI).
 browsers:

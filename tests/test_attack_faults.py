@@ -24,6 +24,8 @@ from tests.conftest import DEBIAN, REPO
 from web import create_app
 from web.errors import UNAVAILABLE_MESSAGE
 
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
 DEBIAN_LINES = 3000
 
 

@@ -21,6 +21,8 @@ from index.build import build
 from tests.attack_support import children, hostile, open_files  # noqa: F401
 from tests.servers import gunicorn
 
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
 SOAK_REQUESTS = 10_000
 CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 

@@ -87,6 +87,7 @@ def check_page(response, allowed: frozenset[str]) -> str:
     return body
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(args=params)
 def test_fuzz_every_parameter(client, hostile, args):  # noqa: F811

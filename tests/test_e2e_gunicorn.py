@@ -10,6 +10,8 @@ import pytest
 
 from tests.servers import gunicorn
 
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
 
 @pytest.fixture()
 def server(index_dir, tmp_path):

@@ -32,7 +32,7 @@ def _matching_ids(service, q: str) -> set[str]:
     page = 1
     while True:
         result = service.search(SearchParams(q=q, page=page, per_page=MAX_PER_PAGE))
-        ids |= {hit.id for hit in result.hits}
+        ids |= {hit.id for hit in result.hits} | ({result.answer.id} if result.answer else set())
         if page >= result.pages:
             return ids
         page += 1

@@ -28,6 +28,8 @@ from search.params import SearchParams
 from search.service import SearchService
 from tests.conftest import DEBIAN, write_jsonl
 
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
 DEBIAN_SAMPLE = 2_000
 LONG_BODY = " ".join(f"widget{i % 7} Trainium2 gauge {i} the everywhere" for i in range(400))
 EDGE_CASES = [

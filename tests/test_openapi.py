@@ -108,6 +108,7 @@ def test_errors_have_exactly_the_declared_shape(client, document):
         error.validate({"error": {"code": "x", "message": "y", "trace": "..."}})
 
 
+@pytest.mark.slow
 def test_schemathesis_finds_no_failures_against_the_live_server(index_dir, tmp_path):
     """Fuzz every operation, valid and invalid requests, with all of schemathesis' checks."""
     env = dict(os.environ, SCHEMATHESIS_HOOKS=str(REPO / "tests" / "schemathesis_hooks.py"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 import shutil
 import subprocess
@@ -17,6 +18,8 @@ from index import store
 from index.build import build
 from tests.conftest import REPO, write_jsonl
 from tests.servers import gunicorn
+
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
 TOPICHUB = str(Path(sys.executable).parent / "topichub")
 BUILT = {"id": "zebrafish-cluster", "title": "Zebrafish cluster", "summary": "A zebrafish-named cluster.",

@@ -10,6 +10,8 @@ from playwright.sync_api import Browser
 
 from tests.browser.conftest import AXE, DESKTOP
 
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
 PAGES = {
     "search": "/?q=stargate",
     "no-results": "/?q=stargate&kind=guide&topic=funding",

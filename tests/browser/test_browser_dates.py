@@ -17,6 +17,8 @@ from tests.browser.conftest import DESKTOP
 from tests.browser.test_browser_search import facet_values, query_of, total_of
 from tests.servers import gunicorn
 
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
 
 @pytest.fixture(scope="module")
 def dated_url(dated_index: Path, tmp_path_factory) -> Iterator[str]:

@@ -16,6 +16,8 @@ from playwright.sync_api import Browser, expect
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
 SCREENSHOTS = REPO / "docs" / "screenshots"
 PAGES = ("/?q=stargate", "/?topic=chips-accelerators", "/events/expanding-stargate-to-michigan", "/guides/training-infrastructure")
 

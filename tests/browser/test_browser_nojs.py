@@ -11,6 +11,8 @@ from playwright.sync_api import Browser, Page, expect
 from tests.browser.conftest import DESKTOP
 from tests.browser.test_browser_search import checkbox, narrowing_value, query_of, total_of
 
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
 
 @pytest.fixture()
 def nojs(browser: Browser, base_url: str, tmp_path: Path) -> Iterator[Page]:

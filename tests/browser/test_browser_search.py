@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 import re
 from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Locator, Page, expect
+
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
 
 def query_of(page: Page) -> dict[str, list[str]]:
