@@ -17,7 +17,7 @@ import math
 import threading
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from whoosh import query as wq
@@ -54,6 +54,15 @@ ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A published snapshot that could not be opened, and why; the service serves an older one."""
+
+    snapshot: str
+    key: tuple[int, int] | None  # its folder's inode and mtime: a new copy of it is tried again
+    reason: str
+
+
 class SearchService:
     """Answer searches from the snapshot currently published under *root*, following new publishes."""
 
@@ -61,6 +70,7 @@ class SearchService:
         self.root = Path(root)
         self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
+        self.refused: Refusal | None = None  # the published snapshot, when it failed its checks
         self._lock = threading.Lock()
         self._synonyms: Synonyms | None = None
         self._speller = Speller()
@@ -75,20 +85,53 @@ class SearchService:
         return self._synonyms
 
     def snapshot(self) -> Snapshot:
-        """Return the open snapshot, switching to a newer one if it was published since."""
+        """Return the open snapshot, switching to a newer one if it was published since.
+
+        A published snapshot that fails its checks is refused (see ``refused``) and the last good one
+        keeps answering: the one already open, or else the newest older one on disk that opens.
+        """
         current = store.current_id(self.root)
         snap = self._snapshot
         # A published snapshot folder that vanished (deleted by hand) is not served from open files.
-        if snap is not None and snap.id == current and snap.path.is_dir():
+        if snap is not None and snap.path.is_dir() and (snap.id == current or self._still_refused(current)):
             return snap
         with self._lock:
             snap = self._snapshot
-            if snap is not None and snap.id == current and snap.path.is_dir():
+            if snap is not None and snap.path.is_dir() and (snap.id == current or self._still_refused(current)):
                 return snap
             if current is None:
                 raise store.IndexUnavailable(f"no index has been built in {self.root} yet")
-            self._snapshot = Snapshot(self.root, current)
+            try:
+                self._snapshot = Snapshot(self.root, current)
+            except store.IndexUnavailable as exc:
+                self.refused = Refusal(current, self._folder_key(current), str(exc))
+                good = snap if snap is not None and snap.path.is_dir() else self._older_good(current)
+                if good is None:
+                    raise
+                self._snapshot = good
+            else:
+                self.refused = None
             return self._snapshot
+
+    def _folder_key(self, snap_id: str) -> tuple[int, int] | None:
+        try:
+            st = (store.snapshots_dir(self.root) / snap_id).stat()
+        except OSError:
+            return None
+        return st.st_ino, st.st_mtime_ns
+
+    def _still_refused(self, current: str | None) -> bool:
+        # Checked again only once its folder is replaced (a new publish): verifying costs a full read.
+        refused = self.refused
+        return refused is not None and refused.snapshot == current and refused.key == self._folder_key(current)
+
+    def _older_good(self, than: str) -> Snapshot | None:
+        for snap_id in store.older_snapshots(self.root, than):
+            try:
+                return Snapshot(self.root, snap_id)
+            except store.IndexUnavailable:
+                continue
+        return None
 
     # -- labels ---------------------------------------------------------------------------------
 
