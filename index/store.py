@@ -229,7 +229,10 @@ def _prune(root: Path, keep: str, old: int = KEEP_OLD) -> list[str]:
     olds = [name for name in snapshot_ids(root) if name != keep]
     doomed = olds[: max(0, len(olds) - old)]
     for name in doomed:
-        shutil.rmtree(snapshots_dir(root) / name, ignore_errors=True)
+        # Renamed away first: a delete cut short leaves a leftover, never a half snapshot to roll back to.
+        gone = snapshots_dir(root) / f".tmp-pruned-{name}"
+        os.rename(snapshots_dir(root) / name, gone)
+        shutil.rmtree(gone, ignore_errors=True)
     return doomed
 
 
@@ -262,9 +265,11 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
     try:
         recorded = json.loads((source / MANIFEST_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise IndexUnavailable(f"snapshot {snap_id} in {source_root} has no readable {MANIFEST_FILE}: {exc}") from exc
+        raise IndexUnavailable(
+            f"snapshot {snap_id} in {source_root} has no readable {MANIFEST_FILE} ({exc}); not published"
+        ) from exc
     if not isinstance(recorded, dict) or not all(isinstance(n, str) and n == Path(n).name for n in recorded):
-        raise IndexUnavailable(f"snapshot {snap_id} in {source_root} has a damaged {MANIFEST_FILE}")
+        raise IndexUnavailable(f"snapshot {snap_id} in {source_root} has a damaged {MANIFEST_FILE}; not published")
     with write_lock(dest_root, wait=lock_wait):
         _remove_leftovers(dest_root)
         previous = current_id(dest_root)

@@ -59,7 +59,7 @@ class Refusal:
     """A published snapshot that could not be opened, and why; the service serves an older one."""
 
     snapshot: str
-    key: tuple[int, int] | None  # its folder's inode and mtime: a new copy of it is tried again
+    key: tuple[int, int]  # its folder's inode and mtime: a new copy of it is tried again
     reason: str
 
 
@@ -104,7 +104,10 @@ class SearchService:
             try:
                 self._snapshot = Snapshot(self.root, current)
             except store.IndexUnavailable as exc:
-                self.refused = Refusal(current, self._folder_key(current), str(exc))
+                key = self._folder_key(current)
+                if key is None:  # nothing there to verify: no index, not a bad copy of one
+                    raise
+                self.refused = Refusal(current, key, str(exc))
                 good = snap if snap is not None and snap.path.is_dir() else self._older_good(current)
                 if good is None:
                     raise
