@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from index import store
 from tests.conftest import REPO, write_jsonl
 from web import create_app
-from web.cli import main
+from web.cli import _needs_build, main
 
 NEW = {"id": "numbat-cluster", "title": "Numbat cluster opens", "summary": "A numbat-named GPU cluster.",
        "topics": ["training-infrastructure"]}
@@ -116,6 +116,14 @@ def test_a_replica_health_names_the_builder_and_ignores_the_builder_sources(buil
     assert health(replica)[1]["sources_changed"] is None
 
 
+def test_serve_never_rebuilds_a_replica_from_the_builder_sources(replica, tmp_path):
+    source = next((tmp_path / "corpus").glob("*.topic.txt"))
+    source.write_text(source.read_text(encoding="utf-8") + "\nA new line.\n", encoding="utf-8")
+    staging = tmp_path / "staging"  # the same snapshot, built here as far as it knows: rebuilt
+    assert _needs_build(staging)[0] == "the sources changed since the index was built: rebuilding it"
+    assert _needs_build(replica) is None
+
+
 def _damage_missing(snap: Path) -> None:
     next(snap.glob("*.pst")).unlink()
 
@@ -180,7 +188,7 @@ KILL_AFTER = """
 import os, shutil, signal, sys
 from pathlib import Path
 from index import store
-from web.cli import main
+from web.cli import _needs_build, main
 
 def die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)

@@ -132,8 +132,11 @@ def haproxy(replicas: list[Process], log: Path) -> AbstractContextManager[Proces
     port = free_port()
     env = {"TOPICHUB_LB_BIND": f"127.0.0.1:{port}"}
     env.update({f"TOPICHUB_REPLICA_{n}": r.base.removeprefix("http://") for n, r in enumerate(replicas, 1)})
-    # Every replica passed its first health checks: a few rounds of them answer through the balancer.
-    ready = lambda s: all(healthz(s.base) is not None for _ in range(2 * len(replicas)))  # noqa: E731
+
+    def ready(server: Process) -> bool:
+        # Answers through the balancer, a few times over (HAProxy counts servers up until checks fail).
+        return all(healthz(server.base) is not None for _ in range(2 * len(replicas)))
+
     return started([shutil.which("haproxy") or "haproxy", "-db", "-f", str(HAPROXY_CFG)], env, log,
                    f"http://127.0.0.1:{port}", ready)
 
