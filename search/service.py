@@ -93,11 +93,11 @@ class SearchService:
         current = store.current_id(self.root)
         snap = self._snapshot
         # A published snapshot folder that vanished (deleted by hand) is not served from open files.
-        if snap is not None and snap.path.is_dir() and (snap.id == current or self._still_refused(current)):
+        if self._keeps(snap, current):
             return snap
         with self._lock:
             snap = self._snapshot
-            if snap is not None and snap.path.is_dir() and (snap.id == current or self._still_refused(current)):
+            if self._keeps(snap, current):
                 return snap
             if current is None:
                 raise store.IndexUnavailable(f"no index has been built in {self.root} yet")
@@ -115,6 +115,16 @@ class SearchService:
             else:
                 self.refused = None
             return self._snapshot
+
+    def _keeps(self, snap: Snapshot | None, current: str | None) -> bool:
+        """Return whether the open *snap* still answers for *current*: it is current, or the last good one."""
+        if snap is None or not snap.path.is_dir():
+            return False
+        if snap.id == current:
+            if self.refused is not None:
+                self.refused = None  # current again (a rollback): nothing is refused any more
+            return True
+        return self._still_refused(current)
 
     def _folder_key(self, snap_id: str) -> tuple[int, int] | None:
         try:

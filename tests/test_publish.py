@@ -328,6 +328,8 @@ def test_a_replica_refuses_a_damaged_snapshot_and_keeps_serving_the_last_good_on
         assert body["refused"] == new and body["snapshot"] == first
         assert "does not match its checksum" in body["reason"]
 
+    topichub("rollback", "--index-dir", replica)  # back to the good one: healthy again
+    assert client.get("/healthz").status_code == 200 and numbats(client) == (first, 0)
     topichub("publish", "--index-dir", builder, "--to", replica)  # replaces the damaged copy
     assert numbats(client) == (new, 1)
     assert client.get("/healthz").status_code == 200
