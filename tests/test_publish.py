@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -249,6 +250,34 @@ def test_a_publish_killed_at_any_step_serves_a_whole_snapshot_and_finishes_when_
     topichub("publish", "--index-dir", builder, "--to", replica)
     assert store.current_id(replica) == new and leftovers(replica) == []
     assert numbats(client) == (new, 1)
+
+
+# docs/operations.md's two steps to another host, here from one folder to another.
+RSYNC = ["rsync", "-a", "--delete", "--exclude", ".write.lock", "--exclude", ".current-*", "--exclude", ".tmp-*"]
+
+
+def test_rsync_then_publish_is_safe_cut_short_and_run_twice(builder, replica, tmp_path):
+    first, new = store.current_id(replica), store.current_id(builder)
+    incoming = tmp_path / "incoming"
+    # Slowed down, and killed once some of the snapshot's files are in.
+    rsync = subprocess.Popen([*RSYNC, "--bwlimit=100", f"{builder}/", f"{incoming}/"], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.is_file() for p in incoming.glob(f"snapshots/{new}/*")):
+            assert rsync.poll() is None and time.monotonic() < deadline, "rsync ended before it was cut short"
+            time.sleep(0.01)
+    finally:
+        rsync.kill()
+        rsync.wait()
+    error = refused("publish", "--index-dir", incoming, "--to", replica)
+    assert "not published" in error or "no index has been built" in error, error
+    assert store.current_id(replica) == first and leftovers(replica) == []
+
+    for _ in range(2):
+        subprocess.run([*RSYNC, f"{builder}/", f"{incoming}/"], check=True, timeout=60)
+        out = topichub("publish", "--index-dir", incoming, "--to", replica)
+        assert store.current_id(replica) == new and health(replica)[0] == 200
+    assert "already served; 0.0 MB copied" in out
 
 
 def test_rollback_goes_back_one_snapshot_at_a_time_and_refuses_a_damaged_one(builder, replica):
