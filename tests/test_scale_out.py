@@ -236,7 +236,8 @@ def test_a_snapshot_rolls_out_to_replicas_behind_haproxy_under_load_and_a_killed
 
         failed = [(a.url, a.status) for a in rollout if a.status != 200 or a.body is None]
         seen = Counter(a.body["snapshot"] for a in rollout if a.body)
-        print(f"\nroll-out: {len(rollout)} requests through HAProxy, {len(failed)} failed; answers per snapshot "
+        print(f"\nroll-out: {len(rollout)} requests through HAProxy, {len(failed)} failed, {retried(lb_log)} retried; "
+              "answers per snapshot "
               f"{dict(seen)}; seconds per replica (copy+verify+switch / publish command / until /healthz "
               "named it): " + ", ".join(f"{c:.3f} / {p:.2f} / {s:.2f}" for c, p, s in switch_seconds))
         assert failed == []
