@@ -4,7 +4,8 @@ Layout of an index folder::
 
     current -> snapshots/<id>      a symlink, swapped with os.replace (atomic on POSIX)
     snapshots/<id>/                a committed Whoosh index plus snapshot.json and files.json
-    snapshots/.tmp-<id>/           a build in progress (removed by the next build if it died)
+    snapshots/.tmp-<id>/           a build or copy in progress (removed by the next writer if it died)
+    snapshots/<id>/origin.json     on a replica: where the snapshot was published from, and when
     .current-<id>                  the next ``current`` link, before it is swapped in (likewise)
     .write.lock                    held by the one writer (fcntl lock, released if it dies)
 
@@ -12,6 +13,12 @@ A build killed at any moment leaves ``current`` on the old snapshot: the new one
 once it is complete, and its leftovers are removed by the next build, which holds the lock.
 ``files.json`` records each file's size and SHA-256 at publish, so a truncated or altered snapshot
 is refused when it is opened (IndexUnavailable, a 503) instead of failing in the middle of a search.
+
+Replicas get their snapshots with ``publish_to``: the snapshot is copied under its builder's id into
+the replica's folder, verified there against the builder's manifest, and only then linked, so a copy
+cut short or altered in transit is never served.  ``prune`` and ``rollback`` are the other two
+writes an operator makes; all of them hold the write lock and leave ``current`` on a complete,
+verified snapshot if they are killed at any step.
 """
 
 from __future__ import annotations
@@ -25,11 +32,13 @@ import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 META_FILE = "snapshot.json"
 MANIFEST_FILE = "files.json"
+ORIGIN_FILE = "origin.json"
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
 
 
@@ -166,15 +175,20 @@ def write_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
         handle.close()  # closing releases the lock
 
 
-def new_workdir(root: Path) -> tuple[str, Path]:
-    """Return a fresh snapshot id and the temporary folder to build it in (under the write lock)."""
+def _remove_leftovers(root: Path) -> None:
+    """Remove what a writer that died left behind (call under the write lock: none of it is live)."""
     base = snapshots_dir(root)
     base.mkdir(parents=True, exist_ok=True)
-    # Left by a build that died; we hold the lock, so none of them is live.
     for stale in base.glob(".tmp-*"):
         shutil.rmtree(stale, ignore_errors=True)
     for stale_link in root.glob(".current-*"):
         stale_link.unlink(missing_ok=True)
+
+
+def new_workdir(root: Path) -> tuple[str, Path]:
+    """Return a fresh snapshot id and the temporary folder to build it in (under the write lock)."""
+    _remove_leftovers(root)
+    base = snapshots_dir(root)
     snap_id = new_snapshot_id()
     work = base / f".tmp-{snap_id}"
     work.mkdir()
@@ -188,18 +202,155 @@ def publish(root: Path, snap_id: str, work: Path) -> Path:
     final = snapshots_dir(root) / snap_id
     os.rename(work, final)
     _fsync_dir(snapshots_dir(root))
-    link = root / f".current-{snap_id}"
-    os.symlink(Path("snapshots") / snap_id, link)
-    os.replace(link, root / "current")
-    _fsync_dir(root)
+    _switch(root, snap_id)
     _prune(root, keep=snap_id)
     return final
 
 
-def _prune(root: Path, keep: str) -> None:
-    olds = sorted(p for p in snapshots_dir(root).iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != keep)
-    for old in olds[: max(0, len(olds) - KEEP_OLD)]:
-        shutil.rmtree(old, ignore_errors=True)
+def _switch(root: Path, snap_id: str) -> None:
+    """Point ``current`` at snapshots/*snap_id* atomically, and durably."""
+    link = root / f".current-{snap_id}"
+    link.unlink(missing_ok=True)
+    os.symlink(Path("snapshots") / snap_id, link)
+    os.replace(link, root / "current")
+    _fsync_dir(root)
+
+
+def snapshot_ids(root: Path) -> list[str]:
+    """Return the ids of the complete snapshots under *root*, oldest first (ids start with their UTC time)."""
+    try:
+        return sorted(p.name for p in snapshots_dir(root).iterdir() if p.is_dir() and not p.name.startswith("."))
+    except FileNotFoundError:
+        return []
+
+
+def _prune(root: Path, keep: str, old: int = KEEP_OLD) -> list[str]:
+    """Delete all but the *old* newest snapshots besides *keep*; return the ids deleted."""
+    olds = [name for name in snapshot_ids(root) if name != keep]
+    doomed = olds[: max(0, len(olds) - old)]
+    for name in doomed:
+        # Renamed away first: a delete cut short leaves a leftover, never a half snapshot to roll back to.
+        gone = snapshots_dir(root) / f".tmp-pruned-{name}"
+        os.rename(snapshots_dir(root) / name, gone)
+        shutil.rmtree(gone, ignore_errors=True)
+    return doomed
+
+
+def verify(snapshot: Path, snap_id: str | None = None) -> dict[str, object]:
+    """Return the facts of *snapshot* if its manifest is there and every file matches it; else raise IndexUnavailable."""
+    snap_id = snap_id or snapshot.name
+    if not (snapshot / MANIFEST_FILE).is_file():
+        # check_files lets snapshots from before manifests pass; a copy must prove it is complete.
+        raise IndexUnavailable(f"snapshot {snap_id} has no {MANIFEST_FILE}: the copy is incomplete")
+    meta = read_meta(snapshot)
+    if meta.get("snapshot", snap_id) != snap_id:
+        raise IndexUnavailable(f"snapshot {snap_id} holds the files of snapshot {meta.get('snapshot')}")
+    return meta
+
+
+@dataclass(frozen=True, slots=True)
+class PublishReport:
+    snapshot: str
+    previous: str | None
+    copied_bytes: int  # 0 when the snapshot was already there, complete
+    seconds: float
+    pruned: tuple[str, ...]
+
+
+def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) -> PublishReport:
+    """Copy the snapshot published under *source_root* into *dest_root*, verify it there, and switch to it."""
+    started = time.perf_counter()
+    source = current_path(source_root)
+    snap_id = source.name
+    try:
+        recorded = json.loads((source / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise IndexUnavailable(
+            f"snapshot {snap_id} in {source_root} has no readable {MANIFEST_FILE} ({exc}); not published"
+        ) from exc
+    if not isinstance(recorded, dict) or not all(isinstance(n, str) and n == Path(n).name for n in recorded):
+        raise IndexUnavailable(f"snapshot {snap_id} in {source_root} has a damaged {MANIFEST_FILE}; not published")
+    with write_lock(dest_root, wait=lock_wait):
+        _remove_leftovers(dest_root)
+        previous = current_id(dest_root)
+        final = snapshots_dir(dest_root) / snap_id
+        copied = 0 if _verifies(final) else _copy_in(source, dest_root, (*recorded, MANIFEST_FILE))
+        if previous != snap_id:
+            _switch(dest_root, snap_id)
+        pruned = _prune(dest_root, keep=snap_id)
+    return PublishReport(snap_id, previous, copied, round(time.perf_counter() - started, 3), tuple(pruned))
+
+
+def _copy_in(source: Path, dest_root: Path, names: tuple[str, ...]) -> int:
+    """Copy snapshot *source*'s files *names* under *dest_root*, verify and move them into place; return bytes copied."""
+    snap_id = source.name
+    base = snapshots_dir(dest_root)
+    work = base / f".tmp-{snap_id}"
+    work.mkdir()
+    copied = 0
+    try:
+        for name in names:
+            try:
+                shutil.copy2(source / name, work / name)
+            except FileNotFoundError:
+                raise IndexUnavailable(f"snapshot {snap_id} in {source.parent.parent} is missing its file {name}: "
+                                       "the copy there is incomplete; not published") from None
+            copied += (work / name).stat().st_size
+        try:
+            verify(work, snap_id)
+        except IndexUnavailable as exc:
+            raise IndexUnavailable(f"the copy in {dest_root} failed verification ({exc}); not published") from None
+        write_meta(work, {"from": str(source.parent.parent.resolve()), "host": os.uname().nodename,
+                          "published_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}, ORIGIN_FILE)
+        _fsync_tree(work)
+        final = base / snap_id
+        if final.exists():  # there but damaged: set aside first, as rename cannot replace a full folder
+            os.rename(final, base / f".tmp-damaged-{snap_id}")
+        os.rename(work, final)
+        _fsync_dir(base)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    finally:
+        shutil.rmtree(base / f".tmp-damaged-{snap_id}", ignore_errors=True)
+    return copied
+
+
+def _verifies(snapshot: Path) -> bool:
+    try:
+        verify(snapshot)
+    except IndexUnavailable:
+        return False
+    return True
+
+
+def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> list[str]:
+    """Delete all but the *keep* newest snapshots besides the published one; return the ids deleted."""
+    current_path(root)  # nothing published: say so rather than delete anything
+    with write_lock(root, wait=lock_wait):
+        _remove_leftovers(root)
+        # Read under the lock: a rollback or publish may have moved it since.
+        return _prune(root, keep=current_path(root).name, old=keep)
+
+
+def rollback(root: Path, *, lock_wait: float = 0.0) -> tuple[str, str]:
+    """Switch ``current`` to the newest snapshot older than the published one; return (from, to)."""
+    current_path(root)
+    with write_lock(root, wait=lock_wait):
+        _remove_leftovers(root)
+        served = current_path(root).name
+        older = older_snapshots(root, served)
+        if not older:
+            raise IndexUnavailable(f"no snapshot older than {served} is kept in {root}: nothing to roll back to")
+        target = older[0]
+        verify(snapshots_dir(root) / target)
+        _switch(root, target)
+    return served, target
+
+
+def older_snapshots(root: Path, than: str) -> list[str]:
+    """Return the ids of the snapshots under *root* older than *than*, newest first."""
+    return [name for name in reversed(snapshot_ids(root)) if name < than]
 
 
 def current_path(root: Path) -> Path:

@@ -47,6 +47,15 @@ ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A published snapshot that could not be opened, and why; the service serves an older one."""
+
+    snapshot: str
+    key: tuple[int, int]  # its folder's inode and mtime: a new copy of it is tried again
+    reason: str
+
+
 class SearchService:
     """Answer searches from the snapshot currently published under *root*, following new publishes."""
 
@@ -54,26 +63,73 @@ class SearchService:
         self.root = Path(root)
         self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
+        self.refused: Refusal | None = None  # the published snapshot, when it failed its checks
         self._lock = threading.Lock()
         self._speller = Speller()
         self._results: ResultCache[SearchResult] = ResultCache()
         self._highlights: ResultCache[str] = ResultCache(HIGHLIGHT_CACHE_SIZE)
 
     def snapshot(self) -> Snapshot:
-        """Return the open snapshot, switching to a newer one if it was published since."""
+        """Return the open snapshot, switching to a newer one if it was published since.
+
+        A published snapshot that fails its checks is refused (see ``refused``) and the last good one
+        keeps answering: the one already open, or else the newest older one on disk that opens.
+        """
         current = store.current_id(self.root)
         snap = self._snapshot
         # A published snapshot folder that vanished (deleted by hand) is not served from open files.
-        if snap is not None and snap.id == current and snap.path.is_dir():
+        if self._keeps(snap, current):
             return snap
         with self._lock:
             snap = self._snapshot
-            if snap is not None and snap.id == current and snap.path.is_dir():
+            if self._keeps(snap, current):
                 return snap
             if current is None:
                 raise store.IndexUnavailable(f"no index has been built in {self.root} yet")
-            self._snapshot = Snapshot(self.root, current)
+            try:
+                self._snapshot = Snapshot(self.root, current)
+            except store.IndexUnavailable as exc:
+                key = self._folder_key(current)
+                if key is None:  # nothing there to verify: no index, not a bad copy of one
+                    raise
+                self.refused = Refusal(current, key, str(exc))
+                good = snap if snap is not None and snap.path.is_dir() else self._older_good(current)
+                if good is None:
+                    raise
+                self._snapshot = good
+            else:
+                self.refused = None
             return self._snapshot
+
+    def _keeps(self, snap: Snapshot | None, current: str | None) -> bool:
+        """Return whether the open *snap* still answers for *current*: it is current, or the last good one."""
+        if snap is None or not snap.path.is_dir():
+            return False
+        if snap.id == current:
+            if self.refused is not None:
+                self.refused = None  # current again (a rollback): nothing is refused any more
+            return True
+        return self._still_refused(current)
+
+    def _folder_key(self, snap_id: str) -> tuple[int, int] | None:
+        try:
+            st = (store.snapshots_dir(self.root) / snap_id).stat()
+        except OSError:
+            return None
+        return st.st_ino, st.st_mtime_ns
+
+    def _still_refused(self, current: str | None) -> bool:
+        # Checked again only once its folder is replaced (a new publish): verifying costs a full read.
+        refused = self.refused
+        return refused is not None and refused.snapshot == current and refused.key == self._folder_key(current)
+
+    def _older_good(self, than: str) -> Snapshot | None:
+        for snap_id in store.older_snapshots(self.root, than):
+            try:
+                return Snapshot(self.root, snap_id)
+            except store.IndexUnavailable:
+                continue
+        return None
 
     # -- search ---------------------------------------------------------------------------------
 

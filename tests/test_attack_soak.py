@@ -239,12 +239,14 @@ def test_the_real_server_heals_after_a_damaged_publish(soak_index, tmp_path, hos
             segment.write_bytes(bytes(data))
             os.symlink("snapshots/broken", soak_index / ".current-broken")
             os.replace(soak_index / ".current-broken", soak_index / "current")
-            for _ in range(4):  # both workers
-                for path in ("/api/search?q=stargate", "/", "/healthz"):
-                    status, _, body = client.get(path)
-                    assert status == 503, (path, body[:300])
-                    if path.startswith("/api/"):
-                        assert json.loads(body)["error"]["code"] == "index_unavailable"
+            for _ in range(4):  # both workers: the damaged snapshot is refused, the last good one answers
+                status, _, body = client.get("/api/search?q=stargate")
+                assert status == 200 and json.loads(body)["snapshot"] == live.name, body[:300]
+                assert client.get("/")[0] == 200
+                status, _, body = client.get("/healthz")
+                health = json.loads(body)
+                assert status == 503 and health["status"] == "degraded" and health["refused"] == "broken"
+                assert health["error"]["code"] == "index_unavailable" and health["snapshot"] == live.name
             build(root=soak_index)
             for _ in range(4):
                 status, _, body = client.get("/api/search?q=stargate")

@@ -17,7 +17,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 from index import store
 from search.params import parse_params
 from web import get_search
-from web.health import SourceWatch
+from web.health import SourceWatch, replica_origin
 from web.openapi import API_VERSION, spec
 
 bp = Blueprint("api", __name__)
@@ -92,20 +92,27 @@ def healthz() -> tuple[Response, int]:
         return response, 503
     meta = snap.meta
     watch: SourceWatch = current_app.extensions["source_watch"]
-    response = jsonify(
-        {
-            "status": "ok",
-            "doc_count": snap.doc_count,
-            "built_at": meta.get("built_at"),
-            "updated_at": meta.get("updated_at"),
-            "snapshot": snap.id,
-            "schema_version": meta.get("schema_version"),
-            "fingerprint": meta.get("fingerprint"),
-            "sources_changed": watch.changed(meta.get("sources"), meta.get("fingerprint")),
-        }
-    )
+    origin = replica_origin(snap.path)
+    body = {
+        "status": "ok",
+        "doc_count": snap.doc_count,
+        "built_at": meta.get("built_at"),
+        "updated_at": meta.get("updated_at"),
+        "snapshot": snap.id,
+        "schema_version": meta.get("schema_version"),
+        "fingerprint": meta.get("fingerprint"),
+        "sources_changed": None if origin else watch.changed(meta.get("sources"), meta.get("fingerprint")),
+    }
+    if origin:
+        body["replica"] = origin
+    refused = service.refused
+    if refused is not None:
+        # Still answering from the last good snapshot, but out of the load balancer until fixed.
+        body.update(status="degraded", refused=refused.snapshot, reason=refused.reason,
+                    error={"code": "index_unavailable", "message": f"The published snapshot was refused: {refused.reason}."})
+    response = jsonify(body)
     response.headers["Cache-Control"] = "no-store"
-    return response, 200
+    return response, 200 if refused is None else 503
 
 
 @bp.get("/api/openapi.json")

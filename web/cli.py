@@ -1,4 +1,4 @@
-"""The operator's command line: ``topichub build | update | serve | search | stats``.
+"""The operator's command line: ``topichub build | update | serve | search | stats | publish | prune | rollback``.
 
 Errors are one line on stderr and a non-zero exit code, never a traceback: 1 when the work failed
 (bad corpus line, another writer busy, no index), 2 when the command line itself was wrong.
@@ -128,12 +128,19 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
 def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
     """Return why and from what *index_dir* must be (re)built before serving, or None."""
     from index.schema import SCHEMA_VERSION
-    from web.health import SourceWatch
+    from web.health import SourceWatch, replica_origin
 
     try:
         meta = store.read_meta(store.current_path(index_dir))
     except store.IndexUnavailable as exc:
         return f"{exc}: building it from {_default_corpus()}", ()
+    if replica_origin(store.current_path(index_dir)) is not None:
+        if meta.get("schema_version") != SCHEMA_VERSION:
+            raise click.ClickException(
+                f"the replica {index_dir} serves schema version {meta.get('schema_version')}, this code needs "
+                f"{SCHEMA_VERSION}: publish a snapshot built by this code to it"
+            )
+        return None  # built elsewhere: its sources were never this host's to rebuild from
     recorded = meta.get("sources")
     sources = tuple(Path(str(p)) for p in recorded) if isinstance(recorded, list) else ()
     if meta.get("schema_version") != SCHEMA_VERSION:
@@ -246,6 +253,56 @@ def stats(index_dir: Path) -> None:
         raise click.ClickException(str(exc)) from None
     meta["size_bytes"] = sum(p.stat().st_size for p in path.iterdir() if p.is_file())
     click.echo(json.dumps(meta, indent=2, ensure_ascii=False))
+
+
+@main.command()
+@_index_option
+@click.option("--to", "targets", multiple=True, required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="A replica's index folder, local or mounted (repeatable: published to each in turn).")
+@_wait_option
+def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
+    """Copy the published snapshot of --index-dir into each --to folder and switch that folder to it.
+
+    Each copy is verified against the snapshot's manifest (sizes and SHA-256) before its folder's
+    `current` moves; a copy cut short or altered is never published.  Running it again is safe: a
+    complete copy already there is not copied twice.
+    """
+    for target in targets:
+        try:
+            report = store.publish_to(index_dir, target, lock_wait=wait)
+        except (store.IndexUnavailable, store.WriterBusy) as exc:
+            raise click.ClickException(f"{target}: {exc}") from None
+        except OSError as exc:
+            raise click.ClickException(f"cannot publish to {target}: {exc}") from None
+        moved = "already served" if report.previous == report.snapshot else f"was {report.previous or 'nothing'}"
+        click.echo(f"published snapshot {report.snapshot} in {target} ({moved}; "
+                   f"{report.copied_bytes / 1e6:.1f} MB copied in {report.seconds:.2f} s)")
+
+
+@main.command()
+@_index_option
+@click.option("--keep", type=click.IntRange(0, 1000), default=store.KEEP_OLD, show_default=True,
+              help="Snapshots to keep besides the one being served, newest first.")
+@_wait_option
+def prune(index_dir: Path, keep: int, wait: float) -> None:
+    """Delete old snapshots; the one being served is never deleted."""
+    try:
+        removed = store.prune(index_dir, keep, lock_wait=wait)
+    except (store.IndexUnavailable, store.WriterBusy) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"removed {len(removed)} snapshots" + (f": {', '.join(removed)}" if removed else ""))
+
+
+@main.command()
+@_index_option
+@_wait_option
+def rollback(index_dir: Path, wait: float) -> None:
+    """Serve the snapshot before the current one again (after checking its files)."""
+    try:
+        served, target = store.rollback(index_dir, lock_wait=wait)
+    except (store.IndexUnavailable, store.WriterBusy) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"rolled back from snapshot {served} to {target} in {index_dir}")
 
 
 if __name__ == "__main__":

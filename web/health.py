@@ -4,15 +4,32 @@ A build records its source files and a SHA-256 fingerprint over them (and over t
 rules, taxonomy and organisations, which change what is indexed too).  Rehashing a 10 MB corpus on
 every health check would be wasteful, so the last answer is kept per (path, size, mtime) of every
 source: it is recomputed only when one of them moved.  One SourceWatch hangs on each app.
+
+A replica serves snapshots built elsewhere and copied in by ``topichub publish``, which leaves an
+``origin.json`` beside them: its health names the builder's fingerprint and build time and where
+the copy came from, and never compares sources, which were never its own.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from corpus.sources import RULE_FILES, fingerprint
+from index.store import ORIGIN_FILE
+
+
+def replica_origin(snapshot: Path) -> dict[str, object] | None:
+    """Return where a published copy of *snapshot* came from, or None when it was built here."""
+    try:
+        origin = json.loads((snapshot / ORIGIN_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {"from": None}  # a replica all the same; its origin note is unreadable
+    return origin if isinstance(origin, dict) else {"from": None}
 
 
 class SourceWatch:

@@ -296,6 +296,10 @@ SCHEMAS: dict[str, Any] = {
             "sources_changed": {"type": ["boolean", "null"],
                                 "description": "Whether the source files differ from the build's (null: not recorded)."},
             "reason": {"type": "string", "description": "Why the service is degraded."},
+            "refused": {"type": "string", "description": "The published snapshot that failed its checks; "
+                        "`snapshot` is the last good one, still answering."},
+            "replica": {"type": "object", "description": "On a replica: where `topichub publish` copied the "
+                        "snapshot from (`from`, `host`) and when (`published_at`)."},
             "error": ERROR_BODY,
         },
     },
@@ -414,7 +418,8 @@ PATHS: dict[str, Any] = {
             "summary": "Whether the service can answer, and what it is serving.",
             "responses": {
                 "200": _json(_ref("Health"), "ok: a snapshot is published and open."),
-                "503": _json(_ref("Health"), "degraded: no usable snapshot; reason says why."),
+                "503": _json(_ref("Health"), "degraded: no usable snapshot, or the published one failed its checks and "
+                             "the last good one still answers; reason says why."),
             },
         }
     },

@@ -1,0 +1,364 @@
+"""Replicas: `topichub publish` copies a snapshot into other index folders, verified before the switch;
+`prune` and `rollback`; a replica's health.  Copies cut short or altered are never published, and a
+publish, prune or rollback killed with SIGKILL at any step leaves a complete snapshot served and
+finishes when run again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from index import store
+from tests.conftest import REPO, write_jsonl
+from web import create_app
+from web.cli import _needs_build, main
+
+NEW = {"id": "numbat-cluster", "title": "Numbat cluster opens", "summary": "A numbat-named GPU cluster.",
+       "topics": ["training-infrastructure"]}
+
+
+def topichub(*args: object) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def refused(*args: object) -> str:
+    """Run a command that must fail cleanly; return its error line."""
+    result = subprocess.run([sys.executable, "-m", "web.cli", *map(str, args)], capture_output=True, text=True,
+                            timeout=120, cwd=REPO)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    return result.stderr
+
+
+def health(root: Path) -> tuple[int, dict]:
+    response = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client().get("/healthz")
+    return response.status_code, response.get_json()
+
+
+def numbats(client) -> tuple[str, int]:
+    """Return the snapshot that answered a search for the new document, and how many it found."""
+    body = client.get("/api/search?q=numbat").get_json()
+    return body["snapshot"], body["total"]
+
+
+def leftovers(root: Path) -> list[str]:
+    return sorted(p.name for p in [*store.snapshots_dir(root).glob(".tmp-*"), *root.glob(".current-*")])
+
+
+@pytest.fixture()
+def builder(tmp_path) -> Path:
+    """Return a builder index with two snapshots: the seed corpus (S0), then an update adding NEW (S1)."""
+    corpus = shutil.copytree(REPO / "corpus" / "data", tmp_path / "corpus")
+    root = tmp_path / "builder"
+    topichub("build", corpus, "--index-dir", root, "--procs", 1)
+    topichub("update", write_jsonl(tmp_path / "new.jsonl", [NEW]), "--index-dir", root)
+    return root
+
+
+@pytest.fixture()
+def replica(builder, tmp_path) -> Path:
+    """Return a replica folder serving the builder's first snapshot (S0)."""
+    root = tmp_path / "replica"
+    first = store.older_snapshots(builder, store.current_id(builder))[0]
+    staging = tmp_path / "staging"  # an index folder whose current is S0, as rsync would bring it
+    store.snapshots_dir(staging).mkdir(parents=True)
+    shutil.copytree(store.snapshots_dir(builder) / first, store.snapshots_dir(staging) / first)
+    (staging / "current").symlink_to(Path("snapshots") / first)
+    topichub("publish", "--index-dir", staging, "--to", root)
+    return root
+
+
+def test_publish_copies_verifies_and_switches_every_replica_and_is_safe_twice(builder, replica, tmp_path):
+    other = tmp_path / "replica2"
+    client = create_app({"INDEX_DIR": str(replica), "TESTING": True}).test_client()
+    first = store.current_id(replica)
+    assert numbats(client) == (first, 0)
+
+    out = topichub("publish", "--index-dir", builder, "--to", replica, "--to", other)
+    new = store.current_id(builder)
+    assert f"published snapshot {new} in {replica} (was {first};" in out
+    assert f"published snapshot {new} in {other} (was nothing;" in out
+    for root in (replica, other):
+        assert store.current_id(root) == new and leftovers(root) == []
+        copy, original = store.snapshots_dir(root) / new, store.snapshots_dir(builder) / new
+        assert all((copy / p.name).read_bytes() == p.read_bytes() for p in original.iterdir())
+    assert numbats(client) == (new, 1)  # the running app moved over without a restart
+
+    again = topichub("publish", "--index-dir", builder, "--to", replica)
+    assert f"published snapshot {new} in {replica} (already served; 0.0 MB copied" in again
+    assert store.current_id(replica) == new
+
+
+def test_a_replica_health_names_the_builder_and_ignores_the_builder_sources(builder, replica, tmp_path):
+    topichub("publish", "--index-dir", builder, "--to", replica)
+    built_status, built = health(builder)
+    status, body = health(replica)
+    assert built_status == status == 200
+    for fact in ("snapshot", "fingerprint", "built_at", "updated_at", "doc_count", "schema_version"):
+        assert body[fact] == built[fact], fact
+    assert body["replica"]["from"] == str(builder.resolve()) and body["replica"]["published_at"]
+    assert "replica" not in built
+
+    # The builder's sources change (or vanish): the builder says so, the replica does not compare.
+    source = next((tmp_path / "corpus").glob("*.topic.txt"))
+    source.write_text(source.read_text(encoding="utf-8") + "\nA new line.\n", encoding="utf-8")
+    assert health(builder)[1]["sources_changed"] is True
+    shutil.rmtree(tmp_path / "corpus")
+    assert health(builder)[1]["sources_changed"] is True
+    assert health(replica)[1]["sources_changed"] is None
+
+
+def test_serve_never_rebuilds_a_replica_from_the_builder_sources(replica, tmp_path):
+    source = next((tmp_path / "corpus").glob("*.topic.txt"))
+    source.write_text(source.read_text(encoding="utf-8") + "\nA new line.\n", encoding="utf-8")
+    staging = tmp_path / "staging"  # the same snapshot, built here as far as it knows: rebuilt
+    assert _needs_build(staging)[0] == "the sources changed since the index was built: rebuilding it"
+    assert _needs_build(replica) is None
+
+
+def _damage_missing(snap: Path) -> None:
+    next(snap.glob("*.pst")).unlink()
+
+
+def _damage_truncated(snap: Path) -> None:
+    segment = next(snap.glob("*.pst"))
+    segment.write_bytes(segment.read_bytes()[: segment.stat().st_size // 2])
+
+
+def _damage_flipped(snap: Path) -> None:  # same size: only the checksum tells
+    segment = next(snap.glob("*.trm"))
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    segment.write_bytes(bytes(data))
+
+
+def _damage_no_manifest(snap: Path) -> None:
+    (snap / store.MANIFEST_FILE).unlink()
+
+
+def _damage_meta(snap: Path) -> None:
+    meta = json.loads((snap / store.META_FILE).read_text(encoding="utf-8"))
+    meta["doc_count"] += 1
+    (snap / store.META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+
+
+DAMAGE = {
+    "a file missing": (_damage_missing, "is missing its file"),
+    "a file cut short": (_damage_truncated, "bytes, not"),
+    "one flipped bit": (_damage_flipped, "does not match its checksum"),
+    "no manifest": (_damage_no_manifest, f"no readable {store.MANIFEST_FILE}"),
+    "snapshot.json edited": (_damage_meta, f"{store.META_FILE} has"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_a_copy_cut_short_or_altered_is_never_published(builder, replica, damage):
+    first = store.current_id(replica)
+    new = store.current_id(builder)
+    pristine = builder.parent / "pristine"
+    shutil.copytree(store.snapshots_dir(builder) / new, pristine)
+    harm, message = DAMAGE[damage]
+    harm(store.snapshots_dir(builder) / new)  # as an rsync cut short, or a bad disk, would leave it
+
+    error = refused("publish", "--index-dir", builder, "--to", replica)
+    assert error.startswith(f"Error: {replica}: ") and message in error and "not published" in error, error
+    assert store.current_id(replica) == first and store.snapshot_ids(replica) == [first]
+    assert leftovers(replica) == []
+    status, body = health(replica)
+    assert status == 200 and body["snapshot"] == first
+
+    # Once the source is whole again, the same command publishes it.
+    shutil.rmtree(store.snapshots_dir(builder) / new)
+    shutil.copytree(pristine, store.snapshots_dir(builder) / new)
+    topichub("publish", "--index-dir", builder, "--to", replica)
+    assert store.current_id(replica) == new and health(replica)[0] == 200
+
+
+# Moments inside publish, prune and rollback, reached exactly: the command kills itself right after
+# the named step, as a power cut or `kill -9` would.
+KILL_AFTER = """
+import os, shutil, signal, sys
+from pathlib import Path
+from index import store
+from web.cli import _needs_build, main
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def after(real, when=lambda *args: True):
+    def step(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if when(*args):
+            die()
+        return result
+    return step
+
+copies = []
+def second_copy(src, dst):
+    copies.append(dst)
+    return len(copies) == 2
+
+def one_file_then_die(path, ignore_errors=False):
+    next(p for p in Path(path).iterdir() if p.is_file()).unlink()
+    die()
+
+moment = sys.argv[1]
+if moment == "mid-copy":
+    store.shutil.copy2 = after(shutil.copy2, when=second_copy)
+elif moment == "before-rename":
+    store._fsync_tree = after(store._fsync_tree)
+elif moment == "after-rename":
+    store.os.rename = after(os.rename, when=lambda src, dst: Path(dst).parent.name == "snapshots")
+elif moment == "after-link":
+    store.os.symlink = after(os.symlink)
+elif moment == "after-swap":
+    store.os.replace = after(os.replace)
+elif moment == "mid-delete":
+    store.shutil.rmtree = one_file_then_die
+main(sys.argv[2:])
+"""
+
+
+def killed(moment: str, *args: object) -> None:
+    proc = subprocess.run([sys.executable, "-c", KILL_AFTER, moment, *map(str, args)], cwd=REPO,
+                          capture_output=True, timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
+
+
+@pytest.mark.parametrize("moment", ["mid-copy", "before-rename", "after-rename", "after-link", "after-swap"])
+def test_a_publish_killed_at_any_step_serves_a_whole_snapshot_and_finishes_when_run_again(builder, replica, moment):
+    first, new = store.current_id(replica), store.current_id(builder)
+    client = create_app({"INDEX_DIR": str(replica), "TESTING": True}).test_client()
+    assert numbats(client) == (first, 0)
+
+    killed(moment, "publish", "--index-dir", builder, "--to", replica)
+    served = store.current_id(replica)
+    assert served == (new if moment == "after-swap" else first)
+    store.verify(store.snapshots_dir(replica) / served)
+    assert numbats(client) == (served, 1 if served == new else 0)
+    assert health(replica)[0] == 200
+
+    topichub("publish", "--index-dir", builder, "--to", replica)
+    assert store.current_id(replica) == new and leftovers(replica) == []
+    assert numbats(client) == (new, 1)
+
+
+# docs/operations.md's two steps to another host, here from one folder to another.
+RSYNC = ["rsync", "-a", "--delete", "--exclude", ".write.lock", "--exclude", ".current-*", "--exclude", ".tmp-*"]
+
+
+def test_rsync_then_publish_is_safe_cut_short_and_run_twice(builder, replica, tmp_path):
+    first, new = store.current_id(replica), store.current_id(builder)
+    incoming = tmp_path / "incoming"
+    # Slowed down, and killed once some of the snapshot's files are in.
+    rsync = subprocess.Popen([*RSYNC, "--bwlimit=100", f"{builder}/", f"{incoming}/"], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.is_file() for p in incoming.glob(f"snapshots/{new}/*")):
+            assert rsync.poll() is None and time.monotonic() < deadline, "rsync ended before it was cut short"
+            time.sleep(0.01)
+    finally:
+        rsync.kill()
+        rsync.wait()
+    error = refused("publish", "--index-dir", incoming, "--to", replica)
+    assert "not published" in error or "no index has been built" in error, error
+    assert store.current_id(replica) == first and leftovers(replica) == []
+
+    for _ in range(2):
+        subprocess.run([*RSYNC, f"{builder}/", f"{incoming}/"], check=True, timeout=60)
+        out = topichub("publish", "--index-dir", incoming, "--to", replica)
+        assert store.current_id(replica) == new and health(replica)[0] == 200
+    assert "already served; 0.0 MB copied" in out
+
+
+def test_rollback_goes_back_one_snapshot_at_a_time_and_refuses_a_damaged_one(builder, replica):
+    first = store.current_id(replica)
+    topichub("publish", "--index-dir", builder, "--to", replica)
+    new = store.current_id(replica)
+    client = create_app({"INDEX_DIR": str(replica), "TESTING": True}).test_client()
+    assert numbats(client) == (new, 1)
+
+    assert topichub("rollback", "--index-dir", replica).strip() == f"rolled back from snapshot {new} to {first} in {replica}"
+    assert numbats(client) == (first, 0)
+    assert "nothing to roll back to" in refused("rollback", "--index-dir", replica)
+    topichub("publish", "--index-dir", builder, "--to", replica)  # forward again: nothing copied
+    assert numbats(client) == (new, 1)
+
+    _damage_flipped(store.snapshots_dir(replica) / first)
+    assert "does not match its checksum" in refused("rollback", "--index-dir", replica)
+    assert store.current_id(replica) == new
+
+
+@pytest.mark.parametrize("moment", ["after-link", "after-swap"])
+def test_a_rollback_killed_at_any_step_serves_one_of_the_two_snapshots(builder, replica, moment):
+    first = store.current_id(replica)
+    topichub("publish", "--index-dir", builder, "--to", replica)
+    new = store.current_id(replica)
+    killed(moment, "rollback", "--index-dir", replica)
+    assert store.current_id(replica) == (first if moment == "after-swap" else new)
+    assert health(replica)[0] == 200
+    topichub("prune", "--index-dir", replica)  # the next writer clears what the killed one left
+    assert leftovers(replica) == []
+
+
+def test_prune_keeps_the_served_snapshot_even_after_a_rollback(builder, tmp_path):
+    for n in range(3):
+        topichub("update", write_jsonl(tmp_path / f"more{n}.jsonl", [{**NEW, "id": f"more-{n}"}]), "--index-dir", builder)
+    snapshots = store.snapshot_ids(builder)
+    assert len(snapshots) == 3  # the build keeps two besides the served one
+    topichub("rollback", "--index-dir", builder)
+    topichub("rollback", "--index-dir", builder)
+    oldest = store.current_id(builder)
+    assert oldest == snapshots[0]
+
+    assert topichub("prune", "--index-dir", builder, "--keep", 1).strip() == f"removed 1 snapshots: {snapshots[1]}"
+    assert store.snapshot_ids(builder) == [snapshots[0], snapshots[2]]
+    topichub("prune", "--index-dir", builder, "--keep", 0)
+    assert store.snapshot_ids(builder) == [oldest] and store.current_id(builder) == oldest
+    assert health(builder)[0] == 200
+
+
+def test_a_prune_killed_mid_delete_leaves_no_half_snapshot(builder, replica):
+    first = store.current_id(replica)
+    topichub("publish", "--index-dir", builder, "--to", replica)
+    killed("mid-delete", "prune", "--index-dir", replica, "--keep", 0)
+    assert store.snapshot_ids(replica) == [store.current_id(builder)]  # the old one is gone whole
+    assert leftovers(replica) == [f".tmp-pruned-{first}"]
+    assert "nothing to roll back to" in refused("rollback", "--index-dir", replica)
+    assert leftovers(replica) == []  # cleared by the next writer
+
+
+def test_a_replica_refuses_a_damaged_snapshot_and_keeps_serving_the_last_good_one(builder, replica):
+    first, new = store.current_id(replica), store.current_id(builder)
+    client = create_app({"INDEX_DIR": str(replica), "TESTING": True}).test_client()
+    assert numbats(client) == (first, 0)
+
+    # By hand, as the old instructions did: a copy with a flipped bit, linked without a check.
+    shutil.copytree(store.snapshots_dir(builder) / new, store.snapshots_dir(replica) / new)
+    _damage_flipped(store.snapshots_dir(replica) / new)
+    (replica / "next").symlink_to(Path("snapshots") / new)
+    (replica / "next").replace(replica / "current")
+
+    for app_client in (client, create_app({"INDEX_DIR": str(replica), "TESTING": True}).test_client()):
+        # The worker that had it open, and a fresh one that must find the last good one on disk.
+        assert numbats(app_client) == (first, 0)
+        response = app_client.get("/healthz")
+        body = response.get_json()
+        assert response.status_code == 503 and body["status"] == "degraded"
+        assert body["refused"] == new and body["snapshot"] == first
+        assert "does not match its checksum" in body["reason"]
+
+    topichub("rollback", "--index-dir", replica)  # back to the good one: healthy again
+    assert client.get("/healthz").status_code == 200 and numbats(client) == (first, 0)
+    topichub("publish", "--index-dir", builder, "--to", replica)  # replaces the damaged copy
+    assert numbats(client) == (new, 1)
+    assert client.get("/healthz").status_code == 200
