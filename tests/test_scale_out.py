@@ -26,6 +26,8 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from bench.servers import free_port
 from corpus.sources import DEFAULT_DIR
 from index import store
