@@ -118,7 +118,9 @@ def service_system(index_root: Path) -> Callable[[str], Answer]:
         if response.status_code != 200:
             raise RuntimeError(f"/api/search answered {response.status_code} to {query[:80]!r}: {response.get_data(as_text=True)[:200]}")
         result = response.get_json()
-        return Answer(tuple(h["id"] for h in result["hits"]), result["match"] in NO_ANSWER_MATCHES)
+        # The guide answer card is shown above the hits and not repeated among them: it ranks first.
+        card = [result["answer"]["id"]] if result.get("answer") else []
+        return Answer(tuple([*card, *(h["id"] for h in result["hits"])][:DEPTH]), result["match"] in NO_ANSWER_MATCHES)
 
     return run
 

@@ -32,7 +32,9 @@ def answers(collection, root: Path) -> dict[str, relevance.Answer]:
     out = {}
     for judged in collection.judged:
         result = svc.search(SearchParams(q=judged.query, per_page=relevance.DEPTH))
-        out[judged.query] = relevance.Answer(tuple(h.id for h in result.hits), result.match in relevance.NO_ANSWER_MATCHES)
+        card = [result.answer.id] if result.answer else []  # shown first, not repeated among the hits
+        ids = tuple([*card, *(h.id for h in result.hits)][: relevance.DEPTH])
+        out[judged.query] = relevance.Answer(ids, result.match in relevance.NO_ANSWER_MATCHES)
     return out
 
 

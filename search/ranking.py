@@ -2,16 +2,18 @@
 
 A document's score is its BM25F relevance to the query times how much of the query it covers:
 
-    score = (sum over concepts c of qtf_c * bm25f_c) * coverage ** COVERAGE_POWER
+    score = (sum over concepts c of qtf_c ** 1.5 * bm25f_c) * coverage ** (4 / n)
 
 - ``bm25f_c`` is the concept's score in the document: its best alternative (the typed words, a
-  synonym, a close spelling), summed over title and body, titles weighing three times as much
-  (search.weighting has the idf);
+  synonym, a close spelling), BM25 in the title plus BM25 in the body (search.weighting has the idf);
 - ``qtf_c`` is how often the concept was typed: a pasted paragraph repeats what it is about;
 - ``coverage`` is the share of the query's rarity the document holds: the BM25 idf of the concepts
   it matches over that of all the concepts.  A document with every concept has 1; one that matches
   only "much" and "investment" of "how much did microsoft invest in openai" has far less than one
-  with "microsoft", "investment" and "openai".
+  with "microsoft", "investment" and "openai";
+- ``n`` is the number of concepts (at least 2): the exponent is 2 for two words and falls to 0.125
+  for a 32-concept paragraph.  A reader who types three words wants all three; a pasted paragraph
+  is matched only in part by every good answer.
 
 There are no tiers: a document matching every word outranks one matching some only when its score
 is higher, and hits come back in score order.  The exponent was chosen across collections
@@ -33,7 +35,10 @@ from search.snapshot import Snapshot
 from search.weighting import bm25_idf
 
 # How steeply a partial match loses to a full one (0: plain BM25F of the words it has).
-COVERAGE_POWER = 0.5
+COVERAGE_POWER = 2.0
+# ... for a two-concept query, and times (2 / concepts) ** COVERAGE_DECAY for more: a reader who types
+# three words wants all three, a pasted paragraph is matched in part by every good answer.
+COVERAGE_DECAY = 1.0
 # How much a concept typed n times weighs: n ** QTF_POWER.
 QTF_POWER = 1.5
 # Proximity: two words typed next to each other that a document also has within PROXIMITY_SLOP
@@ -61,8 +66,13 @@ class Coverage:
             return 1.0
         return sum(idf for idf, docs in zip(self.idfs, concept_docs) if docnum in docs) / self.total
 
+    @property
+    def power(self) -> float:
+        """Return the coverage exponent for this many concepts: steep for a few words, gentle for a paragraph."""
+        return COVERAGE_POWER * (2 / max(len(self.idfs), 2)) ** COVERAGE_DECAY
+
     def factor(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
-        return self.share(docnum, concept_docs) ** COVERAGE_POWER
+        return self.share(docnum, concept_docs) ** self.power
 
 
 def rank(
