@@ -49,9 +49,12 @@ _DOTTED_LETTERS = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]$")
 
 
 def normalize(text: str) -> str:
-    """Drop possessives and thousands separators (``7,500`` is ``7500``); join ``U.S`` into ``US``."""
+    """Drop possessives, thousands separators (``7,500`` is ``7500``) and an acronym's plural ``s``
+    (``GPUs`` is ``GPU``: the stemmer keeps the ``s`` after a vowel); join ``U.S`` into ``US``."""
     if text[-2:] in ("'s", "’s"):
         text = text[:-2]
+    elif text[-1:] == "s" and len(text) > 2 and text[:-1].isupper() and text[:-1].isalpha():
+        return text[:-1]
     if "," in text:
         return text.replace(",", "")
     if _DOTTED_LETTERS.match(text):

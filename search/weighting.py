@@ -13,9 +13,11 @@ from math import log
 
 from whoosh.scoring import BM25F
 
-# Chosen across collections (docs/relevance.md): Whoosh's defaults, 0.75 and 1.2, were among the best.
+# Chosen across collections (docs/relevance.md): for the body, Whoosh's defaults (b 0.75, k1 1.2) were among
+# the best; for titles, full length normalisation (b 1).
 K1 = 1.2
 B = 0.75
+TITLE_B = 1.0  # a long title is discounted fully: a word in a short headline says more
 
 
 def bm25_idf(doc_count: int, doc_frequency: int) -> float:
@@ -27,6 +29,7 @@ class Weighting(BM25F):
     """BM25F with BM25's idf."""
 
     def __init__(self, B: float = B, K1: float = K1, **kwargs: float) -> None:
+        kwargs.setdefault("title_B", TITLE_B)
         super().__init__(B=B, K1=K1, **kwargs)
 
     def idf(self, searcher, fieldname, text):
