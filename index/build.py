@@ -22,7 +22,7 @@ from whoosh.filedb.filestore import Storage
 
 from corpus.records import Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
-from index import store
+from index import store, vectors
 from index.schema import SCHEMA_VERSION, make_schema, to_document
 from index.analysis import TermAnalyzer
 from index.segment import SegmentBuilder
@@ -73,8 +73,9 @@ def build_corpus(
     progress: Progress | None = None,
     procs: int = 1,
     lock_wait: float = 0.0,
+    semantic: bool = True,
 ) -> BuildReport:
-    """Index *corpus* into a new snapshot under *root* and publish it."""
+    """Index *corpus* into a new snapshot under *root* and publish it (with vectors unless *semantic* is off)."""
     root = Path(root)
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
@@ -83,6 +84,7 @@ def build_corpus(
         try:
             _write_index(work, records, procs=procs, progress=progress)
             _check(work, len(records))
+            semantic_meta = vectors.write(work, records, on=semantic)
             seconds = time.perf_counter() - started
             store.write_meta(
                 work,
@@ -96,6 +98,7 @@ def build_corpus(
                     "build_seconds": round(seconds, 3),
                     "topics": {slug: asdict(topic) for slug, topic in corpus.topics.items()},
                     "organisations": {slug: asdict(org) for slug, org in corpus.organisations.items()},
+                    "semantic": semantic_meta,
                 },
             )
             size = _size(work)

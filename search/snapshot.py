@@ -23,7 +23,7 @@ from whoosh.analysis.acore import Token
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.searching import Searcher
 
-from index import store
+from index import store, vectors
 from index.analysis import TermAnalyzer
 from index.schema import SCHEMA_VERSION
 from search.cache import Bounded
@@ -70,6 +70,8 @@ class Snapshot:
                 self.all_docs = frozenset(reader.all_doc_ids())
                 self.facet_docs = {name: self._postings(reader, name) for name in FACET_FIELDS}
                 self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
+            # Memory-mapped, so every worker shares one copy; None without vectors of this model.
+            self.vectors = vectors.open_vectors(path, self.meta)
         except _OPEN_ERRORS as exc:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema

@@ -1,0 +1,295 @@
+"""Document vectors: what a document means, as one short unit vector per document in the snapshot.
+
+The model is WordLlama's ``l2_supercat`` at 256 dimensions, a static embedding table (one vector per
+token of Llama 2's vocabulary) that ships inside the ``wordllama`` wheel with its tokenizer, so
+nothing is fetched at build or query time.  A text's vector is the mean of its tokens' vectors,
+scaled to unit length; the text is split on white space first and each distinct word is tokenised
+once, which is several times faster than tokenising whole texts and drops the line-break and
+space-run tokens that carry no meaning.
+
+On disk a snapshot holds, beside the Whoosh segments, ``vectors.npy`` (float16, one row per Whoosh
+document number, all zero for a deleted document or one without words) and ``vectors-ids.json`` (the
+document id of each row, null for a hole), which an update needs to carry rows over when Whoosh
+renumbers documents.  ``snapshot.json`` records the model under ``"semantic"``; vectors of another
+model are not used (the service falls back to words alone and ``topichub serve`` rebuilds).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import importlib.util
+import json
+import os
+import struct
+from array import array
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tokenizers import Tokenizer
+from whoosh import index as whoosh_index
+
+from corpus.records import Record
+
+MODEL_PACKAGE = "wordllama"
+MODEL_CONFIG = "l2_supercat"
+DIM = 256
+VECTORS_FILE = "vectors.npy"
+SIGNS_FILE = "vectors-signs.npy"
+IDS_FILE = "vectors-ids.json"
+SWITCH = "TOPICHUB_SEMANTIC"  # "0" turns the signal off, in builds and in the service
+_BATCH_DOCS = 2048  # documents embedded at a time: bounds the gathered word vectors to ~100 MB
+
+
+def enabled() -> bool:
+    """Return whether the semantic signal is switched on (``TOPICHUB_SEMANTIC`` is not "0")."""
+    return os.environ.get(SWITCH, "1").strip() != "0"
+
+
+@functools.cache
+def model_info() -> dict[str, object]:
+    """Return the model's name, package version and dimensions, as a snapshot records them."""
+    return {
+        "model": f"{MODEL_PACKAGE}/{MODEL_CONFIG}",
+        "version": importlib.metadata.version(MODEL_PACKAGE),
+        "dim": DIM,
+        "dtype": "float16",
+    }
+
+
+def model_files() -> tuple[Path, Path]:
+    """Return the tokenizer and weights files inside the installed wordllama package."""
+    # find_spec does not run the package's __init__, which configures the root logger at INFO.
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(f"the {MODEL_PACKAGE} package is not installed")
+    package = Path(next(iter(spec.submodule_search_locations)))
+    # The wheel's folder is "tokenizers/": WordLlama.load() looks in "tokenizer/" and then downloads.
+    return package / "tokenizers" / f"{MODEL_CONFIG}_tokenizer_config.json", package / "weights" / f"{MODEL_CONFIG}_{DIM}.safetensors"
+
+
+def _map_safetensors(path: Path, key: str = "embedding.weight") -> np.ndarray:
+    """Return tensor *key* of a safetensors file memory-mapped (read-only, shared between processes)."""
+    with path.open("rb") as handle:
+        (length,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(length))
+    entry = header[key]
+    if entry["dtype"] != "F16":
+        raise ValueError(f"{path}: {key} is {entry['dtype']}, expected F16")
+    start, _ = entry["data_offsets"]
+    return np.memmap(path, dtype=np.float16, mode="r", offset=8 + length + start, shape=tuple(entry["shape"]))
+
+
+class Encoder:
+    """Turn texts into unit vectors with the packaged WordLlama table (the table is memory-mapped)."""
+
+    def __init__(self, tokenizer: Tokenizer, table: np.ndarray) -> None:
+        self.tokenizer = tokenizer
+        self.table = table
+        self.dim = table.shape[1]
+
+    @classmethod
+    def load(cls) -> Encoder:
+        """Load the packaged model from the installed wheel; never touches the network."""
+        tokenizer_file, weights_file = model_files()
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        return cls(tokenizer, _map_safetensors(weights_file))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return one float32 unit row per text (all zero for a text without words)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        words = _WordTable(self)  # one tokenisation per distinct word, for this call only
+        for lo in range(0, len(texts), _BATCH_DOCS):
+            out[lo : lo + _BATCH_DOCS] = words.embed(texts[lo : lo + _BATCH_DOCS])
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+
+class _WordTable:
+    """The token ids of every distinct word seen by one Encoder.embed call."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        self.index: dict[str, int] = {}
+        self.starts = array("q")
+        self.lengths = array("q")
+        self.tokens = array("l")
+
+    def _learn(self, words: set[str]) -> None:
+        new = [w for w in words if w not in self.index]
+        for word, encoding in zip(new, self.encoder.tokenizer.encode_batch(new, add_special_tokens=False)):
+            self.index[word] = len(self.starts)
+            self.starts.append(len(self.tokens))
+            self.lengths.append(len(encoding.ids))
+            self.tokens.extend(encoding.ids)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return the (unscaled) sum of token vectors of each text."""
+        split = [text.split() for text in texts]
+        self._learn(set().union(*split))
+        counts = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
+        index = self.index
+        words = np.fromiter((index[w] for ws in split for w in ws), dtype=np.int64, count=int(counts.sum()))
+        sums = np.zeros((len(texts), self.encoder.dim), dtype=np.float32)
+        if not len(words):
+            return sums
+        distinct, inverse = np.unique(words, return_inverse=True)
+        tokens = np.frombuffer(self.tokens, dtype=np.int64)
+        starts = np.frombuffer(self.starts, dtype=np.int64)[distinct]
+        lengths = np.frombuffer(self.lengths, dtype=np.int64)[distinct]
+        word_vectors = _segment_sums(self.encoder.table, tokens, starts, lengths)
+        return _segment_sums(word_vectors, inverse, np.cumsum(counts) - counts, counts)
+
+
+def _segment_sums(rows: np.ndarray, index: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Return, for each segment i, the float32 sum of rows[index[starts[i] + k]] for k < lengths[i].
+
+    One vectorised step per position within a segment: numpy's reduceat and add.at take several
+    times longer on many short segments of 256-wide rows.
+    """
+    sums = np.zeros((len(starts), rows.shape[1]), dtype=np.float32)
+    active = np.flatnonzero(lengths > 0)
+    step = 0
+    while len(active):
+        sums[active] += rows[index[starts[active] + step]]
+        step += 1
+        active = active[lengths[active] > step]
+    return sums
+
+
+@functools.cache
+def encoder() -> Encoder:
+    """Return the process's encoder, loaded on first use (its table is shared through the page cache)."""
+    return Encoder.load()
+
+
+def document_text(record: Record) -> str:
+    """Return the text of *record* that its vector stands for: title and body."""
+    return f"{record.title}\n{record.body}"
+
+
+# -- snapshots ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DocVectors:
+    """A snapshot's document vectors, memory-mapped: row *n* is Whoosh document *n*."""
+
+    matrix: np.ndarray  # (documents, dim) float16, unit rows or zero
+    signs: np.ndarray  # (documents, dim / 64) uint64: the sign bits of each row, for a coarse first pass
+    live: np.ndarray  # bool per row: the row has a vector (not a hole, not a text without words)
+
+
+def _docnum_ids(work: Path) -> list[str | None]:
+    """Return the id of each Whoosh document number of the index in *work* (None for a deleted one)."""
+    ix = whoosh_index.open_dir(str(work))
+    try:
+        with ix.searcher() as searcher:
+            reader = searcher.reader()
+            ids: list[str | None] = [None] * reader.doc_count_all()
+            for term in reader.lexicon("id"):
+                matcher = reader.postings("id", term)
+                value = term.decode("utf-8") if isinstance(term, bytes) else term
+                while matcher.is_active():
+                    ids[matcher.id()] = value  # deleted documents are filtered out by the reader
+                    matcher.next()
+    finally:
+        ix.close()
+    return ids
+
+
+def sign_bits(matrix: np.ndarray) -> np.ndarray:
+    """Return the sign bits of each row of *matrix* packed into uint64 words."""
+    return np.packbits(np.asarray(matrix) > 0, axis=-1).view(np.uint64)
+
+
+def _write(work: Path, ids: list[str | None], matrix: np.ndarray) -> dict[str, object]:
+    np.save(work / VECTORS_FILE, matrix.astype(np.float16, copy=False), allow_pickle=False)
+    np.save(work / SIGNS_FILE, sign_bits(matrix), allow_pickle=False)
+    (work / IDS_FILE).write_text(json.dumps(ids, separators=(",", ":")), encoding="utf-8")
+    return {**model_info(), "rows": len(ids), "vectors": int(sum(i is not None for i in ids))}
+
+
+def write(work: Path, records: Sequence[Record], *, on: bool = True) -> dict[str, object] | None:
+    """Embed *records* into the new index in *work*; return the manifest entry (None when switched off)."""
+    if not (on and enabled()):
+        return None
+    ids = _docnum_ids(work)
+    by_id = {record.id: record for record in records}
+    matrix = np.zeros((len(ids), DIM), dtype=np.float32)
+    rows = [n for n, doc_id in enumerate(ids) if doc_id is not None]
+    matrix[rows] = encoder().embed([document_text(by_id[ids[n]]) for n in rows])
+    return _write(work, ids, matrix)
+
+
+def update(previous: Path, work: Path, recorded: object, upserts: Mapping[str, Record]) -> dict[str, object] | None:
+    """Bring the vectors in *work* in step with its updated index; return the manifest entry.
+
+    Rows of unchanged documents are carried over from *previous*; upserted documents, and every
+    document when *previous* holds another model's vectors, are embedded.  A snapshot built
+    without vectors stays without.
+    """
+    if not isinstance(recorded, dict):
+        return None
+    ids = _docnum_ids(work)
+    matrix = np.zeros((len(ids), DIM), dtype=np.float32)
+    old = open_vectors(previous, {"semantic": recorded})
+    old_row: dict[str, int] = {}
+    if old is not None:
+        old_ids = json.loads((previous / IDS_FILE).read_text(encoding="utf-8"))
+        old_row = {doc_id: n for n, doc_id in enumerate(old_ids) if doc_id is not None}
+    carried = [(n, old_row[doc_id]) for n, doc_id in enumerate(ids) if doc_id is not None and doc_id not in upserts and doc_id in old_row]
+    if carried:
+        dst, src = map(list, zip(*carried))
+        matrix[dst] = old.matrix[src]  # type: ignore[union-attr]
+    kept = {n for n, _ in carried}
+    fresh = [n for n, doc_id in enumerate(ids) if doc_id is not None and n not in kept]
+    if fresh:
+        matrix[fresh] = encoder().embed(_texts(work, [(n, ids[n]) for n in fresh], upserts))
+    for name in (VECTORS_FILE, SIGNS_FILE, IDS_FILE):
+        (work / name).unlink(missing_ok=True)  # write new files, never through one the old snapshot might share
+    return _write(work, ids, matrix)
+
+
+def _texts(work: Path, rows: list[tuple[int, str | None]], upserts: Mapping[str, Record]) -> list[str]:
+    """Return the text of each (docnum, id): an upsert's from its record, any other from stored fields."""
+    stored = [n for n, doc_id in rows if doc_id not in upserts]
+    fields: dict[int, dict[str, object]] = {}
+    if stored:  # only when the previous vectors are of another model
+        ix = whoosh_index.open_dir(str(work))
+        try:
+            with ix.searcher() as searcher:
+                fields = {n: searcher.stored_fields(n) for n in stored}
+        finally:
+            ix.close()
+    return [
+        document_text(upserts[doc_id]) if n not in fields else f"{fields[n].get('title', '')}\n{fields[n].get('body', '')}"
+        for n, doc_id in rows  # type: ignore[index]
+    ]
+
+
+def same_model(recorded: object) -> bool:
+    """Return whether a snapshot's recorded ``semantic`` entry is of the model installed here."""
+    info = model_info()
+    return isinstance(recorded, dict) and all(recorded.get(key) == value for key, value in info.items())
+
+
+def open_vectors(path: Path, meta: Mapping[str, object]) -> DocVectors | None:
+    """Map the vectors of the snapshot in *path*; None when it has none or they are of another model."""
+    recorded = meta.get("semantic")
+    if not same_model(recorded):
+        return None
+    rows = recorded["rows"]  # type: ignore[index]
+    matrix = np.load(path / VECTORS_FILE, mmap_mode="r", allow_pickle=False)
+    signs = np.load(path / SIGNS_FILE, mmap_mode="r", allow_pickle=False)
+    if matrix.shape != (rows, DIM) or matrix.dtype != np.float16 or signs.shape != (rows, DIM // 64):
+        raise ValueError(f"snapshot {path.name}: {VECTORS_FILE} or {SIGNS_FILE} does not hold {rows} rows of {DIM}")
+    live = np.zeros(rows, dtype=bool)
+    for lo in range(0, rows, 65536):  # a block at a time: no copy of the whole matrix
+        live[lo : lo + 65536] = matrix[lo : lo + 65536].view(np.uint16).any(axis=1)
+    return DocVectors(matrix=matrix, signs=signs, live=live)
