@@ -124,3 +124,10 @@ def test_the_encoder_gives_wordllamas_own_vectors_loaded_offline():
 
 def test_a_text_without_words_has_a_zero_vector():
     assert not vectors.encoder().embed(["", "  \n "]).any()
+
+
+def test_one_text_embeds_as_in_a_batch():
+    texts = ["  Who makes\ntheir own   accelerators? ", "ZeRO-3 offload (DeepSpeed)", "日本語のテキスト", ""]
+    batch = vectors.encoder().embed(texts)
+    for text, row in zip(texts, batch):
+        np.testing.assert_allclose(vectors.encoder().embed_one(text), row, atol=1e-5)
