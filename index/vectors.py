@@ -98,7 +98,7 @@ class Encoder:
         tokenizer = Tokenizer.from_file(str(tokenizer_file))
         tokenizer.no_padding()
         tokenizer.no_truncation()
-        return cls(tokenizer, _map_safetensors(weights_file))
+        return cls(tokenizer, np.asarray(_map_safetensors(weights_file)))  # a plain array over the mapping
 
     def embed_one(self, text: str) -> np.ndarray:
         """Return *text*'s float32 unit vector (all zero without words); for short texts such as queries."""
@@ -133,11 +133,12 @@ class _WordTable:
     def _learn(self, words: set[str]) -> None:
         new = [w for w in words if w not in self.index]
         # encode_batch_fast: no character offsets, which are not needed here.
-        for word, encoding in zip(new, self.encoder.tokenizer.encode_batch_fast(new, add_special_tokens=False)):
-            self.index[word] = len(self.starts)
-            self.starts.append(len(self.tokens))
-            self.lengths.append(len(encoding.ids))
-            self.tokens.extend(encoding.ids)
+        ids = [encoding.ids for encoding in self.encoder.tokenizer.encode_batch_fast(new, add_special_tokens=False)]
+        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        self.index.update(zip(new, range(len(self.starts), len(self.starts) + len(new))))
+        self.starts.extend((np.cumsum(lengths) - lengths + len(self.tokens)).tolist())
+        self.lengths.extend(lengths.tolist())
+        self.tokens.extend(chain.from_iterable(ids))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return the (unscaled) sum of token vectors of each text."""
@@ -159,17 +160,20 @@ class _WordTable:
 def _segment_sums(rows: np.ndarray, index: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Return, for each segment i, the float32 sum of rows[index[starts[i] + k]] for k < lengths[i].
 
-    One vectorised step per position within a segment: numpy's reduceat and add.at take several
-    times longer on many short segments of 256-wide rows.
+    One vectorised step per position within a segment, over the segments still that long: they are
+    taken longest first, so those are always a prefix (a slice, not a gather and scatter).  numpy's
+    reduceat and add.at take several times longer on many short segments of 256-wide rows.
     """
-    sums = np.zeros((len(starts), rows.shape[1]), dtype=np.float32)
-    active = np.flatnonzero(lengths > 0)
-    step = 0
-    while len(active):
-        sums[active] += rows[index[starts[active] + step]]
-        step += 1
-        active = active[lengths[active] > step]
-    return sums
+    order = np.argsort(-lengths, kind="stable")
+    starts, lengths = starts[order], lengths[order]
+    sums = np.zeros((len(order), rows.shape[1]), dtype=np.float32)
+    # How many segments are longer than each step: lengths are descending.
+    longer = np.searchsorted(-lengths, -np.arange(int(lengths[0]) if len(lengths) else 0), side="left")
+    for step, count in enumerate(longer):
+        sums[:count] += rows[index[starts[:count] + step]]
+    out = np.empty_like(sums)
+    out[order] = sums
+    return out
 
 
 @functools.cache
