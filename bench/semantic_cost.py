@@ -19,12 +19,19 @@ from pathlib import Path
 import numpy as np
 
 from bench.queries import make_queries
-from bench.rss_probe import DEBIAN, rss_mb
+from bench.rss_probe import DEBIAN
 from corpus.jsonl import load_jsonl
 from index import vectors
 from search import semantic
 from search.params import SearchParams
 from search.service import SearchService
+
+
+def memory() -> str:
+    """Return this process's resident memory: total, anonymous (its own) and file-backed (shareable)."""
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    mb = {key: int(status[key].split()[0]) // 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
+    return f"{mb['VmRSS']} MB ({mb['RssAnon']} anonymous, {mb['RssFile']} file-backed)"
 
 
 def _timed(func, *args):
@@ -39,20 +46,20 @@ def main(index_dir: str) -> None:
     texts = [vectors.document_text(r) for r in records]
     del records
     gc.collect()
-    base = rss_mb()
+    base = memory()
     service = SearchService(index_dir)
     snap = service.snapshot()
     service.search(SearchParams(q="python library"))
-    lexical = rss_mb()
+    lexical = memory()
     docs = semantic.vectors(snap)
     if docs is None:
         raise SystemExit(f"{index_dir} has no vectors of the installed model")
     semantic.nearest(docs, semantic.query_vector("python library"), 10)
-    loaded = rss_mb()
+    loaded = memory()
 
     costs = {"query_vector": [0.0, 0.0], "nearest k=10": [0.0, 0.0], "nearest k=100": [0.0, 0.0],
              "cosines of 1,000 candidates": [0.0, 0.0]}
-    kept = []
+    vectors_of_queries = []
     candidates = np.sort(np.random.default_rng(7).choice(len(docs.live), 1000, replace=False))
     for q in queries:
         vector, wall, cpu = _timed(semantic.query_vector, q)
@@ -65,18 +72,19 @@ def main(index_dir: str) -> None:
             costs[f"nearest k={k}"][0] += wall
             costs[f"nearest k={k}"][1] += cpu
             if k == 10:
-                exact = np.argsort(-(docs.matrix.astype(np.float32) @ vector), kind="stable")[:10]
-                kept.append(len(set(exact.tolist()) & {d for d, _ in found}))
+                vectors_of_queries.append((vector, {d for d, _ in found}))
         _, wall, cpu = _timed(semantic.cosines, docs, vector, candidates)
         costs["cosines of 1,000 candidates"][0] += wall
         costs["cosines of 1,000 candidates"][1] += cpu
-    after = rss_mb()
+    after = memory()
+    matrix = docs.matrix.astype(np.float32)
+    kept = [len(set(np.argsort(-(matrix @ v), kind="stable")[:10].tolist()) & found) for v, found in vectors_of_queries]
     print(f"{len(docs.live):,} rows, {int(docs.live.sum()):,} with a vector; {len(queries)} queries")
     for name, (wall, cpu) in costs.items():
         print(f"  {name:<28} {wall / len(queries) * 1000:7.2f} ms wall, {cpu / len(queries) * 1000:7.2f} ms CPU a query")
     print(f"  coarse pass keeps {np.mean(kept):.2f} of the exact top 10 on average (min {min(kept)})")
-    print(f"RSS: {base} MB before, {lexical} MB after a lexical search, {loaded} MB with vectors and model, "
-          f"{after} MB after the queries")
+    print(f"RSS: {base} before; {lexical} after a lexical search;\n     {loaded} with vectors and model; "
+          f"{after} after the queries")
 
     encoder = vectors.Encoder.load()
     _, wall, cpu = _timed(encoder.embed, texts)
