@@ -131,3 +131,27 @@ def test_one_text_embeds_as_in_a_batch():
     batch = vectors.encoder().embed(texts)
     for text, row in zip(texts, batch):
         np.testing.assert_allclose(vectors.encoder().embed_one(text), row, atol=1e-5)
+
+
+def test_cli_builds_without_vectors_and_serve_rebuilds_an_index_of_another_model(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from web.cli import main
+
+    root = tmp_path / "index"
+    result = CliRunner().invoke(main, ["build", str(SAMPLE), "--index-dir", str(root), "--no-semantic"])
+    assert result.exit_code == 0, result.output
+    assert store.read_meta(store.current_path(root))["semantic"] is None
+    monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(root))  # serve sets it for gunicorn: restore it after
+    monkeypatch.setattr("os.execv", lambda path, args: None)
+    serve = ["serve", "--index-dir", str(root), "--port", "8123"]
+    old = store.current_id(root)
+    assert CliRunner().invoke(main, serve).exit_code == 0 and store.current_id(root) == old  # built without on purpose
+    result = CliRunner().invoke(main, ["build", str(SAMPLE), "--index-dir", str(root)])
+    assert result.exit_code == 0 and vectors.same_model(store.read_meta(store.current_path(root))["semantic"])
+    old = store.current_id(root)
+    upgraded = {**vectors.model_info(), "version": "9.9"}  # as after an upgrade of wordllama
+    monkeypatch.setattr(vectors, "model_info", lambda: upgraded)
+    result = CliRunner().invoke(main, serve)
+    assert result.exit_code == 0 and "no vectors of the installed model" in result.output
+    assert store.current_id(root) != old
