@@ -109,14 +109,14 @@ class Encoder:
         norm = float(np.linalg.norm(vector))
         return vector / norm if norm > 0 else vector
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Return one float32 unit row per text (all zero for a text without words)."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+    def embed(self, texts: Sequence[str], dtype: type = np.float32) -> np.ndarray:
+        """Return one unit row per text (all zero for a text without words), float32 unless *dtype*."""
+        out = np.zeros((len(texts), self.dim), dtype=dtype)
         words = _WordTable(self)  # one tokenisation per distinct word, for this call only
         for lo in range(0, len(texts), _BATCH_DOCS):
-            out[lo : lo + _BATCH_DOCS] = words.embed(texts[lo : lo + _BATCH_DOCS])
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
+            sums = words.embed(texts[lo : lo + _BATCH_DOCS])
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)
+            out[lo : lo + _BATCH_DOCS] = np.divide(sums, norms, out=sums, where=norms > 0)
         return out
 
 
@@ -226,7 +226,8 @@ def sign_bits(matrix: np.ndarray) -> np.ndarray:
 
 
 def _write(work: Path, ids: list[str | None], matrix: np.ndarray) -> dict[str, object]:
-    np.save(work / VECTORS_FILE, matrix.astype(np.float16, copy=False), allow_pickle=False)
+    """Write the float16 *matrix* with its sign bits and row ids into *work*; return the manifest entry."""
+    np.save(work / VECTORS_FILE, matrix, allow_pickle=False)
     np.save(work / SIGNS_FILE, sign_bits(matrix), allow_pickle=False)
     (work / IDS_FILE).write_text(json.dumps(ids, separators=(",", ":")), encoding="utf-8")
     return {**model_info(), "rows": len(ids), "vectors": int(sum(i is not None for i in ids))}
@@ -238,10 +239,9 @@ def write(work: Path, records: Sequence[Record], *, on: bool = True) -> dict[str
         return None
     ids = _docnum_ids(work)
     by_id = {record.id: record for record in records}
-    matrix = np.zeros((len(ids), DIM), dtype=np.float32)
-    rows = [n for n, doc_id in enumerate(ids) if doc_id is not None]
-    matrix[rows] = encoder().embed([document_text(by_id[ids[n]]) for n in rows])
-    return _write(work, ids, matrix)
+    # A hole (none in a fresh build) has no text, so a zero row; float16 rows halve the peak memory.
+    texts = [document_text(by_id[doc_id]) if doc_id is not None else "" for doc_id in ids]
+    return _write(work, ids, encoder().embed(texts, dtype=np.float16))
 
 
 def update(previous: Path, work: Path, recorded: object, upserts: Mapping[str, Record]) -> dict[str, object] | None:
@@ -254,7 +254,7 @@ def update(previous: Path, work: Path, recorded: object, upserts: Mapping[str, R
     if not isinstance(recorded, dict):
         return None
     ids = _docnum_ids(work)
-    matrix = np.zeros((len(ids), DIM), dtype=np.float32)
+    matrix = np.zeros((len(ids), DIM), dtype=np.float16)
     old = open_vectors(previous, {"semantic": recorded})
     old_row: dict[str, int] = {}
     if old is not None:
@@ -267,7 +267,7 @@ def update(previous: Path, work: Path, recorded: object, upserts: Mapping[str, R
     kept = {n for n, _ in carried}
     fresh = [n for n, doc_id in enumerate(ids) if doc_id is not None and n not in kept]
     if fresh:
-        matrix[fresh] = encoder().embed(_texts(work, [(n, ids[n]) for n in fresh], upserts))
+        matrix[fresh] = encoder().embed(_texts(work, [(n, ids[n]) for n in fresh], upserts), dtype=np.float16)
     for name in (VECTORS_FILE, SIGNS_FILE, IDS_FILE):
         (work / name).unlink(missing_ok=True)  # write new files, never through one the old snapshot might share
     return _write(work, ids, matrix)
