@@ -128,7 +128,7 @@ class _WordTable:
         self.index: dict[str, int] = {}
         self.starts = array("q")
         self.lengths = array("q")
-        self.tokens = array("l")
+        self.tokens = array("q")
 
     def _learn(self, words: set[str]) -> None:
         new = [w for w in words if w not in self.index]
