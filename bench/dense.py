@@ -13,7 +13,8 @@ CISI (``../shared/corpora/cisi/``) has wordy queries, up to 342 words: the servi
 its first 32 words and 256 characters, the most its API takes, and dense gets that same text
 (``dense-whole`` shows dense on the whole query).  More-like-this is compared on judged pairs
 (``--mlt``): for each hub query, its best-judged document stands for the query, and the others
-judged relevant to it are what its neighbours should be.
+judged relevant to it are what its neighbours should be.  For a similarity floor, it prints the best
+dense cosine of the no-answer queries against the answered ones.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from bench.relevance import DEPTH, MEASURES, NO_ANSWER_MATCHES, Answer, Judged, load_judgments, summarise, table
+from bench.relevance import DEPTH, MEASURES, NO_ANSWER, NO_ANSWER_MATCHES, Answer, Judged, load_judgments, summarise, table
 from index.build import build
 from search import semantic
 from search.params import MAX_QUERY_CHARS, MAX_QUERY_WORDS, SearchParams
@@ -146,6 +147,30 @@ def load_cisi(folder: Path = CISI) -> tuple[list[dict[str, object]], list[Judged
     return docs, judged
 
 
+# -- a similarity floor ---------------------------------------------------------------------------
+
+
+def floor_report(root: Path, judged: Sequence[Judged]) -> None:
+    """Print the best cosine of no-answer queries against answered ones, and what a floor above them keeps."""
+    snap = SearchService(root).snapshot()
+    docs = semantic.vectors(snap)
+    best: dict[bool, list[float]] = {True: [], False: []}
+    for j in judged:
+        vector = semantic.query_vector(j.query)
+        found = semantic.nearest(docs, vector, 1) if vector is not None and docs is not None else []
+        best[j.category == NO_ANSWER].append(found[0][1] if found else 0.0)
+    # The lowest floor that no no-answer query's best hit reaches, and what it leaves of the others.
+    floor = max(best[True]) + 0.001
+    print(f"\nbest cosine of the top dense hit: no-answer {_spread(best[True])}; answered {_spread(best[False])}")
+    print(f"  a floor of {floor:.3f} (above every no-answer query's best) is passed by the best hit of "
+          f"{sum(v >= floor for v in best[False])} of {len(best[False])} answered queries")
+
+
+def _spread(values: Sequence[float]) -> str:
+    ordered = sorted(values)
+    return f"min {ordered[0]:.3f} median {ordered[len(ordered) // 2]:.3f} max {ordered[-1]:.3f}"
+
+
 # -- more like this -------------------------------------------------------------------------------
 
 
@@ -208,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = Path(tmp) / "hub"
         build(root=root)
         _report("hub (seed corpus)", hub, evaluate(hub, systems(root)))
+        floor_report(root, hub)
         if args.mlt:
             compare_mlt(root, hub)
         if not args.skip_cisi:
