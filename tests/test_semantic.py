@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 from pathlib import Path
 
@@ -70,6 +71,23 @@ def test_building_and_searching_touch_no_network(no_network, tmp_path):
     assert service.search(SearchParams(q="sourdough")).hits
     docs = semantic.vectors(service.snapshot())
     assert semantic.nearest(docs, semantic.query_vector("stars and planets"), 1)
+    assert no_network == []
+
+
+def test_the_encoder_gives_wordllamas_own_vectors_loaded_offline(no_network):
+    """WordLlama.load from the package folder (where the wheel keeps its tokenizer) gives the same vectors."""
+    root_logger = (logging.root.level, list(logging.root.handlers))
+    import wordllama  # its __init__ calls logging.basicConfig(level=INFO): undone below
+    from wordllama import WordLlama
+
+    logging.root.setLevel(root_logger[0])
+    logging.root.handlers[:] = root_logger[1]
+
+    model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+    texts = ["cheap ways to train big models", "Power for server farms: 10 GW of new data centers", "x"]
+    ours = vectors.encoder().embed(texts)
+    theirs = model.embed(texts, norm=True)
+    np.testing.assert_allclose(ours, theirs, atol=1e-5)
     assert no_network == []
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import numpy as np
@@ -104,22 +103,6 @@ def test_build_without_vectors_by_flag_or_switch(tmp_path, monkeypatch):
     monkeypatch.delenv(vectors.SWITCH)
     update(write_jsonl(tmp_path / "c.jsonl", [{"id": "goalkeeper", "delete": True}]), tmp_path / "off")
     assert store.read_meta(store.current_path(tmp_path / "off"))["semantic"] is None
-
-
-def test_the_encoder_gives_wordllamas_own_vectors_loaded_offline():
-    """WordLlama.load from the package folder (where the wheel keeps its tokenizer) gives the same vectors."""
-    root_logger = (logging.root.level, list(logging.root.handlers))
-    import wordllama  # its __init__ calls logging.basicConfig(level=INFO): undone below
-    from wordllama import WordLlama
-
-    logging.root.setLevel(root_logger[0])
-    logging.root.handlers[:] = root_logger[1]
-
-    model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
-    texts = ["cheap ways to train big models", "Power for server farms: 10 GW of new data centers", "x"]
-    ours = vectors.encoder().embed(texts)
-    theirs = model.embed(texts, norm=True)
-    np.testing.assert_allclose(ours, theirs, atol=1e-5)
 
 
 def test_a_text_without_words_has_a_zero_vector():
