@@ -23,7 +23,7 @@ from whoosh.filedb.filestore import Storage
 from corpus.dates import now_utc, parse_iso
 from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
-from index import store
+from index import store, vectors
 from index.schema import SCHEMA_VERSION, make_schema, to_document
 from index.analysis import TermAnalyzer, analyse_groups
 from index.segment import SegmentBuilder
@@ -74,8 +74,9 @@ def build_corpus(
     progress: Progress | None = None,
     procs: int = 1,
     lock_wait: float = 0.0,
+    semantic: bool = True,
 ) -> BuildReport:
-    """Index *corpus* into a new snapshot under *root* and publish it."""
+    """Index *corpus* into a new snapshot under *root* and publish it (with vectors unless *semantic* is off)."""
     root = Path(root)
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
@@ -85,6 +86,7 @@ def build_corpus(
         try:
             _write_index(work, records, procs=procs, progress=progress)
             _check(work, len(records))
+            semantic_meta = vectors.write(work, records, on=semantic)
             seconds = time.perf_counter() - started
             store.write_meta(
                 work,
@@ -101,6 +103,7 @@ def build_corpus(
                     "kind_labels": dict(KIND_LABELS),
                     # Analysed now, searched with by this snapshot: an edit means a rebuild, like a schema change.
                     "synonyms": analyse_groups(corpus.synonyms, make_schema()["body"].analyzer),
+                    "semantic": semantic_meta,
                 },
             )
             size = _size(work)

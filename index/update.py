@@ -32,7 +32,7 @@ from corpus.errors import CorpusError
 from corpus.enrich import enrich_records
 from corpus.jsonl import parse_line, read_objects
 from corpus.records import Event, GuideSection, Record
-from index import store
+from index import store, vectors
 from index.schema import SCHEMA_VERSION, to_document
 
 # A delete line's only keys: anything else is a typo we should not guess at.
@@ -134,6 +134,7 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                 if item.is_file():
                     shutil.copy2(item, work / item.name)
             added, replaced, missing, doc_count = _apply(work, changes)
+            meta["semantic"] = vectors.update(previous, work, meta.get("semantic"), changes.upserts)
             seconds = time.perf_counter() - started
             meta.update(
                 snapshot=snap_id,

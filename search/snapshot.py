@@ -26,7 +26,7 @@ from whoosh.columns import NumericColumn
 from whoosh.searching import Searcher
 
 from corpus.dates import month_label
-from index import store
+from index import store, vectors
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
 from index.schema import SCHEMA_VERSION, from_document
@@ -78,6 +78,8 @@ class Snapshot:
                 self.facet_docs = {name: self._postings(reader, name) for name in FACET_FIELDS}
                 self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
                 self.newest, self._newest_rank, self._dates, self._dated_docs = _date_order(searcher)
+            # Memory-mapped, so every worker shares one copy; None without vectors of this model.
+            self.vectors = vectors.open_vectors(path, self.meta)
         except _OPEN_ERRORS as exc:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema

@@ -48,7 +48,7 @@ def _default_corpus() -> Path:
     return Path(os.environ.get("TOPICHUB_CORPUS") or DEFAULT_DIR)
 
 
-def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0) -> None:
+def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0, semantic: bool = True) -> None:
     """Build *sources* into *index_dir* with a progress bar on stderr and a summary line."""
     from tqdm import tqdm
 
@@ -66,7 +66,7 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
                 if bar.n == unique and not bar.disable:
                     bar.set_description("writing")  # the segments are written once every document is in
 
-            report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_wait=wait)
+            report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_wait=wait, semantic=semantic)
     except (CorpusError, store.WriterBusy) as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
@@ -87,13 +87,15 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
     help="Indexing processes (each writes its own segments; small corpora use one).",
 )
 @_wait_option
-def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float) -> None:
+@click.option("--semantic/--no-semantic", default=True, show_default=True,
+              help="Store document vectors for the semantic signal (also off with TOPICHUB_SEMANTIC=0).")
+def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, semantic: bool) -> None:
     """Index SOURCES into a new snapshot and publish it.
 
     SOURCES are topic pages, guides, JSONL files or folders of them (default: the bundled corpus,
     or $TOPICHUB_CORPUS).  The live index is untouched if anything fails.
     """
-    _build(sources, index_dir, procs=procs, wait=wait)
+    _build(sources, index_dir, procs=procs, wait=wait, semantic=semantic)
 
 
 @main.command()
@@ -128,6 +130,7 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
 def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
     """Return why and from what *index_dir* must be (re)built before serving, or None."""
     from index.schema import SCHEMA_VERSION
+    from index.vectors import enabled as semantic_enabled, same_model
     from web.health import SourceWatch, replica_origin
 
     try:
@@ -151,6 +154,10 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
             f"the index in {index_dir} has schema version {meta.get('schema_version')}, this code needs "
             f"{SCHEMA_VERSION}, and its sources are gone: run `topichub build SOURCES --index-dir {index_dir}`"
         )
+    # Built before vectors existed (no key), or with another model: rebuilt as for a schema change.
+    stale_vectors = "semantic" not in meta or (meta["semantic"] is not None and not same_model(meta["semantic"]))
+    if stale_vectors and semantic_enabled() and sources and all(p.exists() for p in sources):
+        return "the index has no vectors of the installed model: rebuilding it from its sources", sources
     if SourceWatch().changed(sources, meta.get("fingerprint")):
         if not all(p.exists() for p in sources):
             click.echo("warning: some sources of the index are gone; serving it as it is", err=True)

@@ -1,0 +1,140 @@
+"""Document vectors: made by build and update from the packaged model, stored in the snapshot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from corpus.sources import load_corpus
+from index import store, vectors
+from index.build import build
+from index.update import update
+from search.service import SearchService
+from tests.conftest import write_jsonl
+
+SAMPLE = Path(__file__).resolve().parent / "data" / "semantic-sample.jsonl"
+
+
+@pytest.fixture()
+def root(tmp_path) -> Path:
+    build([SAMPLE], root=tmp_path / "index")
+    return tmp_path / "index"
+
+
+def stored_vectors(root: Path) -> tuple[dict[str, object], np.ndarray, list[str | None]]:
+    path = store.current_path(root)
+    meta = store.read_meta(path)
+    matrix = np.load(path / vectors.VECTORS_FILE)
+    ids = json.loads((path / vectors.IDS_FILE).read_text(encoding="utf-8"))
+    return meta, matrix, ids
+
+
+def assert_rows_match_documents(root: Path) -> None:
+    """Every live document's row is the embedding of its stored title and body; holes are zero."""
+    _, matrix, ids = stored_vectors(root)
+    snap = SearchService(root).snapshot()
+    assert len(ids) == len(matrix) == snap.searcher().reader().doc_count_all()
+    for docnum, doc_id in enumerate(ids):
+        if docnum not in snap.all_docs:
+            assert doc_id is None and not matrix[docnum].any()
+            continue
+        fields = snap.stored(docnum)
+        assert doc_id == fields["id"]
+        expected = vectors.encoder().embed([f"{fields['title']}\n{fields['body']}"])[0]
+        np.testing.assert_allclose(matrix[docnum].astype(np.float32), expected, atol=2e-3)
+
+
+def test_build_stores_unit_float16_rows_per_document_with_the_model_recorded(root):
+    meta, matrix, ids = stored_vectors(root)
+    assert matrix.dtype == np.float16 and matrix.shape == (7, vectors.DIM)
+    assert meta["semantic"]["model"] == "wordllama/l2_supercat" and meta["semantic"]["version"] == "0.4.0.post1"
+    assert np.allclose(np.linalg.norm(matrix.astype(np.float32), axis=1), 1.0, atol=1e-3)
+    assert_rows_match_documents(root)
+    # The vectors are checksummed with the Whoosh files: a damaged copy is refused at open.
+    recorded = json.loads((store.current_path(root) / store.MANIFEST_FILE).read_text())
+    assert {vectors.VECTORS_FILE, vectors.SIGNS_FILE, vectors.IDS_FILE} <= set(recorded)
+
+
+def test_the_seed_build_matches_its_documents(index_dir):
+    assert_rows_match_documents(index_dir)
+
+
+def test_update_keeps_vectors_in_step_with_edits_additions_and_deletions(root, tmp_path):
+    changes = write_jsonl(tmp_path / "changes.jsonl", [
+        {"id": "sourdough", "title": "Marathon training plan", "summary": "Run long and slow on Sundays.", "topics": ["sport"]},
+        {"id": "volcano", "title": "Volcano erupts", "summary": "Lava and ash close the airport.", "topics": ["science"]},
+        {"id": "goalkeeper", "delete": True},
+    ])
+    update(changes, root)
+    meta, matrix, ids = stored_vectors(root)
+    assert "goalkeeper" not in ids and {"sourdough", "volcano"} <= set(ids)
+    assert meta["semantic"]["vectors"] == 7 and meta["semantic"]["rows"] == len(ids)
+    assert_rows_match_documents(root)
+
+
+def test_update_reembeds_vectors_of_another_model(root, tmp_path):
+    path = store.current_path(root)
+    meta = store.read_meta(path)
+    meta["semantic"]["version"] = "0.0.1"  # as if built with an older wordllama
+    store.write_meta(path, meta)
+    (path / store.MANIFEST_FILE).unlink()  # the edit above would fail the checksums
+    assert SearchService(root).snapshot().vectors is None  # not used for searching
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "goalkeeper", "delete": True}]), root)
+    meta, _, _ = stored_vectors(root)
+    assert vectors.same_model(meta["semantic"])
+    assert_rows_match_documents(root)
+
+
+def test_build_without_vectors_by_flag_or_switch(tmp_path, monkeypatch):
+    corpus = load_corpus([SAMPLE])
+    from index.build import build_corpus
+
+    build_corpus(corpus, tmp_path / "off", semantic=False)
+    monkeypatch.setenv(vectors.SWITCH, "0")
+    build_corpus(corpus, tmp_path / "env")
+    for root in (tmp_path / "off", tmp_path / "env"):
+        path = store.current_path(root)
+        assert store.read_meta(path)["semantic"] is None
+        assert not (path / vectors.VECTORS_FILE).exists()
+    # An update of a snapshot without vectors leaves it without, and still works.
+    monkeypatch.delenv(vectors.SWITCH)
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "goalkeeper", "delete": True}]), tmp_path / "off")
+    assert store.read_meta(store.current_path(tmp_path / "off"))["semantic"] is None
+
+
+def test_a_text_without_words_has_a_zero_vector():
+    assert not vectors.encoder().embed(["", "  \n "]).any()
+
+
+def test_one_text_embeds_as_in_a_batch():
+    texts = ["  Who makes\ntheir own   accelerators? ", "ZeRO-3 offload (DeepSpeed)", "日本語のテキスト", ""]
+    batch = vectors.encoder().embed(texts)
+    for text, row in zip(texts, batch):
+        np.testing.assert_allclose(vectors.encoder().embed_one(text), row, atol=1e-5)
+
+
+def test_cli_builds_without_vectors_and_serve_rebuilds_an_index_of_another_model(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from web.cli import main
+
+    root = tmp_path / "index"
+    result = CliRunner().invoke(main, ["build", str(SAMPLE), "--index-dir", str(root), "--no-semantic"])
+    assert result.exit_code == 0, result.output
+    assert store.read_meta(store.current_path(root))["semantic"] is None
+    monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(root))  # serve sets it for gunicorn: restore it after
+    monkeypatch.setattr("os.execv", lambda path, args: None)
+    serve = ["serve", "--index-dir", str(root), "--port", "8123"]
+    old = store.current_id(root)
+    assert CliRunner().invoke(main, serve).exit_code == 0 and store.current_id(root) == old  # built without on purpose
+    result = CliRunner().invoke(main, ["build", str(SAMPLE), "--index-dir", str(root)])
+    assert result.exit_code == 0 and vectors.same_model(store.read_meta(store.current_path(root))["semantic"])
+    old = store.current_id(root)
+    upgraded = {**vectors.model_info(), "version": "9.9"}  # as after an upgrade of wordllama
+    monkeypatch.setattr(vectors, "model_info", lambda: upgraded)
+    result = CliRunner().invoke(main, serve)
+    assert result.exit_code == 0 and "no vectors of the installed model" in result.output
+    assert store.current_id(root) != old
