@@ -10,7 +10,7 @@ weights, so the contributions add up to the hit's score.
 from __future__ import annotations
 
 from search.query import Concept, ParsedQuery
-from search.ranking import QTF_POWER, Coverage
+from search.ranking import QTF_POWER, Coverage, meaning
 from search.evaluator import pieces
 from search.snapshot import Snapshot
 
@@ -34,8 +34,16 @@ def _concept(concept: Concept, weight: float, snap: Snapshot, docnum: int) -> di
     }
 
 
-def explain(parsed: ParsedQuery, snap: Snapshot, docnum: int, concept_docs: list[set[int]]) -> dict[str, object]:
-    """Return how *docnum* earned its score for *parsed*: each concept's part, weights applied."""
+def explain(
+    parsed: ParsedQuery,
+    snap: Snapshot,
+    docnum: int,
+    concept_docs: list[set[int]],
+    cosine: float | None = None,
+    best_words: float = 0.0,
+) -> dict[str, object]:
+    """Return how *docnum* earned its score for *parsed*: each concept's part, weights applied, and
+    the meaning term when the document's vector has *cosine* with the query's."""
     coverage = Coverage.of(concept_docs, snap.doc_count)
     share = coverage.share(docnum, concept_docs)
     factor = coverage.factor(docnum, concept_docs) if len(coverage.idfs) > 1 else 1.0
@@ -50,10 +58,16 @@ def explain(parsed: ParsedQuery, snap: Snapshot, docnum: int, concept_docs: list
     total = sum(float(p["score"]) for p in matched)  # type: ignore[arg-type]
     for part in matched:
         part["score"] = round(float(part["score"]), 4)  # type: ignore[arg-type]
-    return {
-        "score": round(total, 4),
+    out: dict[str, object] = {
+        "score": 0.0,
         "coverage": round(share, 4),
         "coverage_factor": round(factor, 4),
         "matched": matched,
         "missing": missing,
     }
+    if cosine is not None:
+        term = meaning(cosine, best_words)
+        total += term
+        out["meaning"] = {"cosine": round(cosine, 4), "score": round(term, 4)}
+    out["score"] = round(total, 4)
+    return out

@@ -41,6 +41,14 @@ COVERAGE_POWER = 2.0
 COVERAGE_DECAY = 1.0
 # How much a concept typed n times weighs: n ** QTF_POWER.
 QTF_POWER = 1.5
+# Meaning (search/semantic.py): a document whose vector is within a cosine of SEMANTIC_FLOOR of the
+# query's gains SEMANTIC_WEIGHT * best * (cos - floor) / (1 - floor), where best is the best word
+# score of this query (1 when nothing matched by words): the same scale whatever the corpus.  The
+# SEMANTIC_NEIGHBOURS nearest documents above the floor are candidates even when they share no word
+# with the query.  0 turns the term off; the values were chosen across collections (docs/relevance.md).
+SEMANTIC_WEIGHT = 1.0
+SEMANTIC_FLOOR = 0.45
+SEMANTIC_NEIGHBOURS = 20
 # Proximity: two words typed next to each other that a document also has within PROXIMITY_SLOP
 # words of each other add PROXIMITY_WEIGHT times that pair's phrase score ("single gpu").
 PROXIMITY_WEIGHT = 0.0
@@ -75,6 +83,13 @@ class Coverage:
         return self.share(docnum, concept_docs) ** self.power
 
 
+def meaning(cosine: float, best: float) -> float:
+    """Return the semantic term of a document whose vector has *cosine* with the query's."""
+    if not SEMANTIC_WEIGHT or cosine <= SEMANTIC_FLOOR:
+        return 0.0
+    return SEMANTIC_WEIGHT * (best or 1.0) * (cosine - SEMANTIC_FLOOR) / (1 - SEMANTIC_FLOOR)
+
+
 def rank(
     snap: Snapshot,
     parsed: ParsedQuery,
@@ -82,8 +97,10 @@ def rank(
     concept_docs: Sequence[set[int]],
     limit: int,
     deadline: float,
-) -> tuple[list[tuple[int, float]], bool]:
-    """Return the best *limit* (docnum, score) of *candidates*, best first, and whether time ran out.
+    cosines: dict[int, float] | None = None,
+) -> tuple[list[tuple[int, float]], bool, float]:
+    """Return the best *limit* (docnum, score) of *candidates*, best first, whether time ran out, and
+    the best score by words alone (the scale of the meaning term; see ``meaning``).
 
     Every candidate is scored, so the top is exact; ties go to the lower document number.  When the
     time budget runs out between concepts, the concepts scored so far decide.
@@ -102,8 +119,14 @@ def rank(
     coverage = Coverage.of(concept_docs, snap.doc_count)
     if len(coverage.idfs) > 1:
         totals = {d: s * coverage.factor(d, concept_docs) for d, s in totals.items()}
+    top = max(totals.values(), default=0.0)
+    if cosines and SEMANTIC_WEIGHT:
+        for docnum, cosine in cosines.items():
+            if docnum in candidates:
+                totals[docnum] = totals.get(docnum, 0.0) + meaning(cosine, top)
+        totals = {d: s for d, s in totals.items() if s > 0}
     best = heapq.nsmallest(limit, totals.items(), key=_best_first)
-    return best, timed_out
+    return best, timed_out, top
 
 
 def pairs(parsed: ParsedQuery, concept_docs: Sequence[set[int]]) -> list[tuple[wq.Query, set[int]]]:

@@ -29,6 +29,8 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import ParsedQuery, Vocabulary, build_query, expand, keep_informative
+from search import semantic
+from search import ranking
 from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
@@ -145,9 +147,9 @@ class SearchService:
         if cached is not None:
             return replace(cached, took_ms=_ms_since(started))
         asked = self._understand(snap, params)
-        found = _Found.of(snap, params, asked.parsed)
-        ranked, timed_out = self._order(snap, params, asked.parsed, found, started)
-        hits = self._hits(snap, params, asked.parsed, found, ranked)
+        found = _Found.of(snap, params, asked.parsed, asked.vector)
+        ranked, timed_out, cosines, best = self._order(snap, params, asked, found, started)
+        hits = self._hits(snap, params, asked.parsed, found, ranked, cosines, best)
         answer = self._answer(snap, params, asked.parsed, found, ranked)
         if answer is not None:  # one answer, once: the card shows it, so the list below does not
             hits = tuple(hit for hit in hits if hit.id != answer.id)
@@ -184,25 +186,37 @@ class SearchService:
         if parsed.is_empty:
             return _Asked(parsed, None, dropped)
         vocabulary = self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
-        return _Asked(expand(parsed, vocabulary), vocabulary, dropped)
+        vector = semantic.query_vector(params.q) if semantic.vectors(snap) is not None and ranking.SEMANTIC_WEIGHT else None
+        return _Asked(expand(parsed, vocabulary), vocabulary, dropped, vector)
 
     def _order(
-        self, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, found: _Found, started: float
-    ) -> tuple[list[tuple[int, float]], bool]:
-        """Return the (docnum, score) pairs up to the end of the asked page, and whether time ran out."""
+        self, snap: Snapshot, params: SearchParams, asked: _Asked, found: _Found, started: float
+    ) -> tuple[list[tuple[int, float]], bool, dict[int, float], float]:
+        """Return the (docnum, score) pairs up to the end of the asked page, whether time ran out,
+        and for relevance the candidates' cosines and the best score by words (for explain)."""
+        parsed = asked.parsed
         end = params.page * params.per_page
         if end - params.per_page >= len(found.allowed):
-            return [], False
+            return [], False, {}, 0.0
         if params.effective_sort == "newest":
-            return [(docnum, 0.0) for docnum in snap.newest_first(found.allowed, end)], False
+            return [(docnum, 0.0) for docnum in snap.newest_first(found.allowed, end)], False, {}, 0.0
         if params.effective_sort == "listing" or parsed is None:
             query = parsed.any_words if parsed else wq.Every()
             results = snap.searcher().search(query, filter=found.allowed, limit=end, sortedby="order")
-            return [(hit.docnum, 0.0) for hit in results], False  # docs() is a set: it loses the order
-        return rank(snap, parsed, found.allowed, found.concept_docs, end, started + self.budget_s)
+            return [(hit.docnum, 0.0) for hit in results], False, {}, 0.0  # docs() is a set: it loses the order
+        cosines = semantic.cosines(snap.vectors, asked.vector, found.allowed) if asked.vector is not None else {}
+        ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, end, started + self.budget_s, cosines)
+        return ranked, timed_out, cosines, best
 
     def _hits(
-        self, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, found: _Found, ranked: list[tuple[int, float]]
+        self,
+        snap: Snapshot,
+        params: SearchParams,
+        parsed: ParsedQuery | None,
+        found: _Found,
+        ranked: list[tuple[int, float]],
+        cosines: dict[int, float],
+        best: float,
     ) -> tuple[Hit, ...]:
         """Return the asked page of *ranked* as hits: highlighted, explained when asked."""
         terms = parsed.terms if parsed else frozenset()
@@ -213,7 +227,8 @@ class SearchService:
         explaining = params.explain and parsed is not None and not parsed.is_empty
         return tuple(
             _hit(fields, score, marked[2 * i], marked[2 * i + 1],
-                 explain(parsed, snap, docnum, found.concept_docs) if explaining else None)  # type: ignore[arg-type]
+                 explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best) if explaining else None,  # type: ignore[arg-type]
+                 "meaning" if docnum in found.meaning else "words")
             for i, (docnum, score, fields) in enumerate(page)
         )
 
@@ -338,6 +353,7 @@ class _Asked:
     parsed: ParsedQuery | None
     vocabulary: Vocabulary | None
     dropped: int
+    vector: object = None  # the query's unit vector (numpy), when the semantic signal is on
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,10 +364,12 @@ class _Found:
     selected: dict[str, set[int] | None]
     allowed: set[int]
     concept_docs: list[set[int]]
+    meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
 
     @classmethod
-    def of(cls, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None) -> _Found:
+    def of(cls, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, vector=None) -> _Found:
         concept_docs: list[set[int]] = []
+        meaning: frozenset[int] = frozenset()
         if parsed is None:
             matched: set[int] | frozenset[int] = snap.all_docs
         elif parsed.is_empty:
@@ -363,6 +381,10 @@ class _Found:
                 docs = matches(concept.query, snap)
                 concept_docs.append(docs - excluded)
                 matched |= matches(concept.any_query, snap) if concept.loose else docs
+            if vector is not None:  # the nearest documents by meaning are candidates too
+                near = semantic.nearest(snap.vectors, vector, ranking.SEMANTIC_NEIGHBOURS)
+                meaning = frozenset(d for d, cosine in near if cosine > ranking.SEMANTIC_FLOOR) - matched - excluded
+                matched |= meaning
             matched -= excluded
         if params.since or params.until:  # a date range narrows what matches, as the query does
             matched = snap.dated_between(*params.date_range) & matched
@@ -371,7 +393,7 @@ class _Found:
         for docs in selected.values():
             if docs is not None:
                 allowed &= docs
-        return cls(matched, selected, allowed, concept_docs)
+        return cls(matched, selected, allowed, concept_docs, meaning & allowed)
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
@@ -388,7 +410,14 @@ class _Found:
         return "partial"
 
 
-def _hit(fields: dict[str, object], score: float, title_html: str, snippet_html: str, explanation: dict[str, object] | None) -> Hit:
+def _hit(
+    fields: dict[str, object],
+    score: float,
+    title_html: str,
+    snippet_html: str,
+    explanation: dict[str, object] | None,
+    matched_by: str = "words",
+) -> Hit:
     return Hit(
         id=fields["id"],
         kind=fields["kind"],
@@ -403,6 +432,7 @@ def _hit(fields: dict[str, object], score: float, title_html: str, snippet_html:
         explanation=explanation,
         published=fields.get("published"),
         first_seen=fields.get("first_seen"),
+        matched_by=matched_by,
     )
 
 

@@ -39,7 +39,7 @@ def tiny(tmp_path_factory):
     docs.append(_doc(60, "Rack <x-evil>alert(1)</x-evil> notes", "A rack & a <b>switch</b> at the edge.", ["alpha"]))
     base = tmp_path_factory.mktemp("tiny")
     source = write_jsonl(base / "tiny.jsonl", docs)
-    build([source], base / "index")
+    build([source], base / "index", semantic=False)  # the reference counts words only
     db = base / "tiny.fts5"
     fts5.create(db, load_corpus([source]).records)
     conn = fts5.connect(db)

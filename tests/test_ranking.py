@@ -59,7 +59,8 @@ def test_hits_come_back_in_score_order_and_explain_adds_up(service, query):
     assert scores == sorted(scores, reverse=True)
     for hit in result.hits:
         assert hit.explanation["score"] == pytest.approx(hit.score, abs=1e-3)
-        assert sum(part["score"] for part in hit.explanation["matched"]) == pytest.approx(hit.score, abs=1e-3)
+        meaning = hit.explanation.get("meaning", {}).get("score", 0.0)
+        assert sum(part["score"] for part in hit.explanation["matched"]) + meaning == pytest.approx(hit.score, abs=2e-3)
 
 
 def test_a_pasted_paragraph_is_searched_by_its_most_informative_words(client):
@@ -95,3 +96,51 @@ def test_on_a_public_collection_the_service_beats_plain_whoosh():
     assert ndcg["service"] > ndcg["whoosh-or"] + 0.03, ndcg
     # Whole paragraphs are searched: every judged query got an answer, none a 400.
     assert all(answers["service"][j.query].ids for j in collection.judged)
+
+
+MEANING_DOCS = [
+    {"id": "cars", "title": "Cars, trucks and vans", "summary": "Vehicles on the motorway: driving, engines, tyres and fuel.", "topics": ["t"]},
+    {"id": "bread", "title": "Baking bread at home", "summary": "Flour, yeast, water and an oven: a sourdough loaf.", "topics": ["t"]},
+    {"id": "opera", "title": "A night at the opera", "summary": "Sopranos and tenors sing arias with an orchestra.", "topics": ["t"]},
+    {"id": "garden", "title": "Growing tomatoes", "summary": "Seeds, soil, compost and sunshine in the vegetable garden.", "topics": ["t"]},
+]
+
+
+@pytest.fixture()
+def meaning_client(tmp_path):
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    build([write_jsonl(tmp_path / "docs.jsonl", MEANING_DOCS)], root=tmp_path / "ix")
+    return create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+
+
+def test_a_document_that_shares_no_word_can_be_found_by_meaning_and_says_so(meaning_client):
+    body = meaning_client.get("/api/search?q=automobile&explain=1").get_json()
+    assert [(h["id"], h["matched_by"]) for h in body["hits"]] == [("cars", "meaning")]
+    explanation = body["hits"][0]["explanation"]
+    assert explanation["matched"] == [] and explanation["meaning"]["score"] == pytest.approx(body["hits"][0]["score"])
+    assert body["match"] == "partial"  # found, but not by what was typed
+    page = meaning_client.get("/?q=automobile").get_data(as_text=True)
+    assert "Found by meaning" in page and "Cars, trucks and vans" in page
+    # A word match is a word match, even where the meaning agrees too.
+    assert meaning_client.get("/api/search?q=car").get_json()["hits"][0]["matched_by"] == "words"
+    # Nothing close in meaning: nothing found.
+    assert meaning_client.get("/api/search?q=pastry+kitchen").get_json()["total"] == 0
+
+
+def test_the_semantic_switch_turns_meaning_off(meaning_client, monkeypatch):
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    assert meaning_client.get("/api/search?q=automobile").get_json()["total"] == 0
+
+
+def test_exact_names_still_come_first(client):
+    for query, first in [("Colossus", "colossus"), ("TPU", "tpu"), ("Stargate Norway", "norway")]:
+        hits = client.get("/api/search", query_string={"q": query}).get_json()["hits"]
+        assert hits[0]["matched_by"] == "words" and first in hits[0]["id"], query
+
+
+def test_a_query_nothing_answers_well_is_still_flagged(client):
+    body = client.get("/api/search", query_string={"q": "zanzibar spice market recipes"}).get_json()
+    assert body["match"] in ("partial", "none")

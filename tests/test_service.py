@@ -309,7 +309,7 @@ def test_top_hits_are_exact_whatever_the_number_of_candidates(tmp_path):
         for size in (200, 1500, 2800):
             candidates = set(rng.sample(sorted(every), min(size, len(every))))
             exact = sorted(((d, every[d]) for d in candidates), key=lambda p: (-p[1], p[0]))[:10]
-            found, timed_out = ranking.rank(snap, parsed, candidates, [], 10, clock.perf_counter() + 60)
+            found, timed_out, _ = ranking.rank(snap, parsed, candidates, [], 10, clock.perf_counter() + 60)
             assert not timed_out
             assert [d for d, _ in found] == [d for d, _ in exact], (text, size)
             assert [round(s, 6) for _, s in found] == [round(s, 6) for _, s in exact]

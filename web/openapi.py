@@ -132,6 +132,9 @@ SCHEMAS: dict[str, Any] = {
             "explanation": {"type": "object", "description": "How the score was reached (only with explain=1)."},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
+            "matched_by": {"type": "string", "enum": ["words", "meaning"], "description": (
+                "words: the hit holds words of the query; meaning: it was found by its meaning alone (its "
+                "vector is among the query's nearest), sharing no word with the query.")},
         },
     },
     "FacetValue": {
