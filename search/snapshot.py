@@ -4,7 +4,8 @@ Snapshots never change after they are published, so their facet postings (which 
 each topic, organisation and type) are read once and kept, and the documents of recently used
 terms are kept in a bounded cache (compact arrays, a few MB) until the snapshot is replaced.
 Whoosh searchers are not safe to share between threads, so each thread gets its own searcher per
-snapshot.
+snapshot.  Under gunicorn's gevent worker a "thread" is the worker's OS thread, not a greenlet: see
+``_per_thread``.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class Snapshot:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
         self.analyzer = self.schema["body"].analyzer
-        self._local = threading.local()
+        self._local = _per_thread()
         # Every thread's searcher, closed (with its open segment files) once no request holds the
         # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
         self._searchers: list[Searcher] = []
@@ -123,6 +124,22 @@ class Snapshot:
             with self._searchers_lock:
                 self._searchers.append(searcher)
         return searcher
+
+
+def _per_thread() -> threading.local:
+    """Return storage private to the calling OS thread, also when gevent has patched ``threading.local``.
+
+    gevent's patched ``threading.local`` is private to a greenlet, and gunicorn's gevent worker runs
+    each connection in a new one: every connection would open (and keep, until the snapshot goes) a
+    searcher of its own, two more open files each.  Greenlets of one thread take turns only where one
+    waits on a socket or sleeps, which nothing between a request's first and last use of the searcher
+    does (index files are read with blocking calls), so the thread's greenlets can share it.
+    """
+    try:
+        from gevent.monkey import get_original
+    except ImportError:  # no gevent: nothing patched threading.local
+        return threading.local()
+    return get_original("threading", "local")()
 
 
 def _close_searchers(searchers: list[Searcher]) -> None:

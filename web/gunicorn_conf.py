@@ -34,12 +34,17 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
 # gunicorn answers malformed requests (414, 400) itself; those answers get our headers too.
 gunicorn.util.write_error = _write_error
 
-worker_class = "sync"
+# Asynchronous workers: a connection waiting for a slow or idle client costs a greenlet, not a
+# worker, so hundreds of them do not hold up other readers (docs/operations.md says why gevent).
+worker_class = "gevent"
+worker_connections = 1000
 # The app is created in each worker, not in the master: nothing is shared that could go stale
 # (open index files, per-snapshot facet postings) and a worker that dies takes nothing with it.
 preload_app = False
 timeout = 30
 graceful_timeout = 10
+# Under gevent this also bounds how long a request's head (request line and headers) may take to
+# arrive, the first on a connection as much as the next: past it the connection is closed.
 keepalive = 5
 accesslog = "-"
 errorlog = "-"
