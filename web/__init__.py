@@ -24,15 +24,19 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(config)
     app.json.sort_keys = False
     app.json.ensure_ascii = False
-    app.extensions["search"] = SearchService(app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"])
+    from web import api, errors, observability, pages, security, suggest
 
-    from web import api, errors, pages, security, suggest
+    metrics = observability.Metrics(app.config["INDEX_DIR"])
+    app.extensions["search"] = observability.MeteredSearch(
+        metrics, app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"]
+    )
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(suggest.bp)
     errors.register(app)
     security.register(app)
+    observability.register(app, metrics)
     return app
 
 
