@@ -206,7 +206,8 @@ def http(spec: CorpusSpec, index_root: Path, db: Path, records, args, work: Path
                                                              "duration_s": args.duration}}
     for side, (app, env) in targets.items():
         log = work / f"gunicorn-{spec.name}-{side}.log"
-        with gunicorn(app, env, args.workers, log) as server:
+        extra = ("--worker-class", args.worker_class) if args.worker_class else ()
+        with gunicorn(app, env, args.workers, log, extra_args=extra) as server:
             warm = api_paths(queries[-WARMUP_QUERIES:])
             wrk(server.base, warm, work, f"{spec.name}-{side}-warm", 2, args.wrk_threads, args.wrk_connections)
             side_out: dict[str, object] = {}
@@ -362,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", choices=("seed", "debian-64k", "debian-256k"),
                         help="run only this corpus (repeatable; for trying changes quickly)")
     parser.add_argument("--skip-http", action="store_true", help="skip the HTTP load")
+    parser.add_argument("--worker-class", help="gunicorn worker class for both services (default: web/gunicorn_conf.py's)")
     parser.add_argument("--workdir", help="keep indexes and logs here instead of a temporary folder")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.md and latest.json")
     args = parser.parse_args(argv)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 import struct
+import sys
 import threading
 import weakref
 from array import array
@@ -135,11 +136,10 @@ def _per_thread() -> threading.local:
     waits on a socket or sleeps, which nothing between a request's first and last use of the searcher
     does (index files are read with blocking calls), so the thread's greenlets can share it.
     """
-    try:
-        from gevent.monkey import get_original
-    except ImportError:  # no gevent: nothing patched threading.local
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is None:  # gevent's patching was never loaded: threading.local is the original
         return threading.local()
-    return get_original("threading", "local")()
+    return monkey.get_original("threading", "local")()
 
 
 def _close_searchers(searchers: list[Searcher]) -> None:
