@@ -35,6 +35,7 @@ from index import store
 from search.params import SearchParams
 from search.results import SearchResult
 from search.service import SearchService
+from search.snapshot import Snapshot
 
 ACCESS_LOGGER = "topichub.access"
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -43,6 +44,7 @@ _SAFE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _ENVIRON_ID = "topichub.request_id"
 _ENVIRON_FIELDS = "topichub.log_fields"
 _ENVIRON_ROUTE = "topichub.route"
+_ENVIRON_SNAPSHOT = "topichub.snapshot"
 # Routes whose requests are searches: their access line carries q_chars.
 SEARCH_ROUTES = frozenset({"/", "/api/search", "/api/suggest"})
 UNMATCHED_ROUTE = "unmatched"  # one label for every unknown path, so scanners cannot grow the metrics
@@ -210,6 +212,13 @@ class MeteredSearch(SearchService):
         super().__init__(root, **options)
         self._metrics = metrics
 
+    def snapshot(self) -> Snapshot:
+        """Return the service's snapshot, noting its id for the access line of the request that asked."""
+        snap = super().snapshot()
+        if has_request_context():
+            request.environ[_ENVIRON_SNAPSHOT] = snap.id
+        return snap
+
     def search(self, params: SearchParams) -> SearchResult:
         """Return what the service returns for *params*, counted."""
         cache = self._results  # its counters are per process; the metrics add the workers up
@@ -302,10 +311,11 @@ def register(app: Flask, metrics: Metrics) -> None:
 
     @app.after_request
     def _note(response: Response) -> Response:
-        # What only the app knows, for the access line and the metrics: the route, the snapshot, q's length.
+        # What only the app knows, for the access line and the metrics: the route, the snapshot that
+        # answered (none for a request that did not need the index), q's length.
         rule = request.url_rule.rule if request.url_rule is not None else None
         request.environ[_ENVIRON_ROUTE] = rule
-        fields: dict[str, object] = {"snapshot": _served_snapshot(app)}
+        fields: dict[str, object] = {"snapshot": request.environ.get(_ENVIRON_SNAPSHOT)}
         if rule in SEARCH_ROUTES and "q" in request.args:
             fields["q_chars"] = len(request.args["q"])
         request.environ[_ENVIRON_FIELDS] = fields
@@ -316,11 +326,3 @@ def register(app: Flask, metrics: Metrics) -> None:
         response = Response(metrics.exposition(), content_type=METRICS_CONTENT_TYPE)
         response.headers["Cache-Control"] = "no-store"
         return response
-
-
-def _served_snapshot(app: Flask) -> str | None:
-    """Return the id of the snapshot the app serves now, or None when there is none."""
-    try:
-        return app.extensions["search"].snapshot().id
-    except store.IndexUnavailable:
-        return None
