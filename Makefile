@@ -3,22 +3,42 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
+LOCK := requirements.lock
+# What serving needs (`make run`), and that plus the test extras (`make test`), pinned by $(LOCK).
+SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check install browsers build bench bench-relevance clean
+.PHONY: run test check install lock browsers build bench bench-relevance clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
-	touch $(STAMP)
+
+$(SERVE_STAMP): pyproject.toml $(LOCK) | $(BIN)/python
+	$(BIN)/pip install --quiet -c $(LOCK) -e .
+	touch $@
+
+$(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
+	$(BIN)/pip install --quiet -c $(LOCK) -e '.[test]'
+	touch $@ $(SERVE_STAMP)
 
 install: $(STAMP)
 
-run: $(STAMP)
+# Resolve the dependencies afresh in a scratch venv and pin every version in $(LOCK).
+lock:
+	rm -rf $(VENV)-lock
+	$(PYTHON) -m venv $(VENV)-lock
+	$(VENV)-lock/bin/pip install --quiet --upgrade pip
+	$(VENV)-lock/bin/pip install --quiet -e '.[test]'
+	{ echo "# Pinned versions of every dependency, serving and test (make lock; pip install -c $(LOCK))."; \
+	  echo "# Resolved with $$($(VENV)-lock/bin/python --version) on $$(uname -m)."; \
+	  $(VENV)-lock/bin/pip freeze --exclude-editable; } > $(LOCK)
+	rm -rf $(VENV)-lock
+
+run: $(SERVE_STAMP)
 	PORT=$(PORT) $(BIN)/topichub serve
 
-build: $(STAMP)
+build: $(SERVE_STAMP)
 	$(BIN)/topichub build
 
 test: $(STAMP) browsers node_modules/axe-core/axe.min.js
@@ -28,11 +48,19 @@ test: $(STAMP) browsers node_modules/axe-core/axe.min.js
 check: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" -q
 
-# Browser tests drive Debian's Chromium; install it when it is missing (needs root, as in CI).
+# Debian packages the tests drive: chromium (browser tests), haproxy and rsync (scale-out and publish
+# tests). Installed when missing (needs root, as in CI); otherwise one line says what to install.
+SYSTEM_PACKAGES := chromium haproxy rsync
 browsers:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "installing Debian's chromium for the browser tests"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null; }
+	@missing=""; for p in $(SYSTEM_PACKAGES); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "The tests need Debian's$$missing: install them (sudo apt-get install$$missing), then run make test again." >&2; \
+	    exit 1; \
+	  fi; \
+	  echo "installing Debian's$$missing for the tests"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \
+	fi
 
 # axe-core (accessibility checks injected into pages by the browser tests), from the npm registry.
 node_modules/axe-core/axe.min.js: package.json
@@ -47,4 +75,4 @@ bench-relevance: $(STAMP)
 	$(BIN)/python -m bench.relevance
 
 clean:
-	rm -rf $(VENV) instance .pytest_cache node_modules
+	rm -rf $(VENV) $(VENV)-lock instance .pytest_cache node_modules

@@ -217,7 +217,8 @@ def http(spec: CorpusSpec, index_root: Path, db: Path, records, args, work: Path
                                                              "duration_s": args.duration}}
     for side, (app, env) in targets.items():
         log = work / f"gunicorn-{spec.name}-{side}.log"
-        with gunicorn(app, env, args.workers, log) as server:
+        extra = ("--worker-class", args.worker_class) if args.worker_class else ()
+        with gunicorn(app, env, args.workers, log, extra_args=extra) as server:
             warm = api_paths(queries[-WARMUP_QUERIES:])
             wrk(server.base, warm, work, f"{spec.name}-{side}-warm", 2, args.wrk_threads, args.wrk_connections)
             side_out: dict[str, object] = {}
@@ -237,9 +238,13 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     """Run every part of the benchmark; return the results."""
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="topichub-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    specs = [CorpusSpec("seed", (DEFAULT_DIR,), True), CorpusSpec("debian-64k", (DEBIAN,), True)]
-    if args.large:
-        specs.append(CorpusSpec("debian-256k", (_large_copy(work),), False))
+    specs = [CorpusSpec("seed", (DEFAULT_DIR,), True)]
+    if DEBIAN.exists():
+        specs.append(CorpusSpec("debian-64k", (DEBIAN,), True))
+        if args.large:
+            specs.append(CorpusSpec("debian-256k", (_large_copy(work),), False))
+    else:  # a bare clone: the large corpus lives beside the repository, in ../shared
+        print(f"[bench] {DEBIAN} is not there: only the seed corpus is measured", file=sys.stderr, flush=True)
     if args.only:
         specs = [spec for spec in specs if spec.name in args.only]
     results: dict[str, object] = {
@@ -391,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", choices=("seed", "debian-64k", "debian-256k"),
                         help="run only this corpus (repeatable; for trying changes quickly)")
     parser.add_argument("--skip-http", action="store_true", help="skip the HTTP load")
+    parser.add_argument("--worker-class", help="gunicorn worker class for both services (default: web/gunicorn_conf.py's)")
     parser.add_argument("--workdir", help="keep indexes and logs here instead of a temporary folder")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.md and latest.json")
     args = parser.parse_args(argv)

@@ -45,14 +45,15 @@ def rss_mb(pid: int) -> float:
 
 
 @contextmanager
-def gunicorn(app: str, env: dict[str, str], workers: int, log_path: Path, threads: int = 1) -> Iterator[Server]:
-    """Serve *app* with the service's gunicorn config until the block ends; output goes to *log_path*."""
+def gunicorn(app: str, env: dict[str, str], workers: int, log_path: Path, threads: int = 1,
+             extra_args: tuple[str, ...] = ()) -> Iterator[Server]:
+    """Serve *app* with the service's gunicorn config (and *extra_args*) until the block ends; output goes to *log_path*."""
     port = free_port()
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
             [
                 sys.executable, "-m", "gunicorn", "--config", "python:web.gunicorn_conf",
-                "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads), app,
+                "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads), *extra_args, app,
             ],
             cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
         )

@@ -98,6 +98,7 @@ def build_corpus(
                     "sources": [str(p) for p in corpus.sources],
                     "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                     "build_seconds": round(seconds, 3),
+                    "build_doc_count": len(records),  # doc_count moves with updates; this stays (for /metrics)
                     "topics": {slug: asdict(topic) for slug, topic in corpus.topics.items()},
                     "organisations": {slug: asdict(org) for slug, org in corpus.organisations.items()},
                     "kind_labels": dict(KIND_LABELS),

@@ -149,6 +149,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                     "at": meta["updated_at"],
                     "upserted": len(changes.upserts),
                     "deleted": len(changes.deletes) - len(missing),
+                    "seconds": round(seconds, 3),
+                    "doc_count": doc_count,
                 }
             )
             meta["updates"] = history[-50:]  # the recent ones: the meta file stays small

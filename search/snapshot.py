@@ -5,7 +5,8 @@ each topic, organisation, type and month) and their documents' order by date are
 kept, and the documents of recently used terms are kept in a bounded cache (compact arrays, a few
 MB) until the snapshot is replaced.
 Whoosh searchers are not safe to share between threads, so each thread gets its own searcher per
-snapshot.
+snapshot.  Under gunicorn's gevent worker a "thread" is the worker's OS thread, not a greenlet: see
+``_per_thread``.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class Snapshot:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
         self.analyzer = self.schema["body"].analyzer
-        self._local = threading.local()
+        self._local = _per_thread()
         # Every thread's searcher, closed (with its open segment files) once no request holds the
         # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
         self._searchers: list[Searcher] = []
@@ -169,6 +170,21 @@ class Snapshot:
             with self._searchers_lock:
                 self._searchers.append(searcher)
         return searcher
+
+
+def _per_thread() -> threading.local:
+    """Return storage private to the calling OS thread, also when gevent has patched ``threading.local``.
+
+    gevent's patched ``threading.local`` is private to a greenlet, and gunicorn's gevent worker runs
+    each connection in a new one: every connection would open (and keep, until the snapshot goes) a
+    searcher of its own, two more open files each.  Greenlets of one thread take turns only where one
+    waits on a socket or sleeps, which nothing between a request's first and last use of the searcher
+    does (index files are read with blocking calls), so the thread's greenlets can share it.
+    """
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is None:  # gevent's patching was never loaded: threading.local is the original
+        return threading.local()
+    return monkey.get_original("threading", "local")()
 
 
 def _close_searchers(searchers: list[Searcher]) -> None:

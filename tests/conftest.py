@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -15,8 +16,13 @@ from search.service import SearchService
 from web import create_app
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-DEBIAN = SHARED / "corpora" / "debian-packages.jsonl.gz"
+DATA = Path(__file__).resolve().parent / "data"
+# Every 128th of the 63,956 Debian packages in ../shared/corpora (500 lines, all sections): tests
+# run from a bare clone, so they read only what the repository holds.
+DEBIAN = DATA / "debian-sample.jsonl.gz"
+DEBIAN_SAMPLE_SIZE = 500
+# sha256sum of the seed files in ../shared/seeds, which corpus/data holds byte for byte.
+SEED_CHECKSUMS = DATA / "seeds.sha256"
 # A few hundred Debian packages with published dates in several forms (tests/data/make_debian_dated.py).
 DATED = REPO / "tests" / "data" / "debian-dated.jsonl"
 DATED_FIRST_SEEN = "2025-03-15T08:00:00Z"  # when the dated index "first saw" its packages
@@ -66,3 +72,15 @@ def write_jsonl(path: Path, docs: list[dict]) -> Path:
     return path
 
 
+
+
+def debian_lines(count: int) -> list[str]:
+    """Return *count* JSONL lines of Debian packages: the sample's, then copies of it under new ids."""
+    with gzip.open(DEBIAN, "rt", encoding="utf-8") as source:
+        sample = [json.loads(line) for line in source]
+    lines = []
+    for n in range(count):
+        copy, doc = divmod(n, len(sample))
+        record = sample[doc] if not copy else {**sample[doc], "id": f"{sample[doc]['id']}-copy{copy}"}
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return lines

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,3 +18,14 @@ def gunicorn(index_dir: Path, log_dir: Path, workers: int = 2, threads: int = 1)
     env = {"TOPICHUB_INDEX_DIR": str(index_dir)}
     with serve(SERVICE_APP, env, workers, log_dir / "gunicorn.log", threads=threads) as server:
         yield server.base
+
+
+def get(url: str, headers: Mapping[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """Return the status, headers and body of a GET of *url*, error answers included."""
+    request = urllib.request.Request(url, headers=dict(headers or {}))
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, dict(exc.headers), exc.read()

@@ -4,8 +4,6 @@ heals itself after a rebuild, without a restart."""
 
 from __future__ import annotations
 
-import gzip
-import itertools
 import os
 import shutil
 import signal
@@ -20,7 +18,7 @@ import pytest
 from index import store
 from index.build import build, build_corpus
 from tests.attack_support import hostile  # noqa: F401 - fixture
-from tests.conftest import DEBIAN, REPO
+from tests.conftest import REPO, debian_lines
 from web import create_app
 from web.errors import UNAVAILABLE_MESSAGE
 
@@ -31,10 +29,9 @@ DEBIAN_LINES = 3000
 
 @pytest.fixture(scope="module")
 def big_jsonl(tmp_path_factory) -> Path:
-    """Return a JSONL file of the first few thousand Debian packages: a build that takes seconds."""
+    """Return a JSONL file of a few thousand Debian packages: a build that takes seconds."""
     path = tmp_path_factory.mktemp("debian") / "debian.jsonl"
-    with gzip.open(DEBIAN, "rt", encoding="utf-8") as source, path.open("w", encoding="utf-8") as out:
-        out.writelines(itertools.islice(source, DEBIAN_LINES))
+    path.write_text("".join(debian_lines(DEBIAN_LINES)), encoding="utf-8")
     return path
 
 
@@ -342,8 +339,7 @@ def _alive(pid: int) -> bool:
 def test_killing_a_parallel_build_ends_its_indexing_processes_and_frees_the_lock(tmp_path, hostile):  # noqa: F811
     # Enough documents that the indexing processes would run on for seconds after their parent.
     bigger = tmp_path / "debian.jsonl"
-    with gzip.open(DEBIAN, "rt", encoding="utf-8") as source, bigger.open("w", encoding="utf-8") as out:
-        out.writelines(itertools.islice(source, 40_000))
+    bigger.write_text("".join(debian_lines(40_000)), encoding="utf-8")
     root = tmp_path / "index"
     build(root=root)
     before = served(create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client())

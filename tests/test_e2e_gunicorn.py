@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from tests.servers import gunicorn
+from tests.servers import get, gunicorn
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
@@ -17,15 +17,6 @@ pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run 
 def server(index_dir, tmp_path):
     with gunicorn(index_dir, tmp_path) as base:
         yield base
-
-
-def get(url):
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as exc:
-        with exc:
-            return exc.code, dict(exc.headers), exc.read()
 
 
 def test_gunicorn_serves_page_and_api(server):

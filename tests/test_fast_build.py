@@ -8,8 +8,6 @@ lengths, stored fields, columns and search results in each.
 
 from __future__ import annotations
 
-import gzip
-import itertools
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -26,7 +24,7 @@ from index.schema import make_schema, to_document
 from index.update import apply_changes, read_changes
 from search.params import SearchParams
 from search.service import SearchService
-from tests.conftest import DEBIAN, write_jsonl
+from tests.conftest import debian_lines, write_jsonl
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
@@ -48,9 +46,7 @@ QUERIES = [
 
 
 def _debian_sample(path: Path) -> Path:
-    with gzip.open(DEBIAN, "rt", encoding="utf-8") as handle:
-        lines = list(itertools.islice(handle, DEBIAN_SAMPLE))
-    docs = [json.loads(line) for line in lines]
+    docs = [json.loads(line) for line in debian_lines(DEBIAN_SAMPLE)]
     # One term in every document, and a title shared by many.
     for doc in docs:
         doc["summary"] = doc["summary"] + " everywhere"
@@ -212,7 +208,7 @@ def test_an_update_on_a_fast_built_index_works(roots, tmp_path):
     service = SearchService(roots["parallel"])
     assert [h.id for h in service.search(SearchParams(q="zyzzyva")).hits] == ["edge-new"]
     assert service.search(SearchParams(q="trainium2")).total == before + 1
-    assert service.search(SearchParams(q="nothing here")).hits[0].id != "edge-empty"
+    assert "edge-empty" not in [h.id for h in service.search(SearchParams(q="nothing here")).hits]
     assert (report.added, report.deleted) == (1, 1)
 
 
@@ -240,7 +236,7 @@ def test_the_fast_analysis_equals_the_whoosh_chain_on_every_token(corpus):
                 seen.add(raw)
                 expected = tuple(t.text for t in chain(raw, positions=True, mode="index"))
                 assert fast.token_terms(raw) == expected, raw
-    assert len(seen) > 10_000
+    assert len(seen) > 5_000  # distinct raw tokens: the 500-package sample and the seeds give some 7,500
     # A small cache is cleared again and again while the texts are analysed: the terms stay the same.
     for analyzer in (fast, TermAnalyzer(limit=50)):
         for text in texts:

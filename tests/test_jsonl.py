@@ -9,12 +9,12 @@ import pytest
 from corpus.errors import CorpusError
 from corpus.jsonl import load_jsonl
 from corpus.records import Event, GuideSection
-from tests.conftest import DEBIAN, write_jsonl
+from tests.conftest import DEBIAN, DEBIAN_SAMPLE_SIZE, write_jsonl
 
 
 def test_debian_corpus_loads_gzipped():
     records = list(load_jsonl(DEBIAN))
-    assert len(records) == 63956
+    assert len(records) == DEBIAN_SAMPLE_SIZE and len({r.id for r in records}) == DEBIAN_SAMPLE_SIZE
     first = records[0]
     assert first.id == "deb-0ad" and first.topic == "games" and first.title.startswith("Real-time strategy")
 

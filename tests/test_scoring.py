@@ -11,8 +11,6 @@ shows what the first bug does to unpatched Whoosh.
 
 from __future__ import annotations
 
-import gzip
-import itertools
 import json
 import random
 import shutil
@@ -36,7 +34,7 @@ from search.evaluator import scores as score_docs
 from search.evaluator import whoosh_scores
 from search.scoring import TermScores
 from search.service import SearchService
-from tests.conftest import DEBIAN
+from tests.conftest import debian_lines
 
 DEBIAN_BUILT = 1200  # documents in the first segment
 DEBIAN_ADDED = 300  # documents a second writer adds as a second segment
@@ -86,8 +84,7 @@ def fixed_whoosh(monkeypatch):
 def debian_root(tmp_path_factory) -> Path:
     """Return an index of Debian packages in two segments, some documents of the first deleted."""
     folder = tmp_path_factory.mktemp("debian-scoring")
-    with gzip.open(DEBIAN, "rt", encoding="utf-8") as source:
-        lines = list(itertools.islice(source, DEBIAN_BUILT + DEBIAN_ADDED))
+    lines = debian_lines(DEBIAN_BUILT + DEBIAN_ADDED)
     first = folder / "first.jsonl"
     first.write_text("".join(lines[:DEBIAN_BUILT]), encoding="utf-8")
     root = folder / "ix"

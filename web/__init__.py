@@ -26,13 +26,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(config)
     app.json.sort_keys = False
     app.json.ensure_ascii = False
+    from web import api, errors, feeds, observability, pages, security, suggest
+
     # Every dependency is wired here, once per app; views read them through the getters.
-    service = SearchService(app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"])
+    metrics = observability.Metrics(app.config["INDEX_DIR"])
+    service = observability.MeteredSearch(metrics, app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"])
     app.extensions["search"] = service
     app.extensions["suggest"] = Suggester(service.snapshot)
     app.extensions["source_watch"] = SourceWatch()
-
-    from web import api, errors, feeds, pages, security, suggest
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
@@ -40,6 +41,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(feeds.bp)
     errors.register(app)
     security.register(app)
+    observability.register(app, metrics)
     return app
 
 

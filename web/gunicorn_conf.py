@@ -6,10 +6,16 @@ reload.  Memory is per worker: see docs/operations.md for the measured figures.
 """
 
 import html
+import logging.config
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import gunicorn.http.wsgi
 import gunicorn.util
 
+from web.observability import log_config
 from web.security import HEADERS
 
 # No banner: gunicorn's Server header would name the software; ours names only the service.
@@ -34,13 +40,52 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
 # gunicorn answers malformed requests (414, 400) itself; those answers get our headers too.
 gunicorn.util.write_error = _write_error
 
-worker_class = "sync"
+# Asynchronous workers: a connection waiting for a slow or idle client costs a greenlet, not a
+# worker, so hundreds of them do not hold up other readers (docs/operations.md says why gevent).
+worker_class = "gevent"
+worker_connections = 1000
 # The app is created in each worker, not in the master: nothing is shared that could go stale
 # (open index files, per-snapshot facet postings) and a worker that dies takes nothing with it.
 preload_app = False
 timeout = 30
 graceful_timeout = 10
+# Under gevent this also bounds how long a request's head (request line and headers) may take to
+# arrive, the first on a connection as much as the next: past it the connection is closed.
 keepalive = 5
-accesslog = "-"
+# The app writes the access log itself, one JSON line per request on stdout (web/observability.py);
+# gunicorn's own messages (workers starting, dying) stay on stderr.
+accesslog = None
 errorlog = "-"
 limit_request_line = 8190
+
+
+# Metrics shared between workers (prometheus_client's multiprocess mode) live in files in one folder:
+# the operator's $PROMETHEUS_MULTIPROC_DIR, emptied at start, or a temporary one removed at exit.
+_made_metrics_dir: list[Path] = []
+
+
+def on_starting(server) -> None:
+    """Set up, in the master before any worker starts, the JSON logs and the shared metrics folder."""
+    logging.config.dictConfig(log_config())
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if given:
+        folder = Path(given)
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.db"):  # a previous run's values would be added to this one's
+            stale.unlink()
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="topichub-metrics-"))
+        _made_metrics_dir.append(folder)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+
+
+def child_exit(server, worker) -> None:
+    """Drop a finished worker's live gauges (its requests in progress) from the sums."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server) -> None:
+    for folder in _made_metrics_dir:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,169 @@
+"""Request ids, the JSON access log and /metrics: through the app, then through gunicorn with two workers."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from index.build import build
+from index.update import update
+from tests.conftest import write_jsonl
+from tests.servers import get, gunicorn
+from web import create_app
+from web.observability import JsonFormatter, RequestIdFilter
+
+QUERY = "stargate michigan"
+
+
+@pytest.fixture()
+def logged(caplog):
+    """Capture log records as the server's handler sees them: with the request id filled in."""
+    caplog.set_level(logging.INFO)
+    caplog.handler.addFilter(RequestIdFilter())
+    yield caplog
+    caplog.handler.removeFilter(caplog.handler.filters[-1])
+
+
+def lines(caplog) -> list[dict]:
+    """Return the captured records as the JSON lines the server writes."""
+    return [json.loads(JsonFormatter().format(record)) for record in caplog.records]
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Return every sample of a /metrics answer by (name, labels)."""
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def search_count(values, route: str = "/api/search", status: str = "200") -> float:
+    return values.get(("topichub_http_request_duration_seconds_count", (("route", route), ("status", status))), 0.0)
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [
+        ("abc-123", True),
+        ("trace:9f86d081884c7d65/span=1", True),
+        ("x" * 128, True),
+        ("x" * 129, False),
+        ("has space", False),
+        ("naïve", False),
+        ("", False),
+    ],
+)
+def test_a_safe_incoming_request_id_is_kept_and_any_other_replaced(client, sent, kept):
+    response = client.get("/api/search?q=gpu", headers={"X-Request-ID": sent})
+    got = response.headers["X-Request-ID"]
+    assert (got == sent) is kept
+    assert 1 <= len(got) <= 128 and got.isprintable() and " " not in got
+
+
+def test_each_request_gets_its_own_id(client):
+    ids = {client.get(path).headers["X-Request-ID"] for path in ("/healthz", "/healthz", "/api/nothing", "/?q=x")}
+    assert len(ids) == 4
+
+
+def test_one_json_line_per_request_without_the_query_text(client, logged):
+    client.get(f"/api/search?q={QUERY}", headers={"X-Request-ID": "req-1"}, buffered=True)
+    client.get("/api/documents/nope", headers={"X-Request-ID": "req-2"}, buffered=True)
+    access = [line for line in lines(logged) if "method" in line]
+    assert [line["request_id"] for line in access] == ["req-1", "req-2"]
+    search, missing = access
+    assert search["method"] == "GET" and search["path"] == "/api/search" and search["status"] == 200
+    assert search["q_chars"] == len(QUERY) and search["bytes"] > 100 and search["duration_ms"] > 0
+    assert search["snapshot"] == client.get("/healthz").get_json()["snapshot"]
+    assert search["ts"].endswith("+00:00")
+    assert missing["status"] == 404 and "q_chars" not in missing
+    assert all("stargate" not in json.dumps(line) for line in lines(logged))
+
+
+def test_an_error_s_log_lines_carry_the_request_id(app, logged):
+    def boom():
+        raise RuntimeError("the disk caught fire")
+
+    app.add_url_rule("/boom", view_func=boom)
+    response = app.test_client().get("/boom", headers={"X-Request-ID": "broken-1"}, buffered=True)
+    assert response.status_code == 500 and response.headers["X-Request-ID"] == "broken-1"
+    written = lines(logged)
+    error = next(line for line in written if line.get("level") == "error")
+    assert error["request_id"] == "broken-1" and "the disk caught fire" in error["exception"]
+    assert [line["status"] for line in written if line.get("request_id") == "broken-1" and "status" in line] == [500]
+
+
+def test_a_missing_index_s_warning_carries_the_request_id(tmp_path, logged):
+    client = create_app({"INDEX_DIR": str(tmp_path / "none"), "TESTING": True}).test_client()
+    assert client.get("/api/search?q=x", headers={"X-Request-ID": "no-index"}, buffered=True).status_code == 503
+    tagged = [line for line in lines(logged) if line.get("request_id") == "no-index"]
+    assert {line["level"] for line in tagged} == {"warning", "info"} and tagged[-1]["snapshot"] is None
+
+
+def test_metrics_move_with_requests(tmp_path):
+    root = tmp_path / "index"
+    build(root=root)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    before = samples(client.get("/metrics", buffered=True).get_data(as_text=True))
+    for _ in range(3):
+        client.get("/api/search?q=trainium", buffered=True)  # buffered: read and closed, as a server does
+    client.get("/api/nothing", buffered=True)
+    response = client.get("/metrics")
+    assert response.status_code == 200 and response.content_type.startswith("text/plain; version=0.0.4")
+    after = samples(response.get_data(as_text=True))
+    assert search_count(after) - search_count(before) == 3
+    assert search_count(after, "unmatched", "404") == 1
+    assert after[("topichub_result_cache_misses_total", ())] - before[("topichub_result_cache_misses_total", ())] == 1
+    assert after[("topichub_result_cache_hits_total", ())] - before[("topichub_result_cache_hits_total", ())] == 2
+    assert after[("topichub_http_requests_in_progress", ())] == 1  # the scrape itself
+    assert after[("topichub_snapshot_documents", ())] == after[("topichub_build_documents", ())] == 57
+    assert 0 <= after[("topichub_snapshot_age_seconds", ())] < 3600
+    assert after[("topichub_build_duration_seconds", ())] > 0
+    assert ("topichub_update_documents", ()) not in after  # no update yet
+
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "new-1", "title": "New", "summary": "A new one.", "topics": ["x"]}]), root)
+    updated = samples(client.get("/metrics", buffered=True).get_data(as_text=True))
+    assert updated[("topichub_update_documents", ())] == updated[("topichub_snapshot_documents", ())] == 58
+    assert updated[("topichub_update_duration_seconds", ())] > 0
+    assert updated[("topichub_build_documents", ())] == 57
+
+
+def test_an_expired_time_budget_is_counted(index_dir):
+    client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True, "QUERY_BUDGET_S": 0.0}).test_client()
+    assert client.get("/api/search?q=compute+power+deal", buffered=True).status_code == 200
+    values = samples(client.get("/metrics", buffered=True).get_data(as_text=True))
+    assert values[("topichub_search_budget_expiries_total", ())] == 1
+
+
+def _get(url: str, request_id: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    return get(url, {"X-Request-ID": request_id} if request_id else None)
+
+
+def test_two_workers_log_json_and_every_scrape_counts_both(index_dir, tmp_path):
+    searches = 0
+    with gunicorn(index_dir, tmp_path, workers=2) as base:
+        # A new connection per request: both workers answer some (the log names which).
+        while searches < 40:
+            status, headers, _ = _get(f"{base}/api/search?q={searches}+{QUERY.replace(' ', '+')}", f"s-{searches}")
+            assert status == 200 and headers["X-Request-ID"] == f"s-{searches}"
+            searches += 1
+        assert _get(f"{base}/api/nothing", "missing-1")[0] == 404
+        # A request is counted once its answer is sent: the last one may still be on its way in.
+        deadline = time.monotonic() + 10
+        while search_count(samples(_get(f"{base}/metrics")[2].decode())) < searches:
+            assert time.monotonic() < deadline, "the searches were never all counted"
+        scrapes = [samples(_get(f"{base}/metrics")[2].decode()) for _ in range(6)]
+    written = [json.loads(line) for line in (tmp_path / "gunicorn.log").read_text().splitlines() if line.startswith("{")]
+    access = {line["request_id"]: line for line in written if "method" in line}
+    assert {access[f"s-{n}"]["status"] for n in range(searches)} == {200}
+    assert len({access[f"s-{n}"]["pid"] for n in range(searches)}) == 2, "one worker answered every search"
+    assert access["missing-1"]["status"] == 404 and access["missing-1"]["path"] == "/api/nothing"
+    assert "stargate" not in (tmp_path / "gunicorn.log").read_text()
+    # Whichever worker answers a scrape, it reports both workers' requests.
+    assert {search_count(values) for values in scrapes} == {searches}
+    assert {values[("topichub_result_cache_misses_total", ())] for values in scrapes} == {searches}
+    assert all(values[("topichub_snapshot_documents", ())] == 57 for values in scrapes)

@@ -1,0 +1,328 @@
+"""What an operator sees: one JSON log line per request, a request id on every line, and /metrics.
+
+Each request gets an id: the caller's ``X-Request-ID`` when it is short and printable (a proxy or a
+client that already tags its requests), a new random one otherwise.  It is returned in the
+``X-Request-ID`` response header and written on the request's access line and on every other log
+line made while the request runs, errors included, so one grep finds all of them.
+
+The access line names the request's path but not its query string: search terms are what readers
+type, and may name people or things they would not want kept; ``q_chars`` (the length of the
+search) is what capacity questions need.
+
+Metrics are kept with ``prometheus_client``.  Under gunicorn every worker process writes its
+values to files in ``PROMETHEUS_MULTIPROC_DIR`` (set up by web/gunicorn_conf.py) and /metrics adds
+up all workers' files, so a scrape answered by any worker reports the whole server.  The published
+snapshot's age and size and the CLI's last build and update (from the snapshot's record) are read
+from the index folder at scrape time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, has_request_context, request
+
+from index import store
+from search.params import SearchParams
+from search.results import SearchResult
+from search.service import SearchService
+from search.snapshot import Snapshot
+
+ACCESS_LOGGER = "topichub.access"
+REQUEST_ID_HEADER = "X-Request-ID"
+# An incoming id is kept when it is 1 to 128 visible ASCII characters: safe in a header and a log line.
+_SAFE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
+_ENVIRON_ID = "topichub.request_id"
+_ENVIRON_FIELDS = "topichub.log_fields"
+_ENVIRON_ROUTE = "topichub.route"
+_ENVIRON_SNAPSHOT = "topichub.snapshot"
+# Routes whose requests are searches: their access line carries q_chars.
+SEARCH_ROUTES = frozenset({"/", "/api/search", "/api/suggest"})
+UNMATCHED_ROUTE = "unmatched"  # one label for every unknown path, so scanners cannot grow the metrics
+DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def request_id(incoming: str | None) -> str:
+    """Return *incoming* when it is a safe request id, else a new random one."""
+    if incoming is not None and _SAFE_REQUEST_ID.fullmatch(incoming):
+        return incoming
+    return uuid.uuid4().hex
+
+
+def multiprocess_dir() -> str | None:
+    """Return the folder where worker processes share their metrics, when there is one."""
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
+
+# -- logging ------------------------------------------------------------------------------------
+
+
+class RequestIdFilter(logging.Filter):
+    """Give every log record the id of the request it was made in (None outside a request)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = request.environ.get(_ENVIRON_ID) if has_request_context() else None
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """Format a record as one JSON object: an access line's fields as they are, others as a message."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(fields)
+        else:
+            line["logger"] = record.name
+            line["message"] = record.getMessage()
+            line["request_id"] = getattr(record, "request_id", None)
+            if record.exc_info:
+                line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+def log_config() -> dict[str, Any]:
+    """Return the logging setup (for ``logging.config.dictConfig``) that writes the app's lines as JSON on stdout."""
+    handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stdout", "formatter": "json",
+               "filters": ["request_id"]}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"request_id": {"()": RequestIdFilter}},
+        "formatters": {"json": {"()": JsonFormatter}},
+        "handlers": {"json": handler},
+        "loggers": {
+            name: {"level": "INFO", "handlers": ["json"], "propagate": False}
+            for name in (ACCESS_LOGGER, "web", "search", "index", "corpus")
+        },
+    }
+
+
+# -- metrics ------------------------------------------------------------------------------------
+
+
+class Metrics:
+    """The app's metrics: shared through files between gunicorn's workers, or kept by the app alone."""
+
+    def __init__(self, index_dir: str | Path) -> None:
+        # Imported here, in the worker, not when this module is: prometheus_client chooses between
+        # per-process and shared (multiprocess) values when it is first imported.
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+        self.index_dir = Path(index_dir)
+        # Shared values live in the files; each app keeps its own registry only when there are none.
+        self.registry = None if multiprocess_dir() else CollectorRegistry(auto_describe=True)
+        if self.registry is not None:
+            self.registry.register(SnapshotCollector(self.index_dir))
+        self.requests = Histogram(
+            "topichub_http_request_duration_seconds", "Time to answer a request, by route and status.",
+            ["route", "status"], buckets=DURATION_BUCKETS, registry=self.registry,
+        )
+        self.in_progress = Gauge(
+            "topichub_http_requests_in_progress", "Requests being answered now.",
+            registry=self.registry, multiprocess_mode="livesum",
+        )
+        self.cache_hits = Counter("topichub_result_cache_hits", "Searches answered from the result cache.",
+                                  registry=self.registry)
+        self.cache_misses = Counter("topichub_result_cache_misses", "Searches the result cache did not hold.",
+                                    registry=self.registry)
+        self.budget_expiries = Counter(
+            "topichub_search_budget_expiries", "Searches whose ranking ran out of its time budget.",
+            registry=self.registry,
+        )
+
+    def exposition(self) -> bytes:
+        """Return every metric in the Prometheus text format, all workers' added up."""
+        from prometheus_client import CollectorRegistry, generate_latest
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        registry = self.registry
+        if registry is None:  # read every worker's files, then the index folder, afresh
+            registry = CollectorRegistry(auto_describe=True)
+            MultiProcessCollector(registry)
+            registry.register(SnapshotCollector(self.index_dir))
+        return generate_latest(registry)
+
+
+class SnapshotCollector:
+    """Read the published snapshot's record at scrape time: its age and size, the last build and update."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self.index_dir = Path(index_dir)
+
+    def describe(self):
+        return []  # read at scrape time; nothing to check at registration
+
+    def collect(self):
+        from prometheus_client.core import GaugeMetricFamily
+
+        try:
+            meta = store.read_meta(store.current_path(self.index_dir))
+        except store.IndexUnavailable:
+            meta = {}
+        published = _timestamp(meta.get("updated_at")) or _timestamp(meta.get("built_at"))
+        updates = meta.get("updates") if isinstance(meta.get("updates"), list) else []
+        last_update = updates[-1] if updates and isinstance(updates[-1], dict) else {}
+        values = (
+            ("topichub_snapshot_age_seconds", "Seconds since the published snapshot was built or last updated.",
+             time.time() - published if published else None),
+            ("topichub_snapshot_documents", "Documents in the published snapshot.", meta.get("doc_count")),
+            ("topichub_build_duration_seconds", "How long the build behind the published snapshot took.",
+             meta.get("build_seconds")),
+            ("topichub_build_documents", "Documents that build indexed.", meta.get("build_doc_count")),
+            ("topichub_update_duration_seconds", "How long the last update applied since that build took.",
+             last_update.get("seconds")),
+            ("topichub_update_documents", "Documents in the index after that update.", last_update.get("doc_count")),
+        )
+        for name, doc, value in values:
+            family = GaugeMetricFamily(name, doc)
+            if isinstance(value, (int, float)):
+                family.add_metric([], float(value))
+            yield family
+
+
+def _timestamp(value: object) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value).timestamp()
+    except ValueError:
+        return None
+
+
+class MeteredSearch(SearchService):
+    """The search service, counting result-cache hits and misses and expired time budgets."""
+
+    def __init__(self, metrics: Metrics, root: str | Path, **options: Any) -> None:
+        super().__init__(root, **options)
+        self._metrics = metrics
+
+    def snapshot(self) -> Snapshot:
+        """Return the service's snapshot, noting its id for the access line of the request that asked."""
+        snap = super().snapshot()
+        if has_request_context():
+            request.environ[_ENVIRON_SNAPSHOT] = snap.id
+        return snap
+
+    def search(self, params: SearchParams) -> SearchResult:
+        """Return what the service returns for *params*, counted."""
+        cache = self._results  # its counters are per process; the metrics add the workers up
+        hits, misses = cache.hits, cache.misses
+        result = super().search(params)
+        self._metrics.cache_hits.inc(cache.hits - hits)
+        self._metrics.cache_misses.inc(cache.misses - misses)
+        if result.timed_out:
+            self._metrics.budget_expiries.inc()
+        return result
+
+
+# -- the request wrapper ------------------------------------------------------------------------
+
+
+class _Body:
+    """A response body passed through to the server, counting its bytes, reporting when it is closed."""
+
+    def __init__(self, body: Iterable[bytes], done: Callable[[int], None]) -> None:
+        self._body = body
+        self._done = done
+        self.sent = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._body:
+            self.sent += len(chunk)
+            yield chunk
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._done(self.sent)
+
+
+class RequestObserver:
+    """WSGI middleware: give each request an id, time it, count it, and log it as one JSON line."""
+
+    def __init__(self, wsgi_app: Callable[..., Iterable[bytes]], metrics: Metrics) -> None:
+        self.wsgi_app = wsgi_app
+        self.metrics = metrics
+        self.log = logging.getLogger(ACCESS_LOGGER)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        started = time.perf_counter()
+        rid = request_id(environ.get("HTTP_X_REQUEST_ID"))
+        environ[_ENVIRON_ID] = rid
+        status: list[int] = []
+
+        def start(status_line: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            status[:] = [int(status_line.split(" ", 1)[0])]
+            headers[:] = [(k, v) for k, v in headers if k.lower() != REQUEST_ID_HEADER.lower()]
+            headers.append((REQUEST_ID_HEADER, rid))
+            return start_response(status_line, headers, exc_info)
+
+        def done(sent: int) -> None:
+            self.metrics.in_progress.dec()
+            self._record(environ, status[0] if status else 500, sent, time.perf_counter() - started)
+
+        self.metrics.in_progress.inc()
+        try:
+            body = self.wsgi_app(environ, start)
+        except BaseException:
+            done(0)
+            raise
+        return _Body(body, done)
+
+    def _record(self, environ: dict[str, Any], status: int, sent: int, seconds: float) -> None:
+        route = environ.get(_ENVIRON_ROUTE) or UNMATCHED_ROUTE
+        self.metrics.requests.labels(route=route, status=str(status)).observe(seconds)
+        fields = {
+            "method": environ.get("REQUEST_METHOD"),
+            "path": environ.get("PATH_INFO"),
+            "status": status,
+            "duration_ms": round(seconds * 1000, 2),
+            "bytes": sent,
+            "request_id": environ[_ENVIRON_ID],
+            "pid": os.getpid(),  # which worker answered
+            **environ.get(_ENVIRON_FIELDS, {"snapshot": None}),
+        }
+        self.log.info("request", extra={"fields": fields, "request_id": fields["request_id"]})
+
+
+def register(app: Flask, metrics: Metrics) -> None:
+    """Wrap *app* in the request observer and serve /metrics."""
+    app.wsgi_app = RequestObserver(app.wsgi_app, metrics)  # type: ignore[method-assign]
+    app.extensions["metrics"] = metrics
+
+    @app.after_request
+    def _note(response: Response) -> Response:
+        # What only the app knows, for the access line and the metrics: the route, the snapshot that
+        # answered (none for a request that did not need the index), q's length.
+        rule = request.url_rule.rule if request.url_rule is not None else None
+        request.environ[_ENVIRON_ROUTE] = rule
+        fields: dict[str, object] = {"snapshot": request.environ.get(_ENVIRON_SNAPSHOT)}
+        if rule in SEARCH_ROUTES and "q" in request.args:
+            fields["q_chars"] = len(request.args["q"])
+        request.environ[_ENVIRON_FIELDS] = fields
+        return response
+
+    @app.get("/metrics")
+    def _metrics() -> Response:
+        response = Response(metrics.exposition(), content_type=METRICS_CONTENT_TYPE)
+        response.headers["Cache-Control"] = "no-store"
+        return response
