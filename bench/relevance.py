@@ -19,13 +19,15 @@ service says so with ``match`` "partial" or "none"; a baseline can only say so b
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import math
 import re
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +39,7 @@ from corpus.sources import DEFAULT_DIR, load_corpus
 from index.analysis import STOP_WORDS
 from index.build import build
 from index.schema import TITLE_BOOST
+from index.vectors import SWITCH
 from search.service import SearchService
 from web import create_app
 
@@ -109,12 +112,13 @@ def score(judged: Judged, answer: Answer) -> dict[str, float]:
 # -- systems --------------------------------------------------------------------------------------
 
 
-def service_system(index_root: Path) -> Callable[[str], Answer]:
-    """Return the service, asked through its JSON API, as a system."""
+def service_system(index_root: Path, semantic: bool = True) -> Callable[[str], Answer]:
+    """Return the service, asked through its JSON API, as a system (words only when *semantic* is off)."""
     client = create_app({"INDEX_DIR": str(index_root), "TESTING": True}).test_client()
 
     def run(query: str) -> Answer:
-        response = client.get("/api/search", query_string={"q": query, "per_page": DEPTH})
+        with _semantic_switch(semantic):
+            response = client.get("/api/search", query_string={"q": query, "per_page": DEPTH})
         if response.status_code != 200:
             raise RuntimeError(f"/api/search answered {response.status_code} to {query[:80]!r}: {response.get_data(as_text=True)[:200]}")
         result = response.get_json()
@@ -123,6 +127,20 @@ def service_system(index_root: Path) -> Callable[[str], Answer]:
         return Answer(tuple([*card, *(h["id"] for h in result["hits"])][:DEPTH]), result["match"] in NO_ANSWER_MATCHES)
 
     return run
+
+
+@contextmanager
+def _semantic_switch(on: bool) -> Iterator[None]:
+    """Set TOPICHUB_SEMANTIC for the duration (the service reads it on every search)."""
+    before = os.environ.get(SWITCH)
+    os.environ[SWITCH] = "1" if on else "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[SWITCH]
+        else:
+            os.environ[SWITCH] = before
 
 
 def whoosh_or_system(index_root: Path) -> Callable[[str], Answer]:
@@ -227,6 +245,12 @@ def verdict(name: str, summaries: Mapping[str, Mapping[str, Mapping[str, float]]
     for other_name, other in summaries.items():
         if other_name == "service":
             continue
+        if other_name == "words-only":  # the semantic signal must help everywhere or nowhere (issue 17)
+            if other["overall"]["nDCG@10"] > service["overall"]["nDCG@10"]:
+                misses.append("the service is better without meaning overall")
+            misses.extend(f"the service is better without meaning on {cat}" for cat, m in other.items()
+                          if m["nDCG@10"] > service[cat]["nDCG@10"] + 1e-9)
+            continue
         if other["overall"]["nDCG@10"] >= service["overall"]["nDCG@10"]:
             misses.append(f"{other_name} is not behind the service overall")
         for cat, measures in other.items():
@@ -245,6 +269,7 @@ def evaluate(collection: Collection, workdir: Path) -> dict[str, dict[str, Answe
     build(sources, root=root)
     systems = {
         "service": service_system(root),
+        "words-only": service_system(root, semantic=False),
         "whoosh-or": whoosh_or_system(root),
         "fts5": fts5_system(load_corpus(sources).records),
     }

@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
             found = answers(cisi, Path(tmp) / "cisi")
             c = relevance.summarise(cisi.judged, found)["overall"]["nDCG@10"]
             halves = [relevance.summarise(cisi.judged[k::2], found)["overall"]["nDCG@10"] for k in (0, 1)]
-            cats = " ".join(f"{k[:5]}={v['nDCG@10']:.3f}" for k, v in h.items() if k != "overall")
+            cats = " ".join(f"{k[:5]}={v['nDCG@10']:.4f}" for k, v in h.items() if k != "overall")
             print(dict(zip(grid, combo)), f"hub {h['overall']['nDCG@10']:.3f} cisi {c:.3f} "
                   f"(odd {halves[0]:.3f} even {halves[1]:.3f}) | {cats}", flush=True)
     return 0

@@ -46,8 +46,8 @@ QTF_POWER = 1.5
 # score of this query (1 when nothing matched by words): the same scale whatever the corpus.  The
 # SEMANTIC_NEIGHBOURS nearest documents above the floor are candidates even when they share no word
 # with the query.  0 turns the term off; the values were chosen across collections (docs/relevance.md).
-SEMANTIC_WEIGHT = 1.0
-SEMANTIC_FLOOR = 0.45
+SEMANTIC_WEIGHT = 1.25
+SEMANTIC_FLOOR = 0.5
 SEMANTIC_NEIGHBOURS = 20
 # Proximity: two words typed next to each other that a document also has within PROXIMITY_SLOP
 # words of each other add PROXIMITY_WEIGHT times that pair's phrase score ("single gpu").
