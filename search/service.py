@@ -12,6 +12,7 @@ selection, so a count says how many results clicking the value would give.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections import Counter
@@ -90,6 +91,12 @@ class SearchService:
                 raise store.IndexUnavailable(f"no index has been built in {self.root} yet")
             try:
                 self._snapshot = Snapshot(self.root, current)
+                if snap is not None:
+                    # Under gevent a replaced snapshot can sit in a reference cycle (greenlet frames)
+                    # until the collector's next full pass, keeping its files open for thousands of
+                    # requests (tests/test_attack_soak.py); collect now, once per publish, to let go.
+                    del snap
+                    gc.collect()
             except store.IndexUnavailable as exc:
                 key = self._folder_key(current)
                 if key is None:  # nothing there to verify: no index, not a bad copy of one
