@@ -125,7 +125,9 @@ def rank(
             if docnum in candidates:
                 totals[docnum] = totals.get(docnum, 0.0) + meaning(cosine, top)
         totals = {d: s for d, s in totals.items() if s > 0}
-    best = heapq.nsmallest(limit, totals.items(), key=_best_first)
+    # Equal scores go to the document closer in meaning (when vectors are on), then the lower number.
+    near = cosines or {}
+    best = heapq.nsmallest(limit, totals.items(), key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))
     return best, timed_out, top
 
 
@@ -156,6 +158,3 @@ def proximity(snap: Snapshot, parsed: ParsedQuery, candidates: set[int], concept
             bonus[docnum] = bonus.get(docnum, 0.0) + PROXIMITY_WEIGHT * value
     return bonus
 
-
-def _best_first(pair: tuple[int, float]) -> tuple[float, int]:
-    return -pair[1], pair[0]
