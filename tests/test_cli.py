@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -114,19 +113,33 @@ def test_a_second_writer_gets_a_clear_message_or_waits(built, tmp_path):
         busy_build = run("build", "--index-dir", str(built))
         assert busy_build.returncode == 1 and "another build or update is writing" in busy_build.stderr
 
-    held = threading.Event()
+    # A writer that agrees to wait: the lock is let go only once the update is seen waiting on it
+    # (holding the lock file open), and the update then goes through.
+    with store.write_lock(built):
+        waiting = subprocess.Popen([TOPICHUB, "update", str(changes), "--index-dir", str(built), "--wait", "60"],
+                                   cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lock = str((built / ".write.lock").resolve())
+        while not _holds_open(waiting.pid, lock):
+            assert waiting.poll() is None, waiting.communicate()
+            time.sleep(0.01)
+        assert waiting.poll() is None  # still waiting: the lock is ours
+    out, err = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0 and "1 added" in out, err
 
-    def hold() -> None:
-        with store.write_lock(built):
-            held.set()
-            time.sleep(1.0)
 
-    thread = threading.Thread(target=hold)
-    thread.start()
-    held.wait(5)
-    waited = run("update", str(changes), "--index-dir", str(built), "--wait", "60")
-    thread.join()
-    assert waited.returncode == 0 and "1 added" in waited.stdout
+def _holds_open(pid: int, path: str) -> bool:
+    """Return whether process *pid* has *path* open."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == path:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def test_serve_rebuilds_an_index_of_another_schema_version(built, monkeypatch):
