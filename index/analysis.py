@@ -150,7 +150,7 @@ class TermAnalyzer:
     token by token); query-time analysis still goes through the chain.
     """
 
-    __slots__ = ("_raw", "_chunks", "_parts", "_limit", "_stemmer", "_stems")
+    __slots__ = ("_raw", "_chunks", "_parts", "_limit", "_stemmer", "_stems", "_codes", "_ids", "terms")
 
     def __init__(self, limit: int = 500_000) -> None:
         self._raw: dict[str, tuple[str, ...]] = {}  # raw token -> its terms
@@ -162,6 +162,11 @@ class TermAnalyzer:
         self._stems: dict[str, str] = {}  # folded word -> its stem (raw tokens differ in case)
         self._limit = limit
         self._stemmer = english_stemmer()  # the algorithm of stem_english, which StemFilter calls
+        # For the segment writer: each term gets a number (kept while the caches above are cleared,
+        # since written-down codes refer to it), and a chunk maps to its terms' codes (see ``codes``).
+        self._codes: dict[str, tuple[int, ...]] = {}
+        self._ids: dict[str, int] = {}
+        self.terms: list[str] = []  # term number -> term
 
     def _stem(self, word: str) -> str:
         stem = self._stems.get(word)
@@ -184,7 +189,8 @@ class TermAnalyzer:
 
     def _bound(self) -> None:
         """Forget every analysed token and chunk once more than *limit* of them are kept."""
-        if len(self._chunks) + len(self._parts) + len(self._raw) > self._limit:
+        if len(self._chunks) + len(self._parts) + len(self._raw) + len(self._codes) > self._limit:
+            self._codes.clear()
             self._chunks.clear()
             self._parts.clear()
             self._raw.clear()
@@ -228,6 +234,38 @@ class TermAnalyzer:
             else:
                 positions.append(pos)
         return out
+
+    def codes(self, text: str) -> list[int]:
+        """Return a code per term of *text*, in the chain's order: the term's number × 2, plus 1 if it
+        starts a new position (the parts of a token share its position and add 0).
+
+        ``terms[code >> 1]`` is the term; positions are the running count of odd codes, minus one.
+        """
+        self._bound()
+        known = self._codes
+        chunks = text.split()
+        try:
+            return list(chain.from_iterable(map(known.__getitem__, chunks)))
+        except KeyError:
+            self._learn_codes(chunks)
+            return list(chain.from_iterable(map(known.__getitem__, chunks)))
+
+    def _learn_codes(self, chunks: list[str]) -> None:
+        """Give the chunks not seen before their codes."""
+        known, ids, terms, token_terms = self._codes, self._ids, self.terms, self.token_terms
+        for chunk in set(chunks).difference(known):
+            tokens = (chunk,) if chunk.isalnum() else _TOKEN.findall(chunk)  # as in _learn
+            codes = []
+            for token in tokens:
+                advance = 1
+                for term in token_terms(token):
+                    number = ids.get(term)
+                    if number is None:
+                        number = ids[term] = len(terms)
+                        terms.append(term)
+                    codes.append(number << 1 | advance)
+                    advance = 0
+            known[chunk] = tuple(codes)
 
     def _add_parts(self, chunks: list[str], out: dict[str, list[int]]) -> None:
         """Add the terms of *chunks* to *out*, with the parts of tokens that have them."""

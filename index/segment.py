@@ -18,6 +18,7 @@ from collections import defaultdict
 from operator import sub
 from pickle import dumps
 
+import numpy as np
 # ISA-L's deflate writes the zlib format (the reader's zlib.decompress reads it) 2-4x faster than zlib.
 from isal.isal_zlib import compress as _compress
 from whoosh import fields as wf
@@ -45,6 +46,10 @@ COMPRESSION = 1
 STORED_COMPRESSION = 1
 # W3Codec() compresses every block, however small; a block of a few postings gets no smaller.
 COMPRESS_FROM = 128  # bytes of pickled block data (a few postings with positions)
+# Pickle protocol of the text fields' posting blocks.  W3Codec() writes protocol 2, where each bytes
+# value (a posting's positions) becomes a call of codecs.encode on a str: 7x slower to write, 10x
+# slower to read and twice as long as protocol 3's plain bytes.  The reader unpickles either.
+BLOCK_PROTOCOL = 3
 _PACK_INFO = TERM_INFO_STRUCT.pack
 # A term info followed by its postings' offset and length (pack_long, pack_int), in one call.
 _PACK_INFO_AT = struct.Struct(TERM_INFO_STRUCT.format + "qi").pack
@@ -68,17 +73,27 @@ class UnknownField(ValueError):
 
 
 class _TextField:
-    """A TEXT field analysed by TermAnalyzer: postings keep the frequency, weight = frequency × boost."""
+    """A TEXT field analysed by TermAnalyzer: weight = frequency × boost, value = encoded positions.
 
-    __slots__ = ("name", "boost", "scorable", "lengths", "postings")
+    Documents are kept as they come, as the analyzer's term codes one after another; they are
+    inverted at write time in bulk (``_TextInverter``), not posting by posting.
+    """
+
+    __slots__ = ("name", "boost", "scorable", "lengths", "codes", "docs", "counts")
 
     def __init__(self, name: str, field: wf.FieldType) -> None:
         self.name = name
         self.boost = float(field.format.field_boost)
         self.scorable = field.scorable
         self.lengths: dict[int, int] = {}  # docnum -> field length, when not zero
-        # term -> flat [docnum, frequency, encoded positions, docnum, ...] (one extend per posting)
-        self.postings: dict[str, list] = {}
+        self.codes = array("i")  # TermAnalyzer.codes of each document with terms, one after another
+        self.docs = array("i")  # those documents' numbers
+        self.counts = array("i")  # and their numbers of codes
+
+    @property
+    def postings(self) -> bool:
+        """Whether the field has any posting."""
+        return bool(self.docs)
 
 
 class _OtherField:
@@ -160,6 +175,7 @@ class SegmentBuilder:
                 self._fields[name] = _TextField(name, field) if _fast_text(field) else _OtherField(name, field)
         self._single: list[bytes] = []  # encoded single positions by position, shared by many postings
         self._many: dict[tuple[int, ...], bytes] = {}  # encoded position deltas, shared likewise
+        self._lbytes: dict[str, np.ndarray] = {}  # field -> each document's length byte (0: none)
         self._columns: dict[str, tuple] = {}  # column name -> (file, writer)
         self._stored = self._column("_stored", _StoredColumn())
         self._plans: dict[tuple[str, ...], tuple] = {}  # the document's field names -> how to add each
@@ -214,32 +230,12 @@ class SegmentBuilder:
     def _index_text(self, spec: _TextField, docnum: int, value: object) -> int:
         if not isinstance(value, str):
             raise ValueError(f"{value!r} is not a string")
-        postings = spec.postings
-        get = postings.get
-        terms = self._analyze(value)
-        length = sum(map(len, terms.values()))
-        single = self._single
-        if length > len(single):
-            single += [pack_uint(1) + dumps([pos], 2) for pos in range(len(single), 2 * length)]
-        many = self._many
-        for term, positions in terms.items():
-            if len(positions) == 1:
-                entry = get(term)
-                if entry is None:
-                    postings[term] = [docnum, 1, single[positions[0]]]
-                else:
-                    entry += (docnum, 1, single[positions[0]])
-                continue
-            # Position lists are stored as deltas, and short lists of deltas repeat a lot.
-            deltas = tuple(map(sub, positions, [0, *positions]))
-            vbytes = many.get(deltas)
-            if vbytes is None:
-                vbytes = many[deltas] = pack_uint(len(positions)) + dumps(list(deltas), 2)
-            entry = get(term)
-            if entry is None:
-                postings[term] = [docnum, len(positions), vbytes]
-            else:
-                entry += (docnum, len(positions), vbytes)
+        codes = self._analyze.codes(value)
+        length = len(codes)  # a term at each position, and a token's parts at its position
+        if length:
+            spec.codes.extend(codes)
+            spec.docs.append(docnum)
+            spec.counts.append(length)
         return length if spec.scorable else 0
 
     def _index_other(self, spec: _OtherField, docnum: int, value: object) -> int:
@@ -272,12 +268,14 @@ class SegmentBuilder:
             writer = self._column(f"_{name}_len", LENGTHS_COLUMN)
             qlens = quantized[name] = {}
             total = 0
+            lbytes = self._lbytes[name] = np.zeros(doccount, np.uint8)
             for docnum, length in spec.lengths.items():
                 total += length
                 lbyte = length_to_byte(length)
                 writer.add(docnum, lbyte)
                 if lbyte:
                     qlens[docnum] = byte_to_length(lbyte)  # what the reader's length column answers
+                    lbytes[docnum] = lbyte
             fieldlengths[name] = total
         for handle, writer in self._columns.values():
             writer.finish(doccount)
@@ -302,9 +300,18 @@ class SegmentBuilder:
             prefix = pack_ushort(len(fieldmap))
             fieldmap[name] = len(fieldmap)
             if type(spec) is _TextField:
-                terms = [(term.encode("utf-8"), entry) for term, entry in sorted(spec.postings.items())]
-            else:
-                terms = sorted(spec.postings.items())
+                lbytes = self._lbytes.get(name)
+                if lbytes is None:
+                    lbytes = np.zeros(self.doccount, np.uint8)
+                inverter = _TextInverter(spec, self._analyze.terms, self._single, self._many, lbytes)
+                chunks = []
+                for tbytes, blob, terminfo in inverter.terms():
+                    chunks.append(blob)
+                    tindex.add_record(prefix + tbytes, terminfo + pack_long(offset) + pack_int(len(blob)))
+                    offset += len(blob)
+                postfile.write(b"".join(chunks))
+                continue
+            terms = sorted(spec.postings.items())
             encoder = _TermEncoder(self.schema[name].format, spec.boost, quantized.get(name, {}))
             encode, encode_one = encoder.encode, encoder.encode_one
             chunks: list[bytes] = []
@@ -462,3 +469,135 @@ class _TermEncoder:
             docs[-1],
         )
         return blob, terminfo + pack_long(start) + pack_int(len(blob))
+
+
+def _starts(keys: np.ndarray) -> np.ndarray:
+    """Return the indexes where a run of equal *keys* starts (keys grouped, not empty)."""
+    changed = np.empty(len(keys), bool)
+    changed[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=changed[1:])
+    return np.flatnonzero(changed)
+
+
+class _TextInverter:
+    """Invert a text field's documents at once with numpy, then encode each term as _TermEncoder does.
+
+    The tokens (term, document, position) are sorted by term with a stable sort, so each term's
+    postings come in document order and each posting's positions in order; the statistics of every
+    block (Whoosh's 128 postings) are computed for all blocks together, so only the pickling of each
+    block is left per block in Python.
+    """
+
+    def __init__(self, spec: _TextField, terms: list[str], single: list[bytes], many: dict, lbytes: np.ndarray) -> None:
+        self.spec = spec
+        self.names = terms  # term number -> term (TermAnalyzer.terms)
+        self.single = single
+        self.many = many
+        self.lbytes = lbytes  # docnum -> length byte, 0 when the field is empty or not scored
+
+    def _tokens(self) -> tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray]:
+        """Return the field's terms (UTF-8, sorted) and its tokens' term ranks, documents and positions, sorted."""
+        spec = self.spec
+        codes = np.frombuffer(spec.codes, np.int32)
+        counts = np.frombuffer(spec.counts, np.int32)
+        numbers = codes >> 1
+        starts_pos = np.cumsum(codes & 1)  # positions + 1, counted from the first document
+        firsts = np.cumsum(counts) - counts
+        positions = starts_pos - np.repeat(starts_pos[firsts], counts)
+        docs = np.repeat(np.frombuffer(spec.docs, np.int32), counts)
+        used = np.unique(numbers)
+        names = self.names
+        tbytes = [names[n].encode("utf-8") for n in used.tolist()]
+        order = sorted(range(len(tbytes)), key=tbytes.__getitem__)  # term order is UTF-8 byte order
+        rank = np.zeros(int(used[-1]) + 1, np.int32)
+        rank[used[order]] = np.arange(len(order), dtype=np.int32)
+        ranks = rank[numbers]
+        by_term = np.argsort(ranks, kind="stable")
+        return [tbytes[i] for i in order], ranks[by_term], docs[by_term], positions[by_term]
+
+    def _values(self, firsts: np.ndarray, freqs: np.ndarray, positions: np.ndarray) -> list[bytes]:
+        """Return each posting's encoded positions (Positions.encode), shared with equal ones."""
+        single = self.single
+        top = int(positions.max()) + 1
+        if top > len(single):
+            single += [pack_uint(1) + dumps([pos], 2) for pos in range(len(single), 2 * top)]
+        values = np.array(single, dtype=object)[positions[firsts]]
+        multi = np.flatnonzero(freqs > 1)
+        if len(multi):
+            # Position lists are stored as deltas, and short lists of deltas repeat a lot.
+            deltas = np.diff(positions, prepend=0)
+            deltas[firsts] = positions[firsts]
+            deltas = deltas.tolist()
+            many = self.many
+            found = []
+            lows = firsts[multi]
+            for lo, hi in zip(lows.tolist(), (lows + freqs[multi]).tolist()):
+                key = tuple(deltas[lo:hi])
+                vbytes = many.get(key)
+                if vbytes is None:
+                    vbytes = many[key] = pack_uint(hi - lo) + dumps(list(key), 2)
+                found.append(vbytes)
+            patch = np.empty(len(found), dtype=object)
+            patch[:] = found
+            values[multi] = patch
+        return values.tolist()
+
+    def terms(self):
+        """Yield (term bytes, postings bytes, term info without its extent) for each term, in order."""
+        tbytes, ranks, docs, positions = self._tokens()
+        firsts = np.flatnonzero(np.concatenate(([True], (ranks[1:] != ranks[:-1]) | (docs[1:] != docs[:-1]))))
+        freqs = np.diff(firsts, append=len(ranks))
+        values = self._values(firsts, freqs, positions)
+        ranks, docs = ranks[firsts], docs[firsts]  # now one a posting
+        count = len(docs)
+        boost = self.spec.boost
+        weights = (freqs * boost).astype(np.float32)  # as the writer's float32 array holds them
+        term_firsts = _starts(ranks)
+        # Blocks of BLOCK_LIMIT postings, counted from each term's first posting.
+        within = np.arange(count) - np.repeat(term_firsts, np.diff(term_firsts, append=count))
+        block_firsts = np.flatnonzero(within % BLOCK_LIMIT == 0)
+        block_ends = np.append(block_firsts[1:], count)
+        lbytes = self.lbytes[docs]
+        lmins = np.where(lbytes == 0, 256, lbytes).astype(np.int16)  # 256: no length (byte 0)
+        block_wmin = np.minimum.reduceat(weights, block_firsts)
+        block_wmax = np.maximum.reduceat(weights, block_firsts)
+        # 0: every weight 1.0 (None), 1: one weight for all (a float), 2: a tuple of weights.
+        kinds = np.where(block_wmin == block_wmax, np.where(block_wmax == 1.0, 0, 1), 2).tolist()
+        block_max = np.maximum(np.maximum.reduceat(freqs, block_firsts) * boost, 0.0).tolist()
+        block_lmin = np.minimum.reduceat(lmins, block_firsts)
+        block_lmin = np.where(block_lmin == 256, 0, block_lmin).tolist()
+        block_lmax = np.maximum.reduceat(lbytes, block_firsts).tolist()
+        deltas = np.diff(docs, prepend=0)
+        deltas[block_firsts] = docs[block_firsts]
+        deltas = deltas.tolist()
+        last_ids = docs[block_ends - 1].tolist()
+        block_firsts, block_ends = block_firsts.tolist(), block_ends.tolist()
+        weight_list = weights.tolist()
+        # Per term: total weight (exact in float64: float32 values of one scale), extremes of the blocks.
+        term_weight = np.add.reduceat(weights.astype(np.float64), term_firsts).tolist()
+        term_lmin = np.minimum.reduceat(lmins, term_firsts)
+        term_lmin = np.where(term_lmin == 256, 0, term_lmin).tolist()
+        term_lmax = np.maximum.reduceat(lbytes, term_firsts).tolist()
+        term_max = np.maximum(np.maximum.reduceat(freqs, term_firsts) * boost, 0.0).tolist()
+        term_ends = np.append(term_firsts[1:], count)
+        first_ids, last_term_ids = docs[term_firsts].tolist(), docs[term_ends - 1].tolist()
+        term_blocks = np.searchsorted(block_firsts, term_firsts).tolist() + [len(block_firsts)]
+        counts = (term_ends - term_firsts).tolist()
+        for t, name in enumerate(tbytes):
+            chunks = [WHOOSH3_HEADER_MAGIC]
+            last = term_blocks[t + 1] - 1
+            for b in range(term_blocks[t], last + 1):
+                lo, hi = block_firsts[b], block_ends[b]
+                kind = kinds[b]
+                mini_weights = None if kind == 0 else (weight_list[lo] if kind == 1 else tuple(weight_list[lo:hi]))
+                data = dumps((tuple(deltas[lo:hi]), mini_weights, tuple(values[lo:hi])), BLOCK_PROTOCOL)
+                comp = 0
+                if len(data) >= COMPRESS_FROM:
+                    data, comp = _compress(data, COMPRESSION), COMPRESSION
+                info = dumps((hi - lo, last_ids[b], block_max[b], comp, block_lmin[b], block_lmax[b]), 2)
+                size = len(info) + len(data)
+                chunks += (pack_int(-size if b == last else size), info, data)
+            terminfo = _PACK_INFO(
+                False, term_weight[t], counts[t], term_lmin[t], term_lmax[t], term_max[t], first_ids[t], last_term_ids[t]
+            )
+            yield name, b"".join(chunks), terminfo
