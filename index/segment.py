@@ -15,7 +15,9 @@ from __future__ import annotations
 import struct
 from array import array
 from collections import defaultdict
-from operator import sub
+from hashlib import md5
+from itertools import accumulate, chain
+from operator import add, sub
 from pickle import dumps
 
 import numpy as np
@@ -29,7 +31,7 @@ from whoosh.columns import VarBytesColumn
 from whoosh.analysis import IDTokenizer
 from whoosh.fields import Schema
 from whoosh.filedb.filestore import Storage
-from whoosh.filedb.filetables import OrderedHashWriter, md5_hash
+from whoosh.filedb.filetables import OrderedHashWriter
 from whoosh.system import pack_byte, pack_int, pack_long, pack_uint, pack_ushort
 from whoosh.util.numeric import byte_to_length, length_to_byte, to_sortable
 
@@ -41,9 +43,9 @@ BLOCK_LIMIT = 128  # postings per block, as W3Codec() writes them
 # zlib level of the posting blocks: W3Codec() uses 3; 1 is ~12% faster on these blocks (~1.5 KB of
 # pickled postings) for 3% more bytes.  The reader reads the level from each block's info.
 COMPRESSION = 1
-# zlib level of the stored fields (W3Codec() uses 3): level 1 with ISA-L takes ~10 µs a document,
-# where zlib at 3 took ~22 µs (a tenth of indexing a document).
-STORED_COMPRESSION = 1
+# zlib level of the stored fields (W3Codec() uses 3): ISA-L's level 0 (Huffman codes only) takes
+# ~2 µs a Debian document for 570 bytes, its level 1 ~9 µs for 420 bytes, zlib's level 3 ~22 µs.
+STORED_COMPRESSION = 0
 # W3Codec() compresses every block, however small; a block of a few postings gets no smaller.
 COMPRESS_FROM = 128  # bytes of pickled block data (a few postings with positions)
 # Pickle protocol of the text fields' posting blocks.  W3Codec() writes protocol 2, where each bytes
@@ -54,6 +56,11 @@ _PACK_INFO = TERM_INFO_STRUCT.pack
 # A term info followed by its postings' offset and length (pack_long, pack_int), in one call.
 _PACK_INFO_AT = struct.Struct(TERM_INFO_STRUCT.format + "qi").pack
 _PACK_LENGTHS = struct.Struct("!ii").pack  # a key/value record of Whoosh's hash file
+
+
+def _md5_hash(key: bytes) -> int:
+    """Return Whoosh's ``md5_hash`` of *key* (the digest's last 32 bits) without a hex round trip."""
+    return int.from_bytes(md5(key).digest()[12:], "big")
 
 
 class _StoredColumn(VarBytesColumn):
@@ -333,26 +340,33 @@ class _TermTable(OrderedHashWriter):
 
     def __init__(self, dbfile) -> None:
         super().__init__(dbfile)
-        self._records: list[bytes] = []
-        self._pos = dbfile.tell()
+        self._keys: list[bytes] = []
+        self._values: list[bytes] = []
 
     def add_record(self, key: bytes, value: bytes) -> None:
         """Add *key* (greater than the last one) and *value*, as ``add`` does, without writing yet."""
         if key <= self.lastkey:
             raise ValueError(f"keys must increase: {self.lastkey!r}..{key!r}")
-        pos = self._pos
-        self.index.append(pos)
-        h = md5_hash(key)
-        self.buckets[h & 255].append((h, pos))
-        self._records += (_PACK_LENGTHS(len(key), len(value)), key, value)
-        self._pos = pos + 8 + len(key) + len(value)
+        self._keys.append(key)
+        self._values.append(value)
         self.lastkey = key
 
     def _write_hashes(self) -> None:
-        self.dbfile.write(b"".join(self._records))
-        self._records = []
+        # The records, as HashWriter.add writes them one by one: key and value lengths, key, value.
+        keys, values, dbfile = self._keys, self._values, self.dbfile
+        heads = list(map(_PACK_LENGTHS, map(len, keys), map(len, values)))
+        sizes = map(add, map(len, heads), map(add, map(len, keys), map(len, values)))
+        positions = list(accumulate(sizes, initial=dbfile.tell()))  # of each record, then the end
+        dbfile.write(b"".join(chain.from_iterable(zip(heads, keys, values))))
+        del positions[-1]
+        if positions:
+            self.index.append(positions[-1])  # the largest: sets the array's type once
+            self.index.array[-1:] = array(self.index.array.typecode, positions)
+        buckets = self.buckets
+        for h, pos in zip(map(_md5_hash, keys), positions):
+            buckets[h & 255].append((h, pos))
+        self._keys, self._values = [], []
         # HashWriter._write_hashes, with each table packed in one call.
-        dbfile = self.dbfile
         for entries in self.buckets:
             numslots = 2 * len(entries)
             self.directory.append((dbfile.tell(), numslots))
@@ -527,16 +541,12 @@ class _TextInverter:
             # Position lists are stored as deltas, and short lists of deltas repeat a lot.
             deltas = np.diff(positions, prepend=0)
             deltas[firsts] = positions[firsts]
-            deltas = deltas.tolist()
-            many = self.many
-            found = []
             lows = firsts[multi]
-            for lo, hi in zip(lows.tolist(), (lows + freqs[multi]).tolist()):
-                key = tuple(deltas[lo:hi])
-                vbytes = many.get(key)
-                if vbytes is None:
-                    vbytes = many[key] = pack_uint(hi - lo) + dumps(list(key), 2)
-                found.append(vbytes)
+            keys = list(map(tuple, map(deltas.tolist().__getitem__, map(slice, lows.tolist(), (lows + freqs[multi]).tolist()))))
+            many = self.many
+            for key in set(keys).difference(many):
+                many[key] = pack_uint(len(key)) + dumps(list(key), 2)
+            found = list(map(many.__getitem__, keys))
             patch = np.empty(len(found), dtype=object)
             patch[:] = found
             values[multi] = patch
