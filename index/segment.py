@@ -515,10 +515,10 @@ class _TextInverter:
         codes = np.frombuffer(spec.codes, np.int32)
         counts = np.frombuffer(spec.counts, np.int32)
         numbers = codes >> 1
-        starts_pos = np.cumsum(codes & 1)  # positions + 1, counted from the first document
-        firsts = np.cumsum(counts) - counts
+        starts_pos = np.cumsum(codes & 1, dtype=np.int32)  # positions + 1, counted from the first document
+        firsts = np.cumsum(counts, dtype=np.int64) - counts
         positions = starts_pos - np.repeat(starts_pos[firsts], counts)
-        docs = np.repeat(np.frombuffer(spec.docs, np.int32), counts)
+        del starts_pos, firsts
         used = np.unique(numbers)
         names = self.names
         tbytes = [names[n].encode("utf-8") for n in used.tolist()]
@@ -526,8 +526,10 @@ class _TextInverter:
         rank = np.zeros(int(used[-1]) + 1, np.int32)
         rank[used[order]] = np.arange(len(order), dtype=np.int32)
         ranks = rank[numbers]
+        del numbers
         by_term = np.argsort(ranks, kind="stable")
-        return [tbytes[i] for i in order], ranks[by_term], docs[by_term], positions[by_term]
+        docs = np.repeat(np.frombuffer(spec.docs, np.int32), counts)[by_term]
+        return [tbytes[i] for i in order], ranks[by_term], docs, positions[by_term]
 
     def _values(self, firsts: np.ndarray, freqs: np.ndarray, positions: np.ndarray) -> list[bytes]:
         """Return each posting's encoded positions (Positions.encode), shared with equal ones."""
@@ -541,8 +543,10 @@ class _TextInverter:
             # Position lists are stored as deltas, and short lists of deltas repeat a lot.
             deltas = np.diff(positions, prepend=0)
             deltas[firsts] = positions[firsts]
-            lows = firsts[multi]
-            keys = list(map(tuple, map(deltas.tolist().__getitem__, map(slice, lows.tolist(), (lows + freqs[multi]).tolist()))))
+            sizes = freqs[multi]
+            deltas = deltas[np.repeat(freqs > 1, freqs)].tolist()  # those of the postings in multi only
+            ends = np.cumsum(sizes)
+            keys = list(map(tuple, map(deltas.__getitem__, map(slice, (ends - sizes).tolist(), ends.tolist()))))
             many = self.many
             for key in set(keys).difference(many):
                 many[key] = pack_uint(len(key)) + dumps(list(key), 2)
@@ -562,6 +566,7 @@ class _TextInverter:
         count = len(docs)
         boost = self.spec.boost
         weights = (freqs * boost).astype(np.float32)  # as the writer's float32 array holds them
+        del positions
         term_firsts = _starts(ranks)
         # Blocks of BLOCK_LIMIT postings, counted from each term's first posting.
         within = np.arange(count) - np.repeat(term_firsts, np.diff(term_firsts, append=count))
@@ -573,6 +578,7 @@ class _TextInverter:
         block_wmax = np.maximum.reduceat(weights, block_firsts)
         # 0: every weight 1.0 (None), 1: one weight for all (a float), 2: a tuple of weights.
         kinds = np.where(block_wmin == block_wmax, np.where(block_wmax == 1.0, 0, 1), 2).tolist()
+        block_weight = block_wmax.tolist()
         block_max = np.maximum(np.maximum.reduceat(freqs, block_firsts) * boost, 0.0).tolist()
         block_lmin = np.minimum.reduceat(lmins, block_firsts)
         block_lmin = np.where(block_lmin == 256, 0, block_lmin).tolist()
@@ -582,7 +588,6 @@ class _TextInverter:
         deltas = deltas.tolist()
         last_ids = docs[block_ends - 1].tolist()
         block_firsts, block_ends = block_firsts.tolist(), block_ends.tolist()
-        weight_list = weights.tolist()
         # Per term: total weight (exact in float64: float32 values of one scale), extremes of the blocks.
         term_weight = np.add.reduceat(weights.astype(np.float64), term_firsts).tolist()
         term_lmin = np.minimum.reduceat(lmins, term_firsts)
@@ -599,7 +604,7 @@ class _TextInverter:
             for b in range(term_blocks[t], last + 1):
                 lo, hi = block_firsts[b], block_ends[b]
                 kind = kinds[b]
-                mini_weights = None if kind == 0 else (weight_list[lo] if kind == 1 else tuple(weight_list[lo:hi]))
+                mini_weights = None if kind == 0 else (block_weight[b] if kind == 1 else tuple(weights[lo:hi].tolist()))
                 data = dumps((tuple(deltas[lo:hi]), mini_weights, tuple(values[lo:hi])), BLOCK_PROTOCOL)
                 comp = 0
                 if len(data) >= COMPRESS_FROM:
