@@ -540,21 +540,36 @@ class _TextInverter:
         values = np.array(single, dtype=object)[positions[firsts]]
         multi = np.flatnonzero(freqs > 1)
         if len(multi):
-            # Position lists are stored as deltas, and short lists of deltas repeat a lot.
+            # Position lists are stored as deltas, and short lists of deltas repeat a lot: each
+            # distinct list is encoded once, found by numpy among the postings of each frequency.
             deltas = np.diff(positions, prepend=0)
             deltas[firsts] = positions[firsts]
+            bits = max(1, int(deltas.max()).bit_length())
+            multi = multi[np.argsort(freqs[multi], kind="stable")]
             sizes = freqs[multi]
-            deltas = deltas[np.repeat(freqs > 1, freqs)].tolist()  # those of the postings in multi only
-            ends = np.cumsum(sizes)
-            keys = list(map(tuple, map(deltas.__getitem__, map(slice, (ends - sizes).tolist(), ends.tolist()))))
-            many = self.many
-            for key in set(keys).difference(many):
-                many[key] = pack_uint(len(key)) + dumps(list(key), 2)
-            found = list(map(many.__getitem__, keys))
-            patch = np.empty(len(found), dtype=object)
-            patch[:] = found
-            values[multi] = patch
+            bounds = np.flatnonzero(np.diff(sizes)) + 1
+            for group in np.split(multi, bounds):
+                size = int(freqs[group[0]])
+                rows = deltas[firsts[group][:, None] + np.arange(size)]
+                if size * bits < 63:  # each list as one integer
+                    packed = (rows.astype(np.int64) << (bits * np.arange(size - 1, -1, -1))).sum(axis=1)
+                    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+                    distinct = rows[first].tolist()
+                else:
+                    found, inverse = np.unique(rows, axis=0, return_inverse=True)
+                    distinct = found.tolist()
+                encoded = np.empty(len(distinct), dtype=object)
+                encoded[:] = [self._positions(row) for row in distinct]
+                values[group] = encoded[inverse.ravel()]
         return values.tolist()
+
+    def _positions(self, deltas: list[int]) -> bytes:
+        """Return the encoding of a list of position deltas (Positions.encode), kept to be shared."""
+        key = tuple(deltas)
+        found = self.many.get(key)
+        if found is None:
+            found = self.many[key] = pack_uint(len(deltas)) + dumps(deltas, 2)
+        return found
 
     def terms(self):
         """Yield (term bytes, postings bytes, term info without its extent) for each term, in order."""
