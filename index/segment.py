@@ -16,8 +16,8 @@ import struct
 from array import array
 from collections import defaultdict
 from hashlib import md5
-from itertools import accumulate, chain
-from operator import add, sub
+from itertools import accumulate, chain, repeat
+from operator import add, lt, sub
 from pickle import dumps
 
 import numpy as np
@@ -311,12 +311,10 @@ class SegmentBuilder:
                 if lbytes is None:
                     lbytes = np.zeros(self.doccount, np.uint8)
                 inverter = _TextInverter(spec, self._analyze.terms, self._single, self._many, lbytes)
-                chunks = []
-                for tbytes, blob, terminfo in inverter.terms():
-                    chunks.append(blob)
-                    tindex.add_record(prefix + tbytes, terminfo + pack_long(offset) + pack_int(len(blob)))
-                    offset += len(blob)
-                postfile.write(b"".join(chunks))
+                names, postings, infos = inverter.terms(offset)
+                postfile.write(postings)
+                offset += len(postings)
+                tindex.add_records([prefix + name for name in names], infos)
                 continue
             terms = sorted(spec.postings.items())
             encoder = _TermEncoder(self.schema[name].format, spec.boost, quantized.get(name, {}))
@@ -350,6 +348,15 @@ class _TermTable(OrderedHashWriter):
         self._keys.append(key)
         self._values.append(value)
         self.lastkey = key
+
+    def add_records(self, keys: list[bytes], values: list[bytes]) -> None:
+        """Add records as ``add_record`` does, *keys* in increasing order."""
+        if keys:
+            if keys[0] <= self.lastkey or not all(map(lt, keys, keys[1:])):
+                raise ValueError(f"keys must increase, after {self.lastkey!r}")
+            self._keys += keys
+            self._values += values
+            self.lastkey = keys[-1]
 
     def _write_hashes(self) -> None:
         # The records, as HashWriter.add writes them one by one: key and value lengths, key, value.
@@ -571,8 +578,8 @@ class _TextInverter:
             found = self.many[key] = pack_uint(len(deltas)) + dumps(deltas, 2)
         return found
 
-    def terms(self):
-        """Yield (term bytes, postings bytes, term info without its extent) for each term, in order."""
+    def terms(self, start: int) -> tuple[list[bytes], bytes, list[bytes]]:
+        """Return the terms in order, their postings written from offset *start*, and their term infos."""
         tbytes, ranks, docs, positions = self._tokens()
         firsts = np.flatnonzero(np.concatenate(([True], (ranks[1:] != ranks[:-1]) | (docs[1:] != docs[:-1]))))
         freqs = np.diff(firsts, append=len(ranks))
@@ -601,33 +608,45 @@ class _TextInverter:
         deltas = np.diff(docs, prepend=0)
         deltas[block_firsts] = docs[block_firsts]
         deltas = deltas.tolist()
-        last_ids = docs[block_ends - 1].tolist()
-        block_firsts, block_ends = block_firsts.tolist(), block_ends.tolist()
-        # Per term: total weight (exact in float64: float32 values of one scale), extremes of the blocks.
-        term_weight = np.add.reduceat(weights.astype(np.float64), term_firsts).tolist()
-        term_lmin = np.minimum.reduceat(lmins, term_firsts)
-        term_lmin = np.where(term_lmin == 256, 0, term_lmin).tolist()
-        term_lmax = np.maximum.reduceat(lbytes, term_firsts).tolist()
-        term_max = np.maximum(np.maximum.reduceat(freqs, term_firsts) * boost, 0.0).tolist()
         term_ends = np.append(term_firsts[1:], count)
-        first_ids, last_term_ids = docs[term_firsts].tolist(), docs[term_ends - 1].tolist()
-        term_blocks = np.searchsorted(block_firsts, term_firsts).tolist() + [len(block_firsts)]
-        counts = (term_ends - term_firsts).tolist()
-        for t, name in enumerate(tbytes):
-            chunks = [WHOOSH3_HEADER_MAGIC]
-            last = term_blocks[t + 1] - 1
-            for b in range(term_blocks[t], last + 1):
-                lo, hi = block_firsts[b], block_ends[b]
-                kind = kinds[b]
-                mini_weights = None if kind == 0 else (block_weight[b] if kind == 1 else tuple(weights[lo:hi].tolist()))
-                data = dumps((tuple(deltas[lo:hi]), mini_weights, tuple(values[lo:hi])), BLOCK_PROTOCOL)
-                comp = 0
-                if len(data) >= COMPRESS_FROM:
-                    data, comp = _compress(data, COMPRESSION), COMPRESSION
-                info = dumps((hi - lo, last_ids[b], block_max[b], comp, block_lmin[b], block_lmax[b]), 2)
-                size = len(info) + len(data)
-                chunks += (pack_int(-size if b == last else size), info, data)
-            terminfo = _PACK_INFO(
-                False, term_weight[t], counts[t], term_lmin[t], term_lmax[t], term_max[t], first_ids[t], last_term_ids[t]
-            )
-            yield name, b"".join(chunks), terminfo
+        term_blocks = np.searchsorted(block_firsts, term_firsts)
+        opens = np.zeros(len(block_firsts), bool)  # a term's first block, after the postings header
+        opens[term_blocks] = True
+        closes = np.append(opens[1:], True)  # a term's last block: its length is written negative
+        blocks = zip(
+            block_firsts.tolist(), block_ends.tolist(), kinds, block_weight, docs[block_ends - 1].tolist(),
+            block_max, block_lmin, block_lmax, opens.tolist(), closes.tolist(),
+        )
+        parts: list[bytes] = []
+        sizes: list[int] = []
+        for lo, hi, kind, weight, last_id, most, lmin, lmax, opening, closing in blocks:
+            mini_weights = None if kind == 0 else (weight if kind == 1 else tuple(weights[lo:hi].tolist()))
+            data = dumps((tuple(deltas[lo:hi]), mini_weights, tuple(values[lo:hi])), BLOCK_PROTOCOL)
+            comp = 0
+            if len(data) >= COMPRESS_FROM:
+                data, comp = _compress(data, COMPRESSION), COMPRESSION
+            info = dumps((hi - lo, last_id, most, comp, lmin, lmax), 2)
+            size = len(info) + len(data)
+            if opening:
+                parts.append(WHOOSH3_HEADER_MAGIC)
+            parts += (pack_int(-size if closing else size), info, data)
+            sizes.append(size)
+        # Each term's postings: the header, then each block's length and bytes.
+        lengths = np.add.reduceat(np.array(sizes, np.int64) + 4, term_blocks) + len(WHOOSH3_HEADER_MAGIC)
+        offsets = np.cumsum(lengths) - lengths + start
+        # Per term: total weight (exact in float64: float32 values of one scale), extremes of the blocks.
+        term_lmin = np.minimum.reduceat(lmins, term_firsts)
+        infos = map(
+            _PACK_INFO_AT,
+            repeat(False),
+            np.add.reduceat(weights.astype(np.float64), term_firsts).tolist(),
+            (term_ends - term_firsts).tolist(),
+            np.where(term_lmin == 256, 0, term_lmin).tolist(),
+            np.maximum.reduceat(lbytes, term_firsts).tolist(),
+            np.maximum(np.maximum.reduceat(freqs, term_firsts) * boost, 0.0).tolist(),
+            docs[term_firsts].tolist(),
+            docs[term_ends - 1].tolist(),
+            offsets.tolist(),
+            lengths.tolist(),
+        )
+        return tbytes, b"".join(parts), list(infos)
