@@ -3,9 +3,10 @@
 Whoosh's own ``SegmentWriter`` runs every token through a chain of generators, puts one tuple per
 posting into a pool that it sorts, and at commit asks the file system, once per posting, whether a
 length column exists.  This writer does the same work in bulk: index-mode analysis with
-``TermAnalyzer`` (a cache per raw token), inverted lists appended in document order (documents
-arrive in order, so no sort of postings is needed, only one of the terms), and posting blocks, term
-infos, length columns, stored fields and the sortable columns written in the W3 codec's own layout,
+``TermAnalyzer`` (a cache per raw token and chunk); text fields kept as each document's term codes
+and inverted at write time with numpy (``_TextInverter``), other fields' inverted lists appended in
+document order; and posting blocks, term infos, length columns, stored fields and the sortable
+columns written in the W3 codec's own layout,
 so unmodified Whoosh reads the segment (and ``index/update.py`` keeps adding to it with Whoosh's
 writer).  ``tests/test_fast_build.py`` checks that a reader sees the same index either way.
 """
