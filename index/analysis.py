@@ -153,7 +153,7 @@ class TermAnalyzer:
     token by token); query-time analysis still goes through the chain.
     """
 
-    __slots__ = ("_raw", "_chunks", "_parts", "_limit", "_stemmer", "_stems")
+    __slots__ = ("_raw", "_chunks", "_parts", "_limit", "_stemmer", "_stems", "_codes", "_token_codes", "_ids", "terms")
 
     def __init__(self, limit: int = 500_000) -> None:
         self._raw: dict[str, tuple[str, ...]] = {}  # raw token -> its terms
@@ -165,6 +165,12 @@ class TermAnalyzer:
         self._stems: dict[str, str] = {}  # folded word -> its stem (raw tokens differ in case)
         self._limit = limit
         self._stemmer = english_stemmer()  # the algorithm of stem_english, which StemFilter calls
+        # For the segment writer: each term gets a number (kept while the caches above are cleared,
+        # since written-down codes refer to it), and a chunk maps to its terms' codes (see ``codes``).
+        self._codes: dict[str, tuple[int, ...]] = {}
+        self._token_codes: dict[str, tuple[int, ...]] = {}  # raw token -> its terms' codes
+        self._ids: dict[str, int] = {}
+        self.terms: list[str] = []  # term number -> term
 
     def _stem(self, word: str) -> str:
         stem = self._stems.get(word)
@@ -187,7 +193,9 @@ class TermAnalyzer:
 
     def _bound(self) -> None:
         """Forget every analysed token and chunk once more than *limit* of them are kept."""
-        if len(self._chunks) + len(self._parts) + len(self._raw) > self._limit:
+        if len(self._chunks) + len(self._parts) + len(self._raw) + len(self._codes) > self._limit:
+            self._codes.clear()
+            self._token_codes.clear()
             self._chunks.clear()
             self._parts.clear()
             self._raw.clear()
@@ -231,6 +239,45 @@ class TermAnalyzer:
             else:
                 positions.append(pos)
         return out
+
+    def codes(self, text: str) -> list[int]:
+        """Return a code per term of *text*, in the chain's order: the term's number × 2, plus 1 if it
+        starts a new position (the parts of a token share its position and add 0).
+
+        ``terms[code >> 1]`` is the term; positions are the running count of odd codes, minus one.
+        """
+        self._bound()
+        known = self._codes
+        chunks = text.split()
+        try:
+            return list(chain.from_iterable(map(known.__getitem__, chunks)))
+        except KeyError:
+            self._learn_codes(chunks)
+            return list(chain.from_iterable(map(known.__getitem__, chunks)))
+
+    def _learn_codes(self, chunks: list[str]) -> None:
+        """Give the chunks not seen before their codes."""
+        known, token_codes, learn = self._codes, self._token_codes, self._learn_token
+        for chunk in set(chunks).difference(known):
+            if chunk.isalnum():  # one token, as in _learn
+                known[chunk] = token_codes.get(chunk) or learn(chunk)
+            else:
+                known[chunk] = tuple(chain.from_iterable(token_codes.get(t) or learn(t) for t in _TOKEN.findall(chunk)))
+
+    def _learn_token(self, raw: str) -> tuple[int, ...]:
+        """Return the codes of the raw token *raw* (the first term starts a position), and keep them."""
+        ids, terms = self._ids, self.terms
+        codes = []
+        advance = 1
+        for term in self.token_terms(raw):
+            number = ids.get(term)
+            if number is None:
+                number = ids[term] = len(terms)
+                terms.append(term)
+            codes.append(number << 1 | advance)
+            advance = 0
+        found = self._token_codes[raw] = tuple(codes)
+        return found
 
     def _add_parts(self, chunks: list[str], out: dict[str, list[int]]) -> None:
         """Add the terms of *chunks* to *out*, with the parts of tokens that have them."""

@@ -3,9 +3,10 @@
 Whoosh's own ``SegmentWriter`` runs every token through a chain of generators, puts one tuple per
 posting into a pool that it sorts, and at commit asks the file system, once per posting, whether a
 length column exists.  This writer does the same work in bulk: index-mode analysis with
-``TermAnalyzer`` (a cache per raw token), inverted lists appended in document order (documents
-arrive in order, so no sort of postings is needed, only one of the terms), and posting blocks, term
-infos, length columns, stored fields and the sortable columns written in the W3 codec's own layout,
+``TermAnalyzer`` (a cache per raw token and chunk); text fields kept as each document's term codes
+and inverted at write time with numpy (``_TextInverter``), other fields' inverted lists appended in
+document order; and posting blocks, term infos, length columns, stored fields and the sortable
+columns written in the W3 codec's own layout,
 so unmodified Whoosh reads the segment (and ``index/update.py`` keeps adding to it with Whoosh's
 writer).  ``tests/test_fast_build.py`` checks that a reader sees the same index either way.
 """
@@ -15,9 +16,12 @@ from __future__ import annotations
 import struct
 from array import array
 from collections import defaultdict
-from operator import sub
+from hashlib import md5
+from itertools import accumulate, chain, repeat
+from operator import add, lt, sub
 from pickle import dumps
 
+import numpy as np
 # ISA-L's deflate writes the zlib format (the reader's zlib.decompress reads it) 2-4x faster than zlib.
 from isal.isal_zlib import compress as _compress
 from whoosh import fields as wf
@@ -28,7 +32,7 @@ from whoosh.columns import VarBytesColumn
 from whoosh.analysis import IDTokenizer
 from whoosh.fields import Schema
 from whoosh.filedb.filestore import Storage
-from whoosh.filedb.filetables import OrderedHashWriter, md5_hash
+from whoosh.filedb.filetables import OrderedHashWriter
 from whoosh.system import pack_byte, pack_int, pack_long, pack_uint, pack_ushort
 from whoosh.util.numeric import byte_to_length, length_to_byte, to_sortable
 
@@ -40,15 +44,24 @@ BLOCK_LIMIT = 128  # postings per block, as W3Codec() writes them
 # zlib level of the posting blocks: W3Codec() uses 3; 1 is ~12% faster on these blocks (~1.5 KB of
 # pickled postings) for 3% more bytes.  The reader reads the level from each block's info.
 COMPRESSION = 1
-# zlib level of the stored fields (W3Codec() uses 3): level 1 with ISA-L takes ~10 µs a document,
-# where zlib at 3 took ~22 µs (a tenth of indexing a document).
-STORED_COMPRESSION = 1
+# zlib level of the stored fields (W3Codec() uses 3): ISA-L's level 0 (Huffman codes only) takes
+# ~2 µs a Debian document for 570 bytes, its level 1 ~9 µs for 420 bytes, zlib's level 3 ~22 µs.
+STORED_COMPRESSION = 0
 # W3Codec() compresses every block, however small; a block of a few postings gets no smaller.
 COMPRESS_FROM = 128  # bytes of pickled block data (a few postings with positions)
+# Pickle protocol of the text fields' posting blocks.  W3Codec() writes protocol 2, where each bytes
+# value (a posting's positions) becomes a call of codecs.encode on a str: 7x slower to write, 10x
+# slower to read and twice as long as protocol 3's plain bytes.  The reader unpickles either.
+BLOCK_PROTOCOL = 3
 _PACK_INFO = TERM_INFO_STRUCT.pack
 # A term info followed by its postings' offset and length (pack_long, pack_int), in one call.
 _PACK_INFO_AT = struct.Struct(TERM_INFO_STRUCT.format + "qi").pack
 _PACK_LENGTHS = struct.Struct("!ii").pack  # a key/value record of Whoosh's hash file
+
+
+def _md5_hash(key: bytes) -> int:
+    """Return Whoosh's ``md5_hash`` of *key* (the digest's last 32 bits) without a hex round trip."""
+    return int.from_bytes(md5(key).digest()[12:], "big")
 
 
 class _StoredColumn(VarBytesColumn):
@@ -68,17 +81,27 @@ class UnknownField(ValueError):
 
 
 class _TextField:
-    """A TEXT field analysed by TermAnalyzer: postings keep the frequency, weight = frequency × boost."""
+    """A TEXT field analysed by TermAnalyzer: weight = frequency × boost, value = encoded positions.
 
-    __slots__ = ("name", "boost", "scorable", "lengths", "postings")
+    Documents are kept as they come, as the analyzer's term codes one after another; they are
+    inverted at write time in bulk (``_TextInverter``), not posting by posting.
+    """
+
+    __slots__ = ("name", "boost", "scorable", "lengths", "codes", "docs", "counts")
 
     def __init__(self, name: str, field: wf.FieldType) -> None:
         self.name = name
         self.boost = float(field.format.field_boost)
         self.scorable = field.scorable
         self.lengths: dict[int, int] = {}  # docnum -> field length, when not zero
-        # term -> flat [docnum, frequency, encoded positions, docnum, ...] (one extend per posting)
-        self.postings: dict[str, list] = {}
+        self.codes = array("i")  # TermAnalyzer.codes of each document with terms, one after another
+        self.docs = array("i")  # those documents' numbers
+        self.counts = array("i")  # and their numbers of codes
+
+    @property
+    def postings(self) -> bool:
+        """Whether the field has any posting."""
+        return bool(self.docs)
 
 
 class _OtherField:
@@ -160,6 +183,7 @@ class SegmentBuilder:
                 self._fields[name] = _TextField(name, field) if _fast_text(field) else _OtherField(name, field)
         self._single: list[bytes] = []  # encoded single positions by position, shared by many postings
         self._many: dict[tuple[int, ...], bytes] = {}  # encoded position deltas, shared likewise
+        self._lbytes: dict[str, np.ndarray] = {}  # field -> each document's length byte (0: none)
         self._columns: dict[str, tuple] = {}  # column name -> (file, writer)
         self._stored = self._column("_stored", _StoredColumn())
         self._plans: dict[tuple[str, ...], tuple] = {}  # the document's field names -> how to add each
@@ -214,32 +238,12 @@ class SegmentBuilder:
     def _index_text(self, spec: _TextField, docnum: int, value: object) -> int:
         if not isinstance(value, str):
             raise ValueError(f"{value!r} is not a string")
-        postings = spec.postings
-        get = postings.get
-        terms = self._analyze(value)
-        length = sum(map(len, terms.values()))
-        single = self._single
-        if length > len(single):
-            single += [pack_uint(1) + dumps([pos], 2) for pos in range(len(single), 2 * length)]
-        many = self._many
-        for term, positions in terms.items():
-            if len(positions) == 1:
-                entry = get(term)
-                if entry is None:
-                    postings[term] = [docnum, 1, single[positions[0]]]
-                else:
-                    entry += (docnum, 1, single[positions[0]])
-                continue
-            # Position lists are stored as deltas, and short lists of deltas repeat a lot.
-            deltas = tuple(map(sub, positions, [0, *positions]))
-            vbytes = many.get(deltas)
-            if vbytes is None:
-                vbytes = many[deltas] = pack_uint(len(positions)) + dumps(list(deltas), 2)
-            entry = get(term)
-            if entry is None:
-                postings[term] = [docnum, len(positions), vbytes]
-            else:
-                entry += (docnum, len(positions), vbytes)
+        codes = self._analyze.codes(value)
+        length = len(codes)  # a term at each position, and a token's parts at its position
+        if length:
+            spec.codes.extend(codes)
+            spec.docs.append(docnum)
+            spec.counts.append(length)
         return length if spec.scorable else 0
 
     def _index_other(self, spec: _OtherField, docnum: int, value: object) -> int:
@@ -272,12 +276,14 @@ class SegmentBuilder:
             writer = self._column(f"_{name}_len", LENGTHS_COLUMN)
             qlens = quantized[name] = {}
             total = 0
+            lbytes = self._lbytes[name] = np.zeros(doccount, np.uint8)
             for docnum, length in spec.lengths.items():
                 total += length
                 lbyte = length_to_byte(length)
                 writer.add(docnum, lbyte)
                 if lbyte:
                     qlens[docnum] = byte_to_length(lbyte)  # what the reader's length column answers
+                    lbytes[docnum] = lbyte
             fieldlengths[name] = total
         for handle, writer in self._columns.values():
             writer.finish(doccount)
@@ -302,9 +308,16 @@ class SegmentBuilder:
             prefix = pack_ushort(len(fieldmap))
             fieldmap[name] = len(fieldmap)
             if type(spec) is _TextField:
-                terms = [(term.encode("utf-8"), entry) for term, entry in sorted(spec.postings.items())]
-            else:
-                terms = sorted(spec.postings.items())
+                lbytes = self._lbytes.get(name)
+                if lbytes is None:
+                    lbytes = np.zeros(self.doccount, np.uint8)
+                inverter = _TextInverter(spec, self._analyze.terms, self._single, self._many, lbytes)
+                names, postings, infos = inverter.terms(offset)
+                postfile.write(postings)
+                offset += len(postings)
+                tindex.add_records([prefix + name for name in names], infos)
+                continue
+            terms = sorted(spec.postings.items())
             encoder = _TermEncoder(self.schema[name].format, spec.boost, quantized.get(name, {}))
             encode, encode_one = encoder.encode, encoder.encode_one
             chunks: list[bytes] = []
@@ -326,26 +339,42 @@ class _TermTable(OrderedHashWriter):
 
     def __init__(self, dbfile) -> None:
         super().__init__(dbfile)
-        self._records: list[bytes] = []
-        self._pos = dbfile.tell()
+        self._keys: list[bytes] = []
+        self._values: list[bytes] = []
 
     def add_record(self, key: bytes, value: bytes) -> None:
         """Add *key* (greater than the last one) and *value*, as ``add`` does, without writing yet."""
         if key <= self.lastkey:
             raise ValueError(f"keys must increase: {self.lastkey!r}..{key!r}")
-        pos = self._pos
-        self.index.append(pos)
-        h = md5_hash(key)
-        self.buckets[h & 255].append((h, pos))
-        self._records += (_PACK_LENGTHS(len(key), len(value)), key, value)
-        self._pos = pos + 8 + len(key) + len(value)
+        self._keys.append(key)
+        self._values.append(value)
         self.lastkey = key
 
+    def add_records(self, keys: list[bytes], values: list[bytes]) -> None:
+        """Add records as ``add_record`` does, *keys* in increasing order."""
+        if keys:
+            if keys[0] <= self.lastkey or not all(map(lt, keys, keys[1:])):
+                raise ValueError(f"keys must increase, after {self.lastkey!r}")
+            self._keys += keys
+            self._values += values
+            self.lastkey = keys[-1]
+
     def _write_hashes(self) -> None:
-        self.dbfile.write(b"".join(self._records))
-        self._records = []
+        # The records, as HashWriter.add writes them one by one: key and value lengths, key, value.
+        keys, values, dbfile = self._keys, self._values, self.dbfile
+        heads = list(map(_PACK_LENGTHS, map(len, keys), map(len, values)))
+        sizes = map(add, map(len, heads), map(add, map(len, keys), map(len, values)))
+        positions = list(accumulate(sizes, initial=dbfile.tell()))  # of each record, then the end
+        dbfile.write(b"".join(chain.from_iterable(zip(heads, keys, values))))
+        del positions[-1]
+        if positions:
+            self.index.append(positions[-1])  # the largest: sets the array's type once
+            self.index.array[-1:] = array(self.index.array.typecode, positions)
+        buckets = self.buckets
+        for h, pos in zip(map(_md5_hash, keys), positions):
+            buckets[h & 255].append((h, pos))
+        self._keys, self._values = [], []
         # HashWriter._write_hashes, with each table packed in one call.
-        dbfile = self.dbfile
         for entries in self.buckets:
             numslots = 2 * len(entries)
             self.directory.append((dbfile.tell(), numslots))
@@ -462,3 +491,163 @@ class _TermEncoder:
             docs[-1],
         )
         return blob, terminfo + pack_long(start) + pack_int(len(blob))
+
+
+def _starts(keys: np.ndarray) -> np.ndarray:
+    """Return the indexes where a run of equal *keys* starts (keys grouped, not empty)."""
+    changed = np.empty(len(keys), bool)
+    changed[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=changed[1:])
+    return np.flatnonzero(changed)
+
+
+class _TextInverter:
+    """Invert a text field's documents at once with numpy, then encode each term as _TermEncoder does.
+
+    The tokens (term, document, position) are sorted by term with a stable sort, so each term's
+    postings come in document order and each posting's positions in order; the statistics of every
+    block (Whoosh's 128 postings) are computed for all blocks together, so only the pickling of each
+    block is left per block in Python.
+    """
+
+    def __init__(self, spec: _TextField, terms: list[str], single: list[bytes], many: dict, lbytes: np.ndarray) -> None:
+        self.spec = spec
+        self.names = terms  # term number -> term (TermAnalyzer.terms)
+        self.single = single
+        self.many = many
+        self.lbytes = lbytes  # docnum -> length byte, 0 when the field is empty or not scored
+
+    def _tokens(self) -> tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray]:
+        """Return the field's terms (UTF-8, sorted) and its tokens' term ranks, documents and positions, sorted."""
+        spec = self.spec
+        codes = np.frombuffer(spec.codes, np.int32)
+        counts = np.frombuffer(spec.counts, np.int32)
+        numbers = codes >> 1
+        starts_pos = np.cumsum(codes & 1, dtype=np.int32)  # positions + 1, counted from the first document
+        firsts = np.cumsum(counts, dtype=np.int64) - counts
+        positions = starts_pos - np.repeat(starts_pos[firsts], counts)
+        del starts_pos, firsts
+        used = np.unique(numbers)
+        names = self.names
+        tbytes = [names[n].encode("utf-8") for n in used.tolist()]
+        order = sorted(range(len(tbytes)), key=tbytes.__getitem__)  # term order is UTF-8 byte order
+        rank = np.zeros(int(used[-1]) + 1, np.int32)
+        rank[used[order]] = np.arange(len(order), dtype=np.int32)
+        ranks = rank[numbers]
+        del numbers
+        by_term = np.argsort(ranks, kind="stable")
+        docs = np.repeat(np.frombuffer(spec.docs, np.int32), counts)[by_term]
+        return [tbytes[i] for i in order], ranks[by_term], docs, positions[by_term]
+
+    def _values(self, firsts: np.ndarray, freqs: np.ndarray, positions: np.ndarray) -> list[bytes]:
+        """Return each posting's encoded positions (Positions.encode), shared with equal ones."""
+        single = self.single
+        top = int(positions.max()) + 1
+        if top > len(single):
+            single += [pack_uint(1) + dumps([pos], 2) for pos in range(len(single), 2 * top)]
+        values = np.array(single, dtype=object)[positions[firsts]]
+        multi = np.flatnonzero(freqs > 1)
+        if len(multi):
+            # Position lists are stored as deltas, and short lists of deltas repeat a lot: each
+            # distinct list is encoded once, found by numpy among the postings of each frequency.
+            deltas = np.diff(positions, prepend=0)
+            deltas[firsts] = positions[firsts]
+            bits = max(1, int(deltas.max()).bit_length())
+            multi = multi[np.argsort(freqs[multi], kind="stable")]
+            sizes = freqs[multi]
+            bounds = np.flatnonzero(np.diff(sizes)) + 1
+            for group in np.split(multi, bounds):
+                size = int(freqs[group[0]])
+                rows = deltas[firsts[group][:, None] + np.arange(size)]
+                if size * bits < 63:  # each list as one integer
+                    packed = (rows.astype(np.int64) << (bits * np.arange(size - 1, -1, -1))).sum(axis=1)
+                    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+                    distinct = rows[first].tolist()
+                else:
+                    found, inverse = np.unique(rows, axis=0, return_inverse=True)
+                    distinct = found.tolist()
+                encoded = np.empty(len(distinct), dtype=object)
+                encoded[:] = [self._positions(row) for row in distinct]
+                values[group] = encoded[inverse.ravel()]
+        return values.tolist()
+
+    def _positions(self, deltas: list[int]) -> bytes:
+        """Return the encoding of a list of position deltas (Positions.encode), kept to be shared."""
+        key = tuple(deltas)
+        found = self.many.get(key)
+        if found is None:
+            found = self.many[key] = pack_uint(len(deltas)) + dumps(deltas, 2)
+        return found
+
+    def terms(self, start: int) -> tuple[list[bytes], bytes, list[bytes]]:
+        """Return the terms in order, their postings written from offset *start*, and their term infos."""
+        tbytes, ranks, docs, positions = self._tokens()
+        firsts = np.flatnonzero(np.concatenate(([True], (ranks[1:] != ranks[:-1]) | (docs[1:] != docs[:-1]))))
+        freqs = np.diff(firsts, append=len(ranks))
+        values = self._values(firsts, freqs, positions)
+        ranks, docs = ranks[firsts], docs[firsts]  # now one a posting
+        count = len(docs)
+        boost = self.spec.boost
+        weights = (freqs * boost).astype(np.float32)  # as the writer's float32 array holds them
+        del positions
+        term_firsts = _starts(ranks)
+        # Blocks of BLOCK_LIMIT postings, counted from each term's first posting.
+        within = np.arange(count) - np.repeat(term_firsts, np.diff(term_firsts, append=count))
+        block_firsts = np.flatnonzero(within % BLOCK_LIMIT == 0)
+        block_ends = np.append(block_firsts[1:], count)
+        lbytes = self.lbytes[docs]
+        lmins = np.where(lbytes == 0, 256, lbytes).astype(np.int16)  # 256: no length (byte 0)
+        block_wmin = np.minimum.reduceat(weights, block_firsts)
+        block_wmax = np.maximum.reduceat(weights, block_firsts)
+        # 0: every weight 1.0 (None), 1: one weight for all (a float), 2: a tuple of weights.
+        kinds = np.where(block_wmin == block_wmax, np.where(block_wmax == 1.0, 0, 1), 2).tolist()
+        block_weight = block_wmax.tolist()
+        block_max = np.maximum(np.maximum.reduceat(freqs, block_firsts) * boost, 0.0).tolist()
+        block_lmin = np.minimum.reduceat(lmins, block_firsts)
+        block_lmin = np.where(block_lmin == 256, 0, block_lmin).tolist()
+        block_lmax = np.maximum.reduceat(lbytes, block_firsts).tolist()
+        deltas = np.diff(docs, prepend=0)
+        deltas[block_firsts] = docs[block_firsts]
+        deltas = deltas.tolist()
+        term_ends = np.append(term_firsts[1:], count)
+        term_blocks = np.searchsorted(block_firsts, term_firsts)
+        opens = np.zeros(len(block_firsts), bool)  # a term's first block, after the postings header
+        opens[term_blocks] = True
+        closes = np.append(opens[1:], True)  # a term's last block: its length is written negative
+        blocks = zip(
+            block_firsts.tolist(), block_ends.tolist(), kinds, block_weight, docs[block_ends - 1].tolist(),
+            block_max, block_lmin, block_lmax, opens.tolist(), closes.tolist(),
+        )
+        parts: list[bytes] = []
+        sizes: list[int] = []
+        for lo, hi, kind, weight, last_id, most, lmin, lmax, opening, closing in blocks:
+            mini_weights = None if kind == 0 else (weight if kind == 1 else tuple(weights[lo:hi].tolist()))
+            data = dumps((tuple(deltas[lo:hi]), mini_weights, tuple(values[lo:hi])), BLOCK_PROTOCOL)
+            comp = 0
+            if len(data) >= COMPRESS_FROM:
+                data, comp = _compress(data, COMPRESSION), COMPRESSION
+            info = dumps((hi - lo, last_id, most, comp, lmin, lmax), 2)
+            size = len(info) + len(data)
+            if opening:
+                parts.append(WHOOSH3_HEADER_MAGIC)
+            parts += (pack_int(-size if closing else size), info, data)
+            sizes.append(size)
+        # Each term's postings: the header, then each block's length and bytes.
+        lengths = np.add.reduceat(np.array(sizes, np.int64) + 4, term_blocks) + len(WHOOSH3_HEADER_MAGIC)
+        offsets = np.cumsum(lengths) - lengths + start
+        # Per term: total weight (exact in float64: float32 values of one scale), extremes of the blocks.
+        term_lmin = np.minimum.reduceat(lmins, term_firsts)
+        infos = map(
+            _PACK_INFO_AT,
+            repeat(False),
+            np.add.reduceat(weights.astype(np.float64), term_firsts).tolist(),
+            (term_ends - term_firsts).tolist(),
+            np.where(term_lmin == 256, 0, term_lmin).tolist(),
+            np.maximum.reduceat(lbytes, term_firsts).tolist(),
+            np.maximum(np.maximum.reduceat(freqs, term_firsts) * boost, 0.0).tolist(),
+            docs[term_firsts].tolist(),
+            docs[term_ends - 1].tolist(),
+            offsets.tolist(),
+            lengths.tolist(),
+        )
+        return tbytes, b"".join(parts), list(infos)

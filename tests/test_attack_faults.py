@@ -220,6 +220,10 @@ def test_a_second_build_process_is_refused_with_a_clear_message(tmp_path, big_js
     proc = build_process(["-m", "web.cli", "build", str(big_jsonl), "--index-dir", str(root)])
     try:
         wait_for(lambda: _started(root) or proc.poll() is not None)
+        # Hold the build with its lock taken: a build of a few thousand documents can end before a
+        # second Python process has started.
+        proc.send_signal(signal.SIGSTOP)
+        assert proc.poll() is None and _started(root), "the build ended before it could be held"
         second = subprocess.run(
             [sys.executable, "-m", "web.cli", "build", "--index-dir", str(root)],
             cwd=REPO, capture_output=True, text=True, timeout=60,

@@ -244,6 +244,17 @@ def test_the_fast_analysis_equals_the_whoosh_chain_on_every_token(corpus):
             for t in chain(text, positions=True, mode="index"):
                 expected[t.text].append(t.pos)
             assert analyzer(text) == dict(expected), text
+            assert _terms_from_codes(analyzer, text) == dict(expected), text
+
+
+def _terms_from_codes(analyzer: TermAnalyzer, text: str) -> dict[str, list[int]]:
+    """Decode TermAnalyzer.codes (what the segment writer keeps) into {term: positions}."""
+    out = defaultdict(list)
+    pos = -1
+    for code in analyzer.codes(text):
+        pos += code & 1  # an odd code starts a new position; a token's parts share it
+        out[analyzer.terms[code >> 1]].append(pos)
+    return dict(out)
 
 
 def test_fast_tokens_are_the_chain_tokens_with_their_characters(corpus):
