@@ -49,6 +49,9 @@ QTF_POWER = 1.5
 SEMANTIC_WEIGHT = 1.25
 SEMANTIC_FLOOR = 0.5
 SEMANTIC_NEIGHBOURS = 20
+# Cosines are computed for this many nearest documents, not for every candidate (at 64k documents a
+# cosine for each of thousands of candidates cost 7 ms a search); farther ones are under the floor.
+SEMANTIC_POOL = 100
 # Proximity: two words typed next to each other that a document also has within PROXIMITY_SLOP
 # words of each other add PROXIMITY_WEIGHT times that pair's phrase score ("single gpu").
 PROXIMITY_WEIGHT = 0.0

@@ -154,7 +154,7 @@ class SearchService:
         if cached is not None:
             return replace(cached, took_ms=_ms_since(started))
         asked = self._understand(snap, params)
-        found = _Found.of(snap, params, asked.parsed, asked.vector)
+        found = _Found.of(snap, params, asked.parsed, asked.near)
         ranked, timed_out, cosines, best = self._order(snap, params, asked, found, started)
         hits = self._hits(snap, params, asked.parsed, found, ranked, cosines, best)
         answer = self._answer(snap, params, asked.parsed, found, ranked)
@@ -193,8 +193,7 @@ class SearchService:
         if parsed.is_empty:
             return _Asked(parsed, None, dropped)
         vocabulary = self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
-        vector = semantic.query_vector(params.q) if semantic.vectors(snap) is not None and ranking.SEMANTIC_WEIGHT else None
-        return _Asked(expand(parsed, vocabulary), vocabulary, dropped, vector)
+        return _Asked(expand(parsed, vocabulary), vocabulary, dropped, _near(snap, params.q))
 
     def _order(
         self, snap: Snapshot, params: SearchParams, asked: _Asked, found: _Found, started: float
@@ -211,7 +210,7 @@ class SearchService:
             query = parsed.any_words if parsed else wq.Every()
             results = snap.searcher().search(query, filter=found.allowed, limit=end, sortedby="order")
             return [(hit.docnum, 0.0) for hit in results], False, {}, 0.0  # docs() is a set: it loses the order
-        cosines = semantic.cosines(snap.vectors, asked.vector, found.allowed) if asked.vector is not None else {}
+        cosines = {docnum: cosine for docnum, cosine in asked.near if docnum in found.allowed}
         ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, end, started + self.budget_s, cosines)
         return ranked, timed_out, cosines, best
 
@@ -349,6 +348,21 @@ class SearchService:
         return [_document(snap.stored(hit.docnum)) for hit in results]
 
 
+def _near(snap: Snapshot, text: str) -> tuple[tuple[int, float], ...]:
+    """Return the SEMANTIC_POOL documents nearest to *text* in meaning with their cosines, best first.
+
+    Only these can earn the meaning term (or win a tie by it), so only these are looked at, not every
+    candidate: search.semantic finds them from the sign bits, then exact cosines.
+    """
+    docs = semantic.vectors(snap)
+    if docs is None or not ranking.SEMANTIC_WEIGHT:
+        return ()
+    vector = semantic.query_vector(text)
+    if vector is None:
+        return ()
+    return tuple(semantic.nearest(docs, vector, ranking.SEMANTIC_POOL))
+
+
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
 
@@ -360,7 +374,7 @@ class _Asked:
     parsed: ParsedQuery | None
     vocabulary: Vocabulary | None
     dropped: int
-    vector: object = None  # the query's unit vector (numpy), when the semantic signal is on
+    near: tuple[tuple[int, float], ...] = ()  # the nearest documents by meaning, with their cosines, best first
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +388,9 @@ class _Found:
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
 
     @classmethod
-    def of(cls, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, vector=None) -> _Found:
+    def of(
+        cls, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, near: tuple[tuple[int, float], ...] = ()
+    ) -> _Found:
         concept_docs: list[set[int]] = []
         meaning: frozenset[int] = frozenset()
         if parsed is None:
@@ -388,9 +404,9 @@ class _Found:
                 docs = matches(concept.query, snap)
                 concept_docs.append(docs - excluded)
                 matched |= matches(concept.any_query, snap) if concept.loose else docs
-            if vector is not None:  # the nearest documents by meaning are candidates too
-                near = semantic.nearest(snap.vectors, vector, ranking.SEMANTIC_NEIGHBOURS)
-                meaning = frozenset(d for d, cosine in near if cosine > ranking.SEMANTIC_FLOOR) - matched - excluded
+            if near:  # the nearest documents by meaning are candidates too
+                closest = [d for d, cosine in near[: ranking.SEMANTIC_NEIGHBOURS] if cosine > ranking.SEMANTIC_FLOOR]
+                meaning = frozenset(closest) - matched - excluded
                 matched |= meaning
             matched -= excluded
         if params.since or params.until:  # a date range narrows what matches, as the query does
