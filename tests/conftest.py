@@ -17,13 +17,13 @@ from web import create_app
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
-# Every 128th of the 63,956 Debian packages in ../shared/corpora (500 lines, all sections): tests
+# Every 128th of the 63,956 packages of the benchmarks' Debian corpus (500 lines, all sections): tests
 # run from a bare clone, so they read only what the repository holds.
 DEBIAN = DATA / "debian-sample.jsonl.gz"
 DEBIAN_SAMPLE_SIZE = 500
-# sha256sum of the seed files in ../shared/seeds, which corpus/data holds byte for byte.
+# sha256sum of the owner's seed files, which corpus/data holds byte for byte.
 SEED_CHECKSUMS = DATA / "seeds.sha256"
-# A few hundred Debian packages with published dates in several forms (tests/data/make_debian_dated.py).
+# A few hundred Debian packages with published dates in several forms (cut by bench/make_debian_dated.py).
 DATED = REPO / "tests" / "data" / "debian-dated.jsonl"
 DATED_FIRST_SEEN = "2025-03-15T08:00:00Z"  # when the dated index "first saw" its packages
 TOPIC_PAGE = DEFAULT_DIR / "training-infrastructure.topic.txt"

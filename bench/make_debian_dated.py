@@ -1,7 +1,7 @@
 """Cut tests/data/debian-dated.jsonl from the Debian corpus and give its packages dates.
 
-Run once from the repository root (``python tests/data/make_debian_dated.py``); the tests read only
-the committed output.  Every 200th package is kept.  Dates are spread over 2024-01 to 2025-06 in a
+Run once from the repository root (``python -m bench.make_debian_dated``), with the shared corpora
+beside the clone as for the benchmarks; the tests read only the committed output.  Every 200th package is kept.  Dates are spread over 2024-01 to 2025-06 in a
 fixed pattern, in the forms a corpus writes them: most as dates, every fourth as a UTC date-time,
 every tenth with an offset; every ninth package has no date (it is dated by first_seen).
 """
@@ -13,8 +13,9 @@ import json
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "debian-packages.jsonl.gz"
-OUT = Path(__file__).with_name("debian-dated.jsonl")
+REPO = Path(__file__).resolve().parent.parent
+SOURCE = REPO.parent / "shared" / "corpora" / "debian-packages.jsonl.gz"
+OUT = REPO / "tests" / "data" / "debian-dated.jsonl"
 EVERY = 200
 START = date(2024, 1, 1)
 SPAN_DAYS = 547  # to 2025-06-30
