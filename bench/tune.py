@@ -48,8 +48,6 @@ def main(argv: list[str]) -> int:
             for key, value in zip(grid, combo):
                 module, name = key.split(".")
                 setattr(MODULES[module], name, value)
-            # Weighting's defaults are read when a snapshot opens its searcher.
-            weighting.Weighting.__init__.__defaults__ = (weighting.B, weighting.K1)
             h = relevance.summarise(hub.judged, answers(hub, Path(tmp) / "hub"))
             found = answers(cisi, Path(tmp) / "cisi")
             c = relevance.summarise(cisi.judged, found)["overall"]["nDCG@10"]

@@ -27,9 +27,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from whoosh import query as wq
-
-from search.query import SEARCH_FIELDS, ParsedQuery
+from search.query import ParsedQuery
 from search.evaluator import scores
 from search.snapshot import Snapshot
 from search.weighting import bm25_idf
@@ -52,11 +50,6 @@ SEMANTIC_NEIGHBOURS = 20
 # Cosines are computed for this many nearest documents, not for every candidate (at 64k documents a
 # cosine for each of thousands of candidates cost 7 ms a search); farther ones are under the floor.
 SEMANTIC_POOL = 100
-# Proximity: two words typed next to each other that a document also has within PROXIMITY_SLOP
-# words of each other add PROXIMITY_WEIGHT times that pair's phrase score ("single gpu").
-PROXIMITY_WEIGHT = 0.0
-PROXIMITY_SLOP = 3
-PROXIMITY_MAX_PAIRS = 8  # a pasted paragraph's pairs say little and each costs a positional match
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +109,6 @@ def rank(
         if time.perf_counter() > deadline:
             timed_out = True
             break
-    if PROXIMITY_WEIGHT and not timed_out:
-        for docnum, value in proximity(snap, parsed, candidates, concept_docs).items():
-            totals[docnum] += value
     coverage = Coverage.of(concept_docs, snap.doc_count)
     if len(coverage.idfs) > 1:
         totals = {d: s * coverage.factor(d, concept_docs) for d, s in totals.items()}
@@ -132,32 +122,3 @@ def rank(
     near = cosines or {}
     best = heapq.nsmallest(limit, totals.items(), key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))
     return best, timed_out, top
-
-
-def pairs(parsed: ParsedQuery, concept_docs: Sequence[set[int]]) -> list[tuple[wq.Query, set[int]]]:
-    """Return a phrase query for each pair of one-word concepts typed side by side, with who may match it."""
-    found = []
-    concepts = parsed.concepts
-    if len(concepts) != len(concept_docs):
-        return found
-    for i in range(len(concepts) - 1):
-        a, b = concepts[i], concepts[i + 1]
-        if not (a.word and b.word) or a.word == b.word:
-            continue
-        both = concept_docs[i] & concept_docs[i + 1]
-        if both:
-            query = wq.Or([wq.Phrase(f, [a.word, b.word], slop=PROXIMITY_SLOP) for f in SEARCH_FIELDS])
-            found.append((query, both))
-        if len(found) >= PROXIMITY_MAX_PAIRS:
-            break
-    return found
-
-
-def proximity(snap: Snapshot, parsed: ParsedQuery, candidates: set[int], concept_docs: Sequence[set[int]]) -> dict[int, float]:
-    """Return each candidate's proximity bonus (only those with one)."""
-    bonus: dict[int, float] = {}
-    for query, both in pairs(parsed, concept_docs):
-        for docnum, value in scores(query, snap, both & candidates).items():
-            bonus[docnum] = bonus.get(docnum, 0.0) + PROXIMITY_WEIGHT * value
-    return bonus
-

@@ -9,7 +9,7 @@ None and ranking goes on with words alone.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 
 import numpy as np
 
@@ -83,15 +83,6 @@ def _hamming(signs: np.ndarray, query_signs: np.ndarray) -> np.ndarray:
     for word in range(1, differing.shape[1]):  # column adds: several times faster than sum(axis=1)
         total += differing[:, word]
     return total
-
-
-def cosines(docs: DocVectors, query: np.ndarray, docnums: Iterable[int]) -> dict[int, float]:
-    """Return the cosine of *query* with each of *docnums* (0.0 for a document without a vector)."""
-    wanted = np.fromiter(docnums, dtype=np.int64)
-    inside = (wanted >= 0) & (wanted < len(docs.live))
-    values = np.zeros(len(wanted), dtype=np.float32)
-    values[inside] = _cosines(docs, query, wanted[inside])
-    return dict(zip(wanted.tolist(), values.tolist()))
 
 
 def _cosines(docs: DocVectors, query: np.ndarray, docnums: np.ndarray) -> np.ndarray:

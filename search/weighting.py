@@ -28,9 +28,12 @@ def bm25_idf(doc_count: int, doc_frequency: int) -> float:
 class Weighting(BM25F):
     """BM25F with BM25's idf."""
 
-    def __init__(self, B: float = B, K1: float = K1, **kwargs: float) -> None:
+    def __init__(self, **kwargs: float) -> None:
+        # The module's settings are read when a snapshot opens its searcher (bench/tune.py varies them).
+        kwargs.setdefault("B", B)
+        kwargs.setdefault("K1", K1)
         kwargs.setdefault("title_B", TITLE_B)
-        super().__init__(B=B, K1=K1, **kwargs)
+        super().__init__(**kwargs)
 
     def idf(self, searcher, fieldname, text):
         parent = searcher.get_parent()

@@ -127,3 +127,18 @@ def children(pid: int) -> list[int]:
 def open_files(pid: int) -> int:
     """Return how many file descriptors *pid* holds open."""
     return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def open_paths(pid: int) -> list[str]:
+    """Return what *pid*'s open file descriptors point at (none once it has gone)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    paths = []
+    for fd in fds:
+        try:
+            paths.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            continue  # closed while we looked
+    return paths

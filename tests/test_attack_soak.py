@@ -18,7 +18,7 @@ import pytest
 
 from index import store
 from index.build import build
-from tests.attack_support import children, hostile, open_files  # noqa: F401
+from tests.attack_support import children, hostile, open_files, open_paths  # noqa: F401
 from tests.servers import gunicorn
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
@@ -107,15 +107,7 @@ def settled_open_files(pid: int) -> int:
 
 def index_files_open(pid: int, root: Path) -> list[str]:
     """Return the paths of files under *root* that *pid* holds open."""
-    paths = []
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue  # closed while we looked
-        if target.startswith(str(root.resolve())):
-            paths.append(target)
-    return paths
+    return [path for path in open_paths(pid) if path.startswith(str(root.resolve()))]
 
 
 @pytest.fixture()

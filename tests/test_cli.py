@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from index import store
+from tests.attack_support import open_paths
 from tests.conftest import REPO, free_port, write_jsonl
 from web.cli import main
 
@@ -119,27 +120,12 @@ def test_a_second_writer_gets_a_clear_message_or_waits(built, tmp_path):
         waiting = subprocess.Popen([TOPICHUB, "update", str(changes), "--index-dir", str(built), "--wait", "60"],
                                    cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lock = str((built / ".write.lock").resolve())
-        while not _holds_open(waiting.pid, lock):
+        while lock not in open_paths(waiting.pid):
             assert waiting.poll() is None, waiting.communicate()
             time.sleep(0.01)
         assert waiting.poll() is None  # still waiting: the lock is ours
     out, err = waiting.communicate(timeout=120)
     assert waiting.returncode == 0 and "1 added" in out, err
-
-
-def _holds_open(pid: int, path: str) -> bool:
-    """Return whether process *pid* has *path* open."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}") == path:
-                return True
-        except OSError:
-            continue
-    return False
 
 
 def test_serve_rebuilds_an_index_of_another_schema_version(built, monkeypatch):

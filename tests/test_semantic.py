@@ -114,7 +114,6 @@ def test_nearest_is_the_exact_cosine_order_and_respects_among(sample_root):
     assert [c for _, c in found] == pytest.approx([float(exact[d]) for d in live], abs=1e-5)
     among = {live[-1], live[-2], 10_000}  # a number past the last document is ignored
     assert [d for d, _ in semantic.nearest(docs, query, 5, among=among)] == [live[-2], live[-1]]
-    assert semantic.cosines(docs, query, [live[0], 10_000]) == {live[0]: pytest.approx(found[0][1]), 10_000: 0.0}
 
 
 def test_the_coarse_pass_keeps_the_best_documents(sample_root, monkeypatch):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import urllib.request
 from pathlib import Path
 
 from bench import slow_clients
 from bench.servers import SERVICE_APP
 from bench.servers import gunicorn as serve
+from tests.attack_support import open_files
 from tests.servers import gunicorn
 from web import gunicorn_conf
 
@@ -29,11 +29,7 @@ def test_half_sent_requests_neither_delay_searches_nor_stay_open(index_dir, tmp_
     assert min(run.cut_after_s) > gunicorn_conf.keepalive / 2, figures
 
 
-def _open_files(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-def test_new_connections_do_not_pile_up_open_files(index_dir, tmp_path: Path):
+def test_new_connections_do_not_pile_upopen_files(index_dir, tmp_path: Path):
     env = {"TOPICHUB_INDEX_DIR": str(index_dir)}
     with serve(SERVICE_APP, env, 1, tmp_path / "gunicorn.log") as server:
         (worker,) = server.worker_pids()
@@ -44,6 +40,6 @@ def test_new_connections_do_not_pile_up_open_files(index_dir, tmp_path: Path):
                     assert response.status == 200
 
         search(20)
-        warm = _open_files(worker)
+        warm = open_files(worker)
         search(200)
-        assert _open_files(worker) <= warm + 5
+        assert open_files(worker) <= warm + 5
