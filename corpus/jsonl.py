@@ -2,7 +2,7 @@
 
 Each object has ``id``, ``title``, ``summary`` (a string, possibly empty) and ``topics`` (a non-empty list, the first being the
 document's home topic), and optionally ``kind`` (``event`` or ``guide``), ``entities``, ``url`` and
-``published`` (an ISO 8601 date or date-time, see corpus/dates.py).  An id that repeats replaces the earlier document, as an update would.  A line that breaks these rules stops the load with its file and line number.
+``published`` (an ISO 8601 date or date-time, see index/dates.py).  An id that repeats replaces the earlier document, as an update would.  A line that breaks these rules stops the load with its file and line number.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
-from corpus.dates import parse_iso
+from index.dates import parse_iso
 from corpus.errors import CorpusError
 from corpus.records import EVENT, GUIDE, Event, GuideSection, Record, slugify
 from corpus.sanitize import plain_text

@@ -43,7 +43,7 @@ class Event:
     topics: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     url: str | None = None
-    published: str | None = None  # an ISO 8601 date or UTC date-time (corpus/dates.py), when the source gives one
+    published: str | None = None  # an ISO 8601 date or UTC date-time (index/dates.py), when the source gives one
     first_seen: str | None = None  # when the index first held it (set by index/, kept across builds)
     kind: str = field(default=EVENT, init=False)
 

@@ -20,7 +20,7 @@ from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Segment
 from whoosh.filedb.filestore import Storage
 
-from corpus.dates import now_utc, parse_iso
+from index.dates import now_utc, parse_iso
 from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store, vectors

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
-from corpus.dates import month_of, timestamp
+from index.dates import month_of, timestamp
 from corpus.records import Record
 from index.analysis import text_analyzer
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from whoosh import index as whoosh_index
 from whoosh import query as wq
 
-from corpus.dates import now_utc
+from index.dates import now_utc
 from corpus.errors import CorpusError
 from corpus.enrich import enrich_records
 from corpus.jsonl import parse_line, read_objects

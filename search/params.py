@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from corpus.dates import is_date_only, is_month, parse_iso, timestamp
+from index.dates import is_date_only, is_month, parse_iso, timestamp
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -63,7 +63,7 @@ class SearchParams:
     sort: str | None = None  # None: relevance for a query, newest first for browsing
     explain: bool = False
     month: tuple[str, ...] = ()  # YYYY-MM
-    since: str | None = None  # canonical ISO 8601 date or UTC date-time (corpus/dates.py)
+    since: str | None = None  # canonical ISO 8601 date or UTC date-time (index/dates.py)
     until: str | None = None
 
     @property

@@ -26,7 +26,7 @@ from whoosh import index as whoosh_index
 from whoosh.columns import NumericColumn
 from whoosh.searching import Searcher
 
-from corpus.dates import month_label
+from index.dates import month_label
 from index import store, vectors
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings

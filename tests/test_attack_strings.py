@@ -157,7 +157,7 @@ def hostile_client(tmp_path_factory):
 
 
 def test_a_hostile_published_date_stops_the_build_at_its_line(tmp_path, hostile):  # noqa: F811
-    # Dates are read as ISO 8601 (corpus/dates.py): markup in one never reaches the index at all.
+    # Dates are read as ISO 8601 (index/dates.py): markup in one never reaches the index at all.
     hostile["hostile corpus"] += 1
     bad = {**HOSTILE_DOCS[0], "published": '2025-01-01"><script>alert(2)</script>'}
     corpus = write_jsonl(tmp_path / "hostile.jsonl", [HOSTILE_DOCS[2], bad])

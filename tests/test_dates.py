@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from corpus.dates import as_date_time, month_label, month_of, parse_iso, timestamp
+from index.dates import as_date_time, month_label, month_of, parse_iso, timestamp
 from web.dates import exact, relative
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import feedparser
 import pytest
 
-from corpus.dates import as_date_time
+from index.dates import as_date_time
 from index.update import update
 from tests.conftest import write_jsonl
 from tests.test_timeline import DATE, NEWEST, TOPICS

@@ -13,7 +13,7 @@ from html import unescape
 
 import pytest
 
-from corpus.dates import month_of, parse_iso, timestamp
+from index.dates import month_of, parse_iso, timestamp
 from index.build import build
 from index.update import update
 from search.params import MAX_PER_PAGE, SearchParams

@@ -1,6 +1,6 @@
 """Dates as readers see them: "3 days ago", with the exact date beside it for a <time> element.
 
-The service stores canonical ISO 8601 strings (corpus/dates.py); this module only words them.  A
+The service stores canonical ISO 8601 strings (index/dates.py); this module only words them.  A
 date without a time of day is worded in whole days, so a package published "2024-05-01" is never
 said to be "7 hours ago".
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from corpus.dates import is_date_only, to_datetime
+from index.dates import is_date_only, to_datetime
 
 _UNITS = ((365, "year"), (30, "month"), (7, "week"))
 

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
-from corpus.dates import as_date_time, format_utc, parse_iso, to_datetime
+from index.dates import as_date_time, format_utc, parse_iso, to_datetime
 from search.params import DEFAULT_PER_PAGE, parse_params, to_query_string
 from search.suggest import check_prefix
 from web import get_search

@@ -1,5 +1,9 @@
 """Dates of records: ISO 8601 dates and date-times, read once and written back in one form.
 
+The index owns the date formats: the corpus reads records' dates with them, the schema stores them as
+timestamps and months, and the service reads its date parameters with them.  This module imports
+nothing of the project, so the corpus can use it without depending on the rest of the index.
+
 A JSONL line's ``published`` is a date (``2024-05-01``) or a date-time (``2024-05-01T09:30:00Z``,
 with any offset).  It is kept as given in meaning but written canonically: a date stays a date
 (nobody knows its hour, so none is invented), a date-time is written in UTC with a ``Z``.  A
