@@ -11,14 +11,16 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from pathlib import Path
 
 import pytest
 
 from index import store
 from index.build import build, build_corpus
-from tests.attack_support import hostile  # noqa: F401 - fixture
+from tests.attack_support import hostile, open_paths  # noqa: F401 - fixture
 from tests.conftest import REPO, debian_lines
+from tests.waiting import wait_until
 from web import create_app
 from web.errors import UNAVAILABLE_MESSAGE
 
@@ -48,13 +50,6 @@ def leftovers(root: Path) -> list[str]:
     return sorted(p.name for p in [*store.snapshots_dir(root).glob(".tmp-*"), *root.glob(".current-*")])
 
 
-def wait_for(condition, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 def build_process(args: list[str], stdout=subprocess.DEVNULL) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, *args], cwd=REPO, stdout=stdout, stderr=subprocess.DEVNULL)
 
@@ -76,6 +71,11 @@ def _indexing(root: Path) -> bool:
 
 def _committing(root: Path) -> bool:
     return any(store.snapshots_dir(root).glob(".tmp-*/*.pst")) or any(store.snapshots_dir(root).glob(".tmp-*/*.toc"))
+
+
+def _loading(corpus_file: Path, proc: subprocess.Popen):
+    """Return a check that the build process *proc* is reading *corpus_file* (open while loading)."""
+    return lambda: str(corpus_file) in open_paths(proc.pid)
 
 
 MOMENTS = {"loading": None, "started": _started, "indexing": _indexing, "committing": _committing}
@@ -131,11 +131,11 @@ def test_kill_9_during_a_build_leaves_the_served_index_intact(tmp_path, big_json
     for moment, reached in MOMENTS.items():
         proc = build_process(["-m", "web.cli", "build", str(big_jsonl), "--index-dir", str(root)])
         try:
-            if reached is None:
-                time.sleep(0.3)
+            if reached is None:  # still loading the corpus: nothing on disk yet
+                wait_until(_loading(big_jsonl, proc), "the build to read its corpus", alive=proc)
+                assert not _started(root), "the build was past loading when it was seen loading"
             else:
-                wait_for(lambda: reached(root) or proc.poll() is not None)
-                assert proc.poll() is None, f"the build ended before it was {moment}"
+                wait_until(lambda: reached(root), f"the build to be {moment}", alive=proc)
         finally:
             kill(proc)
         hostile["killed builds"] += 1
@@ -180,9 +180,15 @@ def test_kill_9_right_after_the_swap_serves_the_complete_new_snapshot(tmp_path, 
     assert leftovers(root) == []
 
 
-def test_two_builds_at_once_one_writer_at_a_time(tmp_path, seed_corpus):
+def test_two_builds_at_once_one_writer_at_a_time(tmp_path, seed_corpus, monkeypatch):
     root = tmp_path / "index"
-    started, release = threading.Event(), threading.Event()
+    started, release, second_waits = threading.Event(), threading.Event(), threading.Event()
+
+    def waiting_sleep(seconds: float) -> None:  # the lock's retry pause: a writer found the lock taken
+        second_waits.set()
+        time.sleep(seconds)
+
+    monkeypatch.setattr(store, "time", types.SimpleNamespace(monotonic=time.monotonic, sleep=waiting_sleep))
     outcome: dict[str, object] = {}
 
     def slow_progress(_: int) -> None:
@@ -204,7 +210,7 @@ def test_two_builds_at_once_one_writer_at_a_time(tmp_path, seed_corpus):
         # A second writer that agrees to wait gets its turn once the first is done.
         waiting = threading.Thread(target=lambda: outcome.setdefault("second", build_corpus(seed_corpus, root, lock_wait=30)))
         waiting.start()
-        time.sleep(0.3)
+        assert second_waits.wait(timeout=30)
         assert "second" not in outcome
     finally:
         release.set()
@@ -219,7 +225,7 @@ def test_a_second_build_process_is_refused_with_a_clear_message(tmp_path, big_js
     root = tmp_path / "index"
     proc = build_process(["-m", "web.cli", "build", str(big_jsonl), "--index-dir", str(root)])
     try:
-        wait_for(lambda: _started(root) or proc.poll() is not None)
+        wait_until(lambda: _started(root), "the build to start", alive=proc)
         # Hold the build with its lock taken: a build of a few thousand documents can end before a
         # second Python process has started.
         proc.send_signal(signal.SIGSTOP)
@@ -349,13 +355,16 @@ def test_killing_a_parallel_build_ends_its_indexing_processes_and_frees_the_lock
     before = served(create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client())
     proc = build_process(["-m", "web.cli", "build", str(bigger), "--index-dir", str(root), "--procs", "2"])
     try:
-        wait_for(lambda: proc.poll() is not None or len(_children(proc.pid)) == 2)
+        wait_until(lambda: len(_children(proc.pid)) == 2, "two indexing processes", alive=proc)
         workers = _children(proc.pid)
-        assert len(workers) == 2, "the build did not start two indexing processes"
+        # Stopped, they cannot finish their share and end on their own: only their parent's death
+        # can end them now (the kernel's SIGKILL reaches a stopped process).
+        for worker in workers:
+            os.kill(worker, signal.SIGSTOP)
     finally:
         kill(proc)
     hostile["killed builds"] += 1
-    wait_for(lambda: not any(map(_alive, workers)), seconds=2)
+    wait_until(lambda: not any(map(_alive, workers)), "the indexing processes to end with their build")
     # Nothing holds the lock now: the next build starts at once (no --wait) and publishes.
     done = subprocess.run(
         [sys.executable, "-m", "web.cli", "build", str(bigger), "--index-dir", str(root), "--procs", "2"],

@@ -20,6 +20,7 @@ from index import store
 from index.build import build
 from tests.attack_support import children, hostile, open_files, open_paths  # noqa: F401
 from tests.servers import gunicorn
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
@@ -93,16 +94,6 @@ def worker_pid(base: str) -> int:
     return workers[0]
 
 
-def settled_open_files(pid: int) -> int:
-    """Return *pid*'s open-file count once it stops changing (the last connection is closed)."""
-    previous = -1
-    for _ in range(50):
-        time.sleep(0.05)
-        count = open_files(pid)
-        if count == previous:
-            return count
-        previous = count
-    return count
 
 
 def index_files_open(pid: int, root: Path) -> list[str]:
@@ -124,7 +115,7 @@ def test_soak_leaves_the_open_file_count_where_it_started(soak_index, tmp_path, 
         try:
             for path in MIX:  # warm up: the snapshot, templates and static files are open once
                 client.get(path)
-            before = settled_open_files(pid)
+            before = open_files(pid)
             statuses: dict[int, int] = {}
             deadline = time.monotonic() + 400  # a guard against a hang, not a speed target
             rebuilds = {SOAK_REQUESTS // 3, 2 * SOAK_REQUESTS // 3}
@@ -135,14 +126,17 @@ def test_soak_leaves_the_open_file_count_where_it_started(soak_index, tmp_path, 
                 statuses[status] = statuses.get(status, 0) + 1
                 assert status < 500, (path, body[:300])
                 assert time.monotonic() < deadline, f"only {n} requests answered"
-            after = settled_open_files(pid)
+            # A connection or replaced snapshot file may still be closing: wait for the count to be
+            # back (a leak never gets there, and the guard fails it naming the counts).
+            wait_until(lambda: open_files(pid) <= before, f"the worker's open files back to {before} (a leak?)")
+            after = open_files(pid)
             index_files = index_files_open(pid, soak_index)
         finally:
             client.close()
         assert worker_pid(base) == pid  # the same worker answered throughout: it never crashed
     hostile["soak"] += SOAK_REQUESTS
     print(f"soak: {SOAK_REQUESTS} requests, worker {pid} open files before {before}, after {after}; statuses {statuses}")
-    assert after == before
+    assert after <= before
     # What the worker holds open in the index is the current snapshot's, not the replaced ones'.
     current = store.current_path(soak_index).resolve()
     assert index_files and all(Path(f).parent == current for f in index_files), index_files

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from click.testing import CliRunner
 from index import store
 from tests.attack_support import open_paths
 from tests.conftest import REPO, free_port, write_jsonl
+from tests.waiting import wait_until
 from web.cli import main
 
 TOPICHUB = str(Path(sys.executable).parent / "topichub")
@@ -120,9 +120,7 @@ def test_a_second_writer_gets_a_clear_message_or_waits(built, tmp_path):
         waiting = subprocess.Popen([TOPICHUB, "update", str(changes), "--index-dir", str(built), "--wait", "60"],
                                    cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lock = str((built / ".write.lock").resolve())
-        while lock not in open_paths(waiting.pid):
-            assert waiting.poll() is None, waiting.communicate()
-            time.sleep(0.01)
+        wait_until(lambda: lock in open_paths(waiting.pid), "the update to wait on the lock", alive=waiting)
         assert waiting.poll() is None  # still waiting: the lock is ours
     out, err = waiting.communicate(timeout=120)
     assert waiting.returncode == 0 and "1 added" in out, err
@@ -150,16 +148,21 @@ def test_serve_builds_a_missing_index_then_serves_it(tmp_path):
     proc = subprocess.Popen([TOPICHUB, "serve", "--index-dir", str(tmp_path / "index"), "--port", str(port),
                              "--workers", "1"], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 60
-        while True:
+        answers: list[dict] = []
+
+        def answered() -> bool:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
-                    health = json.loads(response.read())
-                break
+                    answers.append(json.loads(response.read()))
             except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
-                time.sleep(0.3)
-        assert health["status"] == "ok" and health["doc_count"] == 57
+                return False
+            return True
+
+        try:
+            wait_until(answered, "the new index to be served", alive=proc)
+        except AssertionError as failure:
+            raise AssertionError((tmp_path / "serve.log").read_text()) from failure
+        assert answers[-1]["status"] == "ok" and answers[-1]["doc_count"] == 57
     finally:
         proc.terminate()
         proc.wait(timeout=15)

@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from click.testing import CliRunner
 
 from index import store
 from tests.conftest import REPO, write_jsonl
+from tests.waiting import wait_until
 from web import create_app
 from web.cli import _needs_build, main
 
@@ -262,10 +262,8 @@ def test_rsync_then_publish_is_safe_cut_short_and_run_twice(builder, replica, tm
     # Slowed down, and killed once some of the snapshot's files are in.
     rsync = subprocess.Popen([*RSYNC, "--bwlimit=100", f"{builder}/", f"{incoming}/"], stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while not any(p.is_file() for p in incoming.glob(f"snapshots/{new}/*")):
-            assert rsync.poll() is None and time.monotonic() < deadline, "rsync ended before it was cut short"
-            time.sleep(0.01)
+        wait_until(lambda: any(p.is_file() for p in incoming.glob(f"snapshots/{new}/*")),
+                   "rsync to copy some of the snapshot", alive=rsync)
     finally:
         rsync.kill()
         rsync.wait()

@@ -32,6 +32,7 @@ from bench.servers import free_port
 from corpus.sources import DEFAULT_DIR
 from index import store
 from tests.conftest import REPO, write_jsonl
+from tests.waiting import wait_until
 from web import create_app
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
@@ -78,15 +79,6 @@ def topichub(*args: object) -> str:
     return result.stdout
 
 
-def wait_until(condition, what: str, seconds: float = 60.0) -> float:
-    """Poll *condition* until it holds; return how long that took."""
-    started = time.monotonic()
-    while not condition():
-        assert time.monotonic() - started < seconds, f"timed out waiting for {what}"
-        time.sleep(0.02)
-    return time.monotonic() - started
-
-
 @dataclass(frozen=True, slots=True)
 class Process:
     """A server started in its own process group, so that it and its workers can be stopped together."""
@@ -121,8 +113,7 @@ def started(args: list[str], env: dict[str, str], log: Path, base: str, ready) -
                                 start_new_session=True)
     server = Process(proc, base)
     try:
-        wait_until(lambda: ready(server) or proc.poll() is not None, f"{args[0]} on {base}")
-        assert proc.poll() is None, f"{args[0]} ended; see {log}"
+        wait_until(lambda: ready(server), f"{args[0]} on {base} (its log: {log})", alive=proc)
         yield server
     finally:
         server.kill(signal.SIGTERM)
