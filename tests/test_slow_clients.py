@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import threading
 import urllib.request
 from pathlib import Path
 
@@ -43,3 +46,45 @@ def test_new_connections_do_not_pile_upopen_files(index_dir, tmp_path: Path):
         warm = open_files(worker)
         search(200)
         assert open_files(worker) <= warm + 5
+
+
+PIPELINED = 300
+
+
+def test_a_client_that_keeps_its_connection_busy_does_not_starve_another(index_dir, tmp_path):
+    # One worker; one client sends 300 searches at once on one connection (HTTP/1.1 pipelining), so
+    # the worker always has its next request at hand.  A second client asks once meanwhile.
+    log = tmp_path / "gunicorn.log"
+    with serve(SERVICE_APP, {"TOPICHUB_INDEX_DIR": str(index_dir)}, 1, log) as server:
+        address = ("127.0.0.1", int(server.base.rsplit(":", 1)[1]))
+        busy = socket.create_connection(address, timeout=30)
+        drained = threading.Thread(target=lambda: _read_until_closed(busy))
+        try:
+            busy.sendall(b"".join(_request(f"/api/search?q=gpu+{i}", f"busy-{i}", close=i == PIPELINED - 1)
+                                  for i in range(PIPELINED)))
+            busy.recv(1)  # the first answer has begun: the worker is going through the rest
+            drained.start()
+            with socket.create_connection(address, timeout=30) as other:
+                other.sendall(_request("/api/search?q=stargate", "other", close=True))
+                assert _read_until_closed(other).startswith(b"HTTP/1.1 200")
+        finally:
+            drained.join(timeout=60)
+            busy.close()
+    order = [json.loads(line)["request_id"] for line in log.read_text().splitlines()
+             if line.startswith("{") and '"request_id"' in line]
+    answered_before = order.index("other")
+    assert order.count("other") == 1 and len(order) == PIPELINED + 1 + 1  # + the start-up /healthz
+    # The other reader waited for a few of the busy client's searches, not for all of them.
+    assert answered_before < PIPELINED // 2, f"the second client was answered after {answered_before} requests"
+
+
+def _request(path: str, request_id: str, close: bool = False) -> bytes:
+    connection = "Connection: close\r\n" if close else ""
+    return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-ID: {request_id}\r\n{connection}\r\n".encode()
+
+
+def _read_until_closed(sock: socket.socket) -> bytes:
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
