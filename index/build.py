@@ -16,6 +16,7 @@ from multiprocessing.connection import Connection, wait
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Segment
 from whoosh.filedb.filestore import Storage
@@ -40,6 +41,22 @@ _PROGRESS_EVERY = 500  # documents between progress messages from an indexing pr
 
 class BuildError(RuntimeError):
     """The new snapshot failed its checks; the live index was not touched."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Stamp:
+    """The first_seen to give each record: the one the published index knew for its id, else *now*."""
+
+    seen: dict[str, str]
+    now: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """The index written for a range of records: its segments, and its rows of document vectors."""
+
+    segments: list[W3Segment]
+    rows: np.ndarray | None  # float16 vectors, one per record of the range; None when vectors are off
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +98,13 @@ def build_corpus(
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
     with store.write_lock(root, wait=lock_wait):
-        records = with_first_seen(records, known_first_seen(root), now_utc())
+        stamp = _Stamp(known_first_seen(root), now_utc())
         snap_id, work = store.new_workdir(root)
         try:
-            _write_index(work, records, procs=procs, progress=progress)
+            matrix = _write_index(work, records, stamp, procs=procs, progress=progress, embed=semantic and vectors.enabled())
             _check(work, len(records))
-            semantic_meta = vectors.write(work, records, on=semantic)
+            # A fresh build numbers its documents in the order of *records* (segments in range order).
+            semantic_meta = None if matrix is None else vectors.write(work, [r.id for r in records], matrix)
             seconds = time.perf_counter() - started
             store.write_meta(
                 work,
@@ -167,21 +185,29 @@ def _segment_ranges(start: int, stop: int) -> list[tuple[int, int]]:
     return _ranges(start, stop, max(1, -(-count // SEGMENT_DOCS))) if count else []
 
 
-def _write_segments(
-    storage: Storage, schema, records: list[Record], start: int, stop: int, report: Progress | None
-) -> list[W3Segment]:
-    """Index records[start:stop] (listing order start+1...) into segments of at most SEGMENT_DOCS."""
+def _write_range(
+    storage: Storage, schema, records: list[Record], start: int, stop: int, stamp: _Stamp, report: Progress | None, embed: bool
+) -> _Written:
+    """Index records[start:stop] into segments and, if *embed*, embed them: one indexing process's work."""
+    # Stamped here, in the indexing processes, rather than by the parent before it forks them.
+    part = with_first_seen(records[start:stop], stamp.seen, stamp.now)
+    segments = _write_segments(storage, schema, part, start, report)
+    return _Written(segments, vectors.embed_records(part) if embed else None)
+
+
+def _write_segments(storage: Storage, schema, records: list[Record], offset: int, report: Progress | None) -> list[W3Segment]:
+    """Index *records* (listing order offset+1...) into segments of at most SEGMENT_DOCS."""
     analyzer = TermAnalyzer()  # its cache of analysed tokens serves every segment
     segments = []
     gc_was_enabled = gc.isenabled()
     # Millions of small lists and no cycles: the cyclic collector would walk them all, again and again.
     gc.disable()
     try:
-        for lo, hi in _segment_ranges(start, stop):
+        for lo, hi in _segment_ranges(0, len(records)):
             builder = SegmentBuilder(schema, storage, analyzer=analyzer)
             try:
-                for order in range(lo + 1, hi + 1):
-                    builder.add(to_document(records[order - 1], order))
+                for n in range(lo, hi):
+                    builder.add(to_document(records[n], offset + n + 1))
                     if report is not None:
                         report(1)
                 segments.append(builder.write())
@@ -208,8 +234,10 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _worker(conn: Connection, storage: Storage, schema, records: list[Record], start: int, stop: int, parent: int) -> None:
-    """Index a range of records in a forked process; send progress, then the segments or the error."""
+def _worker(
+    conn: Connection, storage: Storage, schema, records: list[Record], start: int, stop: int, stamp: _Stamp, embed: bool, parent: int
+) -> None:
+    """Index a range of records in a forked process; send progress, then what it wrote or the error."""
     _die_with(parent)
     pending = 0
 
@@ -223,10 +251,10 @@ def _worker(conn: Connection, storage: Storage, schema, records: list[Record], s
             pending = 0
 
     try:
-        segments = _write_segments(storage, schema, records, start, stop, report)
+        written = _write_range(storage, schema, records, start, stop, stamp, report, embed)
         if pending:
             conn.send(("progress", pending))
-        conn.send(("done", segments))
+        conn.send(("done", written))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which raises it
         try:
             conn.send(("error", pickle.loads(pickle.dumps(exc))))
@@ -237,19 +265,20 @@ def _worker(conn: Connection, storage: Storage, schema, records: list[Record], s
 
 
 def _parallel_segments(
-    storage: Storage, schema, records: list[Record], parts: int, progress: Progress | None
-) -> list[W3Segment]:
-    """Index the records in *parts* forked processes, each writing the segments of one range."""
+    storage: Storage, schema, records: list[Record], stamp: _Stamp, parts: int, progress: Progress | None, embed: bool
+) -> list[_Written]:
+    """Index the records in *parts* forked processes, each writing (and embedding) one range, in range order."""
     ctx = multiprocessing.get_context("fork")
     workers = []
     try:
         for lo, hi in _ranges(0, len(records), parts):
             receive, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_worker, args=(send, storage, schema, records, lo, hi, os.getpid()), daemon=True)
+            args = (send, storage, schema, records, lo, hi, stamp, embed, os.getpid())
+            proc = ctx.Process(target=_worker, args=args, daemon=True)
             proc.start()
             send.close()
             workers.append((proc, receive))
-        results: dict[Connection, list[W3Segment]] = {}
+        results: dict[Connection, _Written] = {}
         open_conns = [conn for _, conn in workers]
         while open_conns:
             for conn in wait(open_conns):
@@ -265,7 +294,7 @@ def _parallel_segments(
                 else:
                     results[conn] = payload
                     open_conns.remove(conn)
-        return [segment for _, conn in workers for segment in results[conn]]
+        return [results[conn] for _, conn in workers]
     finally:
         for proc, conn in workers:
             conn.close()
@@ -274,20 +303,28 @@ def _parallel_segments(
             proc.join()
 
 
-def _write_index(work: Path, records: list[Record], *, procs: int, progress: Progress | None) -> None:
-    """Write *records* as a Whoosh index in *work*: one or more segments, then the table of contents."""
+def _write_index(
+    work: Path, records: list[Record], stamp: _Stamp, *, procs: int, progress: Progress | None, embed: bool
+) -> np.ndarray | None:
+    """Write *records* as a Whoosh index in *work*; return their vectors in document order if *embed*.
+
+    The indexing processes embed their own ranges of records after indexing them, so the vectors
+    cost no time of their own on a build's critical path.
+    """
     ix = whoosh_index.create_in(str(work), make_schema())
     storage, schema = ix.storage, ix.schema
     parts = max(1, min(procs, len(records) // MIN_PART_DOCS))
     if parts == 1:
-        segments = _write_segments(storage, schema, records, 0, len(records), progress)
+        written = [_write_range(storage, schema, records, 0, len(records), stamp, progress, embed)]
     else:
-        segments = _parallel_segments(storage, schema, records, parts, progress)
+        written = _parallel_segments(storage, schema, records, stamp, parts, progress, embed)
+    segments = [segment for part in written for segment in part.segments]
     # Plain segment files, not one compound file: Whoosh reads a compound file's parts into memory
     # (BytesIO copies) in every worker, where plain files are memory-mapped.
     generation = ix.latest_generation() + 1
     whoosh_index.TOC(schema, segments, generation).write(storage, ix.indexname)
     whoosh_index.clean_files(storage, ix.indexname, generation, segments)
+    return np.concatenate([part.rows for part in written]) if embed else None
 
 
 def _check(work: Path, expected: int) -> None:
