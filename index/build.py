@@ -17,6 +17,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+# The sparse products of bulk embedding (index/vectors.py imports scipy only when it embeds, as web
+# workers never do): loaded with this module, before the indexing processes fork, not by each.
+import scipy.sparse  # noqa: F401
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Segment
 from whoosh.filedb.filestore import Storage

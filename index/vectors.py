@@ -126,9 +126,8 @@ class Encoder:
         words = _WordTable()  # one tokenisation per distinct word, for this call only
         batches = [words.number(texts[lo : lo + _BATCH_DOCS]) for lo in range(0, len(texts), _BATCH_DOCS)]
         pieces = words.pieces(self)
-        table = self.table.astype(np.float32)  # sparse products take float32; for this call only
         for lo, (counts, numbers) in zip(range(0, len(texts), _BATCH_DOCS), batches):
-            sums = _sum_words(table, pieces, counts, numbers)
+            sums = _sum_words(pieces, counts, numbers)
             norms = np.linalg.norm(sums, axis=1, keepdims=True)
             out[lo : lo + _BATCH_DOCS] = np.divide(sums, norms, out=sums, where=norms > 0)
         return out
@@ -176,27 +175,32 @@ class _WordTable:
         return counts, numbers
 
     def pieces(self, encoder: Encoder) -> _Pieces:
-        """Return the pieces of every word numbered so far."""
+        """Return the pieces of every word numbered so far, with the float32 rows of those pieces."""
         ids, starts = encoder.tokenise(list(self.numbers))
-        return _Pieces(ids, starts)
+        # Sparse products take float32: only the rows used are converted (the whole table is 32 MB).
+        used = np.zeros(len(encoder.table), dtype=bool)
+        used[ids] = True
+        rows = encoder.table[used].astype(np.float32)
+        return _Pieces(rows, (np.cumsum(used, dtype=np.int32) - 1)[ids], starts)
 
 
 @dataclass(frozen=True, slots=True)
 class _Pieces:
-    """The piece ids of numbered words: word *n* is ``ids[starts[n]:starts[n + 1]]``."""
+    """The pieces of numbered words: word *n*'s are rows[ids[starts[n]:starts[n + 1]]], in order."""
 
+    rows: np.ndarray  # float32, one per distinct piece
     ids: np.ndarray
     starts: np.ndarray
 
 
-def _sum_words(table: np.ndarray, pieces: _Pieces, counts: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+def _sum_words(pieces: _Pieces, counts: np.ndarray, numbers: np.ndarray) -> np.ndarray:
     """Return the (unscaled) float32 sum of word vectors of each text, given its words' *numbers*.
 
     Both sums are sparse products whose rows add their terms one by one, in order, from zero: a 0/1
     matrix times the table gives each distinct word's vector, a second times those each text's.
     Repeated words are repeated terms, never counts, so every row is the plain sum in text order.
     """
-    sums = np.zeros((len(counts), table.shape[1]), dtype=np.float32)
+    sums = np.zeros((len(counts), pieces.rows.shape[1]), dtype=np.float32)
     if not len(numbers):
         return sums
     seen = np.zeros(len(pieces.starts) - 1, dtype=bool)
@@ -209,7 +213,7 @@ def _sum_words(table: np.ndarray, pieces: _Pieces, counts: np.ndarray, numbers: 
     bounds = np.concatenate(([0], np.cumsum(lengths)))
     # Each distinct word's pieces, one after the other: position k of word i is ids[starts[i] + k].
     columns = pieces.ids[np.repeat(starts - bounds[:-1], lengths) + np.arange(bounds[-1])]
-    word_vectors = _ones(columns, bounds, len(table)) @ table
+    word_vectors = _ones(columns, bounds, len(pieces.rows)) @ pieces.rows
     return _ones(local[numbers], np.concatenate(([0], np.cumsum(counts))), len(distinct)) @ word_vectors
 
 
