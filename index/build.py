@@ -55,14 +55,6 @@ class _Stamp:
 
 
 @dataclass(frozen=True, slots=True)
-class _Written:
-    """The index written for a range of records: its segments, and its rows of document vectors."""
-
-    segments: list[W3Segment]
-    rows: np.ndarray | None  # float16 vectors, one per record of the range; None when vectors are off
-
-
-@dataclass(frozen=True, slots=True)
 class BuildReport:
     snapshot: str
     path: str
@@ -104,7 +96,8 @@ def build_corpus(
         stamp = _Stamp(known_first_seen(root), now_utc())
         snap_id, work = store.new_workdir(root)
         try:
-            matrix = _write_index(work, records, stamp, procs=procs, progress=progress, embed=semantic and vectors.enabled())
+            matrix = vectors.new_matrix(work, len(records)) if semantic and vectors.enabled() else None
+            _write_index(work, records, stamp, procs=procs, progress=progress, matrix=matrix)
             _check(work, len(records))
             # A fresh build numbers its documents in the order of *records* (segments in range order).
             semantic_meta = None if matrix is None else vectors.write(work, [r.id for r in records], matrix)
@@ -189,13 +182,22 @@ def _segment_ranges(start: int, stop: int) -> list[tuple[int, int]]:
 
 
 def _write_range(
-    storage: Storage, schema, records: list[Record], start: int, stop: int, stamp: _Stamp, report: Progress | None, embed: bool
-) -> _Written:
-    """Index records[start:stop] into segments and, if *embed*, embed them: one indexing process's work."""
+    storage: Storage,
+    schema,
+    records: list[Record],
+    start: int,
+    stop: int,
+    stamp: _Stamp,
+    report: Progress | None,
+    matrix: np.ndarray | None,
+) -> list[W3Segment]:
+    """Index records[start:stop] into segments, and embed them into matrix[start:stop] unless it is None."""
     # Stamped here, in the indexing processes, rather than by the parent before it forks them.
     part = with_first_seen(records[start:stop], stamp.seen, stamp.now)
     segments = _write_segments(storage, schema, part, start, report)
-    return _Written(segments, vectors.embed_records(part) if embed else None)
+    if matrix is not None:
+        matrix[start:stop] = vectors.embed_records(part)
+    return segments
 
 
 def _write_segments(storage: Storage, schema, records: list[Record], offset: int, report: Progress | None) -> list[W3Segment]:
@@ -238,9 +240,17 @@ def _die_with(parent: int) -> None:
 
 
 def _worker(
-    conn: Connection, storage: Storage, schema, records: list[Record], start: int, stop: int, stamp: _Stamp, embed: bool, parent: int
+    conn: Connection,
+    storage: Storage,
+    schema,
+    records: list[Record],
+    start: int,
+    stop: int,
+    stamp: _Stamp,
+    matrix: np.ndarray | None,
+    parent: int,
 ) -> None:
-    """Index a range of records in a forked process; send progress, then what it wrote or the error."""
+    """Index (and embed) a range of records in a forked process; send progress, then the segments or the error."""
     _die_with(parent)
     pending = 0
 
@@ -254,10 +264,10 @@ def _worker(
             pending = 0
 
     try:
-        written = _write_range(storage, schema, records, start, stop, stamp, report, embed)
+        segments = _write_range(storage, schema, records, start, stop, stamp, report, matrix)
         if pending:
             conn.send(("progress", pending))
-        conn.send(("done", written))
+        conn.send(("done", segments))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which raises it
         try:
             conn.send(("error", pickle.loads(pickle.dumps(exc))))
@@ -268,20 +278,20 @@ def _worker(
 
 
 def _parallel_segments(
-    storage: Storage, schema, records: list[Record], stamp: _Stamp, parts: int, progress: Progress | None, embed: bool
-) -> list[_Written]:
-    """Index the records in *parts* forked processes, each writing (and embedding) one range, in range order."""
+    storage: Storage, schema, records: list[Record], stamp: _Stamp, parts: int, progress: Progress | None, matrix: np.ndarray | None
+) -> list[W3Segment]:
+    """Index the records in *parts* forked processes, each writing (and embedding) one range."""
     ctx = multiprocessing.get_context("fork")
     workers = []
     try:
         for lo, hi in _ranges(0, len(records), parts):
             receive, send = ctx.Pipe(duplex=False)
-            args = (send, storage, schema, records, lo, hi, stamp, embed, os.getpid())
+            args = (send, storage, schema, records, lo, hi, stamp, matrix, os.getpid())
             proc = ctx.Process(target=_worker, args=args, daemon=True)
             proc.start()
             send.close()
             workers.append((proc, receive))
-        results: dict[Connection, _Written] = {}
+        results: dict[Connection, list[W3Segment]] = {}
         open_conns = [conn for _, conn in workers]
         while open_conns:
             for conn in wait(open_conns):
@@ -297,7 +307,7 @@ def _parallel_segments(
                 else:
                     results[conn] = payload
                     open_conns.remove(conn)
-        return [results[conn] for _, conn in workers]
+        return [segment for _, conn in workers for segment in results[conn]]
     finally:
         for proc, conn in workers:
             conn.close()
@@ -307,27 +317,25 @@ def _parallel_segments(
 
 
 def _write_index(
-    work: Path, records: list[Record], stamp: _Stamp, *, procs: int, progress: Progress | None, embed: bool
-) -> np.ndarray | None:
-    """Write *records* as a Whoosh index in *work*; return their vectors in document order if *embed*.
+    work: Path, records: list[Record], stamp: _Stamp, *, procs: int, progress: Progress | None, matrix: np.ndarray | None
+) -> None:
+    """Write *records* as a Whoosh index in *work*, and their vectors into *matrix* unless it is None.
 
-    The indexing processes embed their own ranges of records after indexing them, so the vectors
-    cost no time of their own on a build's critical path.
+    The indexing processes embed their own ranges of records after indexing them, into the shared
+    mapping of the vectors file, so the vectors add no step of their own to a build's critical path.
     """
     ix = whoosh_index.create_in(str(work), make_schema())
     storage, schema = ix.storage, ix.schema
     parts = max(1, min(procs, len(records) // MIN_PART_DOCS))
     if parts == 1:
-        written = [_write_range(storage, schema, records, 0, len(records), stamp, progress, embed)]
+        segments = _write_range(storage, schema, records, 0, len(records), stamp, progress, matrix)
     else:
-        written = _parallel_segments(storage, schema, records, stamp, parts, progress, embed)
-    segments = [segment for part in written for segment in part.segments]
+        segments = _parallel_segments(storage, schema, records, stamp, parts, progress, matrix)
     # Plain segment files, not one compound file: Whoosh reads a compound file's parts into memory
     # (BytesIO copies) in every worker, where plain files are memory-mapped.
     generation = ix.latest_generation() + 1
     whoosh_index.TOC(schema, segments, generation).write(storage, ix.indexname)
     whoosh_index.clean_files(storage, ix.indexname, generation, segments)
-    return np.concatenate([part.rows for part in written]) if embed else None
 
 
 def _check(work: Path, expected: int) -> None:

@@ -60,7 +60,7 @@ def corpus(tmp_path_factory):
     return load_corpus([DEFAULT_DIR, _debian_sample(folder / "sample.jsonl")])
 
 
-def _whoosh_write_index(work: Path, records, stamp, *, procs: int, progress, embed: bool):
+def _whoosh_write_index(work: Path, records, stamp, *, procs: int, progress, matrix) -> None:
     """The reference: every document through Whoosh's own SegmentWriter, one segment, then embedded."""
     records = build_module.with_first_seen(records, stamp.seen, stamp.now)
     ix = whoosh_index.create_in(str(work), make_schema())
@@ -68,7 +68,8 @@ def _whoosh_write_index(work: Path, records, stamp, *, procs: int, progress, emb
     for order, record in enumerate(records, start=1):
         writer.add_document(**to_document(record, order))
     writer.commit()
-    return vectors.embed_records(records) if embed else None
+    if matrix is not None:
+        matrix[:] = vectors.embed_records(records)
 
 
 @pytest.fixture(scope="module")

@@ -157,6 +157,14 @@ def test_no_piece_carries_a_word_mark_after_its_start():
     assert inside == []
 
 
+def test_sign_bits_of_float16_rows_read_from_their_bits_are_those_of_a_comparison():
+    special = np.array([0.0, -0.0, 6e-8, -6e-8, 1.0, -1.0, 65504, -65504, np.inf, -np.inf, np.nan, -np.nan], dtype=np.float16)
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)  # every float16 value, NaNs too
+    for rows in (np.resize(special, (3, vectors.DIM)), every.reshape(-1, vectors.DIM)):
+        expected = np.packbits(rows.astype(np.float32) > 0, axis=-1).view(np.uint64)
+        assert np.array_equal(vectors.sign_bits(rows), expected)
+
+
 def test_cli_builds_without_vectors_and_serve_rebuilds_an_index_of_another_model(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
