@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse  # noqa: F401
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Segment
+from whoosh.fields import Schema
 from whoosh.filedb.filestore import Storage
 
 from corpus.dates import now_utc, parse_iso
@@ -47,11 +48,15 @@ class BuildError(RuntimeError):
 
 
 @dataclass(frozen=True, slots=True)
-class _Stamp:
-    """The first_seen to give each record: the one the published index knew for its id, else *now*."""
+class _Job:
+    """What every indexing process of one build shares (a forked process inherits it, no copy)."""
 
-    seen: dict[str, str]
+    storage: Storage
+    schema: Schema
+    records: list[Record]
+    seen: dict[str, str]  # first_seen by id, as the published index knew them; else now
     now: str
+    matrix: np.ndarray | None  # the mapped vectors file, a row per record; None when vectors are off
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +98,11 @@ def build_corpus(
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
     with store.write_lock(root, wait=lock_wait):
-        stamp = _Stamp(known_first_seen(root), now_utc())
+        seen, now = known_first_seen(root), now_utc()
         snap_id, work = store.new_workdir(root)
         try:
             matrix = vectors.new_matrix(work, len(records)) if semantic and vectors.enabled() else None
-            _write_index(work, records, stamp, procs=procs, progress=progress, matrix=matrix)
+            _write_index(work, records, seen, now, matrix, procs=procs, progress=progress)
             _check(work, len(records))
             # A fresh build numbers its documents in the order of *records* (segments in range order).
             semantic_meta = None if matrix is None else vectors.write(work, [r.id for r in records], matrix)
@@ -181,22 +186,13 @@ def _segment_ranges(start: int, stop: int) -> list[tuple[int, int]]:
     return _ranges(start, stop, max(1, -(-count // SEGMENT_DOCS))) if count else []
 
 
-def _write_range(
-    storage: Storage,
-    schema,
-    records: list[Record],
-    start: int,
-    stop: int,
-    stamp: _Stamp,
-    report: Progress | None,
-    matrix: np.ndarray | None,
-) -> list[W3Segment]:
-    """Index records[start:stop] into segments, and embed them into matrix[start:stop] unless it is None."""
+def _write_range(job: _Job, start: int, stop: int, report: Progress | None) -> list[W3Segment]:
+    """Index records[start:stop] into segments, then embed them into their rows of the vectors file."""
     # Stamped here, in the indexing processes, rather than by the parent before it forks them.
-    part = with_first_seen(records[start:stop], stamp.seen, stamp.now)
-    segments = _write_segments(storage, schema, part, start, report)
-    if matrix is not None:
-        matrix[start:stop] = vectors.embed_records(part)
+    part = with_first_seen(job.records[start:stop], job.seen, job.now)
+    segments = _write_segments(job.storage, job.schema, part, start, report)
+    if job.matrix is not None:
+        job.matrix[start:stop] = vectors.embed_records(part)
     return segments
 
 
@@ -239,17 +235,7 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _worker(
-    conn: Connection,
-    storage: Storage,
-    schema,
-    records: list[Record],
-    start: int,
-    stop: int,
-    stamp: _Stamp,
-    matrix: np.ndarray | None,
-    parent: int,
-) -> None:
+def _worker(conn: Connection, job: _Job, start: int, stop: int, parent: int) -> None:
     """Index (and embed) a range of records in a forked process; send progress, then the segments or the error."""
     _die_with(parent)
     pending = 0
@@ -264,7 +250,7 @@ def _worker(
             pending = 0
 
     try:
-        segments = _write_range(storage, schema, records, start, stop, stamp, report, matrix)
+        segments = _write_range(job, start, stop, report)
         if pending:
             conn.send(("progress", pending))
         conn.send(("done", segments))
@@ -277,17 +263,14 @@ def _worker(
         conn.close()
 
 
-def _parallel_segments(
-    storage: Storage, schema, records: list[Record], stamp: _Stamp, parts: int, progress: Progress | None, matrix: np.ndarray | None
-) -> list[W3Segment]:
+def _parallel_segments(job: _Job, parts: int, progress: Progress | None) -> list[W3Segment]:
     """Index the records in *parts* forked processes, each writing (and embedding) one range."""
     ctx = multiprocessing.get_context("fork")
     workers = []
     try:
-        for lo, hi in _ranges(0, len(records), parts):
+        for lo, hi in _ranges(0, len(job.records), parts):
             receive, send = ctx.Pipe(duplex=False)
-            args = (send, storage, schema, records, lo, hi, stamp, matrix, os.getpid())
-            proc = ctx.Process(target=_worker, args=args, daemon=True)
+            proc = ctx.Process(target=_worker, args=(send, job, lo, hi, os.getpid()), daemon=True)
             proc.start()
             send.close()
             workers.append((proc, receive))
@@ -317,7 +300,14 @@ def _parallel_segments(
 
 
 def _write_index(
-    work: Path, records: list[Record], stamp: _Stamp, *, procs: int, progress: Progress | None, matrix: np.ndarray | None
+    work: Path,
+    records: list[Record],
+    seen: dict[str, str],
+    now: str,
+    matrix: np.ndarray | None,
+    *,
+    procs: int,
+    progress: Progress | None,
 ) -> None:
     """Write *records* as a Whoosh index in *work*, and their vectors into *matrix* unless it is None.
 
@@ -326,11 +316,12 @@ def _write_index(
     """
     ix = whoosh_index.create_in(str(work), make_schema())
     storage, schema = ix.storage, ix.schema
+    job = _Job(storage, schema, records, seen, now, matrix)
     parts = max(1, min(procs, len(records) // MIN_PART_DOCS))
     if parts == 1:
-        segments = _write_range(storage, schema, records, 0, len(records), stamp, progress, matrix)
+        segments = _write_range(job, 0, len(records), progress)
     else:
-        segments = _parallel_segments(storage, schema, records, stamp, parts, progress, matrix)
+        segments = _parallel_segments(job, parts, progress)
     # Plain segment files, not one compound file: Whoosh reads a compound file's parts into memory
     # (BytesIO copies) in every worker, where plain files are memory-mapped.
     generation = ix.latest_generation() + 1

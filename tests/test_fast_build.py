@@ -60,9 +60,9 @@ def corpus(tmp_path_factory):
     return load_corpus([DEFAULT_DIR, _debian_sample(folder / "sample.jsonl")])
 
 
-def _whoosh_write_index(work: Path, records, stamp, *, procs: int, progress, matrix) -> None:
+def _whoosh_write_index(work: Path, records, seen, now, matrix, *, procs: int, progress) -> None:
     """The reference: every document through Whoosh's own SegmentWriter, one segment, then embedded."""
-    records = build_module.with_first_seen(records, stamp.seen, stamp.now)
+    records = build_module.with_first_seen(records, seen, now)
     ix = whoosh_index.create_in(str(work), make_schema())
     writer = ix.writer(limitmb=256, compound=False)
     for order, record in enumerate(records, start=1):
