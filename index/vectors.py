@@ -197,12 +197,11 @@ def _sum_words(pieces: _Pieces, counts: np.ndarray, numbers: np.ndarray) -> np.n
     """Return the (unscaled) float32 sum of word vectors of each text, given its words' *numbers*.
 
     Both sums are sparse products whose rows add their terms one by one, in order, from zero: a 0/1
-    matrix times the table gives each distinct word's vector, a second times those each text's.
+    matrix times the pieces' rows gives each distinct word's vector, a second times those each text's.
     Repeated words are repeated terms, never counts, so every row is the plain sum in text order.
     """
-    sums = np.zeros((len(counts), pieces.rows.shape[1]), dtype=np.float32)
     if not len(numbers):
-        return sums
+        return np.zeros((len(counts), pieces.rows.shape[1]), dtype=np.float32)
     seen = np.zeros(len(pieces.starts) - 1, dtype=bool)
     seen[numbers] = True
     distinct = np.flatnonzero(seen)
