@@ -1,7 +1,8 @@
 """Build one index in a process of its own and print its figures as JSON (run by bench.run).
 
 Run in a fresh process so that its peak memory (``ru_maxrss``, plus that of any indexing
-subprocesses it started) is the build's own.
+subprocesses it started) is the build's own.  The service's build embeds the documents too (as
+``topichub build`` does) unless ``TOPICHUB_SEMANTIC=0``; ``vectors`` says whether it did.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from bench import fts5
 from corpus.sources import load_corpus
+from index import store
 from index.build import build_corpus
 
 
@@ -50,11 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.engine == "service":
         report = build_corpus(corpus, args.target, procs=args.procs)
         docs, seconds, size = report.doc_count, report.seconds, report.size_bytes
+        vectors = store.read_meta(Path(report.path)).get("semantic") is not None
     else:
         started = time.perf_counter()
         docs = fts5.create(args.target, _dedupe(corpus.records))
         seconds = time.perf_counter() - started
         size = args.target.stat().st_size
+        vectors = False
     cpu_seconds = _cpu_seconds() - cpu_started
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -66,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": round(seconds, 3),
             "docs_per_second": round(docs / seconds, 1) if seconds else 0.0,
             "cpu_seconds": round(cpu_seconds, 3),
+            "vectors": vectors,
             "size_bytes": size,
             "peak_rss_mb": round(own / 1024, 1),
             "peak_rss_children_mb": round(children / 1024, 1),

@@ -16,8 +16,13 @@ from multiprocessing.connection import Connection, wait
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
+# The sparse products of bulk embedding (index/vectors.py imports scipy only when it embeds, as web
+# workers never do): loaded with this module, before the indexing processes fork, not by each.
+import scipy.sparse  # noqa: F401
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Segment
+from whoosh.fields import Schema
 from whoosh.filedb.filestore import Storage
 
 from index.dates import now_utc, parse_iso
@@ -40,6 +45,18 @@ _PROGRESS_EVERY = 500  # documents between progress messages from an indexing pr
 
 class BuildError(RuntimeError):
     """The new snapshot failed its checks; the live index was not touched."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """What every indexing process of one build shares (a forked process inherits it, no copy)."""
+
+    storage: Storage
+    schema: Schema
+    records: list[Record]
+    seen: dict[str, str]  # first_seen by id, as the published index knew them; else now
+    now: str
+    matrix: np.ndarray | None  # the mapped vectors file, a row per record; None when vectors are off
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +98,14 @@ def build_corpus(
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
     with store.write_lock(root, wait=lock_wait):
-        records = with_first_seen(records, known_first_seen(root), now_utc())
+        seen, now = known_first_seen(root), now_utc()
         snap_id, work = store.new_workdir(root)
         try:
-            _write_index(work, records, procs=procs, progress=progress)
+            matrix = vectors.new_matrix(work, len(records)) if semantic and vectors.enabled() else None
+            _write_index(work, records, seen, now, matrix, procs=procs, progress=progress)
             _check(work, len(records))
-            semantic_meta = vectors.write(work, records, on=semantic)
+            # A fresh build numbers its documents in the order of *records* (segments in range order).
+            semantic_meta = None if matrix is None else vectors.write(work, [r.id for r in records], matrix)
             seconds = time.perf_counter() - started
             store.write_meta(
                 work,
@@ -167,21 +186,29 @@ def _segment_ranges(start: int, stop: int) -> list[tuple[int, int]]:
     return _ranges(start, stop, max(1, -(-count // SEGMENT_DOCS))) if count else []
 
 
-def _write_segments(
-    storage: Storage, schema, records: list[Record], start: int, stop: int, report: Progress | None
-) -> list[W3Segment]:
-    """Index records[start:stop] (listing order start+1...) into segments of at most SEGMENT_DOCS."""
+def _write_range(job: _Job, start: int, stop: int, report: Progress | None) -> list[W3Segment]:
+    """Index records[start:stop] into segments, then embed them into their rows of the vectors file."""
+    # Stamped here, in the indexing processes, rather than by the parent before it forks them.
+    part = with_first_seen(job.records[start:stop], job.seen, job.now)
+    segments = _write_segments(job.storage, job.schema, part, start, report)
+    if job.matrix is not None:
+        job.matrix[start:stop] = vectors.embed_records(part)
+    return segments
+
+
+def _write_segments(storage: Storage, schema, records: list[Record], offset: int, report: Progress | None) -> list[W3Segment]:
+    """Index *records* (listing order offset+1...) into segments of at most SEGMENT_DOCS."""
     analyzer = TermAnalyzer()  # its cache of analysed tokens serves every segment
     segments = []
     gc_was_enabled = gc.isenabled()
     # Millions of small lists and no cycles: the cyclic collector would walk them all, again and again.
     gc.disable()
     try:
-        for lo, hi in _segment_ranges(start, stop):
+        for lo, hi in _segment_ranges(0, len(records)):
             builder = SegmentBuilder(schema, storage, analyzer=analyzer)
             try:
-                for order in range(lo + 1, hi + 1):
-                    builder.add(to_document(records[order - 1], order))
+                for n in range(lo, hi):
+                    builder.add(to_document(records[n], offset + n + 1))
                     if report is not None:
                         report(1)
                 segments.append(builder.write())
@@ -208,8 +235,8 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _worker(conn: Connection, storage: Storage, schema, records: list[Record], start: int, stop: int, parent: int) -> None:
-    """Index a range of records in a forked process; send progress, then the segments or the error."""
+def _worker(conn: Connection, job: _Job, start: int, stop: int, parent: int) -> None:
+    """Index (and embed) a range of records in a forked process; send progress, then the segments or the error."""
     _die_with(parent)
     pending = 0
 
@@ -223,7 +250,7 @@ def _worker(conn: Connection, storage: Storage, schema, records: list[Record], s
             pending = 0
 
     try:
-        segments = _write_segments(storage, schema, records, start, stop, report)
+        segments = _write_range(job, start, stop, report)
         if pending:
             conn.send(("progress", pending))
         conn.send(("done", segments))
@@ -236,16 +263,14 @@ def _worker(conn: Connection, storage: Storage, schema, records: list[Record], s
         conn.close()
 
 
-def _parallel_segments(
-    storage: Storage, schema, records: list[Record], parts: int, progress: Progress | None
-) -> list[W3Segment]:
-    """Index the records in *parts* forked processes, each writing the segments of one range."""
+def _parallel_segments(job: _Job, parts: int, progress: Progress | None) -> list[W3Segment]:
+    """Index the records in *parts* forked processes, each writing (and embedding) one range."""
     ctx = multiprocessing.get_context("fork")
     workers = []
     try:
-        for lo, hi in _ranges(0, len(records), parts):
+        for lo, hi in _ranges(0, len(job.records), parts):
             receive, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_worker, args=(send, storage, schema, records, lo, hi, os.getpid()), daemon=True)
+            proc = ctx.Process(target=_worker, args=(send, job, lo, hi, os.getpid()), daemon=True)
             proc.start()
             send.close()
             workers.append((proc, receive))
@@ -274,15 +299,29 @@ def _parallel_segments(
             proc.join()
 
 
-def _write_index(work: Path, records: list[Record], *, procs: int, progress: Progress | None) -> None:
-    """Write *records* as a Whoosh index in *work*: one or more segments, then the table of contents."""
+def _write_index(
+    work: Path,
+    records: list[Record],
+    seen: dict[str, str],
+    now: str,
+    matrix: np.ndarray | None,
+    *,
+    procs: int,
+    progress: Progress | None,
+) -> None:
+    """Write *records* as a Whoosh index in *work*, and their vectors into *matrix* unless it is None.
+
+    The indexing processes embed their own ranges of records after indexing them, into the shared
+    mapping of the vectors file, so the vectors add no step of their own to a build's critical path.
+    """
     ix = whoosh_index.create_in(str(work), make_schema())
     storage, schema = ix.storage, ix.schema
+    job = _Job(storage, schema, records, seen, now, matrix)
     parts = max(1, min(procs, len(records) // MIN_PART_DOCS))
     if parts == 1:
-        segments = _write_segments(storage, schema, records, 0, len(records), progress)
+        segments = _write_range(job, 0, len(records), progress)
     else:
-        segments = _parallel_segments(storage, schema, records, parts, progress)
+        segments = _parallel_segments(job, parts, progress)
     # Plain segment files, not one compound file: Whoosh reads a compound file's parts into memory
     # (BytesIO copies) in every worker, where plain files are memory-mapped.
     generation = ix.latest_generation() + 1

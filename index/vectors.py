@@ -22,10 +22,10 @@ import importlib.util
 import json
 import os
 import struct
-from array import array
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, count
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +42,8 @@ SIGNS_FILE = "vectors-signs.npy"
 IDS_FILE = "vectors-ids.json"
 SWITCH = "TOPICHUB_SEMANTIC"  # "0" turns the signal off, in builds and in the service
 _BATCH_DOCS = 2048  # documents embedded at a time; 8192 took as long and 140 MB more at peak (64k Debian)
+_JOINED_WORDS = 256  # words tokenised in one string: longer strings cost more a piece (64k Debian)
+WORD_MARK = "\u2581"  # Llama's mark of a word's start, in place of the space before it
 
 
 def enabled() -> bool:
@@ -90,6 +92,11 @@ class Encoder:
         self.tokenizer = tokenizer
         self.table = table
         self.dim = table.shape[1]
+        # A word's first piece, and only it, starts with Llama's word mark: no piece holds the mark
+        # after its first character unless it is all marks (checked by tests/test_vectors.py).
+        pieces = tokenizer.get_vocab()
+        self.starts_word = np.zeros(len(table), dtype=bool)
+        self.starts_word[[n for piece, n in pieces.items() if piece.startswith(WORD_MARK) and n < len(table)]] = True
 
     @classmethod
     def load(cls) -> Encoder:
@@ -110,70 +117,110 @@ class Encoder:
         return vector / norm if norm > 0 else vector
 
     def embed(self, texts: Sequence[str], dtype: type = np.float32) -> np.ndarray:
-        """Return one unit row per text (all zero for a text without words), float32 unless *dtype*."""
+        """Return one unit row per text (all zero for a text without words), float32 unless *dtype*.
+
+        A text's row is the float32 sum of its words' vectors in order, each word's vector the
+        float32 sum of its pieces' rows in order, scaled to unit length.
+        """
         out = np.zeros((len(texts), self.dim), dtype=dtype)
-        words = _WordTable(self)  # one tokenisation per distinct word, for this call only
-        for lo in range(0, len(texts), _BATCH_DOCS):
-            sums = words.embed(texts[lo : lo + _BATCH_DOCS])
+        words = _WordTable()  # one tokenisation per distinct word, for this call only
+        batches = [words.number(texts[lo : lo + _BATCH_DOCS]) for lo in range(0, len(texts), _BATCH_DOCS)]
+        pieces = words.pieces(self)
+        for lo, (counts, numbers) in zip(range(0, len(texts), _BATCH_DOCS), batches):
+            sums = _sum_words(pieces, counts, numbers)
             norms = np.linalg.norm(sums, axis=1, keepdims=True)
             out[lo : lo + _BATCH_DOCS] = np.divide(sums, norms, out=sums, where=norms > 0)
         return out
 
+    def tokenise(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Return the piece ids of *words*, all in one array, and where each word's pieces start (and end).
+
+        Words are tokenised many at a time, joined by spaces, which gives each word the pieces it
+        gets alone (no piece spans a word mark) several times faster than one call per word.  A word
+        holding the mark itself is tokenised alone: its pieces could not be told from the next word's.
+        """
+        runs: list[str] = []
+        alone: list[int] = []  # runs of one word that holds the mark
+        lo = 0
+        for n in [*(n for n, word in enumerate(words) if WORD_MARK in word), len(words)]:
+            runs.extend(" ".join(words[i : min(i + _JOINED_WORDS, n)]) for i in range(lo, n, _JOINED_WORDS))
+            if n < len(words):
+                alone.append(len(runs))
+                runs.append(words[n])
+            lo = n + 1
+        encoded = [e.ids for e in self.tokenizer.encode_batch_fast(runs, add_special_tokens=False)]
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        ids = np.fromiter(chain.from_iterable(encoded), dtype=np.int32, count=int(lengths.sum()))
+        firsts = self.starts_word[ids]
+        for run, start in zip(alone, (np.cumsum(lengths) - lengths)[alone]):
+            firsts[start : start + lengths[run]] = False
+            firsts[start] = True
+        starts = np.flatnonzero(firsts)
+        if len(starts) != len(words):  # a model whose pieces span words: this shortcut would not do
+            raise ValueError(f"{len(words)} words were tokenised as {len(starts)}")
+        return ids, np.append(starts, len(ids))
+
 
 class _WordTable:
-    """The token ids of every distinct word seen by one Encoder.embed call."""
+    """The distinct words of one Encoder.embed call, numbered in order of first sight."""
 
-    def __init__(self, encoder: Encoder) -> None:
-        self.encoder = encoder
-        self.index: dict[str, int] = {}
-        self.starts = array("q")
-        self.lengths = array("q")
-        self.tokens = array("q")
+    def __init__(self) -> None:
+        self.numbers: defaultdict[str, int] = defaultdict(count().__next__)  # a new word takes the next number
 
-    def _learn(self, words: set[str]) -> None:
-        new = [w for w in words if w not in self.index]
-        # encode_batch_fast: no character offsets, which are not needed here.
-        ids = [encoding.ids for encoding in self.encoder.tokenizer.encode_batch_fast(new, add_special_tokens=False)]
-        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-        self.index.update(zip(new, range(len(self.starts), len(self.starts) + len(new))))
-        self.starts.extend((np.cumsum(lengths) - lengths + len(self.tokens)).tolist())
-        self.lengths.extend(lengths.tolist())
-        self.tokens.extend(chain.from_iterable(ids))
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Return the (unscaled) sum of token vectors of each text."""
+    def number(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Return each text's number of words and the numbers of all their words, text after text."""
         split = [text.split() for text in texts]
-        self._learn(set().union(*split))
         counts = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
-        words = np.fromiter(map(self.index.__getitem__, chain.from_iterable(split)), dtype=np.int64, count=int(counts.sum()))
-        sums = np.zeros((len(texts), self.encoder.dim), dtype=np.float32)
-        if not len(words):
-            return sums
-        distinct, inverse = np.unique(words, return_inverse=True)
-        tokens = np.frombuffer(self.tokens, dtype=np.int64)
-        starts = np.frombuffer(self.starts, dtype=np.int64)[distinct]
-        lengths = np.frombuffer(self.lengths, dtype=np.int64)[distinct]
-        word_vectors = _segment_sums(self.encoder.table, tokens, starts, lengths)
-        return _segment_sums(word_vectors, inverse, np.cumsum(counts) - counts, counts)
+        numbers = np.fromiter(map(self.numbers.__getitem__, chain.from_iterable(split)), dtype=np.int32, count=int(counts.sum()))
+        return counts, numbers
+
+    def pieces(self, encoder: Encoder) -> _Pieces:
+        """Return the pieces of every word numbered so far, with the float32 rows of those pieces."""
+        ids, starts = encoder.tokenise(list(self.numbers))
+        # Sparse products take float32: only the rows used are converted (the whole table is 32 MB).
+        used = np.zeros(len(encoder.table), dtype=bool)
+        used[ids] = True
+        rows = encoder.table[used].astype(np.float32)
+        return _Pieces(rows, (np.cumsum(used, dtype=np.int32) - 1)[ids], starts)
 
 
-def _segment_sums(rows: np.ndarray, index: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Return, for each segment i, the float32 sum of rows[index[starts[i] + k]] for k < lengths[i].
+@dataclass(frozen=True, slots=True)
+class _Pieces:
+    """The pieces of numbered words: word *n*'s are rows[ids[starts[n]:starts[n + 1]]], in order."""
 
-    One vectorised step per position within a segment, over the segments still that long: they are
-    taken longest first, so those are always a prefix (a slice, not a gather and scatter).  numpy's
-    reduceat and add.at take several times longer on many short segments of 256-wide rows.
+    rows: np.ndarray  # float32, one per distinct piece
+    ids: np.ndarray
+    starts: np.ndarray
+
+
+def _sum_words(pieces: _Pieces, counts: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """Return the (unscaled) float32 sum of word vectors of each text, given its words' *numbers*.
+
+    Both sums are sparse products whose rows add their terms one by one, in order, from zero: a 0/1
+    matrix times the pieces' rows gives each distinct word's vector, a second times those each text's.
+    Repeated words are repeated terms, never counts, so every row is the plain sum in text order.
     """
-    order = np.argsort(-lengths, kind="stable")
-    starts, lengths = starts[order], lengths[order]
-    sums = np.zeros((len(order), rows.shape[1]), dtype=np.float32)
-    # How many segments are longer than each step: lengths are descending.
-    longer = np.searchsorted(-lengths, -np.arange(int(lengths[0]) if len(lengths) else 0), side="left")
-    for step, count in enumerate(longer):
-        sums[:count] += rows[index[starts[:count] + step]]
-    out = np.empty_like(sums)
-    out[order] = sums
-    return out
+    if not len(numbers):
+        return np.zeros((len(counts), pieces.rows.shape[1]), dtype=np.float32)
+    seen = np.zeros(len(pieces.starts) - 1, dtype=bool)
+    seen[numbers] = True
+    distinct = np.flatnonzero(seen)
+    local = np.empty(len(seen), dtype=np.int32)
+    local[distinct] = np.arange(len(distinct), dtype=np.int32)
+    starts = pieces.starts[distinct]
+    lengths = pieces.starts[distinct + 1] - starts
+    bounds = np.concatenate(([0], np.cumsum(lengths)))
+    # Each distinct word's pieces, one after the other: position k of word i is ids[starts[i] + k].
+    columns = pieces.ids[np.repeat(starts - bounds[:-1], lengths) + np.arange(bounds[-1])]
+    word_vectors = _ones(columns, bounds, len(pieces.rows)) @ pieces.rows
+    return _ones(local[numbers], np.concatenate(([0], np.cumsum(counts))), len(distinct)) @ word_vectors
+
+
+def _ones(columns: np.ndarray, bounds: np.ndarray, width: int):  # -> scipy.sparse.csr_matrix
+    """Return the 0/1 matrix whose row i holds a one at each of columns[bounds[i]:bounds[i + 1]], in order."""
+    from scipy import sparse  # here: 22 MB and 0.17 s that a web worker, which never embeds in bulk, would pay
+
+    return sparse.csr_matrix((np.ones(len(columns), dtype=np.float32), columns, bounds), shape=(len(bounds) - 1, width))
 
 
 @functools.cache
@@ -222,26 +269,38 @@ def _docnum_ids(work: Path) -> list[str | None]:
 
 def sign_bits(matrix: np.ndarray) -> np.ndarray:
     """Return the sign bits of each row of *matrix* packed into uint64 words."""
-    return np.packbits(np.asarray(matrix) > 0, axis=-1).view(np.uint64)
+    matrix = np.asarray(matrix)
+    if matrix.dtype == np.float16:
+        # numpy compares float16 in software, eight times slower than this look at the bits: the
+        # codes 1 to 0x7C00 are the float16 values above zero (NaN and -0.0 are not).
+        return np.packbits(matrix.view(np.uint16) - np.uint16(1) < np.uint16(0x7C00), axis=-1).view(np.uint64)
+    return np.packbits(matrix > 0, axis=-1).view(np.uint64)
 
 
-def _write(work: Path, ids: list[str | None], matrix: np.ndarray) -> dict[str, object]:
-    """Write the float16 *matrix* with its sign bits and row ids into *work*; return the manifest entry."""
-    np.save(work / VECTORS_FILE, matrix, allow_pickle=False)
+def new_matrix(work: Path, rows: int) -> np.ndarray:
+    """Create the vectors file of the snapshot in *work*, *rows* zero rows, and return it mapped for writing.
+
+    The mapping is shared: indexing processes forked after this call fill their rows in place.
+    """
+    for name in (VECTORS_FILE, SIGNS_FILE, IDS_FILE):
+        (work / name).unlink(missing_ok=True)  # new files, never written through one an older snapshot shares
+    return np.lib.format.open_memmap(work / VECTORS_FILE, mode="w+", dtype=np.float16, shape=(rows, DIM))
+
+
+def write(work: Path, ids: Sequence[str | None], matrix: np.ndarray) -> dict[str, object]:
+    """Finish the vectors of *work*: *matrix* (from new_matrix) row *n* is document number *n*, of id ids[n].
+
+    Write its sign bits and the ids; return the manifest entry.
+    """
+    matrix.flush()  # type: ignore[attr-defined]
     np.save(work / SIGNS_FILE, sign_bits(matrix), allow_pickle=False)
-    (work / IDS_FILE).write_text(json.dumps(ids, separators=(",", ":")), encoding="utf-8")
+    (work / IDS_FILE).write_text(json.dumps(list(ids), separators=(",", ":")), encoding="utf-8")
     return {**model_info(), "rows": len(ids), "vectors": int(sum(i is not None for i in ids))}
 
 
-def write(work: Path, records: Sequence[Record], *, on: bool = True) -> dict[str, object] | None:
-    """Embed *records* into the new index in *work*; return the manifest entry (None when switched off)."""
-    if not (on and enabled()):
-        return None
-    ids = _docnum_ids(work)
-    by_id = {record.id: record for record in records}
-    # A hole (none in a fresh build) has no text, so a zero row; float16 rows halve the peak memory.
-    texts = [document_text(by_id[doc_id]) if doc_id is not None else "" for doc_id in ids]
-    return _write(work, ids, encoder().embed(texts, dtype=np.float16))
+def embed_records(records: Sequence[Record]) -> np.ndarray:
+    """Return the float16 vectors of *records*, one row each, in their order."""
+    return encoder().embed([document_text(record) for record in records], dtype=np.float16)
 
 
 def update(previous: Path, work: Path, recorded: object, upserts: Mapping[str, Record]) -> dict[str, object] | None:
@@ -254,7 +313,7 @@ def update(previous: Path, work: Path, recorded: object, upserts: Mapping[str, R
     if not isinstance(recorded, dict):
         return None
     ids = _docnum_ids(work)
-    matrix = np.zeros((len(ids), DIM), dtype=np.float16)
+    matrix = new_matrix(work, len(ids))
     old = open_vectors(previous, {"semantic": recorded})
     old_row: dict[str, int] = {}
     if old is not None:
@@ -268,9 +327,7 @@ def update(previous: Path, work: Path, recorded: object, upserts: Mapping[str, R
     fresh = [n for n, doc_id in enumerate(ids) if doc_id is not None and n not in kept]
     if fresh:
         matrix[fresh] = encoder().embed(_texts(work, [(n, ids[n]) for n in fresh], upserts), dtype=np.float16)
-    for name in (VECTORS_FILE, SIGNS_FILE, IDS_FILE):
-        (work / name).unlink(missing_ok=True)  # write new files, never through one the old snapshot might share
-    return _write(work, ids, matrix)
+    return write(work, ids, matrix)
 
 
 def _texts(work: Path, rows: list[tuple[int, str | None]], upserts: Mapping[str, Record]) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 
 from corpus.errors import CorpusError
 from corpus.sources import DEFAULT_DIR
-from index import store
+from index import store, vectors
 from index.build import build
 from search.params import SearchParams
 from search.service import SearchService
@@ -56,6 +56,23 @@ def test_failed_build_leaves_the_old_index_answering(tmp_path, monkeypatch):
     after = SearchService(tmp_path).search(SearchParams(q="stargate"))
     assert after.total == before.total == 15
     assert service.search(SearchParams(q="stargate")).total == 15
+
+
+def test_a_build_whose_vectors_fail_in_an_indexing_process_publishes_nothing(tmp_path, monkeypatch):
+    build(root=tmp_path)
+    published = store.current_id(tmp_path)
+    import index.build as build_module
+
+    monkeypatch.setattr(build_module, "MIN_PART_DOCS", 20)  # the seed corpus in two indexing processes
+
+    def failing(records):
+        raise OSError(f"no room for {len(records)} vectors")
+
+    monkeypatch.setattr(vectors, "embed_records", failing)
+    with pytest.raises(OSError, match="no room for 2[89] vectors"):
+        build(root=tmp_path, procs=2)
+    assert store.current_id(tmp_path) == published
+    assert [p.name for p in store.snapshots_dir(tmp_path).iterdir()] == [published]
 
 
 def test_a_stale_temporary_folder_is_cleaned_by_the_next_build(tmp_path):

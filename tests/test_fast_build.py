@@ -12,12 +12,13 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 from whoosh import index as whoosh_index
 
 import index.build as build_module
 from corpus.sources import DEFAULT_DIR, load_corpus
-from index import store
+from index import store, vectors
 from index.analysis import TOKEN_PATTERN, TermAnalyzer, text_analyzer
 from index.build import build_corpus
 from index.schema import make_schema, to_document
@@ -59,13 +60,16 @@ def corpus(tmp_path_factory):
     return load_corpus([DEFAULT_DIR, _debian_sample(folder / "sample.jsonl")])
 
 
-def _whoosh_write_index(work: Path, records, *, procs: int, progress) -> None:
-    """The reference: every document through Whoosh's own SegmentWriter, one segment."""
+def _whoosh_write_index(work: Path, records, seen, now, matrix, *, procs: int, progress) -> None:
+    """The reference: every document through Whoosh's own SegmentWriter, one segment, then embedded."""
+    records = build_module.with_first_seen(records, seen, now)
     ix = whoosh_index.create_in(str(work), make_schema())
     writer = ix.writer(limitmb=256, compound=False)
     for order, record in enumerate(records, start=1):
         writer.add_document(**to_document(record, order))
     writer.commit()
+    if matrix is not None:
+        matrix[:] = vectors.embed_records(records)
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +157,17 @@ def test_the_parallel_build_wrote_several_segments_in_listing_order(roots, views
     assert views["parallel"]["order"] == list(range(1, views["parallel"]["doc_count"] + 1))
 
 
+@pytest.mark.parametrize("way", ["fast", "parallel"])
+def test_the_vectors_are_those_of_one_embedding_in_document_order(roots, way):
+    """Indexing processes embed their own ranges: the rows still follow the document numbers, unchanged."""
+    reference, built = store.current_path(roots["whoosh"]), store.current_path(roots[way])
+    ids = json.loads((built / vectors.IDS_FILE).read_text(encoding="utf-8"))
+    assert ids == vectors._docnum_ids(built) == json.loads((reference / vectors.IDS_FILE).read_text(encoding="utf-8"))
+    assert np.array_equal(np.load(built / vectors.VECTORS_FILE), np.load(reference / vectors.VECTORS_FILE))
+    assert np.array_equal(np.load(built / vectors.SIGNS_FILE), np.load(reference / vectors.SIGNS_FILE))
+    assert store.read_meta(built)["semantic"] == store.read_meta(reference)["semantic"]
+
+
 def test_one_segment_has_the_same_blocks_and_term_statistics(roots):
     """Term infos and per-block statistics (used to skip blocks) match Whoosh's, term by term."""
     readers = {}
@@ -204,7 +219,17 @@ def test_an_update_on_a_fast_built_index_works(roots, tmp_path):
         {"id": "edge-empty", "delete": True},
     ])
     before = SearchService(roots["whoosh"]).search(SearchParams(q="trainium2")).total
+    built = store.current_path(roots["parallel"])
+    old_rows = dict(zip(json.loads((built / vectors.IDS_FILE).read_text(encoding="utf-8")), np.load(built / vectors.VECTORS_FILE)))
     report = apply_changes(read_changes(changes), roots["parallel"])
+    updated = store.current_path(roots["parallel"])
+    ids = json.loads((updated / vectors.IDS_FILE).read_text(encoding="utf-8"))
+    rows = dict(zip(ids, np.load(updated / vectors.VECTORS_FILE)))
+    # Whoosh renumbered the documents: every row still belongs to its id, the new one embedded.
+    assert ids == vectors._docnum_ids(updated) and "edge-empty" not in rows
+    assert all(np.array_equal(row, old_rows[doc_id]) for doc_id, row in rows.items() if doc_id not in (None, "edge-new"))
+    new_row = vectors.encoder().embed(["Brand new Trainium2 gadget\nFresh words: zyzzyva."], dtype=np.float16)[0]
+    assert np.array_equal(rows["edge-new"], new_row)
     service = SearchService(roots["parallel"])
     assert [h.id for h in service.search(SearchParams(q="zyzzyva")).hits] == ["edge-new"]
     assert service.search(SearchParams(q="trainium2")).total == before + 1

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from corpus.sources import load_corpus
 from index import store, vectors
@@ -114,6 +116,53 @@ def test_one_text_embeds_as_in_a_batch():
     batch = vectors.encoder().embed(texts)
     for text, row in zip(texts, batch):
         np.testing.assert_allclose(vectors.encoder().embed_one(text), row, atol=1e-5)
+
+
+def _embed_word_by_word(texts: list[str]) -> np.ndarray:
+    """The definition Encoder.embed computes in bulk: each word tokenised alone, float32 sums in order."""
+    encoder = vectors.encoder()
+    out = np.zeros((len(texts), vectors.DIM), dtype=np.float32)
+    for row, text in zip(out, texts):
+        for word in text.split():
+            word_vector = np.zeros(vectors.DIM, dtype=np.float32)
+            for piece in encoder.tokenizer.encode(word, add_special_tokens=False).ids:
+                word_vector += encoder.table[piece]
+            row += word_vector
+    norms = np.linalg.norm(out, axis=1, keepdims=True)  # scaled as embed scales its sums
+    return np.divide(out, norms, out=out, where=norms > 0)
+
+
+WORDS = st.sampled_from(["the", "GPUs", "data-center", "x86_64", "libstdc++", "naïve", "日本語", "▁", "a▁b", "▁▁x", "\u00a0", "😀"])
+TEXTS = st.lists(st.lists(WORDS | st.text(max_size=8), max_size=12).map(" ".join), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=TEXTS)
+@example(texts=["▁ ▁x y▁ ▁▁ x▁▁y", "a▁ b", ""] * 3)
+def test_bulk_embedding_equals_embedding_word_by_word(texts):
+    # Small batches and runs, so that words and texts cross their bounds.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vectors, "_BATCH_DOCS", 5)
+        patch.setattr(vectors, "_JOINED_WORDS", 3)
+        bulk = vectors.encoder().embed(texts)
+        half = vectors.encoder().embed(texts, dtype=np.float16)
+    expected = _embed_word_by_word(texts)
+    assert np.array_equal(bulk, expected)
+    assert np.array_equal(half, expected.astype(np.float16))
+
+
+def test_no_piece_carries_a_word_mark_after_its_start():
+    """What tokenising many words joined by spaces relies on: a piece never spans two words."""
+    inside = [piece for piece in vectors.encoder().tokenizer.get_vocab() if vectors.WORD_MARK in piece[1:] and piece.strip(vectors.WORD_MARK)]
+    assert inside == []
+
+
+def test_sign_bits_of_float16_rows_read_from_their_bits_are_those_of_a_comparison():
+    special = np.array([0.0, -0.0, 6e-8, -6e-8, 1.0, -1.0, 65504, -65504, np.inf, -np.inf, np.nan, -np.nan], dtype=np.float16)
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)  # every float16 value, NaNs too
+    for rows in (np.resize(special, (3, vectors.DIM)), every.reshape(-1, vectors.DIM)):
+        expected = np.packbits(rows.astype(np.float32) > 0, axis=-1).view(np.uint64)
+        assert np.array_equal(vectors.sign_bits(rows), expected)
 
 
 def test_cli_builds_without_vectors_and_serve_rebuilds_an_index_of_another_model(tmp_path, monkeypatch):
