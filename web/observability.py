@@ -39,6 +39,7 @@ from search.snapshot import Snapshot
 
 ACCESS_LOGGER = "topichub.access"
 REQUEST_ID_HEADER = "X-Request-ID"
+_REQUEST_ID_LOWER = REQUEST_ID_HEADER.lower()
 # An incoming id is kept when it is 1 to 128 visible ASCII characters: safe in a header and a log line.
 _SAFE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _ENVIRON_ID = "topichub.request_id"
@@ -224,8 +225,11 @@ class MeteredSearch(SearchService):
         cache = self._results  # its counters are per process; the metrics add the workers up
         hits, misses = cache.hits, cache.misses
         result = super().search(params)
-        self._metrics.cache_hits.inc(cache.hits - hits)
-        self._metrics.cache_misses.inc(cache.misses - misses)
+        # Only what changed: each inc of a shared counter writes to its memory-mapped file.
+        if cache.hits != hits:
+            self._metrics.cache_hits.inc(cache.hits - hits)
+        if cache.misses != misses:
+            self._metrics.cache_misses.inc(cache.misses - misses)
         if result.timed_out:
             self._metrics.budget_expiries.inc()
         return result
@@ -272,7 +276,7 @@ class RequestObserver:
 
         def start(status_line: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             status[:] = [int(status_line.split(" ", 1)[0])]
-            headers[:] = [(k, v) for k, v in headers if k.lower() != REQUEST_ID_HEADER.lower()]
+            headers[:] = [(k, v) for k, v in headers if k.lower() != _REQUEST_ID_LOWER]
             headers.append((REQUEST_ID_HEADER, rid))
             return start_response(status_line, headers, exc_info)
 
