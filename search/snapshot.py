@@ -43,6 +43,8 @@ TERM_CACHE_IDS = 4_000_000
 TOKEN_CACHE_DOCS = 4096
 # Distinct raw tokens (and text chunks) whose analysis is kept for highlighting.
 TOKEN_CACHE_WORDS = 50_000
+# Documents of phrases' scores kept (a dict entry, ~100 bytes each: 200k is some 20 MB).
+PHRASE_CACHE_DOCS = 200_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -96,6 +98,9 @@ class Snapshot:
         self._stored: Bounded[int, dict[str, object]] = Bounded(TOKEN_CACHE_DOCS)
         self.synonyms = Synonyms.from_groups(self.meta.get("synonyms") or ())  # analysed by the build
         self.term_scores = TermScores()  # each (field, term)'s BM25F scores, read once (search/scoring.py)
+        # Each phrase's matches with Whoosh's scores, found once (search/evaluator.py): a synonym's
+        # multi-word variants are the same few phrases in every query that names the concept.
+        self.phrases: Bounded[tuple[object, ...], dict[int, float]] = Bounded(PHRASE_CACHE_DOCS, cost=lambda d: len(d) + 1)
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
