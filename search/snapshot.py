@@ -36,7 +36,9 @@ from search.scoring import TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
 
-FACET_FIELDS = ("topics", "entities", "kind", "month")
+# Facets as a request names them → the indexed field of their values.
+FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
+FACET_FIELDS = tuple(FACETS.values())
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
 TERM_CACHE_IDS = 4_000_000
 # Documents whose analysed tokens, and whose stored fields, are kept (a few KB each).
@@ -87,6 +89,11 @@ class Snapshot:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
         self.analyzer = self.schema["body"].analyzer
+        # Each facet value's label and its sort key (the label lower-cased), made once, not per search.
+        self.facet_labels = {
+            facet: {value: (label := self.label(facet, value), label.lower()) for value in self.facet_docs[field]}
+            for facet, field in FACETS.items()
+        }
         self._local = _per_thread()
         # Every thread's searcher, closed (with its open segment files) once no request holds the
         # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
