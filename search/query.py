@@ -388,10 +388,8 @@ def keep_informative(
     unique: dict[tuple[str, ...], Concept] = {}
     for concept in parsed.concepts:
         unique.setdefault(concept.alternatives[0].words or (concept.text,), concept)
-    concepts = [
-        replace(c, count=max(1, min((typed[w] for w in c.alternatives[0].words), default=1)))
-        for c in unique.values()
-    ]
+    counts = [max(1, min((typed[w] for w in c.alternatives[0].words), default=1)) for c in unique.values()]
+    concepts = [c if n == c.count else replace(c, count=n) for c, n in zip(unique.values(), counts)]
     dropped = 0
     if len(concepts) > limit:
 

@@ -208,11 +208,15 @@ def _close_searchers(searchers: list[Searcher]) -> None:
 class TokenReplay:
     """A text's analysed tokens, kept for the highlighter: (term, position, startchar, endchar) each."""
 
-    __slots__ = ("entries", "texts")
+    __slots__ = ("entries", "texts", "where")
 
     def __init__(self, entries: tuple[tuple[str, int, int, int], ...]) -> None:
         self.entries = entries
-        self.texts = frozenset(entry[0] for entry in entries)  # the terms the text holds
+        where: dict[str, list[int]] = {}
+        for i, entry in enumerate(entries):
+            where.setdefault(entry[0], []).append(i)
+        self.where = where  # each term's entries, by index: a snippet finds its matches without a scan
+        self.texts = frozenset(where)  # the terms the text holds
 
 
 def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, array]:
