@@ -64,7 +64,8 @@ def _cached(request_parts: tuple[object, ...], answer: Callable[[], tuple[dict[s
     else:
         body, used = answer()  # the snapshot the answer came from: a publish may land in between
         response = jsonify(body)
-        etag = _etag(used, *request_parts)
+        if used != current:
+            etag = _etag(used, *request_parts)
     response.set_etag(etag, weak=True)
     response.headers["Cache-Control"] = CACHE_CONTROL
     return response
