@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from operator import add
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -78,6 +79,31 @@ class Coverage:
     def factor(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
         return self.share(docnum, concept_docs) ** self.power
 
+    def weigh(self, totals: dict[int, float], concept_docs: Sequence[set[int]]) -> dict[int, float]:
+        """Return each of *totals* times its document's ``factor``, the same floats, reckoned once per
+        combination of concepts held: at 64k a query has thousands of candidates and a few combinations."""
+        held = dict.fromkeys(totals, 0)  # document -> a bit per concept it has
+        for bit, docs in enumerate(concept_docs):
+            flag = 1 << bit
+            for docnum in held.keys() & docs:
+                held[docnum] |= flag
+        power = self.power
+        factors: dict[int, float] = {}
+        weighed = {}
+        for docnum, score in totals.items():
+            mask = held[docnum]
+            factor = factors.get(mask)
+            if factor is None:
+                factor = factors[mask] = self._share_of(mask) ** power
+            weighed[docnum] = score * factor
+        return weighed
+
+    def _share_of(self, mask: int) -> float:
+        # ``share`` for a document holding the concepts whose bits *mask* sets: the same sum, in order.
+        if len(self.idfs) < 2 or not self.total:
+            return 1.0
+        return sum(idf for bit, idf in enumerate(self.idfs) if mask >> bit & 1) / self.total
+
 
 def meaning(cosine: float, best: float) -> float:
     """Return the semantic term of a document whose vector has *cosine* with the query's."""
@@ -104,14 +130,22 @@ def rank(
     totals: dict[int, float] = {}
     timed_out = False
     for concept in parsed.concepts:
-        for docnum, value in scores(concept.any_query, snap, candidates).items():
-            totals[docnum] = totals.get(docnum, 0.0) + concept.count**QTF_POWER * value
+        weight = concept.count**QTF_POWER
+        found = scores(concept.any_query, snap, candidates)
+        if weight != 1.0:
+            found = dict(zip(found, map(weight.__mul__, found.values())))
+        # totals.get(docnum, 0.0) + value, as dict operations: 0.0 + value is value (scores are positive).
+        both = found.keys() & totals.keys() if totals else ()
+        before = {docnum: totals[docnum] for docnum in both}
+        totals.update(found)
+        if before:
+            totals.update(zip(before, map(add, before.values(), map(found.__getitem__, before))))
         if time.perf_counter() > deadline:
             timed_out = True
             break
     coverage = Coverage.of(concept_docs, snap.doc_count)
     if len(coverage.idfs) > 1:
-        totals = {d: s * coverage.factor(d, concept_docs) for d, s in totals.items()}
+        totals = coverage.weigh(totals, concept_docs)
     top = max(totals.values(), default=0.0)
     if cosines and SEMANTIC_WEIGHT:
         for docnum, cosine in cosines.items():
