@@ -161,3 +161,20 @@ def test_weighing_all_candidates_at_once_gives_each_documents_own_factor(concept
     expected = {d: s * coverage.factor(d, concept_docs) for d, s in totals.items()}
     weighed = coverage.weigh(totals, concept_docs)
     assert weighed == expected and list(weighed) == list(expected)  # the same floats, in the same order
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.dictionaries(st.integers(0, 200), st.sampled_from([0.5, 1.0, 1.25, 2.0, 3.5, 7.0]), max_size=120),
+    st.dictionaries(st.integers(0, 200), st.floats(0.0, 1.0), max_size=40),
+    st.integers(0, 30),
+)
+def test_the_best_are_found_among_the_contenders_as_among_all_with_ties(totals, near, limit):
+    import heapq
+
+    from search.ranking import _contenders
+
+    def key(pair):
+        return -pair[1], -near.get(pair[0], 0.0), pair[0]
+
+    assert heapq.nsmallest(limit, _contenders(totals, limit), key=key) == heapq.nsmallest(limit, totals.items(), key=key)
