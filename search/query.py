@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Protocol
 
 from whoosh import query as wq
@@ -69,12 +70,8 @@ class Alternative:
     """One way to satisfy a concept: how it was found (exact, synonym, typo, prefix) and its query."""
 
     via: str
-    words: tuple[str, ...]  # analysed words
+    words: tuple[str, ...]  # the analysed words its query looks for (the terms a hit highlights)
     query: wq.Query
-    terms: frozenset[str] = field(init=False, repr=False, compare=False)  # what its query looks for, to highlight
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "terms", frozenset(_leaf_terms(self.query)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +315,7 @@ def assemble(
     any_words = wq.Or([c.any_query for c in concepts]) if len(concepts) > 1 else concepts[0].any_query
     if excluded is not None:
         all_words, any_words = wq.AndNot(all_words, excluded), wq.AndNot(any_words, excluded)
-    terms = frozenset().union(*(a.terms for c in concepts for a in c.alternatives))
+    terms = frozenset(chain.from_iterable(a.words for c in concepts for a in c.alternatives))
     return ParsedQuery(
         text=text,
         all_words=all_words,
