@@ -309,7 +309,21 @@ class _Walk:
     def phrase(self, node: wq.Phrase) -> dict[int, float]:
         """Return every document *node* matches with its score (Whoosh's span matcher, once per snapshot)."""
         key = (node.fieldname, tuple(node.words), node.slop, node.boost)
-        return self.snap.phrases.get_or_make(key, lambda: all_scores(node, self.searcher, self.context))
+        return self.snap.phrases.get_or_make(key, lambda: self._phrase_scores(node))
+
+    def _phrase_scores(self, node: wq.Phrase) -> dict[int, float]:
+        if node.fieldname in self.schema and node.words:
+            # Only a document holding every word can hold the phrase.  Often none does (a title
+            # variant of a body phrase, a quoted text): then Whoosh's span matcher is not built.
+            held = sorted((self.snap.term_docs(node.fieldname, word) for word in node.words), key=len)
+            common = set(held[0])
+            for docs in held[1:]:
+                if not common:
+                    break
+                common.intersection_update(docs)
+            if not common:
+                return {}
+        return all_scores(node, self.searcher, self.context)
 
     def whoosh(self, node: wq.Query, cands: Candidates, mult: float) -> dict[int, float]:
         if type(node) is wq.Phrase:

@@ -48,6 +48,8 @@ def test_a_document_the_query_does_not_match_has_no_pieces(service):
         wq.Phrase("body", ["train", "run"], slop=2),
         wq.Phrase("body", ["power", "grid"], boost=2.5),
         wq.Phrase("body", ["xyzzy", "center"]),
+        wq.Phrase("body", ["michigan", "tpu"], slop=2),  # both words in the field, never in one document
+        wq.Phrase("body", ["stargat", "trainium"], slop=40),  # both in one document, far apart
         wq.Phrase("nosuchfield", ["data", "center"]),
     ],
 )
