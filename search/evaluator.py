@@ -14,9 +14,11 @@ Here one walk over Whoosh's query classes answers all three, in a mode:
   boosts above it applied, so the pieces add up to the score (a ``DisjunctionMax`` keeps only its
   best child's pieces).
 
-Nodes that need positions (phrases), expansion (prefixes, fuzzy terms) or that this module does not
-know are left to Whoosh's own matcher, restricted to the candidates that reach them; a query with a
-boost that is not positive is scored by Whoosh entirely.
+Phrases are matched and scored by Whoosh's own matcher once per snapshot, over every document, and
+kept (``Snapshot.phrases``): each mode then reads them as it reads a term.  Nodes that need
+expansion (prefixes, fuzzy terms) or that this module does not know are left to Whoosh's own
+matcher, restricted to the candidates that reach them; a query with a boost that is not positive is
+scored by Whoosh entirely.
 
 The scores are what Whoosh's own matchers give (``whoosh_scores``; tests/test_scoring.py), to the last
 bits of a sum taken in another order, with Whoosh's quirks kept (a compound query with one subquery
@@ -115,6 +117,18 @@ def whoosh_scores(query: wq.Query, searcher: Searcher, docs: Iterable[int], cont
     return scored
 
 
+def all_scores(query: wq.Query, searcher: Searcher, context=None) -> dict[int, float]:
+    """Return Whoosh's matcher score of every document *query* matches, deleted ones included, ascending."""
+    context = context or searcher.context()
+    scored: dict[int, float] = {}
+    for leaf, offset in searcher.leaf_searchers():
+        matcher = query.matcher(leaf, context)
+        while matcher.is_active():
+            scored[matcher.id() + offset] = float(matcher.score())
+            matcher.next()
+    return scored
+
+
 def _words(node: wq.Query) -> str:
     return " ".join(t.decode() if isinstance(t, bytes) else str(t) for _f, t in node.iter_all_terms(phrases=True))
 
@@ -172,6 +186,8 @@ class _Walk:
             return self.docs(node.a)
         if kind is wq.ConstantScoreQuery or kind is wq.WeightingQuery:
             return self.docs(node.child)
+        if kind is wq.Phrase:
+            return set(self.phrase(node))
         # Phrases, prefixes, fuzzy terms, boosts of other kinds: Whoosh's own matcher, exactly.
         return set(node.docs(self.searcher))
 
@@ -290,8 +306,31 @@ class _Walk:
             total = map(add, total, map(part.__getitem__, last))
         return dict(zip(last, map(add, total, last.values())))
 
+    def phrase(self, node: wq.Phrase) -> dict[int, float]:
+        """Return every document *node* matches with its score (Whoosh's span matcher, once per snapshot)."""
+        key = (node.fieldname, tuple(node.words), node.slop, node.boost)
+        return self.snap.phrases.get_or_make(key, lambda: self._phrase_scores(node))
+
+    def _phrase_scores(self, node: wq.Phrase) -> dict[int, float]:
+        if node.fieldname in self.schema and node.words:
+            # Only a document holding every word can hold the phrase.  Often none does (a title
+            # variant of a body phrase, a quoted text): then Whoosh's span matcher is not built.
+            held = sorted((self.snap.term_docs(node.fieldname, word) for word in node.words), key=len)
+            common = set(held[0])
+            for docs in held[1:]:
+                if not common:
+                    break
+                common.intersection_update(docs)
+            if not common:
+                return {}
+        return all_scores(node, self.searcher, self.context)
+
     def whoosh(self, node: wq.Query, cands: Candidates, mult: float) -> dict[int, float]:
-        scored = whoosh_scores(node, self.searcher, cands, self.context)
+        if type(node) is wq.Phrase:
+            found = self.phrase(node)
+            scored = {docnum: found[docnum] for docnum in sorted(found.keys() & cands)}
+        else:
+            scored = whoosh_scores(node, self.searcher, cands, self.context)
         if scored and not min(scored.values()) > 0:
             raise Unsupported("a subquery scores 0 or less")
         if mult != 1.0:

@@ -14,10 +14,8 @@ from itertools import chain, repeat
 
 from search.params import SearchParams
 from search.results import FacetValue
-from search.snapshot import Snapshot
+from search.snapshot import FACETS, Snapshot
 
-# Request filter name → indexed facet field.
-FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
 # Facets whose values read best in their own order (months: newest first), not most frequent first.
 VALUE_ORDER_DESC = {"month"}
 
@@ -51,18 +49,26 @@ def count_facets(
         others = [docs for other, docs in selected.items() if other != name and docs is not None]
         base = matched.intersection(*others) if others else matched
         chosen = set(getattr(params, name))
-        values = []
+        labels = snap.facet_labels[name]
+        # (sort key, value, label, count); the position keeps equal keys in counting order, as a stable sort.
+        rows = []
         for value, count in _counts(snap, field, base).items():
             if count or value in chosen:
-                values.append(FacetValue(value, snap.label(name, value), count, value in chosen))
-        for value in chosen - {v.value for v in values}:
-            values.append(FacetValue(value, snap.label(name, value), 0, True))
+                label, lower = labels[value]
+                rows.append(((-count, lower, len(rows)), value, label, count))
+        for value in chosen - {row[1] for row in rows}:
+            label = labels[value][0] if value in labels else snap.label(name, value)
+            rows.append(((0, label.lower(), len(rows)), value, label, 0))
         if name in VALUE_ORDER_DESC:
-            values.sort(key=lambda v: v.value, reverse=True)
+            rows.sort(key=_value, reverse=True)
         else:
-            values.sort(key=lambda v: (-v.count, v.label.lower()))
-        facets[name] = tuple(values)
+            rows.sort()
+        facets[name] = tuple(FacetValue(value, label, count, value in chosen) for _, value, label, count in rows)
     return facets
+
+
+def _value(row: tuple[object, str, str, int]) -> str:
+    return row[1]
 
 
 def _counts(snap: Snapshot, field: str, base: set[int] | frozenset[int]) -> dict[str, int]:

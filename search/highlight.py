@@ -15,9 +15,9 @@ title and snippet unchanged.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from heapq import nlargest
+from itertools import chain
 from html import escape
 
 ELLIPSIS = "…"
@@ -42,25 +42,38 @@ def highlight_title(text: str, terms: Iterable[str], tokens: Sequence[Token]) ->
     return _crop(text, len(text))
 
 
-def highlight_snippet(text: str, terms: Iterable[str], tokens: Sequence[Token], chars: int = SNIPPET_CHARS) -> str:
-    """Return the best passages of *text* (about *chars* long) as HTML with *terms* marked."""
+def highlight_snippet(
+    text: str, terms: Iterable[str], tokens: Sequence[Token], chars: int = SNIPPET_CHARS,
+    where: Mapping[str, Sequence[int]] | None = None,
+) -> str:
+    """Return the best passages of *text* (about *chars* long) as HTML with *terms* marked.
+
+    *where*, when given, holds each term's tokens by index (``TokenReplay.where``), so the matches
+    are found without reading every token.
+    """
     termset = frozenset(terms)
     if termset and text:
-        passages = nlargest(2, filter(_scores, _passages(tokens, termset, chars, chars // 3)), key=_score)
+        if where is None:
+            hits = [i for i, token in enumerate(tokens) if token[0] in termset]
+        else:
+            hits = sorted(chain.from_iterable(where[term] for term in termset if term in where))
+        passages = nlargest(2, filter(_scores, _passages(tokens, hits, termset, chars, chars // 3)), key=_score)
         if passages:
             passages.sort(key=_first)
             return " ".join(_format(text, passage) for passage in passages)
     return _crop(text, chars)
 
 
-def _passages(tokens: Sequence[Token], termset: frozenset[str], maxchars: int, surround: int) -> Iterator[_Passage]:
+def _passages(
+    tokens: Sequence[Token], hits: list[int], termset: frozenset[str], maxchars: int, surround: int
+) -> Iterator[_Passage]:
     """Yield passages around matched tokens, as Whoosh's ContextFragmenter does (quirks and all).
 
     A passage starts with the tokens within *surround* characters before its first match; each
     match extends it by *surround* characters after, until it would pass *maxchars*.  Between
-    passages the loop jumps to the next match instead of stepping through every token.
+    passages the loop jumps to the next match (*hits*: the matched tokens' indexes, ascending)
+    instead of stepping through every token.
     """
-    hits = [i for i, token in enumerate(tokens) if token[0] in termset]
     next_hit = 0
     context: int | None = None  # where the tokens before the next passage's first match start
     first: int | None = None  # where the open passage starts

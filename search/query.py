@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Protocol
 
 from whoosh import query as wq
@@ -69,7 +70,7 @@ class Alternative:
     """One way to satisfy a concept: how it was found (exact, synonym, typo, prefix) and its query."""
 
     via: str
-    words: tuple[str, ...]  # analysed words
+    words: tuple[str, ...]  # the analysed words its query looks for (the terms a hit highlights)
     query: wq.Query
 
 
@@ -84,19 +85,17 @@ class Concept:
     word: str | None = None  # the analysed word, when the concept is one typed word
     prefix: str | None = None  # the typed prefix of ``gpu*``
     count: int = 1  # how often it was typed: a pasted paragraph repeats what it is about
+    # What a document must match to have this concept (the best alternative counts).
+    query: wq.Query = field(init=False, repr=False, compare=False)
+    # What counts toward any-words: the concept, or as much of its typed words as matches.
+    any_query: wq.Query = field(init=False, repr=False, compare=False)
 
-    @property
-    def query(self) -> wq.Query:
-        """Return what a document must match to have this concept (the best alternative counts)."""
+    def __post_init__(self) -> None:
+        # Built once: match sets, ranking, explain and assembling the query all read them.
         queries = [a.query for a in self.alternatives]
-        return queries[0] if len(queries) == 1 else wq.DisjunctionMax(queries)
-
-    @property
-    def any_query(self) -> wq.Query:
-        """Return what counts toward any-words: the concept, or as much of its typed words as matches."""
-        if not self.loose:
-            return self.query
-        return wq.DisjunctionMax([self.query, wq.Or(list(self.loose))])
+        query = queries[0] if len(queries) == 1 else wq.DisjunctionMax(queries)
+        object.__setattr__(self, "query", query)
+        object.__setattr__(self, "any_query", wq.DisjunctionMax([query, wq.Or(list(self.loose))]) if self.loose else query)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +120,7 @@ class ParsedQuery:
     concepts: tuple[Concept, ...] = ()
     excluded: wq.Query | None = None
     corrections: tuple[Correction, ...] = ()
+    typed: tuple[str, ...] | None = None  # the analysed words as typed, when known (keep_informative counts them)
 
     @property
     def is_empty(self) -> bool:
@@ -200,8 +200,7 @@ def _concept(text: str, words: tuple[str, ...], span: tuple[int, int] | None, sy
     )
 
 
-def _plain_concepts(text: str, analyzer: Analyzer, synonyms: Synonyms) -> list[Concept]:
-    units = _units(text, analyzer)
+def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms) -> list[Concept]:
     concepts: list[Concept] = []
     i = 0
     while i < len(units):
@@ -302,6 +301,7 @@ def assemble(
     excluded: Sequence[wq.Query] | wq.Query | None = None,
     plain: bool = False,
     corrections: tuple[Correction, ...] = (),
+    typed: tuple[str, ...] | None = None,
 ) -> ParsedQuery:
     """Return the ParsedQuery for *concepts*, less the documents matching *excluded*."""
     concepts = tuple(concepts)
@@ -310,12 +310,12 @@ def assemble(
     if not concepts and excluded is not None:
         concepts = (Concept(text="", alternatives=(Alternative("exact", (), wq.Every()),)),)
     if not concepts:
-        return ParsedQuery(text, wq.NullQuery, wq.NullQuery, frozenset(), plain)
+        return ParsedQuery(text, wq.NullQuery, wq.NullQuery, frozenset(), plain, typed=typed)
     all_words = wq.And([c.query for c in concepts]) if len(concepts) > 1 else concepts[0].query
     any_words = wq.Or([c.any_query for c in concepts]) if len(concepts) > 1 else concepts[0].any_query
     if excluded is not None:
         all_words, any_words = wq.AndNot(all_words, excluded), wq.AndNot(any_words, excluded)
-    terms = frozenset(t for c in concepts for a in c.alternatives for t in _leaf_terms(a.query))
+    terms = frozenset(chain.from_iterable(a.words for c in concepts for a in c.alternatives))
     return ParsedQuery(
         text=text,
         all_words=all_words,
@@ -325,6 +325,7 @@ def assemble(
         concepts=concepts,
         excluded=excluded,
         corrections=corrections,
+        typed=typed,
     )
 
 
@@ -337,8 +338,11 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
             concepts, excluded = _syntax_concepts(text, schema, synonyms)
             return assemble(text, concepts, excluded)
         except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
-            return assemble(text, _plain_concepts(text, analyzer, synonyms), plain=True)
-    return assemble(text, _plain_concepts(text, analyzer, synonyms))
+            plain = True
+    else:
+        plain = False
+    units = _units(text, analyzer)
+    return assemble(text, _plain_concepts(text, units, synonyms), plain=plain, typed=tuple(u.word for u in units))
 
 
 def expand(parsed: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
@@ -377,14 +381,12 @@ def keep_informative(
     was typed.  Words the index does not hold at all are kept last: in a long text they are more
     often noise than the typo of a rare word.  Also returns how many concepts were left out.
     """
-    typed = Counter(unit.word for unit in _units(parsed.text, analyzer))
+    typed = Counter(parsed.typed if parsed.typed is not None else (unit.word for unit in _units(parsed.text, analyzer)))
     unique: dict[tuple[str, ...], Concept] = {}
     for concept in parsed.concepts:
         unique.setdefault(concept.alternatives[0].words or (concept.text,), concept)
-    concepts = [
-        replace(c, count=max(1, min((typed[w] for w in c.alternatives[0].words), default=1)))
-        for c in unique.values()
-    ]
+    counts = [max(1, min((typed[w] for w in c.alternatives[0].words), default=1)) for c in unique.values()]
+    concepts = [c if n == c.count else replace(c, count=n) for c, n in zip(unique.values(), counts)]
     dropped = 0
     if len(concepts) > limit:
 

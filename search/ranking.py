@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import add
 
 from search.query import ParsedQuery
 from search.evaluator import scores
@@ -78,6 +80,31 @@ class Coverage:
     def factor(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
         return self.share(docnum, concept_docs) ** self.power
 
+    def weigh(self, totals: dict[int, float], concept_docs: Sequence[set[int]]) -> dict[int, float]:
+        """Return each of *totals* times its document's ``factor``, the same floats, reckoned once per
+        combination of concepts held: at 64k a query has thousands of candidates and a few combinations."""
+        held = dict.fromkeys(totals, 0)  # document -> a bit per concept it has
+        for bit, docs in enumerate(concept_docs):
+            flag = 1 << bit
+            for docnum in held.keys() & docs:
+                held[docnum] |= flag
+        power = self.power
+        factors: dict[int, float] = {}
+        weighed = {}
+        for docnum, score in totals.items():
+            mask = held[docnum]
+            factor = factors.get(mask)
+            if factor is None:
+                factor = factors[mask] = self._share_of(mask) ** power
+            weighed[docnum] = score * factor
+        return weighed
+
+    def _share_of(self, mask: int) -> float:
+        # ``share`` for a document holding the concepts whose bits *mask* sets: the same sum, in order.
+        if len(self.idfs) < 2 or not self.total:
+            return 1.0
+        return sum(idf for bit, idf in enumerate(self.idfs) if mask >> bit & 1) / self.total
+
 
 def meaning(cosine: float, best: float) -> float:
     """Return the semantic term of a document whose vector has *cosine* with the query's."""
@@ -104,14 +131,22 @@ def rank(
     totals: dict[int, float] = {}
     timed_out = False
     for concept in parsed.concepts:
-        for docnum, value in scores(concept.any_query, snap, candidates).items():
-            totals[docnum] = totals.get(docnum, 0.0) + concept.count**QTF_POWER * value
+        weight = concept.count**QTF_POWER
+        found = scores(concept.any_query, snap, candidates)
+        if weight != 1.0:
+            found = dict(zip(found, map(weight.__mul__, found.values())))
+        # totals.get(docnum, 0.0) + value, as dict operations: 0.0 + value is value (scores are positive).
+        both = found.keys() & totals.keys() if totals else ()
+        before = {docnum: totals[docnum] for docnum in both}
+        totals.update(found)
+        if before:
+            totals.update(zip(before, map(add, before.values(), map(found.__getitem__, before))))
         if time.perf_counter() > deadline:
             timed_out = True
             break
     coverage = Coverage.of(concept_docs, snap.doc_count)
     if len(coverage.idfs) > 1:
-        totals = {d: s * coverage.factor(d, concept_docs) for d, s in totals.items()}
+        totals = coverage.weigh(totals, concept_docs)
     top = max(totals.values(), default=0.0)
     if cosines and SEMANTIC_WEIGHT:
         for docnum, cosine in cosines.items():
@@ -120,5 +155,14 @@ def rank(
         totals = {d: s for d, s in totals.items() if s > 0}
     # Equal scores go to the document closer in meaning (when vectors are on), then the lower number.
     near = cosines or {}
-    best = heapq.nsmallest(limit, totals.items(), key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))
+    best = heapq.nsmallest(limit, _contenders(totals, limit), key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))
     return best, timed_out, top
+
+
+def _contenders(totals: dict[int, float], limit: int) -> Iterable[tuple[int, float]]:
+    """Return the (docnum, score) pairs that can be among the best *limit*: those scoring at least the
+    *limit*-th best score (ties included), found in C, so the sort key runs on a few, not thousands."""
+    if len(totals) <= limit or limit <= 0:
+        return totals.items()
+    floor = heapq.nlargest(limit, totals.values())[-1]
+    return compress(totals.items(), map(floor.__le__, totals.values()))

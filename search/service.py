@@ -281,8 +281,10 @@ class SearchService:
             key = (docnum, field, held)
             html = self._highlights.get(snap.id, key)
             if html is None:
-                make = highlight_title if field == "title" else highlight_snippet
-                html = make(text, held, replay.entries)
+                if field == "title":
+                    html = highlight_title(text, held, replay.entries)
+                else:
+                    html = highlight_snippet(text, held, replay.entries, where=replay.where)
                 self._highlights.put(snap.id, key, html)
             out.append(html)
         return out

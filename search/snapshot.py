@@ -36,13 +36,17 @@ from search.scoring import TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
 
-FACET_FIELDS = ("topics", "entities", "kind", "month")
+# Facets as a request names them → the indexed field of their values.
+FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
+FACET_FIELDS = tuple(FACETS.values())
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
 TERM_CACHE_IDS = 4_000_000
 # Documents whose analysed tokens, and whose stored fields, are kept (a few KB each).
 TOKEN_CACHE_DOCS = 4096
 # Distinct raw tokens (and text chunks) whose analysis is kept for highlighting.
 TOKEN_CACHE_WORDS = 50_000
+# Documents of phrases' scores kept (a dict entry, ~100 bytes each: 200k is some 20 MB).
+PHRASE_CACHE_DOCS = 200_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -85,6 +89,11 @@ class Snapshot:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
         self.analyzer = self.schema["body"].analyzer
+        # Each facet value's label and its sort key (the label lower-cased), made once, not per search.
+        self.facet_labels = {
+            facet: {value: (label := self.label(facet, value), label.lower()) for value in self.facet_docs[field]}
+            for facet, field in FACETS.items()
+        }
         self._local = _per_thread()
         # Every thread's searcher, closed (with its open segment files) once no request holds the
         # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
@@ -96,6 +105,9 @@ class Snapshot:
         self._stored: Bounded[int, dict[str, object]] = Bounded(TOKEN_CACHE_DOCS)
         self.synonyms = Synonyms.from_groups(self.meta.get("synonyms") or ())  # analysed by the build
         self.term_scores = TermScores()  # each (field, term)'s BM25F scores, read once (search/scoring.py)
+        # Each phrase's matches with Whoosh's scores, found once (search/evaluator.py): a synonym's
+        # multi-word variants are the same few phrases in every query that names the concept.
+        self.phrases: Bounded[tuple[object, ...], dict[int, float]] = Bounded(PHRASE_CACHE_DOCS, cost=lambda d: len(d) + 1)
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
@@ -196,11 +208,15 @@ def _close_searchers(searchers: list[Searcher]) -> None:
 class TokenReplay:
     """A text's analysed tokens, kept for the highlighter: (term, position, startchar, endchar) each."""
 
-    __slots__ = ("entries", "texts")
+    __slots__ = ("entries", "texts", "where")
 
     def __init__(self, entries: tuple[tuple[str, int, int, int], ...]) -> None:
         self.entries = entries
-        self.texts = frozenset(entry[0] for entry in entries)  # the terms the text holds
+        where: dict[str, list[int]] = {}
+        for i, entry in enumerate(entries):
+            where.setdefault(entry[0], []).append(i)
+        self.where = where  # each term's entries, by index: a snippet finds its matches without a scan
+        self.texts = frozenset(where)  # the terms the text holds
 
 
 def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, array]:

@@ -70,7 +70,11 @@ class Vocabulary:
         return sum(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS)
 
     def contains(self, word: str) -> bool:
-        return any(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS)
+        key = ("has", word)  # asked for every typed word of every query: kept with the other look-ups
+        found = self._cache.get(key)
+        if found is None:
+            found = self._remember(key, any(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS))
+        return found  # type: ignore[return-value]
 
     def _fold(self, typed: str) -> str:
         tokens = [t.text for t in self.analyzer(typed, mode="query", no_morph=True, removestops=False)]

@@ -254,3 +254,23 @@ def test_an_empty_result_carries_the_same_ways_out_as_the_page(client):
         assert f"{way['count']} result" in page
     # A result with hits has none.
     assert client.get("/api/search?q=stargate").get_json()["ways_out"] == []
+
+
+@pytest.mark.parametrize("path", ["/api/search?q=stargate+gpu", "/api/search?q=data+center&explain=1", "/api/search?q=zzqx",
+                                  "/api/topics", "/api/search?page=abc", "/healthz", "/api/openapi.json"])
+def test_json_responses_are_the_bytes_flasks_own_encoder_gives(app, client, path):
+    import json
+
+    from flask.json.provider import DefaultJSONProvider
+
+    body = client.get(path).get_data()
+    standard = DefaultJSONProvider(app)
+    standard.sort_keys, standard.ensure_ascii = False, False
+    with app.app_context():
+        assert body == standard.response(json.loads(body)).get_data()
+
+
+def test_json_the_fast_encoder_refuses_goes_through_flasks(app):
+    with app.app_context():
+        response = app.json.response({1: "a", "big": 2**70, "s": "é"})
+    assert response.get_data() == '{"1":"a","big":1180591620717411303424,"s":"é"}\n'.encode()

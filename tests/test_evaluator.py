@@ -38,3 +38,28 @@ def test_a_document_the_query_does_not_match_has_no_pieces(service):
     query = build_query("stargate", snap.schema).any_words
     outside = next(iter(snap.all_docs - matches(query, snap)))
     assert pieces(query, snap, outside) == (None, [])
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        wq.Phrase("body", ["data", "center"]),
+        wq.Phrase("title", ["data", "center"], slop=2, boost=0.8),
+        wq.Phrase("body", ["train", "run"], slop=2),
+        wq.Phrase("body", ["power", "grid"], boost=2.5),
+        wq.Phrase("body", ["xyzzy", "center"]),
+        wq.Phrase("body", ["michigan", "tpu"], slop=2),  # both words in the field, never in one document
+        wq.Phrase("body", ["stargat", "trainium"], slop=40),  # both in one document, far apart
+        wq.Phrase("nosuchfield", ["data", "center"]),
+    ],
+)
+def test_phrases_read_from_the_snapshot_match_and_score_as_whooshs_matcher(service, phrase):
+    from search.evaluator import whoosh_scores
+
+    snap = service.snapshot()
+    expected = set(phrase.docs(snap.searcher())) & snap.all_docs
+    some = set(sorted(snap.all_docs)[::2])  # candidates that leave some matches out
+    for _ in range(2):  # computed, then read from the snapshot's cache
+        assert matches(phrase, snap) == expected
+        for cands in (snap.all_docs, some):
+            assert scores(wq.Or([phrase, wq.Term("body", "zzzz")]), snap, cands) == whoosh_scores(phrase, snap.searcher(), cands)

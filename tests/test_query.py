@@ -124,3 +124,19 @@ def test_prefix_is_bounded_and_needs_two_characters():
     assert concept.prefix == "gpu"
     assert 0 < len([a for a in concept.alternatives if a.via == "prefix"]) <= PREFIX_LIMIT
     assert build_query("g*", SCHEMA).concepts[0].prefix is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["stargate michigan", '"data center" texas -nvidia', "gpu* cluster", "kuberentes nodes", "datacentre power",
+     "(gpu OR tpu) AND NOT google", "how big is the stargate site", "the of", "NOT NOT a", "mixture of experts"],
+)
+def test_the_terms_to_highlight_are_every_word_the_alternatives_queries_look_for(text):
+    from search.query import _leaf_terms
+
+    vocabulary = FakeVocabulary({"kubernet", "node", "gpu", "gpu001", "gpus", "cluster"})
+    parsed = expand(build_query(text, SCHEMA, SYNONYMS), vocabulary)
+    for concept in parsed.concepts:
+        for alternative in concept.alternatives:
+            assert frozenset(alternative.words) == _leaf_terms(alternative.query)
+    assert parsed.terms == frozenset().union(*(_leaf_terms(a.query) for c in parsed.concepts for a in c.alternatives))

@@ -6,6 +6,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench import relevance
 from bench.collections import CISI_SAMPLE, load_cisi
@@ -144,3 +146,35 @@ def test_exact_names_still_come_first(client):
 def test_a_query_nothing_answers_well_is_still_flagged(client):
     body = client.get("/api/search", query_string={"q": "zanzibar spice market recipes"}).get_json()
     assert body["match"] in ("partial", "none")
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.lists(st.sets(st.integers(0, 60)), min_size=0, max_size=6),
+    st.dictionaries(st.integers(0, 60), st.floats(0.01, 50.0), max_size=60),
+    st.integers(61, 5000),
+)
+def test_weighing_all_candidates_at_once_gives_each_documents_own_factor(concept_docs, totals, doc_count):
+    from search.ranking import Coverage
+
+    coverage = Coverage.of(concept_docs, doc_count)
+    expected = {d: s * coverage.factor(d, concept_docs) for d, s in totals.items()}
+    weighed = coverage.weigh(totals, concept_docs)
+    assert weighed == expected and list(weighed) == list(expected)  # the same floats, in the same order
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.dictionaries(st.integers(0, 200), st.sampled_from([0.5, 1.0, 1.25, 2.0, 3.5, 7.0]), max_size=120),
+    st.dictionaries(st.integers(0, 200), st.floats(0.0, 1.0), max_size=40),
+    st.integers(0, 30),
+)
+def test_the_best_are_found_among_the_contenders_as_among_all_with_ties(totals, near, limit):
+    import heapq
+
+    from search.ranking import _contenders
+
+    def key(pair):
+        return -pair[1], -near.get(pair[0], 0.0), pair[0]
+
+    assert heapq.nsmallest(limit, _contenders(totals, limit), key=key) == heapq.nsmallest(limit, totals.items(), key=key)

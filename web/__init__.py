@@ -24,9 +24,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     if config:
         app.config.from_mapping(config)
+    from web import api, errors, feeds, observability, pages, security, suggest
+
+    app.json = api.JsonProvider(app)
     app.json.sort_keys = False
     app.json.ensure_ascii = False
-    from web import api, errors, feeds, observability, pages, security, suggest
 
     # Every dependency is wired here, once per app; views read them through the getters.
     metrics = observability.Metrics(app.config["INDEX_DIR"])

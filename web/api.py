@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from typing import Any
 
+import orjson
 from flask import Blueprint, Response, abort, current_app, jsonify, request
+from flask.json.provider import DefaultJSONProvider
+from werkzeug.datastructures import MultiDict
 
 from index import store
 from search.params import parse_params
@@ -22,6 +26,28 @@ from web.openapi import API_VERSION, spec
 
 bp = Blueprint("api", __name__)
 CACHE_CONTROL = "public, max-age=30"
+# What Flask's provider leaves to its ``default`` (an HTTP date, ``asdict``) rather than orjson's own form.
+_ORJSON_OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+class JsonProvider(DefaultJSONProvider):
+    """Flask's JSON provider, with compact responses encoded by orjson: the same bytes, in a tenth of the time.
+
+    Encoding a search page took about 80 µs of a 1.3 ms request with the standard library, 4 µs with
+    orjson (docs/performance.md).  Anything orjson refuses (a non-string key, an integer past 64 bits,
+    half a surrogate pair) and pretty-printed or ASCII-only output go through Flask's own encoder.
+    """
+
+    def response(self, *args: Any, **kwargs: Any) -> Response:
+        if self.ensure_ascii or self.compact is False or (self.compact is None and self._app.debug):
+            return super().response(*args, **kwargs)
+        obj = self._prepare_response_obj(args, kwargs)
+        options = _ORJSON_OPTIONS | (orjson.OPT_SORT_KEYS if self.sort_keys else 0)
+        try:
+            body = orjson.dumps(obj, default=self.default, option=options)
+        except orjson.JSONEncodeError:
+            return super().response(*args, **kwargs)
+        return self._app.response_class(body, mimetype=self.mimetype)
 
 
 def _etag(snapshot: str, *request_parts: object) -> str:
@@ -38,15 +64,33 @@ def _cached(request_parts: tuple[object, ...], answer: Callable[[], tuple[dict[s
     else:
         body, used = answer()  # the snapshot the answer came from: a publish may land in between
         response = jsonify(body)
-        etag = _etag(used, *request_parts)
+        if used != current:
+            etag = _etag(used, *request_parts)
     response.set_etag(etag, weak=True)
     response.headers["Cache-Control"] = CACHE_CONTROL
     return response
 
 
+class _Args:
+    """A request's query string as plain lists, read once: werkzeug's MultiDict raises and catches an
+    exception for each parameter a request leaves out (most of them, usually)."""
+
+    __slots__ = ("_lists",)
+
+    def __init__(self, args: MultiDict[str, str]) -> None:
+        self._lists = args.to_dict(flat=False)
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        values = self._lists.get(key)
+        return values[0] if values else default
+
+    def getlist(self, key: str) -> list[str]:
+        return self._lists.get(key, [])
+
+
 @bp.get("/api/search")
 def search() -> Response:
-    params = parse_params(request.args)
+    params = parse_params(_Args(request.args))
 
     def answer() -> tuple[dict[str, object], str]:
         result = get_search().search(params)

@@ -39,6 +39,7 @@ from search.snapshot import Snapshot
 
 ACCESS_LOGGER = "topichub.access"
 REQUEST_ID_HEADER = "X-Request-ID"
+_REQUEST_ID_LOWER = REQUEST_ID_HEADER.lower()
 # An incoming id is kept when it is 1 to 128 visible ASCII characters: safe in a header and a log line.
 _SAFE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _ENVIRON_ID = "topichub.request_id"
@@ -224,8 +225,11 @@ class MeteredSearch(SearchService):
         cache = self._results  # its counters are per process; the metrics add the workers up
         hits, misses = cache.hits, cache.misses
         result = super().search(params)
-        self._metrics.cache_hits.inc(cache.hits - hits)
-        self._metrics.cache_misses.inc(cache.misses - misses)
+        # Only what changed: each inc of a shared counter writes to its memory-mapped file.
+        if cache.hits != hits:
+            self._metrics.cache_hits.inc(cache.hits - hits)
+        if cache.misses != misses:
+            self._metrics.cache_misses.inc(cache.misses - misses)
         if result.timed_out:
             self._metrics.budget_expiries.inc()
         return result
@@ -263,6 +267,8 @@ class RequestObserver:
         self.wsgi_app = wsgi_app
         self.metrics = metrics
         self.log = logging.getLogger(ACCESS_LOGGER)
+        # Each (route, status)'s histogram child; routes are the app's rules (unknown paths share one).
+        self._observers: dict[tuple[str, int], Callable[[float], None]] = {}
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -272,7 +278,7 @@ class RequestObserver:
 
         def start(status_line: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             status[:] = [int(status_line.split(" ", 1)[0])]
-            headers[:] = [(k, v) for k, v in headers if k.lower() != REQUEST_ID_HEADER.lower()]
+            headers[:] = [(k, v) for k, v in headers if k.lower() != _REQUEST_ID_LOWER]
             headers.append((REQUEST_ID_HEADER, rid))
             return start_response(status_line, headers, exc_info)
 
@@ -290,7 +296,10 @@ class RequestObserver:
 
     def _record(self, environ: dict[str, Any], status: int, sent: int, seconds: float) -> None:
         route = environ.get(_ENVIRON_ROUTE) or UNMATCHED_ROUTE
-        self.metrics.requests.labels(route=route, status=str(status)).observe(seconds)
+        observe = self._observers.get((route, status))
+        if observe is None:  # labels() validates and looks the child up under a lock: once per pair
+            observe = self._observers[(route, status)] = self.metrics.requests.labels(route=route, status=str(status)).observe
+        observe(seconds)
         fields = {
             "method": environ.get("REQUEST_METHOD"),
             "path": environ.get("PATH_INFO"),
@@ -313,12 +322,15 @@ def register(app: Flask, metrics: Metrics) -> None:
     def _note(response: Response) -> Response:
         # What only the app knows, for the access line and the metrics: the route, the snapshot that
         # answered (none for a request that did not need the index), q's length.
-        rule = request.url_rule.rule if request.url_rule is not None else None
-        request.environ[_ENVIRON_ROUTE] = rule
-        fields: dict[str, object] = {"snapshot": request.environ.get(_ENVIRON_SNAPSHOT)}
-        if rule in SEARCH_ROUTES and "q" in request.args:
-            fields["q_chars"] = len(request.args["q"])
-        request.environ[_ENVIRON_FIELDS] = fields
+        url_rule, environ = request.url_rule, request.environ  # each read of ``request`` goes through a proxy
+        rule = url_rule.rule if url_rule is not None else None
+        environ[_ENVIRON_ROUTE] = rule
+        fields: dict[str, object] = {"snapshot": environ.get(_ENVIRON_SNAPSHOT)}
+        if rule in SEARCH_ROUTES:
+            q = request.args.get("q")
+            if q is not None:
+                fields["q_chars"] = len(q)
+        environ[_ENVIRON_FIELDS] = fields
         return response
 
     @app.get("/metrics")

@@ -12,10 +12,19 @@ HEADERS = {
 }
 
 
+_LOWER = tuple((name.lower(), name, value) for name, value in HEADERS.items())
+
+
 def register(app: Flask) -> None:
     @app.after_request
     def _secure(response: Response) -> Response:
-        for name, value in HEADERS.items():
-            response.headers.setdefault(name, value)
-        response.headers.pop("Server", None)
+        # One pass over the headers already set: werkzeug's setdefault and pop scan them once per
+        # name, and raise and catch an exception for each name missing (the usual case).
+        headers = response.headers
+        present = {name.lower() for name in headers.keys()}
+        for lower, name, value in _LOWER:
+            if lower not in present:
+                headers.add(name, value)
+        if "server" in present:
+            headers.remove("Server")
         return response
