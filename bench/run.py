@@ -177,11 +177,17 @@ def count_differences(queries: list[str], ours: list[int], theirs: list[int]) ->
     }
 
 
-def wrk(base: str, paths: list[str], work: Path, label: str, duration: int, threads: int, connections: int) -> dict[str, object]:
-    """Run wrk against *base* rotating through *paths*; return requests/s and latency (ms)."""
+def wrk(base: str, paths: list[str], work: Path, label: str, duration: int, threads: int, connections: int,
+        max_requests: int | None = None) -> dict[str, object]:
+    """Run wrk against *base* rotating through *paths*; return requests/s and latency (ms).
+
+    With *max_requests*, each wrk thread stops after that many responses.
+    """
     path_file = work / f"paths-{label}.txt"
     path_file.write_text("\n".join(paths) + "\n", encoding="utf-8")
     env = {**os.environ, "BENCH_PATHS": str(path_file), "BENCH_THREADS": str(threads)}
+    if max_requests:
+        env["BENCH_MAX_REQUESTS"] = str(max_requests)
     load_before = os.getloadavg()[0]
     done = subprocess.run(
         [WRK, f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "-s", str(LUA), base],
@@ -429,7 +435,7 @@ def semantic_markdown(cost: dict[str, object]) -> list[str]:
             if key in ("rss", "pss"):
                 grown = on[key] - off[key]
                 target = f"+{grown:.0f}; ≤ +{TARGET_SEMANTIC_WORKER_GROWTH_MB}: {_verdict(grown <= TARGET_SEMANTIC_WORKER_GROWTH_MB)}"
-            lines.append(f"| one worker's memory after the unique HTTP mix, {label} MB | {off[key]:.0f} | {on[key]:.0f} | "
+            lines.append(f"| a worker (mean of {len(memory['on']['workers'])}) after the same unique requests, {label} MB | {off[key]:.0f} | {on[key]:.0f} | "
                          f"{ratio(on[key], off[key])} | {target} |")
         lines.append(f"| requests that loaded it (wrk, unique mix) | {memory['off']['requests']:,} | "
                      f"{memory['on']['requests']:,} | | |")

@@ -7,7 +7,8 @@
 - the build: documents/s and CPU seconds; the snapshot's size on disk;
 - unique queries in-process (``SearchService.search``, the result cache off): p50 and p95, wall and
   CPU, in alternating rounds (off, on, on, off, ...), each round a fresh service; the median round;
-- one gunicorn worker's memory after the unique HTTP mix (wrk): RSS, PSS and USS.
+- a gunicorn worker's memory (the mean over workers) after the same unique HTTP requests (wrk):
+  RSS, PSS and USS.
 
 ``python -m bench.semantic_cost INDEX_DIR`` on an index built with vectors prints where the
 per-query time goes (the query's vector, the nearest documents, exact cosines) and how many of the
@@ -39,6 +40,9 @@ from search.service import SearchService
 SIDES = ("off", "on")
 ROUNDS = 3  # alternating; the median round is reported (the machine is shared)
 WARMUP = 30
+# Both servers answer the same unique requests before their memory is read (caches grow with them).
+MEMORY_REQUESTS = 300  # per wrk thread
+MEMORY_SECONDS = 25  # enough for them at 64k on a busy machine; wrk says how many were answered
 
 
 @contextmanager
@@ -86,14 +90,20 @@ def time_queries(index: Path, side: str, queries: list[str], warmup: list[str]) 
 
 
 def worker_memory(index: Path, side: str, paths: list[str], work: Path, args) -> dict[str, object]:
-    """Serve *index* with the signal *side* under gunicorn, load it with *paths*; return the fullest worker's memory."""
+    """Serve *index* with the signal *side* under gunicorn, load it with *paths*; return a worker's memory.
+
+    The mean over the workers: how requests spread over them varies from run to run, and the pages
+    they share are touched by each of them.
+    """
     from bench.run import wrk
 
     env = {"TOPICHUB_INDEX_DIR": str(index), vectors.SWITCH: "1" if side == "on" else "0"}
     with gunicorn(SERVICE_APP, env, args.workers, work / f"gunicorn-semantic-{side}.log") as server:
-        load = wrk(server.base, paths, work, f"semantic-{side}", args.duration, args.wrk_threads, args.wrk_connections)
+        load = wrk(server.base, paths, work, f"semantic-{side}", max(args.duration, MEMORY_SECONDS), args.wrk_threads,
+                   args.wrk_connections, max_requests=MEMORY_REQUESTS)
         workers = [memory_mb(pid) for pid in server.worker_pids()]
-    return {"worker": max(workers, key=lambda m: m["rss"]), "workers": workers, "requests": load["requests"],
+    mean = {key: round(statistics.fmean(m[key] for m in workers), 1) for key in workers[0]}
+    return {"worker": mean, "workers": workers, "requests": load["requests"],
             "rps": load["rps"], "load_average": load["load_average"]}
 
 
