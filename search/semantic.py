@@ -21,14 +21,14 @@ from search.snapshot import Snapshot
 EXACT_UP_TO = 2000
 # Past it, two coarse passes over the sign bits pick the rows that get their exact cosine:
 # EXACT_PER_RESULT per wanted neighbour (at least COARSE_MIN), out of HAMMING_WIDEN times as many
-# kept by the first pass.  The exact cosines are the cost (numpy turns float16 into float32 at about
+# kept by the first pass.  The exact cosines cost most (numpy turns float16 into float32 at about
 # 0.3 µs a row here), so the second pass lets half as many rows through as the Hamming distance alone
-# did, and keeps more of the true nearest: at 64k Debian documents and k=100, 93 of the exact 100
-# against 90 for the 2,000 best by Hamming distance (docs/performance.md, issue 17).
+# did and still keeps more of the true nearest: at 64k Debian documents and k=100, 92 of the exact
+# 100 against 90 for the 2,000 best by Hamming distance (docs/performance.md, issue 17).
 EXACT_PER_RESULT = 10
 COARSE_MIN = 1000
-HAMMING_WIDEN = 4
-_FAR = np.iinfo(np.uint16).max  # a distance no row with a vector reaches: holes go last
+HAMMING_WIDEN = 3
+_FAR = 1 << 16  # a distance no row with a vector reaches: holes go last
 _WEIGHT_BITS = 3  # the second pass weighs each dimension by |query| in eighths of its largest
 _PLANE_SHIFTS = np.arange(_WEIGHT_BITS, dtype=np.uint8)[:, None]
 _PLANE_VALUES = (1 << np.arange(_WEIGHT_BITS)).astype(np.int32)
@@ -56,9 +56,9 @@ def nearest(docs: DocVectors, query: np.ndarray, k: int, among: Collection[int] 
     """Return the *k* documents (docnum, cosine) nearest to *query*, best first; only *among* if given.
 
     A float16 product over every row costs tens of ms at 64k documents, so past EXACT_UP_TO rows
-    the Hamming distance of the sign bits to the query's (a few MB, read in under 1 ms) keeps a
-    few thousand rows, the same bits weighed by the query's magnitudes keep a quarter of those, and
-    only these get their exact cosine.
+    the Hamming distance of the sign bits to the query's (2 MB, read in about 0.5 ms) keeps a few
+    thousand rows, the same bits weighed by the query's magnitudes keep a third of those, and only
+    these get their exact cosine.
     """
     if k <= 0:
         return []
