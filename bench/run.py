@@ -435,10 +435,11 @@ def semantic_markdown(cost: dict[str, object]) -> list[str]:
             if key in ("rss", "pss"):
                 grown = on[key] - off[key]
                 target = f"+{grown:.0f}; ≤ +{TARGET_SEMANTIC_WORKER_GROWTH_MB}: {_verdict(grown <= TARGET_SEMANTIC_WORKER_GROWTH_MB)}"
-            lines.append(f"| a worker (mean of {len(memory['on']['workers'])}) after the same unique requests, {label} MB | {off[key]:.0f} | {on[key]:.0f} | "
+            lines.append(f"| the one worker after the same {memory['on']['requests']:,} unique requests, {label} MB | {off[key]:.0f} | {on[key]:.0f} | "
                          f"{ratio(on[key], off[key])} | {target} |")
-        lines.append(f"| requests that loaded it (wrk, unique mix) | {memory['off']['requests']:,} | "
-                     f"{memory['on']['requests']:,} | | |")
+        if memory["off"]["requests"] != memory["on"]["requests"]:
+            lines.append(f"| **requests answered differ** (wrk, unique mix) | {memory['off']['requests']:,} | "
+                         f"{memory['on']['requests']:,} | | |")
     lines.append(f"| load average (1, 5, 15 min) at start → end | {', '.join(f'{x:.2f}' for x in cost['load_average_at_start'])} → "
                  f"{', '.join(f'{x:.2f}' for x in cost['load_average_at_end'])} | | | |")
     return lines

@@ -7,8 +7,8 @@
 - the build: documents/s and CPU seconds; the snapshot's size on disk;
 - unique queries in-process (``SearchService.search``, the result cache off): p50 and p95, wall and
   CPU, in alternating rounds (off, on, on, off, ...), each round a fresh service; the median round;
-- a gunicorn worker's memory (the mean over workers) after the same unique HTTP requests (wrk):
-  RSS, PSS and USS.
+- the memory of a gunicorn worker that answered the same unique HTTP requests (wrk): RSS, PSS, USS,
+  and its anonymous and file-backed parts.
 
 ``python -m bench.semantic_cost INDEX_DIR`` on an index built with vectors prints where the
 per-query time goes (the query's vector, the nearest documents, exact cosines) and how many of the
@@ -90,21 +90,21 @@ def time_queries(index: Path, side: str, queries: list[str], warmup: list[str]) 
 
 
 def worker_memory(index: Path, side: str, paths: list[str], work: Path, args) -> dict[str, object]:
-    """Serve *index* with the signal *side* under gunicorn, load it with *paths*; return a worker's memory.
+    """Serve *index* with the signal *side* under gunicorn, load it with *paths*; return its worker's memory.
 
-    The mean over the workers: how requests spread over them varies from run to run, and the pages
-    they share are touched by each of them.
+    One worker, so that it answers every request: with two, one gevent worker often takes all of
+    wrk's connections and the other never builds its per-snapshot caches, which made the figures
+    depend on who got what.  Pages of mapped files (the vectors, the model's table) count in its
+    RSS in full; more workers would share them (PSS divides them among the workers).
     """
     from bench.run import wrk
 
     env = {"TOPICHUB_INDEX_DIR": str(index), vectors.SWITCH: "1" if side == "on" else "0"}
-    with gunicorn(SERVICE_APP, env, args.workers, work / f"gunicorn-semantic-{side}.log") as server:
+    with gunicorn(SERVICE_APP, env, 1, work / f"gunicorn-semantic-{side}.log") as server:
         load = wrk(server.base, paths, work, f"semantic-{side}", max(args.duration, MEMORY_SECONDS), args.wrk_threads,
                    args.wrk_connections, max_requests=MEMORY_REQUESTS)
-        workers = [memory_mb(pid) for pid in server.worker_pids()]
-    mean = {key: round(statistics.fmean(m[key] for m in workers), 1) for key in workers[0]}
-    return {"worker": mean, "workers": workers, "requests": load["requests"],
-            "rps": load["rps"], "load_average": load["load_average"]}
+        (worker,) = [memory_mb(pid) for pid in server.worker_pids()]
+    return {"worker": worker, "requests": load["requests"], "rps": load["rps"], "load_average": load["load_average"]}
 
 
 def compare(work: Path, args) -> dict[str, object]:
