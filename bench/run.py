@@ -10,8 +10,10 @@ One run, on the same documents and the same seeded queries:
    with the same worker count, with repeated (a few hot queries), unique (a pool of 20,000 drawn
    like the timed ones, rotated) and distinct queries (never asked twice, none from the other mixes,
    so no result cache can answer) reported apart, and the load average at each run's start and end;
-4. reads one service worker's memory after that load on the 64k corpus;
-5. writes ``bench/results/latest.md`` and ``latest.json`` with the machine and the command line.
+4. reads one service worker's memory after that load on the 64k corpus (RSS, and PSS and USS,
+   which count the pages workers share, such as the memory-mapped vectors, once);
+5. measures what the semantic signal costs at 64k, on against off (``bench.semantic_cost``, issue 17);
+6. writes ``bench/results/latest.md`` and ``latest.json`` with the machine and the command line.
 
 Run it with ``make bench`` (``make bench BENCH_ARGS=--large`` adds a 256k-document corpus).
 """
@@ -33,9 +35,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import fts5
+from bench import fts5, semantic_cost
 from bench.queries import api_paths, distinct_queries, make_queries, repeated_mix
-from bench.servers import REFERENCE_APP, SERVICE_APP, gunicorn, rss_mb
+from bench.rss_probe import memory_mb
+from bench.servers import REFERENCE_APP, SERVICE_APP, gunicorn
 
 from corpus.sources import DEFAULT_DIR, load_corpus
 from search.params import SearchParams
@@ -60,6 +63,9 @@ TARGET_WORKER_MB = 300
 # Issue 16's targets, on queries never asked before.
 TARGET_DISTINCT_VS_REFERENCE = 1.0
 TARGET_DISTINCT_SEED_P99_MS = 15.0
+# Issue 17's targets for the semantic signal at 64k, on against off.
+TARGET_SEMANTIC_P50_RATIO = 1.15
+TARGET_SEMANTIC_WORKER_GROWTH_MB = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,11 +177,17 @@ def count_differences(queries: list[str], ours: list[int], theirs: list[int]) ->
     }
 
 
-def wrk(base: str, paths: list[str], work: Path, label: str, duration: int, threads: int, connections: int) -> dict[str, object]:
-    """Run wrk against *base* rotating through *paths*; return requests/s and latency (ms)."""
+def wrk(base: str, paths: list[str], work: Path, label: str, duration: int, threads: int, connections: int,
+        max_requests: int | None = None) -> dict[str, object]:
+    """Run wrk against *base* rotating through *paths*; return requests/s and latency (ms).
+
+    With *max_requests*, each wrk thread stops after that many responses.
+    """
     path_file = work / f"paths-{label}.txt"
     path_file.write_text("\n".join(paths) + "\n", encoding="utf-8")
     env = {**os.environ, "BENCH_PATHS": str(path_file), "BENCH_THREADS": str(threads)}
+    if max_requests:
+        env["BENCH_MAX_REQUESTS"] = str(max_requests)
     load_before = os.getloadavg()[0]
     done = subprocess.run(
         [WRK, f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "-s", str(LUA), base],
@@ -225,7 +237,9 @@ def http(spec: CorpusSpec, index_root: Path, db: Path, records, args, work: Path
             for mix, paths in mixes.items():
                 side_out[mix] = wrk(server.base, paths, work, f"{spec.name}-{side}-{mix}", args.duration,
                                     args.wrk_threads, args.wrk_connections)
-            side_out["worker_rss_mb"] = max(rss_mb(pid) for pid in server.worker_pids())
+            worker = max((memory_mb(pid) for pid in server.worker_pids()), key=lambda m: m["rss"])
+            side_out["worker_rss_mb"] = worker["rss"]
+            side_out["worker_memory_mb"] = worker  # RSS, PSS, USS, anonymous and file-backed
             out[side] = side_out
     return out
 
@@ -285,6 +299,8 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                 print(f"[bench] {spec.name}: HTTP load", file=sys.stderr, flush=True)
                 corpus_out["http"] = http(spec, index_root, db, records, args, work)
             results["corpora"][spec.name] = corpus_out
+        if DEBIAN.exists() and (not args.only or "semantic-64k" in args.only):
+            results["semantic"] = semantic_cost.compare(work, args)
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
@@ -371,13 +387,62 @@ def markdown(results: dict[str, object]) -> str:
                 if errors:
                     lines.append(f"| {name} | HTTP {mix} errors | {sv['errors']} | {rv['errors']} | | |")
             sw, rw = h["service"]["worker_rss_mb"], h["reference"]["worker_rss_mb"]
-            lines.append(f"| {name} | one worker's memory after load, MB | {sw:.0f} | {rw:.0f} | {ratio(sw, rw)} | "
+            lines.append(f"| {name} | one worker's memory after load, RSS MB | {sw:.0f} | {rw:.0f} | {ratio(sw, rw)} | "
                          + (f"< {TARGET_WORKER_MB}: {_verdict(sw < TARGET_WORKER_MB)}" if is_target else "") + " |")
+            if "worker_memory_mb" in h["service"]:  # results written before PSS and USS were read
+                sm, rm = h["service"]["worker_memory_mb"], h["reference"]["worker_memory_mb"]
+                lines.append(f"| {name} | the same worker, PSS / USS MB (shared pages counted once) | "
+                             f"{sm['pss']:.0f} / {sm['uss']:.0f} | {rm['pss']:.0f} / {rm['uss']:.0f} | "
+                             f"{ratio(sm['pss'], rm['pss'])} | |")
+    if "semantic" in results:
+        lines += semantic_markdown(results["semantic"])
     lines += ["", "Match counts differ where the analysers do (see bench/fts5.py). Largest differences:", ""]
     for name, c in results["corpora"].items():
         for ex in c["search"]["match_counts"]["examples"][:5]:
             lines.append(f"- {name}: `{ex['q']}`: service {ex['service']:,}, FTS5 {ex['fts5']:,}")
     return "\n".join(lines) + "\n"
+
+
+def semantic_markdown(cost: dict[str, object]) -> list[str]:
+    """Return the table of what the semantic signal costs at 64k, off and on side by side."""
+    b, q = cost["build"], cost["search_ms"]
+    lines = [
+        "",
+        f"## The semantic signal at 64k (issue 17): off and on, {cost['queries']} unique queries in-process, "
+        f"median of {cost['rounds']} alternating rounds",
+        "",
+        "| figure | off | on | on / off | target |",
+        "|---|---:|---:|---:|---|",
+        f"| build, documents/s | {b['off']['docs_per_second']:,.0f} | {b['on']['docs_per_second']:,.0f} | "
+        f"{ratio(b['on']['docs_per_second'], b['off']['docs_per_second'])} | "
+        f"≥ {TARGET_BUILD_DOCS_PER_SECOND:,}: {_verdict(b['on']['docs_per_second'] >= TARGET_BUILD_DOCS_PER_SECOND)} |",
+        f"| build, CPU s | {b['off']['cpu_seconds']:.1f} | {b['on']['cpu_seconds']:.1f} | "
+        f"{ratio(b['on']['cpu_seconds'], b['off']['cpu_seconds'])} | |",
+        f"| snapshot size, MB | {b['off']['size_bytes'] / 1e6:.1f} | {b['on']['size_bytes'] / 1e6:.1f} | "
+        f"{ratio(b['on']['size_bytes'], b['off']['size_bytes'])} | |",
+    ]
+    for cut, label in (("p50", "p50"), ("p95", "p95"), ("cpu_p50", "CPU p50"), ("cpu_p95", "CPU p95")):
+        target = ""
+        if cut in ("p50", "cpu_p50"):
+            target = f"≤ {TARGET_SEMANTIC_P50_RATIO:g}×: {_verdict(q['on'][cut] <= TARGET_SEMANTIC_P50_RATIO * q['off'][cut])}"
+        lines.append(f"| unique query {label}, ms | {q['off'][cut]:.2f} | {q['on'][cut]:.2f} | "
+                     f"{ratio(q['on'][cut], q['off'][cut])} | {target} |")
+    memory = cost.get("memory")
+    if memory:
+        off, on = memory["off"]["worker"], memory["on"]["worker"]
+        for key, label in (("rss", "RSS"), ("pss", "PSS"), ("uss", "USS"), ("anon", "anonymous"), ("file", "file-backed")):
+            target = ""
+            if key in ("rss", "pss"):
+                grown = on[key] - off[key]
+                target = f"+{grown:.0f}; ≤ +{TARGET_SEMANTIC_WORKER_GROWTH_MB}: {_verdict(grown <= TARGET_SEMANTIC_WORKER_GROWTH_MB)}"
+            lines.append(f"| the one worker after the same {memory['on']['requests']:,} unique requests, {label} MB | {off[key]:.0f} | {on[key]:.0f} | "
+                         f"{ratio(on[key], off[key])} | {target} |")
+        if memory["off"]["requests"] != memory["on"]["requests"]:
+            lines.append(f"| **requests answered differ** (wrk, unique mix) | {memory['off']['requests']:,} | "
+                         f"{memory['on']['requests']:,} | | |")
+    lines.append(f"| load average (1, 5, 15 min) at start → end | {', '.join(f'{x:.2f}' for x in cost['load_average_at_start'])} → "
+                 f"{', '.join(f'{x:.2f}' for x in cost['load_average_at_end'])} | | | |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -393,8 +458,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"queries in the never-repeated mix (default {DISTINCT_POOL:,})")
     parser.add_argument("--wrk-threads", type=int, default=1)
     parser.add_argument("--wrk-connections", type=int, default=4)
-    parser.add_argument("--only", action="append", choices=("seed", "debian-64k", "debian-256k"),
-                        help="run only this corpus (repeatable; for trying changes quickly)")
+    parser.add_argument("--only", action="append", choices=("seed", "debian-64k", "debian-256k", "semantic-64k"),
+                        help="run only this corpus, or the semantic signal's cost at 64k (repeatable)")
     parser.add_argument("--skip-http", action="store_true", help="skip the HTTP load")
     parser.add_argument("--worker-class", help="gunicorn worker class for both services (default: web/gunicorn_conf.py's)")
     parser.add_argument("--workdir", help="keep indexes and logs here instead of a temporary folder")

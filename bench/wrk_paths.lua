@@ -24,6 +24,19 @@ request = function()
   return wrk.format("GET", path)
 end
 
+-- With $BENCH_MAX_REQUESTS, each thread stops after that many responses (wrk still runs for its
+-- duration): two servers compared by their memory have then answered the same requests.
+local limit = tonumber(os.getenv("BENCH_MAX_REQUESTS") or "")
+if limit then
+  local answered = 0
+  response = function(status, headers, body)
+    answered = answered + 1
+    if answered >= limit then
+      wrk.thread:stop()
+    end
+  end
+end
+
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(

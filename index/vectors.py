@@ -244,6 +244,7 @@ class DocVectors:
     matrix: np.ndarray  # (documents, dim) float16, unit rows or zero
     signs: np.ndarray  # (documents, dim / 64) uint64: the sign bits of each row, for a coarse first pass
     live: np.ndarray  # bool per row: the row has a vector (not a hole, not a text without words)
+    holes: np.ndarray  # the numbers of the rows without one (few: deleted documents, texts without words)
 
 
 def _docnum_ids(work: Path) -> list[str | None]:
@@ -364,7 +365,10 @@ def open_vectors(path: Path, meta: Mapping[str, object]) -> DocVectors | None:
     signs = np.asarray(np.load(path / SIGNS_FILE, mmap_mode="r", allow_pickle=False))
     if matrix.shape != (rows, DIM) or matrix.dtype != np.float16 or signs.shape != (rows, DIM // 64):
         raise ValueError(f"snapshot {path.name}: {VECTORS_FILE} or {SIGNS_FILE} does not hold {rows} rows of {DIM}")
-    live = np.zeros(rows, dtype=bool)
-    for lo in range(0, rows, 65536):  # a block at a time: no copy of the whole matrix
-        live[lo : lo + 65536] = matrix[lo : lo + 65536].view(np.uint16).any(axis=1)
-    return DocVectors(matrix=matrix, signs=signs, live=live)
+    # A row with a sign bit set is not zero; only the rows without one are read from the matrix, so
+    # opening touches the 2 MB of sign bits, not the whole matrix (every page of it would count in
+    # each worker's resident memory from the start).
+    live = signs.any(axis=1)
+    unsigned = np.flatnonzero(~live)
+    live[unsigned] = matrix[unsigned].view(np.uint16).any(axis=1)  # all-negative rows, in theory
+    return DocVectors(matrix=matrix, signs=signs, live=live, holes=np.flatnonzero(~live))

@@ -151,8 +151,11 @@ def rank(
     if cosines and SEMANTIC_WEIGHT:
         for docnum, cosine in cosines.items():
             if docnum in candidates:
-                totals[docnum] = totals.get(docnum, 0.0) + meaning(cosine, top)
-        totals = {d: s for d, s in totals.items() if s > 0}
+                total = totals.get(docnum, 0.0) + meaning(cosine, top)
+                # Near in meaning but under the floor, and without a word: not a hit.  Only these
+                # entries can be 0 (word scores are positive), so the thousands of others go unread.
+                if total > 0:
+                    totals[docnum] = total
     # Equal scores go to the document closer in meaning (when vectors are on), then the lower number.
     near = cosines or {}
     best = heapq.nsmallest(limit, _contenders(totals, limit), key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))

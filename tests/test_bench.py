@@ -11,7 +11,7 @@ import pytest
 from bench import fts5
 from bench.queries import distinct_queries, make_queries, repeated_mix
 from bench.reference_app import create_app as create_reference_app
-from bench.run import count_differences, markdown, percentiles
+from bench.run import count_differences, markdown, percentiles, semantic_markdown
 from corpus.sources import load_corpus
 from index.build import build
 from search.params import SearchParams
@@ -165,6 +165,25 @@ def test_the_report_says_when_the_distinct_mix_asked_a_query_twice():
     assert "800" in row and "1,000" in row and "**missed**" in row and "12 queries asked twice" in row
     assert "| seed | HTTP distinct, load average (1 min) at start → end | 1.50 → 2.00 |" in table
     assert "p99 ≤ 15: met" in next(line for line in table.splitlines() if "HTTP distinct, p50 / p99" in line)
+
+
+def test_the_semantic_cost_table_puts_off_and_on_side_by_side_against_issue_17s_targets():
+    build = {"off": {"docs_per_second": 7000.0, "cpu_seconds": 8.0, "size_bytes": 90e6},
+             "on": {"docs_per_second": 5000.0, "cpu_seconds": 12.0, "size_bytes": 127e6}}
+    search = {"off": {"p50": 10.0, "p95": 60.0, "cpu_p50": 10.0, "cpu_p95": 60.0},
+              "on": {"p50": 11.0, "p95": 70.0, "cpu_p50": 12.0, "cpu_p95": 70.0}}
+    worker = {"off": {"rss": 180.0, "pss": 160.0, "uss": 150.0, "anon": 170.0, "file": 10.0},
+              "on": {"rss": 250.0, "pss": 190.0, "uss": 160.0, "anon": 180.0, "file": 70.0}}
+    cost = {"queries": 300, "rounds": 3, "build": build, "search_ms": search,
+            "memory": {side: {"worker": worker[side], "requests": 300} for side in ("off", "on")},
+            "load_average_at_start": [1.0, 1.0, 1.0], "load_average_at_end": [2.0, 2.0, 2.0]}
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in semantic_markdown(cost) if line.startswith("| ")}
+    assert "| 7,000 | 5,000 | 0.71 | ≥ 10,000: **missed** |" in rows["build, documents/s"]
+    assert "| 10.00 | 11.00 | 1.1 | ≤ 1.15×: met |" in rows["unique query p50, ms"]
+    assert "| 10.00 | 12.00 | 1.2 | ≤ 1.15×: **missed** |" in rows["unique query CPU p50, ms"]
+    assert "+70; ≤ +40: **missed**" in rows["the one worker after the same 300 unique requests, RSS MB"]
+    assert "+30; ≤ +40: met" in rows["the one worker after the same 300 unique requests, PSS MB"]
+    assert "requests answered differ" not in "".join(rows)
 
 
 def test_repeated_mix_is_dominated_by_a_few_queries():

@@ -119,8 +119,10 @@ def test_nearest_is_the_exact_cosine_order_and_respects_among(sample_root):
 def test_the_coarse_pass_keeps_the_best_documents(sample_root, monkeypatch):
     snap = SearchService(sample_root).snapshot()
     docs = semantic.vectors(snap)
-    monkeypatch.setattr(semantic, "COARSE_MIN", 4)
-    monkeypatch.setattr(semantic, "COARSE_PER_RESULT", 4)
+    monkeypatch.setattr(semantic, "COARSE_MIN", 2)
+    monkeypatch.setattr(semantic, "EXACT_PER_RESULT", 1)
+    monkeypatch.setattr(semantic, "EXACT_UP_TO", 0)
+    monkeypatch.setattr(semantic, "HAMMING_WIDEN", 2)
     for query in ("looking at stars and planets", "bread recipe", "doctors and patients"):
         vector = semantic.query_vector(query)
         best = int(np.argmax(docs.matrix.astype(np.float32) @ vector))

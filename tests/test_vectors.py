@@ -14,6 +14,7 @@ from corpus.sources import load_corpus
 from index import store, vectors
 from index.build import build
 from index.update import update
+from search import semantic
 from search.service import SearchService
 from tests.conftest import write_jsonl
 
@@ -75,6 +76,23 @@ def test_update_keeps_vectors_in_step_with_edits_additions_and_deletions(root, t
     assert "goalkeeper" not in ids and {"sourdough", "volcano"} <= set(ids)
     assert meta["semantic"]["vectors"] == 7 and meta["semantic"]["rows"] == len(ids)
     assert_rows_match_documents(root)
+
+
+def test_a_deleted_document_is_a_hole_that_no_search_by_meaning_returns(root, tmp_path, monkeypatch):
+    update(write_jsonl(tmp_path / "changes.jsonl", [{"id": "goalkeeper", "delete": True}]), root)
+    snap = SearchService(root).snapshot()
+    docs = snap.vectors
+    _, matrix, ids = stored_vectors(root)
+    holes = [n for n, doc_id in enumerate(ids) if doc_id is None]
+    assert holes and docs.holes.tolist() == holes and not docs.live[holes].any() and docs.live.sum() == len(ids) - len(holes)
+    found = [docnum for docnum, _ in semantic.nearest(docs, semantic.query_vector("soccer match goalkeeper"), len(ids))]
+    assert sorted(found) == sorted(set(range(len(ids))) - set(holes))
+    # Through the coarse passes too (they run past EXACT_UP_TO rows): the nearest two, never a hole.
+    monkeypatch.setattr(semantic, "EXACT_UP_TO", 0)
+    monkeypatch.setattr(semantic, "COARSE_MIN", 2)
+    monkeypatch.setattr(semantic, "HAMMING_WIDEN", 2)
+    coarse = [docnum for docnum, _ in semantic.nearest(docs, semantic.query_vector("soccer match goalkeeper"), 2)]
+    assert len(coarse) == 2 and not set(coarse) & set(holes)
 
 
 def test_update_reembeds_vectors_of_another_model(root, tmp_path):

@@ -77,6 +77,7 @@ def on_starting(server) -> None:
         folder = Path(tempfile.mkdtemp(prefix="topichub-metrics-"))
         _made_metrics_dir.append(folder)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+    post_worker_init(None)  # the query encoder, loaded before the workers fork, is shared by them (14 MB tokenizer)
 
 
 def child_exit(server, worker) -> None:
