@@ -338,6 +338,15 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _cpu_seconds(pid: int) -> float:
+    """Return the CPU time *pid* has used (user + system), 0 once it has gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -357,8 +366,10 @@ def test_killing_a_parallel_build_ends_its_indexing_processes_and_frees_the_lock
     try:
         wait_until(lambda: len(_children(proc.pid)) == 2, "two indexing processes", alive=proc)
         workers = _children(proc.pid)
-        # Stopped, they cannot finish their share and end on their own: only their parent's death
-        # can end them now (the kernel's SIGKILL reaches a stopped process).
+        # Once they are indexing (past setting their parent-death signal, the first thing they do),
+        # stopped, they cannot finish their share and end on their own: only their parent's death can
+        # end them now (the kernel's SIGKILL reaches a stopped process).
+        wait_until(lambda: all(_cpu_seconds(worker) >= 0.2 for worker in workers), "both to be indexing", alive=proc)
         for worker in workers:
             os.kill(worker, signal.SIGSTOP)
     finally:
