@@ -1,8 +1,7 @@
 """The semantic signal: how close a document's meaning is to a query's, as a cosine in [-1, 1].
 
 A query is embedded with the same packaged model as the documents (index/vectors.py); its nearest
-documents are found by one matrix product over the snapshot's memory-mapped float16 vectors, which
-every worker shares.  The signal is off when ``TOPICHUB_SEMANTIC=0``, when the snapshot was built
+documents are found over the snapshot's memory-mapped int8 vectors, which every worker shares.  The signal is off when ``TOPICHUB_SEMANTIC=0``, when the snapshot was built
 without vectors (``topichub build --no-semantic``) or with another model: then ``vectors`` returns
 None and ranking goes on with words alone.
 """
@@ -126,4 +125,4 @@ def _cosines(docs: DocVectors, query: np.ndarray, docnums: np.ndarray) -> np.nda
     """Return the cosines of *query* with rows *docnums* (a zero row gives 0.0)."""
     # einsum, not @: OpenBLAS's threads make a small matrix-vector product a hundred times slower
     # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms).
-    return np.einsum("ij,j->i", docs.matrix[docnums].astype(np.float32), query.astype(np.float32))
+    return np.einsum("ij,j->i", doc_vectors.unit_rows(docs.matrix[docnums]), query.astype(np.float32))
