@@ -101,8 +101,8 @@ class _TableRows:
         self.offset = offset
         self.row_bytes = shape[1] * 2
 
-    def read(self, ids: np.ndarray) -> np.ndarray:
-        """Return the float16 rows *ids* (distinct), in their order."""
+    def read(self, ids: Sequence[int]) -> np.ndarray:
+        """Return the float16 rows *ids*, in their order."""
         data = b"".join(os.pread(self.fd, self.row_bytes, self.offset + int(i) * self.row_bytes) for i in ids)
         return np.frombuffer(data, dtype=np.float16).reshape(len(ids), -1)
 
@@ -143,9 +143,8 @@ class Encoder:
         ids = self.tokenizer.encode(" ".join(text.split()), add_special_tokens=False).ids
         if not ids:
             return np.zeros(self.dim, np.float32)
-        distinct, order = np.unique(ids, return_inverse=True)
         # The rows in token order, summed from the first as table[ids].astype(float32).sum(0) sums them.
-        vector = self.rows.read(distinct)[order].astype(np.float32).sum(axis=0)
+        vector = self.rows.read(ids).astype(np.float32).sum(axis=0)
         norm = float(np.linalg.norm(vector))
         return vector / norm if norm > 0 else vector
 
@@ -309,7 +308,7 @@ def sign_bits(matrix: np.ndarray) -> np.ndarray:
 def quantise(rows: np.ndarray) -> np.ndarray:
     """Return float *rows* as int8 rows of the same directions, each scaled so its largest |component| is 127.
 
-    The scale is not stored: a cosine divides by the int8 row's own length (``unit_rows``).  A unit
+    The scale is not stored: a cosine divides by the int8 row's own length (``cosines``).  A unit
     row of 256 dimensions has its largest component near 0.2, so scaling each row to its own maximum
     keeps four times the precision of unit × 127 (at 64k Debian documents, cosines within 0.0032 of
     float16's against 0.012; docs/performance.md, issue 17).
@@ -319,11 +318,15 @@ def quantise(rows: np.ndarray) -> np.ndarray:
     return np.rint(scaled).astype(np.int8)
 
 
-def unit_rows(rows: np.ndarray) -> np.ndarray:
-    """Return int8 *rows* (from quantise) as float32 unit rows; a zero row stays zero."""
-    out = rows.astype(np.float32)
-    lengths = np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
-    return np.divide(out, lengths, out=out, where=lengths > 0)
+def cosines(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Return the cosine of each int8 row of *rows* (from quantise) with the float32 unit *query*; 0.0 for a zero row."""
+    # einsum, not @: OpenBLAS's threads make a small matrix-vector product a hundred times slower
+    # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms).  Dividing the dot
+    # products by the lengths, not the rows, costs half (1,000 rows: 0.12 against 0.27 ms).
+    rows = rows.astype(np.float32)
+    dots = np.einsum("ij,j->i", rows, query.astype(np.float32))
+    lengths = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    return np.divide(dots, lengths, out=np.zeros_like(dots), where=lengths > 0)
 
 
 def new_matrix(work: Path, rows: int) -> np.ndarray:

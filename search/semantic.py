@@ -123,6 +123,4 @@ def _weighted_distance(signs: np.ndarray, query: np.ndarray, query_signs: np.nda
 
 def _cosines(docs: DocVectors, query: np.ndarray, docnums: np.ndarray) -> np.ndarray:
     """Return the cosines of *query* with rows *docnums* (a zero row gives 0.0)."""
-    # einsum, not @: OpenBLAS's threads make a small matrix-vector product a hundred times slower
-    # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms).
-    return np.einsum("ij,j->i", doc_vectors.unit_rows(docs.matrix[docnums]), query.astype(np.float32))
+    return doc_vectors.cosines(docs.matrix[docnums], query)

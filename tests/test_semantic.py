@@ -107,7 +107,7 @@ def test_nearest_is_the_exact_cosine_order_and_respects_among(sample_root):
     snap = SearchService(sample_root).snapshot()
     docs = semantic.vectors(snap)
     query = semantic.query_vector("a garden in summer")
-    exact = vectors.unit_rows(docs.matrix) @ query
+    exact = vectors.cosines(docs.matrix, query)
     live = sorted(np.flatnonzero(docs.live), key=lambda d: (-exact[d], d))
     found = semantic.nearest(docs, query, 10)
     assert [d for d, _ in found] == live  # all of them (k above the count), best first
@@ -125,7 +125,7 @@ def test_the_coarse_pass_keeps_the_best_documents(sample_root, monkeypatch):
     monkeypatch.setattr(semantic, "HAMMING_WIDEN", 2)
     for query in ("looking at stars and planets", "bread recipe", "doctors and patients"):
         vector = semantic.query_vector(query)
-        best = int(np.argmax(vectors.unit_rows(docs.matrix) @ vector))
+        best = int(np.argmax(vectors.cosines(docs.matrix, vector)))
         assert semantic.nearest(docs, vector, 1)[0][0] == best
 
 
