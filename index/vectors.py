@@ -274,7 +274,7 @@ class DocVectors:
     """A snapshot's document vectors, memory-mapped: row *n* is Whoosh document *n*."""
 
     matrix: np.ndarray  # (documents, dim) int8: a row is its vector's direction (quantise), or zero
-    signs: np.ndarray  # (documents, dim / 64) uint64: the sign bits of each row, for a coarse first pass
+    signs: np.ndarray  # (dim / 64, documents) uint64: the sign bits of each row, word-major, for a coarse first pass
     live: np.ndarray  # bool per row: the row has a vector (not a hole, not a text without words)
     holes: np.ndarray  # the numbers of the rows without one (few: deleted documents, texts without words)
 
@@ -345,7 +345,8 @@ def write(work: Path, ids: Sequence[str | None], matrix: np.ndarray) -> dict[str
     Write its sign bits and the ids; return the manifest entry.
     """
     matrix.flush()  # type: ignore[attr-defined]
-    np.save(work / SIGNS_FILE, sign_bits(matrix), allow_pickle=False)
+    # Word-major: the first pass reads each 64-bit word of every row as one contiguous run.
+    np.save(work / SIGNS_FILE, np.ascontiguousarray(sign_bits(matrix).T), allow_pickle=False)
     (work / IDS_FILE).write_text(json.dumps(list(ids), separators=(",", ":")), encoding="utf-8")
     return {**model_info(), "rows": len(ids), "vectors": int(sum(i is not None for i in ids))}
 
@@ -414,12 +415,12 @@ def open_vectors(path: Path, meta: Mapping[str, object]) -> DocVectors | None:
     # Plain arrays over the mapped files (np.asarray drops np.memmap's per-operation overhead).
     matrix = np.asarray(np.load(path / VECTORS_FILE, mmap_mode="r", allow_pickle=False))
     signs = np.asarray(np.load(path / SIGNS_FILE, mmap_mode="r", allow_pickle=False))
-    if matrix.shape != (rows, DIM) or matrix.dtype != np.int8 or signs.shape != (rows, DIM // 64):
+    if matrix.shape != (rows, DIM) or matrix.dtype != np.int8 or signs.shape != (DIM // 64, rows):
         raise ValueError(f"snapshot {path.name}: {VECTORS_FILE} or {SIGNS_FILE} does not hold {rows} rows of {DIM}")
     # A row with a sign bit set is not zero; only the rows without one are read from the matrix, so
     # opening touches the 2 MB of sign bits, not the whole matrix (every page of it would count in
     # each worker's resident memory from the start).
-    live = signs.any(axis=1)
+    live = signs.any(axis=0)
     unsigned = np.flatnonzero(~live)
     live[unsigned] = matrix[unsigned].any(axis=1)  # all-negative rows, in theory
     return DocVectors(matrix=matrix, signs=signs, live=live, holes=np.flatnonzero(~live))

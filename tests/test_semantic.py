@@ -139,3 +139,19 @@ def test_the_switch_turns_the_signal_off(sample_root, monkeypatch):
 
 def test_a_query_without_words_has_no_vector(sample_root):
     assert semantic.query_vector("   ") is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_coarse_distances_count_what_differs(seed):
+    """The popcount passes equal the plain count of differing signs, and the sum of |query| weights there."""
+    rng = np.random.default_rng(seed)
+    rows = vectors.quantise(rng.standard_normal((40_000, vectors.DIM)).astype(np.float32))
+    query = rng.standard_normal(vectors.DIM).astype(np.float32)
+    query /= np.linalg.norm(query)
+    signs = np.ascontiguousarray(vectors.sign_bits(rows).T)  # word-major, as a snapshot stores them
+    differ = (rows > 0) != (query > 0)
+    assert np.array_equal(semantic._hamming(signs, vectors.sign_bits(query)), differ.sum(axis=1))
+    weight = np.rint(np.abs(query) / np.abs(query).max() * (2**semantic._WEIGHT_BITS - 1))
+    some = np.sort(rng.choice(len(rows), 3000, replace=False))
+    expected = (differ[some] * weight).sum(axis=1)
+    assert np.array_equal(semantic._weighted_distance(signs[:, some], query, vectors.sign_bits(query)), expected)
