@@ -1,8 +1,8 @@
 """The semantic signal: how close a document's meaning is to a query's, as a cosine in [-1, 1].
 
 A query is embedded with the same packaged model as the documents (index/vectors.py); its nearest
-documents are found over the snapshot's memory-mapped int8 vectors, which every worker shares.  The signal is off when ``TOPICHUB_SEMANTIC=0``, when the snapshot was built
-without vectors (``topichub build --no-semantic``) or with another model: then ``vectors`` returns
+documents are found over the snapshot's memory-mapped int8 vectors, which every worker shares.  The
+signal is off when ``TOPICHUB_SEMANTIC=0``, when the snapshot was built without vectors (``topichub build --no-semantic``) or with another model: then ``vectors`` returns
 None and ranking goes on with words alone.
 """
 
@@ -20,10 +20,11 @@ from search.snapshot import Snapshot
 EXACT_UP_TO = 2000
 # Past it, two coarse passes over the sign bits pick the rows that get their exact cosine:
 # EXACT_PER_RESULT per wanted neighbour (at least COARSE_MIN), out of HAMMING_WIDEN times as many
-# kept by the first pass.  The exact cosines cost most (numpy turns float16 into float32 at about
-# 0.3 µs a row here), so the second pass lets half as many rows through as the Hamming distance alone
-# did and still keeps more of the true nearest: at 64k Debian documents and k=100, 92 of the exact
-# 100 against 90 for the 2,000 best by Hamming distance (docs/performance.md, issue 17).
+# kept by the first pass.  The second pass lets half as many rows through as the Hamming distance
+# alone did and still keeps more of the true nearest: at 64k Debian documents and k=100, 92 of the
+# exact 100 against 90 for the 2,000 best by Hamming distance (docs/performance.md, issue 17).  With
+# int8 rows the exact cosines are cheap (1,000 rows: 0.12 ms), but more of them buy little: 94.6 of
+# 100 for 2,000 rows out of 6,000, at 0.3 ms more a query.
 EXACT_PER_RESULT = 10
 COARSE_MIN = 1000
 HAMMING_WIDEN = 3
@@ -53,8 +54,8 @@ def query_vector(text: str) -> np.ndarray | None:
 def nearest(docs: DocVectors, query: np.ndarray, k: int, among: Collection[int] | None = None) -> list[tuple[int, float]]:
     """Return the *k* documents (docnum, cosine) nearest to *query*, best first; only *among* if given.
 
-    A float16 product over every row costs tens of ms at 64k documents, so past EXACT_UP_TO rows
-    the Hamming distance of the sign bits to the query's (2 MB, read in about 0.5 ms) keeps a few
+    An exact cosine for every row reads all 16 MB of them at 64k documents, so past EXACT_UP_TO rows
+    the Hamming distance of the sign bits to the query's (2 MB, read in about 0.2 ms) keeps a few
     thousand rows, the same bits weighed by the query's magnitudes keep a third of those, and only
     these get their exact cosine.
     """
