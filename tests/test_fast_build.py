@@ -228,7 +228,7 @@ def test_an_update_on_a_fast_built_index_works(roots, tmp_path):
     # Whoosh renumbered the documents: every row still belongs to its id, the new one embedded.
     assert ids == vectors._docnum_ids(updated) and "edge-empty" not in rows
     assert all(np.array_equal(row, old_rows[doc_id]) for doc_id, row in rows.items() if doc_id not in (None, "edge-new"))
-    new_row = vectors.encoder().embed(["Brand new Trainium2 gadget\nFresh words: zyzzyva."], dtype=np.float16)[0]
+    new_row = vectors.quantise(vectors.encoder().embed(["Brand new Trainium2 gadget\nFresh words: zyzzyva."]))[0]
     assert np.array_equal(rows["edge-new"], new_row)
     service = SearchService(roots["parallel"])
     assert [h.id for h in service.search(SearchParams(q="zyzzyva")).hits] == ["edge-new"]

@@ -107,7 +107,7 @@ def test_nearest_is_the_exact_cosine_order_and_respects_among(sample_root):
     snap = SearchService(sample_root).snapshot()
     docs = semantic.vectors(snap)
     query = semantic.query_vector("a garden in summer")
-    exact = docs.matrix.astype(np.float32) @ query
+    exact = vectors.cosines(docs.matrix, query)
     live = sorted(np.flatnonzero(docs.live), key=lambda d: (-exact[d], d))
     found = semantic.nearest(docs, query, 10)
     assert [d for d, _ in found] == live  # all of them (k above the count), best first
@@ -125,7 +125,7 @@ def test_the_coarse_pass_keeps_the_best_documents(sample_root, monkeypatch):
     monkeypatch.setattr(semantic, "HAMMING_WIDEN", 2)
     for query in ("looking at stars and planets", "bread recipe", "doctors and patients"):
         vector = semantic.query_vector(query)
-        best = int(np.argmax(docs.matrix.astype(np.float32) @ vector))
+        best = int(np.argmax(vectors.cosines(docs.matrix, vector)))
         assert semantic.nearest(docs, vector, 1)[0][0] == best
 
 
@@ -139,3 +139,19 @@ def test_the_switch_turns_the_signal_off(sample_root, monkeypatch):
 
 def test_a_query_without_words_has_no_vector(sample_root):
     assert semantic.query_vector("   ") is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_coarse_distances_count_what_differs(seed):
+    """The popcount passes equal the plain count of differing signs, and the sum of |query| weights there."""
+    rng = np.random.default_rng(seed)
+    rows = vectors.quantise(rng.standard_normal((40_000, vectors.DIM)).astype(np.float32))
+    query = rng.standard_normal(vectors.DIM).astype(np.float32)
+    query /= np.linalg.norm(query)
+    signs = np.ascontiguousarray(vectors.sign_bits(rows).T)  # word-major, as a snapshot stores them
+    differ = (rows > 0) != (query > 0)
+    assert np.array_equal(semantic._hamming(signs, vectors.sign_bits(query)), differ.sum(axis=1))
+    weight = np.rint(np.abs(query) / np.abs(query).max() * (2**semantic._WEIGHT_BITS - 1))
+    some = np.sort(rng.choice(len(rows), 3000, replace=False))
+    expected = (differ[some] * weight).sum(axis=1)
+    assert np.array_equal(semantic._weighted_distance(signs[:, some], query, vectors.sign_bits(query)), expected)

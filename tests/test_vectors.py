@@ -47,14 +47,17 @@ def assert_rows_match_documents(root: Path) -> None:
         fields = snap.stored(docnum)
         assert doc_id == fields["id"]
         expected = vectors.encoder().embed([f"{fields['title']}\n{fields['body']}"])[0]
-        np.testing.assert_allclose(matrix[docnum].astype(np.float32), expected, atol=2e-3)
+        assert np.array_equal(matrix[docnum], vectors.quantise(expected[None])[0])
+        # What a search uses: the stored row's cosines, within int8's rounding of the exact vector's.
+        assert vectors.cosines(matrix[docnum : docnum + 1], expected)[0] > 0.9999
 
 
-def test_build_stores_unit_float16_rows_per_document_with_the_model_recorded(root):
+def test_build_stores_int8_rows_per_document_with_the_model_recorded(root):
     meta, matrix, ids = stored_vectors(root)
-    assert matrix.dtype == np.float16 and matrix.shape == (7, vectors.DIM)
+    assert matrix.dtype == np.int8 and matrix.shape == (7, vectors.DIM)
     assert meta["semantic"]["model"] == "wordllama/l2_supercat" and meta["semantic"]["version"] == "0.4.0.post1"
-    assert np.allclose(np.linalg.norm(matrix.astype(np.float32), axis=1), 1.0, atol=1e-3)
+    assert meta["semantic"]["dtype"] == "int8"
+    assert (np.abs(matrix.astype(np.int16)).max(axis=1) == 127).all()  # every row uses int8's whole range
     assert_rows_match_documents(root)
     # The vectors are checksummed with the Whoosh files: a damaged copy is refused at open.
     recorded = json.loads((store.current_path(root) / store.MANIFEST_FILE).read_text())
@@ -95,10 +98,11 @@ def test_a_deleted_document_is_a_hole_that_no_search_by_meaning_returns(root, tm
     assert len(coarse) == 2 and not set(coarse) & set(holes)
 
 
-def test_update_reembeds_vectors_of_another_model(root, tmp_path):
+@pytest.mark.parametrize(("key", "old"), [("version", "0.0.1"), ("dtype", "float16")])
+def test_update_reembeds_vectors_of_another_model_or_format(root, tmp_path, key, old):
     path = store.current_path(root)
     meta = store.read_meta(path)
-    meta["semantic"]["version"] = "0.0.1"  # as if built with an older wordllama
+    meta["semantic"][key] = old  # as if built with an older wordllama, or before vectors were int8
     store.write_meta(path, meta)
     (path / store.MANIFEST_FILE).unlink()  # the edit above would fail the checksums
     assert SearchService(root).snapshot().vectors is None  # not used for searching
@@ -127,6 +131,22 @@ def test_build_without_vectors_by_flag_or_switch(tmp_path, monkeypatch):
 
 def test_a_text_without_words_has_a_zero_vector():
     assert not vectors.encoder().embed(["", "  \n "]).any()
+
+
+def test_a_query_reads_its_rows_from_the_file_as_the_mapped_table_holds_them():
+    """A query's vector is bit for bit the one summed from the mapped table, which it never reads."""
+    encoder = vectors.encoder()
+    texts = ["who makes their own accelerators", "ZeRO-3 offload ZeRO-3 (DeepSpeed)", "日本語 😀 naïve", "a a a a", "x"]
+    expected = []
+    for text in texts:
+        ids = encoder.tokenizer.encode(" ".join(text.split()), add_special_tokens=False).ids
+        vector = encoder.table[ids].astype(np.float32).sum(axis=0)  # the mapped table, tokens in order
+        expected.append(vector / np.linalg.norm(vector))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(encoder, "table", None)  # a worker's query encoding never pages the table in
+        found = [encoder.embed_one(text) for text in texts]
+    for row, vector in zip(expected, found):
+        assert np.array_equal(row, vector)
 
 
 def test_one_text_embeds_as_in_a_batch():
@@ -163,10 +183,7 @@ def test_bulk_embedding_equals_embedding_word_by_word(texts):
         patch.setattr(vectors, "_BATCH_DOCS", 5)
         patch.setattr(vectors, "_JOINED_WORDS", 3)
         bulk = vectors.encoder().embed(texts)
-        half = vectors.encoder().embed(texts, dtype=np.float16)
-    expected = _embed_word_by_word(texts)
-    assert np.array_equal(bulk, expected)
-    assert np.array_equal(half, expected.astype(np.float16))
+    assert np.array_equal(bulk, _embed_word_by_word(texts))
 
 
 def test_no_piece_carries_a_word_mark_after_its_start():
@@ -175,12 +192,18 @@ def test_no_piece_carries_a_word_mark_after_its_start():
     assert inside == []
 
 
-def test_sign_bits_of_float16_rows_read_from_their_bits_are_those_of_a_comparison():
-    special = np.array([0.0, -0.0, 6e-8, -6e-8, 1.0, -1.0, 65504, -65504, np.inf, -np.inf, np.nan, -np.nan], dtype=np.float16)
-    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)  # every float16 value, NaNs too
-    for rows in (np.resize(special, (3, vectors.DIM)), every.reshape(-1, vectors.DIM)):
-        expected = np.packbits(rows.astype(np.float32) > 0, axis=-1).view(np.uint64)
-        assert np.array_equal(vectors.sign_bits(rows), expected)
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([1e-6, 0.05, 1.0, 300.0]))
+def test_quantised_rows_keep_their_direction(seed, scale):
+    rows = np.random.default_rng(seed).standard_normal((20, vectors.DIM)).astype(np.float32) * scale
+    rows[3] = 0.0  # a hole stays a hole
+    stored = vectors.quantise(rows)
+    assert stored.dtype == np.int8 and not stored[3].any()
+    unit = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-30)
+    cosines = np.array([vectors.cosines(stored[n : n + 1], unit[n])[0] for n in range(len(rows))])
+    assert np.all(np.delete(cosines, 3) > 0.9999) and cosines[3] == 0.0
+    # Signs survive, but for components that round to zero.
+    assert np.array_equal(stored > 0, (rows > 0) & (stored != 0))
 
 
 def test_cli_builds_without_vectors_and_serve_rebuilds_an_index_of_another_model(tmp_path, monkeypatch):
