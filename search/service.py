@@ -13,9 +13,11 @@ selection, so a count says how many results clicking the value would give.
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
@@ -276,6 +278,11 @@ class SearchService:
         """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets."""
         out: list[str] = []
         for docnum, field, text in texts:
+            if not any(_holds(snap.term_docs(field, term), docnum) for term in terms):
+                # The index says the field holds none of the terms (a hit found by meaning, a title
+                # without them): nothing to mark, and no need to analyse the text to find that out.
+                out.append(highlight_title(text, (), ()) if field == "title" else highlight_snippet(text, (), ()))
+                continue
             replay = snap.tokens(docnum, field, text)
             held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
             key = (docnum, field, held)
@@ -467,3 +474,9 @@ def _document(fields: dict[str, object]) -> dict[str, object]:
     for name in ("topics", "entities"):
         doc[name] = list(doc[name])
     return doc
+
+
+def _holds(docs: Sequence[int], docnum: int) -> bool:
+    """Return whether the ascending *docs* hold *docnum*."""
+    at = bisect_left(docs, docnum)
+    return at < len(docs) and docs[at] == docnum
