@@ -5,6 +5,7 @@ and again whenever ``current`` points somewhere new, so a build or update needs 
 reload.  Memory is per worker: see docs/operations.md for the measured figures.
 """
 
+import gc
 import html
 import logging.config
 import os
@@ -99,8 +100,25 @@ def post_worker_init(worker) -> None:
     semantic.query_vector("warm up")
 
 
+# The cyclic garbage collector's full passes, on the service's schedule rather than the allocator's.
+# A full pass walks every object the caches hold (tens of ms once they are warm) and stalls every
+# request on that worker meanwhile: left to Python's thresholds it came every second or so under load
+# and was the slowest 1 % of make bench's seed requests (p99 27.6 ms with the default, 5.4-7.4 ms with
+# the collector off; docs/operations.md).  Young garbage is still collected as it comes (generations
+# 0 and 1); a full pass runs after FULL_COLLECT_EVERY requests, and when a new snapshot is opened.
+FULL_COLLECT_EVERY = 20_000
+_requests_since_full = [0]
+
+
+def post_fork(server, worker) -> None:
+    """Keep the collector's automatic full passes out of the request path (see FULL_COLLECT_EVERY)."""
+    gen0, gen1, _ = gc.get_threshold()
+    gc.set_threshold(gen0, gen1, 1_000_000)  # a full pass only after a million generation-1 passes
+
+
 def post_request(worker, req, environ, resp) -> None:
-    """Let the worker's other connections have their turn after each answer (under gevent).
+    """After each answer: a full garbage collection when one is due, then let the worker's other
+    connections have their turn (under gevent).
 
     A greenlet gives the CPU away only when it waits, and a keep-alive client whose next request is
     already there when its answer is done (a pipelining client, or a fast one while the answer is
@@ -108,6 +126,10 @@ def post_request(worker, req, environ, resp) -> None:
     queued behind it (make bench's unique mix, one worker and 4 connections: p90 298 ms, p99 593 ms;
     with this yield 13.5 and 44.9 ms on a loaded machine, see docs/operations.md).
     """
+    _requests_since_full[0] += 1
+    if _requests_since_full[0] >= FULL_COLLECT_EVERY:
+        _requests_since_full[0] = 0
+        gc.collect()  # after the answer was sent: the next requests on this worker wait for it, once
     if type(worker).__module__ == "gunicorn.workers.ggevent":  # not under --worker-class sync
         import gevent
 
