@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.config.dictConfig(config)
         from search import semantic
 
-        semantic.query_vector("warm up")  # as gunicorn's post_worker_init does
+        semantic.query_vector("warm up")  # as web/gunicorn_conf.py's on_starting does
         app = create_app()
         paths = api_paths(_queries(args.mix, args.count + args.warm))
         for path in paths[args.count :]:

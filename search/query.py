@@ -333,14 +333,13 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
     """Return the all-words and any-words queries for *text*; never raises on odd syntax."""
     synonyms = synonyms or Synonyms.empty()
     analyzer = schema[SEARCH_FIELDS[0]].analyzer
-    if _SYNTAX.search(text):
+    plain = bool(_SYNTAX.search(text))  # syntax the parser chokes on is searched as plain words
+    if plain:
         try:
             concepts, excluded = _syntax_concepts(text, schema, synonyms)
             return assemble(text, concepts, excluded)
         except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
-            plain = True
-    else:
-        plain = False
+            pass
     units = _units(text, analyzer)
     return assemble(text, _plain_concepts(text, units, synonyms), plain=plain, typed=tuple(u.word for u in units))
 

@@ -107,19 +107,21 @@ def fragment_problems(markup: str) -> list[str]:
     ]
 
 
+def proc_stat(pid: int | str) -> list[str] | None:
+    """Return /proc/PID/stat's fields from the state on (state, ppid, pgrp, ...), None once it has gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: split after its last ')'.
+    return stat[stat.rindex(")") + 2 :].split()
+
+
 def children(pid: int) -> list[int]:
     """Return the pids of *pid*'s child processes (read from /proc)."""
     found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # The command name (field 2) may hold spaces and parentheses: split after its last ')'.
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid:
+        if entry.name.isdigit() and (fields := proc_stat(entry.name)) is not None and int(fields[1]) == pid:
             found.append(int(entry.name))
     return found
 

@@ -18,7 +18,7 @@ import pytest
 
 from index import store
 from index.build import build, build_corpus
-from tests.attack_support import hostile, open_paths  # noqa: F401 - fixture
+from tests.attack_support import hostile, open_paths, proc_stat  # noqa: F401 - fixture
 from tests.conftest import REPO, debian_lines
 from tests.waiting import wait_until
 from web import create_app
@@ -340,19 +340,13 @@ def _children(pid: int) -> list[int]:
 
 def _cpu_seconds(pid: int) -> float:
     """Return the CPU time *pid* has used (user + system), 0 once it has gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    fields = proc_stat(pid)
+    return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")  # a zombie has exited; only its parent has not collected it
+    fields = proc_stat(pid)
+    return fields is not None and fields[0] not in ("Z", "X")  # a zombie has exited; only its parent has not collected it
 
 
 def test_killing_a_parallel_build_ends_its_indexing_processes_and_frees_the_lock(tmp_path, hostile):  # noqa: F811

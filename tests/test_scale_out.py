@@ -31,6 +31,7 @@ import pytest
 from bench.servers import free_port
 from corpus.sources import DEFAULT_DIR
 from index import store
+from tests.attack_support import proc_stat
 from tests.conftest import REPO, write_jsonl
 from tests.waiting import wait_until
 from web import create_app
@@ -89,13 +90,10 @@ class Process:
     def running(self) -> list[int]:
         """Return the live processes left in its group (zombies are dead, whoever reaps them)."""
         left = []
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # ended while we looked
-            if int(fields[2]) == self.proc.pid and fields[0] != "Z":
-                left.append(int(stat.parent.name))
+        for entry in Path("/proc").glob("[0-9]*"):
+            fields = proc_stat(entry.name)  # None: ended while we looked
+            if fields is not None and int(fields[2]) == self.proc.pid and fields[0] != "Z":
+                left.append(int(entry.name))
         return left
 
     def kill(self, sig: int = signal.SIGKILL) -> None:

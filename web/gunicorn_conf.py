@@ -7,10 +7,12 @@ reload.  Memory is per worker: see docs/operations.md for the measured figures.
 
 import gc
 import html
+import itertools
 import logging.config
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import gunicorn.http.wsgi
@@ -78,7 +80,11 @@ def on_starting(server) -> None:
         folder = Path(tempfile.mkdtemp(prefix="topichub-metrics-"))
         _made_metrics_dir.append(folder)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
-    post_worker_init(None)  # the query encoder, loaded before the workers fork, is shared by them (14 MB tokenizer)
+    # The query encoder, loaded before the workers fork: they share its tokenizer (14 MB), and no
+    # reader waits for it to load (about 0.1 s).
+    from search import semantic
+
+    semantic.query_vector("warm up")
 
 
 def child_exit(server, worker) -> None:
@@ -93,13 +99,6 @@ def on_exit(server) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def post_worker_init(worker) -> None:
-    """Load the query encoder before the first request, so no reader waits for it (about 0.1 s)."""
-    from search import semantic
-
-    semantic.query_vector("warm up")
-
-
 # The cyclic garbage collector's full passes, on the service's schedule rather than the allocator's.
 # A full pass walks every object the caches hold (tens of ms once they are warm) and stalls every
 # request on that worker meanwhile: left to Python's thresholds it came every second or so under load
@@ -107,13 +106,20 @@ def post_worker_init(worker) -> None:
 # the collector off; docs/operations.md).  Young garbage is still collected as it comes (generations
 # 0 and 1); a full pass runs after FULL_COLLECT_EVERY requests, and when a new snapshot is opened.
 FULL_COLLECT_EVERY = 20_000
-_requests_since_full = [0]
+_answered = itertools.count(1)
+_pass_turn: Callable[[float], object] | None = None  # gevent.sleep under gevent workers
 
 
 def post_fork(server, worker) -> None:
-    """Keep the collector's automatic full passes out of the request path (see FULL_COLLECT_EVERY)."""
+    """Keep the collector's automatic full passes out of the request path (see FULL_COLLECT_EVERY),
+    and under gevent workers (not ``--worker-class sync``) let each answer pass the turn."""
+    global _pass_turn
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(gen0, gen1, 1_000_000)  # a full pass only after a million generation-1 passes
+    if type(worker).__module__ == "gunicorn.workers.ggevent":
+        import gevent
+
+        _pass_turn = gevent.sleep
 
 
 def post_request(worker, req, environ, resp) -> None:
@@ -126,11 +132,7 @@ def post_request(worker, req, environ, resp) -> None:
     queued behind it (make bench's unique mix, one worker and 4 connections: p90 298 ms, p99 593 ms;
     with this yield 13.5 and 44.9 ms on a loaded machine, see docs/operations.md).
     """
-    _requests_since_full[0] += 1
-    if _requests_since_full[0] >= FULL_COLLECT_EVERY:
-        _requests_since_full[0] = 0
+    if next(_answered) % FULL_COLLECT_EVERY == 0:
         gc.collect()  # after the answer was sent: the next requests on this worker wait for it, once
-    if type(worker).__module__ == "gunicorn.workers.ggevent":  # not under --worker-class sync
-        import gevent
-
-        gevent.sleep(0)
+    if _pass_turn is not None:
+        _pass_turn(0)
