@@ -9,6 +9,7 @@ import re
 import pytest
 
 from bench import fts5
+from bench import run as bench_run
 from bench.queries import distinct_queries, make_queries, repeated_mix
 from bench.reference_app import create_app as create_reference_app
 from bench.run import count_differences, markdown, percentiles, semantic_markdown
@@ -227,3 +228,33 @@ def test_multi_segment_build_answers_like_a_single_segment_one(tmp_path):
         orders.append({f["id"]: f["order"] for f in searcher.all_stored_fields()})
     assert orders[0] == orders[1]
     assert json.loads((tmp_path / "two" / "current" / "snapshot.json").read_text())["doc_count"] == 400
+
+
+def test_http_rounds_are_reported_as_their_median_with_each_round_and_unique_queries_against_issue_16():
+    def run(rps, p99):
+        mix = {"rps": rps, "p50_ms": 1.0, "p90_ms": 2.0, "p99_ms": p99, "mean_ms": 1.0, "requests": 10,
+               "errors": {"read": 1}, "wrapped_requests": 0, "load_average": [1.0, 1.2]}
+        return {"unique": mix, "worker_rss_mb": 50.0, "worker_memory_mb": {"rss": 50.0, "pss": 40.0, "uss": 30.0}}
+
+    combined = bench_run._combined([run(900.0, 12.0), run(1100.0, 30.0)])
+    unique = combined["unique"]
+    assert unique["rps"] == 1000.0 and unique["p99_ms"] == 21.0  # the median of two: their mean
+    assert unique["rounds_rps"] == [900.0, 1100.0] and unique["requests"] == 20 and unique["errors"] == {"read": 2}
+    reference = bench_run._combined([run(1200.0, 5.0), run(1000.0, 5.0)])
+    build_figures = {"docs_per_second": 1.0, "size_bytes": 1, "peak_rss_mb": 1.0, "peak_rss_children_mb": 0.0}
+    ms = {"p50": 1.0, "p95": 1.0, "p99": 1.0, "mean": 1.0}
+    results = {
+        "command": "python -m bench.run", "settings": {"procs": 2, "workers": 2, "wrk_threads": 1, "wrk_connections": 4,
+                                                       "duration": 10, "rounds": 2},
+        "machine": {"nproc": 2, "cpu": "x", "memory_gb": 1, "python": "3.11", "sqlite": "3", "load_average_at_start": [1.0]},
+        "corpora": {"seed": {"docs": 57, "build": {"service": build_figures, "fts5": build_figures},
+                             "search": {"queries": 1, "service_ms": ms, "fts5_ms": ms,
+                                        "match_counts": {"differ": 0, "queries": 1, "within_5_percent": 0, "examples": []}},
+                             "http": {"workers": 2, "service": combined, "reference": reference}}},
+    }
+    table = markdown(results)
+    assert "the median of 2 rounds" in table
+    row = next(line for line in table.splitlines() if "HTTP unique, requests/s" in line)
+    assert "1,000 (900, 1,100)" in row and "1,100 (1,200, 1,000)" in row and "≥ 1× reference: **missed**" in row
+    latency = next(line for line in table.splitlines() if "HTTP unique, p50 / p99" in line)
+    assert "21.0 (12.0, 30.0)" in latency and "p99 ≤ 15: **missed**" in latency
