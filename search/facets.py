@@ -48,11 +48,15 @@ def count_facets(
     for name, field in FACETS.items():
         others = [docs for other, docs in selected.items() if other != name and docs is not None]
         base = matched.intersection(*others) if others else matched
-        chosen = set(getattr(params, name))
+        counts = _counts(snap, field, base)
         labels = snap.facet_labels[name]
+        if not getattr(params, name):
+            facets[name] = _unselected(counts, labels, snap.facet_ranks[name], name in VALUE_ORDER_DESC)
+            continue
+        chosen = set(getattr(params, name))
         # (sort key, value, label, count); the position keeps equal keys in counting order, as a stable sort.
         rows = []
-        for value, count in _counts(snap, field, base).items():
+        for value, count in counts.items():
             if count or value in chosen:
                 label, lower = labels[value]
                 rows.append(((-count, lower, len(rows)), value, label, count))
@@ -65,6 +69,23 @@ def count_facets(
             rows.sort()
         facets[name] = tuple(FacetValue(value, label, count, value in chosen) for _, value, label, count in rows)
     return facets
+
+
+def _unselected(
+    counts: dict[str, int], labels: dict[str, tuple[str, str]], ranks: dict[str, int], by_value: bool
+) -> tuple[FacetValue, ...]:
+    """Return the values of a facet nothing is selected in: those counted, in the order ``count_facets`` gives.
+
+    Two stable sorts with keys looked up in C, instead of a key tuple made per value: by label
+    (``ranks``: equal lower-cased labels share a rank, so they keep counting order), then by count.
+    """
+    values = [value for value, count in counts.items() if count]
+    if by_value:
+        values.sort(reverse=True)
+    else:
+        values.sort(key=ranks.__getitem__)
+        values.sort(key=counts.__getitem__, reverse=True)  # a reverse sort keeps equal counts' order
+    return tuple([FacetValue(value, labels[value][0], counts[value], False) for value in values])
 
 
 def _value(row: tuple[object, str, str, int]) -> str:
@@ -81,4 +102,5 @@ def _counts(snap: Snapshot, field: str, base: set[int] | frozenset[int]) -> dict
     if len(base) * 16 < sum(map(len, postings.values())):
         by_doc = snap.doc_facets[field]
         return Counter(chain.from_iterable(map(by_doc.get, base, repeat(()))))
-    return {value: len(base & docs) if len(base) < len(docs) else len(docs & base) for value, docs in postings.items()}
+    # A set intersection walks the smaller of the two sets, whichever is on the left.
+    return dict(zip(postings, map(len, map(base.__and__, postings.values()))))

@@ -51,6 +51,8 @@ HIGHLIGHT_CACHE_SIZE = 8192
 ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
 
+_NO_TERMS: frozenset[str] = frozenset()
+
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
@@ -277,21 +279,27 @@ class SearchService:
     def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], terms: frozenset[str]) -> list[str]:
         """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets."""
         out: list[str] = []
+        postings: dict[str, list[Sequence[int]]] = {}  # each field's documents of each term, read once
         for docnum, field, text in texts:
-            if not any(_holds(snap.term_docs(field, term), docnum) for term in terms):
+            held_by = postings.get(field)
+            if held_by is None:
+                held_by = postings[field] = [snap.term_docs(field, term) for term in terms]
+            if _holds_any(held_by, docnum):
+                replay = snap.tokens(docnum, field, text)
+                held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
+            else:
                 # The index says the field holds none of the terms (a hit found by meaning, a title
                 # without them): nothing to mark, and no need to analyse the text to find that out.
-                out.append(highlight_title(text, (), ()) if field == "title" else highlight_snippet(text, (), ()))
-                continue
-            replay = snap.tokens(docnum, field, text)
-            held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
+                replay, held = None, _NO_TERMS
             key = (docnum, field, held)
             html = self._highlights.get(snap.id, key)
             if html is None:
+                # Without a term held a title is shown whole and a body cropped, tokens or not.
+                entries = replay.entries if replay is not None else ()
                 if field == "title":
-                    html = highlight_title(text, held, replay.entries)
+                    html = highlight_title(text, held, entries)
                 else:
-                    html = highlight_snippet(text, held, replay.entries, where=replay.where)
+                    html = highlight_snippet(text, held, entries, where=replay.where if replay is not None else None)
                 self._highlights.put(snap.id, key, html)
             out.append(html)
         return out
@@ -476,7 +484,10 @@ def _document(fields: dict[str, object]) -> dict[str, object]:
     return doc
 
 
-def _holds(docs: Sequence[int], docnum: int) -> bool:
-    """Return whether the ascending *docs* hold *docnum*."""
-    at = bisect_left(docs, docnum)
-    return at < len(docs) and docs[at] == docnum
+def _holds_any(postings: list[Sequence[int]], docnum: int) -> bool:
+    """Return whether any of the ascending *postings* holds *docnum*."""
+    for docs in postings:
+        at = bisect_left(docs, docnum)
+        if at < len(docs) and docs[at] == docnum:
+            return True
+    return False

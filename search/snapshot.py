@@ -94,6 +94,9 @@ class Snapshot:
             facet: {value: (label := self.label(facet, value), label.lower()) for value in self.facet_docs[field]}
             for facet, field in FACETS.items()
         }
+        # Each facet value's place among its facet's labels lower-cased (equal ones share a place): the
+        # counts' tie-break, looked up in C (search/facets.py).
+        self.facet_ranks = {facet: _ranks(labels) for facet, labels in self.facet_labels.items()}
         self._local = _per_thread()
         # Every thread's searcher, closed (with its open segment files) once no request holds the
         # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
@@ -257,6 +260,12 @@ def _column(reader, fieldname: str) -> array:
         values.byteswap()
     values.extend(repeat(column._default, count - len(values)))  # trailing defaults are not written
     return values
+
+
+def _ranks(labels: dict[str, tuple[str, str]]) -> dict[str, int]:
+    """Return each value's rank by its lower-cased label (the second of its pair), equal labels sharing one."""
+    places = {lower: place for place, lower in enumerate(sorted({lower for _, lower in labels.values()}))}
+    return {value: places[lower] for value, (_, lower) in labels.items()}
 
 
 def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:
