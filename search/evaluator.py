@@ -56,17 +56,70 @@ class Mode(Enum):
     EXPLAIN = "explain"
 
 
-def matches(query: wq.Query, snap: Snapshot) -> set[int]:
-    """Return the live documents *query* matches in *snap* (the same set as ``query.docs()``)."""
-    return _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
+def matches(query: wq.Query, snap: Snapshot) -> set[int] | frozenset[int]:
+    """Return the live documents *query* matches in *snap* (the same set as ``query.docs()``).
+
+    A query made of terms, phrases and the compounds ``_key`` names is answered once per snapshot
+    (``Snapshot.query_docs``): unseen queries are made of words seen before.  Treat the set as read-only.
+    """
+    key = _key(query)
+    if key is None:
+        return _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
+    return snap.query_docs.get_or_make(key, lambda: frozenset(_Walk(snap, Mode.MATCH).docs(query) & snap.all_docs))
 
 
 def scores(query: wq.Query, snap: Snapshot, docs: Iterable[int]) -> dict[int, float]:
-    """Return the BM25F score of each of *docs* that *query* matches (Whoosh's, from cached terms)."""
+    """Return the BM25F score of each of *docs* that *query* matches (Whoosh's, from cached terms).
+
+    When ``_key`` names the query, every live document's score is reckoned once per snapshot
+    (``Snapshot.query_scores``) and the candidates' are read from it: the same floats, since such a
+    query's score in a document does not depend on the other candidates.  Treat the dict as read-only.
+    """
     candidates = (docs if isinstance(docs, (set, frozenset)) else set(docs)) & snap.all_docs
     if not candidates:
         return {}
-    return _scored(_Walk(snap, Mode.SCORE), query, candidates)
+    key = _key(query)
+    every = None if key is None else snap.query_scores.get_or_make(key, lambda: _every_score(snap, query))
+    if every is None:
+        return _scored(_Walk(snap, Mode.SCORE), query, candidates)
+    if len(every) <= len(candidates) and every.keys() <= candidates:
+        return every  # the usual case: the candidates are what the concepts match
+    common = every.keys() & candidates
+    return dict(zip(common, map(every.__getitem__, common)))
+
+
+def _every_score(snap: Snapshot, query: wq.Query) -> dict[int, float] | None:
+    """Return *query*'s score in every live document it matches, or None when Whoosh must score it."""
+    walk = _Walk(snap, Mode.SCORE)
+    if not walk.cache.accepts(walk.searcher):
+        return None
+    try:
+        return walk.node(query, snap.all_docs, 1.0)
+    except Unsupported:
+        return None  # scored per request, by Whoosh where the walk cannot
+
+
+def _key(node: wq.Query) -> tuple[object, ...] | None:
+    """Return a value naming *node* for the per-snapshot caches, or None when it is not cached.
+
+    Named: terms, phrases, ``And``, ``DisjunctionMax`` and ``Or`` of at most two parts, without a
+    coordination bonus.  Their score in a document is the same float whichever the candidates: sums
+    of two and maxima do not depend on the order ``_merge`` takes their parts in (by size, which the
+    candidates change), and ``And`` adds in its own order.  (Whoosh's own ``__hash__`` is no key: a
+    word's terms in two fields cancel out in its XOR, so every word's query hashes alike.)
+    """
+    kind = type(node)
+    if kind is wq.Term:
+        return None if node.minquality else (node.fieldname, node.text, node.boost)
+    if kind is wq.Phrase:
+        return ("phrase", node.fieldname, tuple(node.words), node.slop, node.boost)
+    if kind is wq.Or:
+        if len(node.subqueries) > 2 or node.scale or getattr(node, "minmatch", 0) > 1:
+            return None
+    elif kind is not wq.And and kind is not wq.DisjunctionMax:
+        return None
+    keys = tuple(map(_key, node.subqueries))
+    return None if None in keys else (kind.__name__, node.boost, keys)
 
 
 def pieces(query: wq.Query, snap: Snapshot, docnum: int) -> tuple[float | None, list[Piece]]:

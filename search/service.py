@@ -401,14 +401,14 @@ class _Found:
     matched: set[int] | frozenset[int]
     selected: dict[str, set[int] | None]
     allowed: set[int]
-    concept_docs: list[set[int]]
+    concept_docs: list[set[int] | frozenset[int]]  # read-only: a concept's set is the snapshot's cached one
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
 
     @classmethod
     def of(
         cls, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, near: tuple[tuple[int, float], ...] = ()
     ) -> _Found:
-        concept_docs: list[set[int]] = []
+        concept_docs: list[set[int] | frozenset[int]] = []
         meaning: frozenset[int] = frozenset()
         if parsed is None:
             matched: set[int] | frozenset[int] = snap.all_docs
@@ -419,7 +419,7 @@ class _Found:
             matched = set()
             for concept in parsed.concepts:
                 docs = matches(concept.query, snap)
-                concept_docs.append(docs - excluded)
+                concept_docs.append(docs - excluded if excluded else docs)
                 matched |= matches(concept.any_query, snap) if concept.loose else docs
             if near:  # the nearest documents by meaning are candidates too
                 closest = [d for d, cosine in near[: ranking.SEMANTIC_NEIGHBOURS] if cosine > ranking.SEMANTIC_FLOOR]
@@ -440,7 +440,7 @@ class _Found:
         allowed, concept_docs = self.allowed, self.concept_docs
         if not allowed:
             return "none"
-        if parsed is None or not concept_docs or set.intersection(*concept_docs) & allowed:
+        if parsed is None or not concept_docs or concept_docs[0].intersection(*concept_docs[1:]) & allowed:
             return "all"
         needed = len(concept_docs) // 2 + 1  # a majority
         if needed < len(concept_docs):

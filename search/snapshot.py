@@ -47,6 +47,9 @@ TOKEN_CACHE_DOCS = 4096
 TOKEN_CACHE_WORDS = 50_000
 # Documents of phrases' scores kept (a dict entry, ~100 bytes each: 200k is some 20 MB).
 PHRASE_CACHE_DOCS = 200_000
+# Documents of whole queries' match sets, and of their scores, kept (search/evaluator.py): a set's
+# document costs some 60 bytes, a score's some 100, so each cache stays under some 25 MB.
+QUERY_CACHE_DOCS = 250_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -111,6 +114,12 @@ class Snapshot:
         # Each phrase's matches with Whoosh's scores, found once (search/evaluator.py): a synonym's
         # multi-word variants are the same few phrases in every query that names the concept.
         self.phrases: Bounded[tuple[object, ...], dict[int, float]] = Bounded(PHRASE_CACHE_DOCS, cost=lambda d: len(d) + 1)
+        # Each query's (a concept's: its words, synonyms, spellings) live documents, and its score in
+        # each, found once: a query never asked before is made of concepts asked before.
+        self.query_docs: Bounded[tuple[object, ...], frozenset[int]] = Bounded(QUERY_CACHE_DOCS, cost=lambda d: len(d) + 1)
+        self.query_scores: Bounded[tuple[object, ...], dict[int, float] | None] = Bounded(
+            QUERY_CACHE_DOCS, cost=lambda d: len(d) + 1 if d is not None else 1
+        )
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
