@@ -27,7 +27,9 @@ from whoosh.analysis import Analyzer
 from whoosh.fields import Schema
 from whoosh.qparser import AndGroup, QueryParser
 from whoosh.qparser import plugins as qplugins
+from whoosh.support.charset import accent_map
 
+from index.analysis import QUERY_STOP_WORDS, TOKEN_PATTERN, normalize, stem_english, text_analyzer
 from search.synonyms import Synonyms
 
 SEARCH_FIELDS = ("title", "body")
@@ -39,6 +41,12 @@ PREFIX_LIMIT = 64  # words a prefix may stand for
 TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
 VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
 
+# Raw tokens whose query-mode analysis is kept (one chain run per distinct typed token, not per query).
+QUERY_TERM_CACHE = 50_000
+_QUERY_TERMS: dict[str, tuple[str, bool]] = {}
+_CHAINS: dict[int, tuple[Analyzer, bool]] = {}
+_CHAIN_TYPES = [type(item) for item in text_analyzer().items]
+_TOKEN = re.compile(TOKEN_PATTERN)
 _WORDS = re.compile(r"\w+(?:[.'’]\w+)*")
 # After "how", these ask for an amount, not about a thing: "how big is the stargate michigan site".
 HOW_WORDS = frozenset({"big", "large", "long", "old", "far", "often", "tall", "high", "soon"})
@@ -168,20 +176,67 @@ class _Unit:
 
 def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
     """Return the analysed words of *text* with where they were typed; function words only if alone."""
+    tokens = _query_tokens(text) if _is_text_chain(analyzer) else None
     for removestops in (True, False):
         units = []
-        for t in analyzer(text, mode="query", chars=True, removestops=removestops):
-            if removestops and _HOW.search(text, 0, t.startchar) and text[t.startchar : t.endchar].lower() in HOW_WORDS:
+        if tokens is None:
+            found = ((t.text, t.startchar, t.endchar) for t in analyzer(text, mode="query", chars=True, removestops=removestops))
+        else:
+            found = ((term, start, end) for term, stop, start, end in tokens if not (removestops and stop))
+        for word, start, end in found:
+            if removestops and _HOW.search(text, 0, start) and text[start:end].lower() in HOW_WORDS:
                 continue  # "how big is …": the size of the question, not what it is about
             prefix = None
-            if text[t.endchar : t.endchar + 1] == "*":
-                folded = [f.text for f in analyzer(text[t.startchar : t.endchar], mode="query", no_morph=True, removestops=False)]
+            if text[end : end + 1] == "*":
+                folded = [f.text for f in analyzer(text[start:end], mode="query", no_morph=True, removestops=False)]
                 if folded and len(folded[-1]) >= PREFIX_MIN_CHARS:
                     prefix = folded[-1]
-            units.append(_Unit(t.text, t.startchar, t.endchar, prefix))
+            units.append(_Unit(word, start, end, prefix))
         if units or not _WORDS.search(text):
             return units
     return []
+
+
+def _query_tokens(text: str) -> list[tuple[str, bool, int, int]]:
+    """Return what the index's chain gives *text* in query mode, each raw token's analysis kept:
+    (term, whether a query drops it as a function word, startchar, endchar) per token."""
+    tokens = []
+    for match in _TOKEN.finditer(text):
+        raw = match.group()
+        analysed = _QUERY_TERMS.get(raw)
+        if analysed is None:
+            analysed = _query_term(raw)
+        tokens.append((*analysed, *match.span()))
+    return tokens
+
+
+def _query_term(raw: str) -> tuple[str, bool]:
+    """Return the chain's query-mode term of the raw token *raw*, and whether it is a dropped function word."""
+    text = normalize(raw)  # the chain's steps in its order (index/analysis.py): QueryStopFilter reads this
+    stop = text.lower() in QUERY_STOP_WORDS and not (text.isupper() and len(text) > 1)
+    analysed = (stem_english(text.lower().translate(accent_map)), stop)
+    if len(_QUERY_TERMS) >= QUERY_TERM_CACHE:
+        _QUERY_TERMS.clear()
+    _QUERY_TERMS[raw] = analysed
+    return analysed
+
+
+def _is_text_chain(analyzer: Analyzer) -> bool:
+    """Return whether *analyzer* is ``index.analysis.text_analyzer()``'s chain (a snapshot's is, unpickled)."""
+    known = _CHAINS.get(id(analyzer))
+    if known is None or known[0] is not analyzer:
+        items = getattr(analyzer, "items", ())
+        same = [type(item) for item in items] == _CHAIN_TYPES and (
+            items[0].expression.pattern == TOKEN_PATTERN
+            and not items[0].gaps
+            and items[5].charmap == accent_map
+            and items[6].stemfn is stem_english
+            and not items[6].ignore
+        )
+        if len(_CHAINS) >= 16:
+            _CHAINS.clear()
+        known = _CHAINS[id(analyzer)] = (analyzer, same)  # the analyzer is kept, so its id stays its own
+    return known[1]
 
 
 def _concept(text: str, words: tuple[str, ...], span: tuple[int, int] | None, synonyms: Synonyms) -> Concept:
