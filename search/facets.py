@@ -18,6 +18,8 @@ from search.snapshot import FACETS, Snapshot
 
 # Facets whose values read best in their own order (months: newest first), not most frequent first.
 VALUE_ORDER_DESC = {"month"}
+# Facets' value lists kept per snapshot, by the values and counts they show (a few KB each at most).
+FACET_VALUES_KEPT = 4096
 
 
 
@@ -51,7 +53,7 @@ def count_facets(
         counts = _counts(snap, field, base)
         labels = snap.facet_labels[name]
         if not getattr(params, name):
-            facets[name] = _unselected(counts, labels, snap.facet_ranks[name], name in VALUE_ORDER_DESC)
+            facets[name] = _unselected(snap, name, counts, labels)
             continue
         chosen = set(getattr(params, name))
         # (sort key, value, label, count); the position keeps equal keys in counting order, as a stable sort.
@@ -71,21 +73,27 @@ def count_facets(
     return facets
 
 
-def _unselected(
-    counts: dict[str, int], labels: dict[str, tuple[str, str]], ranks: dict[str, int], by_value: bool
-) -> tuple[FacetValue, ...]:
+def _unselected(snap: Snapshot, name: str, counts: dict[str, int], labels: dict[str, tuple[str, str]]) -> tuple[FacetValue, ...]:
     """Return the values of a facet nothing is selected in: those counted, in the order ``count_facets`` gives.
 
     Two stable sorts with keys looked up in C, instead of a key tuple made per value: by label
-    (``ranks``: equal lower-cased labels share a rank, so they keep counting order), then by count.
+    (``Snapshot.facet_ranks``: equal lower-cased labels share a rank, so they keep counting order), then
+    by count.  The values made are kept per snapshot by what they show: many queries count alike.
     """
     values = [value for value, count in counts.items() if count]
-    if by_value:
+    if name in VALUE_ORDER_DESC:
         values.sort(reverse=True)
     else:
-        values.sort(key=ranks.__getitem__)
+        values.sort(key=snap.facet_ranks[name].__getitem__)
         values.sort(key=counts.__getitem__, reverse=True)  # a reverse sort keeps equal counts' order
-    return tuple([FacetValue(value, labels[value][0], counts[value], False) for value in values])
+    key = (name, tuple(values), tuple(map(counts.__getitem__, values)))
+    made = snap.facet_values.get(key)
+    if made is None:
+        made = tuple([FacetValue(value, labels[value][0], count, False) for value, count in zip(key[1], key[2])])
+        if len(snap.facet_values) >= FACET_VALUES_KEPT:
+            snap.facet_values.clear()
+        snap.facet_values[key] = made
+    return made
 
 
 def _value(row: tuple[object, str, str, int]) -> str:

@@ -45,6 +45,9 @@ VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture
 QUERY_TERM_CACHE = 50_000
 _QUERY_TERMS: dict[str, tuple[str, bool]] = {}
 _CHAINS: dict[int, tuple[Analyzer, bool]] = {}
+# Typed words (runs of them) whose alternatives are kept, with the synonym set they were made with.
+CONCEPT_CACHE = 50_000
+_MADE: tuple[Synonyms | None, dict[tuple[str, ...], tuple[tuple[Alternative, ...], tuple[wq.Query, ...]]]] = (None, {})
 _CHAIN_TYPES = [type(item) for item in text_analyzer().items]
 _TOKEN = re.compile(TOKEN_PATTERN)
 _WORDS = re.compile(r"\w+(?:[.'’]\w+)*")
@@ -241,18 +244,36 @@ def _is_text_chain(analyzer: Analyzer) -> bool:
 
 def _concept(text: str, words: tuple[str, ...], span: tuple[int, int] | None, synonyms: Synonyms) -> Concept:
     """Return the concept for typed *words* (analysed), with the variants of their synonym group."""
-    alternatives = [Alternative("exact", words, _words_query(words, phrase=False))]
-    alternatives.extend(
-        Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
-    )
-    loose = tuple(word_query(w) for w in dict.fromkeys(words)) if len(words) > 1 else ()
+    alternatives, loose = _ways(words, synonyms)
     return Concept(
         text=text,
-        alternatives=tuple(alternatives),
+        alternatives=alternatives,
         loose=loose,
         span=span,
         word=words[0] if len(words) == 1 else None,
     )
+
+
+def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative, ...], tuple[wq.Query, ...]]:
+    """Return the alternatives and the loose single words of the concept of *words*, made once per
+    synonym set (a snapshot's) and kept: an unseen query is made of words typed before."""
+    global _MADE
+    owner, made = _MADE
+    if owner is not synonyms:
+        made = {}
+        _MADE = (synonyms, made)
+    found = made.get(words)
+    if found is None:
+        alternatives = [Alternative("exact", words, _words_query(words, phrase=False))]
+        alternatives.extend(
+            Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
+        )
+        loose = tuple(word_query(w) for w in dict.fromkeys(words)) if len(words) > 1 else ()
+        found = (tuple(alternatives), loose)
+        if len(made) >= CONCEPT_CACHE:
+            made.clear()
+        made[words] = found
+    return found
 
 
 def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms) -> list[Concept]:

@@ -32,6 +32,7 @@ from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
 from index.schema import SCHEMA_VERSION, from_document
 from search.cache import Bounded
+from search.results import FacetValue
 from search.scoring import TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
@@ -100,6 +101,7 @@ class Snapshot:
         # Each facet value's place among its facet's labels lower-cased (equal ones share a place): the
         # counts' tie-break, looked up in C (search/facets.py).
         self.facet_ranks = {facet: _ranks(labels) for facet, labels in self.facet_labels.items()}
+        self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
         self._local = _per_thread()
         # Every thread's searcher, closed (with its open segment files) once no request holds the
         # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
