@@ -46,6 +46,10 @@ from index.whoosh_compat import Unsupported
 from search.scoring import TermScores
 from search.snapshot import Snapshot
 
+# Query objects whose cache key is kept (``_key``).
+KEYS_KEPT = 8192
+_KEYS: dict[int, tuple[wq.Query, tuple[object, ...] | None]] = {}
+
 Candidates = Union[set[int], frozenset[int], KeysView[int]]
 Piece = tuple[str, str, float]  # field, words, score
 
@@ -100,6 +104,19 @@ def _every_score(snap: Snapshot, query: wq.Query) -> dict[int, float] | None:
 
 
 def _key(node: wq.Query) -> tuple[object, ...] | None:
+    """Return ``_node_key(node)``, kept per query object: a word's queries are made once and kept
+    (search/query.py), and a concept's query is named for its match set and again for its scores."""
+    known = _KEYS.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    key = _node_key(node)
+    if len(_KEYS) >= KEYS_KEPT:
+        _KEYS.clear()
+    _KEYS[id(node)] = (node, key)  # the query is kept with its key, so its id stays its own
+    return key
+
+
+def _node_key(node: wq.Query) -> tuple[object, ...] | None:
     """Return a value naming *node* for the per-snapshot caches, or None when it is not cached.
 
     Named: terms, phrases, ``And``, ``DisjunctionMax`` and ``Or`` of at most two parts, without a

@@ -13,6 +13,7 @@ selection, so a count says how many results clicking the value would give.
 from __future__ import annotations
 
 import gc
+import os
 from bisect import bisect_left
 import threading
 import time
@@ -68,6 +69,7 @@ class SearchService:
 
     def __init__(self, root: str | Path, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.root = Path(root)
+        self._current_link = os.fspath(self.root / "current")  # what store.current_id reads
         self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
         self.refused: Refusal | None = None  # the published snapshot, when it failed its checks
@@ -82,7 +84,7 @@ class SearchService:
         A published snapshot that fails its checks is refused (see ``refused``) and the last good one
         keeps answering: the one already open, or else the newest older one on disk that opens.
         """
-        current = store.current_id(self.root)
+        current = self._current_id()
         snap = self._snapshot
         # A published snapshot folder that vanished (deleted by hand) is not served from open files.
         if self._keeps(snap, current):
@@ -114,9 +116,16 @@ class SearchService:
                 self.refused = None
             return self._snapshot
 
+    def _current_id(self) -> str | None:
+        # store.current_id, from a path made once: asked twice a request, where pathlib cost more than the system calls.
+        try:
+            return os.path.basename(os.readlink(self._current_link))
+        except OSError:
+            return None
+
     def _keeps(self, snap: Snapshot | None, current: str | None) -> bool:
         """Return whether the open *snap* still answers for *current*: it is current, or the last good one."""
-        if snap is None or not snap.path.is_dir():
+        if snap is None or not os.path.isdir(snap.path):
             return False
         if snap.id == current:
             if self.refused is not None:
@@ -165,13 +174,15 @@ class SearchService:
         if answer is not None:  # one answer, once: the card shows it, so the list below does not
             hits = tuple(hit for hit in hits if hit.id != answer.id)
         hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
+        ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
+        # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
             total=len(found.allowed),
             page=params.page,
             per_page=params.per_page,
             sort=params.effective_sort,
-            took_ms=0.0,
+            took_ms=_ms_since(started),
             hits=hits,
             facets=count_facets(snap, params, found.matched, found.selected),
             filters=params.filters(),
@@ -182,11 +193,11 @@ class SearchService:
             answer=answer,
             timed_out=timed_out,
             dropped_words=asked.dropped,
-            ways_out=self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else (),
+            ways_out=ways,
         )
         if not timed_out:
             self._results.put(snap.id, key, result)
-        return replace(result, took_ms=_ms_since(started))
+        return result
 
     def _understand(self, snap: Snapshot, params: SearchParams) -> _Asked:
         """Return the query for *params*: parsed, cut to its informative words, expanded (typos, prefixes)."""
