@@ -33,15 +33,23 @@ class ResultCache(Generic[T]):
 
     def get(self, snapshot: str, params: Hashable) -> T | None:
         """Return the result stored for *params* on *snapshot*, or None."""
-        key = (snapshot, params)
+        return self.get_many(snapshot, [params])[0]
+
+    def get_many(self, snapshot: str, many: list[Hashable]) -> list[T | None]:
+        """Return ``get(snapshot, params)`` for each of *many*, under one hold of the lock."""
+        items = self._items
+        found: list[T | None] = []
         with self._lock:
-            result = self._items.get(key)
-            if result is None:
-                self.misses += 1
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return result
+            for params in many:
+                key = (snapshot, params)
+                result = items.get(key)
+                if result is None:
+                    self.misses += 1
+                else:
+                    items.move_to_end(key)
+                    self.hits += 1
+                found.append(result)
+        return found
 
     def put(self, snapshot: str, params: Hashable, result: T) -> None:
         """Store *result*; forget everything of other snapshots and the least recently used."""

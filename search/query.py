@@ -456,6 +456,9 @@ def keep_informative(
     was typed.  Words the index does not hold at all are kept last: in a long text they are more
     often noise than the typo of a rare word.  Also returns how many concepts were left out.
     """
+    if parsed.typed is not None and len(parsed.concepts) <= limit and len(set(parsed.typed)) == len(parsed.typed):
+        # The usual query: no word typed twice, so each concept (a run of typed words) is typed once.
+        return parsed, 0
     typed = Counter(parsed.typed if parsed.typed is not None else (unit.word for unit in _units(parsed.text, analyzer)))
     unique: dict[tuple[str, ...], Concept] = {}
     for concept in parsed.concepts:

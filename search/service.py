@@ -38,7 +38,7 @@ from search import ranking
 from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
-from search.snapshot import Snapshot
+from search.snapshot import Snapshot, TokenReplay
 from search.spell import Speller, suggestion
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
@@ -289,8 +289,9 @@ class SearchService:
 
     def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], terms: frozenset[str]) -> list[str]:
         """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets."""
-        out: list[str] = []
         postings: dict[str, list[Sequence[int]]] = {}  # each field's documents of each term, read once
+        keys: list[tuple[int, str, frozenset[str]]] = []
+        replays: list[TokenReplay | None] = []
         for docnum, field, text in texts:
             held_by = postings.get(field)
             if held_by is None:
@@ -302,18 +303,22 @@ class SearchService:
                 # The index says the field holds none of the terms (a hit found by meaning, a title
                 # without them): nothing to mark, and no need to analyse the text to find that out.
                 replay, held = None, _NO_TERMS
-            key = (docnum, field, held)
-            html = self._highlights.get(snap.id, key)
+            keys.append((docnum, field, held))
+            replays.append(replay)
+        out = self._highlights.get_many(snap.id, keys)  # a page's highlights in one look-up
+        for i, html in enumerate(out):
             if html is None:
+                _docnum, field, held = keys[i]
+                text, replay = texts[i][2], replays[i]
                 # Without a term held a title is shown whole and a body cropped, tokens or not.
                 entries = replay.entries if replay is not None else ()
                 if field == "title":
                     html = highlight_title(text, held, entries)
                 else:
                     html = highlight_snippet(text, held, entries, where=replay.where if replay is not None else None)
-                self._highlights.put(snap.id, key, html)
-            out.append(html)
-        return out
+                self._highlights.put(snap.id, keys[i], html)
+                out[i] = html
+        return out  # type: ignore[return-value]
 
     def topics(self) -> dict[str, object]:
         """Return every topic (the taxonomy's, then any only documents name) with its document count."""
