@@ -18,6 +18,8 @@ from search.snapshot import FACETS, Snapshot
 
 # Facets whose values read best in their own order (months: newest first), not most frequent first.
 VALUE_ORDER_DESC = {"month"}
+# Match sets up to this size have their facets kept per snapshot (Snapshot.facets_by_matches).
+FACETS_BY_MATCHES_MAX = 1000
 # Facets' value lists kept per snapshot, by the values and counts they show (a few KB each at most).
 FACET_VALUES_KEPT = 4096
 
@@ -45,8 +47,21 @@ def count_facets(
     selected: dict[str, set[int] | None],
 ) -> dict[str, tuple[FacetValue, ...]]:
     """Return each facet's values with exact counts, most frequent first."""
-    facets: dict[str, tuple[FacetValue, ...]] = {}
     matched = matched if isinstance(matched, (set, frozenset)) else set(matched)
+    if len(matched) <= FACETS_BY_MATCHES_MAX and all(docs is None for docs in selected.values()):
+        # Nothing selected: the facets are the match set's alone, and small match sets recur (a rare
+        # word's, a name's): counted once per snapshot.  A copy, so no caller can change the kept one.
+        kept = snap.facets_by_matches.get_or_make(
+            frozenset(matched), lambda: (_count(snap, params, matched, selected), len(matched))
+        )
+        return dict(kept[0])
+    return _count(snap, params, matched, selected)
+
+
+def _count(
+    snap: Snapshot, params: SearchParams, matched: set[int] | frozenset[int], selected: dict[str, set[int] | None]
+) -> dict[str, tuple[FacetValue, ...]]:
+    facets: dict[str, tuple[FacetValue, ...]] = {}
     for name, field in FACETS.items():
         others = [docs for other, docs in selected.items() if other != name and docs is not None]
         base = matched.intersection(*others) if others else matched

@@ -51,6 +51,8 @@ PHRASE_CACHE_DOCS = 200_000
 # Documents of whole queries' match sets, and of their scores, kept (search/evaluator.py): a set's
 # document costs some 60 bytes, a score's some 100, so each cache stays under some 25 MB.
 QUERY_CACHE_DOCS = 250_000
+# Documents of the match sets whose facets are kept (a document costs some 60 bytes: under 10 MB).
+FACET_MATCH_DOCS = 150_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -102,6 +104,11 @@ class Snapshot:
         # counts' tie-break, looked up in C (search/facets.py).
         self.facet_ranks = {facet: _ranks(labels) for facet, labels in self.facet_labels.items()}
         self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
+        # The facets of small match sets when nothing is selected (search/facets.py), with the size of
+        # the set: bounded by the documents of the keys.
+        self.facets_by_matches: Bounded[frozenset[int], tuple[dict[str, tuple[FacetValue, ...]], int]] = Bounded(
+            FACET_MATCH_DOCS, cost=lambda kept: kept[1] + 1
+        )
         self._local = _per_thread()
         # Every thread's searcher, closed (with its open segment files) once no request holds the
         # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
