@@ -41,12 +41,14 @@ PREFIX_LIMIT = 64  # words a prefix may stand for
 TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
 VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
 
-# Raw tokens whose query-mode analysis is kept (one chain run per distinct typed token, not per query).
-QUERY_TERM_CACHE = 50_000
+# Raw tokens whose query-mode analysis is kept (one chain run per distinct typed token, not per query;
+# some 200 bytes each, tracemalloc).
+QUERY_TERM_CACHE = 20_000
 _QUERY_TERMS: dict[str, tuple[str, bool]] = {}
 _CHAINS: dict[int, tuple[Analyzer, bool]] = {}
-# Typed words (runs of them) whose alternatives are kept, with the synonym set they were made with.
-CONCEPT_CACHE = 50_000
+# Typed words (runs of them) whose alternatives are kept, with the synonym set they were made with
+# (some 700 bytes each, tracemalloc: 7 MB).
+CONCEPT_CACHE = 10_000
 _MADE: tuple[Synonyms | None, dict[tuple[str, ...], tuple[tuple[Alternative, ...], tuple[wq.Query, ...]]]] = (None, {})
 _CHAIN_TYPES = [type(item) for item in text_analyzer().items]
 _TOKEN = re.compile(TOKEN_PATTERN)

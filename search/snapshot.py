@@ -48,11 +48,11 @@ TOKEN_CACHE_DOCS = 4096
 TOKEN_CACHE_WORDS = 50_000
 # Documents of phrases' scores kept (a dict entry, ~100 bytes each: 200k is some 20 MB).
 PHRASE_CACHE_DOCS = 200_000
-# Documents of whole queries' match sets, and of their scores, kept (search/evaluator.py): a set's
-# document costs some 60 bytes, a score's some 100, so each cache stays under some 25 MB.
-QUERY_CACHE_DOCS = 250_000
-# Documents of the match sets whose facets are kept (a document costs some 60 bytes: under 10 MB).
-FACET_MATCH_DOCS = 150_000
+# Documents of whole queries' match sets, and of their scores, kept (search/evaluator.py): a document
+# in both costs some 180 bytes (tracemalloc), so the two stay under some 18 MB.
+QUERY_CACHE_DOCS = 100_000
+# Documents of the match sets whose facets are kept (some 70 bytes each: about 4 MB).
+FACET_MATCH_DOCS = 60_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
