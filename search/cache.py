@@ -93,14 +93,20 @@ class Bounded(Generic[K, T]):
     def __len__(self) -> int:
         return len(self._items)
 
-    def get_or_make(self, key: K, make: Callable[[], T]) -> T:
-        """Return the value kept for *key*, or ``make()``'s, kept from now on."""
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def get(self, key: K, default: T | None = None) -> T | None:
+        """Return the value kept for *key*, or *default*."""
         with self._lock:
             found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-                return found[0]
-        value = make()
+            if found is None:
+                return default
+            self._items.move_to_end(key)
+            return found[0]
+
+    def put(self, key: K, value: T) -> T:
+        """Keep *value* for *key* unless a value is kept already; return the kept one."""
         with self._lock:
             found = self._items.get(key)
             if found is not None:
@@ -112,3 +118,12 @@ class Bounded(Generic[K, T]):
                 _, (_, old) = self._items.popitem(last=False)
                 self._total -= old
         return value
+
+    def get_or_make(self, key: K, make: Callable[[], T]) -> T:
+        """Return the value kept for *key*, or ``make()``'s, kept from now on."""
+        with self._lock:  # ``get``, inline: this is most of a request's cache look-ups
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found[0]
+        return self.put(key, make())

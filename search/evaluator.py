@@ -46,6 +46,9 @@ from index.whoosh_compat import Unsupported
 from search.scoring import TermScores
 from search.snapshot import Snapshot
 
+# Queries matching at most this many documents have their match set and scores kept per snapshot.
+KEPT_MATCHES = 2000
+_UNKNOWN: dict[int, float] = {}  # ``scores``: not looked for yet (an empty dict kept means no match)
 # Query objects whose cache key is kept (``_key``).
 KEYS_KEPT = 8192
 _KEYS: dict[int, tuple[wq.Query, tuple[object, ...] | None]] = {}
@@ -63,27 +66,37 @@ class Mode(Enum):
 def matches(query: wq.Query, snap: Snapshot) -> set[int] | frozenset[int]:
     """Return the live documents *query* matches in *snap* (the same set as ``query.docs()``).
 
-    A query made of terms, phrases and the compounds ``_key`` names is answered once per snapshot
-    (``Snapshot.query_docs``): unseen queries are made of words seen before.  Treat the set as read-only.
+    A query made of terms, phrases and the compounds ``_key`` names, matching at most
+    ``KEPT_MATCHES`` documents, is answered once per snapshot (``Snapshot.query_docs``): unseen
+    queries are made of words seen before.  Treat the set as read-only.
     """
     key = _key(query)
-    if key is None:
-        return _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
-    return snap.query_docs.get_or_make(key, lambda: frozenset(_Walk(snap, Mode.MATCH).docs(query) & snap.all_docs))
+    if key is not None:
+        kept = snap.query_docs.get(key)
+        if kept is not None:
+            return kept
+    docs = _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
+    if key is not None and len(docs) <= KEPT_MATCHES:
+        return snap.query_docs.put(key, frozenset(docs))
+    return docs
 
 
 def scores(query: wq.Query, snap: Snapshot, docs: Iterable[int]) -> dict[int, float]:
     """Return the BM25F score of each of *docs* that *query* matches (Whoosh's, from cached terms).
 
-    When ``_key`` names the query, every live document's score is reckoned once per snapshot
-    (``Snapshot.query_scores``) and the candidates' are read from it: the same floats, since such a
-    query's score in a document does not depend on the other candidates.  Treat the dict as read-only.
+    A query whose match set is kept (``matches``) has its score in every document it matches
+    reckoned once per snapshot (``Snapshot.query_scores``), and the candidates' are read from it: the
+    same floats, since such a query's score in a document does not depend on the other candidates.
+    (A larger one is scored among the candidates only: over every document it would cost more, a
+    term in many documents being read from a dense array.)  Treat the dict as read-only.
     """
     candidates = (docs if isinstance(docs, (set, frozenset)) else set(docs)) & snap.all_docs
     if not candidates:
         return {}
     key = _key(query)
-    every = None if key is None else snap.query_scores.get_or_make(key, lambda: _every_score(snap, query))
+    every = None if key is None else snap.query_scores.get(key, _UNKNOWN)
+    if every is _UNKNOWN:
+        every = snap.query_scores.put(key, _every_score(snap, query)) if key in snap.query_docs else None
     if every is None:
         return _scored(_Walk(snap, Mode.SCORE), query, candidates)
     if len(every) <= len(candidates) and every.keys() <= candidates:
