@@ -175,6 +175,8 @@ class SearchService:
             hits = tuple(hit for hit in hits if hit.id != answer.id)
         hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
         ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
+        facets = count_facets(snap, params, found.matched, found.selected)
+        match = found.match_level(asked.parsed)
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
@@ -182,11 +184,11 @@ class SearchService:
             page=params.page,
             per_page=params.per_page,
             sort=params.effective_sort,
-            took_ms=_ms_since(started),
+            took_ms=_ms_since(started),  # after everything the result holds was found
             hits=hits,
-            facets=count_facets(snap, params, found.matched, found.selected),
+            facets=facets,
             filters=params.filters(),
-            match=found.match_level(asked.parsed),
+            match=match,
             plain=bool(asked.parsed and asked.parsed.plain),
             snapshot=snap.id,
             suggestion=hint,
