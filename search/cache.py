@@ -33,15 +33,23 @@ class ResultCache(Generic[T]):
 
     def get(self, snapshot: str, params: Hashable) -> T | None:
         """Return the result stored for *params* on *snapshot*, or None."""
-        key = (snapshot, params)
+        return self.get_many(snapshot, [params])[0]
+
+    def get_many(self, snapshot: str, many: list[Hashable]) -> list[T | None]:
+        """Return ``get(snapshot, params)`` for each of *many*, under one hold of the lock."""
+        items = self._items
+        found: list[T | None] = []
         with self._lock:
-            result = self._items.get(key)
-            if result is None:
-                self.misses += 1
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return result
+            for params in many:
+                key = (snapshot, params)
+                result = items.get(key)
+                if result is None:
+                    self.misses += 1
+                else:
+                    items.move_to_end(key)
+                    self.hits += 1
+                found.append(result)
+        return found
 
     def put(self, snapshot: str, params: Hashable, result: T) -> None:
         """Store *result*; forget everything of other snapshots and the least recently used."""
@@ -85,14 +93,20 @@ class Bounded(Generic[K, T]):
     def __len__(self) -> int:
         return len(self._items)
 
-    def get_or_make(self, key: K, make: Callable[[], T]) -> T:
-        """Return the value kept for *key*, or ``make()``'s, kept from now on."""
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def get(self, key: K, default: T | None = None) -> T | None:
+        """Return the value kept for *key*, or *default*."""
         with self._lock:
             found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-                return found[0]
-        value = make()
+            if found is None:
+                return default
+            self._items.move_to_end(key)
+            return found[0]
+
+    def put(self, key: K, value: T) -> T:
+        """Keep *value* for *key* unless a value is kept already; return the kept one."""
         with self._lock:
             found = self._items.get(key)
             if found is not None:
@@ -104,3 +118,12 @@ class Bounded(Generic[K, T]):
                 _, (_, old) = self._items.popitem(last=False)
                 self._total -= old
         return value
+
+    def get_or_make(self, key: K, make: Callable[[], T]) -> T:
+        """Return the value kept for *key*, or ``make()``'s, kept from now on."""
+        with self._lock:  # ``get``, inline: this is most of a request's cache look-ups
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found[0]
+        return self.put(key, make())

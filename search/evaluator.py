@@ -46,6 +46,13 @@ from index.whoosh_compat import Unsupported
 from search.scoring import TermScores
 from search.snapshot import Snapshot
 
+# Queries matching at most this many documents have their match set and scores kept per snapshot.
+KEPT_MATCHES = 2000
+_UNKNOWN: dict[int, float] = {}  # ``scores``: not looked for yet (an empty dict kept means no match)
+# Query objects whose cache key is kept (``_key``).
+KEYS_KEPT = 8192
+_KEYS: dict[int, tuple[wq.Query, tuple[object, ...] | None]] = {}
+
 Candidates = Union[set[int], frozenset[int], KeysView[int]]
 Piece = tuple[str, str, float]  # field, words, score
 
@@ -56,17 +63,93 @@ class Mode(Enum):
     EXPLAIN = "explain"
 
 
-def matches(query: wq.Query, snap: Snapshot) -> set[int]:
-    """Return the live documents *query* matches in *snap* (the same set as ``query.docs()``)."""
-    return _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
+def matches(query: wq.Query, snap: Snapshot) -> set[int] | frozenset[int]:
+    """Return the live documents *query* matches in *snap* (the same set as ``query.docs()``).
+
+    A query made of terms, phrases and the compounds ``_key`` names, matching at most
+    ``KEPT_MATCHES`` documents, is answered once per snapshot (``Snapshot.query_docs``): unseen
+    queries are made of words seen before.  Treat the set as read-only.
+    """
+    key = _key(query)
+    if key is not None:
+        kept = snap.query_docs.get(key)
+        if kept is not None:
+            return kept
+    docs = _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
+    if key is not None and len(docs) <= KEPT_MATCHES:
+        return snap.query_docs.put(key, frozenset(docs))
+    return docs
 
 
 def scores(query: wq.Query, snap: Snapshot, docs: Iterable[int]) -> dict[int, float]:
-    """Return the BM25F score of each of *docs* that *query* matches (Whoosh's, from cached terms)."""
+    """Return the BM25F score of each of *docs* that *query* matches (Whoosh's, from cached terms).
+
+    A query whose match set is kept (``matches``) has its score in every document it matches
+    reckoned once per snapshot (``Snapshot.query_scores``), and the candidates' are read from it: the
+    same floats, since such a query's score in a document does not depend on the other candidates.
+    (A larger one is scored among the candidates only: over every document it would cost more, a
+    term in many documents being read from a dense array.)  Treat the dict as read-only.
+    """
     candidates = (docs if isinstance(docs, (set, frozenset)) else set(docs)) & snap.all_docs
     if not candidates:
         return {}
-    return _scored(_Walk(snap, Mode.SCORE), query, candidates)
+    key = _key(query)
+    every = None if key is None else snap.query_scores.get(key, _UNKNOWN)
+    if every is _UNKNOWN:
+        every = snap.query_scores.put(key, _every_score(snap, query)) if key in snap.query_docs else None
+    if every is None:
+        return _scored(_Walk(snap, Mode.SCORE), query, candidates)
+    if len(every) <= len(candidates) and every.keys() <= candidates:
+        return every  # the usual case: the candidates are what the concepts match
+    common = every.keys() & candidates
+    return dict(zip(common, map(every.__getitem__, common)))
+
+
+def _every_score(snap: Snapshot, query: wq.Query) -> dict[int, float] | None:
+    """Return *query*'s score in every live document it matches, or None when Whoosh must score it."""
+    walk = _Walk(snap, Mode.SCORE)
+    if not walk.cache.accepts(walk.searcher):
+        return None
+    try:
+        return walk.node(query, snap.all_docs, 1.0)
+    except Unsupported:
+        return None  # scored per request, by Whoosh where the walk cannot
+
+
+def _key(node: wq.Query) -> tuple[object, ...] | None:
+    """Return ``_node_key(node)``, kept per query object: a word's queries are made once and kept
+    (search/query.py), and a concept's query is named for its match set and again for its scores."""
+    known = _KEYS.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    key = _node_key(node)
+    if len(_KEYS) >= KEYS_KEPT:
+        _KEYS.clear()
+    _KEYS[id(node)] = (node, key)  # the query is kept with its key, so its id stays its own
+    return key
+
+
+def _node_key(node: wq.Query) -> tuple[object, ...] | None:
+    """Return a value naming *node* for the per-snapshot caches, or None when it is not cached.
+
+    Named: terms, phrases, ``And``, ``DisjunctionMax`` and ``Or`` of at most two parts, without a
+    coordination bonus.  Their score in a document is the same float whichever the candidates: sums
+    of two and maxima do not depend on the order ``_merge`` takes their parts in (by size, which the
+    candidates change), and ``And`` adds in its own order.  (Whoosh's own ``__hash__`` is no key: a
+    word's terms in two fields cancel out in its XOR, so every word's query hashes alike.)
+    """
+    kind = type(node)
+    if kind is wq.Term:
+        return None if node.minquality else (node.fieldname, node.text, node.boost)
+    if kind is wq.Phrase:
+        return ("phrase", node.fieldname, tuple(node.words), node.slop, node.boost)
+    if kind is wq.Or:
+        if len(node.subqueries) > 2 or node.scale or getattr(node, "minmatch", 0) > 1:
+            return None
+    elif kind is not wq.And and kind is not wq.DisjunctionMax:
+        return None
+    keys = tuple(map(_key, node.subqueries))
+    return None if None in keys else (kind.__name__, node.boost, keys)
 
 
 def pieces(query: wq.Query, snap: Snapshot, docnum: int) -> tuple[float | None, list[Piece]]:

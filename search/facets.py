@@ -18,6 +18,10 @@ from search.snapshot import FACETS, Snapshot
 
 # Facets whose values read best in their own order (months: newest first), not most frequent first.
 VALUE_ORDER_DESC = {"month"}
+# Match sets up to this size have their facets kept per snapshot (Snapshot.facets_by_matches).
+FACETS_BY_MATCHES_MAX = 1000
+# Facets' value lists kept per snapshot, by the values and counts they show (a few KB each at most).
+FACET_VALUES_KEPT = 4096
 
 
 
@@ -43,16 +47,33 @@ def count_facets(
     selected: dict[str, set[int] | None],
 ) -> dict[str, tuple[FacetValue, ...]]:
     """Return each facet's values with exact counts, most frequent first."""
-    facets: dict[str, tuple[FacetValue, ...]] = {}
     matched = matched if isinstance(matched, (set, frozenset)) else set(matched)
+    if len(matched) <= FACETS_BY_MATCHES_MAX and all(docs is None for docs in selected.values()):
+        # Nothing selected: the facets are the match set's alone, and small match sets recur (a rare
+        # word's, a name's): counted once per snapshot.  A copy, so no caller can change the kept one.
+        kept = snap.facets_by_matches.get_or_make(
+            frozenset(matched), lambda: (_count(snap, params, matched, selected), len(matched))
+        )
+        return dict(kept[0])
+    return _count(snap, params, matched, selected)
+
+
+def _count(
+    snap: Snapshot, params: SearchParams, matched: set[int] | frozenset[int], selected: dict[str, set[int] | None]
+) -> dict[str, tuple[FacetValue, ...]]:
+    facets: dict[str, tuple[FacetValue, ...]] = {}
     for name, field in FACETS.items():
         others = [docs for other, docs in selected.items() if other != name and docs is not None]
         base = matched.intersection(*others) if others else matched
-        chosen = set(getattr(params, name))
+        counts = _counts(snap, field, base)
         labels = snap.facet_labels[name]
+        if not getattr(params, name):
+            facets[name] = _unselected(snap, name, counts, labels)
+            continue
+        chosen = set(getattr(params, name))
         # (sort key, value, label, count); the position keeps equal keys in counting order, as a stable sort.
         rows = []
-        for value, count in _counts(snap, field, base).items():
+        for value, count in counts.items():
             if count or value in chosen:
                 label, lower = labels[value]
                 rows.append(((-count, lower, len(rows)), value, label, count))
@@ -65,6 +86,29 @@ def count_facets(
             rows.sort()
         facets[name] = tuple(FacetValue(value, label, count, value in chosen) for _, value, label, count in rows)
     return facets
+
+
+def _unselected(snap: Snapshot, name: str, counts: dict[str, int], labels: dict[str, tuple[str, str]]) -> tuple[FacetValue, ...]:
+    """Return the values of a facet nothing is selected in: those counted, in the order ``count_facets`` gives.
+
+    Two stable sorts with keys looked up in C, instead of a key tuple made per value: by label
+    (``Snapshot.facet_ranks``: equal lower-cased labels share a rank, so they keep counting order), then
+    by count.  The values made are kept per snapshot by what they show: many queries count alike.
+    """
+    values = [value for value, count in counts.items() if count]
+    if name in VALUE_ORDER_DESC:
+        values.sort(reverse=True)
+    else:
+        values.sort(key=snap.facet_ranks[name].__getitem__)
+        values.sort(key=counts.__getitem__, reverse=True)  # a reverse sort keeps equal counts' order
+    key = (name, tuple(values), tuple(map(counts.__getitem__, values)))
+    made = snap.facet_values.get(key)
+    if made is None:
+        made = tuple([FacetValue(value, labels[value][0], count, False) for value, count in zip(key[1], key[2])])
+        if len(snap.facet_values) >= FACET_VALUES_KEPT:
+            snap.facet_values.clear()
+        snap.facet_values[key] = made
+    return made
 
 
 def _value(row: tuple[object, str, str, int]) -> str:
@@ -81,4 +125,5 @@ def _counts(snap: Snapshot, field: str, base: set[int] | frozenset[int]) -> dict
     if len(base) * 16 < sum(map(len, postings.values())):
         by_doc = snap.doc_facets[field]
         return Counter(chain.from_iterable(map(by_doc.get, base, repeat(()))))
-    return {value: len(base & docs) if len(base) < len(docs) else len(docs & base) for value, docs in postings.items()}
+    # A set intersection walks the smaller of the two sets, whichever is on the left.
+    return dict(zip(postings, map(len, map(base.__and__, postings.values()))))

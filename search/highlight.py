@@ -16,7 +16,6 @@ title and snippet unchanged.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from heapq import nlargest
 from itertools import chain
 from html import escape
 
@@ -57,7 +56,10 @@ def highlight_snippet(
             hits = [i for i, token in enumerate(tokens) if token[0] in termset]
         else:
             hits = sorted(chain.from_iterable(where[term] for term in termset if term in where))
-        passages = nlargest(2, filter(_scores, _passages(tokens, hits, termset, chars, chars // 3)), key=_score)
+        # A passage without a match scores 0, under Whoosh's minimum of 1.
+        passages = [passage for passage in _passages(tokens, hits, termset, chars, chars // 3) if passage[2]]
+        if len(passages) > 2:  # heapq.nlargest(2, ...) is this sort, cut; most texts have one or two
+            passages = sorted(passages, key=_score, reverse=True)[:2]
         if passages:
             passages.sort(key=_first)
             return " ".join(_format(text, passage) for passage in passages)
@@ -133,10 +135,6 @@ def _passage(found: list[tuple[int, int, str]], first: int | None, endchar: int)
     if first is None:
         first = found[0][0] if found else 0
     return first, endchar, found
-
-
-def _scores(passage: _Passage) -> bool:
-    return bool(passage[2])  # a passage without a match scores 0, under Whoosh's minimum of 1
 
 
 def _score(passage: _Passage) -> float:

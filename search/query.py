@@ -27,7 +27,9 @@ from whoosh.analysis import Analyzer
 from whoosh.fields import Schema
 from whoosh.qparser import AndGroup, QueryParser
 from whoosh.qparser import plugins as qplugins
+from whoosh.support.charset import accent_map
 
+from index.analysis import QUERY_STOP_WORDS, TOKEN_PATTERN, normalize, stem_english, text_analyzer
 from search.synonyms import Synonyms
 
 SEARCH_FIELDS = ("title", "body")
@@ -39,6 +41,17 @@ PREFIX_LIMIT = 64  # words a prefix may stand for
 TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
 VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
 
+# Raw tokens whose query-mode analysis is kept (one chain run per distinct typed token, not per query;
+# some 200 bytes each, tracemalloc).
+QUERY_TERM_CACHE = 20_000
+_QUERY_TERMS: dict[str, tuple[str, bool]] = {}
+_CHAINS: dict[int, tuple[Analyzer, bool]] = {}
+# Typed words (runs of them) whose alternatives are kept, with the synonym set they were made with
+# (some 700 bytes each, tracemalloc: 7 MB).
+CONCEPT_CACHE = 10_000
+_MADE: tuple[Synonyms | None, dict[tuple[str, ...], tuple[tuple[Alternative, ...], tuple[wq.Query, ...]]]] = (None, {})
+_CHAIN_TYPES = [type(item) for item in text_analyzer().items]
+_TOKEN = re.compile(TOKEN_PATTERN)
 _WORDS = re.compile(r"\w+(?:[.'’]\w+)*")
 # After "how", these ask for an amount, not about a thing: "how big is the stargate michigan site".
 HOW_WORDS = frozenset({"big", "large", "long", "old", "far", "often", "tall", "high", "soon"})
@@ -168,36 +181,101 @@ class _Unit:
 
 def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
     """Return the analysed words of *text* with where they were typed; function words only if alone."""
+    tokens = _query_tokens(text) if _is_text_chain(analyzer) else None
     for removestops in (True, False):
         units = []
-        for t in analyzer(text, mode="query", chars=True, removestops=removestops):
-            if removestops and _HOW.search(text, 0, t.startchar) and text[t.startchar : t.endchar].lower() in HOW_WORDS:
+        if tokens is None:
+            found = ((t.text, t.startchar, t.endchar) for t in analyzer(text, mode="query", chars=True, removestops=removestops))
+        else:
+            found = ((term, start, end) for term, stop, start, end in tokens if not (removestops and stop))
+        for word, start, end in found:
+            if removestops and _HOW.search(text, 0, start) and text[start:end].lower() in HOW_WORDS:
                 continue  # "how big is …": the size of the question, not what it is about
             prefix = None
-            if text[t.endchar : t.endchar + 1] == "*":
-                folded = [f.text for f in analyzer(text[t.startchar : t.endchar], mode="query", no_morph=True, removestops=False)]
+            if text[end : end + 1] == "*":
+                folded = [f.text for f in analyzer(text[start:end], mode="query", no_morph=True, removestops=False)]
                 if folded and len(folded[-1]) >= PREFIX_MIN_CHARS:
                     prefix = folded[-1]
-            units.append(_Unit(t.text, t.startchar, t.endchar, prefix))
+            units.append(_Unit(word, start, end, prefix))
         if units or not _WORDS.search(text):
             return units
     return []
 
 
+def _query_tokens(text: str) -> list[tuple[str, bool, int, int]]:
+    """Return what the index's chain gives *text* in query mode, each raw token's analysis kept:
+    (term, whether a query drops it as a function word, startchar, endchar) per token."""
+    tokens = []
+    for match in _TOKEN.finditer(text):
+        raw = match.group()
+        analysed = _QUERY_TERMS.get(raw)
+        if analysed is None:
+            analysed = _query_term(raw)
+        tokens.append((*analysed, *match.span()))
+    return tokens
+
+
+def _query_term(raw: str) -> tuple[str, bool]:
+    """Return the chain's query-mode term of the raw token *raw*, and whether it is a dropped function word."""
+    text = normalize(raw)  # the chain's steps in its order (index/analysis.py): QueryStopFilter reads this
+    stop = text.lower() in QUERY_STOP_WORDS and not (text.isupper() and len(text) > 1)
+    analysed = (stem_english(text.lower().translate(accent_map)), stop)
+    if len(_QUERY_TERMS) >= QUERY_TERM_CACHE:
+        _QUERY_TERMS.clear()
+    _QUERY_TERMS[raw] = analysed
+    return analysed
+
+
+def _is_text_chain(analyzer: Analyzer) -> bool:
+    """Return whether *analyzer* is ``index.analysis.text_analyzer()``'s chain (a snapshot's is, unpickled)."""
+    known = _CHAINS.get(id(analyzer))
+    if known is None or known[0] is not analyzer:
+        items = getattr(analyzer, "items", ())
+        same = [type(item) for item in items] == _CHAIN_TYPES and (
+            items[0].expression.pattern == TOKEN_PATTERN
+            and not items[0].gaps
+            and items[5].charmap == accent_map
+            and items[6].stemfn is stem_english
+            and not items[6].ignore
+        )
+        if len(_CHAINS) >= 16:
+            _CHAINS.clear()
+        known = _CHAINS[id(analyzer)] = (analyzer, same)  # the analyzer is kept, so its id stays its own
+    return known[1]
+
+
 def _concept(text: str, words: tuple[str, ...], span: tuple[int, int] | None, synonyms: Synonyms) -> Concept:
     """Return the concept for typed *words* (analysed), with the variants of their synonym group."""
-    alternatives = [Alternative("exact", words, _words_query(words, phrase=False))]
-    alternatives.extend(
-        Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
-    )
-    loose = tuple(word_query(w) for w in dict.fromkeys(words)) if len(words) > 1 else ()
+    alternatives, loose = _ways(words, synonyms)
     return Concept(
         text=text,
-        alternatives=tuple(alternatives),
+        alternatives=alternatives,
         loose=loose,
         span=span,
         word=words[0] if len(words) == 1 else None,
     )
+
+
+def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative, ...], tuple[wq.Query, ...]]:
+    """Return the alternatives and the loose single words of the concept of *words*, made once per
+    synonym set (a snapshot's) and kept: an unseen query is made of words typed before."""
+    global _MADE
+    owner, made = _MADE
+    if owner is not synonyms:
+        made = {}
+        _MADE = (synonyms, made)
+    found = made.get(words)
+    if found is None:
+        alternatives = [Alternative("exact", words, _words_query(words, phrase=False))]
+        alternatives.extend(
+            Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
+        )
+        loose = tuple(word_query(w) for w in dict.fromkeys(words)) if len(words) > 1 else ()
+        found = (tuple(alternatives), loose)
+        if len(made) >= CONCEPT_CACHE:
+            made.clear()
+        made[words] = found
+    return found
 
 
 def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms) -> list[Concept]:
@@ -380,6 +458,9 @@ def keep_informative(
     was typed.  Words the index does not hold at all are kept last: in a long text they are more
     often noise than the typo of a rare word.  Also returns how many concepts were left out.
     """
+    if parsed.typed is not None and len(parsed.concepts) <= limit and len(set(parsed.typed)) == len(parsed.typed):
+        # The usual query: no word typed twice, so each concept (a run of typed words) is typed once.
+        return parsed, 0
     typed = Counter(parsed.typed if parsed.typed is not None else (unit.word for unit in _units(parsed.text, analyzer)))
     unique: dict[tuple[str, ...], Concept] = {}
     for concept in parsed.concepts:

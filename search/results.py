@@ -102,14 +102,6 @@ class SearchResult:
 
     def to_json(self) -> dict[str, object]:
         """Return the API's JSON object for this result."""
-        hits = []
-        for hit in self.hits:
-            item = _flat(hit)
-            item["topics"] = list(hit.topics)
-            item["entities"] = list(hit.entities)
-            if hit.explanation is None:
-                item.pop("explanation")
-            hits.append(item)
         return {
             "query": self.query,
             "total": self.total,
@@ -125,7 +117,7 @@ class SearchResult:
             "dropped_words": self.dropped_words,
             "ways_out": [way.to_json() for way in self.ways_out],
             "filters": {k: list(v) for k, v in self.filters.items()},
-            "hits": hits,
+            "hits": [_hit_json(hit) for hit in self.hits],
             # Written out: some 30 facet values a page, three times faster than _flat's loop over fields.
             "facets": {
                 name: [{"value": v.value, "label": v.label, "count": v.count, "selected": v.selected} for v in values]
@@ -134,6 +126,33 @@ class SearchResult:
             "suggestion": _flat(self.suggestion) if self.suggestion else None,
             "answer": _flat(self.answer) if self.answer else None,
         }
+
+
+def _hit_json(hit: Hit) -> dict[str, object]:
+    """Return a hit's JSON object: its fields in their order, lists for tuples, no explanation unless asked.
+
+    Written out: some 10 hits a page, each a dict made at once instead of ``_flat``'s 14 ``getattr``
+    and the fix-ups after (tests/test_results.py holds it to ``_flat``'s keys and order).
+    """
+    item = {
+        "id": hit.id,
+        "kind": hit.kind,
+        "title": hit.title,
+        "title_html": hit.title_html,
+        "snippet_html": hit.snippet_html,
+        "url": hit.url,
+        "topics": list(hit.topics),
+        "entities": list(hit.entities),
+        "score": hit.score,
+        "position": hit.position,
+        "explanation": hit.explanation,
+        "published": hit.published,
+        "first_seen": hit.first_seen,
+        "matched_by": hit.matched_by,
+    }
+    if hit.explanation is None:
+        del item["explanation"]
+    return item
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}

@@ -13,6 +13,7 @@ selection, so a count says how many results clicking the value would give.
 from __future__ import annotations
 
 import gc
+import os
 from bisect import bisect_left
 import threading
 import time
@@ -37,7 +38,7 @@ from search import ranking
 from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
-from search.snapshot import Snapshot
+from search.snapshot import Snapshot, TokenReplay
 from search.spell import Speller, suggestion
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
@@ -50,6 +51,8 @@ HIGHLIGHT_CACHE_SIZE = 8192
 # A guide section among the first hits, nearly as good as the first, is shown as an answer card.
 ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
+
+_NO_TERMS: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,7 @@ class SearchService:
 
     def __init__(self, root: str | Path, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.root = Path(root)
+        self._current_link = os.fspath(self.root / "current")  # what store.current_id reads
         self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
         self.refused: Refusal | None = None  # the published snapshot, when it failed its checks
@@ -80,7 +84,7 @@ class SearchService:
         A published snapshot that fails its checks is refused (see ``refused``) and the last good one
         keeps answering: the one already open, or else the newest older one on disk that opens.
         """
-        current = store.current_id(self.root)
+        current = self._current_id()
         snap = self._snapshot
         # A published snapshot folder that vanished (deleted by hand) is not served from open files.
         if self._keeps(snap, current):
@@ -112,9 +116,16 @@ class SearchService:
                 self.refused = None
             return self._snapshot
 
+    def _current_id(self) -> str | None:
+        # store.current_id, from a path made once: asked twice a request, where pathlib cost more than the system calls.
+        try:
+            return os.path.basename(os.readlink(self._current_link))
+        except OSError:
+            return None
+
     def _keeps(self, snap: Snapshot | None, current: str | None) -> bool:
         """Return whether the open *snap* still answers for *current*: it is current, or the last good one."""
-        if snap is None or not snap.path.is_dir():
+        if snap is None or not os.path.isdir(snap.path):
             return False
         if snap.id == current:
             if self.refused is not None:
@@ -163,28 +174,32 @@ class SearchService:
         if answer is not None:  # one answer, once: the card shows it, so the list below does not
             hits = tuple(hit for hit in hits if hit.id != answer.id)
         hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
+        ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
+        facets = count_facets(snap, params, found.matched, found.selected)
+        match = found.match_level(asked.parsed)
+        # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
             total=len(found.allowed),
             page=params.page,
             per_page=params.per_page,
             sort=params.effective_sort,
-            took_ms=0.0,
+            took_ms=_ms_since(started),  # after everything the result holds was found
             hits=hits,
-            facets=count_facets(snap, params, found.matched, found.selected),
+            facets=facets,
             filters=params.filters(),
-            match=found.match_level(asked.parsed),
+            match=match,
             plain=bool(asked.parsed and asked.parsed.plain),
             snapshot=snap.id,
             suggestion=hint,
             answer=answer,
             timed_out=timed_out,
             dropped_words=asked.dropped,
-            ways_out=self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else (),
+            ways_out=ways,
         )
         if not timed_out:
             self._results.put(snap.id, key, result)
-        return replace(result, took_ms=_ms_since(started))
+        return result
 
     def _understand(self, snap: Snapshot, params: SearchParams) -> _Asked:
         """Return the query for *params*: parsed, cut to its informative words, expanded (typos, prefixes)."""
@@ -276,25 +291,36 @@ class SearchService:
 
     def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], terms: frozenset[str]) -> list[str]:
         """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets."""
-        out: list[str] = []
+        postings: dict[str, list[Sequence[int]]] = {}  # each field's documents of each term, read once
+        keys: list[tuple[int, str, frozenset[str]]] = []
+        replays: list[TokenReplay | None] = []
         for docnum, field, text in texts:
-            if not any(_holds(snap.term_docs(field, term), docnum) for term in terms):
+            held_by = postings.get(field)
+            if held_by is None:
+                held_by = postings[field] = [snap.term_docs(field, term) for term in terms]
+            if _holds_any(held_by, docnum):
+                replay = snap.tokens(docnum, field, text)
+                held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
+            else:
                 # The index says the field holds none of the terms (a hit found by meaning, a title
                 # without them): nothing to mark, and no need to analyse the text to find that out.
-                out.append(highlight_title(text, (), ()) if field == "title" else highlight_snippet(text, (), ()))
-                continue
-            replay = snap.tokens(docnum, field, text)
-            held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
-            key = (docnum, field, held)
-            html = self._highlights.get(snap.id, key)
+                replay, held = None, _NO_TERMS
+            keys.append((docnum, field, held))
+            replays.append(replay)
+        out = self._highlights.get_many(snap.id, keys)  # a page's highlights in one look-up
+        for i, html in enumerate(out):
             if html is None:
+                _docnum, field, held = keys[i]
+                text, replay = texts[i][2], replays[i]
+                # Without a term held a title is shown whole and a body cropped, tokens or not.
+                entries = replay.entries if replay is not None else ()
                 if field == "title":
-                    html = highlight_title(text, held, replay.entries)
+                    html = highlight_title(text, held, entries)
                 else:
-                    html = highlight_snippet(text, held, replay.entries, where=replay.where)
-                self._highlights.put(snap.id, key, html)
-            out.append(html)
-        return out
+                    html = highlight_snippet(text, held, entries, where=replay.where if replay is not None else None)
+                self._highlights.put(snap.id, keys[i], html)
+                out[i] = html
+        return out  # type: ignore[return-value]
 
     def topics(self) -> dict[str, object]:
         """Return every topic (the taxonomy's, then any only documents name) with its document count."""
@@ -393,14 +419,14 @@ class _Found:
     matched: set[int] | frozenset[int]
     selected: dict[str, set[int] | None]
     allowed: set[int]
-    concept_docs: list[set[int]]
+    concept_docs: list[set[int] | frozenset[int]]  # read-only: a concept's set is the snapshot's cached one
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
 
     @classmethod
     def of(
         cls, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, near: tuple[tuple[int, float], ...] = ()
     ) -> _Found:
-        concept_docs: list[set[int]] = []
+        concept_docs: list[set[int] | frozenset[int]] = []
         meaning: frozenset[int] = frozenset()
         if parsed is None:
             matched: set[int] | frozenset[int] = snap.all_docs
@@ -411,7 +437,7 @@ class _Found:
             matched = set()
             for concept in parsed.concepts:
                 docs = matches(concept.query, snap)
-                concept_docs.append(docs - excluded)
+                concept_docs.append(docs - excluded if excluded else docs)
                 matched |= matches(concept.any_query, snap) if concept.loose else docs
             if near:  # the nearest documents by meaning are candidates too
                 closest = [d for d, cosine in near[: ranking.SEMANTIC_NEIGHBOURS] if cosine > ranking.SEMANTIC_FLOOR]
@@ -432,7 +458,7 @@ class _Found:
         allowed, concept_docs = self.allowed, self.concept_docs
         if not allowed:
             return "none"
-        if parsed is None or not concept_docs or set.intersection(*concept_docs) & allowed:
+        if parsed is None or not concept_docs or concept_docs[0].intersection(*concept_docs[1:]) & allowed:
             return "all"
         needed = len(concept_docs) // 2 + 1  # a majority
         if needed < len(concept_docs):
@@ -476,7 +502,10 @@ def _document(fields: dict[str, object]) -> dict[str, object]:
     return doc
 
 
-def _holds(docs: Sequence[int], docnum: int) -> bool:
-    """Return whether the ascending *docs* hold *docnum*."""
-    at = bisect_left(docs, docnum)
-    return at < len(docs) and docs[at] == docnum
+def _holds_any(postings: list[Sequence[int]], docnum: int) -> bool:
+    """Return whether any of the ascending *postings* holds *docnum*."""
+    for docs in postings:
+        at = bisect_left(docs, docnum)
+        if at < len(docs) and docs[at] == docnum:
+            return True
+    return False

@@ -32,6 +32,7 @@ from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
 from index.schema import SCHEMA_VERSION, from_document
 from search.cache import Bounded
+from search.results import FacetValue
 from search.scoring import TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
@@ -47,6 +48,11 @@ TOKEN_CACHE_DOCS = 4096
 TOKEN_CACHE_WORDS = 50_000
 # Documents of phrases' scores kept (a dict entry, ~100 bytes each: 200k is some 20 MB).
 PHRASE_CACHE_DOCS = 200_000
+# Documents of whole queries' match sets, and of their scores, kept (search/evaluator.py): a document
+# in both costs some 180 bytes (tracemalloc), so the two stay under some 18 MB.
+QUERY_CACHE_DOCS = 100_000
+# Documents of the match sets whose facets are kept (some 70 bytes each: about 4 MB).
+FACET_MATCH_DOCS = 60_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -94,6 +100,15 @@ class Snapshot:
             facet: {value: (label := self.label(facet, value), label.lower()) for value in self.facet_docs[field]}
             for facet, field in FACETS.items()
         }
+        # Each facet value's place among its facet's labels lower-cased (equal ones share a place): the
+        # counts' tie-break, looked up in C (search/facets.py).
+        self.facet_ranks = {facet: _ranks(labels) for facet, labels in self.facet_labels.items()}
+        self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
+        # The facets of small match sets when nothing is selected (search/facets.py), with the size of
+        # the set: bounded by the documents of the keys.
+        self.facets_by_matches: Bounded[frozenset[int], tuple[dict[str, tuple[FacetValue, ...]], int]] = Bounded(
+            FACET_MATCH_DOCS, cost=lambda kept: kept[1] + 1
+        )
         self._local = _per_thread()
         # Every thread's searcher, closed (with its open segment files) once no request holds the
         # snapshot any more: a request in flight keeps its snapshot alive, so nothing closes under it.
@@ -108,6 +123,12 @@ class Snapshot:
         # Each phrase's matches with Whoosh's scores, found once (search/evaluator.py): a synonym's
         # multi-word variants are the same few phrases in every query that names the concept.
         self.phrases: Bounded[tuple[object, ...], dict[int, float]] = Bounded(PHRASE_CACHE_DOCS, cost=lambda d: len(d) + 1)
+        # Each query's (a concept's: its words, synonyms, spellings) live documents, and its score in
+        # each, found once: a query never asked before is made of concepts asked before.
+        self.query_docs: Bounded[tuple[object, ...], frozenset[int]] = Bounded(QUERY_CACHE_DOCS, cost=lambda d: len(d) + 1)
+        self.query_scores: Bounded[tuple[object, ...], dict[int, float] | None] = Bounded(
+            QUERY_CACHE_DOCS, cost=lambda d: len(d) + 1 if d is not None else 1
+        )
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
@@ -257,6 +278,12 @@ def _column(reader, fieldname: str) -> array:
         values.byteswap()
     values.extend(repeat(column._default, count - len(values)))  # trailing defaults are not written
     return values
+
+
+def _ranks(labels: dict[str, tuple[str, str]]) -> dict[str, int]:
+    """Return each value's rank by its lower-cased label (the second of its pair), equal labels sharing one."""
+    places = {lower: place for place, lower in enumerate(sorted({lower for _, lower in labels.values()}))}
+    return {value: places[lower] for value, (_, lower) in labels.items()}
 
 
 def _by_doc(postings: dict[str, frozenset[int]]) -> dict[int, tuple[str, ...]]:

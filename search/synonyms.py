@@ -30,7 +30,8 @@ class Synonyms:
 
     @classmethod
     def empty(cls) -> Synonyms:
-        return cls(variants={}, longest=0)
+        """Return the one empty set (one object: query building keeps what it made per synonym set)."""
+        return _EMPTY
 
     @classmethod
     def from_groups(cls, groups: Iterable[Iterable[Sequence[str]]]) -> Synonyms:
@@ -49,3 +50,6 @@ class Synonyms:
 def parse_synonyms(groups: Iterable[Iterable[str]], analyzer: Analyzer) -> Synonyms:
     """Return the Synonyms for *groups* of variants as typed, analysed with *analyzer*."""
     return Synonyms.from_groups(analyse_groups(groups, analyzer))
+
+
+_EMPTY = Synonyms(variants={}, longest=0)

@@ -35,3 +35,23 @@ def test_bounded_cache_keeps_the_most_recently_used_within_its_cost():
     assert made == ["a", "b", "c", "b"]
     cache.get_or_make("big", value("x", 30))  # one entry over the limit is still kept, alone
     assert len(cache) == 1 and cache.total == 30
+
+
+def test_bounded_cache_tells_a_kept_none_from_a_missing_key_and_keeps_the_first_value_put():
+    cache: Bounded[str, object] = Bounded(10)
+    missing = object()
+    assert cache.get("a", missing) is missing and "a" not in cache
+    assert cache.put("a", None) is None  # "looked at, nothing to keep" is a value too
+    assert cache.get("a", missing) is None and "a" in cache
+    assert cache.put("b", "first") == "first"
+    assert cache.put("b", "second") == "first"  # two threads making one value: the first stored wins
+    assert cache.get("b") == "first"
+
+
+def test_a_page_of_results_is_looked_up_at_once_as_one_by_one():
+    cache: ResultCache[str] = ResultCache(size=4)
+    keys = [SearchParams(q=q) for q in "abc"]
+    cache.put("s1", keys[0], "A")
+    cache.put("s1", keys[2], "C")
+    assert cache.get_many("s1", keys) == ["A", None, "C"] == [cache.get("s1", k) for k in keys]
+    assert cache.get_many("s2", keys) == [None, None, None]

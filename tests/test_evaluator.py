@@ -63,3 +63,23 @@ def test_phrases_read_from_the_snapshot_match_and_score_as_whooshs_matcher(servi
         assert matches(phrase, snap) == expected
         for cands in (snap.all_docs, some):
             assert scores(wq.Or([phrase, wq.Term("body", "zzzz")]), snap, cands) == whoosh_scores(phrase, snap.searcher(), cands)
+
+
+@pytest.mark.parametrize(
+    "text", ["training", "power grid", "data center texas", "gpu* cluster", "kuberentes", "gpu OR tpu OR nvidia", "cluster -nvidia"]
+)
+def test_scores_kept_per_snapshot_are_the_floats_the_walk_gives_any_candidates(service, text):
+    from search.evaluator import Mode, _scored, _Walk
+    from search.query import expand
+
+    snap = service.snapshot()
+    vocabulary = service._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
+    parsed = expand(build_query(text, snap.schema, snap.synonyms), vocabulary)
+    queries = [parsed.any_words, parsed.all_words, *(c.any_query for c in parsed.concepts)]
+    everything = set(snap.all_docs)
+    for cands in (everything, set(sorted(everything)[::3]), set(sorted(everything)[1::2])):
+        for query in queries:
+            walked = _scored(_Walk(snap, Mode.SCORE), query, cands & snap.all_docs)
+            for _ in range(2):  # reckoned over every document and kept, then read from the snapshot
+                assert scores(query, snap, cands) == walked  # the same floats, not approximately
+                assert matches(query, snap) == set(query.docs(snap.searcher())) & snap.all_docs

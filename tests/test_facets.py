@@ -200,3 +200,20 @@ def test_facet_counts_agree_whichever_way_they_are_counted(service):
             brute = {value: len(base & docs) for value, docs in snap.facet_docs[field].items()}
             counted = _counts(snap, field, base)
             assert {v: c for v, c in counted.items() if c} == {v: c for v, c in brute.items() if c}
+
+
+def test_facets_kept_for_a_match_set_are_the_ones_counted_afresh(service):
+    from search.facets import _count, count_facets, selected_docs
+
+    snap = service.snapshot()
+    params = SearchParams(q="stargate")
+    matched = set(sorted(snap.all_docs)[:12])
+    fresh = _count(snap, params, matched, selected_docs(snap, params))
+    first = count_facets(snap, params, matched, selected_docs(snap, params))
+    first["topic"] = ()  # a caller changing its copy changes nothing kept
+    again = count_facets(snap, params, frozenset(matched), selected_docs(snap, params))
+    assert again == fresh and again["topic"]
+    picked = SearchParams(q="stargate", kind=("guide",))  # a selection: counted afresh, never kept
+    assert count_facets(snap, picked, matched, selected_docs(snap, picked)) == _count(
+        snap, picked, matched, selected_docs(snap, picked)
+    )

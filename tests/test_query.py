@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from whoosh import query as wq
 
 from index.schema import make_schema
@@ -140,3 +142,29 @@ def test_the_terms_to_highlight_are_every_word_the_alternatives_queries_look_for
         for alternative in concept.alternatives:
             assert frozenset(alternative.words) == _leaf_terms(alternative.query)
     assert parsed.terms == frozenset().union(*(_leaf_terms(a.query) for c in parsed.concepts for a in c.alternatives))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAbB éÉçß1234567890,.'’-_*\"()sStThHeEoOwW GPUs IT US how big is Trainium2 U.S 7,500 café"), max_size=60))
+@example("how big is the stargate michigan site")
+@example("The U.S GPUs' Trainium2 cluster, 7,500 café's IT")
+@example("the of and")
+@example("gpu* clus* kuberentes")
+def test_typed_words_are_what_the_index_chain_gives_in_query_mode(text):
+    import search.query as query
+
+    analyzer = SCHEMA["body"].analyzer  # the chain as a snapshot unpickles it: the per-token cache applies
+    assert query._is_text_chain(analyzer)
+    cached = query._units(text, analyzer)
+    chained = query._units(text, _Unrecognised(analyzer))
+    assert cached == chained
+
+
+class _Unrecognised:
+    """The index's chain under another type: ``_units`` runs it token by token, as Whoosh does."""
+
+    def __init__(self, analyzer):
+        self.analyzer = analyzer
+
+    def __call__(self, *args, **kwargs):
+        return self.analyzer(*args, **kwargs)

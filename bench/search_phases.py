@@ -1,0 +1,76 @@
+"""Time the parts of an unseen seed search in-process: CPU per search and wall time per part.
+
+    .venv/bin/python -m bench.search_phases INDEX_DIR [--mix unique|distinct] [--count 3000]
+
+runs ``SearchService.search`` and ``SearchResult.to_json`` for *count* queries of the seed corpus
+(``bench.queries``, none repeated) after 1,000 untimed ones, with the result cache off, and prints
+the CPU time per search (``time.process_time``, the figure to read on a shared machine) and, per
+part of the search (understanding, `_near`, ranking, highlighting, facets, JSON...), its wall time
+per search from wrappers around the service's functions (parts nest: ``_hits`` holds
+``_highlighted``, ``_understand`` holds ``build_query`` and ``_near``).  Run it from each checkout to
+compare two versions; it works on any version that has these functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+SERVICE_METHODS = ("_understand", "_order", "_hits", "_answer", "_ways_out", "_highlighted")
+MODULE_FUNCTIONS = ("_near", "count_facets", "build_query", "keep_informative", "expand", "suggestion", "rank")
+
+
+def _timed(function: Callable[..., object], label: str, spent: Counter[str]) -> Callable[..., object]:
+    """Return *function* adding its wall time under *label* to *spent* on each call."""
+
+    def timed(*args: object, **kwargs: object) -> object:
+        started = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[label] += time.perf_counter() - started
+
+    return timed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("index_dir")
+    parser.add_argument("--mix", choices=("unique", "distinct"), default="unique")
+    parser.add_argument("--count", type=int, default=3000)
+    args = parser.parse_args(argv)
+    from bench.queries import distinct_queries, make_queries
+    from corpus.sources import load_corpus
+    from search import semantic
+    from search import service as module
+    from search.params import SearchParams
+    from search.results import SearchResult
+
+    semantic.query_vector("warm up")
+    service = module.SearchService(args.index_dir)
+    service._results.size = 0  # every search computed
+    records = list(load_corpus().records)
+    queries = (distinct_queries if args.mix == "distinct" else make_queries)(records, args.count + 1000, 11)
+    for q in queries[args.count :]:
+        service.search(SearchParams(q=q)).to_json()
+    spent: Counter[str] = Counter()
+    for name in SERVICE_METHODS:
+        setattr(module.SearchService, name, _timed(getattr(module.SearchService, name), name, spent))
+    for name in MODULE_FUNCTIONS:
+        setattr(module, name, _timed(getattr(module, name), name, spent))
+    module._Found.of = classmethod(_timed(module._Found.of.__func__, "_Found.of", spent))  # type: ignore[method-assign]
+    SearchResult.to_json = _timed(SearchResult.to_json, "to_json", spent)  # type: ignore[method-assign]
+    cpu = time.process_time()
+    for q in queries[: args.count]:
+        service.search(SearchParams(q=q)).to_json()
+    cpu = time.process_time() - cpu
+    print(f"{args.count} searches ({args.mix}): CPU {cpu / args.count * 1e3:.3f} ms a search")
+    for label, seconds in spent.most_common():
+        print(f"  {label:18s} {seconds / args.count * 1e3:.3f} ms (wall)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
