@@ -19,10 +19,11 @@ from search.snapshot import Snapshot
 # Up to this many rows, every row gets its exact cosine (the hub, CISI): nothing is approximated.
 EXACT_UP_TO = 2000
 # Past it, two coarse passes over the sign bits pick the rows that get their exact cosine:
-# EXACT_PER_RESULT per wanted neighbour (at least COARSE_MIN), out of HAMMING_WIDEN times as many
-# kept by the first pass.  The second pass lets half as many rows through as the Hamming distance
-# alone did and still keeps more of the true nearest: at 64k Debian documents and k=100, 92 of the
-# exact 100 against 90 for the 2,000 best by Hamming distance (docs/performance.md, issue 17).  With
+# EXACT_PER_RESULT per wanted neighbour (at least COARSE_MIN), out of the HAMMING_WIDEN times as many
+# nearest by Hamming distance (with every row as near as the last of them).  The second pass lets
+# half as many rows through as the Hamming distance alone did and still keeps more of the true
+# nearest: at 64k Debian documents and k=100, 92.5 of the exact 100 against 90 for the 2,000 best by
+# Hamming distance (docs/performance.md, issue 17).  With
 # int8 rows the exact cosines are cheap (1,000 rows: 0.12 ms), but more of them buy little: 94.6 of
 # 100 for 2,000 rows out of 6,000, at 0.3 ms more a query.
 EXACT_PER_RESULT = 10
