@@ -125,6 +125,8 @@ def rank(
     """Return the best *limit* (docnum, score) of *candidates*, best first, whether time ran out, and
     the best score by words alone (the scale of the meaning term; see ``meaning``).
 
+    *cosines* are the nearest documents' cosines with the query, nearest first.
+
     Every candidate is scored, so the top is exact; ties go to the lower document number.  When the
     time budget runs out between concepts, the concepts scored so far decide.
     """
@@ -150,6 +152,8 @@ def rank(
     top = max(totals.values(), default=0.0)
     if cosines and SEMANTIC_WEIGHT:
         for docnum, cosine in cosines.items():
+            if cosine <= SEMANTIC_FLOOR:
+                break  # best first: the rest earn nothing either (70 of the 100 nearest at 64k)
             if docnum in candidates:
                 total = totals.get(docnum, 0.0) + meaning(cosine, top)
                 # Near in meaning but under the floor, and without a word: not a hit.  Only these

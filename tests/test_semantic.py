@@ -155,3 +155,44 @@ def test_the_coarse_distances_count_what_differs(seed):
     some = np.sort(rng.choice(len(rows), 3000, replace=False))
     expected = (differ[some] * weight).sum(axis=1)
     assert np.array_equal(semantic._weighted_distance(signs[:, some], query, vectors.sign_bits(query)), expected)
+
+
+def _generated(seed: int, rows: int = 20_000, topics: int = 400) -> tuple[vectors.DocVectors, np.ndarray]:
+    """Return int8 document vectors that mix two of *topics* each (a few zero rows among them) and 30 unit queries."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((topics, vectors.DIM)).astype(np.float32)
+    first, second = rng.integers(topics, size=(2, rows))
+    mix = rng.random((rows, 1)).astype(np.float32)
+    noise = rng.standard_normal((rows, vectors.DIM)).astype(np.float32)
+    data = mix * centres[first] + (1 - mix) * centres[second] + 1.3 * noise
+    matrix = vectors.quantise(data / np.linalg.norm(data, axis=1, keepdims=True))
+    matrix[rng.choice(rows, 50, replace=False)] = 0  # holes: deleted documents, texts without words
+    live = matrix.any(axis=1)
+    docs = vectors.DocVectors(matrix, np.ascontiguousarray(vectors.sign_bits(matrix).T), live, np.flatnonzero(~live))
+    queries = centres[:30] + 0.5 * centres[30:60] + rng.standard_normal((30, vectors.DIM)).astype(np.float32)
+    return docs, queries / np.linalg.norm(queries, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_coarse_passes_keep_most_of_the_exact_nearest(seed):
+    """Past EXACT_UP_TO rows nearest is approximate: it keeps at least 92 of the exact 100 on average."""
+    docs, queries = _generated(seed)
+    live = np.flatnonzero(docs.live)
+    kept = []
+    for query in queries:
+        exact = vectors.cosines(docs.matrix[live], query)
+        best = set(live[np.argsort(-exact, kind="stable")[:100]].tolist())
+        found = semantic.nearest(docs, query, 100)
+        assert len(found) == 100 and all(docs.live[d] for d, _ in found)
+        assert [c for _, c in found] == sorted((c for _, c in found), reverse=True)
+        kept.append(len(best & {d for d, _ in found}))
+    assert np.mean(kept) >= 92
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_hamming_cut_keeps_every_row_as_near_as_the_countth(seed):
+    rng = np.random.default_rng(seed)
+    distance = rng.binomial(256, rng.uniform(0.3, 0.5), size=rng.integers(5_000, 70_000)).astype(np.uint16)
+    count = int(rng.integers(1, 4_000))
+    cut = np.sort(distance)[count - 1]
+    assert np.array_equal(semantic._within(distance, count), np.flatnonzero(distance <= cut))
