@@ -44,6 +44,8 @@ IDS_FILE = "vectors-ids.json"
 SWITCH = "TOPICHUB_SEMANTIC"  # "0" turns the signal off, in builds and in the service
 _BATCH_DOCS = 2048  # documents embedded at a time; 8192 took as long and 140 MB more at peak (64k Debian)
 _JOINED_WORDS = 256  # words tokenised in one string: longer strings cost more a piece (64k Debian)
+# Words whose vectors a query encoder keeps (embed_one): 1 KB each, so at most some 4 MB a worker.
+QUERY_WORDS_KEPT = 4096
 WORD_MARK = "\u2581"  # Llama's mark of a word's start, in place of the space before it
 
 
@@ -119,6 +121,7 @@ class Encoder:
         self.table = table
         self.rows = rows
         self.dim = table.shape[1]
+        self._word_vectors: dict[str, np.ndarray] = {}  # embed_one's: a word's float32 vector (unscaled)
         # A word's first piece, and only it, starts with Llama's word mark: no piece holds the mark
         # after its first character unless it is all marks (checked by tests/test_vectors.py).
         pieces = tokenizer.get_vocab()
@@ -137,15 +140,27 @@ class Encoder:
         return cls(tokenizer, table, _TableRows(weights_file, offset, shape))
 
     def embed_one(self, text: str) -> np.ndarray:
-        """Return *text*'s float32 unit vector (all zero without words); for short texts such as queries."""
-        # Words joined by single spaces tokenise as the words one by one do (Llama's pieces never
-        # span a space), in one call instead of embed's batch machinery.
-        ids = self.tokenizer.encode(" ".join(text.split()), add_special_tokens=False).ids
-        if not ids:
+        """Return *text*'s float32 unit vector (all zero without words); for short texts such as queries.
+
+        The same vector as ``embed([text])[0]``: the sum of its words' vectors in order, each word's
+        the sum of its pieces' rows in order.  A word's vector is kept (QUERY_WORDS_KEPT of them): a
+        query never asked before is made of words asked before, and its vector is then a few sums,
+        not a tokenizer call and a file read.
+        """
+        words = text.split()
+        if not words:
             return np.zeros(self.dim, np.float32)
-        # The rows in token order, summed from the first as table[ids].astype(float32).sum(0) sums them.
-        vector = self.rows.read(ids).astype(np.float32).sum(axis=0)
-        norm = float(np.linalg.norm(vector))
+        known = self._word_vectors
+        missing = [word for word in dict.fromkeys(words) if word not in known]
+        if missing:
+            ids, starts = self.tokenise(missing)
+            rows = self.rows.read(ids).astype(np.float32)
+            if len(known) + len(missing) > QUERY_WORDS_KEPT:
+                known.clear()
+            for word, lo, hi in zip(missing, starts[:-1], starts[1:]):
+                known[word] = rows[lo:hi].sum(axis=0)  # row after row, from the first, as embed's sparse product adds them
+        vector = np.add.reduce([known[word] for word in words]) if len(words) > 1 else known[words[0]].copy()
+        norm = np.linalg.norm(vector[None, :], axis=1)[0]  # as embed takes it: the same float to the last bit
         return vector / norm if norm > 0 else vector
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

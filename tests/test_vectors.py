@@ -133,27 +133,38 @@ def test_a_text_without_words_has_a_zero_vector():
     assert not vectors.encoder().embed(["", "  \n "]).any()
 
 
-def test_a_query_reads_its_rows_from_the_file_as_the_mapped_table_holds_them():
-    """A query's vector is bit for bit the one summed from the mapped table, which it never reads."""
+def test_a_query_reads_its_rows_from_the_file_and_gets_the_vector_a_document_of_its_text_gets():
+    """Bit for bit embed's definition (the mapped table, word by word), which the worker never pages in;
+    asked again, from the word vectors it kept."""
     encoder = vectors.encoder()
-    texts = ["who makes their own accelerators", "ZeRO-3 offload ZeRO-3 (DeepSpeed)", "日本語 😀 naïve", "a a a a", "x"]
-    expected = []
-    for text in texts:
-        ids = encoder.tokenizer.encode(" ".join(text.split()), add_special_tokens=False).ids
-        vector = encoder.table[ids].astype(np.float32).sum(axis=0)  # the mapped table, tokens in order
-        expected.append(vector / np.linalg.norm(vector))
+    texts = ["who makes their own accelerators", "ZeRO-3 offload ZeRO-3 (DeepSpeed)", "日本語 😀 naïve", "a a a a", "x",
+             "their own accelerators who makes", "▁ ▁x y▁"]
+    expected = _embed_word_by_word(texts)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(encoder, "table", None)  # a worker's query encoding never pages the table in
-        found = [encoder.embed_one(text) for text in texts]
-    for row, vector in zip(expected, found):
-        assert np.array_equal(row, vector)
+        patch.setattr(encoder, "_word_vectors", {})
+        first = [encoder.embed_one(text) for text in texts]
+        again = [encoder.embed_one(text) for text in reversed(texts)][::-1]
+    for row, vector, kept in zip(expected, first, again):
+        assert np.array_equal(row, vector) and np.array_equal(row, kept)
 
 
 def test_one_text_embeds_as_in_a_batch():
     texts = ["  Who makes\ntheir own   accelerators? ", "ZeRO-3 offload (DeepSpeed)", "日本語のテキスト", ""]
     batch = vectors.encoder().embed(texts)
     for text, row in zip(texts, batch):
-        np.testing.assert_allclose(vectors.encoder().embed_one(text), row, atol=1e-5)
+        assert np.array_equal(vectors.encoder().embed_one(text), row)
+
+
+def test_the_words_a_query_encoder_keeps_are_bounded():
+    encoder = vectors.encoder()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vectors, "QUERY_WORDS_KEPT", 8)
+        patch.setattr(encoder, "_word_vectors", {})
+        for n in range(40):
+            vector = encoder.embed_one(f"word{n} other{n}")
+            assert len(encoder._word_vectors) <= 8
+            assert np.array_equal(vector, encoder.embed([f"word{n} other{n}"])[0])
 
 
 def _embed_word_by_word(texts: list[str]) -> np.ndarray:
