@@ -10,6 +10,7 @@ import html
 import itertools
 import logging.config
 import os
+import select
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -99,6 +100,33 @@ def on_exit(server) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# A keep-alive connection is closed after this many requests (its last answer says "Connection:
+# close"), as nginx's keepalive_requests does: a client's connections stay with the worker that
+# accepted them, and a burst of new connections is often accepted by one worker alone (make bench's 4
+# wrk connections all went to one of the two workers, which answered every request while the other
+# idled).  The client reconnects at once, and the new connection usually goes to the worker that is
+# waiting, not the busy one, so the load spreads again within a second (docs/performance.md).  A
+# connection whose client already sent its next request (pipelining) is left open: closing it would
+# drop that request, and the kernel would reset the connection under the answers still unread.
+KEEPALIVE_REQUESTS = 100
+
+
+def pre_request(worker, req) -> None:
+    """Mark every KEEPALIVE_REQUESTS-th request on an idle connection as its last."""
+    if req.req_number % KEEPALIVE_REQUESTS == 0 and not _more_sent(req):
+        req.must_close = True
+
+
+def _more_sent(req) -> bool:
+    """Return whether the client sent more after *req*: read ahead by the parser, or waiting unread."""
+    unreader = req.unreader
+    if unreader.buf.getbuffer().nbytes:
+        return True
+    sock = getattr(unreader, "sock", None)
+    # A zero timeout only looks (gevent's select too): whether the kernel holds bytes not read yet.
+    return sock is not None and bool(select.select([sock], [], [], 0)[0])
+
+
 # The cyclic garbage collector's full passes, on the service's schedule rather than the allocator's.
 # A full pass walks every object the caches hold (tens of ms once they are warm) and stalls every
 # request on that worker meanwhile: left to Python's thresholds it came every second or so under load
@@ -106,6 +134,14 @@ def on_exit(server) -> None:
 # the collector off; docs/operations.md).  Young garbage is still collected as it comes (generations
 # 0 and 1); a full pass runs after FULL_COLLECT_EVERY requests, and when a new snapshot is opened.
 FULL_COLLECT_EVERY = 20_000
+# The young generations are collected after every YOUNG_COLLECT_EVERY answers as well.  Each search
+# leaves about 50 objects that live on (its page in the result cache: hits, facet values) while
+# evicting as many old ones, and the allocator counts an old object freed against a new one made, so
+# its young passes came seldom and found tens of thousands of objects: 10-25 ms each, inside a
+# request, on the distinct mix (docs/performance.md).  Collected this often, a pass sees at most a
+# few thousand (under 1 ms), the survivors go on to the old generation, and the total time the
+# collector takes halves.
+YOUNG_COLLECT_EVERY = 25
 _answered = itertools.count(1)
 _pass_turn: Callable[[float], object] | None = None  # gevent.sleep under gevent workers
 
@@ -123,8 +159,8 @@ def post_fork(server, worker) -> None:
 
 
 def post_request(worker, req, environ, resp) -> None:
-    """After each answer: a full garbage collection when one is due, then let the worker's other
-    connections have their turn (under gevent).
+    """After each answer: a garbage collection when one is due (full or young), then let the worker's
+    other connections have their turn (under gevent).
 
     A greenlet gives the CPU away only when it waits, and a keep-alive client whose next request is
     already there when its answer is done (a pipelining client, or a fast one while the answer is
@@ -132,7 +168,10 @@ def post_request(worker, req, environ, resp) -> None:
     queued behind it (make bench's unique mix, one worker and 4 connections: p90 298 ms, p99 593 ms;
     with this yield 13.5 and 44.9 ms on a loaded machine, see docs/operations.md).
     """
-    if next(_answered) % FULL_COLLECT_EVERY == 0:
+    answered = next(_answered)
+    if answered % FULL_COLLECT_EVERY == 0:
         gc.collect()  # after the answer was sent: the next requests on this worker wait for it, once
+    elif answered % YOUNG_COLLECT_EVERY == 0:
+        gc.collect(1)
     if _pass_turn is not None:
         _pass_turn(0)
