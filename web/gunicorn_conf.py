@@ -10,7 +10,6 @@ import html
 import itertools
 import logging.config
 import os
-import select
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -98,33 +97,6 @@ def child_exit(server, worker) -> None:
 def on_exit(server) -> None:
     for folder in _made_metrics_dir:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-# A keep-alive connection is closed after this many requests (its last answer says "Connection:
-# close"), as nginx's keepalive_requests does: a client's connections stay with the worker that
-# accepted them, and a burst of new connections is often accepted by one worker alone (make bench's 4
-# wrk connections all went to one of the two workers, which answered every request while the other
-# idled).  The client reconnects at once, and the new connection usually goes to the worker that is
-# waiting, not the busy one, so the load spreads again within a second (docs/performance.md).  A
-# connection whose client already sent its next request (pipelining) is left open: closing it would
-# drop that request, and the kernel would reset the connection under the answers still unread.
-KEEPALIVE_REQUESTS = 100
-
-
-def pre_request(worker, req) -> None:
-    """Mark every KEEPALIVE_REQUESTS-th request on an idle connection as its last."""
-    if req.req_number % KEEPALIVE_REQUESTS == 0 and not _more_sent(req):
-        req.must_close = True
-
-
-def _more_sent(req) -> bool:
-    """Return whether the client sent more after *req*: read ahead by the parser, or waiting unread."""
-    unreader = req.unreader
-    if unreader.buf.getbuffer().nbytes:
-        return True
-    sock = getattr(unreader, "sock", None)
-    # A zero timeout only looks (gevent's select too): whether the kernel holds bytes not read yet.
-    return sock is not None and bool(select.select([sock], [], [], 0)[0])
 
 
 # The cyclic garbage collector's full passes, on the service's schedule rather than the allocator's.
