@@ -24,7 +24,8 @@ import pstats
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
 
 def _environ(path: str, port: int = 8000) -> dict[str, object]:
@@ -76,21 +77,15 @@ def _queries(mix: str, count: int, seed: int = 11) -> list[str]:
     return (distinct_queries if mix == "distinct" else make_queries)(records, count, seed)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("index_dir")
-    parser.add_argument("--mix", choices=("unique", "distinct"), default="unique")
-    parser.add_argument("--count", type=int, default=2000)
-    parser.add_argument("--warm", type=int, default=1000, help="untimed requests first (default 1000)")
-    parser.add_argument("--calls", action="store_true", help="count Python calls per request with cProfile")
-    parser.add_argument("--profile", help="save cProfile stats of the timed requests here")
-    args = parser.parse_args(argv)
+@contextmanager
+def app_as_a_worker(index_dir: str) -> Iterator[Callable[..., Iterable[bytes]]]:
+    """Yield the app as a gunicorn worker runs it: multiprocess metrics in a temporary folder, the JSON
+    access lines written to /dev/null, the query encoder loaded."""
     with tempfile.TemporaryDirectory(prefix="request-profile-") as metrics_dir:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before prometheus_client is imported
-        os.environ["TOPICHUB_INDEX_DIR"] = args.index_dir
+        os.environ["TOPICHUB_INDEX_DIR"] = index_dir
         import logging.config
 
-        from bench.queries import api_paths
         from web import create_app
         from web.observability import log_config
 
@@ -100,7 +95,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from search import semantic
 
         semantic.query_vector("warm up")  # as web/gunicorn_conf.py's on_starting does
-        app = create_app()
+        yield create_app()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("index_dir")
+    parser.add_argument("--mix", choices=("unique", "distinct"), default="unique")
+    parser.add_argument("--count", type=int, default=2000)
+    parser.add_argument("--warm", type=int, default=1000, help="untimed requests first (default 1000)")
+    parser.add_argument("--calls", action="store_true", help="count Python calls per request with cProfile")
+    parser.add_argument("--profile", help="save cProfile stats of the timed requests here")
+    args = parser.parse_args(argv)
+    with app_as_a_worker(args.index_dir) as app:
+        from bench.queries import api_paths
+
         paths = api_paths(_queries(args.mix, args.count + args.warm))
         for path in paths[args.count :]:
             _get(app, path)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import datetime, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
 from index.build import build
@@ -102,6 +105,25 @@ def test_a_missing_index_s_warning_carries_the_request_id(tmp_path, logged):
     assert client.get("/api/search?q=x", headers={"X-Request-ID": "no-index"}, buffered=True).status_code == 503
     tagged = [line for line in lines(logged) if line.get("request_id") == "no-index"]
     assert {line["level"] for line in tagged} == {"warning", "info"} and tagged[-1]["snapshot"] is None
+
+
+def _record(created: float, **fields: object) -> logging.LogRecord:
+    record = logging.LogRecord("topichub.access", logging.INFO, "", 0, "request", (), None)
+    record.created = created
+    if fields:
+        record.fields = fields
+    return record
+
+
+@given(st.floats(min_value=0, max_value=4e9, allow_nan=False))
+def test_a_line_s_time_is_its_record_s_time_in_utc_to_the_millisecond(created):
+    line = json.loads(JsonFormatter().format(_record(created)))
+    assert line["ts"] == datetime.fromtimestamp(created, timezone.utc).isoformat(timespec="milliseconds")
+
+
+def test_a_field_the_fast_encoder_refuses_is_still_written():
+    line = json.loads(JsonFormatter().format(_record(1.5, status=200, huge=2**70, text="a\udc80b")))
+    assert line["huge"] == 2**70 and line["status"] == 200 and line["text"] == "a\udc80b"
 
 
 def test_metrics_move_with_requests(tmp_path):

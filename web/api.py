@@ -57,15 +57,16 @@ def _etag(snapshot: str, *request_parts: object) -> str:
 
 def _cached(request_parts: tuple[object, ...], answer: Callable[[], tuple[dict[str, object], str]]) -> Response:
     """Return 304 if the client holds the current answer, else *answer*'s JSON with its ETag."""
-    current = get_search().snapshot().id
-    etag = _etag(current, *request_parts)
-    if request.if_none_match.contains_weak(etag):
-        response = Response(status=304)
-    else:
-        body, used = answer()  # the snapshot the answer came from: a publish may land in between
-        response = jsonify(body)
-        if used != current:
-            etag = _etag(used, *request_parts)
+    held = request.if_none_match
+    if held:  # only then is the snapshot needed before answering: most requests hold no ETag
+        etag = _etag(get_search().snapshot().id, *request_parts)
+        if held.contains_weak(etag):
+            return _validators(Response(status=304), etag)
+    body, used = answer()  # the ETag names the snapshot the answer came from: a publish may land in between
+    return _validators(jsonify(body), _etag(used, *request_parts))
+
+
+def _validators(response: Response, etag: str) -> Response:
     response.set_etag(etag, weak=True)
     response.headers["Cache-Control"] = CACHE_CONTROL
     return response
