@@ -72,7 +72,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 bench-relevance: $(STAMP)
-	$(BIN)/python -m bench.relevance
+	$(BIN)/python -m bench.relevance --moved 3
 
 clean:
 	rm -rf $(VENV) $(VENV)-lock instance .pytest_cache node_modules

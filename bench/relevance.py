@@ -230,6 +230,22 @@ def failures(judged: Sequence[Judged], answers: Mapping[str, Answer], below: flo
     return lines
 
 
+def moved(judged: Sequence[Judged], answers: Mapping[str, Mapping[str, Answer]], count: int,
+          before: str = "words-only", after: str = "service") -> list[str]:
+    """Return how many queries *after* ranks better, worse and the same as *before* (nDCG@10), then
+    the *count* that gained most and the *count* that lost most, a line each."""
+    change = []
+    for j in judged:
+        was, now = score(j, answers[before][j.query])["nDCG@10"], score(j, answers[after][j.query])["nDCG@10"]
+        change.append((now - was, was, now, j))
+    better = sorted((c for c in change if c[0] > 1e-9), key=lambda c: -c[0])
+    worse = sorted((c for c in change if c[0] < -1e-9), key=lambda c: c[0])
+    lines = [f"{after} against {before}: {len(better)} better, {len(worse)} worse, {len(change) - len(better) - len(worse)} the same"]
+    for label, rows in (("better", better[:count]), ("worse", worse[:count])):
+        lines += [f"  {label}: [{j.category}] {j.query[:90]!r}: {was:.3f} -> {now:.3f}" for _, was, now, j in rows]
+    return lines
+
+
 def verdict(name: str, summaries: Mapping[str, Mapping[str, Mapping[str, float]]]) -> list[str]:
     """Return the targets the service misses on collection *name* (empty when it meets them all)."""
     service = summaries["service"]
@@ -295,6 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.relevance", description=__doc__.split("\n\n")[0])
     parser.add_argument("--collection", action="append", choices=("hub", "cisi"), help="default: all")
     parser.add_argument("--failures", action="store_true", help="list the service's queries under the category target")
+    parser.add_argument("--moved", type=int, default=0, metavar="N",
+                        help="list the N queries meaning (on against words-only) helped most and hurt most")
     args = parser.parse_args(argv)
     missed = []
     with tempfile.TemporaryDirectory(prefix="bench-relevance-") as tmp:
@@ -309,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 failing = failures(judged, answers["service"])
                 print(f"\nservice queries under nDCG@10 {TARGET_CATEGORY}: {len(failing)}")
                 print("\n".join(failing))
+            if args.moved:
+                print("\n" + "\n".join(moved(judged, answers, args.moved)))
             misses = verdict(collection.name, summaries)
             print(f"\n{collection.name} targets: " + ("met" if not misses else "MISSED: " + "; ".join(misses)) + "\n")
             missed.extend(misses)

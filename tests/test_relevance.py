@@ -6,12 +6,14 @@ import ir_measures
 import pytest
 from ir_measures import RR, R, Qrel, ScoredDoc, nDCG
 
+from bench.collections import Judged
 from bench.relevance import (
     MEASURES,
     NO_ANSWER,
     Answer,
     fts5_system,
     load_judgments,
+    moved,
     score,
     service_system,
     summarise,
@@ -59,3 +61,15 @@ def test_no_answer_queries_score_one_only_when_the_system_says_so(judged):
     assert score(query, Answer(("some-doc",), no_answer=False))["MRR"] == 0.0
     summary = summarise([query], {query.query: Answer((), no_answer=True)})
     assert summary["overall"] == dict.fromkeys(MEASURES, 1.0)
+
+
+def test_moved_lists_the_queries_meaning_helped_and_hurt_most():
+    judged = [Judged("names", "a", {"x": 3}), Judged("names", "b", {"y": 3}), Judged("names", "c", {"z": 3})]
+    answers = {
+        "words-only": {"a": Answer(("w", "x"), False), "b": Answer(("y",), False), "c": Answer(("z",), False)},
+        "service": {"a": Answer(("x",), False), "b": Answer(("w", "y"), False), "c": Answer(("z",), False)},
+    }
+    lines = moved(judged, answers, 1)
+    assert lines[0] == "service against words-only: 1 better, 1 worse, 1 the same"
+    assert lines[1].startswith("  better: [names] 'a': 0.631 -> 1.000")
+    assert lines[2].startswith("  worse: [names] 'b': 1.000 -> 0.631")
