@@ -1,5 +1,6 @@
 """Bounded caches: search results keyed by the snapshot and the normalised request, and a
-least-recently-used map bounded by its entries' cost (``Bounded``, for per-snapshot caches).
+least-recently-used map bounded by its entries' cost (``Bounded``, for per-snapshot caches), and
+``remember`` for the plain dicts of the hot paths, emptied when full.
 
 A snapshot never changes once published, so a result computed for (snapshot id, parameters) stays
 right for as long as that snapshot is the live one.  The key carries the snapshot id, so a publish
@@ -18,6 +19,20 @@ from typing import Generic, Hashable, TypeVar
 DEFAULT_SIZE = 1024
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def remember(kept: dict[K, V], key: K, value: V, limit: int) -> V:
+    """Keep *value* for *key* in *kept*, emptying it first when it holds *limit* entries; return *value*.
+
+    For caches read on every request: a plain dict costs one look-up, where ``Bounded`` takes a lock
+    and keeps an order; emptied now and then, it refills with what is asked.
+    """
+    if len(kept) >= limit:
+        kept.clear()
+    kept[key] = value
+    return value
 
 
 class ResultCache(Generic[T]):
@@ -68,7 +83,6 @@ class ResultCache(Generic[T]):
         return len(self._items)
 
 
-K = TypeVar("K", bound=Hashable)
 
 
 class Bounded(Generic[K, T]):

@@ -43,6 +43,7 @@ from whoosh.matching.mcore import ReadTooFar
 from whoosh.searching import Searcher
 
 from index.whoosh_compat import Unsupported
+from search.cache import remember
 from search.scoring import TermScores
 from search.snapshot import Snapshot
 
@@ -123,9 +124,7 @@ def _key(node: wq.Query) -> tuple[object, ...] | None:
     if known is not None and known[0] is node:
         return known[1]
     key = _node_key(node)
-    if len(_KEYS) >= KEYS_KEPT:
-        _KEYS.clear()
-    _KEYS[id(node)] = (node, key)  # the query is kept with its key, so its id stays its own
+    remember(_KEYS, id(node), (node, key), KEYS_KEPT)  # the query is kept with its key, so its id stays its own
     return key
 
 

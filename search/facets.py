@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from itertools import chain, repeat
 
+from search.cache import remember
 from search.params import SearchParams
 from search.results import FacetValue
 from search.snapshot import FACETS, Snapshot
@@ -105,9 +106,7 @@ def _unselected(snap: Snapshot, name: str, counts: dict[str, int], labels: dict[
     made = snap.facet_values.get(key)
     if made is None:
         made = tuple([FacetValue(value, labels[value][0], count, False) for value, count in zip(key[1], key[2])])
-        if len(snap.facet_values) >= FACET_VALUES_KEPT:
-            snap.facet_values.clear()
-        snap.facet_values[key] = made
+        remember(snap.facet_values, key, made, FACET_VALUES_KEPT)
     return made
 
 

@@ -30,6 +30,7 @@ from whoosh.qparser import plugins as qplugins
 from whoosh.support.charset import accent_map
 
 from index.analysis import QUERY_STOP_WORDS, TOKEN_PATTERN, normalize, stem_english, text_analyzer
+from search.cache import remember
 from search.synonyms import Synonyms
 
 SEARCH_FIELDS = ("title", "body")
@@ -219,11 +220,7 @@ def _query_term(raw: str) -> tuple[str, bool]:
     """Return the chain's query-mode term of the raw token *raw*, and whether it is a dropped function word."""
     text = normalize(raw)  # the chain's steps in its order (index/analysis.py): QueryStopFilter reads this
     stop = text.lower() in QUERY_STOP_WORDS and not (text.isupper() and len(text) > 1)
-    analysed = (stem_english(text.lower().translate(accent_map)), stop)
-    if len(_QUERY_TERMS) >= QUERY_TERM_CACHE:
-        _QUERY_TERMS.clear()
-    _QUERY_TERMS[raw] = analysed
-    return analysed
+    return remember(_QUERY_TERMS, raw, (stem_english(text.lower().translate(accent_map)), stop), QUERY_TERM_CACHE)
 
 
 def _is_text_chain(analyzer: Analyzer) -> bool:
@@ -238,9 +235,7 @@ def _is_text_chain(analyzer: Analyzer) -> bool:
             and items[6].stemfn is stem_english
             and not items[6].ignore
         )
-        if len(_CHAINS) >= 16:
-            _CHAINS.clear()
-        known = _CHAINS[id(analyzer)] = (analyzer, same)  # the analyzer is kept, so its id stays its own
+        known = remember(_CHAINS, id(analyzer), (analyzer, same), 16)  # the analyzer is kept, so its id stays its own
     return known[1]
 
 
@@ -271,10 +266,7 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
             Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
         )
         loose = tuple(word_query(w) for w in dict.fromkeys(words)) if len(words) > 1 else ()
-        found = (tuple(alternatives), loose)
-        if len(made) >= CONCEPT_CACHE:
-            made.clear()
-        made[words] = found
+        found = remember(made, words, (tuple(alternatives), loose), CONCEPT_CACHE)
     return found
 
 

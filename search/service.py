@@ -69,7 +69,7 @@ class SearchService:
 
     def __init__(self, root: str | Path, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.root = Path(root)
-        self._current_link = os.fspath(self.root / "current")  # what store.current_id reads
+        self._root = os.fspath(self.root)  # for store.current_id, asked twice a request
         self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
         self.refused: Refusal | None = None  # the published snapshot, when it failed its checks
@@ -84,7 +84,7 @@ class SearchService:
         A published snapshot that fails its checks is refused (see ``refused``) and the last good one
         keeps answering: the one already open, or else the newest older one on disk that opens.
         """
-        current = self._current_id()
+        current = store.current_id(self._root)
         snap = self._snapshot
         # A published snapshot folder that vanished (deleted by hand) is not served from open files.
         if self._keeps(snap, current):
@@ -115,13 +115,6 @@ class SearchService:
             else:
                 self.refused = None
             return self._snapshot
-
-    def _current_id(self) -> str | None:
-        # store.current_id, from a path made once: asked twice a request, where pathlib cost more than the system calls.
-        try:
-            return os.path.basename(os.readlink(self._current_link))
-        except OSError:
-            return None
 
     def _keeps(self, snap: Snapshot | None, current: str | None) -> bool:
         """Return whether the open *snap* still answers for *current*: it is current, or the last good one."""

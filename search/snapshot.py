@@ -19,7 +19,7 @@ from bisect import bisect_left, bisect_right
 import threading
 import weakref
 from array import array
-from itertools import compress, islice, repeat
+from itertools import islice, repeat
 from pathlib import Path
 
 from whoosh import index as whoosh_index

@@ -23,6 +23,7 @@ from whoosh.analysis import Analyzer
 from whoosh.reading import TermNotFound
 from whoosh.searching import Searcher
 
+from search.cache import remember
 from search.query import SEARCH_FIELDS, ParsedQuery, word_query
 from search.results import Suggestion
 
@@ -81,10 +82,7 @@ class Vocabulary:
         return tokens[0] if len(tokens) == 1 else typed.lower()
 
     def _remember(self, key: tuple[str, ...], value: object) -> object:
-        if len(self._cache) >= CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[key] = value
-        return value
+        return remember(self._cache, key, value, CACHE_LIMIT)
 
     def near(self, typed: str, word: str) -> list[tuple[str, int]]:
         """Return the index words closest to *typed* (analysed: *word*) with their distance, best first."""
