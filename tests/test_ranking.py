@@ -160,7 +160,9 @@ def test_weighing_all_candidates_at_once_gives_each_documents_own_factor(concept
     coverage = Coverage.of(concept_docs, doc_count)
     expected = {d: s * coverage.factor(d, concept_docs) for d, s in totals.items()}
     weighed = coverage.weigh(totals, concept_docs)
-    assert weighed == expected and list(weighed) == list(expected)  # the same floats, in the same order
+    # The same floats (== on dicts compares them exactly); the order is not kept, and need not be:
+    # rank breaks every tie by meaning, then document number.
+    assert weighed == expected
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
