@@ -1,6 +1,6 @@
 """Time the parts of an unseen seed search in-process: CPU per search and wall time per part.
 
-    .venv/bin/python -m bench.search_phases INDEX_DIR [--mix unique|distinct] [--count 3000]
+    .venv/bin/python -m bench.search_phases INDEX_DIR [--mix unique|distinct] [--count 3000] [--corpus seed|debian]
 
 runs ``SearchService.search`` and ``SearchResult.to_json`` for *count* queries of the seed corpus
 (``bench.queries``, none repeated) after 1,000 untimed ones, with the result cache off, and prints
@@ -40,6 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("index_dir")
     parser.add_argument("--mix", choices=("unique", "distinct"), default="unique")
     parser.add_argument("--count", type=int, default=3000)
+    parser.add_argument("--corpus", choices=("seed", "debian"), default="seed",
+                        help="draw the queries from the seed corpus or from the Debian one (for an index built from it)")
     args = parser.parse_args(argv)
     from bench.queries import distinct_queries, make_queries
     from corpus.sources import load_corpus
@@ -51,7 +53,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     semantic.query_vector("warm up")
     service = module.SearchService(args.index_dir)
     service._results.size = 0  # every search computed
-    records = list(load_corpus().records)
+    if args.corpus == "debian":
+        from bench.rss_probe import DEBIAN
+        from corpus.jsonl import load_jsonl
+
+        records = list(load_jsonl(DEBIAN))
+    else:
+        records = list(load_corpus().records)
     queries = (distinct_queries if args.mix == "distinct" else make_queries)(records, args.count + 1000, 11)
     for q in queries[args.count :]:
         service.search(SearchParams(q=q)).to_json()

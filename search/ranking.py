@@ -24,11 +24,15 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import add
 
+import numpy as np
+
+from index.whoosh_compat import Unsupported
+from search.dense import DENSE_FROM, rank_dense
 from search.query import ParsedQuery
 from search.evaluator import Candidates, scores
 from search.snapshot import Snapshot
@@ -100,12 +104,15 @@ class Coverage:
                 if len(inside) < len(members):
                     split.append((mask, members - inside))
             groups = split
-        power = self.power
         weighed: dict[int, float] = {}
         for mask, members in groups:
-            factor = self._share_of(mask) ** power
+            factor = self.factor_of(mask)
             weighed.update(zip(members, map(factor.__mul__, map(totals.__getitem__, members))))
         return weighed
+
+    def factor_of(self, mask: int) -> float:
+        """Return ``factor`` of a document holding the concepts whose bits *mask* sets."""
+        return self._share_of(mask) ** self.power
 
     def _share_of(self, mask: int) -> float:
         # ``share`` for a document holding the concepts whose bits *mask* sets: the same sum, in order.
@@ -138,6 +145,11 @@ def rank(
     Every candidate is scored, so the top is exact; ties go to the lower document number.  When the
     time budget runs out between concepts, the concepts scored so far decide.
     """
+    if len(candidates) >= DENSE_FROM and limit > 0:
+        try:
+            return _rank_dense(snap, parsed, candidates, concept_docs, limit, deadline, cosines)
+        except Unsupported:
+            pass  # a query node the arrays do not know: the dicts rank it
     totals: dict[int, float] = {}
     timed_out = False
     for concept in parsed.concepts:
@@ -158,20 +170,58 @@ def rank(
     if len(coverage.idfs) > 1:
         totals = coverage.weigh(totals, concept_docs)
     top = max(totals.values(), default=0.0)
+    totals.update(_with_meaning(cosines, candidates, totals.get, top))
+    return _best(_contenders(totals, limit), limit, cosines), timed_out, top
+
+
+def _rank_dense(
+    snap: Snapshot,
+    parsed: ParsedQuery,
+    candidates: set[int],
+    concept_docs: Sequence[set[int]],
+    limit: int,
+    deadline: float,
+    cosines: dict[int, float] | None,
+) -> tuple[list[tuple[int, float]], bool, float]:
+    """``rank`` for a large candidate set, with arrays (search/dense.py): the same floats, the same order."""
+    coverage = Coverage.of(concept_docs, snap.doc_count)
+    totals, scored, timed_out = rank_dense(snap, parsed.concepts, candidates, concept_docs, coverage, deadline, time.perf_counter)
+    top = float(totals.max()) if len(totals) else 0.0
+    for docnum, total in _with_meaning(cosines, candidates, lambda docnum, _absent: float(totals[docnum]), top):
+        totals[docnum] = total
+        scored[docnum] = True
+    held = np.flatnonzero(scored)
+    if len(held) > limit:
+        values = totals[held]
+        floor = np.partition(values, len(values) - limit)[len(values) - limit]  # the limit-th best
+        held = held[values >= floor]
+    return _best(zip(held.tolist(), totals[held].tolist()), limit, cosines), timed_out, top
+
+
+def _with_meaning(
+    cosines: dict[int, float] | None, candidates: Candidates, current: Callable[..., float], top: float
+) -> list[tuple[int, float]]:
+    """Return (docnum, total) of each candidate near enough in meaning to gain the meaning term, its
+    total being ``current(docnum, 0.0)`` (its score by words) plus that term."""
+    gained = []
     if cosines and SEMANTIC_WEIGHT:
         for docnum, cosine in cosines.items():
             if cosine <= SEMANTIC_FLOOR:
                 break  # best first: the rest earn nothing either (70 of the 100 nearest at 64k)
             if docnum in candidates:
-                total = totals.get(docnum, 0.0) + meaning(cosine, top)
+                total = current(docnum, 0.0) + meaning(cosine, top)
                 # Near in meaning but under the floor, and without a word: not a hit.  Only these
                 # entries can be 0 (word scores are positive), so the thousands of others go unread.
                 if total > 0:
-                    totals[docnum] = total
-    # Equal scores go to the document closer in meaning (when vectors are on), then the lower number.
+                    gained.append((docnum, total))
+    return gained
+
+
+def _best(contenders: Iterable[tuple[int, float]], limit: int, cosines: dict[int, float] | None) -> list[tuple[int, float]]:
+    """Return the best *limit* of *contenders*: equal scores go to the document closer in meaning
+    (when vectors are on), then the lower number."""
     near = cosines or {}
-    best = heapq.nsmallest(limit, _contenders(totals, limit), key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))
-    return best, timed_out, top
+    return heapq.nsmallest(limit, contenders, key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))
 
 
 def _contenders(totals: dict[int, float], limit: int) -> Iterable[tuple[int, float]]:
