@@ -411,7 +411,7 @@ class _Found:
 
     matched: set[int] | frozenset[int]
     selected: dict[str, set[int] | None]
-    allowed: set[int]
+    allowed: set[int] | frozenset[int]
     concept_docs: list[set[int] | frozenset[int]]  # read-only: a concept's set is the snapshot's cached one
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
 
@@ -440,10 +440,9 @@ class _Found:
         if params.since or params.until:  # a date range narrows what matches, as the query does
             matched = snap.dated_between(*params.date_range) & matched
         selected = selected_docs(snap, params)
-        allowed = set(matched)
-        for docs in selected.values():
-            if docs is not None:
-                allowed &= docs
+        chosen = [docs for docs in selected.values() if docs is not None]
+        # No filter: the match set itself (read-only from here on), not a copy of tens of thousands.
+        allowed = matched.intersection(*chosen) if chosen else matched
         return cls(matched, selected, allowed, concept_docs, meaning & allowed)
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
