@@ -21,6 +21,7 @@ import weakref
 from array import array
 from itertools import islice, repeat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from whoosh import index as whoosh_index
 from whoosh.columns import NumericColumn
@@ -36,6 +37,9 @@ from search.results import FacetValue
 from search.scoring import TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
+
+if TYPE_CHECKING:
+    from search.facets import FacetColumn
 
 # Facets as a request names them → the indexed field of their values.
 FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
@@ -104,6 +108,8 @@ class Snapshot:
         # counts' tie-break, looked up in C (search/facets.py).
         self.facet_ranks = {facet: _ranks(labels) for facet, labels in self.facet_labels.items()}
         self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
+        # Each facet field's values by document as arrays, for counting large match sets (search/facets.py).
+        self.facet_columns: dict[str, FacetColumn] = {}
         # The facets of small match sets when nothing is selected (search/facets.py), with the size of
         # the set: bounded by the documents of the keys.
         self.facets_by_matches: Bounded[frozenset[int], tuple[dict[str, tuple[FacetValue, ...]], int]] = Bounded(
