@@ -2,8 +2,8 @@
 
 Three speed-ups reach below Whoosh's public API: reading a term's postings a block at a time
 (``read_postings``), reading a segment's field-length column as raw bytes (``length_bytes``) and
-BM25F's per-posting arithmetic (``bm25_posting_score``) for the per-snapshot score cache, and
-writing W3 segments directly (index/segment.py: the term-info and numeric-field structs).  Every
+BM25F's per-posting arithmetic (``bm25_posting_score``, or ``bm25_posting_scores`` over arrays) for
+the per-snapshot score cache, and writing W3 segments directly (index/segment.py: the term-info and numeric-field structs).  Every
 private name they use is read here and nowhere else, so a Whoosh upgrade is checked in one place:
 ``check_version`` refuses any version but the pinned one (tests/test_whoosh_compat.py), and the
 equivalence tests (tests/test_scoring.py, tests/test_fast_build.py) compare each shortcut with
@@ -15,9 +15,11 @@ from __future__ import annotations
 import struct
 from itertools import compress
 
+import numpy as np
 import whoosh
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3TermInfo, _lenfield
 from whoosh.matching.wrappers import FilterMatcher
+from whoosh.scoring import BM25FScorer
 
 PINNED = (2, 7, 4)
 
@@ -49,6 +51,20 @@ def numeric_struct(field) -> struct.Struct:
 def bm25_posting_score(scorer, weight: float, length: int) -> float:
     """Return BM25F's score of one posting (*weight* in a field *length* long), as Whoosh computes it."""
     return scorer._score(weight, length)
+
+
+def bm25_posting_scores(scorer, weights: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """Return BM25F's score of each posting (*weights* in fields *lengths* long, float64 arrays), the
+    floats Whoosh's ``bm25()`` gives one at a time; None when *scorer* is not Whoosh's BM25F scorer.
+
+    Each of ``bm25()``'s operations is one correctly rounded IEEE operation on doubles, done here in
+    the same order over the arrays, so every score is the same float (tests/test_scoring.py).
+    """
+    if type(scorer)._score is not BM25FScorer._score:
+        return None
+    idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
+    # bm25(idf, tf, fl, avgfl, B, K1) = idf * ((tf * (K1 + 1)) / (tf + K1 * ((1 - B) + B * fl / avgfl)))
+    return idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / avgfl)))
 
 
 def field_bs(weighting) -> tuple[tuple[str, float], ...]:
