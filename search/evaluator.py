@@ -5,11 +5,14 @@ Here one walk over Whoosh's query classes answers all three, in a mode:
 
 - ``MATCH`` returns the set of live documents a query matches (totals, facets, concepts): terms come
   from the snapshot's cached postings and ``Or``, ``And``, ``AndNot``, ``Not`` are set operations
-  done in C.  The answer is ``set(query.docs(searcher))``.
+  done in C.  The answer is ``set(query.docs(searcher))``.  In a snapshot without deleted documents
+  every document is live, so neither the answer nor SCORE's candidates are narrowed to the live ones
+  (only ``Every`` and ``Not``, which list candidates, drop numbers that are no document).
 - ``SCORE`` returns ``{docnum: score}`` for given candidates: each (field, term)'s BM25F scores come
   from the snapshot's per-term cache (search/scoring.py); each term is intersected with the
   candidates first, ``Or`` adds, ``DisjunctionMax`` takes the larger, ``And`` adds what every part
-  matched, boosts multiply.  The work grows with the matches among the candidates, not the postings.
+  matched, boosts multiply.  The work grows with the matches among the candidates, not the postings:
+  a term kept dense (in many documents) is read for the candidates at once with numpy.
 - ``EXPLAIN`` scores one document and records each matching leaf's (field, words, score), with the
   boosts above it applied, so the pieces add up to the score (a ``DisjunctionMax`` keeps only its
   best child's pieces).
@@ -31,13 +34,14 @@ first document.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, KeysView
 from enum import Enum
-from itertools import compress
 from operator import add
 from typing import Union
 
+import numpy as np
 from whoosh import query as wq
 from whoosh.matching.mcore import ReadTooFar
 from whoosh.searching import Searcher
@@ -76,7 +80,10 @@ def matches(query: wq.Query, snap: Snapshot) -> set[int] | frozenset[int]:
         kept = snap.query_docs.get(key)
         if kept is not None:
             return kept
-    docs = _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
+    walk = _Walk(snap, Mode.MATCH)
+    docs = walk.docs(query)
+    if walk.deletions:  # without them every document of the index is live
+        docs &= snap.all_docs
     if key is not None and len(docs) <= KEPT_MATCHES:
         return snap.query_docs.put(key, frozenset(docs))
     return docs
@@ -91,7 +98,7 @@ def scores(query: wq.Query, snap: Snapshot, docs: Iterable[int]) -> dict[int, fl
     (A larger one is scored among the candidates only: over every document it would cost more, a
     term in many documents being read from a dense array.)  Treat the dict as read-only.
     """
-    candidates = (docs if isinstance(docs, (set, frozenset)) else set(docs)) & snap.all_docs
+    candidates = docs if isinstance(docs, (set, frozenset)) else set(docs)
     if not candidates:
         return {}
     key = _key(query)
@@ -99,7 +106,12 @@ def scores(query: wq.Query, snap: Snapshot, docs: Iterable[int]) -> dict[int, fl
     if every is _UNKNOWN:
         every = snap.query_scores.put(key, _every_score(snap, query)) if key in snap.query_docs else None
     if every is None:
-        return _scored(_Walk(snap, Mode.SCORE), query, candidates)
+        walk = _Walk(snap, Mode.SCORE)
+        if walk.deletions:
+            candidates = candidates & snap.all_docs
+        else:
+            walk.unchecked = True  # the few nodes that list candidates keep the documents (``live``)
+        return _scored(walk, query, candidates)
     if len(every) <= len(candidates) and every.keys() <= candidates:
         return every  # the usual case: the candidates are what the concepts match
     common = every.keys() & candidates
@@ -226,6 +238,10 @@ class _Walk:
         self.cache: TermScores = snap.term_scores
         self.pieces: list[Piece] = []
         self._context = None
+        # Whether the snapshot has deleted documents (then candidates are narrowed to the live ones first).
+        self.deletions = len(snap.all_docs) != self.searcher.doc_count_all()
+        # Whether the candidates may hold numbers that are no document (``live``).
+        self.unchecked = False
 
     @property
     def context(self):
@@ -248,7 +264,10 @@ class _Walk:
         if (kind is wq.Or and getattr(node, "minmatch", 0) <= 1) or kind is wq.DisjunctionMax:
             out: set[int] = set()
             for child in node.subqueries:
-                out |= self.docs(child)
+                if type(child) is wq.Term:  # its cached documents added straight, not made a set first
+                    out.update(snap.term_docs(child.fieldname, child.text))
+                else:
+                    out |= self.docs(child)
             return out
         if kind is wq.And:
             parts = sorted((self.docs(child) for child in node.subqueries), key=len)
@@ -315,12 +334,17 @@ class _Walk:
         if kind is wq.Not:
             # Whoosh's InverseMatcher: every live document the child does not match, scoring 1.0.
             inner = self.quiet(node.query, cands)
+            cands = self.live(cands)
             return self.leaf(node, dict.fromkeys(cands - inner.keys() if inner else cands, 1.0 * mult))
         if kind is wq.Every and node.fieldname in (None, "", "*"):
-            return self.leaf(node, dict.fromkeys(cands, _positive(node.boost or 1.0) * mult))
+            return self.leaf(node, dict.fromkeys(self.live(cands), _positive(node.boost or 1.0) * mult))
         if node is wq.NullQuery or kind is type(wq.NullQuery):
             return {}
         return self.whoosh(node, cands, mult)
+
+    def live(self, cands: Candidates) -> Candidates:
+        """Return the candidates that are documents: only the nodes that list them need to know."""
+        return cands & self.snap.all_docs if self.unchecked else cands
 
     def quiet(self, node: wq.Query, cands: Candidates) -> dict[int, float]:
         """Return *node*'s scores without recording pieces (an excluded side earns nothing)."""
@@ -360,17 +384,23 @@ class _Walk:
         entry = self.cache.get(self.searcher, node.fieldname, text)
         if not entry:
             return {}
+        if node.boost != 1.0:
+            mult *= _positive(node.boost)
         if not isinstance(entry, dict):
-            common = list(compress(cands, map(entry.__getitem__, cands)))
+            return self.leaf(node, _dense_scores(entry, cands, mult))
+        if cands is self.snap.all_docs:
+            common = entry  # a term's cached documents are live ones
         elif isinstance(cands, (set, frozenset)):
             # Whichever is smaller is iterated, in C.
             common = cands.intersection(entry) if len(entry) <= len(cands) else entry.keys() & cands
         else:
             common = entry.keys() & cands
-        if node.boost != 1.0:
-            mult *= _positive(node.boost)
-        values = map(entry.__getitem__, common)
-        return self.leaf(node, dict(zip(common, values if mult == 1.0 else map(mult.__mul__, values))))
+        if len(common) == len(entry):  # every document of the term is a candidate: the dict copied
+            found = dict(entry) if mult == 1.0 else dict(zip(entry, map(mult.__mul__, entry.values())))
+        else:
+            values = map(entry.__getitem__, common)
+            found = dict(zip(common, values if mult == 1.0 else map(mult.__mul__, values)))
+        return self.leaf(node, found)
 
     def intersection(self, subs, cands: Candidates, mult: float) -> dict[int, float]:
         found: list[dict[int, float]] = []
@@ -418,6 +448,19 @@ class _Walk:
         if mult != 1.0:
             scored = dict(zip(scored, map(mult.__mul__, scored.values())))
         return self.leaf(node, scored)
+
+
+def _dense_scores(entry: array, cands: Candidates, mult: float) -> dict[int, float]:
+    """Return the scores times *mult* of the candidates a dense term entry holds (0.0: it does not)."""
+    ids = np.fromiter(cands, dtype=np.intp, count=len(cands))
+    if len(ids) and (ids.min() < 0 or ids.max() >= len(entry)):  # numbers that are no document
+        ids = ids[(ids >= 0) & (ids < len(entry))]
+    values = np.frombuffer(entry, dtype=np.float64)[ids]
+    held = values > 0  # scores are positive (search/scoring.py)
+    values = values[held]
+    if mult != 1.0:
+        values = values * mult  # the products mult * score, each the same float
+    return dict(zip(ids[held].tolist(), values.tolist()))
 
 
 def _positive(boost: float) -> float:

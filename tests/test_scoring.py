@@ -200,6 +200,23 @@ def test_deleted_and_unknown_documents_never_score(debian_root):
     assert score_docs(query, snap, set(snap.all_docs)).keys() == snap.all_docs
 
 
+def test_numbers_that_are_no_document_never_score_in_an_index_without_deletions(index_dir):
+    # Without deletions the candidates are not narrowed to the live documents up front: the nodes
+    # that list candidates (Every, Not) and the dense term entries must leave such numbers out.
+    snap = SearchService(index_dir).snapshot()
+    searcher = snap.searcher()
+    assert snap.doc_count == searcher.doc_count_all()
+    reader = searcher.reader()
+    by_frequency = sorted(reader.lexicon("body"), key=lambda t: reader.doc_frequency("body", t))
+    common, rare = by_frequency[-1].decode(), by_frequency[0].decode()
+    assert not isinstance(snap.term_scores.get(searcher, "body", common.encode()), dict)  # kept dense
+    unknown = {-1, -searcher.doc_count_all(), searcher.doc_count_all(), 10**9}
+    for query in (wq.Term("body", common), wq.Or([wq.Every(), wq.Term("body", common)]), wq.Not(wq.Term("body", rare))):
+        assert score_docs(query, snap, unknown) == {}
+        assert score_docs(query, snap, set(snap.all_docs) | unknown) == score_docs(query, snap, set(snap.all_docs))
+        assert score_docs(query, snap, set(snap.all_docs))
+
+
 def test_a_concept_scores_its_best_matching_alternative(index_dir):
     # "chip" also finds "processor" and "silicon" (synonyms, weighing 0.8): a page's score for the
     # concept is its best alternative's *in that page*, never another page's.
