@@ -1,9 +1,10 @@
 """The one seam to Whoosh's private internals, pinned to Whoosh 2.7.4.
 
-Three speed-ups reach below Whoosh's public API: reading a term's postings a block at a time
-(``read_postings``), reading a segment's field-length column as raw bytes (``length_bytes``) and
-BM25F's per-posting arithmetic (``bm25_posting_score``, or ``bm25_posting_scores`` over arrays) for
-the per-snapshot score cache, and writing W3 segments directly (index/segment.py: the term-info and numeric-field structs).  Every
+Three speed-ups reach below Whoosh's public API: reading a term's postings (``read_postings``), or
+its positions in some documents (``read_positions``), a block at a time; reading a segment's
+field-length column as raw bytes (``length_bytes``) and BM25F's per-posting arithmetic
+(``bm25_posting_score``, or ``bm25_posting_scores`` over arrays) for the per-snapshot score cache;
+and writing W3 segments directly (index/segment.py: the term-info and numeric-field structs).  Every
 private name they use is read here and nowhere else, so a Whoosh upgrade is checked in one place:
 ``check_version`` refuses any version but the pinned one (tests/test_whoosh_compat.py), and the
 equivalence tests (tests/test_scoring.py, tests/test_fast_build.py) compare each shortcut with
@@ -13,6 +14,7 @@ Whoosh's own public path.
 from __future__ import annotations
 
 import struct
+from bisect import bisect_right
 from itertools import compress
 
 import numpy as np
@@ -102,6 +104,37 @@ def read_postings(reader, fieldname: str, text: str | bytes, weights: bool = Fal
         ids = list(compress(ids, live))
         found = list(compress(found, live)) if weights else found
     return ids, found
+
+
+def read_positions(reader, fieldname: str, text: bytes, wanted: list[int]) -> dict[int, list[int]]:
+    """Return a term's positions in each of *wanted* (a segment's own live document numbers, ascending)
+    that holds it, reading only the posting blocks that can hold one of them."""
+    matcher = reader.postings(fieldname, text)
+    if type(matcher) is FilterMatcher:  # deletions: none of *wanted* is deleted
+        matcher = matcher.child
+    decode = reader.schema[fieldname].format.decode_positions  # what value_as("positions") calls
+    found: dict[int, list[int]] = {}
+    if not all(hasattr(matcher, name) for name in ("_read_ids", "_read_values", "_next_block", "_maxid")):
+        for docnum in wanted:
+            if not matcher.is_active():
+                break
+            if matcher.id() < docnum:
+                matcher.skip_to(docnum)
+            if matcher.is_active() and matcher.id() == docnum:
+                found[docnum] = matcher.value_as("positions")
+        return found
+    wanted_set = set(wanted)
+    i = 0
+    while matcher.is_active() and i < len(wanted):
+        if wanted[i] <= matcher._maxid:  # else no wanted document is in this block: its data stays unread
+            matcher._read_ids()
+            matcher._read_values()
+            for docnum, value in zip(matcher._ids, matcher._values):
+                if docnum in wanted_set:
+                    found[docnum] = decode(value)
+            i = bisect_right(wanted, matcher._maxid, i)
+        matcher._next_block()
+    return found
 
 
 def length_bytes(reader, fieldname: str) -> bytes | None:

@@ -46,7 +46,7 @@ from whoosh import query as wq
 from whoosh.matching.mcore import ReadTooFar
 from whoosh.searching import Searcher
 
-from index.whoosh_compat import Unsupported
+from index.whoosh_compat import Unsupported, read_positions
 from search.cache import remember
 from search.scoring import TermScores
 from search.snapshot import Snapshot
@@ -435,7 +435,45 @@ class _Walk:
                 common.intersection_update(docs)
             if not common:
                 return {}
+            found = self._phrase_by_positions(node, common)
+            if found is not None:
+                return found
         return all_scores(node, self.searcher, self.context)
+
+    def _phrase_by_positions(self, node: wq.Phrase, common: set[int]) -> dict[int, float] | None:
+        """Return Whoosh's matches and scores of *node* among *common* (the documents holding all its
+        words) from the words' positions and cached scores, or None when Whoosh's matcher must find them.
+
+        Whoosh's ``SpanNear2`` (ordered, mindist 1) matches a document where the words appear in order,
+        each 1 to ``slop`` positions after the one before; its score is its words' term scores added
+        as its binary tree of ``IntersectionMatcher`` adds them, times the phrase's boost.
+        """
+        field = self.schema[node.fieldname]
+        if not field.format or not field.format.supports("positions") or not self.cache.accepts(self.searcher):
+            return None
+        try:
+            texts = [field.to_bytes(word) for word in node.words]
+            entries = [self.cache.get(self.searcher, node.fieldname, text) for text in texts]
+        except (ValueError, Unsupported):
+            return None
+        ordered = sorted(common)
+        matched: list[int] = []
+        for leaf, offset in self.searcher.leaf_searchers():
+            lo = bisect_left(ordered, offset)
+            hi = bisect_left(ordered, offset + leaf.doc_count_all())
+            if lo == hi:
+                continue
+            local = [docnum - offset for docnum in ordered[lo:hi]]
+            reader = leaf.reader()
+            held = [read_positions(reader, node.fieldname, text, local) for text in texts]
+            for docnum in local:
+                positions = [word.get(docnum) for word in held]
+                if None not in positions and _in_order(positions, node.slop):
+                    matched.append(docnum + offset)
+        scores = {docnum: _tree_sum([entry[docnum] for entry in entries]) for docnum in matched}
+        if node.boost != 1.0:  # Whoosh wraps the phrase's matcher only then
+            scores = {docnum: score * node.boost for docnum, score in scores.items()}
+        return scores
 
     def whoosh(self, node: wq.Query, cands: Candidates, mult: float) -> dict[int, float]:
         if type(node) is wq.Phrase:
@@ -461,6 +499,25 @@ def _dense_scores(entry: array, cands: Candidates, mult: float) -> dict[int, flo
     if mult != 1.0:
         values = values * mult  # the products mult * score, each the same float
     return dict(zip(ids[held].tolist(), values.tolist()))
+
+
+def _in_order(positions: list[list[int]], slop: int) -> bool:
+    """Return whether each word (its ascending positions) follows the one before by 1 to *slop* places."""
+    ends = positions[0]
+    for following in positions[1:]:
+        # A word at r continues a chain that ended in [r - slop, r - 1].
+        ends = [r for r in following if (i := bisect_left(ends, r - slop)) < len(ends) and ends[i] < r]
+        if not ends:
+            return False
+    return bool(ends)
+
+
+def _tree_sum(scores: list[float]) -> float:
+    """Return *scores* added as Whoosh's ``make_binary_tree`` of ``IntersectionMatcher`` adds them."""
+    if len(scores) == 1:
+        return scores[0]
+    half = len(scores) // 2
+    return _tree_sum(scores[:half]) + _tree_sum(scores[half:])
 
 
 def _positive(boost: float) -> float:

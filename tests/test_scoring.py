@@ -31,7 +31,7 @@ from index.schema import to_document
 from search.evaluator import matches as query_docs
 from search.query import build_query, expand
 from search.evaluator import scores as score_docs
-from search.evaluator import whoosh_scores
+from search.evaluator import all_scores, whoosh_scores
 from search.scoring import TermScores
 from search.service import SearchService
 from tests.conftest import debian_lines
@@ -244,6 +244,30 @@ def test_phrases_and_exclusions_score_as_whoosh_does(index_dir, fixed_whoosh):
             expected = whoosh_scores(query, searcher, candidates)
             assert expected, query
             _assert_same(score_docs(query, snap, candidates), expected, query)
+
+
+@pytest.mark.parametrize("root", ["index_dir", "debian_root"])
+def test_phrases_match_and_score_as_whooshs_span_matcher_to_the_last_bit(request, root):
+    # Phrases of each index's own words (stop words leave gaps that only a wider slop spans), some
+    # reversed, in both fields; the second index has two segments and deleted documents.
+    snap = SearchService(request.getfixturevalue(root)).snapshot()
+    searcher = snap.searcher()
+    rng = random.Random(11)
+    bodies = [fields["body"] for fields in searcher.all_stored_fields()]
+    matched = 0
+    for _ in range(80):
+        words = [token.text for token in snap.analyzer(rng.choice(bodies))]
+        length = min(len(words), rng.choice((1, 2, 2, 3, 4)))
+        start = rng.randrange(len(words) - length + 1)
+        picked = words[start : start + length]
+        if rng.random() < 0.2:
+            picked.reverse()
+        phrase = wq.Phrase(rng.choice(("title", "body")), picked, slop=rng.choice((1, 1, 2, 3)), boost=rng.choice((1.0, 2.5)))
+        expected = {docnum: score for docnum, score in all_scores(phrase, searcher).items() if docnum in snap.all_docs}
+        assert query_docs(phrase, snap) == expected.keys(), phrase
+        assert score_docs(phrase, snap, snap.all_docs) == expected, phrase  # the same floats, not nearly
+        matched += len(expected)
+    assert matched > 100
 
 
 def test_the_cache_stays_within_its_bound_and_threads_agree(debian_root, fixed_whoosh):
