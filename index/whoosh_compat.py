@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_right
-from itertools import compress
+from collections.abc import Sequence
+from itertools import accumulate, compress
 
 import numpy as np
 import whoosh
@@ -27,6 +28,10 @@ PINNED = (2, 7, 4)
 
 # W3's on-disk term-info record (index/segment.py writes it directly).
 TERM_INFO_STRUCT: struct.Struct = W3TermInfo._struct
+
+
+# What a W3 posting matcher has that lets its blocks be read whole.
+BLOCK_READER = ("_read_data", "_data", "_byteids", "_read_weights", "_read_values", "_next_block", "_maxid")
 
 
 class Unsupported(Exception):
@@ -85,10 +90,9 @@ def read_postings(reader, fieldname: str, text: str | bytes, weights: bool = Fal
         matcher = matcher.child
     ids: list[int] = []
     found: list[float] = []
-    if all(hasattr(matcher, name) for name in ("_read_ids", "_read_weights", "_next_block")):
+    if all(hasattr(matcher, name) for name in BLOCK_READER):
         while matcher.is_active():
-            matcher._read_ids()
-            ids.extend(matcher._ids)
+            ids.extend(_block_ids(matcher))
             if weights:
                 matcher._read_weights()
                 found.extend(matcher._weights)
@@ -114,7 +118,7 @@ def read_positions(reader, fieldname: str, text: bytes, wanted: list[int]) -> di
         matcher = matcher.child
     decode = reader.schema[fieldname].format.decode_positions  # what value_as("positions") calls
     found: dict[int, list[int]] = {}
-    if not all(hasattr(matcher, name) for name in ("_read_ids", "_read_values", "_next_block", "_maxid")):
+    if not all(hasattr(matcher, name) for name in BLOCK_READER):
         for docnum in wanted:
             if not matcher.is_active():
                 break
@@ -127,14 +131,21 @@ def read_positions(reader, fieldname: str, text: bytes, wanted: list[int]) -> di
     i = 0
     while matcher.is_active() and i < len(wanted):
         if wanted[i] <= matcher._maxid:  # else no wanted document is in this block: its data stays unread
-            matcher._read_ids()
             matcher._read_values()
-            for docnum, value in zip(matcher._ids, matcher._values):
+            for docnum, value in zip(_block_ids(matcher), matcher._values):
                 if docnum in wanted_set:
                     found[docnum] = decode(value)
             i = bisect_right(wanted, matcher._maxid, i)
         matcher._next_block()
     return found
+
+
+def _block_ids(matcher) -> Sequence[int]:
+    """Return the document numbers of a W3 matcher's current block (``_read_ids``'s, its deltas added in C)."""
+    if matcher._data is None:
+        matcher._read_data()
+    ids = matcher._data[0]
+    return ids if matcher._byteids else list(accumulate(ids))
 
 
 def length_bytes(reader, fieldname: str) -> bytes | None:
