@@ -388,16 +388,16 @@ class _Walk:
             mult *= _positive(node.boost)
         if not isinstance(entry, dict):
             return self.leaf(node, _dense_scores(entry, cands, mult))
-        if cands is self.snap.all_docs:
-            common = entry  # a term's cached documents are live ones
-        elif isinstance(cands, (set, frozenset)):
-            # Whichever is smaller is iterated, in C.
-            common = cands.intersection(entry) if len(entry) <= len(cands) else entry.keys() & cands
-        else:
-            common = entry.keys() & cands
-        if len(common) == len(entry):  # every document of the term is a candidate: the dict copied
+        # Usually every document of the term is a candidate (a term of the concept whose matches are
+        # the candidates; every live document, the term's cached ones being live): the dict is copied.
+        if cands is self.snap.all_docs or (len(entry) <= len(cands) and entry.keys() <= cands):
             found = dict(entry) if mult == 1.0 else dict(zip(entry, map(mult.__mul__, entry.values())))
         else:
+            if isinstance(cands, (set, frozenset)):
+                # Whichever is smaller is iterated, in C.
+                common = cands.intersection(entry) if len(entry) <= len(cands) else entry.keys() & cands
+            else:
+                common = entry.keys() & cands
             values = map(entry.__getitem__, common)
             found = dict(zip(common, values if mult == 1.0 else map(mult.__mul__, values)))
         return self.leaf(node, found)
