@@ -453,8 +453,7 @@ class _Walk:
             return None
         try:
             texts = [field.to_bytes(word) for word in node.words]
-            entries = [self.cache.get(self.searcher, node.fieldname, text) for text in texts]
-        except (ValueError, Unsupported):
+        except ValueError:
             return None
         ordered = sorted(common)
         matched: list[int] = []
@@ -470,6 +469,12 @@ class _Walk:
                 positions = [word.get(docnum) for word in held]
                 if None not in positions and _in_order(positions, node.slop):
                     matched.append(docnum + offset)
+        if not matched:
+            return {}
+        try:  # read only now: often no document holds the words in order
+            entries = [self.cache.get(self.searcher, node.fieldname, text) for text in texts]
+        except Unsupported:
+            return None
         scores = {docnum: _tree_sum([entry[docnum] for entry in entries]) for docnum in matched}
         if node.boost != 1.0:  # Whoosh wraps the phrase's matcher only then
             scores = {docnum: score * node.boost for docnum, score in scores.items()}
