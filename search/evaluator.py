@@ -17,9 +17,11 @@ Here one walk over Whoosh's query classes answers all three, in a mode:
   boosts above it applied, so the pieces add up to the score (a ``DisjunctionMax`` keeps only its
   best child's pieces).
 
-Phrases are matched and scored by Whoosh's own matcher once per snapshot, over every document, and
-kept (``Snapshot.phrases``): each mode then reads them as it reads a term.  Nodes that need
-expansion (prefixes, fuzzy terms) or that this module does not know are left to Whoosh's own
+Phrases are matched and scored once per snapshot, over every document, and kept
+(``Snapshot.phrases``): each mode then reads them as it reads a term.  The documents holding all the
+words are checked from the words' positions by Whoosh's own rule and scored from the cached term
+scores, the same floats as Whoosh's span matcher (left the phrases this cannot do).  Nodes that
+need expansion (prefixes, fuzzy terms) or that this module does not know are left to Whoosh's own
 matcher, restricted to the candidates that reach them; a query with a boost that is not positive is
 scored by Whoosh entirely.
 
