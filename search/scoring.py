@@ -113,7 +113,11 @@ class TermScores:
             dense = np.zeros(doc_count)
             dense[all_ids] = all_scores
             return array("d", dense.tobytes())
-        return dict(zip(all_ids.tolist(), all_scores.tolist()))
+        # Equal scores share one float object (a term has few distinct (weight, length) pairs): the
+        # kept dict costs DICT_BYTES_PER_DOC a document, not a float more.
+        values = all_scores.tolist()
+        shared: dict[float, float] = {}
+        return dict(zip(all_ids.tolist(), map(shared.setdefault, values, values)))
 
     def _field_lengths(self, index: int, reader, fieldname: str) -> bytes | None:
         """Return segment *index*'s length byte of *fieldname* for every document (None: not stored)."""
