@@ -1,9 +1,10 @@
 """The one seam to Whoosh's private internals, pinned to Whoosh 2.7.4.
 
-Three speed-ups reach below Whoosh's public API: reading a term's postings a block at a time
-(``read_postings``), reading a segment's field-length column as raw bytes (``length_bytes``) and
-BM25F's per-posting arithmetic (``bm25_posting_score``) for the per-snapshot score cache, and
-writing W3 segments directly (index/segment.py: the term-info and numeric-field structs).  Every
+Three speed-ups reach below Whoosh's public API: reading a term's postings (``read_postings``), or
+its positions in some documents (``read_positions``), a block at a time; reading a segment's
+field-length column as raw bytes (``length_bytes``) and BM25F's per-posting arithmetic
+(``bm25_posting_score``, or ``bm25_posting_scores`` over arrays) for the per-snapshot score cache;
+and writing W3 segments directly (index/segment.py: the term-info and numeric-field structs).  Every
 private name they use is read here and nowhere else, so a Whoosh upgrade is checked in one place:
 ``check_version`` refuses any version but the pinned one (tests/test_whoosh_compat.py), and the
 equivalence tests (tests/test_scoring.py, tests/test_fast_build.py) compare each shortcut with
@@ -13,16 +14,24 @@ Whoosh's own public path.
 from __future__ import annotations
 
 import struct
-from itertools import compress
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate, compress
 
+import numpy as np
 import whoosh
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3TermInfo, _lenfield
 from whoosh.matching.wrappers import FilterMatcher
+from whoosh.scoring import BM25FScorer
 
 PINNED = (2, 7, 4)
 
 # W3's on-disk term-info record (index/segment.py writes it directly).
 TERM_INFO_STRUCT: struct.Struct = W3TermInfo._struct
+
+
+# What a W3 posting matcher has that lets its blocks be read whole.
+BLOCK_READER = ("_read_data", "_data", "_byteids", "_read_weights", "_read_values", "_next_block", "_maxid")
 
 
 class Unsupported(Exception):
@@ -51,6 +60,20 @@ def bm25_posting_score(scorer, weight: float, length: int) -> float:
     return scorer._score(weight, length)
 
 
+def bm25_posting_scores(scorer, weights: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """Return BM25F's score of each posting (*weights* in fields *lengths* long, float64 arrays), the
+    floats Whoosh's ``bm25()`` gives one at a time; None when *scorer* is not Whoosh's BM25F scorer.
+
+    Each of ``bm25()``'s operations is one correctly rounded IEEE operation on doubles, done here in
+    the same order over the arrays, so every score is the same float (tests/test_scoring.py).
+    """
+    if type(scorer)._score is not BM25FScorer._score:
+        return None
+    idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
+    # bm25(idf, tf, fl, avgfl, B, K1) = idf * ((tf * (K1 + 1)) / (tf + K1 * ((1 - B) + B * fl / avgfl)))
+    return idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / avgfl)))
+
+
 def field_bs(weighting) -> tuple[tuple[str, float], ...]:
     """Return a BM25F weighting's per-field B values."""
     return tuple(sorted(weighting._field_B.items()))
@@ -67,10 +90,9 @@ def read_postings(reader, fieldname: str, text: str | bytes, weights: bool = Fal
         matcher = matcher.child
     ids: list[int] = []
     found: list[float] = []
-    if all(hasattr(matcher, name) for name in ("_read_ids", "_read_weights", "_next_block")):
+    if all(hasattr(matcher, name) for name in BLOCK_READER):
         while matcher.is_active():
-            matcher._read_ids()
-            ids.extend(matcher._ids)
+            ids.extend(_block_ids(matcher))
             if weights:
                 matcher._read_weights()
                 found.extend(matcher._weights)
@@ -86,6 +108,44 @@ def read_postings(reader, fieldname: str, text: str | bytes, weights: bool = Fal
         ids = list(compress(ids, live))
         found = list(compress(found, live)) if weights else found
     return ids, found
+
+
+def read_positions(reader, fieldname: str, text: bytes, wanted: list[int]) -> dict[int, list[int]]:
+    """Return a term's positions in each of *wanted* (a segment's own live document numbers, ascending)
+    that holds it, reading only the posting blocks that can hold one of them."""
+    matcher = reader.postings(fieldname, text)
+    if type(matcher) is FilterMatcher:  # deletions: none of *wanted* is deleted
+        matcher = matcher.child
+    decode = reader.schema[fieldname].format.decode_positions  # what value_as("positions") calls
+    found: dict[int, list[int]] = {}
+    if not all(hasattr(matcher, name) for name in BLOCK_READER):
+        for docnum in wanted:
+            if not matcher.is_active():
+                break
+            if matcher.id() < docnum:
+                matcher.skip_to(docnum)
+            if matcher.is_active() and matcher.id() == docnum:
+                found[docnum] = matcher.value_as("positions")
+        return found
+    wanted_set = set(wanted)
+    i = 0
+    while matcher.is_active() and i < len(wanted):
+        if wanted[i] <= matcher._maxid:  # else no wanted document is in this block: its data stays unread
+            matcher._read_values()
+            for docnum, value in zip(_block_ids(matcher), matcher._values):
+                if docnum in wanted_set:
+                    found[docnum] = decode(value)
+            i = bisect_right(wanted, matcher._maxid, i)
+        matcher._next_block()
+    return found
+
+
+def _block_ids(matcher) -> Sequence[int]:
+    """Return the document numbers of a W3 matcher's current block (``_read_ids``'s, its deltas added in C)."""
+    if matcher._data is None:
+        matcher._read_data()
+    ids = matcher._data[0]
+    return ids if matcher._byteids else list(accumulate(ids))
 
 
 def length_bytes(reader, fieldname: str) -> bytes | None:

@@ -5,18 +5,23 @@ Here one walk over Whoosh's query classes answers all three, in a mode:
 
 - ``MATCH`` returns the set of live documents a query matches (totals, facets, concepts): terms come
   from the snapshot's cached postings and ``Or``, ``And``, ``AndNot``, ``Not`` are set operations
-  done in C.  The answer is ``set(query.docs(searcher))``.
+  done in C.  The answer is ``set(query.docs(searcher))``.  In a snapshot without deleted documents
+  every document is live, so neither the answer nor SCORE's candidates are narrowed to the live ones
+  (only ``Every`` and ``Not``, which list candidates, drop numbers that are no document).
 - ``SCORE`` returns ``{docnum: score}`` for given candidates: each (field, term)'s BM25F scores come
   from the snapshot's per-term cache (search/scoring.py); each term is intersected with the
   candidates first, ``Or`` adds, ``DisjunctionMax`` takes the larger, ``And`` adds what every part
-  matched, boosts multiply.  The work grows with the matches among the candidates, not the postings.
+  matched, boosts multiply.  The work grows with the matches among the candidates, not the postings:
+  a term kept dense (in many documents) is read for the candidates at once with numpy.
 - ``EXPLAIN`` scores one document and records each matching leaf's (field, words, score), with the
   boosts above it applied, so the pieces add up to the score (a ``DisjunctionMax`` keeps only its
   best child's pieces).
 
-Phrases are matched and scored by Whoosh's own matcher once per snapshot, over every document, and
-kept (``Snapshot.phrases``): each mode then reads them as it reads a term.  Nodes that need
-expansion (prefixes, fuzzy terms) or that this module does not know are left to Whoosh's own
+Phrases are matched and scored once per snapshot, over every document, and kept
+(``Snapshot.phrases``): each mode then reads them as it reads a term.  The documents holding all the
+words are checked from the words' positions by Whoosh's own rule and scored from the cached term
+scores, the same floats as Whoosh's span matcher (left the phrases this cannot do).  Nodes that
+need expansion (prefixes, fuzzy terms) or that this module does not know are left to Whoosh's own
 matcher, restricted to the candidates that reach them; a query with a boost that is not positive is
 scored by Whoosh entirely.
 
@@ -31,18 +36,19 @@ first document.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, KeysView
 from enum import Enum
-from itertools import compress
 from operator import add
 from typing import Union
 
+import numpy as np
 from whoosh import query as wq
 from whoosh.matching.mcore import ReadTooFar
 from whoosh.searching import Searcher
 
-from index.whoosh_compat import Unsupported
+from index.whoosh_compat import Unsupported, read_positions
 from search.cache import remember
 from search.scoring import TermScores
 from search.snapshot import Snapshot
@@ -76,7 +82,10 @@ def matches(query: wq.Query, snap: Snapshot) -> set[int] | frozenset[int]:
         kept = snap.query_docs.get(key)
         if kept is not None:
             return kept
-    docs = _Walk(snap, Mode.MATCH).docs(query) & snap.all_docs
+    walk = _Walk(snap, Mode.MATCH)
+    docs = walk.docs(query)
+    if walk.deletions:  # without them every document of the index is live
+        docs &= snap.all_docs
     if key is not None and len(docs) <= KEPT_MATCHES:
         return snap.query_docs.put(key, frozenset(docs))
     return docs
@@ -91,7 +100,7 @@ def scores(query: wq.Query, snap: Snapshot, docs: Iterable[int]) -> dict[int, fl
     (A larger one is scored among the candidates only: over every document it would cost more, a
     term in many documents being read from a dense array.)  Treat the dict as read-only.
     """
-    candidates = (docs if isinstance(docs, (set, frozenset)) else set(docs)) & snap.all_docs
+    candidates = docs if isinstance(docs, (set, frozenset)) else set(docs)
     if not candidates:
         return {}
     key = _key(query)
@@ -99,7 +108,12 @@ def scores(query: wq.Query, snap: Snapshot, docs: Iterable[int]) -> dict[int, fl
     if every is _UNKNOWN:
         every = snap.query_scores.put(key, _every_score(snap, query)) if key in snap.query_docs else None
     if every is None:
-        return _scored(_Walk(snap, Mode.SCORE), query, candidates)
+        walk = _Walk(snap, Mode.SCORE)
+        if walk.deletions:
+            candidates = candidates & snap.all_docs
+        else:
+            walk.unchecked = True  # the few nodes that list candidates keep the documents (``live``)
+        return _scored(walk, query, candidates)
     if len(every) <= len(candidates) and every.keys() <= candidates:
         return every  # the usual case: the candidates are what the concepts match
     common = every.keys() & candidates
@@ -226,6 +240,10 @@ class _Walk:
         self.cache: TermScores = snap.term_scores
         self.pieces: list[Piece] = []
         self._context = None
+        # Whether the snapshot has deleted documents (then candidates are narrowed to the live ones first).
+        self.deletions = len(snap.all_docs) != self.searcher.doc_count_all()
+        # Whether the candidates may hold numbers that are no document (``live``).
+        self.unchecked = False
 
     @property
     def context(self):
@@ -248,7 +266,10 @@ class _Walk:
         if (kind is wq.Or and getattr(node, "minmatch", 0) <= 1) or kind is wq.DisjunctionMax:
             out: set[int] = set()
             for child in node.subqueries:
-                out |= self.docs(child)
+                if type(child) is wq.Term:  # its cached documents added straight, not made a set first
+                    out.update(snap.term_docs(child.fieldname, child.text))
+                else:
+                    out |= self.docs(child)
             return out
         if kind is wq.And:
             parts = sorted((self.docs(child) for child in node.subqueries), key=len)
@@ -315,12 +336,17 @@ class _Walk:
         if kind is wq.Not:
             # Whoosh's InverseMatcher: every live document the child does not match, scoring 1.0.
             inner = self.quiet(node.query, cands)
+            cands = self.live(cands)
             return self.leaf(node, dict.fromkeys(cands - inner.keys() if inner else cands, 1.0 * mult))
         if kind is wq.Every and node.fieldname in (None, "", "*"):
-            return self.leaf(node, dict.fromkeys(cands, _positive(node.boost or 1.0) * mult))
+            return self.leaf(node, dict.fromkeys(self.live(cands), _positive(node.boost or 1.0) * mult))
         if node is wq.NullQuery or kind is type(wq.NullQuery):
             return {}
         return self.whoosh(node, cands, mult)
+
+    def live(self, cands: Candidates) -> Candidates:
+        """Return the candidates that are documents: only the nodes that list them need to know."""
+        return cands & self.snap.all_docs if self.unchecked else cands
 
     def quiet(self, node: wq.Query, cands: Candidates) -> dict[int, float]:
         """Return *node*'s scores without recording pieces (an excluded side earns nothing)."""
@@ -360,17 +386,23 @@ class _Walk:
         entry = self.cache.get(self.searcher, node.fieldname, text)
         if not entry:
             return {}
-        if not isinstance(entry, dict):
-            common = list(compress(cands, map(entry.__getitem__, cands)))
-        elif isinstance(cands, (set, frozenset)):
-            # Whichever is smaller is iterated, in C.
-            common = cands.intersection(entry) if len(entry) <= len(cands) else entry.keys() & cands
-        else:
-            common = entry.keys() & cands
         if node.boost != 1.0:
             mult *= _positive(node.boost)
-        values = map(entry.__getitem__, common)
-        return self.leaf(node, dict(zip(common, values if mult == 1.0 else map(mult.__mul__, values))))
+        if not isinstance(entry, dict):
+            return self.leaf(node, _dense_scores(entry, cands, mult))
+        # Usually every document of the term is a candidate (a term of the concept whose matches are
+        # the candidates; every live document, the term's cached ones being live): the dict is copied.
+        if cands is self.snap.all_docs or (len(entry) <= len(cands) and entry.keys() <= cands):
+            found = dict(entry) if mult == 1.0 else dict(zip(entry, map(mult.__mul__, entry.values())))
+        else:
+            if isinstance(cands, (set, frozenset)):
+                # Whichever is smaller is iterated, in C.
+                common = cands.intersection(entry) if len(entry) <= len(cands) else entry.keys() & cands
+            else:
+                common = entry.keys() & cands
+            values = map(entry.__getitem__, common)
+            found = dict(zip(common, values if mult == 1.0 else map(mult.__mul__, values)))
+        return self.leaf(node, found)
 
     def intersection(self, subs, cands: Candidates, mult: float) -> dict[int, float]:
         found: list[dict[int, float]] = []
@@ -405,7 +437,50 @@ class _Walk:
                 common.intersection_update(docs)
             if not common:
                 return {}
+            found = self._phrase_by_positions(node, common)
+            if found is not None:
+                return found
         return all_scores(node, self.searcher, self.context)
+
+    def _phrase_by_positions(self, node: wq.Phrase, common: set[int]) -> dict[int, float] | None:
+        """Return Whoosh's matches and scores of *node* among *common* (the documents holding all its
+        words) from the words' positions and cached scores, or None when Whoosh's matcher must find them.
+
+        Whoosh's ``SpanNear2`` (ordered, mindist 1) matches a document where the words appear in order,
+        each 1 to ``slop`` positions after the one before; its score is its words' term scores added
+        as its binary tree of ``IntersectionMatcher`` adds them, times the phrase's boost.
+        """
+        field = self.schema[node.fieldname]
+        if not field.format or not field.format.supports("positions") or not self.cache.accepts(self.searcher):
+            return None
+        try:
+            texts = [field.to_bytes(word) for word in node.words]
+        except ValueError:
+            return None
+        ordered = sorted(common)
+        matched: list[int] = []
+        for leaf, offset in self.searcher.leaf_searchers():
+            lo = bisect_left(ordered, offset)
+            hi = bisect_left(ordered, offset + leaf.doc_count_all())
+            if lo == hi:
+                continue
+            local = [docnum - offset for docnum in ordered[lo:hi]]
+            reader = leaf.reader()
+            held = [read_positions(reader, node.fieldname, text, local) for text in texts]
+            for docnum in local:
+                positions = [word.get(docnum) for word in held]
+                if None not in positions and _in_order(positions, node.slop):
+                    matched.append(docnum + offset)
+        if not matched:
+            return {}
+        try:  # read only now: often no document holds the words in order
+            entries = [self.cache.get(self.searcher, node.fieldname, text) for text in texts]
+        except Unsupported:
+            return None
+        scores = {docnum: _tree_sum([entry[docnum] for entry in entries]) for docnum in matched}
+        if node.boost != 1.0:  # Whoosh wraps the phrase's matcher only then
+            scores = {docnum: score * node.boost for docnum, score in scores.items()}
+        return scores
 
     def whoosh(self, node: wq.Query, cands: Candidates, mult: float) -> dict[int, float]:
         if type(node) is wq.Phrase:
@@ -418,6 +493,38 @@ class _Walk:
         if mult != 1.0:
             scored = dict(zip(scored, map(mult.__mul__, scored.values())))
         return self.leaf(node, scored)
+
+
+def _dense_scores(entry: array, cands: Candidates, mult: float) -> dict[int, float]:
+    """Return the scores times *mult* of the candidates a dense term entry holds (0.0: it does not)."""
+    ids = np.fromiter(cands, dtype=np.intp, count=len(cands))
+    if len(ids) and (ids.min() < 0 or ids.max() >= len(entry)):  # numbers that are no document
+        ids = ids[(ids >= 0) & (ids < len(entry))]
+    values = np.frombuffer(entry, dtype=np.float64)[ids]
+    held = values > 0  # scores are positive (search/scoring.py)
+    values = values[held]
+    if mult != 1.0:
+        values = values * mult  # the products mult * score, each the same float
+    return dict(zip(ids[held].tolist(), values.tolist()))
+
+
+def _in_order(positions: list[list[int]], slop: int) -> bool:
+    """Return whether each word (its ascending positions) follows the one before by 1 to *slop* places."""
+    ends = positions[0]
+    for following in positions[1:]:
+        # A word at r continues a chain that ended in [r - slop, r - 1].
+        ends = [r for r in following if (i := bisect_left(ends, r - slop)) < len(ends) and ends[i] < r]
+        if not ends:
+            return False
+    return bool(ends)
+
+
+def _tree_sum(scores: list[float]) -> float:
+    """Return *scores* added as Whoosh's ``make_binary_tree`` of ``IntersectionMatcher`` adds them."""
+    if len(scores) == 1:
+        return scores[0]
+    half = len(scores) // 2
+    return _tree_sum(scores[:half]) + _tree_sum(scores[half:])
 
 
 def _positive(boost: float) -> float:

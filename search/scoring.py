@@ -4,8 +4,9 @@ In a snapshot a term's score in a document never changes: it is BM25F of the pos
 document's (byte-encoded) field length, the term's idf and the field's average length.  So each
 (field, term) is read once, a block at a time, into a map from document number to score, kept in
 a bounded per-snapshot cache (the snapshot holds it); search/evaluator.py scores queries from it
-with set and dict operations done in C.  The per-posting arithmetic is Whoosh's own (its scorer's
-``_score``, reached through index/whoosh_compat.py).
+with set and dict operations done in C.  The per-posting arithmetic is Whoosh's ``bm25()``, done over
+a term's postings at once with numpy, operation by operation, so each score is the same float
+(``bm25_posting_scores`` in index/whoosh_compat.py; another scorer's ``_score`` is called per pair).
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ from __future__ import annotations
 import sys
 import threading
 from array import array
-from itertools import repeat
 from typing import Union
 
+import numpy as np
 from whoosh.scoring import BM25F, WeightLengthScorer, WeightScorer
 from whoosh.searching import Searcher
 from whoosh.util.numeric import byte_to_length
 
 from index.whoosh_compat import Unsupported
-from index.whoosh_compat import bm25_posting_score, field_bs, length_bytes, read_postings
+from index.whoosh_compat import bm25_posting_score, bm25_posting_scores, field_bs, length_bytes, read_postings
 from search.cache import Bounded
 
 
@@ -31,6 +32,8 @@ SCORE_CACHE_BYTES = 48 * 1024 * 1024
 DICT_BYTES_PER_DOC = 72
 # A term in more documents than this share of the index is kept as a dense array (8 bytes a document).
 DENSE_SHARE = 8 / DICT_BYTES_PER_DOC
+# Whoosh's byte_to_length of each length byte, as floats (the field length bm25() is given).
+LENGTH_OF_BYTE = np.array([byte_to_length(b) for b in range(256)], dtype=np.float64)
 
 Entry = Union[dict[int, float], array]  # document -> score, or a dense array with 0.0 for "absent"
 
@@ -69,8 +72,8 @@ class TermScores:
         return self._terms.get_or_make((fieldname, text), lambda: self._read(searcher, fieldname, text))
 
     def _read(self, searcher: Searcher, fieldname: str, text: bytes) -> Entry:
-        docs: list[int] = []
-        scores: list[float] = []
+        docs: list[np.ndarray] = []
+        scores: list[np.ndarray] = []
         for index, (leaf, offset) in enumerate(searcher.leaf_searchers()):
             reader = leaf.reader()
             if (fieldname, text) not in reader:
@@ -79,33 +82,42 @@ class TermScores:
             if not ids:
                 continue
             scorer = searcher.weighting.scorer(leaf, fieldname, text)
+            leaf_ids = np.array(ids, dtype=np.intp)
+            leaf_weights = np.array(weights, dtype=np.float64)
             if type(scorer) is WeightScorer:
-                leaf_scores = weights
+                leaf_scores = leaf_weights
             elif isinstance(scorer, WeightLengthScorer) and type(scorer).score is WeightLengthScorer.score:
                 lengths = self._field_lengths(index, reader, fieldname)
-                # Whoosh's dfl(): the byte-encoded length, or 1 when the segment stores no lengths.
-                pairs = list(zip(weights, map(lengths.__getitem__, ids) if lengths is not None else repeat(-1)))
-                memo = {}
-                for pair in set(pairs):  # a term has few distinct (weight, length) pairs
-                    weight, lbyte = pair
-                    if lbyte == 0:
+                if lengths is None:  # Whoosh's dfl(): 1 when the segment stores no lengths
+                    leaf_lengths = np.ones(len(ids))
+                else:
+                    length_bytes = np.frombuffer(lengths, dtype=np.uint8)[leaf_ids]
+                    if not length_bytes.all():
                         raise Unsupported(f"{fieldname}:{text!r} has a posting in an empty field")
-                    memo[pair] = bm25_posting_score(scorer, weight, 1 if lbyte < 0 else byte_to_length(lbyte))
-                leaf_scores = list(map(memo.__getitem__, pairs))
+                    leaf_lengths = LENGTH_OF_BYTE[length_bytes]
+                leaf_scores = bm25_posting_scores(scorer, leaf_weights, leaf_lengths)
+                if leaf_scores is None:  # another WeightLengthScorer: its own arithmetic, once a pair
+                    leaf_scores = _pair_scores(scorer, leaf_weights, leaf_lengths)
             else:
                 raise Unsupported(f"scorer {type(scorer).__name__}")
-            if not min(leaf_scores) > 0:
+            if not (leaf_scores > 0).all():
                 # Whoosh's array union drops documents scoring 0 in small segments: leave it to Whoosh.
                 raise Unsupported(f"{fieldname}:{text!r} scores 0 or less")
-            docs.extend(ids if not offset else [i + offset for i in ids])
-            scores.extend(leaf_scores)
+            docs.append(leaf_ids + offset if offset else leaf_ids)
+            scores.append(leaf_scores)
+        if not docs:
+            return {}
+        all_ids, all_scores = (np.concatenate(docs), np.concatenate(scores)) if len(docs) > 1 else (docs[0], scores[0])
         doc_count = searcher.doc_count_all()
-        if len(docs) > DENSE_SHARE * doc_count:
-            dense = array("d", bytes(8 * doc_count))
-            for docnum, score in zip(docs, scores):
-                dense[docnum] = score
-            return dense
-        return dict(zip(docs, scores))
+        if len(all_ids) > DENSE_SHARE * doc_count:
+            dense = np.zeros(doc_count)
+            dense[all_ids] = all_scores
+            return array("d", dense.tobytes())
+        # Equal scores share one float object (a term has few distinct (weight, length) pairs): the
+        # kept dict costs DICT_BYTES_PER_DOC a document, not a float more.
+        values = all_scores.tolist()
+        shared: dict[float, float] = {}
+        return dict(zip(all_ids.tolist(), map(shared.setdefault, values, values)))
 
     def _field_lengths(self, index: int, reader, fieldname: str) -> bytes | None:
         """Return segment *index*'s length byte of *fieldname* for every document (None: not stored)."""
@@ -117,6 +129,13 @@ class TermScores:
         with self._lock:
             self._lengths[key] = lengths
         return lengths
+
+
+def _pair_scores(scorer: WeightLengthScorer, weights: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Return *scorer*'s score of each (weight, length) posting, reckoned once per distinct pair."""
+    pairs = list(zip(weights.tolist(), map(int, lengths.tolist())))
+    memo = {pair: bm25_posting_score(scorer, *pair) for pair in set(pairs)}  # a term has few distinct pairs
+    return np.array(list(map(memo.__getitem__, pairs)), dtype=np.float64)
 
 
 def _entry_bytes(entry: Entry) -> int:

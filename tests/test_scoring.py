@@ -31,7 +31,7 @@ from index.schema import to_document
 from search.evaluator import matches as query_docs
 from search.query import build_query, expand
 from search.evaluator import scores as score_docs
-from search.evaluator import whoosh_scores
+from search.evaluator import all_scores, whoosh_scores
 from search.scoring import TermScores
 from search.service import SearchService
 from tests.conftest import debian_lines
@@ -200,6 +200,23 @@ def test_deleted_and_unknown_documents_never_score(debian_root):
     assert score_docs(query, snap, set(snap.all_docs)).keys() == snap.all_docs
 
 
+def test_numbers_that_are_no_document_never_score_in_an_index_without_deletions(index_dir):
+    # Without deletions the candidates are not narrowed to the live documents up front: the nodes
+    # that list candidates (Every, Not) and the dense term entries must leave such numbers out.
+    snap = SearchService(index_dir).snapshot()
+    searcher = snap.searcher()
+    assert snap.doc_count == searcher.doc_count_all()
+    reader = searcher.reader()
+    by_frequency = sorted(reader.lexicon("body"), key=lambda t: reader.doc_frequency("body", t))
+    common, rare = by_frequency[-1].decode(), by_frequency[0].decode()
+    assert not isinstance(snap.term_scores.get(searcher, "body", common.encode()), dict)  # kept dense
+    unknown = {-1, -searcher.doc_count_all(), searcher.doc_count_all(), 10**9}
+    for query in (wq.Term("body", common), wq.Or([wq.Every(), wq.Term("body", common)]), wq.Not(wq.Term("body", rare))):
+        assert score_docs(query, snap, unknown) == {}
+        assert score_docs(query, snap, set(snap.all_docs) | unknown) == score_docs(query, snap, set(snap.all_docs))
+        assert score_docs(query, snap, set(snap.all_docs))
+
+
 def test_a_concept_scores_its_best_matching_alternative(index_dir):
     # "chip" also finds "processor" and "silicon" (synonyms, weighing 0.8): a page's score for the
     # concept is its best alternative's *in that page*, never another page's.
@@ -227,6 +244,30 @@ def test_phrases_and_exclusions_score_as_whoosh_does(index_dir, fixed_whoosh):
             expected = whoosh_scores(query, searcher, candidates)
             assert expected, query
             _assert_same(score_docs(query, snap, candidates), expected, query)
+
+
+@pytest.mark.parametrize("root", ["index_dir", "debian_root"])
+def test_phrases_match_and_score_as_whooshs_span_matcher_to_the_last_bit(request, root):
+    # Phrases of each index's own words (stop words leave gaps that only a wider slop spans), some
+    # reversed, in both fields; the second index has two segments and deleted documents.
+    snap = SearchService(request.getfixturevalue(root)).snapshot()
+    searcher = snap.searcher()
+    rng = random.Random(11)
+    bodies = [fields["body"] for fields in searcher.all_stored_fields()]
+    matched = 0
+    for _ in range(80):
+        words = [token.text for token in snap.analyzer(rng.choice(bodies))]
+        length = min(len(words), rng.choice((1, 2, 2, 3, 4)))
+        start = rng.randrange(len(words) - length + 1)
+        picked = words[start : start + length]
+        if rng.random() < 0.2:
+            picked.reverse()
+        phrase = wq.Phrase(rng.choice(("title", "body")), picked, slop=rng.choice((1, 1, 2, 3)), boost=rng.choice((1.0, 2.5)))
+        expected = {docnum: score for docnum, score in all_scores(phrase, searcher).items() if docnum in snap.all_docs}
+        assert query_docs(phrase, snap) == expected.keys(), phrase
+        assert score_docs(phrase, snap, snap.all_docs) == expected, phrase  # the same floats, not nearly
+        matched += len(expected)
+    assert matched > 100
 
 
 def test_the_cache_stays_within_its_bound_and_threads_agree(debian_root, fixed_whoosh):
