@@ -218,7 +218,8 @@ class SearchService:
             return [(docnum, 0.0) for docnum in snap.newest_first(found.allowed, end)], False, {}, 0.0
         if params.effective_sort == "listing" or parsed is None:
             query = parsed.any_words if parsed else wq.Every()
-            results = snap.searcher().search(query, filter=found.allowed, limit=end, sortedby="order")
+            allowed = found.allowed if isinstance(found.allowed, set) else set(found.allowed)  # Whoosh takes a set
+            results = snap.searcher().search(query, filter=allowed, limit=end, sortedby="order")
             return [(hit.docnum, 0.0) for hit in results], False, {}, 0.0  # docs() is a set: it loses the order
         cosines = {docnum: cosine for docnum, cosine in asked.near if docnum in found.allowed}
         ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, end, started + self.budget_s, cosines)

@@ -18,7 +18,7 @@ import pytest
 
 from index import store
 from index.build import build, build_corpus
-from tests.attack_support import hostile, open_paths, proc_stat  # noqa: F401 - fixture
+from tests.attack_support import children, hostile, open_paths, proc_stat  # noqa: F401 - fixture
 from tests.conftest import REPO, debian_lines
 from tests.waiting import wait_until
 from web import create_app
@@ -331,13 +331,6 @@ def test_the_current_link_removed_under_a_running_app(tmp_path):
     assert served(client)[1] > 0
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
-    return found
-
-
 def _cpu_seconds(pid: int) -> float:
     """Return the CPU time *pid* has used (user + system), 0 once it has gone."""
     fields = proc_stat(pid)
@@ -358,8 +351,8 @@ def test_killing_a_parallel_build_ends_its_indexing_processes_and_frees_the_lock
     before = served(create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client())
     proc = build_process(["-m", "web.cli", "build", str(bigger), "--index-dir", str(root), "--procs", "2"])
     try:
-        wait_until(lambda: len(_children(proc.pid)) == 2, "two indexing processes", alive=proc)
-        workers = _children(proc.pid)
+        wait_until(lambda: len(children(proc.pid)) == 2, "two indexing processes", alive=proc)
+        workers = children(proc.pid)
         # Once they are indexing (past setting their parent-death signal, the first thing they do),
         # stopped, they cannot finish their share and end on their own: only their parent's death can
         # end them now (the kernel's SIGKILL reaches a stopped process).
