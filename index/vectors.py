@@ -153,10 +153,11 @@ class Encoder:
         known = self._word_vectors
         missing = [word for word in dict.fromkeys(words) if word not in known]
         if missing:
+            if len(known) + len(missing) > QUERY_WORDS_KEPT:
+                known.clear()  # and this text's words that were kept are made again with the new ones
+                missing = list(dict.fromkeys(words))
             ids, starts = self._pieces_of(missing)
             rows = self.rows.read(ids).astype(np.float32)
-            if len(known) + len(missing) > QUERY_WORDS_KEPT:
-                known.clear()
             for word, lo, hi in zip(missing, starts[:-1], starts[1:]):
                 known[word] = rows[lo:hi].sum(axis=0)  # row after row, from the first, as embed's sparse product adds them
         vector = np.add.reduce([known[word] for word in words]) if len(words) > 1 else known[words[0]].copy()

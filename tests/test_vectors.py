@@ -165,6 +165,11 @@ def test_the_words_a_query_encoder_keeps_are_bounded():
             vector = encoder.embed_one(f"word{n} other{n}")
             assert len(encoder._word_vectors) <= 8
             assert np.array_equal(vector, encoder.embed([f"word{n} other{n}"])[0])
+        # A text with a kept word and new ones, arriving when the kept words are forgotten, is whole.
+        for n in range(40):
+            text = f"shared word{n} shared"
+            assert np.array_equal(encoder.embed_one(text), encoder.embed([text])[0])
+            assert len(encoder._word_vectors) <= 8
 
 
 def _embed_word_by_word(texts: list[str]) -> np.ndarray:
