@@ -5,6 +5,7 @@ and again whenever ``current`` points somewhere new, so a build or update needs 
 reload.  Memory is per worker: see docs/operations.md for the measured figures.
 """
 
+import ctypes
 import gc
 import html
 import itertools
@@ -114,8 +115,26 @@ FULL_COLLECT_EVERY = 20_000
 # few thousand (under 1 ms), the survivors go on to the old generation, and the total time the
 # collector takes halves.
 YOUNG_COLLECT_EVERY = 25
+# The C allocator keeps the pages the caches' evicted entries freed, so a worker's resident memory
+# settles some 15-20 MB above what it holds (64k documents: 301 MB after 6,000 unseen searches, 284
+# after malloc_trim, which took 1.5 ms).  It is given back after every TRIM_EVERY answers.
+TRIM_EVERY = 1000
 _answered = itertools.count(1)
 _pass_turn: Callable[[float], object] | None = None  # gevent.sleep under gevent workers
+
+
+def _malloc_trim() -> Callable[[], object] | None:
+    """Return glibc's ``malloc_trim(0)`` (give freed heap pages back to the system), or None without it."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # the C library the interpreter runs on
+    except (OSError, AttributeError):  # not glibc
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return lambda: trim(0)
+
+
+_trim = _malloc_trim()
 
 
 def post_fork(server, worker) -> None:
@@ -131,8 +150,8 @@ def post_fork(server, worker) -> None:
 
 
 def post_request(worker, req, environ, resp) -> None:
-    """After each answer: a garbage collection when one is due (full or young), then let the worker's
-    other connections have their turn (under gevent).
+    """After each answer: a garbage collection when one is due (full or young), the freed heap given
+    back when due, then let the worker's other connections have their turn (under gevent).
 
     A greenlet gives the CPU away only when it waits, and a keep-alive client whose next request is
     already there when its answer is done (a pipelining client, or a fast one while the answer is
@@ -145,5 +164,7 @@ def post_request(worker, req, environ, resp) -> None:
         gc.collect()  # after the answer was sent: the next requests on this worker wait for it, once
     elif answered % YOUNG_COLLECT_EVERY == 0:
         gc.collect(1)
+    if _trim is not None and answered % TRIM_EVERY == 0:
+        _trim()
     if _pass_turn is not None:
         _pass_turn(0)
