@@ -46,8 +46,9 @@ FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "mon
 FACET_FIELDS = tuple(FACETS.values())
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
 TERM_CACHE_IDS = 4_000_000
-# Documents whose analysed tokens, and whose stored fields, are kept (a few KB each).
-TOKEN_CACHE_DOCS = 4096
+# Documents whose analysed tokens, and whose stored fields, are kept (some 8 KB each with their
+# tokens at 64k: 2,048 held 17 MB less than 4,096, at the same CPU a search, docs/performance.md).
+TOKEN_CACHE_DOCS = 2048
 # Distinct raw tokens (and text chunks) whose analysis is kept for highlighting.
 TOKEN_CACHE_WORDS = 50_000
 # Documents of phrases' scores kept (a dict entry, ~100 bytes each: 200k is some 20 MB).
