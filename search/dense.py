@@ -14,6 +14,7 @@ raises ``Unsupported`` and the caller ranks with dicts.
 
 from __future__ import annotations
 
+import time
 from array import array
 from collections.abc import Sequence
 
@@ -125,10 +126,9 @@ class DenseWalk:
                 return None
             parts.append(part)
         total = parts[0]
-        for part in parts[1:]:
-            total = total + part  # left to right, as search/evaluator.py adds an And's parts
         every = parts[0] > 0
         for part in parts[1:]:
+            total = total + part  # left to right, as search/evaluator.py adds an And's parts
             every &= part > 0
         return np.where(every, total, 0.0) if every.any() else None
 
@@ -148,42 +148,39 @@ def _merge(parts: list[np.ndarray], combine) -> np.ndarray | None:
 def rank_dense(
     snap: Snapshot,
     concepts: Sequence[object],
+    weights: Sequence[float],
     candidates: Candidates,
     concept_docs: Sequence[Candidates],
     coverage,
     deadline: float,
-    clock,
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Return every document's score as search/ranking.py's ``rank`` reckons it before meaning
     (0.0 for a document that is not a candidate or matches nothing), which documents scored (a
     document holding only a phrase's loose words scores 0 and is still a hit, as with dicts), and
     whether time ran out.
 
-    *concepts* are the parsed query's, each with ``any_query``, ``query``, ``loose`` and ``count``;
-    *coverage* is ranking's ``Coverage`` of *concept_docs*.  Raises ``Unsupported`` for a query the
-    dense walk does not know.
+    *concepts* are the parsed query's, each with ``any_query`` and ``loose``, and *weights* their
+    weights; *coverage* is ranking's ``Coverage`` of *concept_docs*.  Raises ``Unsupported`` for a
+    query the dense walk does not know.
     """
-    from search.ranking import QTF_POWER  # ranking imports this module
-
     size = snap.searcher().doc_count_all()
     mask = candidate_mask(candidates, size)
     walk = DenseWalk(snap, mask)
     totals = np.zeros(size, dtype=np.float64)
     scored = np.zeros(size, dtype=bool)
-    held = np.zeros(size, dtype=np.int64) if len(coverage.idfs) > 1 else None
     timed_out = False
     found_of: list[np.ndarray | None] = []
-    for concept in concepts:
+    for concept, weight in zip(concepts, weights):
         found = walk.node(concept.any_query, 1.0)
         found_of.append(found)
         if found is not None:
-            weight = concept.count**QTF_POWER
             totals = totals + (found * weight if weight != 1.0 else found)
             scored |= found > 0
-        if clock() > deadline:
+        if time.perf_counter() > deadline:
             timed_out = True
             break
-    if held is not None:
+    if len(coverage.idfs) > 1:
+        held = np.zeros(size, dtype=np.int64)  # a bit per concept a document holds
         for bit, docs in enumerate(concept_docs):  # every concept counts toward coverage, scored or not
             found = found_of[bit] if bit < len(found_of) else None
             if found is not None and not concepts[bit].loose:
@@ -193,7 +190,6 @@ def rank_dense(
             else:
                 continue
             held[has] |= 1 << bit
-    if held is not None:
         # Each combination of concepts held is a small number: its factor is reckoned once, and the
         # documents are multiplied by their combination's factor in one step.
         present = np.flatnonzero(np.bincount(held)) if len(concept_docs) <= COMBINATIONS_BITS else np.unique(held)

@@ -145,15 +145,19 @@ def rank(
     Every candidate is scored, so the top is exact; ties go to the lower document number.  When the
     time budget runs out between concepts, the concepts scored so far decide.
     """
+    coverage = Coverage.of(concept_docs, snap.doc_count)
     if len(candidates) >= DENSE_FROM and limit > 0:
         try:
-            return _rank_dense(snap, parsed, candidates, concept_docs, limit, deadline, cosines)
+            weights = [_weight(concept) for concept in parsed.concepts]
+            arrays = rank_dense(snap, parsed.concepts, weights, candidates, concept_docs, coverage, deadline)
         except Unsupported:
-            pass  # a query node the arrays do not know: the dicts rank it
+            arrays = None  # a query node the arrays do not know: the dicts rank it
+        if arrays is not None:
+            return _best_of_arrays(*arrays, candidates, limit, cosines)
     totals: dict[int, float] = {}
     timed_out = False
     for concept in parsed.concepts:
-        weight = concept.count**QTF_POWER
+        weight = _weight(concept)
         found = scores(concept.any_query, snap, candidates)
         if weight != 1.0:
             found = dict(zip(found, map(weight.__mul__, found.values())))
@@ -166,28 +170,25 @@ def rank(
         if time.perf_counter() > deadline:
             timed_out = True
             break
-    coverage = Coverage.of(concept_docs, snap.doc_count)
     if len(coverage.idfs) > 1:
         totals = coverage.weigh(totals, concept_docs)
     top = max(totals.values(), default=0.0)
-    totals.update(_with_meaning(cosines, candidates, totals.get, top))
+    totals.update(_with_meaning(cosines, candidates, lambda docnum: totals.get(docnum, 0.0), top))
     return _best(_contenders(totals, limit), limit, cosines), timed_out, top
 
 
-def _rank_dense(
-    snap: Snapshot,
-    parsed: ParsedQuery,
-    candidates: set[int],
-    concept_docs: Sequence[set[int]],
-    limit: int,
-    deadline: float,
+def _weight(concept) -> float:
+    """Return how much *concept* weighs: typed n times, n ** QTF_POWER."""
+    return concept.count**QTF_POWER
+
+
+def _best_of_arrays(
+    totals: np.ndarray, scored: np.ndarray, timed_out: bool, candidates: Candidates, limit: int,
     cosines: dict[int, float] | None,
 ) -> tuple[list[tuple[int, float]], bool, float]:
-    """``rank`` for a large candidate set, with arrays (search/dense.py): the same floats, the same order."""
-    coverage = Coverage.of(concept_docs, snap.doc_count)
-    totals, scored, timed_out = rank_dense(snap, parsed.concepts, candidates, concept_docs, coverage, deadline, time.perf_counter)
+    """``rank``'s answer from search/dense.py's arrays: the meaning term added, then the best *limit*."""
     top = float(totals.max()) if len(totals) else 0.0
-    for docnum, total in _with_meaning(cosines, candidates, lambda docnum, _absent: float(totals[docnum]), top):
+    for docnum, total in _with_meaning(cosines, candidates, totals.item, top):
         totals[docnum] = total
         scored[docnum] = True
     held = np.flatnonzero(scored)
@@ -199,17 +200,17 @@ def _rank_dense(
 
 
 def _with_meaning(
-    cosines: dict[int, float] | None, candidates: Candidates, current: Callable[..., float], top: float
+    cosines: dict[int, float] | None, candidates: Candidates, current: Callable[[int], float], top: float
 ) -> list[tuple[int, float]]:
     """Return (docnum, total) of each candidate near enough in meaning to gain the meaning term, its
-    total being ``current(docnum, 0.0)`` (its score by words) plus that term."""
+    total being ``current(docnum)`` (its score by words, 0.0 without one) plus that term."""
     gained = []
     if cosines and SEMANTIC_WEIGHT:
         for docnum, cosine in cosines.items():
             if cosine <= SEMANTIC_FLOOR:
                 break  # best first: the rest earn nothing either (70 of the 100 nearest at 64k)
             if docnum in candidates:
-                total = current(docnum, 0.0) + meaning(cosine, top)
+                total = current(docnum) + meaning(cosine, top)
                 # Near in meaning but under the floor, and without a word: not a hit.  Only these
                 # entries can be 0 (word scores are positive), so the thousands of others go unread.
                 if total > 0:
