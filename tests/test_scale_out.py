@@ -9,6 +9,7 @@ load: HAProxy retries what it was sending there on the others, and no request fa
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -52,8 +53,13 @@ ADDED = [
 DELETED = "expanding-stargate-to-michigan"
 URLS = ["/api/search?per_page=5", "/api/search?q=numbat", "/api/search?q=quoll", "/api/search?q=michigan",
         "/api/search?q=stargate&per_page=20", "/api/search?q=gpu+cluster&topic=compute-deals"]
-# Failed requests allowed while a replica is killed under load (HAProxy retries on another one).
-KILL_FAILURES_ALLOWED = 0
+# Failed requests allowed while a replica is killed under load: none, but for answers the dead
+# replica had begun to send.  HAProxy retries a request that got no answer (or a 502/503/504) on
+# another replica, but once an answer's head has gone on to the client no proxy can take it back:
+# a SIGKILL between gunicorn's two writes (head, then body) cuts that answer short.  At most one
+# request per client is in flight at the kill, so at most CLIENTS answers can be cut; nothing else
+# may fail.
+CUT_ANSWERS_ALLOWED = CLIENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +67,7 @@ class Answer:
     url: str
     status: int
     body: dict | None
+    cut: bool = False  # the answer began (status and headers came) but its body was cut short
 
 
 def fetch(url: str) -> Answer:
@@ -70,7 +77,9 @@ def fetch(url: str) -> Answer:
     except urllib.error.HTTPError as exc:
         with exc:
             return Answer(url, exc.code, None)
-    except (OSError, ValueError):
+    except http.client.IncompleteRead:
+        return Answer(url, 0, None, cut=True)
+    except (OSError, ValueError, http.client.HTTPException):
         return Answer(url, 0, None)
 
 
@@ -259,13 +268,15 @@ def test_a_snapshot_rolls_out_to_replicas_behind_haproxy_under_load_and_a_killed
             victim.proc.wait(timeout=10)
             load.more(300)
         after_kill = load.answers
-        failed = [(a.url, a.status) for a in after_kill if a.status != 200 or a.body is None]
+        failed = [(a.url, a.status) for a in after_kill if (a.status != 200 or a.body is None) and not a.cut]
+        cut = [a.url for a in after_kill if a.cut]
         retries = retried(lb_log) - retried_before
-        print(f"kill -9 of one replica: {len(after_kill)} requests, {len(failed)} failed, "
-              f"{retries} retried by HAProxy on another replica")
-        assert len(failed) <= KILL_FAILURES_ALLOWED, failed
+        print(f"kill -9 of one replica: {len(after_kill)} requests, {len(failed)} failed, {len(cut)} cut short "
+              f"by the kill, {retries} retried by HAProxy on another replica")
+        assert failed == []
+        assert len(cut) <= CUT_ANSWERS_ALLOWED, cut
         assert retries > 0  # requests did go to the dead replica, and were sent on
-        assert {a.body["snapshot"] for a in after_kill} == {new}
+        assert {a.body["snapshot"] for a in after_kill if a.body} == {new}
     # Every process started here is stopped, workers included: their process groups are empty.
     for server in (*replicas, lb):
         assert server.proc.poll() is not None
