@@ -26,6 +26,8 @@ VALUE_ORDER_DESC = {"month"}
 FACETS_BY_MATCHES_MAX = 1000
 # Facets' value lists kept per snapshot, by the values and counts they show (a few KB each at most).
 FACET_VALUES_KEPT = 4096
+# Single facet values kept per snapshot, by facet, value and count (some 200 bytes each: 3 MB at most).
+FACET_VALUE_OBJECTS_KEPT = 16384
 # Bases (match sets, less the other facets' selections) from this size are counted with numpy over
 # per-snapshot arrays (FacetColumn): turning the set into an array once, for every facet, then costs
 # less than looking each match up in a dict per facet (measured: see docs/performance.md).
@@ -120,9 +122,22 @@ def _unselected(snap: Snapshot, name: str, counts: dict[str, int], labels: dict[
     key = (name, tuple(values), tuple(map(counts.__getitem__, values)))
     made = snap.facet_values.get(key)
     if made is None:
-        made = tuple([FacetValue(value, labels[value][0], count, False) for value, count in zip(key[1], key[2])])
+        kept = snap.facet_value_of
+        made = tuple([
+            kept.get((name, value, count)) or _unselected_value(kept, name, value, count, labels)
+            for value, count in zip(key[1], key[2])
+        ])
         remember(snap.facet_values, key, made, FACET_VALUES_KEPT)
     return made
+
+
+def _unselected_value(
+    kept: dict[tuple[str, str, int], FacetValue], name: str, value: str, count: int, labels: dict[str, tuple[str, str]]
+) -> FacetValue:
+    """Return a new unselected FacetValue, kept per snapshot by (facet, value, count): a list of values
+    never shown before is made of values shown before with the same counts, and a frozen dataclass
+    costs more to make than to look up."""
+    return remember(kept, (name, value, count), FacetValue(value, labels[value][0], count, False), FACET_VALUE_OBJECTS_KEPT)
 
 
 def _value(row: tuple[object, str, str, int]) -> str:

@@ -109,6 +109,7 @@ class Snapshot:
         # counts' tie-break, looked up in C (search/facets.py).
         self.facet_ranks = {facet: _ranks(labels) for facet, labels in self.facet_labels.items()}
         self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
+        self.facet_value_of: dict[tuple[str, str, int], FacetValue] = {}  # each one of them, by (facet, value, count)
         # Each facet field's values by document as arrays, for counting large match sets (search/facets.py).
         self.facet_columns: dict[str, FacetColumn] = {}
         # The facets of small match sets when nothing is selected (search/facets.py), with the size of
