@@ -64,22 +64,19 @@ class Coverage:
 
     idfs: tuple[float, ...]
     total: float
+    # The coverage exponent for this many concepts: steep for a few words, gentle for a paragraph.
+    power: float
 
     @classmethod
     def of(cls, concept_docs: Sequence[set[int]], doc_count: int) -> Coverage:
-        idfs = tuple(bm25_idf(doc_count, len(docs)) if docs else 0.0 for docs in concept_docs)
-        return cls(idfs, sum(idfs))
+        idfs = tuple([bm25_idf(doc_count, len(docs)) if docs else 0.0 for docs in concept_docs])
+        return cls(idfs, sum(idfs), COVERAGE_POWER * (2 / max(len(idfs), 2)) ** COVERAGE_DECAY)
 
     def share(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
         """Return the share of the query's rarity that *docnum* covers (1.0 for a one-concept query)."""
         if len(self.idfs) < 2 or not self.total:
             return 1.0
         return sum(idf for idf, docs in zip(self.idfs, concept_docs) if docnum in docs) / self.total
-
-    @property
-    def power(self) -> float:
-        """Return the coverage exponent for this many concepts: steep for a few words, gentle for a paragraph."""
-        return COVERAGE_POWER * (2 / max(len(self.idfs), 2)) ** COVERAGE_DECAY
 
     def factor(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
         return self.share(docnum, concept_docs) ** self.power
@@ -222,7 +219,8 @@ def _best(contenders: Iterable[tuple[int, float]], limit: int, cosines: dict[int
     """Return the best *limit* of *contenders*: equal scores go to the document closer in meaning
     (when vectors are on), then the lower number."""
     near = cosines or {}
-    return heapq.nsmallest(limit, contenders, key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))
+    # sorted()[:limit] is nsmallest's own definition: the contenders are few (``_contenders``).
+    return sorted(contenders, key=lambda pair: (-pair[1], -near.get(pair[0], 0.0), pair[0]))[:limit]
 
 
 def _contenders(totals: dict[int, float], limit: int) -> Iterable[tuple[int, float]]:
