@@ -47,6 +47,9 @@ VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture
 QUERY_TERM_CACHE = 20_000
 _QUERY_TERMS: dict[str, tuple[str, bool]] = {}
 _CHAINS: dict[int, tuple[Analyzer, bool]] = {}
+# Parsers by schema and stop-word handling: made once (some 20 us each, a fifth of a parse), then shared
+# (a parse keeps its state in the nodes it makes, not in the parser).
+_PARSERS: dict[tuple[int, bool], tuple[Schema, _Parser]] = {}
 # Typed words (runs of them) whose alternatives are kept, with the synonym set they were made with
 # (some 700 bytes each, tracemalloc: 7 MB).
 CONCEPT_CACHE = 10_000
@@ -170,6 +173,15 @@ class _Parser(QueryParser):
         return super().term_query(
             fieldname, text, termclass, boost, tokenize, removestops and not self.keep_stops
         )
+
+
+def _parser(schema: Schema, keep_stops: bool = False) -> _Parser:
+    """Return the kept ``_Parser`` of *schema*."""
+    known = _PARSERS.get((id(schema), keep_stops))
+    if known is None or known[0] is not schema:
+        # The schema is kept with its parser, so its id stays its own.
+        known = remember(_PARSERS, (id(schema), keep_stops), (schema, _Parser(schema, keep_stops)), 16)
+    return known[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,9 +338,9 @@ def _split(node: wq.Query) -> tuple[list[wq.Query], list[wq.Query]]:
 
 
 def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[list[Concept], list[wq.Query]]:
-    parsed = _Parser(schema).parse(text)
+    parsed = _parser(schema).parse(text)
     if parsed is wq.NullQuery and _WORDS.search(text):
-        parsed = _Parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
+        parsed = _parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
     positives, negatives = _split(parsed)
     concepts = []
     for node in positives:

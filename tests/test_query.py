@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from whoosh import query as wq
 
 from index.schema import make_schema
-from search.query import PREFIX_LIMIT, build_query, expand
+from search.query import PREFIX_LIMIT, _parser, _Parser, build_query, expand
 from corpus.errors import CorpusError
 from corpus.synonyms import check_groups, load_synonym_groups
 from search.synonyms import parse_synonyms
@@ -168,3 +168,12 @@ class _Unrecognised:
 
     def __call__(self, *args, **kwargs):
         return self.analyzer(*args, **kwargs)
+
+
+@pytest.mark.parametrize("keep_stops", [False, True])
+def test_a_kept_parser_parses_every_text_as_a_new_one_does(keep_stops):
+    texts = ['"data center" -nvidia', "(gpu OR tpu) AND -google", "the OR a", '"mixture of experts"', "a ANDNOT b", "x (y z)"]
+    for _ in range(2):  # the second time round, from the parser kept the first
+        for text in texts:
+            assert _parser(SCHEMA, keep_stops).parse(text) == _Parser(SCHEMA, keep_stops).parse(text)
+    assert _parser(SCHEMA, keep_stops) is _parser(SCHEMA, keep_stops)
