@@ -56,6 +56,8 @@ from search.snapshot import Snapshot
 # Queries matching at most this many documents have their match set and scores kept per snapshot.
 KEPT_MATCHES = 2000
 _UNKNOWN: dict[int, float] = {}  # ``scores``: not looked for yet (an empty dict kept means no match)
+# Words in at most this many documents have their positions in every one kept per snapshot (``_Walk._positions``).
+POSITIONS_KEPT_DOCS = 256
 # Query objects whose cache key is kept (``_key``).
 KEYS_KEPT = 8192
 _KEYS: dict[int, tuple[wq.Query, tuple[object, ...] | None]] = {}
@@ -458,19 +460,12 @@ class _Walk:
         except ValueError:
             return None
         ordered = sorted(common)
+        held = [self._positions(node.fieldname, word, text, ordered) for word, text in zip(node.words, texts)]
         matched: list[int] = []
-        for leaf, offset in self.searcher.leaf_searchers():
-            lo = bisect_left(ordered, offset)
-            hi = bisect_left(ordered, offset + leaf.doc_count_all())
-            if lo == hi:
-                continue
-            local = [docnum - offset for docnum in ordered[lo:hi]]
-            reader = leaf.reader()
-            held = [read_positions(reader, node.fieldname, text, local) for text in texts]
-            for docnum in local:
-                positions = [word.get(docnum) for word in held]
-                if None not in positions and _in_order(positions, node.slop):
-                    matched.append(docnum + offset)
+        for docnum in ordered:
+            positions = [word.get(docnum) for word in held]
+            if None not in positions and _in_order(positions, node.slop):
+                matched.append(docnum)
         if not matched:
             return {}
         try:  # read only now: often no document holds the words in order
@@ -481,6 +476,31 @@ class _Walk:
         if node.boost != 1.0:  # Whoosh wraps the phrase's matcher only then
             scores = {docnum: score * node.boost for docnum, score in scores.items()}
         return scores
+
+    def _positions(self, fieldname: str, word: str, text: bytes, wanted: list[int]) -> dict[int, list[int]]:
+        """Return *word*'s positions in each of the documents *wanted* (ascending) that holds it.
+
+        A word in at most ``POSITIONS_KEPT_DOCS`` documents has its positions in all of them read
+        once per snapshot (``Snapshot.positions``; no more posting blocks than a few wanted documents
+        take): a phrase never asked before is made of words asked before, and finding a term's
+        postings in Whoosh's files costs more than reading them.
+        """
+        docs = self.snap.term_docs(fieldname, word)
+        if len(docs) <= POSITIONS_KEPT_DOCS:
+            return self.snap.positions.get_or_make((fieldname, word), lambda: self._read_positions(fieldname, text, list(docs)))
+        return self._read_positions(fieldname, text, wanted)
+
+    def _read_positions(self, fieldname: str, text: bytes, wanted: list[int]) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        for leaf, offset in self.searcher.leaf_searchers():
+            lo = bisect_left(wanted, offset)
+            hi = bisect_left(wanted, offset + leaf.doc_count_all())
+            if lo == hi:
+                continue
+            local = [docnum - offset for docnum in wanted[lo:hi]]
+            held = read_positions(leaf.reader(), fieldname, text, local)
+            found.update(zip([docnum + offset for docnum in held], held.values()) if offset else held)
+        return found
 
     def whoosh(self, node: wq.Query, cands: Candidates, mult: float) -> dict[int, float]:
         if type(node) is wq.Phrase:

@@ -53,6 +53,8 @@ TOKEN_CACHE_DOCS = 2048
 TOKEN_CACHE_WORDS = 50_000
 # Documents of phrases' scores kept (a dict entry, ~100 bytes each: 200k is some 20 MB).
 PHRASE_CACHE_DOCS = 200_000
+# Documents of words' positions kept (a dict entry and a short list, some 150 bytes each: 8 MB at most).
+POSITIONS_CACHE_DOCS = 50_000
 # Documents of whole queries' match sets, and of their scores, kept (search/evaluator.py): a document
 # in both costs some 180 bytes (tracemalloc), so the two stay under some 18 MB.
 QUERY_CACHE_DOCS = 100_000
@@ -131,6 +133,8 @@ class Snapshot:
         # Each phrase's matches with Whoosh's scores, found once (search/evaluator.py): a synonym's
         # multi-word variants are the same few phrases in every query that names the concept.
         self.phrases: Bounded[tuple[object, ...], dict[int, float]] = Bounded(PHRASE_CACHE_DOCS, cost=lambda d: len(d) + 1)
+        # Each rare word's positions in every document holding it (search/evaluator.py): phrases reuse words.
+        self.positions: Bounded[tuple[str, str], dict[int, list[int]]] = Bounded(POSITIONS_CACHE_DOCS, cost=lambda d: len(d) + 1)
         # Each query's (a concept's: its words, synonyms, spellings) live documents, and its score in
         # each, found once: a query never asked before is made of concepts asked before.
         self.query_docs: Bounded[tuple[object, ...], frozenset[int]] = Bounded(QUERY_CACHE_DOCS, cost=lambda d: len(d) + 1)
