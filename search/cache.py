@@ -86,8 +86,7 @@ class ResultCache(Generic[T]):
 
 
 class Bounded(Generic[K, T]):
-    """A least-recently-used map whose entries' total *cost* stays under *limit*; thread-safe (writes
-    under a lock, reads without one: see ``_used``).
+    """A least-recently-used map whose entries' total *cost* stays under *limit*; thread-safe.
 
     ``get_or_make`` computes a missing value outside the lock (two threads may both compute it;
     the first stored wins), so a slow computation never blocks readers of other keys.
@@ -113,20 +112,12 @@ class Bounded(Generic[K, T]):
 
     def get(self, key: K, default: T | None = None) -> T | None:
         """Return the value kept for *key*, or *default*."""
-        found = self._items.get(key)
-        if found is None:
-            return default
-        self._used(key)
-        return found[0]
-
-    def _used(self, key: K) -> None:
-        # Reads take no lock (most of a request's cache look-ups are reads): each OrderedDict method
-        # runs whole under the GIL, and an entry another thread evicted between the look-up and this
-        # move is simply not moved.
-        try:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None:
+                return default
             self._items.move_to_end(key)
-        except KeyError:
-            pass
+            return found[0]
 
     def put(self, key: K, value: T) -> T:
         """Keep *value* for *key* unless a value is kept already; return the kept one."""
@@ -144,8 +135,9 @@ class Bounded(Generic[K, T]):
 
     def get_or_make(self, key: K, make: Callable[[], T]) -> T:
         """Return the value kept for *key*, or ``make()``'s, kept from now on."""
-        found = self._items.get(key)  # ``get``, inline: this is most of a request's cache look-ups
-        if found is not None:
-            self._used(key)
-            return found[0]
+        with self._lock:  # ``get``, inline: this is most of a request's cache look-ups
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found[0]
         return self.put(key, make())
