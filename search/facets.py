@@ -155,7 +155,7 @@ def _counts(
         return _column(snap, field).counts(ids)
     # Few matches: look up each match's values (cached per snapshot) and count them in one pass.
     # Many: one set intersection per value costs less than visiting every match.
-    if len(base) * 16 < sum(map(len, postings.values())):
+    if len(base) * 16 < snap.facet_pairs[field]:
         by_doc = snap.doc_facets[field]
         return Counter(chain.from_iterable(map(by_doc.get, base, repeat(()))))
     # A set intersection walks the smaller of the two sets, whichever is on the left.

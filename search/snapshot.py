@@ -95,6 +95,8 @@ class Snapshot:
                 self.all_docs = frozenset(reader.all_doc_ids())
                 self.facet_docs = {name: self._postings(reader, name) for name in FACET_FIELDS}
                 self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
+                # Each facet field's (document, value) pairs, its postings' lengths added (search/facets.py).
+                self.facet_pairs = {name: sum(map(len, docs.values())) for name, docs in self.facet_docs.items()}
                 self.newest, self._newest_rank, self._dates, self._dated_docs = _date_order(searcher)
             # Memory-mapped, so every worker shares one copy; None without vectors of this model.
             self.vectors = vectors.open_vectors(path, self.meta)
