@@ -38,7 +38,7 @@ from search import ranking
 from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
-from search.snapshot import Snapshot
+from search.snapshot import Snapshot, TokenReplay
 from search.spell import Speller, suggestion
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
@@ -51,6 +51,9 @@ HIGHLIGHT_CACHE_SIZE = 8192
 # A guide section among the first hits, nearly as good as the first, is shown as an answer card.
 ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
+
+_NO_TERMS: frozenset[str] = frozenset()
+
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
@@ -282,28 +285,29 @@ class SearchService:
         return None
 
     def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], terms: frozenset[str]) -> list[str]:
-        """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets.
-
-        A highlight is kept by the terms its text holds, and those are read from the index's postings
-        (the stored text, analysed as the index analysed it): a kept highlight is served without
-        its text's tokens, which are looked up only to make a missing one.
-        """
-        postings: dict[str, list[tuple[str, Sequence[int]]]] = {}  # each field's documents of each term, read once
+        """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets."""
+        postings: dict[str, list[Sequence[int]]] = {}  # each field's documents of each term, read once
         keys: list[tuple[int, str, frozenset[str]]] = []
-        for docnum, field, _text in texts:
+        replays: list[TokenReplay | None] = []
+        for docnum, field, text in texts:
             held_by = postings.get(field)
             if held_by is None:
-                held_by = postings[field] = [(term, snap.term_docs(field, term)) for term in terms]
-            # Each term's documents bisected for docnum, inline: a call per term and text cost a fifth more.
-            held = [term for term, docs in held_by if (at := bisect_left(docs, docnum)) < len(docs) and docs[at] == docnum]
-            keys.append((docnum, field, frozenset(held)))
+                held_by = postings[field] = [snap.term_docs(field, term) for term in terms]
+            if _holds_any(held_by, docnum):
+                replay = snap.tokens(docnum, field, text)
+                held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
+            else:
+                # The index says the field holds none of the terms (a hit found by meaning, a title
+                # without them): nothing to mark, and no need to analyse the text to find that out.
+                replay, held = None, _NO_TERMS
+            keys.append((docnum, field, held))
+            replays.append(replay)
         out = self._highlights.get_many(snap.id, keys)  # a page's highlights in one look-up
         for i, html in enumerate(out):
             if html is None:
-                docnum, field, held = keys[i]
-                text = texts[i][2]
-                # Without a term held a title is shown whole and a body cropped: no tokens needed.
-                replay = snap.tokens(docnum, field, text) if held else None
+                _docnum, field, held = keys[i]
+                text, replay = texts[i][2], replays[i]
+                # Without a term held a title is shown whole and a body cropped, tokens or not.
                 entries = replay.entries if replay is not None else ()
                 if field == "title":
                     html = highlight_title(text, held, entries)
@@ -491,3 +495,11 @@ def _document(fields: dict[str, object]) -> dict[str, object]:
         doc[name] = list(doc[name])
     return doc
 
+
+def _holds_any(postings: list[Sequence[int]], docnum: int) -> bool:
+    """Return whether any of the ascending *postings* holds *docnum*."""
+    for docs in postings:
+        at = bisect_left(docs, docnum)
+        if at < len(docs) and docs[at] == docnum:
+            return True
+    return False
