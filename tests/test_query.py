@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from whoosh import query as wq
 
 from index.schema import make_schema
-from search.query import PREFIX_LIMIT, _parser, _Parser, build_query, expand
+from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, build_query, expand
 from corpus.errors import CorpusError
 from corpus.synonyms import check_groups, load_synonym_groups
 from search.synonyms import parse_synonyms
@@ -177,3 +177,37 @@ def test_a_kept_parser_parses_every_text_as_a_new_one_does(keep_stops):
         for text in texts:
             assert _parser(SCHEMA, keep_stops).parse(text) == _Parser(SCHEMA, keep_stops).parse(text)
     assert _parser(SCHEMA, keep_stops) is _parser(SCHEMA, keep_stops)
+
+
+def _shape(node: wq.Query) -> tuple[object, ...]:
+    """Return what tells two query trees apart, their phrases' characters included (Whoosh's == leaves them out)."""
+    parts = [type(node).__name__, node.boost, getattr(node, "startchar", None), getattr(node, "endchar", None)]
+    if isinstance(node, (wq.Phrase, wq.Term)):
+        words = node.words if isinstance(node, wq.Phrase) else [node.text]
+        parts += [node.fieldname, tuple(words), getattr(node, "slop", None), tuple(getattr(node, "char_ranges", None) or ())]
+    return (*parts, tuple(_shape(child) for child in node.children()))
+
+
+def _quoted_texts() -> list[str]:
+    from bench.queries import distinct_queries, make_queries
+    from corpus.sources import load_corpus
+
+    records = list(load_corpus().records)
+    drawn = [q for q in make_queries(records, 4000, 11) + distinct_queries(records, 4000, 6) if q.startswith('"')]
+    return drawn + ['"Trainium2 chips"', '"U.S. grid power"', '"state-of-the-art model"', "\"AWS's deal\"",
+                    '"7,500 GPUs"', '"data  center"', '"Mixture of Experts"']
+
+
+def test_a_quoted_phrase_is_built_as_whooshs_parser_builds_it():
+    texts = _quoted_texts()
+    built = [(text, _quoted_phrase(text, SCHEMA)) for text in texts]
+    assert sum(query is not None for _, query in built) > 200  # the drawn ones are two or three words
+    for text, query in built:
+        if query is not None:
+            parsed = _Parser(SCHEMA).parse(text)
+            assert query == parsed and _shape(query) == _shape(parsed), text
+
+
+@pytest.mark.parametrize("text", ['"GPUs"', '"the of"', '""', '"a b" c', 'x "a b"', '"a b"~3', '"a b" "c d"'])
+def test_other_quoted_texts_are_left_to_the_parser(text):
+    assert _quoted_phrase(text, SCHEMA) is None  # a term, no query, a slop or more than the phrase: the parser's
