@@ -322,12 +322,15 @@ def _quoted_phrase(text: str, schema: Schema) -> wq.Query | None:
         return None
     phrases = []
     for fieldname in SEARCH_FIELDS:
-        words, ranges = [], []
-        for token in schema[fieldname].tokenize(quoted.group(1), mode="query", chars=True):
-            words.append(token.text)
-            ranges.append((token.startchar + 1, token.endchar + 1))
-        if len(words) < 2:  # a one-word phrase is a term, none is no query: the parser's own rules
+        analyzer = schema[fieldname].analyzer
+        if _is_text_chain(analyzer):  # the chain's query mode from its kept per-token analysis (``_units``)
+            found = [(term, start, end) for term, stop, start, end in _query_tokens(quoted.group(1)) if not stop]
+        else:
+            found = [(t.text, t.startchar, t.endchar) for t in analyzer(quoted.group(1), mode="query", chars=True)]
+        if len(found) < 2:  # a one-word phrase is a term, none is no query: the parser's own rules
             return None
+        words = [term for term, _, _ in found]
+        ranges = [(start + 1, end + 1) for _, start, end in found]  # counted from the text, after the quote
         phrases.append(wq.Phrase(fieldname, words, slop=1, boost=1.0, char_ranges=ranges))
     return wq.Or(phrases).normalize()
 
