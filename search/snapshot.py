@@ -53,7 +53,8 @@ TOKEN_CACHE_DOCS = 2048
 TOKEN_CACHE_WORDS = 50_000
 # Documents of phrases' scores kept (a dict entry, ~100 bytes each: 200k is some 20 MB).
 PHRASE_CACHE_DOCS = 200_000
-# Documents of words' positions kept (a dict entry and a short list, some 150 bytes each: 8 MB at most).
+# Documents of words' positions kept (a dict entry and a short list: some 170 bytes each, tracemalloc at
+# 64k, so 8.5 MB at most).
 POSITIONS_CACHE_DOCS = 50_000
 # Documents of whole queries' match sets, and of their scores, kept (search/evaluator.py): a document
 # in both costs some 180 bytes (tracemalloc), so the two stay under some 18 MB.
