@@ -26,7 +26,8 @@ VALUE_ORDER_DESC = {"month"}
 FACETS_BY_MATCHES_MAX = 1000
 # Facets' value lists kept per snapshot, by the values and counts they show (a few KB each at most).
 FACET_VALUES_KEPT = 4096
-# Single facet values kept per snapshot, by facet, value and count (some 200 bytes each: 3 MB at most).
+# Single facet values kept per snapshot, by facet, value and count (some 165 bytes each, tracemalloc:
+# under 3 MB).
 FACET_VALUE_OBJECTS_KEPT = 16384
 # Bases (match sets, less the other facets' selections) from this size are counted with numpy over
 # per-snapshot arrays (FacetColumn): turning the set into an array once, for every facet, then costs

@@ -311,7 +311,7 @@ def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms) -> list[C
 
 def _quoted_phrase(text: str, schema: Schema) -> wq.Query | None:
     """Return what Whoosh's parser makes of *text* when it is one quoted phrase of two words or more
-    in every searched field, without the parser (three quarters of such a query's building); else None.
+    in every searched field, without the parser (four fifths of such a query's building); else None.
 
     The parser's ``PhrasePlugin`` analyses the quoted text with each field's analyzer in query mode
     into a ``Phrase`` (slop 1, the words' characters counted from after the quote), one per field,
