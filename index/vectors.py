@@ -46,6 +46,9 @@ _BATCH_DOCS = 2048  # documents embedded at a time; 8192 took as long and 140 MB
 _JOINED_WORDS = 256  # words tokenised in one string: longer strings cost more a piece (64k Debian)
 # Words whose vectors a query encoder keeps (embed_one): 1 KB each, so at most some 4 MB a worker.
 QUERY_WORDS_KEPT = 4096
+# A snapshot of at most this many rows keeps its live rows as float32 (2 MB a worker at most): as many
+# as search.semantic scores exactly for every query (EXACT_UP_TO), the hub's and CISI's.
+FLOAT_ROWS_UP_TO = 2000
 WORD_MARK = "\u2581"  # Llama's mark of a word's start, in place of the space before it
 
 
@@ -305,6 +308,27 @@ class DocVectors:
     signs: np.ndarray  # (dim / 64, documents) uint64: the sign bits of each row, word-major, for a coarse first pass
     live: np.ndarray  # bool per row: the row has a vector (not a hole, not a text without words)
     holes: np.ndarray  # the numbers of the rows without one (few: deleted documents, texts without words)
+    small: LiveRows | None = None  # a small snapshot's live rows, ready for cosines (at most FLOAT_ROWS_UP_TO rows)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRows:
+    """Every live row of a small snapshot as float32, with its length: a query there scores them all.
+
+    Converting and measuring the same rows again for every query cost two thirds of the cosines
+    of the hub's 57 documents (docs/performance.md, "The semantic signal's query side").
+    """
+
+    docnums: np.ndarray  # ascending
+    floats: np.ndarray  # (rows, dim) float32: the int8 rows' values
+    lengths: np.ndarray  # float32, each above zero (row_lengths)
+
+    @classmethod
+    def of(cls, matrix: np.ndarray, live: np.ndarray) -> LiveRows:
+        """Return the live rows of *matrix*."""
+        docnums = np.flatnonzero(live)
+        floats = matrix[docnums].astype(np.float32)
+        return cls(docnums, floats, row_lengths(floats))
 
 
 def _docnum_ids(work: Path) -> list[str | None]:
@@ -348,13 +372,28 @@ def quantise(rows: np.ndarray) -> np.ndarray:
 
 def cosines(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Return the cosine of each int8 row of *rows* (from quantise) with the float32 unit *query*; 0.0 for a zero row."""
-    # einsum, not @: OpenBLAS's threads make a small matrix-vector product a hundred times slower
-    # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms).  Dividing the dot
-    # products by the lengths, not the rows, costs half (1,000 rows: 0.12 against 0.27 ms).
-    rows = rows.astype(np.float32)
-    dots = np.einsum("ij,j->i", rows, query.astype(np.float32))
-    lengths = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    floats = rows.astype(np.float32)
+    lengths = row_lengths(floats)
+    dots = np.einsum("ij,j->i", floats, query.astype(np.float32))  # as live_cosines takes them
     return np.divide(dots, lengths, out=np.zeros_like(dots), where=lengths > 0)
+
+
+def live_cosines(floats: np.ndarray, lengths: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Return the cosines of float32 *floats* (int8 rows, none all zero) of *lengths* with the float32 unit *query*."""
+    # einsum, not @: OpenBLAS's threads make a small matrix-vector product a hundred times slower
+    # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms); and every cosine the
+    # service gives is summed in einsum's order, to the last bit.  Dividing the dot products by the
+    # lengths, not the rows, costs half (1,000 rows: 0.12 against 0.27 ms).
+    return np.einsum("ij,j->i", floats, query) / lengths
+
+
+def row_lengths(floats: np.ndarray) -> np.ndarray:
+    """Return the length of each float32 row of int8 values.
+
+    Exact in any order of summing: the squares of an int8 row add up to an integer below 2**24
+    (256 * 127**2), which float32 holds, so vecdot gives einsum's lengths in 0.7 of its time.
+    """
+    return np.sqrt(np.vecdot(floats, floats))
 
 
 def new_matrix(work: Path, rows: int) -> np.ndarray:
@@ -451,4 +490,5 @@ def open_vectors(path: Path, meta: Mapping[str, object]) -> DocVectors | None:
     live = signs.any(axis=0)
     unsigned = np.flatnonzero(~live)
     live[unsigned] = matrix[unsigned].any(axis=1)  # all-negative rows, in theory
-    return DocVectors(matrix=matrix, signs=signs, live=live, holes=np.flatnonzero(~live))
+    small = LiveRows.of(matrix, live) if rows <= FLOAT_ROWS_UP_TO else None
+    return DocVectors(matrix=matrix, signs=signs, live=live, holes=np.flatnonzero(~live), small=small)

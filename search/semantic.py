@@ -85,9 +85,15 @@ def nearest(docs: DocVectors, query: np.ndarray, k: int, among: Collection[int] 
         if len(candidates) > exact:
             candidates = np.sort(candidates[np.argpartition(weighted, exact - 1)[:exact]])  # in order: one pass over the file
     elif candidates is None:
+        if docs.small is not None:  # every live row, converted once for the snapshot
+            return _best(docs.small.docnums, doc_vectors.live_cosines(docs.small.floats, docs.small.lengths, query), k)
         candidates = np.flatnonzero(docs.live)
     candidates = candidates[docs.live[candidates]]
-    scores = _cosines(docs, query, candidates)
+    return _best(candidates, _cosines(docs, query, candidates), k)
+
+
+def _best(candidates: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """Return the *k* (docnum, cosine) of *candidates* with the best *scores*, best first."""
     if len(candidates) > k:
         top = np.argpartition(-scores, k - 1)[:k]
         candidates, scores = candidates[top], scores[top]
@@ -150,5 +156,6 @@ def _weighted_distance(signs: np.ndarray, query: np.ndarray, query_signs: np.nda
 
 
 def _cosines(docs: DocVectors, query: np.ndarray, docnums: np.ndarray) -> np.ndarray:
-    """Return the cosines of *query* with rows *docnums* (a zero row gives 0.0)."""
-    return doc_vectors.cosines(docs.matrix[docnums], query)
+    """Return the cosines of *query* with the live rows *docnums*."""
+    floats = docs.matrix[docnums].astype(np.float32)
+    return doc_vectors.live_cosines(floats, doc_vectors.row_lengths(floats), query)
