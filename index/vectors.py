@@ -163,9 +163,14 @@ class Encoder:
             rows = self.rows.read(ids).astype(np.float32)
             for word, lo, hi in zip(missing, starts[:-1], starts[1:]):
                 known[word] = rows[lo:hi].sum(axis=0)  # row after row, from the first, as embed's sparse product adds them
-        vector = np.add.reduce([known[word] for word in words]) if len(words) > 1 else known[words[0]].copy()
-        norm = np.linalg.norm(vector[None, :], axis=1)[0]  # as embed takes it: the same float to the last bit
-        return vector / norm if norm > 0 else vector
+        vector = known[words[0]].copy()
+        for word in words[1:]:
+            vector += known[word]  # in order, as embed's sparse product adds them
+        # np.linalg.norm's sum (embed's), to the last bit, without its checks (4 of a query's 20 µs).
+        norm = np.sqrt(np.add.reduce(vector * vector))
+        if norm > 0:
+            vector /= norm
+        return vector
 
     def _pieces_of(self, words: list[str]) -> tuple[Sequence[int], Sequence[int]]:
         """Return ``tokenise(words)`` for a query's few words: one tokenizer call, split where a piece
