@@ -41,8 +41,10 @@ DIM = 256
 VECTORS_FILE = "vectors.npy"
 SIGNS_FILE = "vectors-signs.npy"
 IDS_FILE = "vectors-ids.json"
+LENGTHS_FILE = "vectors-lengths.npy"
 SWITCH = "TOPICHUB_SEMANTIC"  # "0" turns the signal off, in builds and in the service
 _BATCH_DOCS = 2048  # documents embedded at a time; 8192 took as long and 140 MB more at peak (64k Debian)
+_MEASURED_ROWS = 1024  # rows measured at a time (measure): their float32 copy, 1 MB, stays in the cache
 _JOINED_WORDS = 256  # words tokenised in one string: longer strings cost more a piece (64k Debian)
 # Words whose vectors a query encoder keeps (embed_one): 1 KB each, so at most some 4 MB a worker.
 QUERY_WORDS_KEPT = 4096
@@ -311,9 +313,18 @@ class DocVectors:
 
     matrix: np.ndarray  # (documents, dim) int8: a row is its vector's direction (quantise), or zero
     signs: np.ndarray  # (dim / 64, documents) uint64: the sign bits of each row, word-major, for a coarse first pass
+    lengths: np.ndarray  # float32 per row: its length (measure), what a cosine divides by; 0.0 for a zero row
     live: np.ndarray  # bool per row: the row has a vector (not a hole, not a text without words)
     holes: np.ndarray  # the numbers of the rows without one (few: deleted documents, texts without words)
-    small: LiveRows | None = None  # a small snapshot's live rows, ready for cosines (at most FLOAT_ROWS_UP_TO rows)
+    small: LiveRows | None  # a small snapshot's live rows, ready for cosines (at most FLOAT_ROWS_UP_TO rows)
+
+    @classmethod
+    def of(cls, matrix: np.ndarray, signs: np.ndarray, lengths: np.ndarray | None = None) -> DocVectors:
+        """Return the vectors of int8 *matrix* with its sign bits; its rows are measured unless *lengths* are given."""
+        lengths = measure(matrix) if lengths is None else lengths
+        live = lengths > 0
+        small = LiveRows.of(matrix, lengths) if len(matrix) <= FLOAT_ROWS_UP_TO else None
+        return cls(matrix=matrix, signs=signs, lengths=lengths, live=live, holes=np.flatnonzero(~live), small=small)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,14 +337,13 @@ class LiveRows:
 
     docnums: np.ndarray  # ascending
     floats: np.ndarray  # (rows, dim) float32: the int8 rows' values
-    lengths: np.ndarray  # float32, each above zero (row_lengths)
+    lengths: np.ndarray  # float32, each above zero
 
     @classmethod
-    def of(cls, matrix: np.ndarray, live: np.ndarray) -> LiveRows:
-        """Return the live rows of *matrix*."""
-        docnums = np.flatnonzero(live)
-        floats = matrix[docnums].astype(np.float32)
-        return cls(docnums, floats, row_lengths(floats))
+    def of(cls, matrix: np.ndarray, lengths: np.ndarray) -> LiveRows:
+        """Return the rows of *matrix* whose *lengths* are above zero."""
+        docnums = np.flatnonzero(lengths > 0)
+        return cls(docnums, matrix[docnums].astype(np.float32), lengths[docnums])
 
 
 def _docnum_ids(work: Path) -> list[str | None]:
@@ -377,28 +387,38 @@ def quantise(rows: np.ndarray) -> np.ndarray:
 
 def cosines(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Return the cosine of each int8 row of *rows* (from quantise) with the float32 unit *query*; 0.0 for a zero row."""
-    floats = rows.astype(np.float32)
-    lengths = row_lengths(floats)
-    dots = np.einsum("ij,j->i", floats, query.astype(np.float32))  # as live_cosines takes them
+    lengths = measure(rows)
+    dots = _dots(rows, query.astype(np.float32, copy=False))
     return np.divide(dots, lengths, out=np.zeros_like(dots), where=lengths > 0)
 
 
-def live_cosines(floats: np.ndarray, lengths: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Return the cosines of float32 *floats* (int8 rows, none all zero) of *lengths* with the float32 unit *query*."""
+def live_cosines(rows: np.ndarray, lengths: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Return the cosines of int8 *rows* (or their float32 values), none all zero, of *lengths* with the float32 unit *query*."""
+    # Dividing the dot products by the lengths, not the rows, costs half (1,000 rows: 0.12 against 0.27 ms).
+    return _dots(rows, query) / lengths
+
+
+def _dots(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Return the float32 dot product of each row of *rows* (int8 or float32) with float32 *query*."""
     # einsum, not @: OpenBLAS's threads make a small matrix-vector product a hundred times slower
-    # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms); and every cosine the
-    # service gives is summed in einsum's order, to the last bit.  Dividing the dot products by the
-    # lengths, not the rows, costs half (1,000 rows: 0.12 against 0.27 ms).
-    return np.einsum("ij,j->i", floats, query) / lengths
+    # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms); and every cosine is summed
+    # in einsum's order, to the last bit.  It converts int8 rows a buffer at a time as it goes, to the
+    # same sums as of a float32 copy (tests/test_vectors.py), without writing that copy (4 bytes a
+    # component: 1 MB for 1,000 rows).
+    return np.einsum("ij,j->i", rows, query, dtype=np.float32)
 
 
-def row_lengths(floats: np.ndarray) -> np.ndarray:
-    """Return the length of each float32 row of int8 values.
+def measure(matrix: np.ndarray) -> np.ndarray:
+    """Return the length of each int8 row of *matrix* as float32 (0.0 for a zero row), a block of rows at a time.
 
     Exact in any order of summing: the squares of an int8 row add up to an integer below 2**24
-    (256 * 127**2), which float32 holds, so vecdot gives einsum's lengths in 0.7 of its time.
+    (256 * 127**2), which float32 holds; vecdot takes 0.7 of einsum's time.
     """
-    return np.sqrt(np.vecdot(floats, floats))
+    lengths = np.empty(len(matrix), dtype=np.float32)
+    for lo in range(0, len(matrix), _MEASURED_ROWS):
+        floats = matrix[lo : lo + _MEASURED_ROWS].astype(np.float32)
+        lengths[lo : lo + _MEASURED_ROWS] = np.sqrt(np.vecdot(floats, floats))
+    return lengths
 
 
 def new_matrix(work: Path, rows: int) -> np.ndarray:
@@ -406,7 +426,7 @@ def new_matrix(work: Path, rows: int) -> np.ndarray:
 
     The mapping is shared: indexing processes forked after this call fill their rows in place.
     """
-    for name in (VECTORS_FILE, SIGNS_FILE, IDS_FILE):
+    for name in (VECTORS_FILE, SIGNS_FILE, LENGTHS_FILE, IDS_FILE):
         (work / name).unlink(missing_ok=True)  # new files, never written through one an older snapshot shares
     return np.lib.format.open_memmap(work / VECTORS_FILE, mode="w+", dtype=np.int8, shape=(rows, DIM))
 
@@ -414,11 +434,12 @@ def new_matrix(work: Path, rows: int) -> np.ndarray:
 def write(work: Path, ids: Sequence[str | None], matrix: np.ndarray) -> dict[str, object]:
     """Finish the vectors of *work*: *matrix* (from new_matrix) row *n* is document number *n*, of id ids[n].
 
-    Write its sign bits and the ids; return the manifest entry.
+    Write its sign bits, its rows' lengths and the ids; return the manifest entry.
     """
     matrix.flush()  # type: ignore[attr-defined]
     # Word-major: the first pass reads each 64-bit word of every row as one contiguous run.
     np.save(work / SIGNS_FILE, np.ascontiguousarray(sign_bits(matrix).T), allow_pickle=False)
+    np.save(work / LENGTHS_FILE, measure(matrix), allow_pickle=False)
     (work / IDS_FILE).write_text(json.dumps(list(ids), separators=(",", ":")), encoding="utf-8")
     return {**model_info(), "rows": len(ids), "vectors": int(sum(i is not None for i in ids))}
 
@@ -487,13 +508,11 @@ def open_vectors(path: Path, meta: Mapping[str, object]) -> DocVectors | None:
     # Plain arrays over the mapped files (np.asarray drops np.memmap's per-operation overhead).
     matrix = np.asarray(np.load(path / VECTORS_FILE, mmap_mode="r", allow_pickle=False))
     signs = np.asarray(np.load(path / SIGNS_FILE, mmap_mode="r", allow_pickle=False))
-    if matrix.shape != (rows, DIM) or matrix.dtype != np.int8 or signs.shape != (DIM // 64, rows):
-        raise ValueError(f"snapshot {path.name}: {VECTORS_FILE} or {SIGNS_FILE} does not hold {rows} rows of {DIM}")
-    # A row with a sign bit set is not zero; only the rows without one are read from the matrix, so
-    # opening touches the 2 MB of sign bits, not the whole matrix (every page of it would count in
-    # each worker's resident memory from the start).
-    live = signs.any(axis=0)
-    unsigned = np.flatnonzero(~live)
-    live[unsigned] = matrix[unsigned].any(axis=1)  # all-negative rows, in theory
-    small = LiveRows.of(matrix, live) if rows <= FLOAT_ROWS_UP_TO else None
-    return DocVectors(matrix=matrix, signs=signs, live=live, holes=np.flatnonzero(~live), small=small)
+    # The stored lengths tell the rows without a vector too, so opening reads 256 KB at 64k rows, not
+    # the whole matrix (every page of it would count in each worker's resident memory from the
+    # start).  A snapshot written before they were stored has its rows measured here (10 ms at 64k).
+    lengths_file = path / LENGTHS_FILE
+    lengths = np.asarray(np.load(lengths_file, mmap_mode="r", allow_pickle=False)) if lengths_file.exists() else measure(matrix)
+    if matrix.shape != (rows, DIM) or matrix.dtype != np.int8 or signs.shape != (DIM // 64, rows) or lengths.shape != (rows,):
+        raise ValueError(f"snapshot {path.name}: its vectors files do not hold {rows} rows of {DIM}")
+    return DocVectors.of(matrix, signs, lengths)

@@ -157,5 +157,4 @@ def _weighted_distance(signs: np.ndarray, query: np.ndarray, query_signs: np.nda
 
 def _cosines(docs: DocVectors, query: np.ndarray, docnums: np.ndarray) -> np.ndarray:
     """Return the cosines of *query* with the live rows *docnums*."""
-    floats = docs.matrix[docnums].astype(np.float32)
-    return doc_vectors.live_cosines(floats, doc_vectors.row_lengths(floats), query)
+    return doc_vectors.live_cosines(docs.matrix[docnums], docs.lengths[docnums], query)

@@ -130,16 +130,6 @@ def test_a_small_snapshot_scores_its_kept_float_rows_as_it_would_its_int8_rows(s
         assert [cosine for _, cosine in found] == [float(exact[docnum]) for docnum, _ in found]
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_row_lengths_are_exact(seed):
-    rows = np.random.default_rng(seed).integers(-127, 128, size=(500, vectors.DIM), dtype=np.int8)
-    rows[0], rows[1] = 127, -127  # the largest sum of squares a row can have
-    floats = rows.astype(np.float32)
-    exact = np.sqrt((rows.astype(np.int64) ** 2).sum(axis=1)).astype(np.float32)  # an exact integer sum
-    assert np.array_equal(vectors.row_lengths(floats), exact)
-    assert np.array_equal(vectors.row_lengths(floats), np.sqrt(np.einsum("ij,ij->i", floats, floats)))
-
-
 def test_the_coarse_pass_keeps_the_best_documents(sample_root, monkeypatch):
     snap = SearchService(sample_root).snapshot()
     docs = semantic.vectors(snap)
@@ -191,8 +181,7 @@ def _generated(seed: int, rows: int = 20_000, topics: int = 400) -> tuple[vector
     data = mix * centres[first] + (1 - mix) * centres[second] + 1.3 * noise
     matrix = vectors.quantise(data / np.linalg.norm(data, axis=1, keepdims=True))
     matrix[rng.choice(rows, 50, replace=False)] = 0  # holes: deleted documents, texts without words
-    live = matrix.any(axis=1)
-    docs = vectors.DocVectors(matrix, np.ascontiguousarray(vectors.sign_bits(matrix).T), live, np.flatnonzero(~live))
+    docs = vectors.DocVectors.of(matrix, np.ascontiguousarray(vectors.sign_bits(matrix).T))
     queries = centres[:30] + 0.5 * centres[30:60] + rng.standard_normal((30, vectors.DIM)).astype(np.float32)
     return docs, queries / np.linalg.norm(queries, axis=1, keepdims=True)
 
