@@ -178,6 +178,12 @@ class Encoder:
         """Return ``tokenise(words)`` for a query's few words: one tokenizer call, split where a piece
         starts a word, without tokenise's array work (which costs more than the call for two words)."""
         if not any(WORD_MARK in word for word in words):
+            # A word that is one piece of the vocabulary (two in three of a Debian query's words) is
+            # tokenised as that piece (tests/test_vectors.py checks every such piece): looked up, it
+            # spares the tokenizer call, 0.075 ms in a search, whose tables the search left out of the cache.
+            whole = [self.tokenizer.token_to_id(WORD_MARK + word) for word in words]
+            if None not in whole:
+                return whole, range(len(words) + 1)
             ids = self.tokenizer.encode(" ".join(words), add_special_tokens=False).ids
             starts_word = self.starts_word
             starts = [at for at, piece in enumerate(ids) if starts_word[piece]]

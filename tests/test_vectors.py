@@ -244,6 +244,16 @@ def test_no_piece_carries_a_word_mark_after_its_start():
     assert inside == []
 
 
+def test_a_word_that_is_one_piece_of_the_vocabulary_is_tokenised_as_that_piece():
+    """What embed_one's look-up in place of the tokenizer relies on, for every such piece of the model."""
+    tokenizer = vectors.encoder().tokenizer
+    mark = vectors.WORD_MARK
+    whole = {piece[1:]: n for piece, n in tokenizer.get_vocab().items()
+             if piece.startswith(mark) and piece[1:] and mark not in piece[1:] and len(piece[1:].split()) == 1}
+    assert len(whole) > 10_000  # most of the vocabulary's words
+    assert [e.ids for e in tokenizer.encode_batch(list(whole), add_special_tokens=False)] == [[n] for n in whole.values()]
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([1e-6, 0.05, 1.0, 300.0]))
 def test_quantised_rows_keep_their_direction(seed, scale):
