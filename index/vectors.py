@@ -9,9 +9,10 @@ space-run tokens that carry no meaning.
 
 On disk a snapshot holds, beside the Whoosh segments, ``vectors.npy`` (int8, one row per Whoosh
 document number, each scaled so that its largest component is ±127 (see ``quantise``), all zero for a
-deleted document or one without words) and ``vectors-ids.json`` (the
-document id of each row, null for a hole), which an update needs to carry rows over when Whoosh
-renumbers documents.  ``snapshot.json`` records the model under ``"semantic"``; vectors of another
+deleted document or one without words), ``vectors-signs.npy`` (their sign bits, for a coarse first
+pass), ``vectors-lengths.npy`` (float32, each row's length, which an exact cosine divides by) and
+``vectors-ids.json`` (the document id of each row, null for a hole), which an update needs to carry
+rows over when Whoosh renumbers documents.  ``snapshot.json`` records the model under ``"semantic"``; vectors of another
 model are not used (the service falls back to words alone and ``topichub serve`` rebuilds).
 """
 
