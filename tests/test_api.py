@@ -118,6 +118,25 @@ def test_search_answers_carry_an_etag_and_304_when_it_is_sent_back(client):
     assert stale.status_code == 200 and stale.headers["ETag"] == etag
 
 
+@pytest.mark.parametrize(
+    ("held", "status"),
+    [
+        (None, 200),  # no If-None-Match at all
+        ("", 200),  # an empty one holds nothing
+        ('W/"other", {etag}', 304),  # one of a list
+        ('"{bare}"', 304),  # the same tag sent strong: a weak comparison matches it
+        ("*", 304),  # any current answer
+    ],
+)
+def test_if_none_match_forms(client, held, status):
+    etag = client.get("/api/search?q=stargate").headers["ETag"]
+    headers = {} if held is None else {"If-None-Match": held.format(etag=etag, bare=etag[3:-1])}
+    answer = client.get("/api/search?q=stargate", headers=headers)
+    assert answer.status_code == status and answer.headers["ETag"] == etag
+    assert answer.headers["Cache-Control"] == "public, max-age=30"
+    assert (answer.data == b"") == (status == 304)
+
+
 def test_a_new_snapshot_changes_the_etag(tmp_path):
     from index.build import build
     from web import create_app
