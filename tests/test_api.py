@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from index import store
+from search.params import SearchParams
+from web.api import _etag
+from web.openapi import API_VERSION
 
 HIT_KEYS = {"id", "kind", "title", "title_html", "snippet_html", "url", "topics", "score"}
 
@@ -293,3 +298,15 @@ def test_json_the_fast_encoder_refuses_goes_through_flasks(app):
     with app.app_context():
         response = app.json.response({1: "a", "big": 2**70, "s": "é"})
     assert response.get_data() == '{"1":"a","big":1180591620717411303424,"s":"é"}\n'.encode()
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [("search", SearchParams(q="stargate")), ("search", SearchParams(q="caf\u00e9 \ud800", topic=("a", "b"), page=2)),
+     ("document", "events/x y"), ("topics",)],
+)
+def test_an_etag_hashes_the_api_version_the_snapshot_and_the_request(parts):
+    """The ETag a client holds stays the same across releases of the same API version."""
+    key = "\0".join(map(repr, (API_VERSION, "20250101T000000-1-1", *parts)))
+    expected = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    assert _etag("20250101T000000-1-1", *parts) == expected
