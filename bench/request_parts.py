@@ -28,6 +28,7 @@ from bench.request_profile import _get, _queries, app_as_a_worker
 
 @contextmanager
 def _swapped(owner: Any, name: str, value: object) -> Iterator[None]:
+    """Set *owner*'s attribute *name* to *value* while the block runs."""
     saved = getattr(owner, name)
     setattr(owner, name, value)
     try:
@@ -68,6 +69,7 @@ class _Nothing(dict):
 
 @contextmanager
 def _gauge_off(metrics: Any, nothing: Callable[..., None]) -> Iterator[None]:
+    """Leave the in-progress gauge where it is while the block runs."""
     with _swapped(metrics.in_progress, "inc", nothing), _swapped(metrics.in_progress, "dec", nothing):
         yield
 
