@@ -51,7 +51,7 @@ class JsonProvider(DefaultJSONProvider):
 
 
 # The hash of what every ETag's key begins with, copied for each ETag: a new sha256() has OpenSSL 3
-# look the algorithm up again, which a copy skips (5 µs of an unseen search, docs/performance.md).
+# look the algorithm up again, which a copy skips (3-5 µs of an unseen search, docs/performance.md).
 _ETAG_START = hashlib.sha256(f"{API_VERSION!r}\0".encode())
 
 
