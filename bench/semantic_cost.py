@@ -160,7 +160,7 @@ def main(index_dir: str) -> None:
         raise SystemExit(f"{index_dir} has no vectors of the installed model")
     loaded = memory_mb()
     pool = ranking.SEMANTIC_POOL
-    rows = np.sort(np.random.default_rng(7).choice(len(docs.live), semantic.COARSE_MIN, replace=False))
+    rows = np.sort(np.random.default_rng(7).choice(np.flatnonzero(docs.live), semantic.COARSE_MIN, replace=False))  # as nearest: live ones
     costs = {"query_vector": [0.0, 0.0], f"nearest k={pool}": [0.0, 0.0], f"cosines of {len(rows):,} rows": [0.0, 0.0]}
     kept = []
     kept_above = [0, 0]

@@ -9,10 +9,12 @@ space-run tokens that carry no meaning.
 
 On disk a snapshot holds, beside the Whoosh segments, ``vectors.npy`` (int8, one row per Whoosh
 document number, each scaled so that its largest component is ±127 (see ``quantise``), all zero for a
-deleted document or one without words) and ``vectors-ids.json`` (the
-document id of each row, null for a hole), which an update needs to carry rows over when Whoosh
-renumbers documents.  ``snapshot.json`` records the model under ``"semantic"``; vectors of another
-model are not used (the service falls back to words alone and ``topichub serve`` rebuilds).
+deleted document or one without words), ``vectors-signs.npy`` (their sign bits, for a coarse first
+pass), ``vectors-lengths.npy`` (float32, each row's length, which an exact cosine divides by) and
+``vectors-ids.json`` (the document id of each row, null for a hole), which an update needs to carry
+rows over when Whoosh renumbers documents.  ``snapshot.json`` records the model under
+``"semantic"``; vectors of another model are not used (the service falls back to words alone and
+``topichub serve`` rebuilds).
 """
 
 from __future__ import annotations
@@ -41,11 +43,16 @@ DIM = 256
 VECTORS_FILE = "vectors.npy"
 SIGNS_FILE = "vectors-signs.npy"
 IDS_FILE = "vectors-ids.json"
+LENGTHS_FILE = "vectors-lengths.npy"
 SWITCH = "TOPICHUB_SEMANTIC"  # "0" turns the signal off, in builds and in the service
 _BATCH_DOCS = 2048  # documents embedded at a time; 8192 took as long and 140 MB more at peak (64k Debian)
+_MEASURED_ROWS = 1024  # rows measured at a time (measure): 64k rows in 5-8 ms, against 18 ms 4,096 at a time
 _JOINED_WORDS = 256  # words tokenised in one string: longer strings cost more a piece (64k Debian)
 # Words whose vectors a query encoder keeps (embed_one): 1 KB each, so at most some 4 MB a worker.
 QUERY_WORDS_KEPT = 4096
+# A snapshot of at most this many rows keeps its live rows as float32 (2 MB a worker at most): as many
+# as search.semantic scores exactly for every query (EXACT_UP_TO), the hub's and CISI's.
+FLOAT_ROWS_UP_TO = 2000
 WORD_MARK = "\u2581"  # Llama's mark of a word's start, in place of the space before it
 
 
@@ -160,14 +167,25 @@ class Encoder:
             rows = self.rows.read(ids).astype(np.float32)
             for word, lo, hi in zip(missing, starts[:-1], starts[1:]):
                 known[word] = rows[lo:hi].sum(axis=0)  # row after row, from the first, as embed's sparse product adds them
-        vector = np.add.reduce([known[word] for word in words]) if len(words) > 1 else known[words[0]].copy()
-        norm = np.linalg.norm(vector[None, :], axis=1)[0]  # as embed takes it: the same float to the last bit
-        return vector / norm if norm > 0 else vector
+        vector = known[words[0]].copy()
+        for word in words[1:]:
+            vector += known[word]  # in order, as embed's sparse product adds them
+        # np.linalg.norm's sum (embed's), to the last bit, without its checks (np.linalg.norm alone: 4 µs).
+        norm = np.sqrt(np.add.reduce(vector * vector))
+        if norm > 0:
+            vector /= norm
+        return vector
 
     def _pieces_of(self, words: list[str]) -> tuple[Sequence[int], Sequence[int]]:
         """Return ``tokenise(words)`` for a query's few words: one tokenizer call, split where a piece
         starts a word, without tokenise's array work (which costs more than the call for two words)."""
         if not any(WORD_MARK in word for word in words):
+            # A word that is one piece of the vocabulary (two in three of a Debian query's words) is
+            # tokenised as that piece (tests/test_vectors.py checks every such piece): looked up, it
+            # spares the tokenizer call, 0.075 ms in a search, whose tables the search left out of the cache.
+            whole = [self.tokenizer.token_to_id(WORD_MARK + word) for word in words]
+            if None not in whole:
+                return whole, range(len(words) + 1)
             ids = self.tokenizer.encode(" ".join(words), add_special_tokens=False).ids
             starts_word = self.starts_word
             starts = [at for at, piece in enumerate(ids) if starts_word[piece]]
@@ -303,8 +321,37 @@ class DocVectors:
 
     matrix: np.ndarray  # (documents, dim) int8: a row is its vector's direction (quantise), or zero
     signs: np.ndarray  # (dim / 64, documents) uint64: the sign bits of each row, word-major, for a coarse first pass
+    lengths: np.ndarray  # float32 per row: its length (measure), what a cosine divides by; 0.0 for a zero row
     live: np.ndarray  # bool per row: the row has a vector (not a hole, not a text without words)
     holes: np.ndarray  # the numbers of the rows without one (few: deleted documents, texts without words)
+    small: LiveRows | None  # a small snapshot's live rows, ready for cosines (at most FLOAT_ROWS_UP_TO rows)
+
+    @classmethod
+    def of(cls, matrix: np.ndarray, signs: np.ndarray, lengths: np.ndarray | None = None) -> DocVectors:
+        """Return the vectors of int8 *matrix* with its sign bits; its rows are measured unless *lengths* are given."""
+        lengths = measure(matrix) if lengths is None else lengths
+        live = lengths > 0
+        small = LiveRows.of(matrix, lengths) if len(matrix) <= FLOAT_ROWS_UP_TO else None
+        return cls(matrix=matrix, signs=signs, lengths=lengths, live=live, holes=np.flatnonzero(~live), small=small)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRows:
+    """Every live row of a small snapshot as float32, with its length: a query there scores them all.
+
+    Converting and measuring the same rows again for every query cost two thirds of the cosines
+    of the hub's 57 documents (docs/performance.md, "The semantic signal's query side").
+    """
+
+    docnums: np.ndarray  # ascending
+    floats: np.ndarray  # (rows, dim) float32: the int8 rows' values
+    lengths: np.ndarray  # float32, each above zero
+
+    @classmethod
+    def of(cls, matrix: np.ndarray, lengths: np.ndarray) -> LiveRows:
+        """Return the rows of *matrix* whose *lengths* are above zero."""
+        docnums = np.flatnonzero(lengths > 0)
+        return cls(docnums, matrix[docnums].astype(np.float32), lengths[docnums])
 
 
 def _docnum_ids(work: Path) -> list[str | None]:
@@ -348,13 +395,38 @@ def quantise(rows: np.ndarray) -> np.ndarray:
 
 def cosines(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Return the cosine of each int8 row of *rows* (from quantise) with the float32 unit *query*; 0.0 for a zero row."""
-    # einsum, not @: OpenBLAS's threads make a small matrix-vector product a hundred times slower
-    # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms).  Dividing the dot
-    # products by the lengths, not the rows, costs half (1,000 rows: 0.12 against 0.27 ms).
-    rows = rows.astype(np.float32)
-    dots = np.einsum("ij,j->i", rows, query.astype(np.float32))
-    lengths = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    lengths = measure(rows)
+    dots = _dots(rows, query.astype(np.float32, copy=False))
     return np.divide(dots, lengths, out=np.zeros_like(dots), where=lengths > 0)
+
+
+def live_cosines(rows: np.ndarray, lengths: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Return the cosines of int8 *rows* (or their float32 values), none all zero, of *lengths* with the float32 unit *query*."""
+    # Dividing the dot products by the lengths, not the rows, costs half (1,000 rows: 0.12 against 0.27 ms).
+    return _dots(rows, query) / lengths
+
+
+def _dots(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Return the float32 dot product of each row of *rows* (int8 or float32) with float32 *query*."""
+    # einsum, not @: OpenBLAS's threads make a small matrix-vector product a hundred times slower
+    # on a busy machine (measured: 2,000 rows, 4.8 ms CPU against 0.2 ms); and every cosine is summed
+    # in einsum's order, to the last bit.  It converts int8 rows a buffer at a time as it goes, to the
+    # same sums as of a float32 copy (tests/test_vectors.py), without writing that copy (4 bytes a
+    # component: 1 MB for 1,000 rows).
+    return np.einsum("ij,j->i", rows, query, dtype=np.float32)
+
+
+def measure(matrix: np.ndarray) -> np.ndarray:
+    """Return the length of each int8 row of *matrix* as float32 (0.0 for a zero row), a block of rows at a time.
+
+    Exact in any order of summing: the squares of an int8 row add up to an integer below 2**24
+    (256 * 127**2), which float32 holds; vecdot takes 0.7 of einsum's time.
+    """
+    lengths = np.empty(len(matrix), dtype=np.float32)
+    for lo in range(0, len(matrix), _MEASURED_ROWS):
+        floats = matrix[lo : lo + _MEASURED_ROWS].astype(np.float32)
+        lengths[lo : lo + _MEASURED_ROWS] = np.sqrt(np.vecdot(floats, floats))
+    return lengths
 
 
 def new_matrix(work: Path, rows: int) -> np.ndarray:
@@ -362,7 +434,7 @@ def new_matrix(work: Path, rows: int) -> np.ndarray:
 
     The mapping is shared: indexing processes forked after this call fill their rows in place.
     """
-    for name in (VECTORS_FILE, SIGNS_FILE, IDS_FILE):
+    for name in (VECTORS_FILE, SIGNS_FILE, LENGTHS_FILE, IDS_FILE):
         (work / name).unlink(missing_ok=True)  # new files, never written through one an older snapshot shares
     return np.lib.format.open_memmap(work / VECTORS_FILE, mode="w+", dtype=np.int8, shape=(rows, DIM))
 
@@ -370,11 +442,12 @@ def new_matrix(work: Path, rows: int) -> np.ndarray:
 def write(work: Path, ids: Sequence[str | None], matrix: np.ndarray) -> dict[str, object]:
     """Finish the vectors of *work*: *matrix* (from new_matrix) row *n* is document number *n*, of id ids[n].
 
-    Write its sign bits and the ids; return the manifest entry.
+    Write its sign bits, its rows' lengths and the ids; return the manifest entry.
     """
     matrix.flush()  # type: ignore[attr-defined]
     # Word-major: the first pass reads each 64-bit word of every row as one contiguous run.
     np.save(work / SIGNS_FILE, np.ascontiguousarray(sign_bits(matrix).T), allow_pickle=False)
+    np.save(work / LENGTHS_FILE, measure(matrix), allow_pickle=False)
     (work / IDS_FILE).write_text(json.dumps(list(ids), separators=(",", ":")), encoding="utf-8")
     return {**model_info(), "rows": len(ids), "vectors": int(sum(i is not None for i in ids))}
 
@@ -443,12 +516,11 @@ def open_vectors(path: Path, meta: Mapping[str, object]) -> DocVectors | None:
     # Plain arrays over the mapped files (np.asarray drops np.memmap's per-operation overhead).
     matrix = np.asarray(np.load(path / VECTORS_FILE, mmap_mode="r", allow_pickle=False))
     signs = np.asarray(np.load(path / SIGNS_FILE, mmap_mode="r", allow_pickle=False))
-    if matrix.shape != (rows, DIM) or matrix.dtype != np.int8 or signs.shape != (DIM // 64, rows):
-        raise ValueError(f"snapshot {path.name}: {VECTORS_FILE} or {SIGNS_FILE} does not hold {rows} rows of {DIM}")
-    # A row with a sign bit set is not zero; only the rows without one are read from the matrix, so
-    # opening touches the 2 MB of sign bits, not the whole matrix (every page of it would count in
-    # each worker's resident memory from the start).
-    live = signs.any(axis=0)
-    unsigned = np.flatnonzero(~live)
-    live[unsigned] = matrix[unsigned].any(axis=1)  # all-negative rows, in theory
-    return DocVectors(matrix=matrix, signs=signs, live=live, holes=np.flatnonzero(~live))
+    # The stored lengths tell the rows without a vector too, so opening reads 256 KB at 64k rows, not
+    # the whole matrix (every page of it would count in each worker's resident memory from the
+    # start).  A snapshot written before they were stored has its rows measured here (5–8 ms at 64k).
+    lengths_file = path / LENGTHS_FILE
+    lengths = np.asarray(np.load(lengths_file, mmap_mode="r", allow_pickle=False)) if lengths_file.exists() else measure(matrix)
+    if matrix.shape != (rows, DIM) or matrix.dtype != np.int8 or signs.shape != (DIM // 64, rows) or lengths.shape != (rows,):
+        raise ValueError(f"snapshot {path.name}: its vectors files do not hold {rows} rows of {DIM}")
+    return DocVectors.of(matrix, signs, lengths)

@@ -34,6 +34,7 @@ _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also tak
 _SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+_BOOLEANS = _TRUE | _FALSE
 
 
 class InvalidParameter(ValueError):
@@ -101,7 +102,10 @@ def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> in
 
 
 def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
-    values = [v.strip() for v in args.getlist(name) if v.strip()]
+    given = args.getlist(name)
+    if not given:  # the usual case: most requests name no filter at all
+        return ()
+    values = [v.strip() for v in given if v.strip()]
     if len(values) > MAX_FILTER_VALUES:
         raise InvalidParameter(name, f"'{name}' may be given at most {MAX_FILTER_VALUES} times")
     for value in values:
@@ -153,7 +157,7 @@ def parse_params(args: MultiMapping) -> SearchParams:
     if sort is not None and sort not in SORTS:
         raise InvalidParameter("sort", f"'sort' must be one of: {', '.join(SORTS)}")
     explain_raw = (args.get("explain") or "").lower()
-    if explain_raw not in _TRUE | _FALSE:
+    if explain_raw not in _BOOLEANS:
         raise InvalidParameter("explain", "'explain' must be 1 or 0")
     # An until before since is not refused: like any narrow filter, it matches nothing.
     return SearchParams(

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from index import store
+from search.params import SearchParams
+from web.api import _etag
+from web.openapi import API_VERSION
 
 HIT_KEYS = {"id", "kind", "title", "title_html", "snippet_html", "url", "topics", "score"}
 
@@ -116,6 +121,25 @@ def test_search_answers_carry_an_etag_and_304_when_it_is_sent_back(client):
     assert other.status_code == 200 and other.headers["ETag"] != etag and len(other.get_json()["hits"]) == 4
     stale = client.get("/api/search?q=stargate&per_page=3", headers={"If-None-Match": 'W/"something-else"'})
     assert stale.status_code == 200 and stale.headers["ETag"] == etag
+
+
+@pytest.mark.parametrize(
+    ("held", "status"),
+    [
+        (None, 200),  # no If-None-Match at all
+        ("", 200),  # an empty one holds nothing
+        ('W/"other", {etag}', 304),  # one of a list
+        ('"{bare}"', 304),  # the same tag sent strong: a weak comparison matches it
+        ("*", 304),  # any current answer
+    ],
+)
+def test_if_none_match_forms(client, held, status):
+    etag = client.get("/api/search?q=stargate").headers["ETag"]
+    headers = {} if held is None else {"If-None-Match": held.format(etag=etag, bare=etag[3:-1])}
+    answer = client.get("/api/search?q=stargate", headers=headers)
+    assert answer.status_code == status and answer.headers["ETag"] == etag
+    assert answer.headers["Cache-Control"] == "public, max-age=30"
+    assert (answer.data == b"") == (status == 304)
 
 
 def test_a_new_snapshot_changes_the_etag(tmp_path):
@@ -274,3 +298,15 @@ def test_json_the_fast_encoder_refuses_goes_through_flasks(app):
     with app.app_context():
         response = app.json.response({1: "a", "big": 2**70, "s": "é"})
     assert response.get_data() == '{"1":"a","big":1180591620717411303424,"s":"é"}\n'.encode()
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [("search", SearchParams(q="stargate")), ("search", SearchParams(q="caf\u00e9 \ud800", topic=("a", "b"), page=2)),
+     ("document", "events/x y"), ("topics",)],
+)
+def test_an_etag_hashes_the_api_version_the_snapshot_and_the_request(parts):
+    """The ETag a client holds stays the same across releases of the same API version."""
+    key = "\0".join(map(repr, (API_VERSION, "20250101T000000-1-1", *parts)))
+    expected = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    assert _etag("20250101T000000-1-1", *parts) == expected

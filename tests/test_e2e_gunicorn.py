@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
+from bench.servers import SERVICE_APP
+from bench.servers import gunicorn as serve
 from tests.servers import get, gunicorn
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
@@ -69,3 +73,17 @@ def test_a_worker_gives_freed_memory_back_every_so_many_answers(monkeypatch):
     for _ in range(2 * gunicorn_conf.TRIM_EVERY + 1):
         gunicorn_conf.post_request(None, None, {}, None)
     assert len(trims) == 2
+
+
+def test_workers_keep_their_heartbeat_file_in_memory_not_on_disk(index_dir, tmp_path):
+    """Each worker's heartbeat file (touched every second) is on /dev/shm, so the call never waits on
+    a disk's journal with requests queued behind it (gunicorn's FAQ on blocking in os.fchmod)."""
+    env = {"TOPICHUB_INDEX_DIR": str(index_dir)}
+    with serve(SERVICE_APP, env, 2, tmp_path / "gunicorn.log") as server:
+        assert get(server.base + "/healthz")[0] == 200
+        workers = server.worker_pids()
+        assert len(workers) == 2
+        for pid in workers:
+            held = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir() if fd.is_symlink()]
+            heartbeats = [target for target in held if "wgunicorn-" in target]
+            assert heartbeats and all(target.startswith("/dev/shm/") for target in heartbeats), held

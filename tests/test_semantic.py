@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import logging
 import socket
@@ -116,6 +117,19 @@ def test_nearest_is_the_exact_cosine_order_and_respects_among(sample_root):
     assert [d for d, _ in semantic.nearest(docs, query, 5, among=among)] == [live[-2], live[-1]]
 
 
+def test_a_small_snapshot_scores_its_kept_float_rows_as_it_would_its_int8_rows(sample_root):
+    """The float32 copy of a small snapshot's rows changes no neighbour and no cosine, to the last bit."""
+    docs = semantic.vectors(SearchService(sample_root).snapshot())
+    assert docs.small is not None and np.array_equal(docs.small.docnums, np.flatnonzero(docs.live))
+    without = dataclasses.replace(docs, small=None)
+    for query in ("a garden in summer", "bread recipe", "doctors and patients", "x"):
+        vector = semantic.query_vector(query)
+        found = semantic.nearest(docs, vector, 100)
+        assert found == semantic.nearest(without, vector, 100)
+        exact = vectors.cosines(docs.matrix, vector)  # the plain formula, zero rows included
+        assert [cosine for _, cosine in found] == [float(exact[docnum]) for docnum, _ in found]
+
+
 def test_the_coarse_pass_keeps_the_best_documents(sample_root, monkeypatch):
     snap = SearchService(sample_root).snapshot()
     docs = semantic.vectors(snap)
@@ -167,8 +181,7 @@ def _generated(seed: int, rows: int = 20_000, topics: int = 400) -> tuple[vector
     data = mix * centres[first] + (1 - mix) * centres[second] + 1.3 * noise
     matrix = vectors.quantise(data / np.linalg.norm(data, axis=1, keepdims=True))
     matrix[rng.choice(rows, 50, replace=False)] = 0  # holes: deleted documents, texts without words
-    live = matrix.any(axis=1)
-    docs = vectors.DocVectors(matrix, np.ascontiguousarray(vectors.sign_bits(matrix).T), live, np.flatnonzero(~live))
+    docs = vectors.DocVectors.of(matrix, np.ascontiguousarray(vectors.sign_bits(matrix).T))
     queries = centres[:30] + 0.5 * centres[30:60] + rng.standard_normal((30, vectors.DIM)).astype(np.float32)
     return docs, queries / np.linalg.norm(queries, axis=1, keepdims=True)
 

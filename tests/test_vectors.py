@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,8 @@ def assert_rows_match_documents(root: Path) -> None:
     _, matrix, ids = stored_vectors(root)
     snap = SearchService(root).snapshot()
     assert len(ids) == len(matrix) == snap.searcher().reader().doc_count_all()
+    lengths = np.load(store.current_path(root) / vectors.LENGTHS_FILE)
+    assert np.array_equal(lengths, np.sqrt((matrix.astype(np.int64) ** 2).sum(axis=1)).astype(np.float32))
     for docnum, doc_id in enumerate(ids):
         if docnum not in snap.all_docs:
             assert doc_id is None and not matrix[docnum].any()
@@ -61,7 +64,7 @@ def test_build_stores_int8_rows_per_document_with_the_model_recorded(root):
     assert_rows_match_documents(root)
     # The vectors are checksummed with the Whoosh files: a damaged copy is refused at open.
     recorded = json.loads((store.current_path(root) / store.MANIFEST_FILE).read_text())
-    assert {vectors.VECTORS_FILE, vectors.SIGNS_FILE, vectors.IDS_FILE} <= set(recorded)
+    assert {vectors.VECTORS_FILE, vectors.SIGNS_FILE, vectors.LENGTHS_FILE, vectors.IDS_FILE} <= set(recorded)
 
 
 def test_the_seed_build_matches_its_documents(index_dir):
@@ -110,6 +113,39 @@ def test_update_reembeds_vectors_of_another_model_or_format(root, tmp_path, key,
     meta, _, _ = stored_vectors(root)
     assert vectors.same_model(meta["semantic"])
     assert_rows_match_documents(root)
+
+
+def test_a_snapshot_without_stored_lengths_measures_its_rows_at_open(root, tmp_path):
+    """A snapshot written before the rows' lengths were stored opens as one with them."""
+    path = store.current_path(root)
+    meta = store.read_meta(path)
+    older = tmp_path / "older"
+    shutil.copytree(path, older)
+    (older / vectors.LENGTHS_FILE).unlink()
+    stored, measured = vectors.open_vectors(path, meta), vectors.open_vectors(older, meta)
+    assert np.array_equal(measured.lengths, stored.lengths) and np.array_equal(measured.live, stored.live)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_measured_lengths_are_exact(seed):
+    rows = np.random.default_rng(seed).integers(-127, 128, size=(2500, vectors.DIM), dtype=np.int8)  # blocks and a rest
+    rows[0], rows[1], rows[2] = 127, -127, 0  # the largest sum of squares a row can have, and a zero row
+    assert np.array_equal(vectors.measure(rows), np.sqrt((rows.astype(np.int64) ** 2).sum(axis=1)).astype(np.float32))
+
+
+@pytest.mark.parametrize("count", [1, 31, 33, 1000, 3001])
+def test_int8_rows_give_the_cosines_of_their_float32_values_to_the_last_bit(count):
+    """einsum converting int8 rows as it goes sums as it does over a float32 copy (the small snapshot's)."""
+    rng = np.random.default_rng(count)
+    rows = vectors.quantise(rng.standard_normal((count, vectors.DIM)).astype(np.float32))
+    lengths = vectors.measure(rows)
+    for _ in range(5):
+        query = rng.standard_normal(vectors.DIM).astype(np.float32)
+        query /= np.linalg.norm(query)
+        from_int8 = vectors.live_cosines(rows, lengths, query)
+        assert from_int8.dtype == np.float32
+        assert np.array_equal(from_int8, vectors.live_cosines(rows.astype(np.float32), lengths, query))
+        assert np.array_equal(from_int8, vectors.cosines(rows, query))
 
 
 def test_build_without_vectors_by_flag_or_switch(tmp_path, monkeypatch):
@@ -206,6 +242,16 @@ def test_no_piece_carries_a_word_mark_after_its_start():
     """What tokenising many words joined by spaces relies on: a piece never spans two words."""
     inside = [piece for piece in vectors.encoder().tokenizer.get_vocab() if vectors.WORD_MARK in piece[1:] and piece.strip(vectors.WORD_MARK)]
     assert inside == []
+
+
+def test_a_word_that_is_one_piece_of_the_vocabulary_is_tokenised_as_that_piece():
+    """What embed_one's look-up in place of the tokenizer relies on, for every such piece of the model."""
+    tokenizer = vectors.encoder().tokenizer
+    mark = vectors.WORD_MARK
+    whole = {piece[1:]: n for piece, n in tokenizer.get_vocab().items()
+             if piece.startswith(mark) and piece[1:] and mark not in piece[1:] and len(piece[1:].split()) == 1}
+    assert len(whole) > 10_000  # most of the vocabulary's words
+    assert [e.ids for e in tokenizer.encode_batch(list(whole), add_special_tokens=False)] == [[n] for n in whole.values()]
 
 
 @settings(max_examples=40, deadline=None)
