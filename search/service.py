@@ -326,6 +326,9 @@ class SearchService:
         guides = self.search(SearchParams(kind=("guide",), per_page=1))
         counts = {value.value: value for value in everything.facets.get("topic", ())}
         with_guides = {value.value for value in guides.facets.get("topic", ()) if value.count}
+        # A guide is found by its `topic` field, the facet counts `topics`: a topic has a guide page when
+        # a guide section names it there (from the postings, not a search and its sections read per topic).
+        guide_docs = set(snap.term_docs("kind", "guide"))
         items = []
         for slug in dict.fromkeys([*taxonomy, *counts]):
             info = taxonomy.get(slug) if isinstance(taxonomy.get(slug), dict) else {}
@@ -341,7 +344,7 @@ class SearchService:
                 "search_url": f"/?topic={quote(slug, safe='')}",
                 "guide_url": None,
             }
-            if slug in with_guides and self.guide(slug):
+            if slug in with_guides and not guide_docs.isdisjoint(snap.term_docs("topic", slug)):
                 item["guide_url"] = f"/guides/{quote(slug, safe='')}"
             items.append(item)
         items.sort(key=lambda t: (-int(t["count"]), str(t["label"]).lower()))  # type: ignore[call-overload]
