@@ -60,7 +60,7 @@ def test_a_client_that_keeps_its_connection_busy_does_not_starve_another(index_d
         busy = socket.create_connection(address, timeout=30)
         drained = threading.Thread(target=lambda: _read_until_closed(busy))
         try:
-            busy.sendall(b"".join(_request(f"/api/search?q=gpu+{i}", f"busy-{i}", close=i == PIPELINED - 1)
+            busy.sendall(b"".join(_request(f"/api/search?q=gpu+{i}&per_page=50", f"busy-{i}", close=i == PIPELINED - 1)
                                   for i in range(PIPELINED)))
             busy.recv(1)  # the first answer has begun: the worker is going through the rest
             drained.start()
@@ -74,8 +74,10 @@ def test_a_client_that_keeps_its_connection_busy_does_not_starve_another(index_d
              if line.startswith("{") and '"request_id"' in line]
     answered_before = order.index("other")
     assert order.count("other") == 1 and len(order) == PIPELINED + 1 + 1  # + the start-up /healthz
-    # The other reader waited for a few of the busy client's searches, not for all of them.
-    assert answered_before < PIPELINED // 2, f"the second client was answered after {answered_before} requests"
+    # The other reader waited for a few of the busy client's searches (3 here), not for the ~50 that
+    # gunicorn had read in one go and that a worker yielding with gevent.sleep(0) went through first
+    # (web/gunicorn_conf.py, PASS_TURN_SECONDS); the margin is for a test process slow to send.
+    assert answered_before < 20, f"the second client was answered after {answered_before} requests"
 
 
 def _request(path: str, request_id: str, close: bool = False) -> bytes:

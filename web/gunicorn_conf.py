@@ -125,6 +125,10 @@ YOUNG_COLLECT_EVERY = 25
 TRIM_EVERY = 1000
 _answered = itertools.count(1)
 _pass_turn: Callable[[float], object] | None = None  # gevent.sleep under gevent workers
+# How long an answered connection waits before its next request is read: any positive time puts it
+# after the loop's next poll for sockets, where gevent.sleep(0) may resume it before (gevent's
+# docstring).  A microsecond is shorter than the poll itself: the turn is passed, no time is lost.
+PASS_TURN_SECONDS = 1e-6
 
 
 def _malloc_trim() -> Callable[[], object] | None:
@@ -161,7 +165,11 @@ def post_request(worker, req, environ, resp) -> None:
     already there when its answer is done (a pipelining client, or a fast one while the answer is
     logged) is never waited for: its connection kept the worker to itself and the others' requests
     queued behind it (make bench's unique mix, one worker and 4 connections: p90 298 ms, p99 593 ms;
-    with this yield 13.5 and 44.9 ms on a loaded machine, see docs/operations.md).
+    with this yield 13.5 and 44.9 ms on a loaded machine, see docs/operations.md).  The yield is a
+    sleep of PASS_TURN_SECONDS, not of 0: after sleep(0) gevent may resume the greenlet before it polls
+    the sockets, and 1 % of requests still waited 15-37 ms behind the other connection (2 workers, 4
+    connections, seed mixes on a quiet machine: p99 6.4-37.6 ms with sleep(0), 5.2 ms with this;
+    docs/performance.md, "The seed tail").
     """
     answered = next(_answered)
     if answered % FULL_COLLECT_EVERY == 0:
@@ -171,4 +179,4 @@ def post_request(worker, req, environ, resp) -> None:
     if _trim is not None and answered % TRIM_EVERY == 0:
         _trim()
     if _pass_turn is not None:
-        _pass_turn(0)
+        _pass_turn(PASS_TURN_SECONDS)
