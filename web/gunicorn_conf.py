@@ -55,7 +55,7 @@ timeout = 30
 # Each worker's heartbeat touches a file every second; on a disk-backed /tmp (ext4 here) that call can
 # wait on the file system's journal while the worker's requests wait behind it.  gunicorn's FAQ ("How
 # do I avoid Gunicorn excessively blocking in os.fchmod?") advises a RAM-backed folder.
-worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 graceful_timeout = 10
 # Under gevent this also bounds how long a request's head (request line and headers) may take to
 # arrive, the first on a connection as much as the next: past it the connection is closed.
