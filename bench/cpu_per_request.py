@@ -22,20 +22,13 @@ from pathlib import Path
 
 from bench.queries import api_paths, make_queries, repeated_mix
 from bench.run import wrk
-from bench.servers import free_port
+from bench.servers import cpu_times, free_port
 from corpus.sources import load_corpus
 from index.build import build
 
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
 def cpu_seconds(pids: list[int]) -> float:
     """Return the user and system CPU time the processes *pids* have used."""
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / TICKS
+    return sum(sum(cpu_times(pid)) for pid in pids)
 
 
 def serve(checkout: Path, index: Path, log, extra: tuple[str, ...]) -> tuple[subprocess.Popen, str]:

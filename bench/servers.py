@@ -36,6 +36,13 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def cpu_times(pid: int) -> tuple[float, float]:
+    """Return the user and system CPU seconds process *pid* has used (utime, stime in /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / ticks, int(fields[12]) / ticks
+
+
 def rss_mb(pid: int) -> float:
     """Return a process's resident memory in MB (VmRSS)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -13,7 +13,6 @@ access line, the system calls), and a busy machine moves it less; set beside
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,17 +20,8 @@ from pathlib import Path
 from bench import fts5
 from bench.queries import api_paths, make_queries
 from bench.run import wrk
-from bench.servers import REFERENCE_APP, SERVICE_APP, gunicorn
+from bench.servers import REFERENCE_APP, SERVICE_APP, cpu_times, gunicorn
 from corpus.sources import load_corpus
-
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """Return process *pid*'s user and system CPU time so far, in seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) / _TICK, int(fields[12]) / _TICK
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -54,9 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with gunicorn(app, env, 1, work / f"{side}.log") as server:
                     (pid,) = server.worker_pids()
                     wrk(server.base, api_paths(queries[-1500:]), work, "warm", 2, 1, 1)
-                    user, system = cpu_seconds(pid)
+                    user, system = cpu_times(pid)
                     run = wrk(server.base, api_paths(queries[:7000]), work, "timed", 5, 1, 1)
-                    user_after, system_after = cpu_seconds(pid)
+                    user_after, system_after = cpu_times(pid)
                 count = int(run["requests"])
                 print(f"{side}: {count:,} requests, {run['rps']:,.0f}/s, worker CPU a request: user "
                       f"{(user_after - user) / count * 1e3:.3f} + system {(system_after - system) / count * 1e3:.3f} ms",

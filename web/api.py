@@ -66,12 +66,11 @@ def _cached(request_parts: tuple[object, ...], answer: Callable[[], tuple[dict[s
     """Return 304 if the client holds the current answer, else *answer*'s JSON with its ETag."""
     # Most requests send no If-None-Match: looked up in the environ first, since werkzeug's reading of
     # a missing header (a header view, a KeyError caught, an empty ETags) cost some 10 µs an unseen search.
-    if request.environ.get("HTTP_IF_NONE_MATCH"):
-        held = request.if_none_match
-        if held:  # only then is the snapshot needed before answering
-            etag = _etag(get_search().snapshot().id, *request_parts)
-            if held.contains_weak(etag):
-                return _validators(Response(status=304), etag)
+    held = request.if_none_match if request.environ.get("HTTP_IF_NONE_MATCH") else None
+    if held:  # only then is the snapshot needed before answering
+        etag = _etag(get_search().snapshot().id, *request_parts)
+        if held.contains_weak(etag):
+            return _validators(Response(status=304), etag)
     body, used = answer()  # the ETag names the snapshot the answer came from: a publish may land in between
     return _validators(jsonify(body), _etag(used, *request_parts))
 

@@ -167,8 +167,8 @@ def post_request(worker, req, environ, resp) -> None:
     queued behind it (make bench's unique mix, one worker and 4 connections: p90 298 ms, p99 593 ms;
     with this yield 13.5 and 44.9 ms on a loaded machine, see docs/operations.md).  The yield is a
     sleep of PASS_TURN_SECONDS, not of 0: after sleep(0) gevent may resume the greenlet before it polls
-    the sockets, and 1 % of requests still waited 15-37 ms behind the other connection (2 workers, 4
-    connections, seed mixes on a quiet machine: p99 6.4-37.6 ms with sleep(0), 5.2 ms with this;
+    the sockets, and 1 % of requests still waited 15-38 ms behind the other connection (2 workers, 4
+    connections, seed mixes on a quiet machine: p99 5.3-37.6 ms with sleep(0), 4.5-6.1 ms with this;
     docs/performance.md, "The seed tail").
     """
     answered = next(_answered)
