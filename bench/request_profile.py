@@ -92,6 +92,7 @@ def app_as_a_worker(index_dir: str) -> Iterator[Callable[..., Iterable[bytes]]]:
         config = log_config()
         config["handlers"]["json"]["stream"] = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the run
         logging.config.dictConfig(config)
+        logging.logThreads = logging.logMultiprocessing = False  # as web/gunicorn_conf.py's on_starting
         from search import semantic
 
         semantic.query_vector("warm up")  # as web/gunicorn_conf.py's on_starting does

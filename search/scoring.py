@@ -12,7 +12,6 @@ a term's postings at once with numpy, operation by operation, so each score is t
 from __future__ import annotations
 
 import sys
-import threading
 from array import array
 from typing import Union
 
@@ -23,7 +22,7 @@ from whoosh.util.numeric import byte_to_length
 
 from index.whoosh_compat import Unsupported
 from index.whoosh_compat import bm25_posting_score, bm25_posting_scores, field_bs, length_bytes, read_postings
-from search.cache import Bounded
+from search.cache import Bounded, memory_lock
 
 
 # Bytes of per-term scores kept per snapshot (an estimate: dict entries, int keys, dense arrays).
@@ -45,7 +44,7 @@ class TermScores:
         self.limit_bytes = limit_bytes
         self._terms: Bounded[tuple[str, bytes], Entry] = Bounded(limit_bytes, cost=_entry_bytes)
         self._lengths: dict[tuple[int, str], bytes | None] = {}
-        self._lock = threading.Lock()
+        self._lock = memory_lock()
         self._weighting: tuple[object, ...] | None = None
 
     @property

@@ -32,7 +32,7 @@ from index import store, vectors
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
 from index.schema import SCHEMA_VERSION, from_document
-from search.cache import Bounded
+from search.cache import Bounded, unpatched
 from search.results import FacetValue
 from search.scoring import TermScores
 from search.synonyms import Synonyms
@@ -229,10 +229,7 @@ def _per_thread() -> threading.local:
     waits on a socket or sleeps, which nothing between a request's first and last use of the searcher
     does (index files are read with blocking calls), so the thread's greenlets can share it.
     """
-    monkey = sys.modules.get("gevent.monkey")
-    if monkey is None:  # gevent's patching was never loaded: threading.local is the original
-        return threading.local()
-    return monkey.get_original("threading", "local")()
+    return unpatched("threading", "local")()
 
 
 def _close_searchers(searchers: list[Searcher]) -> None:

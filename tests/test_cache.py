@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from search.cache import Bounded, ResultCache
 from search.params import SearchParams
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_result_cache_keeps_recent_results_per_snapshot():
@@ -55,3 +61,32 @@ def test_a_page_of_results_is_looked_up_at_once_as_one_by_one():
     cache.put("s1", keys[2], "C")
     assert cache.get_many("s1", keys) == ["A", None, "C"] == [cache.get("s1", k) for k in keys]
     assert cache.get_many("s2", keys) == [None, None, None]
+
+
+def test_the_caches_serve_many_greenlets_at_once_under_gevent():
+    """Under gunicorn's gevent worker the caches take the operating system's lock, not gevent's: a
+    hundred greenlets taking turns between their look-ups all get their own values, and none waits
+    for ever on a lock another holds (a process of its own: patching is for the whole process)."""
+    script = """
+from gevent import monkey
+monkey.patch_all()
+import gevent, threading
+from search.cache import Bounded, ResultCache, memory_lock
+assert type(memory_lock()) is not type(threading.Lock()), "gevent's lock, not the system's"
+results, bounded = ResultCache(size=64), Bounded(limit=32)
+
+def reader(n):
+    for round_ in range(20):
+        results.put("snap", (n, round_), n * round_)
+        gevent.sleep(0)  # the others run between this greenlet's put and its get
+        assert results.get("snap", (n, round_)) in (n * round_, None)  # kept, or evicted by the others
+        assert bounded.get_or_make((n, round_ % 3), lambda: (n, round_ % 3)) == (n, round_ % 3)
+        gevent.sleep(0)
+    return n
+
+done = gevent.joinall([gevent.spawn(reader, n) for n in range(100)], timeout=30, raise_error=True)
+assert sorted(g.value for g in done) == list(range(100))
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
