@@ -1,13 +1,23 @@
-"""CPU time one gunicorn worker spends per unseen seed search, the service against the reference.
+"""CPU time one gunicorn worker spends per request, the service against the reference and the floor under both.
 
-    .venv/bin/python -m bench.worker_cpu SEED_INDEX_DIR [--side service|reference|both] [--rounds 2]
+    .venv/bin/python -m bench.worker_cpu SEED_INDEX_DIR [--cases service,reference] [--rounds 2]
 
-serves each side under gunicorn as ``make bench`` does (the service's config, gevent) but with one
-worker, warms it for 2 s, then sends 5 s of the unique mix over one connection (wrk, 1 thread) and
-reads the worker's user and system CPU from /proc before and after.  Unlike requests/s this counts
+serves each case under gunicorn as ``make bench`` does (the service's config, gevent) but with one
+worker, warms it for 2 s, then sends 5 s of requests over one connection (wrk, 1 thread) and reads
+the worker's user and system CPU from /proc before and after.  Unlike requests/s this counts
 everything the worker does for a request (gunicorn's parsing and writing, gevent, the app, the
 access line, the system calls), and a busy machine moves it less; set beside
 ``bench.request_profile`` (the app alone, in-process) it shows what serving adds to each side.
+
+The cases (``--cases``, comma-separated):
+
+- ``service``, ``reference``: the unseen seed queries of ``make bench``'s unique mix, in its order;
+- ``service-cached``: 20 of those queries over and over (every answer from the result cache);
+- ``service-unlogged``: ``service`` with the access line switched off (its logger's level raised in
+  each worker), to weigh the line;
+- ``reference-health``: the reference's ``/healthz`` (Flask and gunicorn around a fixed answer);
+- ``floor``: the smallest Flask app (``create_floor_app``): one route returning an 8 KB JSON body
+  with the service's ten headers; what any Flask app pays under this config.
 """
 
 from __future__ import annotations
@@ -19,38 +29,88 @@ from pathlib import Path
 
 from bench import fts5
 from bench.queries import api_paths, make_queries
-from bench.run import wrk
+from bench.run import UNIQUE_POOL, wrk
 from bench.servers import REFERENCE_APP, SERVICE_APP, cpu_times, gunicorn
 from corpus.sources import load_corpus
+
+CASES = ("service", "reference", "service-cached", "service-unlogged", "reference-health", "floor")
+FLOOR_APP = "bench.worker_cpu:create_floor_app()"
+# A gunicorn config module (written to the run's folder) that is the service's with the access line off.
+_UNLOGGED_CONFIG = """from web.gunicorn_conf import *  # noqa: F403
+import logging
+import web.gunicorn_conf as served
+
+
+def post_fork(server, worker):
+    served.post_fork(server, worker)
+    from web.observability import ACCESS_LOGGER
+
+    logging.getLogger(ACCESS_LOGGER).setLevel(logging.WARNING)
+"""
+
+
+def create_floor_app():
+    """Return a Flask app whose one route answers an 8 KB JSON body with the service's response headers."""
+    from flask import Flask, Response
+
+    from web.security import HEADERS
+
+    app = Flask(__name__)
+    body = b'{"text":"' + b"x" * 8000 + b'"}'
+    headers = {"ETag": 'W/"4fa68e6945ae8ba8454f1c1881cc75a6"', "Cache-Control": "public, max-age=30",
+               "X-Request-ID": "510e9524a58eea0a7e5d836f49aa8e2c", **HEADERS}
+
+    @app.get("/healthz")
+    def answer() -> Response:
+        return Response(body, mimetype="application/json", headers=headers)
+
+    return app
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_dir")
-    parser.add_argument("--side", choices=("service", "reference", "both"), default="both")
+    parser.add_argument("--cases", default="service,reference",
+                        help=f"comma-separated, of: {', '.join(CASES)} (default service,reference)")
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args(argv)
+    cases = args.cases.split(",")
+    unknown = sorted(set(cases) - set(CASES))
+    if unknown:
+        parser.error(f"unknown case(s): {', '.join(unknown)}")
     records = list(load_corpus().records)
-    queries = make_queries(records, 9000, 21)
-    sides = ("service", "reference") if args.side == "both" else (args.side,)
+    queries = make_queries(records, UNIQUE_POOL, 8)  # make bench's unique mix (its seed, 7, + 1)
+    unique = api_paths(queries)
     with tempfile.TemporaryDirectory(prefix="worker-cpu-") as tmp:
         work = Path(tmp)
         db = work / "docs.fts"
         fts5.create(db, records)
-        apps = {"service": (SERVICE_APP, {"TOPICHUB_INDEX_DIR": str(Path(args.index_dir).resolve())}),
-                "reference": (REFERENCE_APP, {"BENCH_FTS5_DB": str(db)})}
+        (work / "unlogged_conf.py").write_text(_UNLOGGED_CONFIG, encoding="utf-8")
+        service = {"TOPICHUB_INDEX_DIR": str(Path(args.index_dir).resolve())}
+        reference = {"BENCH_FTS5_DB": str(db)}
+        unlogged = ("--config", "python:unlogged_conf")
+        # case: (app, environment, extra gunicorn arguments, warm-up paths, timed paths)
+        plans = {
+            "service": (SERVICE_APP, service, (), unique[-1000:], unique),
+            "reference": (REFERENCE_APP, reference, (), unique[-1000:], unique),
+            "service-cached": (SERVICE_APP, service, (), unique[:20], unique[:20]),
+            "service-unlogged": (SERVICE_APP, {**service, "PYTHONPATH": str(work)}, unlogged, unique[-1000:], unique),
+            "reference-health": (REFERENCE_APP, reference, (), ["/healthz"], ["/healthz"]),
+            "floor": (FLOOR_APP, {}, (), ["/healthz"], ["/healthz"]),
+        }
         for _ in range(args.rounds):
-            for side in sides:
-                app, env = apps[side]
-                with gunicorn(app, env, 1, work / f"{side}.log") as server:
+            for case in cases:
+                app, env, extra, warm, timed = plans[case]
+                with gunicorn(app, env, 1, work / f"{case}.log", extra_args=extra) as server:
                     (pid,) = server.worker_pids()
-                    wrk(server.base, api_paths(queries[-1500:]), work, "warm", 2, 1, 1)
+                    wrk(server.base, warm, work, "warm", 2, 1, 1)
                     user, system = cpu_times(pid)
-                    run = wrk(server.base, api_paths(queries[:7000]), work, "timed", 5, 1, 1)
+                    run = wrk(server.base, timed, work, "timed", 5, 1, 1)
                     user_after, system_after = cpu_times(pid)
                 count = int(run["requests"])
-                print(f"{side}: {count:,} requests, {run['rps']:,.0f}/s, worker CPU a request: user "
-                      f"{(user_after - user) / count * 1e3:.3f} + system {(system_after - system) / count * 1e3:.3f} ms",
-                      flush=True)
+                print(f"{case}: {count:,} requests, {run['rps']:,.0f}/s, worker CPU a request: user "
+                      f"{(user_after - user) / count * 1e3:.3f} + system {(system_after - system) / count * 1e3:.3f} "
+                      f"= {(user_after - user + system_after - system) / count * 1e3:.3f} ms", flush=True)
     return 0
 
 
