@@ -14,8 +14,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from web.cli import SERVER_APP
+
 REPO = Path(__file__).resolve().parent.parent
-SERVICE_APP = "web:create_app()"
+SERVICE_APP = SERVER_APP  # the app as `topichub serve` runs it
 REFERENCE_APP = "bench.reference_app:create_app()"
 
 
