@@ -96,7 +96,7 @@ def app_as_a_worker(index_dir: str) -> Iterator[Callable[..., Iterable[bytes]]]:
         from search import semantic
 
         semantic.query_vector("warm up")  # as web/gunicorn_conf.py's on_starting does
-        yield create_app({"WARM_SNAPSHOTS": True})  # as a worker runs it (web.SERVER_APP)
+        yield create_app()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

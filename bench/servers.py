@@ -14,10 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from web.cli import SERVER_APP
-
 REPO = Path(__file__).resolve().parent.parent
-SERVICE_APP = SERVER_APP  # the app as `topichub serve` runs it
+SERVICE_APP = "web:create_app()"
 REFERENCE_APP = "bench.reference_app:create_app()"
 
 

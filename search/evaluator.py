@@ -50,7 +50,6 @@ from whoosh.searching import Searcher
 
 from index.whoosh_compat import Unsupported, read_positions
 from search.cache import remember
-from search.query import SEARCH_FIELDS
 from search.scoring import TermScores
 from search.snapshot import Snapshot
 
@@ -59,9 +58,6 @@ KEPT_MATCHES = 2000
 _UNKNOWN: dict[int, float] = {}  # ``scores``: not looked for yet (an empty dict kept means no match)
 # Words in at most this many documents have their positions in every one kept per snapshot (``_Walk._positions``).
 POSITIONS_KEPT_DOCS = 256
-# A snapshot of at most this many documents has its whole index read into the caches when the service
-# opens it (``warm``): 0.16 s for the 57-document seed corpus (1,342 words), 1.2 s at 1,460 (CISI).
-WARM_DOCS = 200
 # Query objects whose cache key is kept (``_key``).
 KEYS_KEPT = 8192
 _KEYS: dict[int, tuple[wq.Query, tuple[object, ...] | None]] = {}
@@ -74,39 +70,6 @@ class Mode(Enum):
     MATCH = "match"
     SCORE = "score"
     EXPLAIN = "explain"
-
-
-def warm(snap: Snapshot) -> int:
-    """Read every searched word's documents, BM25F scores and positions of a small *snap* into its
-    caches; return how many words were read (0 for a snapshot of more than WARM_DOCS documents).
-
-    Each of these is otherwise read the first time a query asks for its word: in a small collection
-    most queries hold a word not asked before (make bench's unique seed mix: a one-word query cost
-    0.35 ms cold and 0.28 ms warm, a quoted phrase 0.41 and 0.37; docs/performance.md).
-    """
-    searcher = snap.searcher()
-    if searcher.doc_count_all() > WARM_DOCS:
-        return 0
-    walk = _Walk(snap, Mode.MATCH)
-    scores = walk.cache if walk.cache.accepts(searcher) else None
-    reader = searcher.reader()
-    count = 0
-    for fieldname in SEARCH_FIELDS:
-        if fieldname not in walk.schema:
-            continue
-        positions = bool(walk.schema[fieldname].format and walk.schema[fieldname].format.supports("positions"))
-        for text in list(reader.lexicon(fieldname)):
-            word = text.decode("utf-8")
-            docs = snap.term_docs(fieldname, word)
-            try:
-                if scores is not None:
-                    scores.get(searcher, fieldname, text)
-                if positions and len(docs) <= POSITIONS_KEPT_DOCS:
-                    walk._positions(fieldname, word, text, list(docs))
-            except Unsupported:  # read when asked, by Whoosh, as before
-                continue
-            count += 1
-    return count
 
 
 def matches(query: wq.Query, snap: Snapshot) -> set[int] | frozenset[int]:

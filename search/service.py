@@ -31,7 +31,7 @@ from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title
 from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
-from search.evaluator import matches, warm
+from search.evaluator import matches
 from search.query import ParsedQuery, Vocabulary, build_query, expand, keep_informative
 from search import semantic
 from search import ranking
@@ -67,11 +67,8 @@ class Refusal:
 class SearchService:
     """Answer searches from the snapshot currently published under *root*, following new publishes."""
 
-    def __init__(self, root: str | Path, budget_s: float = DEFAULT_BUDGET_S, warm_small: bool = False) -> None:
+    def __init__(self, root: str | Path, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.root = Path(root)
-        # Whether a small snapshot's whole index is read when it is opened (``evaluator.warm``): for
-        # server processes, which answer many searches; a one-off search or a test does not wait for it.
-        self.warm_small = warm_small
         self._root = os.fspath(self.root)  # for store.current_id, asked twice a request
         self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
@@ -100,8 +97,6 @@ class SearchService:
                 raise store.IndexUnavailable(f"no index has been built in {self.root} yet")
             try:
                 self._snapshot = Snapshot(self.root, current)
-                if self.warm_small:
-                    warm(self._snapshot)
                 if snap is not None:
                     # Under gevent a replaced snapshot can sit in a reference cycle (greenlet frames)
                     # until the collector's next full pass, keeping its files open for thousands of

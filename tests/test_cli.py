@@ -16,7 +16,7 @@ from index import store
 from tests.attack_support import open_paths
 from tests.conftest import REPO, free_port, write_jsonl
 from tests.waiting import wait_until
-from web.cli import SERVER_APP, main
+from web.cli import main
 
 TOPICHUB = str(Path(sys.executable).parent / "topichub")
 NEW = {"id": "quokka-cluster", "title": "Quokka cluster goes live", "summary": "A marsupial GPU cluster.",
@@ -139,7 +139,7 @@ def test_serve_rebuilds_an_index_of_another_schema_version(built, monkeypatch):
     result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", "8123"])
     assert result.exit_code == 0 and "schema version" in result.output
     assert store.current_id(built) != old
-    assert execs[-1][-1] == SERVER_APP and "127.0.0.1:8123" in execs[-1]
+    assert execs[-1][-1] == "web:create_app()" and "127.0.0.1:8123" in execs[-1]
 
 
 def test_serve_builds_a_missing_index_then_serves_it(tmp_path):

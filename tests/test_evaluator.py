@@ -5,10 +5,8 @@ from __future__ import annotations
 import pytest
 from whoosh import query as wq
 
-from search.evaluator import matches, pieces, scores, warm
-from search.params import SearchParams
+from search.evaluator import matches, pieces, scores
 from search.query import build_query
-from search.service import SearchService
 
 
 @pytest.mark.parametrize(
@@ -85,34 +83,3 @@ def test_scores_kept_per_snapshot_are_the_floats_the_walk_gives_any_candidates(s
             for _ in range(2):  # reckoned over every document and kept, then read from the snapshot
                 assert scores(query, snap, cands) == walked  # the same floats, not approximately
                 assert matches(query, snap) == set(query.docs(snap.searcher())) & snap.all_docs
-
-
-WARM_QUERIES = ['stargate michigan', '"data center"', "trainium", "memory-efficient fine-tuning",
-                'who is building data centers in texas', '"large language models"', "gpu cluster -nvidia",
-                "kubernetes OR slurm", "zero redundancy optimizer", "how much did microsoft invest in openai"]
-
-
-def _answers(service: SearchService) -> list[dict]:
-    pages = []
-    for q in WARM_QUERIES:
-        page = service.search(SearchParams(q=q, explain=True)).to_json()
-        page.pop("took_ms")
-        pages.append(page)
-    return pages
-
-
-def test_a_warmed_snapshot_answers_every_search_as_a_cold_one(index_dir):
-    """The server's warm-up (every word's documents, scores and positions read when a small snapshot
-    opens) changes how soon an answer comes, never the answer: hits, scores, explanations, facets."""
-    cold, warmed = SearchService(index_dir), SearchService(index_dir, warm_small=True)
-    assert len(warmed.snapshot().term_scores) > 2 * len(cold.snapshot().term_scores)  # it read ahead
-    assert _answers(warmed) == _answers(cold)
-
-
-def test_only_a_small_snapshot_is_read_whole(index_dir, monkeypatch):
-    snap = SearchService(index_dir).snapshot()
-    reader = snap.searcher().reader()
-    words = sum(1 for field in ("title", "body") for _ in reader.lexicon(field))
-    assert warm(snap) == words  # the seed corpus: all of it
-    monkeypatch.setattr("search.evaluator.WARM_DOCS", reader.doc_count_all() - 1)
-    assert warm(SearchService(index_dir).snapshot()) == 0

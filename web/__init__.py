@@ -21,7 +21,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         INDEX_DIR=os.environ.get("TOPICHUB_INDEX_DIR") or str(Path(app.instance_path) / "index"),
         QUERY_BUDGET_S=float(os.environ.get("TOPICHUB_QUERY_BUDGET_S") or DEFAULT_BUDGET_S),
-        WARM_SNAPSHOTS=False,
     )
     if config:
         app.config.from_mapping(config)
@@ -33,8 +32,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     # Every dependency is wired here, once per app; views read them through the getters.
     metrics = observability.Metrics(app.config["INDEX_DIR"])
-    service = observability.MeteredSearch(metrics, app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"],
-                                          warm_small=bool(app.config["WARM_SNAPSHOTS"]))
+    service = observability.MeteredSearch(metrics, app.config["INDEX_DIR"], budget_s=app.config["QUERY_BUDGET_S"])
     app.extensions["search"] = service
     app.extensions["suggest"] = Suggester(service.snapshot)
     app.extensions["source_watch"] = SourceWatch()

@@ -17,10 +17,6 @@ from corpus.errors import CorpusError
 from corpus.sources import DEFAULT_DIR
 from index import store
 
-# The app as a server process runs it (gunicorn's app spec, for ``serve``, make bench and the tests
-# that serve it): a small snapshot's whole index is read when a worker opens it (search/evaluator.py).
-SERVER_APP = "web:create_app({'WARM_SNAPSHOTS': True})"
-
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
 WAIT_HELP = "Seconds to wait for another build or update to finish before giving up (default: fail at once)."
 
@@ -199,7 +195,7 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
         "--bind", f"{host}:{port}",
         "--workers", str(workers),
         "--threads", str(threads),
-        SERVER_APP,
+        "web:create_app()",
     ]
     click.echo(f"serving on http://{host}:{port}/ with {workers} workers", err=True)
     sys.stdout.flush()
