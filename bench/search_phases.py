@@ -40,6 +40,11 @@ def _timed(
     return timed
 
 
+def query_kind(query: str) -> str:
+    """Return "phrase" for a quoted phrase, else "words" and the number of words ("words2")."""
+    return "phrase" if query.startswith('"') else f"words{len(query.split())}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_dir")
@@ -47,6 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=3000)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="time the parts by the wall clock or by the thread's CPU time")
+    parser.add_argument("--kind", choices=("all", "phrase", "words1", "words2", "words3"), default="all",
+                        help="only the quoted phrases, or only the plain queries of one, two or three words")
     parser.add_argument("--corpus", choices=("seed", "debian"), default="seed",
                         help="draw the queries from the seed corpus or from the Debian one (for an index built from it)")
     args = parser.parse_args(argv)
@@ -67,7 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         records = list(load_jsonl(DEBIAN))
     else:
         records = list(load_corpus().records)
-    queries = (distinct_queries if args.mix == "distinct" else make_queries)(records, args.count + 1000, 11)
+    drawn = 1000 + args.count * (1 if args.kind == "all" else 12)  # a kind is a sixth to a third of a mix
+    queries = [q for q in (distinct_queries if args.mix == "distinct" else make_queries)(records, drawn, 11)
+               if args.kind == "all" or query_kind(q) == args.kind]
+    if len(queries) < args.count + 100:
+        parser.error(f"only {len(queries)} queries of kind {args.kind}: ask for fewer (--count)")
+    args.count = min(args.count, len(queries) - 1000) if len(queries) > 1100 else args.count
     for q in queries[args.count :]:
         service.search(SearchParams(q=q)).to_json()
     spent: Counter[str] = Counter()
@@ -82,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for q in queries[: args.count]:
         service.search(SearchParams(q=q)).to_json()
     cpu = time.process_time() - cpu
-    print(f"{args.count} searches ({args.mix}): CPU {cpu / args.count * 1e3:.3f} ms a search")
+    print(f"{args.count} searches ({args.mix}, {args.kind}): CPU {cpu / args.count * 1e3:.3f} ms a search")
     for label, seconds in spent.most_common():
         print(f"  {label:18s} {seconds / args.count * 1e3:.3f} ms ({args.clock})")
     return 0
