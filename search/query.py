@@ -65,6 +65,11 @@ _PLUS = r"(?:^|(?<=[\s(]))\+(?=[\w\"(])"
 _MINUS = r"(?:^|(?<=[\s(]))-(?=[\w\"(])"
 # Anything Whoosh's parser is needed for; text without it is built directly from its words.
 _SYNTAX = re.compile(r"[\"()]|(?:^|[\s(])[+-](?=[\w\"(])|\b(?:AND|OR|NOT|ANDNOT)\b")
+# What a query's syntax excludes ("-word", "NOT word", "a ANDNOT b": a word, a quoted phrase or a
+# group each), and the syntax itself: quotes, parentheses, AND, OR and "+" marks (``asked_text``).
+_GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
+_EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
+_MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
     qplugins.FieldsPlugin,
@@ -438,6 +443,15 @@ def assemble(
         corrections=corrections,
         typed=typed,
     )
+
+
+def asked_text(text: str) -> str:
+    """Return the words of *text* that ask for something, as typed: without quotes, parentheses,
+    operators and the words it excludes.  What a query means is made of these: a quote mark is no
+    word, and ``gpu -nvidia`` does not ask for documents about NVIDIA."""
+    if not _SYNTAX.search(text):
+        return text
+    return " ".join(_MARKS.sub(" ", _EXCLUDED.sub(" ", text)).split())
 
 
 def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> ParsedQuery:

@@ -32,7 +32,7 @@ from search.highlight import highlight_snippet, highlight_title
 from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
-from search.query import ParsedQuery, Vocabulary, build_query, expand, keep_informative
+from search.query import ParsedQuery, Vocabulary, asked_text, build_query, expand, keep_informative
 from search import semantic
 from search import ranking
 from search.ranking import rank
@@ -203,7 +203,7 @@ class SearchService:
         if parsed.is_empty:
             return _Asked(parsed, None, dropped)
         vocabulary = self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
-        return _Asked(expand(parsed, vocabulary), vocabulary, dropped, _near(snap, params.q))
+        return _Asked(expand(parsed, vocabulary), vocabulary, dropped, _near(snap, asked_text(params.q)))
 
     def _order(
         self, snap: Snapshot, params: SearchParams, asked: _Asked, found: _Found, started: float

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from whoosh import query as wq
 
 from index.schema import make_schema
-from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, build_query, expand
+from search.params import SearchParams
+from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, asked_text, build_query, expand
 from corpus.errors import CorpusError
 from corpus.synonyms import check_groups, load_synonym_groups
 from search.synonyms import parse_synonyms
@@ -211,3 +212,35 @@ def test_a_quoted_phrase_is_built_as_whooshs_parser_builds_it():
 @pytest.mark.parametrize("text", ['"GPUs"', '"the of"', '""', '"a b" c', 'x "a b"', '"a b"~3', '"a b" "c d"'])
 def test_other_quoted_texts_are_left_to_the_parser(text):
     assert _quoted_phrase(text, SCHEMA) is None  # a term, no query, a slop or more than the phrase: the parser's
+
+
+@pytest.mark.parametrize(
+    ("typed", "asked"),
+    [
+        ('"large language models"', "large language models"),
+        ("gpu cluster -nvidia", "gpu cluster"),
+        ('(gpu AND tpu) -"data center"', "gpu tpu"),
+        ("x NOT (a b) y", "x y"),
+        ("a ANDNOT b", "a"),
+        ("kubernetes OR slurm", "kubernetes slurm"),
+        ("fine-tune +lora", "fine-tune lora"),
+        ("-nvidia", ""),
+        ("state-of-the-art V3.2-Exp", "state-of-the-art V3.2-Exp"),  # no syntax: as typed
+        ("how much did microsoft invest in openai", "how much did microsoft invest in openai"),
+    ],
+)
+def test_the_words_a_query_asks_for_leave_out_its_syntax_and_what_it_excludes(typed, asked):
+    assert asked_text(typed) == asked
+
+
+@pytest.mark.parametrize(("typed", "plain"), [("gpu cluster -nvidia", "gpu cluster"), ('"large language"', "large language")])
+def test_a_query_means_what_its_words_ask_for(service, typed, plain):
+    """The meaning a hit is explained with (its cosine to the query) is that of the words asked for:
+    quote marks are no words, and ``-nvidia`` does not pull the query towards NVIDIA."""
+    def cosines(q: str) -> dict[str, float]:
+        page = service.search(SearchParams(q=q, per_page=50, explain=True))
+        return {h.id: h.explanation["meaning"]["cosine"] for h in page.hits if (h.explanation or {}).get("meaning")}
+
+    with_syntax, without = cosines(typed), cosines(plain)
+    shared = with_syntax.keys() & without.keys()
+    assert shared and all(with_syntax[doc] == without[doc] for doc in shared)
