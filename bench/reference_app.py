@@ -63,3 +63,26 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         return jsonify({"status": "ok"})
 
     return app
+
+
+def create_dressed_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Return the reference app carrying the service's per-request duties too (``bench.worker_cpu``'s
+    ``reference-dressed``): a request id, the duration histogram and in-progress gauge, the JSON access
+    line, the security headers, and an ETag with Cache-Control on each search answer."""
+    from web import api, observability, security
+
+    app = create_app(config)
+    app.json = api.JsonProvider(app)  # orjson for the answers, as the service's
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+    snapshot = str(app.config["FTS5_DB"])
+
+    @app.after_request
+    def validators(response: Response) -> Response:
+        if request.path == "/api/search" and response.status_code == 200:
+            return api._validators(response, api._etag(snapshot, "search", request.args.get("q", "")))
+        return response
+
+    security.register(app)
+    observability.register(app, observability.Metrics(Path(snapshot).parent))
+    return app

@@ -16,6 +16,9 @@ The cases (``--cases``, comma-separated):
 - ``service-unlogged``: ``service`` with the access line switched off (its logger's level raised in
   each worker), to weigh the line;
 - ``reference-health``: the reference's ``/healthz`` (Flask and gunicorn around a fixed answer);
+- ``reference-dressed``: ``reference`` with the service's per-request duties added
+  (``bench.reference_app.create_dressed_app``: request id, metrics, access line, security headers,
+  ETag and Cache-Control), to weigh them on the reference's search;
 - ``floor``: the smallest Flask app (``create_floor_app``): one route returning an 8 KB JSON body
   with the service's ten headers; what any Flask app pays under this config.
 """
@@ -33,8 +36,9 @@ from bench.run import UNIQUE_POOL, wrk
 from bench.servers import REFERENCE_APP, SERVICE_APP, cpu_times, gunicorn
 from corpus.sources import load_corpus
 
-CASES = ("service", "reference", "service-cached", "service-unlogged", "reference-health", "floor")
+CASES = ("service", "reference", "service-cached", "service-unlogged", "reference-health", "reference-dressed", "floor")
 FLOOR_APP = "bench.worker_cpu:create_floor_app()"
+DRESSED_APP = "bench.reference_app:create_dressed_app()"
 # A gunicorn config module (written to the run's folder) that is the service's with the access line off.
 _UNLOGGED_CONFIG = """from web.gunicorn_conf import *  # noqa: F403
 import logging
@@ -96,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "service-cached": (SERVICE_APP, service, (), unique[:20], unique[:20]),
             "service-unlogged": (SERVICE_APP, {**service, "PYTHONPATH": str(work)}, unlogged, unique[-1000:], unique),
             "reference-health": (REFERENCE_APP, reference, (), ["/healthz"], ["/healthz"]),
+            "reference-dressed": (DRESSED_APP, reference, (), unique[-1000:], unique),
             "floor": (FLOOR_APP, {}, (), ["/healthz"], ["/healthz"]),
         }
         for _ in range(args.rounds):
