@@ -84,15 +84,10 @@ def app_as_a_worker(index_dir: str) -> Iterator[Callable[..., Iterable[bytes]]]:
     with tempfile.TemporaryDirectory(prefix="request-profile-") as metrics_dir:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before prometheus_client is imported
         os.environ["TOPICHUB_INDEX_DIR"] = index_dir
-        import logging.config
-
         from web import create_app
-        from web.observability import log_config
+        from web.observability import configure_logging
 
-        config = log_config()
-        config["handlers"]["json"]["stream"] = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the run
-        logging.config.dictConfig(config)
-        logging.logThreads = logging.logMultiprocessing = False  # as web/gunicorn_conf.py's on_starting
+        configure_logging(open(os.devnull, "w"))  # noqa: SIM115 - lives as long as the run
         from search import semantic
 
         semantic.query_vector("warm up")  # as web/gunicorn_conf.py's on_starting does

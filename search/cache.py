@@ -37,9 +37,10 @@ def memory_lock() -> threading.Lock:
     """Return a lock for sections that only read and write memory: the operating system's, also under gevent.
 
     gevent's patched lock is Python code: a cache hit took 0.39 µs with it and 0.27 with this one
-    (timeit, gevent patched), and an unseen search takes some 40 (docs/performance.md).  A greenlet gives the thread away only where it waits on a socket or a
-    sleep, which nothing inside such a section does, so no other greenlet can find the lock held, and
-    between OS threads (``--threads``) it is the lock it always was.
+    (timeit, gevent patched), and an unseen search takes some 40 (docs/performance.md).  A greenlet
+    gives the thread away only where it waits on a socket or a sleep, which nothing inside such a
+    section does, so no other greenlet can find the lock held; between OS threads (``--threads``) it
+    is the lock it always was.
     """
     return unpatched("_thread", "allocate_lock")()
 

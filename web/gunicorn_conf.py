@@ -9,7 +9,6 @@ import ctypes
 import gc
 import html
 import itertools
-import logging.config
 import os
 import shutil
 import tempfile
@@ -19,7 +18,7 @@ from pathlib import Path
 import gunicorn.http.wsgi
 import gunicorn.util
 
-from web.observability import log_config
+from web.observability import configure_logging
 from web.security import HEADERS
 
 # No banner: gunicorn's Server header would name the software; ours names only the service.
@@ -74,12 +73,7 @@ _made_metrics_dir: list[Path] = []
 
 def on_starting(server) -> None:
     """Set up, in the master before any worker starts, the JSON logs and the shared metrics folder."""
-    logging.config.dictConfig(log_config())
-    # No log line shows the thread or the multiprocessing process a record was made in, so records do
-    # not look them up (the logging HOWTO's "Optimization"): 0.01 ms of each request's access line
-    # under gunicorn (docs/performance.md).  gunicorn's own lines show the process id, which stays.
-    logging.logThreads = False
-    logging.logMultiprocessing = False
+    configure_logging()
     given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if given:
         folder = Path(given)
