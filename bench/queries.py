@@ -18,6 +18,7 @@ _WORD = re.compile(r"[^\W\d_][\w]*")
 PHRASE_SHARE = 0.15
 LENGTHS = (1, 2, 3)
 LENGTH_WEIGHTS = (0.4, 0.35, 0.25)
+KINDS = ("phrase", *(f"words{n}" for n in LENGTHS))
 
 
 def _content(words: list[str]) -> list[str]:
@@ -47,6 +48,11 @@ def make_queries(records: Sequence[Record], count: int, seed: int) -> list[str]:
         start = rng.randrange(len(content) - length + 1)
         queries.setdefault(" ".join(w.lower() for w in content[start:start + length]))
     return list(queries)
+
+
+def query_kind(query: str) -> str:
+    """Return "phrase" for a quoted phrase, else "words" and the number of words ("words2")."""
+    return "phrase" if query.startswith('"') else f"words{len(query.split())}"
 
 
 def api_paths(queries: Sequence[str]) -> list[str]:

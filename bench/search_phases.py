@@ -21,6 +21,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from bench.queries import KINDS
+
 SERVICE_METHODS = ("_understand", "_order", "_hits", "_answer", "_ways_out", "_highlighted")
 MODULE_FUNCTIONS = ("_near", "count_facets", "build_query", "keep_informative", "expand", "suggestion", "rank")
 
@@ -40,11 +42,6 @@ def _timed(
     return timed
 
 
-def query_kind(query: str) -> str:
-    """Return "phrase" for a quoted phrase, else "words" and the number of words ("words2")."""
-    return "phrase" if query.startswith('"') else f"words{len(query.split())}"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_dir")
@@ -52,12 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=3000)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="time the parts by the wall clock or by the thread's CPU time")
-    parser.add_argument("--kind", choices=("all", "phrase", "words1", "words2", "words3"), default="all",
+    parser.add_argument("--kind", choices=("all", *KINDS), default="all",
                         help="only the quoted phrases, or only the plain queries of one, two or three words")
     parser.add_argument("--corpus", choices=("seed", "debian"), default="seed",
                         help="draw the queries from the seed corpus or from the Debian one (for an index built from it)")
     args = parser.parse_args(argv)
-    from bench.queries import distinct_queries, make_queries
+    from bench.queries import distinct_queries, make_queries, query_kind
     from corpus.sources import load_corpus
     from search import semantic
     from search import service as module

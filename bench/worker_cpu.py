@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench import fts5
-from bench.queries import api_paths, make_queries
+from bench.queries import KINDS, api_paths, make_queries, query_kind
 from bench.run import UNIQUE_POOL, wrk
 from bench.servers import REFERENCE_APP, SERVICE_APP, cpu_times, gunicorn
 from corpus.sources import load_corpus
@@ -77,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cases", default="service,reference",
                         help=f"comma-separated, of: {', '.join(CASES)} (default service,reference)")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--kind", choices=("all", *KINDS), default="all",
+                        help="time only the quoted phrases, or only the plain queries of one, two or three words")
     args = parser.parse_args(argv)
     cases = args.cases.split(",")
     unknown = sorted(set(cases) - set(CASES))
@@ -85,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     records = list(load_corpus().records)
     queries = make_queries(records, UNIQUE_POOL, 8)  # make bench's unique mix (its seed, 7, + 1)
     unique = api_paths(queries)
+    timed = unique if args.kind == "all" else api_paths([q for q in queries if query_kind(q) == args.kind])
     with tempfile.TemporaryDirectory(prefix="worker-cpu-") as tmp:
         work = Path(tmp)
         db = work / "docs.fts"
@@ -95,12 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         unlogged = ("--config", "python:unlogged_conf")
         # case: (app, environment, extra gunicorn arguments, warm-up paths, timed paths)
         plans = {
-            "service": (SERVICE_APP, service, (), unique[-1000:], unique),
-            "reference": (REFERENCE_APP, reference, (), unique[-1000:], unique),
+            "service": (SERVICE_APP, service, (), unique[-1000:], timed),
+            "reference": (REFERENCE_APP, reference, (), unique[-1000:], timed),
             "service-cached": (SERVICE_APP, service, (), unique[:20], unique[:20]),
-            "service-unlogged": (SERVICE_APP, {**service, "PYTHONPATH": str(work)}, unlogged, unique[-1000:], unique),
+            "service-unlogged": (SERVICE_APP, {**service, "PYTHONPATH": str(work)}, unlogged, unique[-1000:], timed),
             "reference-health": (REFERENCE_APP, reference, (), ["/healthz"], ["/healthz"]),
-            "reference-dressed": (DRESSED_APP, reference, (), unique[-1000:], unique),
+            "reference-dressed": (DRESSED_APP, reference, (), unique[-1000:], timed),
             "floor": (FLOOR_APP, {}, (), ["/healthz"], ["/healthz"]),
         }
         for _ in range(args.rounds):
