@@ -20,7 +20,9 @@ The cases (``--cases``, comma-separated):
   (``bench.reference_app.create_dressed_app``: request id, metrics, access line, security headers,
   ETag and Cache-Control), to weigh them on the reference's search;
 - ``floor``: the smallest Flask app (``create_floor_app``): one route returning an 8 KB JSON body
-  with the service's ten headers; what any Flask app pays under this config.
+  with the service's ten headers; what any Flask app pays under this config;
+- ``wsgi-floor``: the same answer from a bare WSGI function (``create_wsgi_floor_app``), no Flask:
+  what gunicorn, gevent and the kernel cost a request, and so what Flask adds to ``floor``.
 """
 
 from __future__ import annotations
@@ -36,8 +38,13 @@ from bench.run import UNIQUE_POOL, wrk
 from bench.servers import REFERENCE_APP, SERVICE_APP, cpu_times, gunicorn
 from corpus.sources import load_corpus
 
-CASES = ("service", "reference", "service-cached", "service-unlogged", "reference-health", "reference-dressed", "floor")
+CASES = ("service", "reference", "service-cached", "service-unlogged", "reference-health", "reference-dressed", "floor",
+         "wsgi-floor")
 FLOOR_APP = "bench.worker_cpu:create_floor_app()"
+WSGI_FLOOR_APP = "bench.worker_cpu:create_wsgi_floor_app()"
+FLOOR_BODY = b'{"text":"' + b"x" * 8000 + b'"}'
+FLOOR_HEADERS = {"ETag": 'W/"4fa68e6945ae8ba8454f1c1881cc75a6"', "Cache-Control": "public, max-age=30",
+                 "X-Request-ID": "510e9524a58eea0a7e5d836f49aa8e2c"}
 DRESSED_APP = "bench.reference_app:create_dressed_app()"
 # A gunicorn config module (written to the run's folder) that is the service's with the access line off.
 _UNLOGGED_CONFIG = """from web.gunicorn_conf import *  # noqa: F403
@@ -60,13 +67,25 @@ def create_floor_app():
     from web.security import HEADERS
 
     app = Flask(__name__)
-    body = b'{"text":"' + b"x" * 8000 + b'"}'
-    headers = {"ETag": 'W/"4fa68e6945ae8ba8454f1c1881cc75a6"', "Cache-Control": "public, max-age=30",
-               "X-Request-ID": "510e9524a58eea0a7e5d836f49aa8e2c", **HEADERS}
+    headers = {**FLOOR_HEADERS, **HEADERS}
 
     @app.get("/healthz")
     def answer() -> Response:
-        return Response(body, mimetype="application/json", headers=headers)
+        return Response(FLOOR_BODY, mimetype="application/json", headers=headers)
+
+    return app
+
+
+def create_wsgi_floor_app():
+    """Return a bare WSGI app giving ``create_floor_app``'s answer (body and headers) to every request."""
+    from web.security import HEADERS
+
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(FLOOR_BODY))),
+               *FLOOR_HEADERS.items(), *HEADERS.items()]
+
+    def app(environ, start_response):
+        start_response("200 OK", list(headers))
+        return [FLOOR_BODY]
 
     return app
 
@@ -105,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "reference-health": (REFERENCE_APP, reference, (), ["/healthz"], ["/healthz"]),
             "reference-dressed": (DRESSED_APP, reference, (), unique[-1000:], timed),
             "floor": (FLOOR_APP, {}, (), ["/healthz"], ["/healthz"]),
+            "wsgi-floor": (WSGI_FLOOR_APP, {}, (), ["/healthz"], ["/healthz"]),
         }
         for _ in range(args.rounds):
             for case in cases:
