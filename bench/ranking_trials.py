@@ -1,0 +1,114 @@
+"""Two ranking changes tried and not kept (issue 12): a guide section ranked by its best paragraph,
+and BM25F with the fields' term frequencies added before saturation.
+
+``python -m bench.ranking_trials passages`` builds the hub's seed corpus twice, once as it is and once
+with every guide section of several paragraphs split into one document per paragraph (its id
+``section#k``), asks the service both, keeps each section's best-ranked paragraph ("MaxP", Dai and
+Callan 2019), and prints the hub table of each with the queries that moved.
+
+``python -m bench.ranking_trials bm25f TITLE_WEIGHT`` runs ``make bench-relevance`` with each word's
+score in a document reckoned as in Robertson, Zaragoza and Taylor's "Simple BM25 extension to
+multiple weighted fields" (2004): the title's and the body's length-normalised frequencies, the
+title's times TITLE_WEIGHT, added, then saturated once, with the idf of the documents holding the
+word in either field.  The service sums a BM25 score per field instead.  Trial only: the title's
+entry is the same documents at 0 (phrases still look a field's entries up), and explain shows the
+whole score under the body.
+
+docs/relevance.md has what each did; the service carries neither.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from bench import relevance
+from corpus.sources import DEFAULT_DIR, load_corpus
+from index.build import build_corpus
+from index.whoosh_compat import read_postings
+from search.scoring import LENGTH_OF_BYTE, TermScores
+from search.weighting import bm25_idf
+
+FIELDS = ("title", "body")
+
+
+def passages() -> int:
+    """Print the hub's table for the corpus as it is and with sections ranked by their best paragraph."""
+    corpus = load_corpus([DEFAULT_DIR])
+    split = []
+    for record in corpus.records:
+        if record.kind == "guide" and len(record.blocks) > 1:
+            split.extend(dataclasses.replace(record, id=f"{record.id}#{k}", blocks=(block,))
+                         for k, block in enumerate(record.blocks))
+        else:
+            split.append(record)
+    hub = relevance.hub_collection()
+    with tempfile.TemporaryDirectory(prefix="bench-passages-") as tmp:
+        whole = relevance.evaluate(hub, Path(tmp))["service"]
+        build_corpus(dataclasses.replace(corpus, records=tuple(split)), Path(tmp) / "passages")
+        ask = relevance.service_system(Path(tmp) / "passages")
+
+        def best_paragraph(query: str) -> relevance.Answer:
+            answer = ask(query)
+            sections = list(dict.fromkeys(doc_id.split("#")[0] for doc_id in answer.ids))
+            return relevance.Answer(tuple(sections[: relevance.DEPTH]), answer.no_answer)
+
+        by_paragraph = {judged.query: best_paragraph(judged.query) for judged in hub.judged}
+        summaries = {"sections": relevance.summarise(hub.judged, whole),
+                     "paragraphs": relevance.summarise(hub.judged, by_paragraph)}
+        print(relevance.table(hub.judged, summaries))
+        for line in relevance.moved(hub.judged, {"sections": whole, "paragraphs": by_paragraph}, 20,
+                                    before="sections", after="paragraphs"):
+            print(line)
+    return 0
+
+
+def _combined_read(title_weight: float):
+    """Return a ``TermScores._read`` that gives each word one BM25F score over both fields (in the body's entry)."""
+    kept_read = TermScores._read
+    weights = {"title": title_weight, "body": 1.0}
+
+    def read(self, searcher, fieldname, text):
+        if fieldname not in FIELDS:
+            return kept_read(self, searcher, fieldname, text)
+        if fieldname == "title":
+            return {docnum: 0.0 for docnum in kept_read(self, searcher, fieldname, text)}
+        frequency: dict[int, float] = {}
+        for index, (leaf, offset) in enumerate(searcher.leaf_searchers()):
+            reader = leaf.reader()
+            for field in FIELDS:
+                if (field, text) not in reader:
+                    continue
+                ids, tfs = read_postings(reader, field, text, weights=True)
+                if not ids:
+                    continue
+                scorer = searcher.weighting.scorer(leaf, field, text)
+                lengths = LENGTH_OF_BYTE[np.frombuffer(self._field_lengths(index, reader, field), dtype=np.uint8)[ids]]
+                normalised = np.array(tfs) / ((1 - scorer.B) + scorer.B * lengths / scorer.avgfl)
+                for docnum, value in zip(ids, normalised.tolist()):
+                    frequency[docnum + offset] = frequency.get(docnum + offset, 0.0) + weights[field] * value
+        if not frequency:
+            return {}
+        k1 = searcher.weighting.K1
+        idf = bm25_idf(searcher.doc_count_all(), len(frequency))
+        return {docnum: idf * tf * (k1 + 1) / (tf + k1) for docnum, tf in frequency.items()}
+
+    return read
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["passages"]:
+        return passages()
+    if argv[:1] == ["bm25f"] and len(argv) == 2:
+        TermScores._read = _combined_read(float(argv[1]))  # type: ignore[method-assign]
+        return relevance.main(["--moved", "3"])
+    print(__doc__.split("\n\n")[1], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
