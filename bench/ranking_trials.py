@@ -30,7 +30,7 @@ from bench import relevance
 from corpus.sources import DEFAULT_DIR, load_corpus
 from index.build import build_corpus
 from index.whoosh_compat import read_postings
-from search.scoring import LENGTH_OF_BYTE, TermScores
+from search.scoring import TermScores
 from search.weighting import bm25_idf
 
 FIELDS = ("title", "body")
@@ -87,7 +87,7 @@ def _combined_read(title_weight: float):
                 if not ids:
                     continue
                 scorer = searcher.weighting.scorer(leaf, field, text)
-                lengths = LENGTH_OF_BYTE[np.frombuffer(self._field_lengths(index, reader, field), dtype=np.uint8)[ids]]
+                lengths = self.posting_lengths(index, reader, field, text, np.array(ids, dtype=np.intp))
                 normalised = np.array(tfs) / ((1 - scorer.B) + scorer.B * lengths / scorer.avgfl)
                 for docnum, value in zip(ids, normalised.tolist()):
                     frequency[docnum + offset] = frequency.get(docnum + offset, 0.0) + weights[field] * value

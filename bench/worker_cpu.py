@@ -128,12 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         for _ in range(args.rounds):
             for case in cases:
-                app, env, extra, warm, timed = plans[case]
+                app, env, extra, warm, paths = plans[case]
                 with gunicorn(app, env, 1, work / f"{case}.log", extra_args=extra) as server:
                     (pid,) = server.worker_pids()
                     wrk(server.base, warm, work, "warm", 2, 1, 1)
                     user, system = cpu_times(pid)
-                    run = wrk(server.base, timed, work, "timed", 5, 1, 1)
+                    run = wrk(server.base, paths, work, "timed", 5, 1, 1)
                     user_after, system_after = cpu_times(pid)
                 count = int(run["requests"])
                 print(f"{case}: {count:,} requests, {run['rps']:,.0f}/s, worker CPU a request: user "

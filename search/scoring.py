@@ -86,14 +86,7 @@ class TermScores:
             if type(scorer) is WeightScorer:
                 leaf_scores = leaf_weights
             elif isinstance(scorer, WeightLengthScorer) and type(scorer).score is WeightLengthScorer.score:
-                lengths = self._field_lengths(index, reader, fieldname)
-                if lengths is None:  # Whoosh's dfl(): 1 when the segment stores no lengths
-                    leaf_lengths = np.ones(len(ids))
-                else:
-                    length_bytes = np.frombuffer(lengths, dtype=np.uint8)[leaf_ids]
-                    if not length_bytes.all():
-                        raise Unsupported(f"{fieldname}:{text!r} has a posting in an empty field")
-                    leaf_lengths = LENGTH_OF_BYTE[length_bytes]
+                leaf_lengths = self.posting_lengths(index, reader, fieldname, text, leaf_ids)
                 leaf_scores = bm25_posting_scores(scorer, leaf_weights, leaf_lengths)
                 if leaf_scores is None:  # another WeightLengthScorer: its own arithmetic, once a pair
                     leaf_scores = _pair_scores(scorer, leaf_weights, leaf_lengths)
@@ -117,6 +110,16 @@ class TermScores:
         values = all_scores.tolist()
         shared: dict[float, float] = {}
         return dict(zip(all_ids.tolist(), map(shared.setdefault, values, values)))
+
+    def posting_lengths(self, index: int, reader, fieldname: str, text: bytes, ids: np.ndarray) -> np.ndarray:
+        """Return the field length bm25() is given for each of segment *index*'s documents *ids* holding *text*."""
+        lengths = self._field_lengths(index, reader, fieldname)
+        if lengths is None:  # Whoosh's dfl(): 1 when the segment stores no lengths
+            return np.ones(len(ids))
+        length_bytes = np.frombuffer(lengths, dtype=np.uint8)[ids]
+        if not length_bytes.all():
+            raise Unsupported(f"{fieldname}:{text!r} has a posting in an empty field")
+        return LENGTH_OF_BYTE[length_bytes]
 
     def _field_lengths(self, index: int, reader, fieldname: str) -> bytes | None:
         """Return segment *index*'s length byte of *fieldname* for every document (None: not stored)."""
