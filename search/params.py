@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from index.dates import is_date_only, is_month, parse_iso, timestamp
+from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -129,7 +130,11 @@ def _date(args: MultiMapping, name: str) -> str | None:
     if not re.fullmatch(DATE_PATTERN[1:-1], raw):
         raise InvalidParameter(name, message)
     try:
-        return parse_iso(raw)
+        canonical = parse_iso(raw)  # to the second, as documents are dated
+        if name == "since" and len(canonical) > 10 and datetime.fromisoformat(raw).microsecond:
+            # 08:00:00.5 leaves out what was dated 08:00:00: the bound is the next whole second.
+            canonical = format_utc(datetime.fromisoformat(raw) + timedelta(seconds=1))
+        return canonical
     except ValueError:  # a real date and time whose offset moves it off the calendar (year 1 or 9999)
         raise InvalidParameter(name, message) from None
 
@@ -159,10 +164,13 @@ def parse_params(args: MultiMapping) -> SearchParams:
     explain_raw = (args.get("explain") or "").lower()
     if explain_raw not in _BOOLEANS:
         raise InvalidParameter("explain", "'explain' must be 1 or 0")
-    # An until before since is not refused: like any narrow filter, it matches nothing.
-    return SearchParams(
+    params = SearchParams(
         q=q, page=page, per_page=per_page, sort=sort, explain=explain_raw in _TRUE, since=since, until=until, **filters
     )
+    low, high = params.date_range
+    if low is not None and high is not None and high < low:  # never what a reader means: say so
+        raise InvalidParameter("until", f"'until' ({until}) is before 'since' ({since})")
+    return params
 
 
 def to_query_string(params: SearchParams, **overrides: object) -> list[tuple[str, str]]:

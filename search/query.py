@@ -70,6 +70,8 @@ _SYNTAX = re.compile(r"[\"()]|(?:^|[\s(])[+-](?=[\w\"(])|\b(?:AND|OR|NOT|ANDNOT)
 _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
 _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
+# An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
+_DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
     qplugins.FieldsPlugin,
@@ -386,8 +388,14 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
             concepts.append(_concept(text[start:end] if span else word, (word,), span, synonyms))
         else:
             words = tuple(sorted(_leaf_terms(node)))
-            concepts.append(Concept(text=" ".join(words), alternatives=(Alternative("exact", words, node),)))
+            concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=(Alternative("exact", words, node),)))
     return concepts, negatives
+
+
+def _typed_phrase(text: str, node: wq.Query) -> str | None:
+    """Return a quoted phrase's words as they were typed ("data center", not its sorted stems)."""
+    ranges = getattr(node, "char_ranges", None) if isinstance(node, wq.Phrase) else None
+    return text[ranges[0][0] : ranges[-1][1]] if ranges else None
 
 
 def _leaf_terms(q: wq.Query) -> set[str]:
@@ -454,12 +462,23 @@ def asked_text(text: str) -> str:
     return " ".join(_MARKS.sub(" ", _EXCLUDED.sub(" ", text)).split())
 
 
+def _without_dangling(text: str) -> str:
+    """Return *text* without operators that join nothing (``trainium AND``, ``OR gpu``), and with a
+    query that only excludes (``-openai``) asking for everything else, as ``NOT openai`` does.
+    An operator typed alone (``AND``) stays: it is then the only word there is to search."""
+    trimmed = _DANGLING.sub("", text.strip()) or text
+    if _EXCLUDED.search(trimmed) and not asked_text(trimmed):
+        trimmed = re.sub(_MINUS, "NOT ", trimmed)
+    return trimmed
+
+
 def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> ParsedQuery:
     """Return the all-words and any-words queries for *text*; never raises on odd syntax."""
     synonyms = synonyms or Synonyms.empty()
     analyzer = schema[SEARCH_FIELDS[0]].analyzer
     plain = bool(_SYNTAX.search(text))  # syntax the parser chokes on is searched as plain words
     if plain:
+        text = _without_dangling(text)
         try:
             concepts, excluded = _syntax_concepts(text, schema, synonyms)
             return assemble(text, concepts, excluded)

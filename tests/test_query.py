@@ -244,3 +244,29 @@ def test_a_query_means_what_its_words_ask_for(service, typed, plain):
     with_syntax, without = cosines(typed), cosines(plain)
     shared = with_syntax.keys() & without.keys()
     assert shared and all(with_syntax[doc] == without[doc] for doc in shared)
+
+
+@pytest.mark.parametrize("typed", ["trainium AND", "AND trainium", "trainium OR", "trainium NOT", "OR AND trainium"])
+def test_an_operator_that_joins_nothing_is_not_searched_as_a_word(service, typed):
+    # Half-typed syntax: "AND" is not an acronym to find in every document that says "and".
+    assert build_query(typed, SCHEMA).terms == {"trainium"}
+    alone = service.search(SearchParams(q="trainium", per_page=50))
+    dangling = service.search(SearchParams(q=typed, per_page=50))
+    assert dangling.total == alone.total > 0
+    assert [hit.id for hit in dangling.hits] == [hit.id for hit in alone.hits]
+
+
+@pytest.mark.parametrize(("excluding", "written_out"), [("-trainium", "NOT trainium"), ("-trainium -openai", "NOT trainium NOT openai")])
+def test_a_query_that_only_excludes_finds_everything_else(service, excluding, written_out):
+    everything = service.search(SearchParams(per_page=1)).total
+    result = service.search(SearchParams(q=excluding, per_page=50))
+    with_trainium = {hit.id for hit in service.search(SearchParams(q="trainium", per_page=50)).hits}
+    assert 0 < result.total < everything
+    assert not with_trainium & {hit.id for hit in result.hits}
+    assert result.total == service.search(SearchParams(q=written_out, per_page=1)).total
+
+
+@pytest.mark.parametrize(("typed", "phrase"), [('"data center"', "data center"), ('x "Large Language models" -nvidia', "Large Language models")])
+def test_a_quoted_phrase_is_explained_as_it_was_typed(typed, phrase):
+    # explain's "matched" and "missing" name the phrase as typed, not its stems in alphabetical order.
+    assert phrase in [concept.text for concept in build_query(typed, SCHEMA).concepts]

@@ -12,11 +12,12 @@ from collections import Counter
 from html import unescape
 
 import pytest
+from werkzeug.datastructures import MultiDict
 
 from index.dates import month_of, parse_iso, timestamp
 from index.build import build
 from index.update import update
-from search.params import MAX_PER_PAGE, SearchParams
+from search.params import MAX_PER_PAGE, SearchParams, parse_params
 from search.service import SearchService
 from tests.conftest import DATED, DATED_FIRST_SEEN, write_jsonl
 from web import create_app
@@ -89,7 +90,7 @@ def test_newest_with_a_query_orders_its_matches_by_date(service):
         (None, "2024-03-31"),
         ("2024-03-05T00:00:00Z", "2024-03-20T12:00:00Z"),
         ("2025-03-15T08:00:00Z", "2025-03-15T08:00:00Z"),  # exactly the packages first seen then
-        ("2025-06-01", "2024-06-01"),  # until before since: nothing, not an error
+        ("2025-06-01", "2024-06-01"),  # until before since: nothing (a request's parameters get a 400)
     ],
 )
 def test_since_and_until_keep_the_documents_dated_between(service, since, until):
@@ -173,10 +174,21 @@ def test_pages_show_dates_relative_with_the_exact_one_in_a_time_element(client):
 @pytest.mark.parametrize(
     ("query", "param"),
     [("since=2024-02-30", "since"), ("until=yesterday", "until"), ("since=2024-05-01T25:00", "since"),
-     ("until=20240501", "until"), ("month=2024-5", "month"), ("month=May", "month"), ("sort=oldest", "sort")],
+     ("until=20240501", "until"), ("month=2024-5", "month"), ("month=May", "month"), ("sort=oldest", "sort"),
+     ("since=2024-06-02&until=2024-06-01", "until"), ("since=2024-06-01T00:00:01Z&until=2024-06-01T00:00:00Z", "until")],
 )
 def test_a_bad_date_gets_a_400_naming_it(client, query, param):
     response = client.get(f"/api/search?{query}")
     assert response.status_code == 400
     assert response.get_json()["error"]["param"] == param and response.get_json()["error"]["code"] == "invalid_parameter"
     assert client.get(f"/?{query}").status_code == 400
+
+
+def test_a_since_with_a_fraction_of_a_second_leaves_out_what_was_dated_before_it(service):
+    # Documents are dated to the second: those dated 08:00:00 are before 08:00:00.5.
+    at = "2025-03-15T08:00:00Z"
+    dated_then = {i for i, d in DATE.items() if timestamp(d) == timestamp(at)}
+    assert dated_then <= set(all_ids(service, SearchParams(since=at)))
+    later = set(all_ids(service, parse_params(MultiDict({"since": "2025-03-15T08:00:00.5Z"}))))
+    assert dated_then and not dated_then & later
+    assert later == {i for i, d in DATE.items() if timestamp(d) > timestamp(at)}

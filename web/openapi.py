@@ -177,7 +177,9 @@ SCHEMAS: dict[str, Any] = {
             "suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")],
                            "description": "Did you mean: a corrected query, when one finds more."},
             "answer": {"oneOf": [{"type": "null"}, _ref("Answer")],
-                       "description": "A guide section that answers the query, shown above the hits."},
+                       "description": ("A guide section that answers the query, shown above the hits. It is one "
+                                       "of the `total` results, on page 1, and is not repeated in `hits`: page 1 "
+                                       "then holds it and up to per_page - 1 hits, and later pages go on from there.")},
             "snapshot": {"type": "string", "description": "The index snapshot that answered."},
             "ways_out": {"type": "array", "items": _ref("WayOut"), "description": (
                 "For an empty result of a query or filters: nearby searches that do find something "
@@ -331,10 +333,11 @@ PATHS: dict[str, Any] = {
                 _filter("kind", "Only this type of document (event or guide)."),
                 _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
                                  "published, else first_seen).", MONTH_PATTERN),
-                {"name": "since", "in": "query", "description": f"Only documents dated at or after this. {DATE_PARAM}",
+                {"name": "since", "in": "query", "description": f"Only documents dated at or after this (documents are dated to the second: a "
+                                                                 f"fraction of one moves the bound to the next). {DATE_PARAM}",
                   "schema": {"type": "string", "pattern": DATE_PATTERN}, "example": "2024-05-01"},
                 {"name": "until", "in": "query", "description": f"Only documents dated at or before this (a date takes in "
-                                                                 f"its whole day). {DATE_PARAM}",
+                                                                 f"its whole day); before since, the answer is a 400 naming until. {DATE_PARAM}",
                  "schema": {"type": "string", "pattern": DATE_PATTERN}, "example": "2024-12-31"},
                 {"name": "sort", "in": "query", "description": (
                     "relevance (default with q), newest (published, else first_seen; default without q) or listing."),
