@@ -1,7 +1,8 @@
 """Ways out of an empty result: nearby searches that do find something, each with its count.
 
 When a search finds nothing, the page offers concrete next steps instead of a dead end: the
-spelling suggestion, each active filter removed on its own, every filter removed, and the query's
+spelling suggestion, each active filter removed on its own, the date bounds removed, every filter
+(dates too) removed, and the query's
 words joined with OR.  Each way out is run as a real search (one hit per page, so only the exact
 total and facet counts are computed), and only ways that find something are offered.
 """
@@ -44,8 +45,11 @@ def ways_out(
     for name, value in active:
         rest = tuple(v for v in getattr(params, name) if v != value)
         candidates.append(("without", base.with_(**{name: rest}), name, value))
-    if len(active) > 1:
-        candidates.append(("no_filters", base.with_(**{name: () for name in FILTERS}), None, None))
+    dated = bool(params.since or params.until)
+    if dated:
+        candidates.append(("no_dates", base.with_(since=None, until=None), None, None))
+    if len(active) + dated > 1:
+        candidates.append(("no_filters", base.with_(since=None, until=None, **{name: () for name in FILTERS}), None, None))
     any_words = any_words_query(params.q)
     if any_words:
         candidates.append(("any_words", base.with_(q=any_words), None, None))

@@ -55,7 +55,7 @@ class FacetValue:
 class WayOut:
     """A search near an empty one that finds *count* results (search/alternatives.py)."""
 
-    kind: str  # "suggestion", "without" (one filter removed), "no_filters" or "any_words"
+    kind: str  # "suggestion", "without" (one filter removed), "no_dates", "no_filters" or "any_words"
     params: SearchParams
     count: int
     facet: str | None = None  # for "without": the filter removed
@@ -67,6 +67,8 @@ class WayOut:
             "kind": self.kind,
             "query": self.params.q,
             "filters": {k: list(v) for k, v in self.params.filters().items()},
+            "since": self.params.since,
+            "until": self.params.until,
             "count": self.count,
             "facet": self.facet,
             "value": self.value,

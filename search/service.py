@@ -252,7 +252,7 @@ class SearchService:
 
     def _ways_out(self, snap: Snapshot, params: SearchParams, hint: Suggestion | None, total: int) -> tuple[WayOut, ...]:
         """Return, for an empty result of a query or filters, the nearby searches that find something."""
-        if total or not (params.q or any(params.filters().values())):
+        if total or not (params.q or any(params.filters().values()) or params.since or params.until):
             return ()
         return ways_out(lambda p: self._search(p, with_ways=False), snap.label, params, hint.text if hint else None)
 

@@ -192,3 +192,20 @@ def test_a_since_with_a_fraction_of_a_second_leaves_out_what_was_dated_before_it
     later = set(all_ids(service, parse_params(MultiDict({"since": "2025-03-15T08:00:00.5Z"}))))
     assert dated_then and not dated_then & later
     assert later == {i for i, d in DATE.items() if timestamp(d) > timestamp(at)}
+
+
+def test_dates_that_leave_nothing_offer_the_search_without_them(client):
+    # An empty result because of the dates gets a way out, like one because of a facet filter, and a
+    # program can rebuild every way out from its query, filters, since and until.
+    everything = client.get("/api/search?q=library").get_json()["total"]
+    body = client.get("/api/search?q=library&until=2000-01-01").get_json()
+    assert body["total"] == 0 and everything > 0
+    [way] = [way for way in body["ways_out"] if way["kind"] == "no_dates"]
+    assert way["count"] == everything and way["since"] is None and way["until"] is None
+    topic = client.get("/api/search?q=library").get_json()["facets"]["topic"][0]["value"]
+    both = client.get(f"/api/search?q=library&topic={topic}&since=2000-01-01&until=2000-01-02").get_json()
+    for way in both["ways_out"]:
+        rebuilt = {"q": way["query"], **{k: v for k, v in way["filters"].items() if v}}
+        rebuilt.update({k: way[k] for k in ("since", "until") if way[k]})
+        assert client.get("/api/search", query_string=rebuilt).get_json()["total"] == way["count"] > 0
+    assert {"no_dates", "no_filters"} <= {way["kind"] for way in both["ways_out"]}

@@ -183,7 +183,8 @@ SCHEMAS: dict[str, Any] = {
             "snapshot": {"type": "string", "description": "The index snapshot that answered."},
             "ways_out": {"type": "array", "items": _ref("WayOut"), "description": (
                 "For an empty result of a query or filters: nearby searches that do find something "
-                "(the spelling suggestion, each filter removed, every filter removed, any of the words), each "
+                "(the spelling suggestion, each filter removed, the dates removed, every filter removed, any "
+                "of the words), each "
                 "with its exact count; empty otherwise.")},
             "dropped_words": {"type": "integer", "minimum": 0, "description": (
                 f"How many words of a long query were left out: it is searched by its {MAX_QUERY_WORDS} most "
@@ -194,12 +195,14 @@ SCHEMAS: dict[str, Any] = {
     },
     "WayOut": {
         "type": "object",
-        "required": ["kind", "query", "filters", "count", "facet", "value", "label"],
+        "required": ["kind", "query", "filters", "since", "until", "count", "facet", "value", "label"],
         "properties": {
-            "kind": {"type": "string", "enum": ["suggestion", "without", "no_filters", "any_words"]},
+            "kind": {"type": "string", "enum": ["suggestion", "without", "no_dates", "no_filters", "any_words"]},
             "query": {"type": "string", "description": "Pass it as q."},
             "filters": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}},
                         "description": "The filters of this search, by facet."},
+            "since": {"type": ["string", "null"], "description": "This search's since, if any (no_dates and no_filters drop it)."},
+            "until": {"type": ["string", "null"], "description": "This search's until, if any."},
             "count": {"type": "integer", "minimum": 1},
             "facet": {"type": ["string", "null"], "description": "For \"without\": the facet whose value was removed."},
             "value": {"type": ["string", "null"]},
