@@ -133,8 +133,10 @@ SCHEMAS: dict[str, Any] = {
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
             "matched_by": {"type": "string", "enum": ["words", "meaning"], "description": (
-                "words: the hit holds words of the query; meaning: it was found by its meaning alone (its "
-                "vector is among the query's nearest), sharing no word with the query.")},
+                "words: the hit matches the query's words as asked; meaning: it was found by its meaning alone "
+                "(its vector is among the query's nearest) and does not match them as asked: it shares no "
+                "word with the query, or holds a quoted phrase's words but not as that phrase, and then its "
+                "highlights still mark them.")},
         },
     },
     "FacetValue": {
