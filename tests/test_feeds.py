@@ -92,9 +92,17 @@ def test_conditional_get_answers_304_until_the_feed_changes(client):
     assert other.status_code == 200
 
 
-def test_a_bad_parameter_gets_a_400_naming_it(client):
-    response = client.get("/feeds/search.atom?since=someday")
-    assert response.status_code == 400 and "since" in response.get_data(as_text=True)
+@pytest.mark.parametrize("query, param", [("since=someday", "since"), ("month=2024-13", "month"), ("q=a%00b", "q")])
+def test_a_bad_parameter_gets_a_400_naming_it(client, query, param):
+    response = client.get(f"/feeds/search.atom?{query}")
+    assert response.status_code == 400 and f"&#39;{param}&#39;" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("ignored", ["per_page=100", "page=0", "page=abc", "sort=best", "explain=maybe"])
+def test_parameters_the_feed_ignores_do_not_make_it_fail(client, ignored):
+    _, plain, _ = feed(client, "topic=libs")
+    _, parsed, _ = feed(client, f"topic=libs&{ignored}")
+    assert [e.id for e in parsed.entries] == [e.id for e in plain.entries] and len(parsed.entries) == 20
 
 
 def test_the_page_links_its_feed(client):

@@ -9,7 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from search.alternatives import any_words_query, ways_out
-from search.params import SearchParams
+from search.params import MAX_QUERY_CHARS, SearchParams
+from search.results import WayOut
 from web.pages import page_window, text_blocks
 
 
@@ -272,3 +273,91 @@ def test_bad_page_parameters_get_a_400_page_not_a_traceback(client, url):
     assert response.status_code == 400
     body = response.get_data(as_text=True)
     assert "Traceback" not in body and "That request could not be used" in body
+
+
+def summary_text(page: str) -> str:
+    summary = re.search(r'<p class="summary" id="summary"[^>]*>(.*?)</p>', page, re.S).group(1)
+    return unescape(re.sub(r"<[^>]+>", "", summary))
+
+
+def test_a_page_past_the_last_says_so_and_leads_to_the_last_page(client):
+    pages = api(client, "?q=stargate")["pages"]
+    assert pages == 2
+    page = html(client, "/?q=stargate&page=5")  # still a 200: the search itself is fine
+    note = re.search(r'<p class="note past-end">(.*?)</p>', page, re.S)
+    assert note and "There is no page 5: this search has 2 pages." in " ".join(unescape(note.group(1)).split())
+    assert links(note.group(1).replace("<a ", '<a class="last" '), "last") == [("/?q=stargate&page=2", "Go to page 2, the last page")]
+    assert "page 5 of" not in summary_text(page)
+    pager = page.split('class="pager"', 1)[1].split("</nav>", 1)[0]
+    assert unescape(re.search(r'rel="prev" href="([^"]*)"', pager).group(1)) == "/?q=stargate&page=2"
+    assert "There is no page" not in html(client, "/?q=stargate&page=2")
+    assert api(client, "?q=stargate&page=5")["page"] == 5  # the API answers as before
+
+
+def test_a_quoted_phrase_is_shown_with_its_own_quotes_only(client):
+    assert re.match(r'\d+ results for "data center" in', summary_text(html(client, '/?q="data+center"')))
+    page = html(client, '/?q="data+center"')
+    assert "<q>" not in page.split('id="summary"', 1)[1].split("</p>", 1)[0]  # no typographic quotes around it
+    assert "<q>stargate</q>" in html(client, "/?q=stargate")  # a plain query keeps them
+
+
+def test_a_400_page_keeps_the_query_and_leads_back_without_the_bad_parameter(client):
+    response = client.get("/?q=stargate&topic=compute-deals&page=abc&junk=1")
+    assert response.status_code == 400
+    page = response.get_data(as_text=True)
+    assert 'id="q" name="q" type="search" value="stargate"' in page
+    back = re.search(r'<a href="([^"]*)">Back to your search without <code>page</code></a>', page)
+    assert back and unescape(back.group(1)) == "/?q=stargate&topic=compute-deals"
+    assert client.get(unescape(back.group(1))).status_code == 200
+    # A query that itself could not be used is not put back in the box.
+    bad_q = client.get("/?q=a%00b&sort=newest").get_data(as_text=True)
+    assert 'value=""' in bad_q.split('id="q"', 1)[1].split(">", 1)[0]
+    assert 'href="/?sort=newest">Back to your search without <code>q</code>' in bad_q
+
+
+def form_fields(page: str) -> list[tuple[str, str]]:
+    """Return what the filter form sends as a browser without script does: every named field, ticked boxes only."""
+    form = page.split('class="facet-form"', 1)[1].split("</form>", 1)[0]
+    fields = []
+    for tag in re.findall(r"<input [^>]*>", form):
+        name, value = re.search(r'name="([^"]*)"', tag), re.search(r'value="([^"]*)"', tag)
+        if name and ('type="checkbox"' not in tag or " checked" in tag):
+            fields.append((unescape(name.group(1)), unescape(value.group(1)) if value else ""))
+    return fields
+
+
+def test_the_filter_form_sends_no_empty_dates_and_keeps_a_date_time(client):
+    page = html(client, "/?q=openai&since=2026-12-01T10:00:00Z")
+    fields = form_fields(page)
+    assert [name for name, _ in fields].count("since") == 1
+    response = client.get("/", query_string=fields, follow_redirects=True)
+    assert response.status_code == 200
+    assert response.request.args.to_dict(flat=False) == {"q": ["openai"], "since": ["2026-12-01T10:00:00Z"]}
+    again = response.get_data(as_text=True)
+    assert "From: 1 December 2026, 10:00 UTC" in unescape(re.sub(r"<[^>]+>", "", again))
+    # Empty date fields are dropped from the address.
+    empty = client.get("/?q=openai&topic=compute-deals&since=&until=")
+    assert empty.status_code == 302 and empty.headers["Location"] == "/?q=openai&topic=compute-deals"
+
+
+def test_dates_alone_can_be_cleared_from_the_filters(client):
+    page = html(client, "/?q=openai&since=2026-12-01")
+    head = page.split('class="facets-head"', 1)[1].split("</div>", 1)[0]
+    assert links(head, "clear") == [("/?q=openai", "Clear all filters")]
+
+
+def test_a_way_out_without_the_dates_is_offered(client, monkeypatch):
+    params = SearchParams(q="stargate")
+    monkeypatch.setattr("search.service.ways_out", lambda *args, **kwargs: (WayOut("no_dates", params, 15),))
+    page = html(client, "/?q=stargate&since=2999-01-01")
+    ways = page.split('class="ways"', 1)[1].split("</section>", 1)[0]
+    assert "Nothing matched with these filters." in ways
+    assert links(ways.replace("<a ", '<a class="way" '), "way") == [("/?q=stargate", "Without the dates")]
+    assert "Without the dates</a>: 15 results" in ways
+
+
+def test_the_search_box_takes_a_paragraph_as_long_as_a_search_does(client):
+    # A pasted paragraph is searched up to MAX_QUERY_CHARS: the box must not cut it shorter, on any page.
+    for url in ("/", "/?q=stargate", "/?q=stargate&page=abc"):
+        box = re.search(r'<input id="q"[^>]*>', client.get(url).get_data(as_text=True)).group(0)
+        assert f'maxlength="{MAX_QUERY_CHARS}"' in box, url

@@ -19,9 +19,10 @@ from datetime import datetime, timezone
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, jsonify, render_template, request
+from werkzeug.datastructures import MultiDict
 
 from index.dates import as_date_time, format_utc, parse_iso, to_datetime
-from search.params import DEFAULT_PER_PAGE, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, parse_params, to_query_string
 from search.suggest import check_prefix
 from web import get_search
 from web.suggest import get_suggester
@@ -29,6 +30,9 @@ from web.suggest import get_suggester
 bp = Blueprint("feeds", __name__)
 
 FEED_ENTRIES = 20
+# What the feed reads of a request; the rest (page, per_page, sort, explain) it sets itself, so a
+# reader's copy of a page address with them still works rather than failing on a value it ignores.
+FEED_PARAMS = frozenset(("q", *FILTERS, *DATE_BOUNDS))
 FEED_CACHE = "public, max-age=300"
 ATOM = "application/atom+xml"
 OPENSEARCH = "application/opensearchdescription+xml"
@@ -49,7 +53,8 @@ def _published_at(meta: dict[str, object]) -> datetime:
 
 @bp.get("/feeds/search.atom")
 def search_feed() -> Response:
-    params = parse_params(request.args).with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
+    read = MultiDict([(name, value) for name, value in request.args.items(multi=True) if name in FEED_PARAMS])
+    params = parse_params(read).with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
     service = get_search()
     snap = service.snapshot()
     result = service.search(params)

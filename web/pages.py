@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from urllib.parse import urlencode
 
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, Response, abort, redirect, render_template, request
 
-from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, SearchParams, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
 from web import get_search
 from web.dates import exact, relative
@@ -20,7 +20,10 @@ from web.dates import exact, relative
 bp = Blueprint("pages", __name__)
 bp.add_app_template_global(relative)
 bp.add_app_template_global(exact)
+# The search box takes as much as a search does: a pasted paragraph is not cut short in the box.
+bp.record_once(lambda state: state.app.jinja_env.globals.update(max_query_chars=MAX_QUERY_CHARS))
 
+PAGE_PARAMS = frozenset(("q", *FILTERS, *DATE_BOUNDS, "sort", "per_page", "page", "explain"))
 FACET_HEADINGS = {"topic": "Topic", "entity": "Organisation", "kind": "Type", "month": "Month"}
 FACET_TOP = 5  # values shown before "show all"
 PAGE_RADIUS = 2  # numbered page links either side of the current page
@@ -47,6 +50,18 @@ def clear_url(params: SearchParams, facet: str | None = None) -> str:
     names = FILTERS if facet is None else (facet,)
     bounds = {name: None for name in DATE_BOUNDS} if facet is None else {}
     return search_url(params, **{name: () for name in names}, **bounds)
+
+
+def without_param(param: str | None) -> str:
+    """Return the page URL of this request without *param* (the one a 400 named) and what the page does not read.
+
+    The way back from an error page: the reader's search as it was, less the value that could not be used.
+    """
+    pairs = [(name, value) for name, value in request.args.items(multi=True) if name in PAGE_PARAMS and name != param]
+    return "/" + (f"?{urlencode(pairs)}" if pairs else "")
+
+
+bp.add_app_template_global(without_param)
 
 
 def feed_url(params: SearchParams) -> str:
@@ -112,8 +127,11 @@ def text_blocks(body: str) -> list[tuple[str, list[str]]]:
 
 
 @bp.get("/")
-def page() -> str:
+def page() -> str | Response:
     params = parse_params(request.args)
+    if any(name in request.args and not request.args[name] for name in DATE_BOUNDS):
+        # The filter form sends its empty date fields when submitted without script: drop them from the address.
+        return redirect(search_url(params, page=params.page))
     service = get_search()
     result = service.search(params)
     return render_template(
@@ -125,6 +143,7 @@ def page() -> str:
         ways=result.ways_out,
         headings=FACET_HEADINGS,
         pages=page_window(result.page, result.pages),
+        past_end=result.total > 0 and result.page > result.pages,
         search_url=search_url,
         toggle=toggle,
         clear_url=clear_url,

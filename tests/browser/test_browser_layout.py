@@ -19,7 +19,8 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
-PAGES = ("/?q=stargate", "/?topic=chips-accelerators", "/events/expanding-stargate-to-michigan", "/guides/training-infrastructure")
+PAGES = ("/?q=stargate", "/?q=" + "a" * 300, "/?topic=chips-accelerators", "/events/expanding-stargate-to-michigan",
+         "/guides/training-infrastructure")
 
 
 @pytest.mark.parametrize("name, viewport, scheme", [("desktop", DESKTOP, "light"), ("360px", PHONE, "dark")])

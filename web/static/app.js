@@ -21,10 +21,25 @@
   });
 
   // Filters apply as soon as a box is ticked; focus returns to the same box on the new page.
+  // The form goes to its address without empty fields: a search without dates sends no since= or until=.
+  function sendFilters(form) {
+    var data = new URLSearchParams();
+    new FormData(form).forEach(function (value, name) {
+      if (value !== "") { data.append(name, value); }
+    });
+    var query = data.toString();
+    window.location.assign((form.getAttribute("action") || "/") + (query ? "?" + query : ""));
+  }
+  document.querySelectorAll(".facet-form").forEach(function (form) {
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      sendFilters(form);
+    });
+  });
   document.querySelectorAll(".facet-form input[type=checkbox]").forEach(function (box) {
     box.addEventListener("change", function () {
       try { sessionStorage.setItem(FOCUS_KEY, box.name + "\u0000" + box.value); } catch (e) { /* storage off */ }
-      box.form.submit();
+      sendFilters(box.form);
     });
   });
   var wanted = null;

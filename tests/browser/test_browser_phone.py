@@ -1,0 +1,85 @@
+"""A 375 px phone and the keyboard: focus follows the page from top to bottom (results before the
+filters below them), the ranking details stay readable, and ticking a filter keeps the date range."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.conftest import DESKTOP
+from tests.browser.test_browser_search import query_of
+
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
+PHONE_375 = {"width": 375, "height": 800}
+
+
+@pytest.fixture()
+def phone(browser: Browser, base_url: str) -> Iterator[Page]:
+    context = browser.new_context(base_url=base_url, viewport=PHONE_375)
+    context.set_default_timeout(10_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def test_focus_goes_down_the_page_results_before_filters(phone: Page):
+    phone.goto("/?q=stargate")
+    stops = []  # (where, top of the focused element in the page)
+    for _ in range(150):
+        phone.keyboard.press("Tab")
+        stop = phone.evaluate("""() => { const e = document.activeElement;
+            const where = e.closest('.hits') ? 'hits' : e.closest('.facets') ? 'filters' : e.closest('footer') ? 'foot' : 'other';
+            return [where, Math.round(e.getBoundingClientRect().top + window.scrollY)]; }""")
+        stops.append(tuple(stop))
+        if stop[0] == "foot":
+            break
+    areas = [where for where, _ in stops]
+    assert "hits" in areas and "filters" in areas and areas.index("hits") < areas.index("filters")
+    # The first stop is the skip link, shown over the header; from there each stop is level with the last or below it.
+    jumps = [(a, b) for a, b in zip(stops[1:], stops[2:]) if b[1] < a[1] - 4]
+    assert not jumps, f"focus goes back up the page: {jumps} in {stops}"
+
+
+@pytest.mark.parametrize("viewport", [PHONE_375, DESKTOP])
+def test_why_this_result_is_readable_and_aligned(browser: Browser, base_url: str, viewport):
+    context = browser.new_context(base_url=base_url, viewport=viewport)
+    page = context.new_page()
+    try:
+        page.goto("/?q=trainium&explain=1")
+        why = page.locator("details.why").first
+        why.locator("summary").click()
+        rows = why.evaluate("""(why) => [...why.querySelectorAll('dt')].map((dt) => {
+            const dd = dt.nextElementSibling, k = dt.getBoundingClientRect(), v = dd.getBoundingClientRect();
+            return {key: dt.textContent, nested: !!dd.querySelector('dl, ul'), text: dd.textContent,
+                    top_level: dt.parentElement.parentElement === why, keyTop: k.top, top: v.top, left: v.left,
+                    width: v.width}; })""")
+        leaves = [r for r in rows if not r["nested"]]
+        narrow = [r for r in leaves if r["width"] < 100]
+        assert not narrow, f"values squeezed into narrow columns: {narrow}"
+        assert all(r["text"].strip() for r in rows), f"a key without a value: {rows}"
+        misplaced = [r for r in leaves if abs(r["top"] - r["keyTop"]) > 2]
+        assert not misplaced, f"values not on their key's line: {misplaced}"
+        # The values of the outer list start at one edge ("missing" among them).
+        assert len({round(r["left"]) for r in leaves if r["top_level"]}) == 1
+    finally:
+        context.close()
+
+
+def test_ticking_a_filter_keeps_a_date_time_and_sends_no_empty_dates(page: Page):
+    page.goto("/?q=openai&since=2000-01-01T10:00:00Z")
+    box = page.locator("#facet-kind input[type=checkbox]").first
+    with page.expect_navigation():
+        box.check()
+    args = query_of(page)
+    assert args["since"][0].startswith("2000-01-01T10:00") and "until" not in args
+    expect(page.locator(".active-filters")).to_contain_text("From: 1 January 2000, 10:00 UTC")
+    # "Apply dates" sends only the dates that are filled in.
+    page.goto("/?q=openai")
+    page.locator("input[name=until]").fill("2099-01-01")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Apply dates").click()
+    assert query_of(page) == {"q": ["openai"], "until": ["2099-01-01"]}
