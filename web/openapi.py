@@ -127,7 +127,10 @@ SCHEMAS: dict[str, Any] = {
             "url": {"type": "string", "description": "The document's page on this site."},
             "topics": _strings(),
             "entities": _strings(),
-            "score": {"type": "number", "description": "BM25F score (0 when sorted by listing order)."},
+            "score": {"type": "number", "description": (
+                "The ranking score (BM25F, coverage and meaning; docs/relevance.md). 0 when the hits are "
+                "sorted by date (newest) or listing order: with explain=1 the explanation still gives the "
+                "score the hit would have by relevance.")},
             "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
             "explanation": {"type": "object", "description": "How the score was reached (only with explain=1)."},
             "published": PUBLISHED,
