@@ -310,3 +310,22 @@ def test_an_etag_hashes_the_api_version_the_snapshot_and_the_request(parts):
     key = "\0".join(map(repr, (API_VERSION, "20250101T000000-1-1", *parts)))
     expected = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     assert _etag("20250101T000000-1-1", *parts) == expected
+
+
+@pytest.mark.parametrize("path", ["/", "/api/search?q=stargate", "/opensearch.xml", "/feeds/search.atom?q=stargate", "/healthz", "/nope"])
+def test_a_host_the_site_does_not_serve_is_refused_plainly(index_dir, path):
+    # TOPICHUB_TRUSTED_HOSTS: the feeds and /opensearch.xml write absolute links from the Host header,
+    # so a deployment that names its hosts answers any other with a 400, never a 500 or a traceback.
+    from web import create_app
+
+    client = create_app({"INDEX_DIR": str(index_dir), "TRUSTED_HOSTS": ["search.example.org"], "TESTING": True}).test_client()
+    served = client.get(path, headers={"Host": "search.example.org"})
+    assert served.status_code in (200, 404)
+    refused = client.get(path, headers={"Host": "evil.example"})
+    assert refused.status_code == 400 and b"Traceback" not in refused.data and b"evil.example" not in refused.data
+    if path.startswith(("/api/", "/healthz")):
+        assert refused.get_json()["error"]["code"] == "untrusted_host"
+    else:
+        assert refused.mimetype == "text/html" and b"not served here" in refused.data
+    if path.startswith(("/opensearch", "/feeds")):
+        assert b"http://search.example.org/" in served.data

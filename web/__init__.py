@@ -21,6 +21,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         INDEX_DIR=os.environ.get("TOPICHUB_INDEX_DIR") or str(Path(app.instance_path) / "index"),
         QUERY_BUDGET_S=float(os.environ.get("TOPICHUB_QUERY_BUDGET_S") or DEFAULT_BUDGET_S),
+        # The host names the site answers to (comma-separated): the feeds and /opensearch.xml write
+        # absolute links from the Host header, so a deployment names its own (docs/operations.md).
+        TRUSTED_HOSTS=[h.strip() for h in os.environ.get("TOPICHUB_TRUSTED_HOSTS", "").split(",") if h.strip()] or None,
     )
     if config:
         app.config.from_mapping(config)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Response, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from index.store import IndexUnavailable
 from search.params import InvalidParameter
@@ -51,6 +51,15 @@ def register(app: Flask) -> None:
         response.headers["Retry-After"] = "10"
         response.headers["Cache-Control"] = "no-store"
         return response
+
+    @app.errorhandler(SecurityError)
+    def _untrusted_host(exc: SecurityError) -> Response:
+        # Refused before routing (a Host not in TRUSTED_HOSTS): the site's links cannot be built, so the
+        # page is one line, and nothing in it comes from the request.
+        if wants_json():
+            return error_response(400, "untrusted_host", "This host name is not served here.")
+        page = "<!doctype html><title>400 – Topic hub search</title><h1>This host name is not served here.</h1>"
+        return Response(page, status=400, mimetype="text/html")
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
