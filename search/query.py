@@ -41,6 +41,26 @@ PREFIX_MIN_CHARS = 2
 PREFIX_LIMIT = 64  # words a prefix may stand for
 TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
 VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
+# The other spelling of a British or American word ending, tried for a word the index lacks
+# ("parallelisation" → "parallelization", "analyze" → "analyse", "colour" → "color").  Stemming does
+# not join them: Porter2 takes -ize off but not -ise.  The first rule that applies gives the variant.
+_SPELLINGS = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"^(\w{3,})is(ation|ations|e|es|ed|ing|er|ers)$", r"\1iz\2"),
+        (r"^(\w{3,})iz(ation|ations|e|es|ed|ing|er|ers)$", r"\1is\2"),
+        (r"^(\w{2,})ys(e|es|ed|ing)$", r"\1yz\2"),
+        (r"^(\w{2,})yz(e|es|ed|ing)$", r"\1ys\2"),
+        (r"^(\w{3,})our(s|ed|ing|ful)?$", r"\1or\2"),
+        (r"^(\w{3,})or(s|ed|ing|ful)?$", r"\1our\2"),
+        (r"^(\w{2,})([bt])re(s)?$", r"\1\2er\3"),
+        (r"^(\w{2,})([bt])er(s)?$", r"\1\2re\3"),
+        (r"^(\w{3,})ogue(s)?$", r"\1og\2"),
+        (r"^(\w{3,})ence(s)?$", r"\1ense\2"),
+        (r"^(\w{3,})ense(s)?$", r"\1ence\2"),
+    )
+)
+_JOINABLE_GAP = re.compile(r"[\s-]+")  # between two typed words that may be one: "fluid stack", "deep-speed"
 
 # Raw tokens whose query-mode analysis is kept (one chain run per distinct typed token, not per query;
 # some 200 bytes each, tracemalloc).
@@ -489,22 +509,26 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
 
 
 def expand(parsed: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
-    """Return *parsed* with close spellings of unknown words and the words of prefixes added."""
+    """Return *parsed* with what an unknown word may stand for added: two typed words the index has as
+    one ("fluid stack": Fluidstack), the other spelling of a British or American word, close
+    spellings; and the words of prefixes."""
+    joined, corrections = _joined(parsed.text, parsed.concepts, vocabulary)
     concepts = []
-    corrections = []
-    changed = False
-    for concept in parsed.concepts:
+    changed = len(joined) != len(parsed.concepts)
+    for concept in joined:
         extra: list[Alternative] = []
         if concept.prefix:
             words = [w for w in vocabulary.prefixed(concept.prefix, PREFIX_LIMIT) if w != concept.word]
             extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
-        elif concept.word and concept.span and not any(
-            vocabulary.contains(w) for a in concept.alternatives for w in a.words
-        ):  # a word the index lacks, with no synonym it has
-            near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
-            extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
-            if near:
-                corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
+        elif concept.word and concept.span and not _known(concept, vocabulary):  # a word the index lacks, with no synonym it has
+            spelled = _other_spelling(concept.text)
+            if spelled and spelled != concept.word and vocabulary.contains(spelled):  # the same word: full weight
+                extra = [Alternative("spelling", (spelled,), word_query(spelled))]
+            else:
+                near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
+                extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
+                if near:
+                    corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
         if extra:
             changed = True
             concept = replace(concept, alternatives=(*concept.alternatives, *extra))
@@ -512,6 +536,69 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
     if not changed:
         return parsed
     return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, tuple(corrections))
+
+
+def _known(concept: Concept, vocabulary: Vocabulary) -> bool:
+    return any(vocabulary.contains(w) for a in concept.alternatives for w in a.words)
+
+
+def _single_term(text: str) -> str | None:
+    """Return the one word the index's chain makes of *text* in query mode, else None."""
+    terms = [term for term, stop, _, _ in _query_tokens(text) if not stop]
+    return terms[0] if len(terms) == 1 else None
+
+
+def _other_spelling(typed: str) -> str | None:
+    """Return the analysed word of *typed*'s other (British or American) spelling, if it has one."""
+    lowered = typed.lower()
+    for pattern, replacement in _SPELLINGS:
+        if pattern.match(lowered):
+            return _single_term(pattern.sub(replacement, lowered))
+    return None
+
+
+def _joined(
+    text: str, concepts: tuple[Concept, ...], vocabulary: Vocabulary
+) -> tuple[list[Concept], list[Correction]]:
+    """Return *concepts* with each pair of typed words that the index holds as one word, one of them
+    unknown to it, made one concept: "fluid stack" asks for Fluidstack.  The pair's words together
+    still count; the joined word weighs as a synonym, and is offered as the correction."""
+    out: list[Concept] = []
+    corrections: list[Correction] = []
+    i = 0
+    while i < len(concepts):
+        a = concepts[i]
+        b = concepts[i + 1] if i + 1 < len(concepts) else None
+        word = _joined_word(text, a, b, vocabulary) if b is not None else None
+        if word is None or b is None or a.span is None or b.span is None:
+            out.append(a)
+            i += 1
+            continue
+        span = (a.span[0], b.span[1])
+        parts = (a.alternatives[0], b.alternatives[0])
+        out.append(Concept(
+            text=text[span[0] : span[1]],
+            alternatives=(
+                Alternative("exact", (*parts[0].words, *parts[1].words), wq.And([p.query for p in parts])),
+                Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT)),
+            ),
+            loose=(a.query, b.query),
+            span=span,
+        ))
+        corrections.append(Correction(span, text[span[0] : span[1]], word, 1))
+        i += 2
+    return out, corrections
+
+
+def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> str | None:
+    """Return the index word that typed words *a* and *b* make when written as one, else None."""
+    if not (a.word and b.word) or (vocabulary.contains(a.word) and vocabulary.contains(b.word)):
+        return None  # two words the index has are what was asked for (most pairs end here)
+    plain = all(c.span and not c.prefix and c.count == 1 and len(c.alternatives) == 1 for c in (a, b))
+    if not plain or not _JOINABLE_GAP.fullmatch(text[a.span[1] : b.span[0]]):  # type: ignore[index]
+        return None
+    word = _single_term(a.text + b.text)
+    return word if word and vocabulary.contains(word) else None
 
 
 def keep_informative(

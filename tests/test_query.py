@@ -270,3 +270,30 @@ def test_a_query_that_only_excludes_finds_everything_else(service, excluding, wr
 def test_a_quoted_phrase_is_explained_as_it_was_typed(typed, phrase):
     # explain's "matched" and "missing" name the phrase as typed, not its stems in alphabetical order.
     assert phrase in [concept.text for concept in build_query(typed, SCHEMA).concepts]
+
+
+def test_two_typed_words_the_index_has_as_one_become_one_concept():
+    # "fluid stack": the index has no "fluid", but it has Fluidstack. The pair is asked for as one name
+    # (and offered as the correction); two words the index has stay two concepts.
+    parsed = expand(build_query("fluid stack", SCHEMA), FakeVocabulary(["fluidstack", "stack"]))
+    [concept] = parsed.concepts
+    assert concept.text == "fluid stack" and ("joined", ("fluidstack",)) in [(a.via, a.words) for a in concept.alternatives]
+    assert [(c.typed, c.word) for c in parsed.corrections] == [("fluid stack", "fluidstack")]
+    both_known = expand(build_query("deep speed", SCHEMA), FakeVocabulary(["deep", "speed", "deepspeed"]))
+    assert [c.text for c in both_known.concepts] == ["deep", "speed"]
+
+
+@pytest.mark.parametrize(("typed", "spelled"), [("parallelisation", "parallel"), ("optimisation", "optim"), ("analyze", "analys"), ("colour", "color")])
+def test_a_word_the_index_lacks_is_searched_in_its_other_spelling(typed, spelled):
+    parsed = expand(build_query(typed, SCHEMA), FakeVocabulary([spelled, spelled + "x"]))
+    [concept] = parsed.concepts
+    assert [(a.via, a.words) for a in concept.alternatives][1:] == [("spelling", (spelled,))]
+    assert not parsed.corrections  # the same word, spelled the other way: not a typo to correct
+
+
+@pytest.mark.parametrize(("typed", "first"), [
+    ("fluid stack", "anthropic-commits-50-billion-to-u-s-ai-computing-infrastructure-with-fluidstack"),
+    ("parallelisation strategy", "piper-programmable-distributed-training-system-decoupling-parallelism-strategy"),
+])
+def test_a_split_name_and_a_british_spelling_find_what_the_reader_means(service, typed, first):
+    assert service.search(SearchParams(q=typed)).hits[0].id == first
