@@ -117,6 +117,8 @@ def load_corpus(
             records.extend(load_guide(path, _slug_of(path, GUIDE_SUFFIX)))
         else:
             records.extend(load_jsonl(path))
+    if not records:  # an empty export would replace every document with none: refuse it, publish nothing
+        raise CorpusError(", ".join(map(str, paths)), None, "holds no documents: nothing was built")
     enriched = enrich(records, topics, taxonomy or load_taxonomy(), gazetteer or load_gazetteer())
     return Corpus(
         topics=enriched.topics,

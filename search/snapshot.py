@@ -281,8 +281,10 @@ def _column(reader, fieldname: str) -> array:
     The column is a run of fixed-size big-endian numbers, read here in one go: asking Whoosh for
     each value in turn took 0.3 s per column on the 64k-document Debian index.
     """
-    column = reader.column_reader(fieldname, translate=False)
     count = reader.doc_count_all()
+    if not count:  # an index of no documents has no columns to read (Whoosh's empty reader raises)
+        return array("Q")
+    column = reader.column_reader(fieldname, translate=False)
     if not isinstance(column, NumericColumn.Reader):  # a segment without the column: all defaults
         return array("Q", (column[i] for i in range(count)))
     values = array(column._typecode, column._dbfile.get(column._basepos, column._count * column._fixedlen))

@@ -117,3 +117,30 @@ def test_repeated_ids_keep_the_last_version(tmp_path):
     hits = SearchService(tmp_path / "ix").search(SearchParams(q="version")).hits
     assert [h.title for h in hits] == ["Second version"]
     assert json.loads((store.current_path(tmp_path / "ix") / store.META_FILE).read_text())["doc_count"] == 1
+
+
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+def test_a_source_of_no_documents_is_refused_and_the_index_keeps_answering(tmp_path, content):
+    # An empty export must not replace every document with none (it used to publish an index that
+    # answered every request, /healthz included, with a 500).
+    index_dir = tmp_path / "index"
+    build(root=index_dir)
+    published = store.current_id(index_dir)
+    empty = tmp_path / "export.jsonl"
+    empty.write_text(content)
+    with pytest.raises(CorpusError, match="export.jsonl: holds no documents"):
+        build([empty], root=index_dir)
+    assert store.current_id(index_dir) == published
+    assert SearchService(index_dir).search(SearchParams(q="stargate")).total == 15
+
+
+def test_an_index_of_no_documents_answers_every_search(tmp_path):
+    # What an update that deletes everything leaves, or a build of no records: empty answers, no error.
+    from corpus.sources import load_corpus
+    from index.build import build_corpus
+    import dataclasses
+
+    build_corpus(dataclasses.replace(load_corpus([DEFAULT_DIR]), records=()), tmp_path)
+    service = SearchService(tmp_path)
+    for params in (SearchParams(q="stargate"), SearchParams(), SearchParams(sort="newest"), SearchParams(sort="listing")):
+        assert service.search(params).total == 0
