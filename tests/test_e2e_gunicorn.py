@@ -87,3 +87,16 @@ def test_workers_keep_their_heartbeat_file_in_memory_not_on_disk(index_dir, tmp_
             held = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir() if fd.is_symlink()]
             heartbeats = [target for target in held if "wgunicorn-" in target]
             assert heartbeats and all(target.startswith("/dev/shm/") for target in heartbeats), held
+
+
+def test_a_server_opens_no_control_socket_another_server_could_take_over(index_dir, tmp_path):
+    """gunicorn's control socket sits at one path per user: two services on one host (replicas, or a
+    test server beside a real one) would share it, and stopping either would remove the other's."""
+    home, runtime = tmp_path / "home", tmp_path / "run"
+    home.mkdir()
+    runtime.mkdir()
+    env = {"TOPICHUB_INDEX_DIR": str(index_dir), "HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)}
+    with serve(SERVICE_APP, env, 1, tmp_path / "gunicorn.log") as server:
+        assert get(server.base + "/healthz")[0] == 200
+        assert not [p for p in (*home.rglob("*"), *runtime.rglob("*")) if p.name.endswith(".ctl")]
+    assert "Control socket" not in (tmp_path / "gunicorn.log").read_text()

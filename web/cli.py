@@ -176,7 +176,7 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
               show_default="8000 (or $PORT)")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="gunicorn worker processes (each opens the index itself).")
-@click.option("--threads", type=click.IntRange(1, 32), default=1, show_default=True, help="Threads per worker.")
+@click.option("--threads", type=click.IntRange(1, 32), default=1, show_default=True, help="Threads per worker, for TOPICHUB_WORKER_CLASS=gthread; gevent workers (the default) ignore it.")
 def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> None:
     """Serve the search page and API under gunicorn.
 
@@ -208,13 +208,16 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
 @_index_option
 @click.option("--topic", multiple=True, help="Only this topic (repeatable).")
 @click.option("--entity", multiple=True, help="Only this organisation (repeatable).")
-@click.option("--kind", multiple=True, type=click.Choice(["event", "guide"]), help="Only this type.")
+@click.option("--kind", multiple=True, type=click.Choice(["event", "guide"]), help="Only this type (repeatable).")
 @click.option("--sort", type=click.Choice(["relevance", "newest", "listing"]), help="Default: relevance with a query, else newest.")
 @click.option("--page", default="1", show_default=True)
 @click.option("--per-page", default="10", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON instead of text.")
 def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, sort, page, per_page, as_json: bool) -> None:
-    """Search the index and print the results."""
+    """Search the index and print the results.
+
+    Quote a query with syntax: `topichub search "python -doc"` (or `topichub search -- python -doc`),
+    since a word starting with - is otherwise read as an option."""
     import html
     import re
 

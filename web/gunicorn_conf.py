@@ -64,6 +64,10 @@ keepalive = 5
 accesslog = None
 errorlog = "-"
 limit_request_line = 8190
+# gunicorn 25.1+ opens a control socket for `gunicornc` at one path per user ($XDG_RUNTIME_DIR or
+# ~/.gunicorn/gunicorn.ctl): a second service on the host (a replica, a test server) takes it over,
+# and stopping either removes it.  The service is run with signals (docs/operations.md), so none.
+control_socket_disable = True
 
 
 # Metrics shared between workers (prometheus_client's multiprocess mode) live in files in one folder:
