@@ -27,6 +27,7 @@ import errno
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import shutil
 import time
@@ -40,6 +41,8 @@ META_FILE = "snapshot.json"
 MANIFEST_FILE = "files.json"
 ORIGIN_FILE = "origin.json"
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
+
+log = logging.getLogger(__name__)
 
 
 class IndexUnavailable(RuntimeError):
@@ -67,15 +70,19 @@ def new_snapshot_id() -> str:
     return f"{now:%Y%m%dT%H%M%S}-{now.microsecond:06d}-{os.getpid()}"
 
 
-def read_meta(snapshot: Path) -> dict[str, object]:
-    """Return a snapshot's recorded facts (document count, schema version, fingerprint, build time)."""
+def read_meta(snapshot: Path, snap_id: str | None = None) -> dict[str, object]:
+    """Return a snapshot's recorded facts (document count, schema version, fingerprint, build time).
+
+    Errors name the snapshot *snap_id* (default: its folder's name; a copy in progress has a .tmp- one).
+    """
+    snap_id = snap_id or snapshot.name
     try:
         meta = json.loads((snapshot / META_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise IndexUnavailable(f"snapshot {snapshot.name} has no readable {META_FILE}: {exc}") from exc
+        raise IndexUnavailable(f"snapshot {snap_id} has no readable {META_FILE}: {exc}") from exc
     if not isinstance(meta, dict):
-        raise IndexUnavailable(f"snapshot {snapshot.name} has a damaged {META_FILE}")
-    check_files(snapshot)
+        raise IndexUnavailable(f"snapshot {snap_id} has a damaged {META_FILE}")
+    check_files(snapshot, snap_id)
     return meta
 
 
@@ -92,32 +99,33 @@ def _manifest(folder: Path) -> dict[str, dict[str, object]]:
     }
 
 
-def check_files(snapshot: Path) -> None:
-    """Raise IndexUnavailable if a file recorded at publish is missing, cut short or altered."""
+def check_files(snapshot: Path, snap_id: str | None = None) -> None:
+    """Raise IndexUnavailable (naming *snap_id*, as read_meta) if a file recorded at publish is missing or altered."""
+    snap_id = snap_id or snapshot.name
     try:
         recorded = json.loads((snapshot / MANIFEST_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return  # published before manifests existed
     except (OSError, ValueError) as exc:
-        raise IndexUnavailable(f"snapshot {snapshot.name} has no readable {MANIFEST_FILE}: {exc}") from exc
+        raise IndexUnavailable(f"snapshot {snap_id} has no readable {MANIFEST_FILE}: {exc}") from exc
     if not isinstance(recorded, dict) or not all(isinstance(v, dict) for v in recorded.values()):
-        raise IndexUnavailable(f"snapshot {snapshot.name} has a damaged {MANIFEST_FILE}")
+        raise IndexUnavailable(f"snapshot {snap_id} has a damaged {MANIFEST_FILE}")
     # Sizes first: they are free and catch the usual damage (a copy or a disk that ran out).
     for name, facts in recorded.items():
         try:
             size = (snapshot / name).stat().st_size
         except OSError:
-            raise IndexUnavailable(f"snapshot {snapshot.name} is missing its file {name}") from None
+            raise IndexUnavailable(f"snapshot {snap_id} is missing its file {name}") from None
         if size != facts.get("size"):
-            raise IndexUnavailable(f"snapshot {snapshot.name} is damaged: {name} has {size} bytes, not {facts.get('size')}")
+            raise IndexUnavailable(f"snapshot {snap_id} is damaged: {name} has {size} bytes, not {facts.get('size')}")
     # Whoosh has no checksums of its own, and a flipped byte can make it raise anything mid-search.
     for name, facts in recorded.items():
         try:
             digest = _digest(snapshot / name)
         except OSError as exc:
-            raise IndexUnavailable(f"snapshot {snapshot.name} cannot read {name}: {exc}") from exc
+            raise IndexUnavailable(f"snapshot {snap_id} cannot read {name}: {exc}") from exc
         if digest != facts.get("sha256"):
-            raise IndexUnavailable(f"snapshot {snapshot.name} is damaged: {name} does not match its checksum")
+            raise IndexUnavailable(f"snapshot {snap_id} is damaged: {name} does not match its checksum")
 
 
 def write_meta(snapshot: Path, meta: dict[str, object], name: str = META_FILE) -> None:
@@ -242,7 +250,7 @@ def verify(snapshot: Path, snap_id: str | None = None) -> dict[str, object]:
     if not (snapshot / MANIFEST_FILE).is_file():
         # check_files lets snapshots from before manifests pass; a copy must prove it is complete.
         raise IndexUnavailable(f"snapshot {snap_id} has no {MANIFEST_FILE}: the copy is incomplete")
-    meta = read_meta(snapshot)
+    meta = read_meta(snapshot, snap_id)
     if meta.get("snapshot", snap_id) != snap_id:
         raise IndexUnavailable(f"snapshot {snap_id} holds the files of snapshot {meta.get('snapshot')}")
     return meta
@@ -284,6 +292,11 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
 def _copy_in(source: Path, dest_root: Path, names: tuple[str, ...]) -> int:
     """Copy snapshot *source*'s files *names* under *dest_root*, verify and move them into place; return bytes copied."""
     snap_id = source.name
+    try:  # before copying: a damaged source is refused in its own name, without a copy made in vain
+        verify(source)
+    except IndexUnavailable as exc:
+        raise IndexUnavailable(f"the snapshot in {source.parent.parent} failed verification ({exc}); "
+                               "nothing copied, not published") from None
     base = snapshots_dir(dest_root)
     work = base / f".tmp-{snap_id}"
     work.mkdir()
@@ -334,7 +347,11 @@ def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> list[s
 
 
 def rollback(root: Path, *, lock_wait: float = 0.0) -> tuple[str, str]:
-    """Switch ``current`` to the newest snapshot older than the published one; return (from, to)."""
+    """Switch ``current`` to the newest snapshot older than the published one that verifies; return (from, to).
+
+    Damaged snapshots on the way are skipped, each with a warning naming it and what is wrong; when
+    none verifies, IndexUnavailable says why for each and ``current`` stays where it was.
+    """
     current_path(root)
     with write_lock(root, wait=lock_wait):
         _remove_leftovers(root)
@@ -342,10 +359,21 @@ def rollback(root: Path, *, lock_wait: float = 0.0) -> tuple[str, str]:
         older = older_snapshots(root, served)
         if not older:
             raise IndexUnavailable(f"no snapshot older than {served} is kept in {root}: nothing to roll back to")
-        target = older[0]
-        verify(snapshots_dir(root) / target)
-        _switch(root, target)
-    return served, target
+        damaged: list[str] = []
+        for target in older:
+            try:
+                verify(snapshots_dir(root) / target)
+            except IndexUnavailable as exc:
+                damaged.append(str(exc))
+                continue
+            for reason in damaged:
+                log.warning("rollback skipped a damaged snapshot: %s", reason)
+            _switch(root, target)
+            return served, target
+        raise IndexUnavailable(
+            f"no snapshot older than {served} in {root} verifies ({'; '.join(damaged)}): "
+            f"nothing to roll back to, {served} stays served"
+        )
 
 
 def older_snapshots(root: Path, than: str) -> list[str]:

@@ -4,15 +4,18 @@ A change file is JSONL (or .jsonl.gz), one operation a line:
 
 - an upsert is a document in the JSONL corpus format (``id``, ``title``, ``summary``, ``topics``,
   optionally ``kind``, ``entities``, ``url``, ``published``; see corpus/jsonl.py).  A known id is
-  replaced and keeps its place in listing order and its ``first_seen``; a new id is added at the end
-  of it, first seen now;
+  replaced and keeps its place in listing order (``order`` and ``position``) and its ``first_seen``;
+  a new id is added at the end of it, first seen now: its ``order`` follows the last document's, and
+  its ``position`` the largest of its kind's (a build numbers them by their place in their source);
 - a delete is ``{"id": "...", "delete": true}`` and nothing else.  Deleting an unknown id is
   reported, not an error, so a change file can be applied twice.
 
 When a line repeats an id, the later line wins, as in a build.  The whole file is validated before
 anything is written.  The update copies the published snapshot into a new snapshot folder under the
 write lock, applies the changes there, commits, checks that every change is visible, and publishes
-it like a build: readers see the old snapshot or the new one, never a half-updated index.
+it like a build: readers see the old snapshot or the new one, never a half-updated index.  The new
+snapshot is this index's own: a copy's ``origin.json`` (a replica's, or a restored backup's) is not
+carried into it, nor is the lock file Whoosh's writer leaves behind.
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ from index.schema import SCHEMA_VERSION, to_document
 
 # A delete line's only keys: anything else is a typo we should not guess at.
 _DELETE_KEYS = {"id", "delete"}
+# Whoosh's writer locks the index with this file and never removes it: not a part of any snapshot.
+_WHOOSH_LOCK = "MAIN_WRITELOCK"
+# Not copied into the updated snapshot: publish writes its own manifest, and a snapshot changed here
+# is no longer the copy that origin.json describes (with it, serve and /healthz took it for a replica).
+_NOT_COPIED = {store.MANIFEST_FILE, store.ORIGIN_FILE, _WHOOSH_LOCK}
 
 
 class UpdateError(RuntimeError):
@@ -75,7 +83,6 @@ def read_changes(path: str | Path) -> Changes:
     path = Path(path)
     upserts: dict[str, Record] = {}
     deletes: set[str] = set()
-    position = 0
     for lineno, obj in read_objects(path):
         if isinstance(obj, dict) and "delete" in obj:
             doc_id = _delete_id(obj, path, lineno)
@@ -83,8 +90,7 @@ def read_changes(path: str | Path) -> Changes:
                 upserts.pop(doc_id, None)
                 deletes.add(doc_id)
                 continue
-        position += 1
-        record = parse_line(obj, path, lineno, position)
+        record = parse_line(obj, path, lineno, 0)  # its place in the listing is the index's to give
         deletes.discard(record.id)
         upserts.pop(record.id, None)
         upserts[record.id] = record
@@ -131,7 +137,7 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
         snap_id, work = store.new_workdir(root)
         try:
             for item in previous.iterdir():  # a snapshot is flat: Whoosh files and snapshot.json
-                if item.is_file():
+                if item.is_file() and item.name not in _NOT_COPIED:
                     shutil.copy2(item, work / item.name)
             added, replaced, missing, doc_count = _apply(work, changes)
             meta["semantic"] = vectors.update(previous, work, meta.get("semantic"), changes.upserts)
@@ -180,6 +186,8 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             kept = {doc_id: searcher.stored_fields(num) for doc_id, num in existing.items() if num is not None}
             last = searcher.search(wq.Every(), sortedby="order", reverse=True, limit=1)
             next_order = (last[0]["order"] + 1) if len(last) else 1
+            # Read only when something is added: it reads every document's stored fields.
+            last_position = _last_positions(searcher) if any(doc_id not in kept for doc_id in changes.upserts) else {}
             before = searcher.doc_count()
         writer = ix.writer(limitmb=128, compound=False)  # memory-mapped files, as a build writes
         try:
@@ -191,13 +199,13 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             for doc_id, record in changes.upserts.items():
                 old = kept.get(doc_id)
                 if old is not None:  # an edit keeps its place in the listing, and when it was first seen
-                    record = replace(_at_position(record, int(old["position"])), first_seen=old.get("first_seen") or now)
-                    order = int(old["order"])
-                else:
-                    record = replace(record, first_seen=now)
-                    order = next_order
+                    position, order, first_seen = int(old["position"]), int(old["order"]), old.get("first_seen") or now
+                else:  # a new one comes last: after every document of its kind, first seen now
+                    position = last_position[record.kind] = last_position.get(record.kind, 0) + 1
+                    order, first_seen = next_order, now
                     next_order += 1
                     added += 1
+                record = replace(_at_position(record, position), first_seen=first_seen)
                 writer.update_document(**to_document(record, order))
         except BaseException:
             writer.cancel()
@@ -205,10 +213,21 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
         writer.commit()
     finally:
         ix.close()
+        (work / _WHOOSH_LOCK).unlink(missing_ok=True)  # released by commit or cancel
     replaced = len(changes.upserts) - added
     doc_count = before + added - (len(changes.deletes) - len(missing))
     _check(work, changes, doc_count)
     return added, replaced, missing, doc_count
+
+
+def _last_positions(searcher) -> dict[str, int]:
+    """Return the largest ``position`` of each kind of document (event, guide) in the index."""
+    last: dict[str, int] = {}
+    for fields in searcher.reader().all_stored_fields():
+        kind, position = str(fields["kind"]), int(fields.get("position") or 0)
+        if position > last.get(kind, 0):
+            last[kind] = position
+    return last
 
 
 def _at_position(record: Record, position: int) -> Record:

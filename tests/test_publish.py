@@ -31,10 +31,15 @@ def topichub(*args: object) -> str:
     return result.output
 
 
+def run(*args: object) -> subprocess.CompletedProcess:
+    """Run a command in a process of its own, as an operator would (its stderr holds its warnings)."""
+    return subprocess.run([sys.executable, "-m", "web.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=120, cwd=REPO)
+
+
 def refused(*args: object) -> str:
     """Run a command that must fail cleanly; return its error line."""
-    result = subprocess.run([sys.executable, "-m", "web.cli", *map(str, args)], capture_output=True, text=True,
-                            timeout=120, cwd=REPO)
+    result = run(*args)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     return result.stderr
 
@@ -161,7 +166,7 @@ DAMAGE = {
 
 
 @pytest.mark.parametrize("damage", DAMAGE)
-def test_a_copy_cut_short_or_altered_is_never_published(builder, replica, damage):
+def test_a_copy_cut_short_or_altered_is_never_published(builder, replica, damage, monkeypatch):
     first = store.current_id(replica)
     new = store.current_id(builder)
     pristine = builder.parent / "pristine"
@@ -169,8 +174,15 @@ def test_a_copy_cut_short_or_altered_is_never_published(builder, replica, damage
     harm, message = DAMAGE[damage]
     harm(store.snapshots_dir(builder) / new)  # as an rsync cut short, or a bad disk, would leave it
 
+    copies = []
+    with monkeypatch.context() as patched:  # the builder's snapshot is checked before anything is copied
+        patched.setattr(store.shutil, "copy2", lambda *args, **kwargs: copies.append(args))
+        with pytest.raises(store.IndexUnavailable):
+            store.publish_to(builder, replica)
+    assert copies == []
     error = refused("publish", "--index-dir", builder, "--to", replica)
     assert error.startswith(f"Error: {replica}: ") and message in error and "not published" in error, error
+    assert f"snapshot {new} " in error and ".tmp-" not in error, error  # named by its own id, not a copy's
     assert store.current_id(replica) == first and store.snapshot_ids(replica) == [first]
     assert leftovers(replica) == []
     status, body = health(replica)
@@ -294,6 +306,36 @@ def test_rollback_goes_back_one_snapshot_at_a_time_and_refuses_a_damaged_one(bui
     _damage_flipped(store.snapshots_dir(replica) / first)
     assert "does not match its checksum" in refused("rollback", "--index-dir", replica)
     assert store.current_id(replica) == new
+
+
+def test_rollback_skips_damaged_snapshots_to_the_newest_one_that_verifies(builder, tmp_path):
+    topichub("update", write_jsonl(tmp_path / "more.jsonl", [{**NEW, "id": "more-numbats"}]), "--index-dir", builder)
+    oldest, middle, newest = (store.snapshots_dir(builder) / name for name in store.snapshot_ids(builder))
+    pristine = shutil.copytree(oldest, tmp_path / "pristine")
+    _damage_flipped(middle)
+    _damage_flipped(oldest)
+
+    error = refused("rollback", "--index-dir", builder)  # none verifies: each is named, nothing moves
+    assert f"no snapshot older than {newest.name} in {builder} verifies" in error, error
+    assert f"snapshot {middle.name} is damaged" in error and f"snapshot {oldest.name} is damaged" in error
+    assert store.current_id(builder) == newest.name
+
+    shutil.rmtree(oldest)
+    shutil.copytree(pristine, oldest)
+    result = run("rollback", "--index-dir", builder)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"rolled back from snapshot {newest.name} to {oldest.name} in {builder}"
+    assert f"skipped a damaged snapshot: snapshot {middle.name} is damaged" in result.stderr, result.stderr
+    assert store.current_id(builder) == oldest.name and health(builder)[0] == 200
+
+
+def test_an_update_of_a_published_copy_is_no_longer_a_copy(builder, replica, tmp_path):
+    # As on a replica, or on a folder restored from a backup with publish (docs/operations.md).
+    topichub("update", write_jsonl(tmp_path / "here.jsonl", [{**NEW, "id": "local-numbat"}]), "--index-dir", replica)
+    assert not (store.current_path(replica) / store.ORIGIN_FILE).exists()
+    status, body = health(replica)
+    assert status == 200 and "replica" not in body and body["sources_changed"] is False
+    assert body["snapshot"] == store.current_id(replica) and body["updated_at"]
 
 
 @pytest.mark.parametrize("moment", ["after-link", "after-swap"])

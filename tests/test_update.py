@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -12,7 +13,7 @@ from index.build import build
 from index.update import UpdateError, update
 from search.params import SearchParams
 from search.service import SearchService
-from tests.conftest import write_jsonl
+from tests.conftest import DATA, write_jsonl
 
 NEW = {"id": "quokka-cluster", "title": "Quokka cluster goes live", "summary": "A marsupial-themed GPU cluster.",
        "topics": ["training-infrastructure"], "entities": ["Quokka Labs"]}
@@ -53,6 +54,41 @@ def test_upsert_replaces_a_known_id_in_place(root, tmp_path):
     assert doc["title"] == "Stargate Michigan renamed Wombat"
     assert (doc["order"], doc["position"]) == (old["order"], old["position"])
     assert [hit.id for hit in service.search(SearchParams(q="wombats")).hits] == [KNOWN]
+
+
+def test_new_ids_come_after_the_last_of_their_kind_whatever_their_line(root, tmp_path):
+    # The seed index: events at positions 1-50 (orders 1-50), guide sections at 1-7 (orders 51-57).
+    service = SearchService(root)
+    old = service.document(KNOWN)
+    edited = {"id": KNOWN, "title": "Stargate Michigan, edited", "summary": "s", "topics": ["training-infrastructure"]}
+    guide = {"id": "quokka-guide", "title": "Running quokkas", "summary": "How.", "topics": ["training-infrastructure"],
+             "kind": "guide"}
+    update(write_jsonl(tmp_path / "c.jsonl", [NEW, edited, guide, {**NEW, "id": "quokka-two"}]), root)
+    places = {doc_id: (service.document(doc_id)["position"], service.document(doc_id)["order"])
+              for doc_id in (NEW["id"], KNOWN, "quokka-guide", "quokka-two")}
+    assert places == {NEW["id"]: (51, 58), KNOWN: (old["position"], old["order"]), "quokka-guide": (8, 59),
+                      "quokka-two": (52, 60)}
+
+
+def test_a_new_id_on_the_first_line_of_a_change_file_is_placed_last(tmp_path):
+    # A build from one JSONL file numbers positions by line, as orders: the new document is the 321st.
+    root = tmp_path / "index"
+    build([DATA / "debian-dated.jsonl"], root, semantic=False)
+    service = SearchService(root)
+    before = total(service)
+    update(write_jsonl(tmp_path / "pos.jsonl", [{"id": "first-line-new", "title": "Fresh", "summary": "s",
+                                                 "topics": ["utils"]}]), root)
+    doc = service.document("first-line-new")
+    assert (doc["position"], doc["order"]) == (before + 1, before + 1)
+
+
+def test_the_updated_snapshot_holds_no_lock_file(root, tmp_path):
+    # Whoosh's writer leaves its lock file behind; an update by earlier code left one in the snapshot too.
+    (store.current_path(root) / "MAIN_WRITELOCK").touch()
+    update(write_jsonl(tmp_path / "c.jsonl", [NEW]), root)
+    snapshot = store.current_path(root)
+    recorded = json.loads((snapshot / store.MANIFEST_FILE).read_text(encoding="utf-8"))
+    assert [name for name in (*recorded, *(p.name for p in snapshot.iterdir())) if "LOCK" in name] == []
 
 
 def test_delete_removes_and_reports_unknown_ids(root, tmp_path):
