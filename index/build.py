@@ -11,6 +11,7 @@ import shutil
 import signal
 import time
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from multiprocessing.connection import Connection, wait
 from datetime import datetime, timezone
@@ -91,13 +92,16 @@ def build_corpus(
     progress: Progress | None = None,
     procs: int = 1,
     lock_wait: float = 0.0,
+    lock_held: bool = False,
     semantic: bool = True,
 ) -> BuildReport:
-    """Index *corpus* into a new snapshot under *root* and publish it (with vectors unless *semantic* is off)."""
+    """Index *corpus* into a new snapshot under *root* and publish it (with vectors unless *semantic* is off).
+
+    *lock_held*: the caller holds *root*'s write lock already (taken before it read the sources)."""
     root = Path(root)
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
-    with store.write_lock(root, wait=lock_wait):
+    with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait):
         seen, now = known_first_seen(root), now_utc()
         snap_id, work = store.new_workdir(root)
         try:

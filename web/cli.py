@@ -56,17 +56,19 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
     from index.build import build_corpus
 
     try:
-        # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
-        corpus = load_corpus(tuple(p.resolve() for p in sources or (_default_corpus(),)))
-        unique = len({record.id for record in corpus.records})
-        with tqdm(total=unique, unit="doc", desc="indexing", file=sys.stderr, disable=unique < 1000,
-                  mininterval=0.5) as bar:
-            def progress(count: int) -> None:
-                bar.update(count)
-                if bar.n == unique and not bar.disable:
-                    bar.set_description("writing")  # the segments are written once every document is in
+        # The lock before the sources are read: of two builds into one folder, the first started goes first.
+        with store.write_lock(index_dir, wait=wait):
+            # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
+            corpus = load_corpus(tuple(p.resolve() for p in sources or (_default_corpus(),)))
+            unique = len({record.id for record in corpus.records})
+            with tqdm(total=unique, unit="doc", desc="indexing", file=sys.stderr, disable=unique < 1000,
+                      mininterval=0.5) as bar:
+                def progress(count: int) -> None:
+                    bar.update(count)
+                    if bar.n == unique and not bar.disable:
+                        bar.set_description("writing")  # the segments are written once every document is in
 
-            report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_wait=wait, semantic=semantic)
+                report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_held=True, semantic=semantic)
     except (CorpusError, store.WriterBusy) as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
