@@ -2,13 +2,22 @@
 
 Each object has ``id``, ``title``, ``summary`` (a string, possibly empty) and ``topics`` (a non-empty list, the first being the
 document's home topic), and optionally ``kind`` (``event`` or ``guide``), ``entities``, ``url`` and
-``published`` (an ISO 8601 date or date-time, see index/dates.py).  An id that repeats replaces the earlier document, as an update would.  A line that breaks these rules stops the load with its file and line number.
+``published`` (an ISO 8601 date or date-time, see index/dates.py).  An id has at most 512 characters
+(``ID_MAX_LENGTH``) and no control characters.  An id that repeats replaces the earlier document, as an
+update would.  A line that breaks these rules stops the load with its file and line number.
+
+Lines end with LF (or CRLF) and are UTF-8; a byte-order mark at the very start of the file is
+skipped.  A line is read as bytes and decoded on its own, so a bad byte is reported by line.
+Text holding a lone surrogate (a ``\\ud800`` escape without its pair) is refused wherever it is
+in the line: it cannot be written as UTF-8, so it could not be indexed or stored.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -20,12 +29,40 @@ from corpus.records import EVENT, GUIDE, Event, GuideSection, Record, slugify
 from corpus.sanitize import plain_text
 
 _OPTIONAL_STRINGS = ("url", "published")
+# An id is part of its document's URL (/events/<id>, /api/documents/<id>): 512 characters, each
+# percent-encoded UTF-8 (up to 12 bytes), still fit gunicorn's request line (web/gunicorn_conf.py).
+ID_MAX_LENGTH = 512
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD]")  # only a \uXXXX escape makes a surrogate; one regex scan is the fastest test
+_BLOCK = 1 << 15  # bytes read at a time: splitting blocks is as fast as reading text (readline is slower)
 
 
-def _open(path: Path) -> IO[str]:
+def _open(path: Path) -> IO[bytes]:
     if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return path.open(encoding="utf-8")
+        return gzip.open(path, "rb")
+    return path.open("rb")
+
+
+def _lines(handle: IO[bytes]) -> Iterator[bytes]:
+    """Yield the lines of *handle*, without their LF, as bytes.
+
+    A block is split only once it has been read whole, so a read that fails (a .gz cut short) fails
+    after the last complete line was yielded.
+    """
+    pending: list[bytes] = []  # the start of a line that the next block goes on with
+    while block := handle.read1(_BLOCK):
+        *lines, last = block.split(b"\n")
+        if lines:
+            if pending:
+                pending.append(lines[0])
+                lines[0] = b"".join(pending)
+                pending.clear()
+            yield from lines
+        pending.append(last)
+    tail = b"".join(pending)
+    if tail:
+        yield tail
 
 
 def _string(obj: dict[str, Any], key: str, path: Path, lineno: int) -> str:
@@ -51,6 +88,16 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     if not isinstance(obj, dict):
         raise CorpusError(path, lineno, "expected a JSON object")
     doc_id = _string(obj, "id", path, lineno)
+    if len(doc_id) > ID_MAX_LENGTH:
+        raise CorpusError(
+            path, lineno,
+            f"'id' is {len(doc_id):,} characters long; the limit is {ID_MAX_LENGTH}, "
+            "as an id is part of its URL (/events/<id>)",
+        )
+    control = not doc_id.isprintable() and _CONTROL.search(doc_id)  # isprintable: the fast test
+    if control:
+        where = control.start() + 1
+        raise CorpusError(path, lineno, f"'id' holds the control character {control[0]!r} at character {where}")
     title = plain_text(_string(obj, "title", path, lineno)).strip()
     if not title:
         raise CorpusError(path, lineno, "'title' holds nothing but markup")
@@ -90,17 +137,61 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
 
 def read_objects(path: Path) -> Iterator[tuple[int, Any]]:
     """Yield (line number, decoded JSON) for each non-blank line of a JSONL (or .jsonl.gz) file."""
+    lineno = 0
     try:
         with _open(path) as handle:
-            for lineno, line in enumerate(handle, start=1):
+            for lineno, raw in enumerate(_lines(handle), start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    message = f"invalid UTF-8 at byte {exc.start + 1} of the line ({exc.reason})"
+                    raise CorpusError(path, lineno, message) from exc
+                if lineno == 1 and line.startswith("\ufeff"):
+                    line = line[1:]  # a byte-order mark, as many exports write one
                 if not line.strip():
                     continue
-                try:
-                    yield lineno, json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CorpusError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise CorpusError(path, None, f"cannot be read: {exc}") from exc
+                obj = _decode(line, path, lineno)
+                if _SURROGATE_ESCAPE.search(line):
+                    _refuse_surrogates(obj, path, lineno)
+                yield lineno, obj
+    except EOFError:
+        raise CorpusError(path, lineno + 1, f"the compressed file ends early, after line {lineno}") from None
+    except (OSError, zlib.error) as exc:
+        if not lineno:
+            raise CorpusError(path, None, f"cannot be read: {exc}") from exc
+        raise CorpusError(path, lineno + 1, f"cannot be read after line {lineno}: {exc}") from exc
+
+
+def _decode(line: str, path: Path, lineno: int) -> Any:
+    """Return the JSON value of one line, or raise CorpusError at it."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CorpusError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
+    except RecursionError:
+        raise CorpusError(path, lineno, "invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise CorpusError(path, lineno, f"invalid JSON: {exc}") from exc
+
+
+def _refuse_surrogates(obj: Any, path: Path, lineno: int) -> None:
+    """Raise CorpusError naming the first field of *obj* whose text (or key) holds a lone surrogate."""
+    stack: list[tuple[str, Any]] = [("the line", obj)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            found = _SURROGATE.search(value)
+            if found:
+                raise CorpusError(
+                    path, lineno,
+                    f"{where} holds a lone surrogate (\\u{ord(found[0]):04x}): text must be valid Unicode to be stored",
+                )
+        elif isinstance(value, dict):
+            for key, item in reversed(value.items()):
+                name = repr(key) if where == "the line" else f"{where}[{key!r}]"
+                stack.extend(((f"the key {name}", key), (name, item)))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in reversed(list(enumerate(value))))
 
 
 def load_jsonl(path: str | Path) -> Iterator[Record]:

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import gzip
+import json
+import zlib
 
 import pytest
+from click.testing import CliRunner
 
 from corpus.errors import CorpusError
-from corpus.jsonl import load_jsonl
+from corpus.jsonl import ID_MAX_LENGTH, load_jsonl
 from corpus.records import Event, GuideSection
+from index import store
+from index.update import read_changes
 from tests.conftest import DEBIAN, DEBIAN_SAMPLE_SIZE, write_jsonl
+from web.cli import main
+
+OK_LINE = '{"id": "ok", "title": "T", "summary": "S", "topics": ["x"]}'
 
 
 def test_debian_corpus_loads_gzipped():
@@ -58,11 +66,19 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-W01-1"}', "'published' must be an ISO 8601"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-05-01T25:00"}', "'published' must be an ISO 8601"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": 20240501}', "'published' must be a string"),
+        ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "n": ' + "7" * 5000 + "}", "invalid JSON"),
+        ("\ufeff" + OK_LINE, "invalid JSON: Unexpected UTF-8 BOM"),  # a BOM is skipped only at the start of the file
+        ('{"id": "a\\u0000b", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character '\\x00'"),
+        ('{"id": "a\\tb", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character '\\t'"),
+        ('{"id": "a\\u0085b", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character"),
+        (json.dumps({"id": "a" * 100_000, "title": "T", "summary": "S", "topics": ["x"]}), "'id' is 100,000 characters long; the limit is 512"),
+        (json.dumps({"id": "a" * (ID_MAX_LENGTH + 1), "title": "T", "summary": "S", "topics": ["x"]}), "the limit is 512"),
     ],
 )
 def test_bad_line_stops_the_load_with_its_number(tmp_path, line, message):
     path = tmp_path / "docs.jsonl"
-    path.write_text('{"id": "ok", "title": "T", "summary": "S", "topics": ["x"]}\n\n' + line + "\n", encoding="utf-8")
+    path.write_text(OK_LINE + "\n\n" + line + "\n", encoding="utf-8")
     with pytest.raises(CorpusError) as info:
         list(load_jsonl(path))
     assert info.value.line == 3
@@ -86,3 +102,135 @@ def test_published_dates_are_read_as_iso_8601(tmp_path, given, stored):
     path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": given}])
     (record,) = load_jsonl(path)
     assert record.published == stored
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("id", "s\ud800", "'id'"),
+        ("title", "T\udfff", "'title'"),
+        ("summary", "\udc80 S", "'summary'"),
+        ("topics", ["x", "y\ud800"], "'topics'[1]"),
+        ("entities", ["E\udbff"], "'entities'[0]"),
+        ("url", "https://example.org/\ud800", "'url'"),
+        ("published", "2024-05-01\ud800", "'published'"),
+        ("kind", "guide\ud800", "'kind'"),
+    ],
+)
+def test_a_lone_surrogate_is_refused_in_any_field(tmp_path, field, value, named):
+    # json.dumps writes the lone surrogate as a \\uXXXX escape, as an exporting program would.
+    doc = {"id": "a", "title": "T", "summary": "S", "topics": ["x"], field: value}
+    path = tmp_path / "docs.jsonl"
+    path.write_text(OK_LINE + "\n" + json.dumps(doc) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as info:
+        list(load_jsonl(path))
+    assert info.value.line == 2 and str(path) in str(info.value)
+    assert info.value.message.startswith(f"{named} holds a lone surrogate")
+    str(info.value).encode("utf-8")  # the message itself can be printed
+
+
+def test_surrogate_pairs_and_long_printable_ids_are_kept(tmp_path):
+    path = write_jsonl(tmp_path / "docs.jsonl", [
+        {"id": "\U0001F600", "title": "Grin \U0001F600", "summary": "S", "topics": ["x"]},
+        {"id": "é" * ID_MAX_LENGTH, "title": "T", "summary": "S", "topics": ["x"]},
+    ])
+    assert "\\ud83d" in path.read_text(encoding="utf-8")  # written as an escaped pair
+    first, second = load_jsonl(path)
+    assert first.id == "\U0001F600" and first.title == "Grin \U0001F600" and second.id == "é" * ID_MAX_LENGTH
+
+
+def test_a_delete_line_with_a_lone_surrogate_is_refused(tmp_path):
+    path = tmp_path / "changes.jsonl"
+    path.write_text(OK_LINE + '\n{"id": "ok\\udc00", "delete": true}\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"changes\.jsonl:2: 'id' holds a lone surrogate"):
+        read_changes(path)
+
+
+def _bad_byte_lines() -> bytes:
+    """Return 300 lines whose 300th holds the byte 0xff as its 26th byte."""
+    lines = [f'{{"id": "d{n}", "title": "T", "summary": "S", "topics": ["x"]}}'.encode() for n in range(1, 301)]
+    lines[299] = lines[299].replace(b'"title": "T"', b'"title": "\xff"')
+    assert lines[299].index(b"\xff") == 25
+    return b"\n".join(lines) + b"\n"
+
+
+@pytest.mark.parametrize("name", ["docs.jsonl", "docs.jsonl.gz"])
+def test_invalid_utf8_names_its_line_and_byte(tmp_path, name):
+    path = tmp_path / name
+    data = _bad_byte_lines()
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    with pytest.raises(CorpusError) as info:
+        list(load_jsonl(path))
+    assert info.value.line == 300 and "invalid UTF-8 at byte 26 of the line" in info.value.message
+
+
+def test_a_truncated_gzip_names_the_line_after_the_last_complete_one(tmp_path):
+    lines = "".join(f'{{"id": "d{n}", "title": "T", "summary": "Summary {n}", "topics": ["x"]}}\n' for n in range(1, 5001))
+    packed = gzip.compress(lines.encode())
+    cut = packed[: len(packed) // 2]
+    complete = zlib.decompressobj(wbits=31).decompress(cut).count(b"\n")  # every line the cut file still holds whole
+    assert 100 < complete < 5000
+    path = tmp_path / "docs.jsonl.gz"
+    path.write_bytes(cut)
+    with pytest.raises(CorpusError) as info:
+        list(load_jsonl(path))
+    assert info.value.line == complete + 1
+    assert info.value.message == f"the compressed file ends early, after line {complete}"
+
+
+def test_corrupt_gzip_data_names_the_last_line_read(tmp_path):
+    # A second gzip member whose deflate block has the reserved type 3: zlib fails after line 2.
+    header = bytes.fromhex("1f8b0800000000000003")
+    path = tmp_path / "docs.jsonl.gz"
+    path.write_bytes(gzip.compress(f"{OK_LINE}\n{OK_LINE}\n".encode()) + header + b"\x07" + bytes(20))
+    with pytest.raises(CorpusError) as info:
+        list(load_jsonl(path))
+    assert info.value.line == 3 and info.value.message.startswith("cannot be read after line 2: Error -3")
+
+
+@pytest.mark.parametrize("name", ["bom.jsonl", "bom.jsonl.gz"])
+def test_a_byte_order_mark_at_the_start_is_skipped(tmp_path, name):
+    path = tmp_path / name
+    data = "\ufeff" + OK_LINE + "\r\n" + OK_LINE.replace('"ok"', '"two"') + "\r\n"
+    path.write_bytes(gzip.compress(data.encode()) if name.endswith(".gz") else data.encode())
+    assert [r.id for r in load_jsonl(path)] == ["ok", "two"]
+
+
+def test_lines_longer_than_a_read_block_and_a_last_line_without_newline(tmp_path):
+    summary = "word " * 40_000  # 200 kB: a line that spans several blocks
+    path = tmp_path / "docs.jsonl"
+    docs = [{"id": f"d{n}", "title": "T", "summary": summary, "topics": ["x"]} for n in range(3)]
+    path.write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
+    records = list(load_jsonl(path))
+    assert [r.id for r in records] == ["d0", "d1", "d2"] and all(r.summary == summary.strip() for r in records)
+
+
+@pytest.fixture(scope="module")
+def small_index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("small")
+    good = root / "good.jsonl"
+    good.write_text(OK_LINE + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", str(good), "--index-dir", str(root / "index"), "--no-semantic"])
+    assert result.exit_code == 0, result.output
+    return root / "index"
+
+
+@pytest.mark.parametrize("command", ["build", "update"])
+@pytest.mark.parametrize(
+    ("second_line", "message"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "invalid JSON: nested too deeply"),
+        (b'{"id": "s\\ud800", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds a lone surrogate"),
+        (b'{"id": "s", "title": "T\xff", "summary": "S", "topics": ["x"]}', "invalid UTF-8 at byte 24 of the line"),
+        (b'{"id": "s\\u0000", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character"),
+    ],
+)
+def test_the_cli_stops_at_the_bad_line_and_keeps_the_index(small_index, tmp_path, command, second_line, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(OK_LINE.encode() + b"\n" + second_line + b"\n")
+    published = store.current_id(small_index)
+    options = ["--no-semantic"] if command == "build" else []
+    result = CliRunner().invoke(main, [command, str(path), "--index-dir", str(small_index), *options])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr.startswith(f"Error: {path}:2: ") and message in result.stderr and result.stderr.count("\n") == 1
+    assert store.current_id(small_index) == published
