@@ -155,6 +155,7 @@ class SearchService:
     def _search(self, params: SearchParams, with_ways: bool) -> SearchResult:
         started = time.perf_counter()
         snap = self.snapshot()
+        params = snap.canonical_filters(params)
         key = (params, with_ways)
         cached = self._results.get(snap.id, key)
         if cached is not None:

@@ -39,7 +39,10 @@ from search.synonyms import Synonyms
 from search.weighting import Weighting
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from search.facets import FacetColumn
+    from search.params import SearchParams
 
 # Facets as a request names them → the indexed field of their values.
 FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
@@ -113,6 +116,8 @@ class Snapshot:
         # Each facet value's place among its facet's labels lower-cased (equal ones share a place): the
         # counts' tie-break, looked up in C (search/facets.py).
         self.facet_ranks = {facet: _ranks(labels) for facet, labels in self.facet_labels.items()}
+        # Each facet's values by their case-folded form, where that names one value only ("OpenAI").
+        self._folded = {facet: _unambiguous_folds(self.facet_docs[field]) for facet, field in FACETS.items()}
         self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
         self.facet_value_of: dict[tuple[str, str, int], FacetValue] = {}  # each one of them, by (facet, value, count)
         # Each facet field's values by document as arrays, for counting large match sets (search/facets.py).
@@ -179,6 +184,19 @@ class Snapshot:
     def stored(self, docnum: int) -> dict[str, object]:
         """Return document *docnum*'s stored fields, decoded (cached: treat the dict as read-only)."""
         return self._stored.get_or_make(docnum, lambda: from_document(self.searcher().stored_fields(docnum)))
+
+    def canonical_filters(self, params: SearchParams) -> SearchParams:
+        """Return *params* with each filter value this snapshot lacks, but has in another case, in its
+        own case: ``entity=OpenAI`` filters by ``openai``.  Other unknown values stay (they match nothing)."""
+        if not (params.topic or params.entity or params.kind or params.month):
+            return params  # most searches: no filter to look at
+        changes: dict[str, tuple[str, ...]] = {}
+        for facet, field in FACETS.items():
+            values, known = getattr(params, facet), self.facet_docs[field]
+            if values and not all(value in known for value in values):
+                folded = self._folded[facet]
+                changes[facet] = tuple(dict.fromkeys(v if v in known else folded.get(v.casefold(), v) for v in values))
+        return params.with_(**changes) if changes else params
 
     def label(self, facet: str, value: str) -> str:
         """Return the human label of a facet value, as the snapshot's build recorded it."""
@@ -292,6 +310,14 @@ def _column(reader, fieldname: str) -> array:
         values.byteswap()
     values.extend(repeat(column._default, count - len(values)))  # trailing defaults are not written
     return values
+
+
+def _unambiguous_folds(values: Iterable[str]) -> dict[str, str]:
+    """Return each value by its case-folded form, leaving out forms that two values share."""
+    by_fold: dict[str, list[str]] = {}
+    for value in values:
+        by_fold.setdefault(value.casefold(), []).append(value)
+    return {fold: same[0] for fold, same in by_fold.items() if len(same) == 1}
 
 
 def _ranks(labels: dict[str, tuple[str, str]]) -> dict[str, int]:

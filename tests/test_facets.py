@@ -245,3 +245,14 @@ def test_facets_counted_with_arrays_are_the_ones_counted_from_sets(data, service
     with monkeypatch.context() as patch:
         patch.setattr(search.facets, "COUNT_WITH_ARRAYS_MIN", 0)  # always
         assert _count(snap, params, matched, selected) == from_sets
+
+
+def test_a_filter_value_in_another_case_filters_by_that_value(client):
+    # entity=OpenAI is what a reader types for the organisation the index knows as openai.
+    exact = client.get("/api/search?entity=openai&kind=event").get_json()
+    typed = client.get("/api/search?entity=OpenAI&kind=Event").get_json()
+    assert typed["total"] == exact["total"] > 0 and typed["filters"] == exact["filters"]
+    assert [h["id"] for h in typed["hits"]] == [h["id"] for h in exact["hits"]]
+    page = client.get("/?q=stargate&entity=OpenAI")
+    assert page.status_code == 302 and page.headers["Location"] == "/?q=stargate&entity=openai"
+    assert client.get("/api/search?entity=nosuch").get_json()["total"] == 0  # unknown in any case: nothing

@@ -57,7 +57,8 @@ def _filter(name: str, description: str, pattern: str = NO_NUL_PATTERN) -> dict[
     return {
         "name": name,
         "in": "query",
-        "description": f"{description} Repeat it to allow several values (they combine with OR).",
+        "description": f"{description} Repeat it to allow several values (they combine with OR). A value "
+                       "the index lacks but has in another case is read in the index's case (OpenAI: openai).",
         "style": "form",
         "explode": True,
         "schema": {

@@ -129,10 +129,11 @@ def text_blocks(body: str) -> list[tuple[str, list[str]]]:
 @bp.get("/")
 def page() -> str | Response:
     params = parse_params(request.args)
-    if any(name in request.args and not request.args[name] for name in DATE_BOUNDS):
-        # The filter form sends its empty date fields when submitted without script: drop them from the address.
-        return redirect(search_url(params, page=params.page))
     service = get_search()
+    canonical = service.snapshot().canonical_filters(params)  # entity=OpenAI: the address says openai
+    if canonical != params or any(name in request.args and not request.args[name] for name in DATE_BOUNDS):
+        # Also the filter form's empty date fields, sent when it is submitted without script.
+        return redirect(search_url(canonical, page=canonical.page))
     result = service.search(params)
     return render_template(
         "search.html",
