@@ -315,3 +315,29 @@ def test_top_hits_are_exact_whatever_the_number_of_candidates(tmp_path):
             assert [round(s, 6) for _, s in found] == [round(s, 6) for _, s in exact]
             checked += 1
     assert checked == 15
+
+
+def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
+    # The words a misspelling may stand for: every index word of the same first letter within the
+    # allowed distance (or one adjacent swap away), the closest first, the most frequent of those first.
+    # Checked against a plain scan of the whole vocabulary for misspellings of the seed corpus's words.
+    import random
+
+    from search.query import _query_tokens
+    from search.spell import allowed_distance, edit_distance
+
+    snap = service.snapshot()
+    vocabulary = service._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
+    reader = snap.searcher().reader()
+    words = sorted({w for f in ("title", "body") for w in reader.field_terms(f)})
+    rng = random.Random(7)
+    for word in rng.sample([w for w in words if w.isalpha() and len(w) >= 5], 60):
+        i = rng.randrange(1, len(word))
+        typed = word[:i] + rng.choice("aeioust") + word[i + 1 :]
+        analysed = _query_tokens(typed)[0][0]
+        limit = allowed_distance(len(typed))
+        near = {w: min(edit_distance(w, typed), edit_distance(w, analysed)) for w in words if w[:1] == typed[:1] or w[:1] == analysed[:1]}
+        within = {w: d for w, d in near.items() if 0 < d <= limit and w != analysed and not w.isdigit()}
+        best = min(within.values(), default=0)
+        expected = sorted((w for w, d in within.items() if d == best), key=lambda w: (-vocabulary.frequency(w), w))
+        assert vocabulary.near(typed, analysed) == [(w, best) for w in expected], typed
