@@ -18,6 +18,10 @@ def suggest(client, q: str) -> list[dict[str, str]]:
     return body["suggestions"]
 
 
+def terms(client, q: str) -> list[str]:
+    return [s["text"] for s in suggest(client, q) if s["kind"] == "term"]
+
+
 def starts_a_word(prefix: str, text: str) -> bool:
     return (" " + fold(text)).find(" " + fold(prefix)) >= 0
 
@@ -58,6 +62,37 @@ def test_facet_values_are_suggested_and_lead_to_the_filtered_list(client, facet,
 def test_the_last_word_is_completed_after_the_ones_before_it(client):
     found = suggest(client, "stargate mich")
     assert any(s["kind"] == "term" and fold(s["text"]) == "stargate michigan" for s in found)
+
+
+def test_the_last_word_prefers_words_found_with_the_ones_before_it(client):
+    # "michigan" is rarer than "model" or "major", but the hub writes it beside "stargate".
+    assert "stargate michigan" in [fold(text) for text in terms(client, "stargate m")]
+    # A word always holds itself: it is not offered again.
+    assert "stargate stargate" not in [fold(text) for text in terms(client, "stargate st")]
+
+
+@pytest.mark.parametrize("q, word", [
+    ("memory-eff", "memory-efficient"),
+    ("fine-t", "fine-tuning"),
+    ("fine-", "fine-tuning"),
+    ("full memory-eff", "full memory-efficient"),
+])
+def test_a_hyphenated_word_keeps_its_start_and_is_completed_as_the_hub_writes_it(client, q, word):
+    found = terms(client, q)
+    assert found and found[0] == word
+    assert all(text.startswith(q) for text in found)
+
+
+@pytest.mark.parametrize("q", ["-star", '"star', '-"star', "stargate -mich", "-memory-eff"])
+def test_a_search_operator_before_the_word_is_kept(client, q):
+    found = terms(client, q)
+    assert found
+    assert all(text.lower().startswith(q) for text in found)
+
+
+@pytest.mark.parametrize("q", ["-star", "stargate -uk", "-stargate uk"])
+def test_an_exclusion_is_not_completed_into_a_link_to_what_it_excludes(client, q):
+    assert all(s["kind"] == "term" and "url" not in s for s in suggest(client, q))
 
 
 @pytest.mark.parametrize("q", ["STARG", "  starg ", "Stárg"])
