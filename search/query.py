@@ -483,10 +483,13 @@ def asked_text(text: str) -> str:
 
 
 def _without_dangling(text: str) -> str:
-    """Return *text* without operators that join nothing (``trainium AND``, ``OR gpu``), and with a
-    query that only excludes (``-openai``) asking for everything else, as ``NOT openai`` does.
+    """Return *text* without operators that join nothing (``trainium AND``, ``OR gpu``), with an
+    unclosed quote closed at the end, and with a query that only excludes (``-openai``) asking for
+    everything else, as ``NOT openai`` does.
     An operator typed alone (``AND``) stays: it is then the only word there is to search."""
     trimmed = _DANGLING.sub("", text.strip()) or text
+    if trimmed.count('"') % 2:  # a phrase still being typed ('"data center'): closed where the text ends
+        trimmed += '"'
     if _EXCLUDED.search(trimmed) and not asked_text(trimmed):
         trimmed = re.sub(_MINUS, "NOT ", trimmed)
     return trimmed

@@ -297,3 +297,12 @@ def test_a_word_the_index_lacks_is_searched_in_its_other_spelling(typed, spelled
 ])
 def test_a_split_name_and_a_british_spelling_find_what_the_reader_means(service, typed, first):
     assert service.search(SearchParams(q=typed)).hits[0].id == first
+
+
+def test_a_phrase_still_being_typed_is_searched_as_the_phrase(service):
+    # '"data center' (a suggestion chosen before the quote was closed) asks for the phrase, and must not
+    # search the word '"data' with its quote mark.
+    closed = service.search(SearchParams(q='"data center"', per_page=50))
+    assert closed.total > 0
+    typing = service.search(SearchParams(q='"data center', per_page=50))
+    assert typing.total == closed.total and [h.id for h in typing.hits] == [h.id for h in closed.hits]
