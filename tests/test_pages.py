@@ -361,3 +361,12 @@ def test_the_search_box_takes_a_paragraph_as_long_as_a_search_does(client):
     for url in ("/", "/?q=stargate", "/?q=stargate&page=abc"):
         box = re.search(r'<input id="q"[^>]*>', client.get(url).get_data(as_text=True)).group(0)
         assert f'maxlength="{MAX_QUERY_CHARS}"' in box, url
+
+
+def test_a_new_search_from_a_400_page_keeps_the_filters_that_were_fine(client):
+    # The search box of an error page carries the request's filters and dates, less the bad one, as
+    # the box of a result page does.
+    page = client.get("/?q=stargate&entity=openai&topic=compute-deals&since=2025-13-01").get_data(as_text=True)
+    box = re.search(r'<form class="searchbox".*?</form>', page, re.S).group(0)
+    kept = re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', box)
+    assert kept == [("entity", "openai"), ("topic", "compute-deals")]

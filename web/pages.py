@@ -7,7 +7,7 @@ without JavaScript.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request
@@ -57,11 +57,22 @@ def without_param(param: str | None) -> str:
 
     The way back from an error page: the reader's search as it was, less the value that could not be used.
     """
-    pairs = [(name, value) for name, value in request.args.items(multi=True) if name in PAGE_PARAMS and name != param]
+    pairs = _kept_args(param, PAGE_PARAMS)
     return "/" + (f"?{urlencode(pairs)}" if pairs else "")
 
 
+def kept_filters(param: str | None) -> list[tuple[str, str]]:
+    """Return this request's filters and dates less *param*: what a new search from an error page keeps."""
+    return _kept_args(param, (*FILTERS, *DATE_BOUNDS))
+
+
+def _kept_args(param: str | None, names: Iterable[str]) -> list[tuple[str, str]]:
+    wanted = set(names) - {param}
+    return [(name, value) for name, value in request.args.items(multi=True) if name in wanted and value]
+
+
 bp.add_app_template_global(without_param)
+bp.add_app_template_global(kept_filters)
 
 
 def feed_url(params: SearchParams) -> str:
