@@ -83,11 +83,8 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
     return tuple(dict.fromkeys(v.strip() for v in value))
 
 
-def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
-    """Return the record described by one decoded JSONL line."""
-    if not isinstance(obj, dict):
-        raise CorpusError(path, lineno, "expected a JSON object")
-    doc_id = _string(obj, "id", path, lineno)
+def check_id(doc_id: str, path: Path, lineno: int) -> str:
+    """Return *doc_id*, or raise CorpusError when it is too long or holds a control character."""
     if len(doc_id) > ID_MAX_LENGTH:
         raise CorpusError(
             path, lineno,
@@ -98,6 +95,14 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     if control:
         where = control.start() + 1
         raise CorpusError(path, lineno, f"'id' holds the control character {control[0]!r} at character {where}")
+    return doc_id
+
+
+def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
+    """Return the record described by one decoded JSONL line."""
+    if not isinstance(obj, dict):
+        raise CorpusError(path, lineno, "expected a JSON object")
+    doc_id = check_id(_string(obj, "id", path, lineno), path, lineno)
     title = plain_text(_string(obj, "title", path, lineno)).strip()
     if not title:
         raise CorpusError(path, lineno, "'title' holds nothing but markup")

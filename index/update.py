@@ -33,7 +33,7 @@ from whoosh import query as wq
 from index.dates import now_utc
 from corpus.errors import CorpusError
 from corpus.enrich import enrich_records
-from corpus.jsonl import parse_line, read_objects
+from corpus.jsonl import check_id, parse_line, read_objects
 from corpus.records import Event, GuideSection, Record
 from index import store, vectors
 from index.schema import SCHEMA_VERSION, to_document
@@ -111,7 +111,7 @@ def _delete_id(obj: dict[str, object], path: Path, lineno: int) -> str | None:
     extra = sorted(set(obj) - _DELETE_KEYS)
     if extra:
         raise CorpusError(path, lineno, f"a delete line has only 'id' and 'delete', not {', '.join(map(repr, extra))}")
-    return doc_id.strip()
+    return check_id(doc_id.strip(), path, lineno)  # the same rules as an upsert's id
 
 
 def update(path: str | Path, root: str | Path, *, lock_wait: float = 0.0) -> UpdateReport:

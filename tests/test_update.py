@@ -190,3 +190,12 @@ def test_updated_documents_get_related_topics_and_organisations(root, tmp_path):
     stored = SearchService(root).document("nvidia-texas-campus")
     assert "nvidia" in stored["entities"]
     assert "data-centers-power" in stored["topics"]
+
+
+@pytest.mark.parametrize(("bad_id", "reason"), [("x" * 513, "the limit is 512"), ("a\x00b", "control character")])
+def test_a_delete_line_names_its_id_by_the_same_rules_as_an_upsert(root, tmp_path, bad_id, reason):
+    published = store.current_id(root)
+    changes = write_jsonl(tmp_path / "c.jsonl", [NEW, {"id": bad_id, "delete": True}])
+    with pytest.raises(CorpusError, match=f"c.jsonl:2: .*{reason}"):
+        update(changes, root)
+    assert store.current_id(root) == published  # nothing applied
