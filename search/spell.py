@@ -185,6 +185,11 @@ class Speller:
         return Vocabulary(searcher, analyzer, state[1], state[2])
 
 
+def _completes(surface: str, typed: str) -> bool:
+    """Return whether *surface* is *typed* with letters added at its end ("Stargate" of "stargat")."""
+    return len(surface) > len(typed) and surface.lower().startswith(typed.lower())
+
+
 def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None:
     """Return the corrected query when it finds documents with every word and the typed one does not."""
     if not parsed.corrections:
@@ -198,12 +203,20 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
         query = wq.AndNot(query, parsed.excluded)
     if next(iter(query.docs(vocabulary.searcher)), None) is None:
         return None
+    # A typed word that is only its own stem ("stargat", which the index has as the stem of "Stargate")
+    # finds what the whole word does; in the corrected query it is written whole, not left as typed.
+    cut_short = [
+        (c.span, c.word) for c in parsed.concepts
+        if c.span and c.word and c.span not in corrected and c.text.lower() == c.word
+        and _completes(vocabulary.surface(c.word, c.text), c.text)
+    ]
     text_parts: list[str] = []
     html_parts: list[str] = []
     pos = 0
-    for fix in sorted(parsed.corrections, key=lambda c: c.span):
-        start, end = fix.span
-        word = vocabulary.surface(fix.word, fix.typed)
+    fixes = [(fix.span, fix.word, fix.typed) for fix in parsed.corrections]
+    fixes += [(span, word, parsed.text[span[0] : span[1]]) for span, word in cut_short]
+    for (start, end), analysed, typed in sorted(fixes):
+        word = vocabulary.surface(analysed, typed)
         text_parts += [parsed.text[pos:start], word]
         html_parts += [html.escape(parsed.text[pos:start]), f"<mark>{html.escape(word)}</mark>"]
         pos = end

@@ -133,6 +133,8 @@ def test_markup_in_documents_is_stripped_and_only_mark_survives(tmp_path):
         ("kuberentes", "scaling-kubernetes-to-7-500-nodes", "kubernetes"),
         ("antropic amazon", "anthropic-and-amazon-expand-collaboration-for-up-to-5-gigawatts-of-new-compute", "anthropic amazon"),
         ("stargte norway", "introducing-stargate-norway-openai-s-first-european-ai-data-center-initiative", "stargate norway"),
+        # "stargat" is the stem the index has for Stargate: it finds it, and the suggestion writes it whole.
+        ("stargat michigen", "expanding-stargate-to-michigan", "stargate michigan"),
     ],
 )
 def test_typos_find_the_document_and_suggest_the_corrected_query(service, typed, expected_first, corrected):
