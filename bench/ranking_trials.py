@@ -24,12 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 from bench import relevance
 from corpus.sources import DEFAULT_DIR, load_corpus
 from index.build import build_corpus
-from index.whoosh_compat import read_postings
 from search.scoring import TermScores
 from search.weighting import bm25_idf
 
@@ -78,18 +76,11 @@ def _combined_read(title_weight: float):
         if fieldname == "title":
             return {docnum: 0.0 for docnum in kept_read(self, searcher, fieldname, text)}
         frequency: dict[int, float] = {}
-        for index, (leaf, offset) in enumerate(searcher.leaf_searchers()):
-            reader = leaf.reader()
-            for field in FIELDS:
-                if (field, text) not in reader:
-                    continue
-                ids, tfs = read_postings(reader, field, text, weights=True)
-                if not ids:
-                    continue
-                scorer = searcher.weighting.scorer(leaf, field, text)
-                lengths = self.posting_lengths(index, reader, field, text, np.array(ids, dtype=np.intp))
-                normalised = np.array(tfs) / ((1 - scorer.B) + scorer.B * lengths / scorer.avgfl)
-                for docnum, value in zip(ids, normalised.tolist()):
+        for field in FIELDS:
+            for index, offset, reader, scorer, ids, tfs in self.leaf_postings(searcher, field, text):
+                lengths = self.posting_lengths(index, reader, field, text, ids)
+                normalised = tfs / ((1 - scorer.B) + scorer.B * lengths / scorer.avgfl)
+                for docnum, value in zip(ids.tolist(), normalised.tolist()):
                     frequency[docnum + offset] = frequency.get(docnum + offset, 0.0) + weights[field] * value
         if not frequency:
             return {}

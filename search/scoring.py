@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sys
 from array import array
-from typing import Union
+from collections.abc import Iterator
+from typing import Any, Union
 
 import numpy as np
 from whoosh.scoring import BM25F, WeightLengthScorer, WeightScorer
@@ -73,16 +74,7 @@ class TermScores:
     def _read(self, searcher: Searcher, fieldname: str, text: bytes) -> Entry:
         docs: list[np.ndarray] = []
         scores: list[np.ndarray] = []
-        for index, (leaf, offset) in enumerate(searcher.leaf_searchers()):
-            reader = leaf.reader()
-            if (fieldname, text) not in reader:
-                continue
-            ids, weights = read_postings(reader, fieldname, text, weights=True)
-            if not ids:
-                continue
-            scorer = searcher.weighting.scorer(leaf, fieldname, text)
-            leaf_ids = np.array(ids, dtype=np.intp)
-            leaf_weights = np.array(weights, dtype=np.float64)
+        for index, offset, reader, scorer, leaf_ids, leaf_weights in self.leaf_postings(searcher, fieldname, text):
             if type(scorer) is WeightScorer:
                 leaf_scores = leaf_weights
             elif isinstance(scorer, WeightLengthScorer) and type(scorer).score is WeightLengthScorer.score:
@@ -110,6 +102,19 @@ class TermScores:
         values = all_scores.tolist()
         shared: dict[float, float] = {}
         return dict(zip(all_ids.tolist(), map(shared.setdefault, values, values)))
+
+    @staticmethod
+    def leaf_postings(searcher: Searcher, fieldname: str, text: bytes) -> Iterator[tuple[int, int, Any, Any, np.ndarray, np.ndarray]]:
+        """Yield, for each segment holding *text* in *fieldname*: its index, its offset, its reader, the
+        weighting's scorer there, and the term's documents and weights as arrays."""
+        for index, (leaf, offset) in enumerate(searcher.leaf_searchers()):
+            reader = leaf.reader()
+            if (fieldname, text) not in reader:
+                continue
+            ids, weights = read_postings(reader, fieldname, text, weights=True)
+            if ids:
+                scorer = searcher.weighting.scorer(leaf, fieldname, text)
+                yield index, offset, reader, scorer, np.array(ids, dtype=np.intp), np.array(weights, dtype=np.float64)
 
     def posting_lengths(self, index: int, reader, fieldname: str, text: bytes, ids: np.ndarray) -> np.ndarray:
         """Return the field length bm25() is given for each of segment *index*'s documents *ids* holding *text*."""
