@@ -482,7 +482,7 @@ def asked_text(text: str) -> str:
     return " ".join(_MARKS.sub(" ", _EXCLUDED.sub(" ", text)).split())
 
 
-def _without_dangling(text: str) -> str:
+def _as_meant(text: str) -> str:
     """Return *text* without operators that join nothing (``trainium AND``, ``OR gpu``), with an
     unclosed quote closed at the end, and with a query that only excludes (``-openai``) asking for
     everything else, as ``NOT openai`` does.
@@ -501,7 +501,7 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
     analyzer = schema[SEARCH_FIELDS[0]].analyzer
     plain = bool(_SYNTAX.search(text))  # syntax the parser chokes on is searched as plain words
     if plain:
-        text = _without_dangling(text)
+        text = _as_meant(text)
         try:
             concepts, excluded = _syntax_concepts(text, schema, synonyms)
             return assemble(text, concepts, excluded)
