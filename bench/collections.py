@@ -1,7 +1,8 @@
 """Judged test collections for the relevance benchmark: the hub's own set and public ones.
 
 A collection is documents (as JSONL objects, the generic import's format) and judged queries.  The
-hub set is the seed corpus with ``bench/judgments.json``; CISI (1,460 abstracts on information
+hub set is the seed corpus with ``bench/judgments.json``; the Debian package corpus (read in place from
+``../shared/corpora/``) comes with the known-item queries of ``bench/debian_judgments.json``; CISI (1,460 abstracts on information
 science, 76 judged queries, most of them pasted paragraphs) is read in place from
 ``../shared/corpora/cisi/`` in the SMART format its README describes, or from the 200-document
 sample committed under ``tests/data/cisi-sample/`` for the tests.
@@ -20,6 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 CISI_DIR = REPO.parent / "shared" / "corpora" / "cisi"
 CISI_SAMPLE = REPO / "tests" / "data" / "cisi-sample"
 CISI_TOPIC = "cisi"
+DEBIAN = REPO.parent / "shared" / "corpora" / "debian-packages.jsonl.gz"
+DEBIAN_JUDGMENTS = REPO / "bench" / "debian_judgments.json"
 _MARKER = re.compile(r"^\.([A-Z])(?:\s+(\S+))?\s*$")
 
 
@@ -117,3 +120,13 @@ def write_jsonl(docs: tuple[dict[str, object], ...], path: Path) -> Path:
     """Write *docs* to *path* as JSONL, for the service's own import."""
     path.write_text("".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in docs), encoding="utf-8")
     return path
+
+
+def load_debian(path: Path = DEBIAN, judgments: Path = DEBIAN_JUDGMENTS) -> Collection:
+    """Return the Debian package corpus (63,956 packages) with the known-item queries of *judgments*
+    (bench/debian_judgments.json: what a Debian user asks, and the packages expected in the top 3)."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        docs = tuple(json.loads(line) for line in handle if line.strip())
+    data = json.loads(judgments.read_text(encoding="utf-8"))
+    judged = tuple(Judged(q["category"], q["query"], dict(q["judgments"])) for q in data["queries"])
+    return Collection("debian", docs, judged)

@@ -4,6 +4,9 @@
 the seed corpus, and CISI read in place from ``../shared/corpora/cisi/`` when it is there) through
 three systems and prints nDCG@10, MRR and recall@10 per category:
 
+The Debian package corpus (64k documents, read in place from ``../shared/corpora/`` when it is there)
+runs with the known-item queries of ``bench/debian_judgments.json``: names, needs, -dev packages.
+
 - ``service``: the service as readers get it: the collection goes through the real import (the seed
   loader, or a JSONL file and ``build``) and every query through ``/api/search``, whole;
 - ``whoosh-or``: the same Whoosh index searched with Whoosh's own parser, OR of the words, BM25F;
@@ -34,7 +37,7 @@ from pathlib import Path
 from whoosh.qparser import MultifieldParser, OrGroup
 from whoosh.scoring import BM25F
 
-from bench.collections import CISI_DIR, Collection, Judged, load_cisi, write_jsonl
+from bench.collections import CISI_DIR, DEBIAN, Collection, Judged, load_cisi, load_debian, write_jsonl
 from corpus.sources import DEFAULT_DIR, load_corpus
 from index.analysis import STOP_WORDS
 from index.build import build
@@ -303,20 +306,25 @@ def collections(names: Sequence[str]) -> list[Collection]:
                 found.append(load_cisi())
             else:
                 print(f"cisi: not found in {CISI_DIR}; skipped", file=sys.stderr)
+        elif name == "debian":
+            if DEBIAN.exists():
+                found.append(load_debian())
+            else:
+                print(f"debian: not found at {DEBIAN}; skipped", file=sys.stderr)
     return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark on every collection and print its tables; return 1 when the service misses a target."""
     parser = argparse.ArgumentParser(prog="python -m bench.relevance", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--collection", action="append", choices=("hub", "cisi"), help="default: all")
+    parser.add_argument("--collection", action="append", choices=("hub", "cisi", "debian"), help="default: all")
     parser.add_argument("--failures", action="store_true", help="list the service's queries under the category target")
     parser.add_argument("--moved", type=int, default=0, metavar="N",
                         help="list the N queries meaning (on against words-only) helped most and hurt most")
     args = parser.parse_args(argv)
     missed = []
     with tempfile.TemporaryDirectory(prefix="bench-relevance-") as tmp:
-        for collection in collections(args.collection or ["hub", "cisi"]):
+        for collection in collections(args.collection or ["hub", "cisi", "debian"]):
             answers = evaluate(collection, Path(tmp))
             judged = collection.judged
             summaries = {name: summarise(judged, a) for name, a in answers.items()}

@@ -87,7 +87,10 @@ class GuideSection:
 Record = Event | GuideSection
 
 
-def slugify(text: str, max_length: int = 80) -> str:
+SLUG_MAX_CHARS = 80
+
+
+def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:
     """Return a lowercase ASCII slug of *text*, cut at a word boundary."""
     spaced = re.sub(r"[^\w]+", " ", unicodedata.normalize("NFKD", text))
     ascii_text = spaced.encode("ascii", "ignore").decode()

@@ -30,7 +30,7 @@ from index.dates import now_utc, parse_iso
 from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store, vectors
-from index.schema import SCHEMA_VERSION, make_schema, to_document
+from index.schema import SCHEMA_VERSION, id_namespace, make_schema, to_document
 from index.analysis import TermAnalyzer, analyse_groups
 from index.segment import SegmentBuilder
 
@@ -125,6 +125,7 @@ def build_corpus(
                     "topics": {slug: asdict(topic) for slug, topic in corpus.topics.items()},
                     "organisations": {slug: asdict(org) for slug, org in corpus.organisations.items()},
                     "kind_labels": dict(KIND_LABELS),
+                    "id_prefix": id_namespace(record.id for record in records),  # search/snapshot.py ``named``
                     # Analysed now, searched with by this snapshot: an edit means a rebuild, like a schema change.
                     "synonyms": analyse_groups(corpus.synonyms, make_schema()["body"].analyzer),
                     "semantic": semantic_meta,

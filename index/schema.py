@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Iterable
+
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from index.dates import month_of, timestamp
-from corpus.records import Record
+from corpus.records import SLUG_MAX_CHARS, Record, slugify
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
@@ -74,3 +78,40 @@ def from_document(fields: dict[str, object]) -> dict[str, object]:
     for name in ("topics", "entities"):
         doc[name] = tuple(v for v in str(doc.get(name) or "").split(",") if v)
     return doc
+
+
+# -- names: what a reader types for a document's id -------------------------------------------------
+
+# A text longer than this names no document (an id has at most 512 characters, corpus/jsonl.py).
+NAME_MAX_CHARS = 512
+_WORDY = re.compile(r"\w")
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def id_namespace(ids: Iterable[str]) -> str:
+    """Return the start every one of *ids* shares, cut after its last character that is not a letter or
+    digit: ``deb-`` of ``deb-0ad`` … ``deb-zzuf``, and ``doc-`` (not ``doc-1``) of ``doc-100`` … ``doc-199``.
+    Such a start is a namespace, not part of a name a reader types (``name_ids``)."""
+    ids = list(ids)
+    if not ids:
+        return ""
+    shared = os.path.commonprefix((min(ids), max(ids)))  # the sorted ends share what all share
+    cut = max((i for i, char in enumerate(shared) if not char.isalnum()), default=-1)
+    return shared[: cut + 1]
+
+
+def name_ids(text: str, namespace: str) -> tuple[str, ...]:
+    """Return the ids *text* can name, most literal first: the text as typed, lower-cased and as a slug
+    (words joined by ``-``: ``build essential`` names ``build-essential``, and a title typed whole names
+    the event whose id is its slug), each in *namespace* (``gimp`` names ``deb-gimp``) and as a whole id."""
+    words = text.split()
+    if not words or len(text) > NAME_MAX_CHARS:
+        return ()
+    joined = "-".join(words)
+    lower = joined.lower()
+    # Most texts are their own slug already: slugify (some 2.5 µs) only the others.
+    slug = lower if len(lower) <= SLUG_MAX_CHARS and _SLUG.fullmatch(lower) else slugify(text) if _WORDY.search(text) else joined
+    forms = dict.fromkeys((joined, lower, slug))
+    if not namespace:
+        return tuple(forms)
+    return tuple(dict.fromkeys(i for form in forms for i in ((form,) if form.startswith(namespace) else (namespace + form, form))))

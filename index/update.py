@@ -36,7 +36,7 @@ from corpus.enrich import enrich_records
 from corpus.jsonl import check_id, parse_line, read_objects
 from corpus.records import Event, GuideSection, Record
 from index import store, vectors
-from index.schema import SCHEMA_VERSION, to_document
+from index.schema import SCHEMA_VERSION, id_namespace, to_document
 
 # A delete line's only keys: anything else is a typo we should not guess at.
 _DELETE_KEYS = {"id", "delete"}
@@ -142,6 +142,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
             added, replaced, missing, doc_count = _apply(work, changes)
             meta["semantic"] = vectors.update(previous, work, meta.get("semantic"), changes.upserts)
             seconds = time.perf_counter() - started
+            if isinstance(meta.get("id_prefix"), str):  # the namespace shrinks to what the new ids share too
+                meta["id_prefix"] = id_namespace([meta["id_prefix"], *changes.upserts])  # type: ignore[list-item]
             meta.update(
                 snapshot=snap_id,
                 doc_count=doc_count,

@@ -225,6 +225,12 @@ class SearchService:
         # Every cosine, not only the allowed documents': rank and explain look up candidates alone.
         cosines = dict(asked.near)
         ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, end, started + self.budget_s, cosines)
+        named = found.named
+        if named is not None:  # the document the query names comes first (its hit says so: matched_by "name")
+            score = next((score for docnum, score in ranked if docnum == named), None)
+            if score is None:  # ranked below the page: its score as explain adds it up
+                score = float(explain(parsed, snap, named, found.concept_docs, cosines.get(named), best)["score"])  # type: ignore[arg-type]
+            ranked = [(named, score), *((docnum, s) for docnum, s in ranked if docnum != named)][:end]
         return ranked, timed_out, cosines, best
 
     def _hits(
@@ -247,7 +253,7 @@ class SearchService:
         return tuple(
             _hit(fields, score, marked[2 * i], marked[2 * i + 1],
                  explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best) if explaining else None,  # type: ignore[arg-type]
-                 "meaning" if docnum in found.meaning else "words")
+                 "name" if docnum == found.named else "meaning" if docnum in found.meaning else "words")
             for i, (docnum, score, fields) in enumerate(page)
         )
 
@@ -420,6 +426,7 @@ class _Found:
     allowed: set[int] | frozenset[int]
     concept_docs: list[set[int] | frozenset[int]]  # read-only: a concept's set is the snapshot's cached one
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
+    named: int | None = None  # the document whose name the query is (``Snapshot.named``), first by relevance
 
     @classmethod
     def of(
@@ -427,6 +434,7 @@ class _Found:
     ) -> _Found:
         concept_docs: list[set[int] | frozenset[int]] = []
         meaning: frozenset[int] = frozenset()
+        named = None
         if parsed is None:
             matched: set[int] | frozenset[int] = snap.all_docs
         elif parsed.is_empty:
@@ -442,6 +450,10 @@ class _Found:
                 closest = [d for d, cosine in near[: ranking.SEMANTIC_NEIGHBOURS] if cosine > ranking.SEMANTIC_FLOOR]
                 meaning = frozenset(closest) - matched - excluded
                 matched |= meaning
+            if parsed.excluded is None:  # a query with exclusions asks for words, not for a name
+                named = snap.named(params.q)
+                if named is not None:
+                    matched.add(named)
             matched -= excluded
         if params.since or params.until:  # a date range narrows what matches, as the query does
             matched = snap.dated_between(*params.date_range) & matched
@@ -449,7 +461,7 @@ class _Found:
         chosen = [docs for docs in selected.values() if docs is not None]
         # No filter: the match set itself (read-only from here on), not a copy of tens of thousands.
         allowed = matched.intersection(*chosen) if chosen else matched
-        return cls(matched, selected, allowed, concept_docs, meaning & allowed)
+        return cls(matched, selected, allowed, concept_docs, meaning & allowed, named if named in allowed else None)
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""

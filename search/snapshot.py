@@ -19,6 +19,7 @@ from bisect import bisect_left, bisect_right
 import threading
 import weakref
 from array import array
+from functools import cached_property
 from itertools import islice, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +32,7 @@ from index.dates import month_label
 from index import store, vectors
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
-from index.schema import SCHEMA_VERSION, from_document
+from index.schema import SCHEMA_VERSION, from_document, id_namespace, name_ids
 from search.cache import Bounded, unpatched
 from search.results import FacetValue
 from search.scoring import TermScores
@@ -175,6 +176,31 @@ class Snapshot:
         """Return the document numbers holding *text* in *fieldname*, ascending (cached)."""
         key = (fieldname, text.decode("utf-8") if isinstance(text, bytes) else text)
         return self._terms.get_or_make(key, lambda: _read_term(self.searcher(), *key))
+
+    @cached_property
+    def id_prefix(self) -> str:
+        """The namespace every document id starts with (``corpus.records.id_namespace``), "" for none.
+
+        Written by build and update; read from the index for a snapshot made before they wrote it."""
+        kept = self.meta.get("id_prefix")
+        if isinstance(kept, str):
+            return kept
+        reader = self.searcher().reader()
+        return id_namespace(t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon("id"))
+
+    def named(self, text: str) -> int | None:
+        """Return the live document whose name is *text*, or None.
+
+        A document's name is its id less the snapshot's namespace (``id_prefix``): ``gimp`` names
+        ``deb-gimp``; see ``index.schema.name_ids`` for the forms tried.  Each is one look-up in the id
+        field's term table, not a scan."""
+        reader = self.searcher().reader()
+        for doc_id in name_ids(text, self.id_prefix):
+            if ("id", doc_id) in reader:
+                live = [docnum for docnum in _read_term(self.searcher(), "id", doc_id) if docnum in self.all_docs]
+                if live:
+                    return live[-1]  # an id is unique among live documents
+        return None
 
     def doc_frequency(self, word: str) -> int:
         """Return how many documents hold the analysed *word* in a searched field (the larger field count)."""

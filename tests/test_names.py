@@ -1,0 +1,135 @@
+"""Exact names: a query that is a document's name brings that document first, and says so.
+
+A package corpus names its records in their ids (``deb-gimp``), and a reader types the name
+(``gimp``); by words alone the companions that repeat it (``gimp-help-en``) outrank it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from index.schema import id_namespace, name_ids
+from tests.conftest import write_jsonl
+
+PACKAGES = [
+    {"id": "pkg-gimp", "title": "GNU Image Manipulation Program",
+     "summary": "An advanced picture editor: retouch photos, compose images, draw. This is GIMP.", "topics": ["graphics"]},
+    {"id": "pkg-gimp-help-en", "title": "Documentation for the GIMP (English)",
+     "summary": "The GIMP user manual: GIMP help, GIMP tutorials and GIMP menus explained.", "topics": ["docs"]},
+    {"id": "pkg-gimp-data", "title": "Data files for GIMP",
+     "summary": "Brushes, palettes and patterns used by GIMP.", "topics": ["graphics"]},
+    {"id": "pkg-krita", "title": "Painting program", "summary": "Krita paints, much like GIMP does.", "topics": ["graphics"]},
+    {"id": "pkg-docker", "title": "System tray for docklet applications",
+     "summary": "Puts the icons of dockapps in a tray.", "topics": ["desktop"]},
+    {"id": "pkg-build-essential", "title": "Informational list of build-essential packages",
+     "summary": "Lists the packages needed to build software.", "topics": ["devel"]},
+]
+
+
+@pytest.mark.parametrize(
+    ("ids", "namespace"),
+    [
+        (["deb-0ad", "deb-gimp", "deb-zzuf"], "deb-"),
+        (["doc-100", "doc-150", "doc-199"], "doc-"),  # cut at a separator: the names are 100, 150, 199
+        (["introducing-stargate-uk", "accelerate-1-0-0-released"], ""),
+        (["deb-gimp"], "deb-"),
+        (["gimp"], ""),
+        ([], ""),
+    ],
+)
+def test_the_namespace_is_what_every_id_shares_up_to_a_separator(ids, namespace):
+    assert id_namespace(ids) == namespace
+
+
+def test_a_name_is_tried_as_typed_lower_cased_and_as_a_slug_with_and_without_the_namespace():
+    assert name_ids("Build Essential", "deb-") == ("deb-Build-Essential", "Build-Essential", "deb-build-essential", "build-essential")
+    assert name_ids("deb-vim", "deb-") == ("deb-vim",)
+    assert name_ids("Introducing Stargate UK!", "") == ("Introducing-Stargate-UK!", "introducing-stargate-uk!", "introducing-stargate-uk")
+    assert name_ids("   ", "deb-") == ()
+    assert name_ids("x" * 513, "") == ()
+
+
+@pytest.fixture()
+def packages(tmp_path):
+    from index.build import build
+    from web import create_app
+
+    root = tmp_path / "ix"
+    build([write_jsonl(tmp_path / "packages.jsonl", PACKAGES)], root=root)
+    return root, create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+
+
+def _search(client, **params) -> dict:
+    response = client.get("/api/search", query_string=params)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()
+
+
+def test_a_package_name_brings_that_package_first_and_the_hit_says_why(packages):
+    _, client = packages
+    body = _search(client, q="gimp", explain="1")
+    hits = body["hits"]
+    assert [h["id"] for h in hits[:1]] == ["pkg-gimp"]
+    assert hits[0]["matched_by"] == "name" and all(h["matched_by"] == "words" for h in hits[1:])
+    # By words its documentation scores more: the order is the name's, and the hit says so.
+    assert hits[0]["score"] < hits[1]["score"]
+    assert hits[0]["explanation"]["score"] == pytest.approx(hits[0]["score"])
+    assert body["total"] == 4 and len({h["id"] for h in hits}) == len(hits)
+    for query in ("GIMP", "pkg-gimp", "  gimp  "):
+        assert _search(client, q=query)["hits"][0]["id"] == "pkg-gimp", query
+
+
+def test_words_typed_apart_name_a_hyphenated_package(packages):
+    _, client = packages
+    first = _search(client, q="build essential")["hits"][0]
+    assert (first["id"], first["matched_by"]) == ("pkg-build-essential", "name")
+
+
+def test_a_name_finds_its_package_even_without_a_word_in_common(packages):
+    _, client = packages
+    body = _search(client, q="docker")
+    assert [(h["id"], h["matched_by"]) for h in body["hits"]] == [("pkg-docker", "name")]
+    assert body["total"] == 1
+
+
+def test_exclusions_filters_and_other_orders_keep_their_meaning(packages):
+    _, client = packages
+    # A query with an excluded word asks for words: it names nothing.
+    assert all(h["matched_by"] == "words" for h in _search(client, q="gimp -help")["hits"])
+    # A filter the package is outside of leaves it out.
+    assert "pkg-gimp" not in [h["id"] for h in _search(client, q="gimp", topic="docs")["hits"]]
+    # Sorted by listing order, the name does not jump the queue (the hit still says how it matched).
+    listed = _search(client, q="gimp", sort="listing")["hits"]
+    assert [h["id"] for h in listed] == ["pkg-gimp", "pkg-gimp-help-en", "pkg-gimp-data", "pkg-krita"]
+
+
+def test_the_named_package_is_on_the_first_page_only(packages):
+    _, client = packages
+    pages = [_search(client, q="gimp", per_page="1", page=str(n))["hits"] for n in range(1, 5)]
+    ids = [hit["id"] for page in pages for hit in page]
+    assert ids[0] == "pkg-gimp" and sorted(ids) == sorted(["pkg-gimp", "pkg-gimp-help-en", "pkg-gimp-data", "pkg-krita"])
+
+
+def test_the_page_shows_the_exact_name(packages):
+    _, client = packages
+    page = client.get("/?q=gimp").get_data(as_text=True)
+    assert "Exact name" in page and page.index("GNU Image Manipulation Program") < page.index("Documentation for the")
+
+
+def test_updates_keep_names_to_live_documents_and_the_namespace_honest(packages, tmp_path):
+    from index.update import update
+
+    root, client = packages
+    update(write_jsonl(tmp_path / "del.jsonl", [{"id": "pkg-gimp", "delete": True}]), root)
+    assert "pkg-gimp" not in [h["id"] for h in _search(client, q="gimp")["hits"]]
+    update(write_jsonl(tmp_path / "add.jsonl", [{**PACKAGES[0], "title": "GIMP, again"}]), root)
+    assert _search(client, q="gimp")["hits"][0]["id"] == "pkg-gimp"
+    # A new id outside the namespace: there is none any more, so only a whole id names a document.
+    update(write_jsonl(tmp_path / "other.jsonl", [{"id": "vim", "title": "Vi improved", "summary": "An editor.", "topics": ["editors"]}]), root)
+    assert _search(client, q="gimp")["hits"][0]["matched_by"] == "words"
+    assert _search(client, q="pkg-gimp")["hits"][0]["matched_by"] == "name"
+
+
+def test_a_hub_title_typed_whole_names_its_event(client):
+    first = client.get("/api/search", query_string={"q": "Introducing Stargate UK"}).get_json()["hits"][0]
+    assert (first["id"], first["matched_by"]) == ("introducing-stargate-uk", "name")
