@@ -161,13 +161,13 @@ class SearchService:
         if cached is not None:
             return replace(cached, took_ms=_ms_since(started))
         asked = self._understand(snap, params)
-        found = _Found.of(snap, params, asked.parsed, asked.near)
+        hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
+        found = _Found.of(snap, params, asked.parsed, asked.near, hint.text if hint else None)
         ranked, timed_out, cosines, best = self._order(snap, params, asked, found, started)
         hits = self._hits(snap, params, asked.parsed, found, ranked, cosines, best)
         answer = self._answer(snap, params, asked.parsed, found, ranked)
         if answer is not None:  # one answer, once: the card shows it, so the list below does not
             hits = tuple(hit for hit in hits if hit.id != answer.id)
-        hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
         ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
         facets = count_facets(snap, params, found.matched, found.selected)
         match = found.match_level(asked.parsed)
@@ -430,8 +430,15 @@ class _Found:
 
     @classmethod
     def of(
-        cls, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, near: tuple[tuple[int, float], ...] = ()
+        cls,
+        snap: Snapshot,
+        params: SearchParams,
+        parsed: ParsedQuery | None,
+        near: tuple[tuple[int, float], ...] = (),
+        corrected: str | None = None,
     ) -> _Found:
+        """Return what *parsed* matches; the document *params*' query names, or else its spelling
+        correction *corrected* names (``imagemagik`` is ImageMagick's), is among the matches."""
         concept_docs: list[set[int] | frozenset[int]] = []
         meaning: frozenset[int] = frozenset()
         named = None
@@ -452,6 +459,8 @@ class _Found:
                 matched |= meaning
             if parsed.excluded is None:  # a query with exclusions asks for words, not for a name
                 named = snap.named(params.q)
+                if named is None and corrected:
+                    named = snap.named(corrected)
                 if named is not None:
                     matched.add(named)
             matched -= excluded

@@ -133,3 +133,12 @@ def test_updates_keep_names_to_live_documents_and_the_namespace_honest(packages,
 def test_a_hub_title_typed_whole_names_its_event(client):
     first = client.get("/api/search", query_string={"q": "Introducing Stargate UK"}).get_json()["hits"][0]
     assert (first["id"], first["matched_by"]) == ("introducing-stargate-uk", "name")
+
+
+def test_a_misspelt_name_names_the_package_its_correction_names(packages):
+    _, client = packages
+    body = _search(client, q="gimpp")
+    assert body["suggestion"]["text"].lower() == "gimp"
+    assert (body["hits"][0]["id"], body["hits"][0]["matched_by"]) == ("pkg-gimp", "name")
+    page = client.get("/?q=gimpp").get_data(as_text=True)
+    assert "Exact name" in page and "or its correction" in page

@@ -140,7 +140,7 @@ SCHEMAS: dict[str, Any] = {
                 "words: the hit matches the query's words as asked; meaning: it was found by its meaning alone "
                 "(its vector is among the query's nearest) and does not match them as asked: it shares no "
                 "word with the query, or holds a quoted phrase's words but not as that phrase, and then its "
-                "highlights still mark them; name: the query is the document's name (its id, less the prefix "
+                "highlights still mark them; name: the query, or else its spelling correction (suggestion), is the document's name (its id, less the prefix "
                 "every id of the index shares, such as deb- in deb-gimp; or the slug of its title), so it comes "
                 "first when sorted by relevance, whatever its score (a query with an excluded word names nothing).")},
         },
