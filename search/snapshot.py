@@ -65,6 +65,9 @@ POSITIONS_CACHE_DOCS = 50_000
 QUERY_CACHE_DOCS = 100_000
 # Documents of the match sets whose facets are kept (some 70 bytes each: about 4 MB).
 FACET_MATCH_DOCS = 60_000
+# Snapshots of at most this many documents keep their ids in a set (``Snapshot._few_ids``): 10k ids
+# are some 1 MB and 15 ms to list.
+IDS_KEPT_DOCS = 10_000
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -179,23 +182,38 @@ class Snapshot:
 
     @cached_property
     def id_prefix(self) -> str:
-        """The namespace every document id starts with (``corpus.records.id_namespace``), "" for none.
+        """The namespace every document id starts with (``index.schema.id_namespace``), "" for none.
 
         Written by build and update; read from the index for a snapshot made before they wrote it."""
         kept = self.meta.get("id_prefix")
         if isinstance(kept, str):
             return kept
-        reader = self.searcher().reader()
-        return id_namespace(t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon("id"))
+        return id_namespace(self._ids())
+
+    @cached_property
+    def _few_ids(self) -> frozenset[str] | None:
+        """Every id of a small snapshot (``IDS_KEPT_DOCS`` documents at most), None for a larger one.
+
+        A look-up in Whoosh's term table costs some 5 µs hot and more in a request, on every search;
+        a set answers most forms of a text for nothing (measured: docs/performance.md)."""
+        return frozenset(self._ids()) if self.doc_count <= IDS_KEPT_DOCS else None
+
+    def _ids(self) -> list[str]:
+        return [t.decode("utf-8") if isinstance(t, bytes) else t for t in self.searcher().reader().lexicon("id")]
 
     def named(self, text: str) -> int | None:
         """Return the live document whose name is *text*, or None.
 
         A document's name is its id less the snapshot's namespace (``id_prefix``): ``gimp`` names
-        ``deb-gimp``; see ``index.schema.name_ids`` for the forms tried.  Each is one look-up in the id
-        field's term table, not a scan."""
-        reader = self.searcher().reader()
+        ``deb-gimp``; see ``index.schema.name_ids`` for the forms tried.  Each is one look-up, in the
+        ids of a small snapshot or in the id field's term table, not a scan."""
+        few = self._few_ids
+        reader = None
         for doc_id in name_ids(text, self.id_prefix):
+            if few is not None and doc_id not in few:
+                continue
+            if reader is None:
+                reader = self.searcher().reader()
             if ("id", doc_id) in reader:
                 live = [docnum for docnum in _read_term(self.searcher(), "id", doc_id) if docnum in self.all_docs]
                 if live:

@@ -142,3 +142,12 @@ def test_a_misspelt_name_names_the_package_its_correction_names(packages):
     assert (body["hits"][0]["id"], body["hits"][0]["matched_by"]) == ("pkg-gimp", "name")
     page = client.get("/?q=gimpp").get_data(as_text=True)
     assert "Exact name" in page and "or its correction" in page
+
+
+def test_a_large_snapshot_looks_names_up_in_the_index_with_the_same_answers(packages, tmp_path, monkeypatch):
+    import search.snapshot
+
+    monkeypatch.setattr(search.snapshot, "IDS_KEPT_DOCS", 0)  # as a snapshot of more documents than it keeps ids of
+    test_a_package_name_brings_that_package_first_and_the_hit_says_why(packages)
+    test_words_typed_apart_name_a_hyphenated_package(packages)
+    test_updates_keep_names_to_live_documents_and_the_namespace_honest(packages, tmp_path)
