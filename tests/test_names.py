@@ -141,7 +141,7 @@ def test_a_misspelt_name_names_the_package_its_correction_names(packages):
     assert body["suggestion"]["text"].lower() == "gimp"
     assert (body["hits"][0]["id"], body["hits"][0]["matched_by"]) == ("pkg-gimp", "name")
     page = client.get("/?q=gimpp").get_data(as_text=True)
-    assert "Exact name" in page and "or its correction" in page
+    assert "Exact name: <code>pkg-gimp</code>" in page and "or its correction" in page
 
 
 def test_a_large_snapshot_looks_names_up_in_the_index_with_the_same_answers(packages, tmp_path, monkeypatch):

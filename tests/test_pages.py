@@ -370,3 +370,11 @@ def test_a_new_search_from_a_400_page_keeps_the_filters_that_were_fine(client):
     box = re.search(r'<form class="searchbox".*?</form>', page, re.S).group(0)
     kept = re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', box)
     assert kept == [("entity", "openai"), ("topic", "compute-deals")]
+
+
+def test_a_misspelt_query_says_the_results_include_its_correction(client):
+    # The hits already hold the correction (a misspelt word is one the index lacks): the page says so,
+    # rather than asking "Did you mean" what it has done.
+    page = client.get("/?q=kuberentes").get_data(as_text=True)
+    assert "Including results for" in page and "Did you mean" not in page
+    assert 'href="/?q=kubernetes"' in page and "Scaling <mark>Kubernetes</mark>" in page
