@@ -75,6 +75,15 @@ def test_search_prints_readable_results(built):
     assert "<mark>" not in result.output
 
 
+def test_search_says_what_it_corrected_and_which_hit_a_name_found(built):
+    corrected = CliRunner().invoke(main, ["search", "kuberentes", "--index-dir", str(built)])
+    assert corrected.exit_code == 0 and "Including results for: kubernetes" in corrected.output
+    named = CliRunner().invoke(main, ["search", "introducing", "stargate", "uk", "--index-dir", str(built)])
+    first = named.output.split("\n  1. ", 1)[1].split("\n", 1)[0]
+    assert "Introducing Stargate UK" in first and first.endswith("(exact name)")
+    assert "(exact name)" not in named.output.split("\n  2. ", 1)[1]
+
+
 def test_stats_prints_the_snapshot_facts(built):
     result = CliRunner().invoke(main, ["stats", "--index-dir", str(built)])
     facts = json.loads(result.output)

@@ -249,8 +249,11 @@ def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, sort, p
         return html.unescape(text)
 
     click.echo(f"{result.total} results in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
+    if result.suggestion and result.total:
+        click.echo(f"Including results for: {result.suggestion.text}")
+    why = {"name": "  (exact name)", "meaning": "  (found by meaning)"}
     for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
-        click.echo(f"\n{number:>3}. [{hit.kind}] {ansi(hit.title_html)}  {click.style(hit.url, dim=True)}")
+        click.echo(f"\n{number:>3}. [{hit.kind}] {ansi(hit.title_html)}  {click.style(hit.url, dim=True)}{why.get(hit.matched_by, '')}")
         click.echo(f"     {ansi(hit.snippet_html)}")
 
 
