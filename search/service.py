@@ -267,8 +267,8 @@ class SearchService:
         self, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, found: _Found, ranked: list[tuple[int, float]]
     ) -> Answer | None:
         """Return the first guide section among the top hits when it matches the query strongly."""
-        if parsed is None or params.page != 1 or params.effective_sort != "relevance":
-            return None
+        if parsed is None or params.page != 1 or params.effective_sort != "relevance" or found.named is not None:
+            return None  # (a query that names a page asks for that page: it comes first, not a guide's card)
         top = ranked[:ANSWER_WITHIN]
         concept_docs = found.concept_docs
         guides = snap.facet_docs.get("kind", {}).get("guide", frozenset())

@@ -151,3 +151,23 @@ def test_a_large_snapshot_looks_names_up_in_the_index_with_the_same_answers(pack
     test_a_package_name_brings_that_package_first_and_the_hit_says_why(packages)
     test_words_typed_apart_name_a_hyphenated_package(packages)
     test_updates_keep_names_to_live_documents_and_the_namespace_honest(packages, tmp_path)
+
+
+def test_a_named_page_is_not_pushed_down_by_a_guide_card(tmp_path):
+    from index.build import build
+    from web import create_app
+
+    docs = [
+        {"id": "hub-stargate", "title": "Stargate", "summary": "A data center programme.", "topics": ["t"]},
+        {"id": "hub-about-stargate", "kind": "guide", "title": "About Stargate",
+         "summary": "Stargate, the Stargate sites and the Stargate partners: what Stargate is.", "topics": ["t"]},
+        {"id": "hub-other", "title": "Other news", "summary": "Nothing about it.", "topics": ["t"]},
+    ]
+    build([write_jsonl(tmp_path / "hub.jsonl", docs)], root=tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    # The guide section answers its own words as the card above the hits ...
+    assert _search(client, q="stargate sites")["answer"]["id"] == "hub-about-stargate"
+    # ... but a query that names a page asks for that page: no card pushes it down.
+    body = _search(client, q="stargate")
+    assert body["answer"] is None
+    assert [(h["id"], h["matched_by"]) for h in body["hits"]] == [("hub-stargate", "name"), ("hub-about-stargate", "words")]
