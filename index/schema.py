@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
@@ -86,32 +86,66 @@ def from_document(fields: dict[str, object]) -> dict[str, object]:
 NAME_MAX_CHARS = 512
 _WORDY = re.compile(r"\w")
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_SEGMENT = re.compile(r"[^\W_]+[\W_]")  # letters or digits, then one character that is neither
+# A namespace is the first segment of all ids but 1% of them (at least one may stray, so one stray id
+# added by an update does not take it away), and of 3 ids at least.
+NAMESPACE_STRAYS = 0.01
+NAMESPACE_MIN_IDS = 3
 
 
 def id_namespace(ids: Iterable[str]) -> str:
-    """Return the start every one of *ids* shares, cut after its last character that is not a letter or
-    digit: ``deb-`` of ``deb-0ad`` … ``deb-zzuf``, and ``doc-`` (not ``doc-1``) of ``doc-100`` … ``doc-199``.
-    Such a start is a namespace, not part of a name a reader types (``name_ids``)."""
-    ids = list(ids)
-    if not ids:
+    """Return the namespace of *ids*: the first segment (up to and with the first character that is not a
+    letter or digit) that all of them but a stray 1% start with (``NAMESPACE_STRAYS``), or "" when none does.
+
+    ``deb-`` for the Debian corpus, ``cisi-`` for CISI, "" for the hub's slugs.  One segment only:
+    ``deb-gimp-data``, ``deb-gimp-help`` … give ``deb-``, so ``gimp data`` names the first.  A few ids
+    outside it (a stray ``gimp2`` added by an update) leave it in place; they are named by their whole id.
+    """
+    counts: Counter[str] = Counter()
+    total = 0
+    for doc_id in ids:
+        total += 1
+        match = _SEGMENT.match(doc_id)
+        if match:
+            counts[match.group()] += 1
+    if not counts:
         return ""
-    shared = os.path.commonprefix((min(ids), max(ids)))  # the sorted ends share what all share
-    cut = max((i for i, char in enumerate(shared) if not char.isalnum()), default=-1)
-    return shared[: cut + 1]
+    segment, count = counts.most_common(1)[0]
+    strays = max(1, int(total * NAMESPACE_STRAYS))
+    return segment if count >= NAMESPACE_MIN_IDS and count >= total - strays else ""
 
 
 def name_ids(text: str, namespace: str) -> tuple[str, ...]:
     """Return the ids *text* can name, most literal first: the text as typed, lower-cased and as a slug
     (words joined by ``-``: ``build essential`` names ``build-essential``, and a title typed whole names
-    the event whose id is its slug), each in *namespace* (``gimp`` names ``deb-gimp``) and as a whole id."""
+    the event whose id is its slug), each in *namespace* (``gimp`` names ``deb-gimp``) and as a whole id.
+
+    The slug is left out where it is empty (text without a letter or digit of the Latin alphabet, which
+    slugify writes as "item") or was cut (a text longer than any slug id: ``title_slug`` checks those)."""
     words = text.split()
     if not words or len(text) > NAME_MAX_CHARS:
         return ()
     joined = "-".join(words)
     lower = joined.lower()
     # Most texts are their own slug already: slugify (some 2.5 µs) only the others.
-    slug = lower if len(lower) <= SLUG_MAX_CHARS and _SLUG.fullmatch(lower) else slugify(text) if _WORDY.search(text) else joined
-    forms = dict.fromkeys((joined, lower, slug))
+    if len(lower) <= SLUG_MAX_CHARS and _SLUG.fullmatch(lower):
+        forms = dict.fromkeys((joined, lower))
+    else:
+        slug = whole_slug(text)
+        forms = dict.fromkeys((joined, lower, slug) if slug and len(slug) <= SLUG_MAX_CHARS else (joined, lower))
     if not namespace:
         return tuple(forms)
     return tuple(dict.fromkeys(i for form in forms for i in ((form,) if form.startswith(namespace) else (namespace + form, form))))
+
+
+def whole_slug(text: str) -> str:
+    """Return *text*'s slug, not cut, or "" when it has none (no Latin letter or digit)."""
+    slug = slugify(text, max_length=NAME_MAX_CHARS * 4)
+    return slug if slug != "item" or "item" in text.lower() else ""
+
+
+def title_slug(text: str) -> tuple[str, str] | None:
+    """Return (the id, the whole slug) of a text whose slug is longer than an id's, cut as an id is cut,
+    or None: such a text names the document with that id only when its title's whole slug is the same."""
+    slug = whole_slug(text)
+    return (slugify(text), slug) if len(slug) > SLUG_MAX_CHARS else None

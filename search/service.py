@@ -163,6 +163,8 @@ class SearchService:
         asked = self._understand(snap, params)
         hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
         found = _Found.of(snap, params, asked.parsed, asked.near, hint.text if hint else None)
+        if found.named_as_typed:
+            hint = None  # "dhex" is a package: not a misspelling of "dex"
         ranked, timed_out, cosines, best = self._order(snap, params, asked, found, started)
         hits = self._hits(snap, params, asked.parsed, found, ranked, cosines, best)
         answer = self._answer(snap, params, asked.parsed, found, ranked)
@@ -427,6 +429,7 @@ class _Found:
     concept_docs: list[set[int] | frozenset[int]]  # read-only: a concept's set is the snapshot's cached one
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
     named: int | None = None  # the document whose name the query is (``Snapshot.named``), first by relevance
+    named_as_typed: bool = False  # named by the query as typed, not by its correction
 
     @classmethod
     def of(
@@ -442,6 +445,7 @@ class _Found:
         concept_docs: list[set[int] | frozenset[int]] = []
         meaning: frozenset[int] = frozenset()
         named = None
+        as_typed = False
         if parsed is None:
             matched: set[int] | frozenset[int] = snap.all_docs
         elif parsed.is_empty:
@@ -459,6 +463,7 @@ class _Found:
                 matched |= meaning
             if parsed.excluded is None:  # a query with exclusions asks for words, not for a name
                 named = snap.named(params.q)
+                as_typed = named is not None
                 if named is None and corrected:
                     named = snap.named(corrected)
                 if named is not None:
@@ -470,13 +475,17 @@ class _Found:
         chosen = [docs for docs in selected.values() if docs is not None]
         # No filter: the match set itself (read-only from here on), not a copy of tens of thousands.
         allowed = matched.intersection(*chosen) if chosen else matched
-        return cls(matched, selected, allowed, concept_docs, meaning & allowed, named if named in allowed else None)
+        if named not in allowed:
+            named, as_typed = None, False
+        return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed)
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
         allowed, concept_docs = self.allowed, self.concept_docs
         if not allowed:
             return "none"
+        if self.named is not None:
+            return "all"  # the page the query names answers all of it, whatever words it holds
         if parsed is None or not concept_docs or concept_docs[0].intersection(*concept_docs[1:]) & allowed:
             return "all"
         needed = len(concept_docs) // 2 + 1  # a majority

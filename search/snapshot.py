@@ -32,7 +32,7 @@ from index.dates import month_label
 from index import store, vectors
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
-from index.schema import SCHEMA_VERSION, from_document, id_namespace, name_ids
+from index.schema import SCHEMA_VERSION, from_document, id_namespace, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
 from search.results import FacetValue
 from search.scoring import TermScores
@@ -206,19 +206,28 @@ class Snapshot:
 
         A document's name is its id less the snapshot's namespace (``id_prefix``): ``gimp`` names
         ``deb-gimp``; see ``index.schema.name_ids`` for the forms tried.  Each is one look-up, in the
-        ids of a small snapshot or in the id field's term table, not a scan."""
-        few = self._few_ids
-        reader = None
+        ids of a small snapshot or in the id field's term table, not a scan.  A text longer than a slug
+        id names the document whose id is its slug cut short only when that document's title is the
+        same text (``index.schema.title_slug``): a title typed whole, not a title with more after it."""
         for doc_id in name_ids(text, self.id_prefix):
-            if few is not None and doc_id not in few:
-                continue
-            if reader is None:
-                reader = self.searcher().reader()
-            if ("id", doc_id) in reader:
-                live = [docnum for docnum in _read_term(self.searcher(), "id", doc_id) if docnum in self.all_docs]
-                if live:
-                    return live[-1]  # an id is unique among live documents
+            docnum = self._live_id(doc_id)
+            if docnum is not None:
+                return docnum
+        cut = title_slug(text)
+        if cut is not None:
+            docnum = self._live_id(cut[0])
+            if docnum is not None and whole_slug(str(self.stored(docnum)["title"])) == cut[1]:
+                return docnum
         return None
+
+    def _live_id(self, doc_id: str) -> int | None:
+        few = self._few_ids
+        if few is not None and doc_id not in few:
+            return None
+        if ("id", doc_id) not in self.searcher().reader():
+            return None
+        live = [docnum for docnum in _read_term(self.searcher(), "id", doc_id) if docnum in self.all_docs]
+        return live[-1] if live else None  # an id is unique among live documents
 
     def doc_frequency(self, word: str) -> int:
         """Return how many documents hold the analysed *word* in a searched field (the larger field count)."""

@@ -3,8 +3,9 @@
 The spec states every single-parameter limit; it cannot state a rule between parameters, nor that
 the API normalises values before checking them.  So, for the fuzzer:
 
-- a generated *valid* request is dropped when page × per_page exceeds the result window (the API
-  answers it with 400, as the operation's description says);
+- a generated *valid* request is dropped when page × per_page exceeds the result window, or when
+  its ``until`` falls before its ``since`` (the API answers both with 400, as the operation's and
+  the parameter's descriptions say);
 - a generated *invalid* request is dropped when it becomes valid once normalised the documented
   way (an empty value counts as absent, blank filter values are ignored, values are stripped,
   whitespace in q is collapsed): the API then
@@ -21,7 +22,9 @@ from typing import Any
 import jsonschema
 import schemathesis
 
-from search.params import DEFAULT_PER_PAGE, FILTERS, MAX_RESULT_WINDOW
+from werkzeug.datastructures import MultiDict
+
+from search.params import DEFAULT_PER_PAGE, FILTERS, MAX_RESULT_WINDOW, InvalidParameter, parse_params
 from web.openapi import spec
 
 _NORMALISED = {"/api/search", "/api/suggest", "/api/suggest/opensearch"}
@@ -45,6 +48,18 @@ def _number(value: object, default: int) -> int | None:
 def _window_exceeded(query: dict[str, Any]) -> bool:
     page, per_page = _number(query.get("page"), 1), _number(query.get("per_page"), DEFAULT_PER_PAGE)
     return page is not None and per_page is not None and page * per_page > MAX_RESULT_WINDOW
+
+
+def _dates_reversed(query: dict[str, Any]) -> bool:
+    """Return whether the API refuses *query* for its ``until`` before its ``since``, by its own rule."""
+    if not query.get("since") or not query.get("until"):
+        return False
+    pairs = [(k, v) for k, values in query.items() for v in (values if isinstance(values, list) else [values])]
+    try:
+        parse_params(MultiDict([(k, str(v)) for k, v in pairs]))
+    except InvalidParameter as exc:
+        return exc.param == "until" and "before" in str(exc)
+    return False
 
 
 def _valid(path: str, query: dict[str, Any], normalise: bool) -> bool:
@@ -76,7 +91,7 @@ def filter_case(context, case) -> bool:  # noqa: ANN001 - schemathesis' hook sig
     if path not in _NORMALISED or meta is None or not isinstance(case.query, dict):
         return True
     if meta.generation.mode.is_positive:
-        return not (path == "/api/search" and _window_exceeded(case.query))
+        return not (path == "/api/search" and (_window_exceeded(case.query) or _dates_reversed(case.query)))
     # An object value is sent as its own key=value pairs (form style, exploded), or as nothing when
     # empty: the parameter never reaches the API, which then rightly answers without it.
     if any(isinstance(value, dict) for value in case.query.values()):

@@ -23,6 +23,7 @@ PACKAGES = [
      "summary": "Puts the icons of dockapps in a tray.", "topics": ["desktop"]},
     {"id": "pkg-build-essential", "title": "Informational list of build-essential packages",
      "summary": "Lists the packages needed to build software.", "topics": ["devel"]},
+    {"id": "pkg-gimpx", "title": "Extra tools", "summary": "Tools for the picture editor.", "topics": ["graphics"]},
 ]
 
 
@@ -31,8 +32,11 @@ PACKAGES = [
     [
         (["deb-0ad", "deb-gimp", "deb-zzuf"], "deb-"),
         (["doc-100", "doc-150", "doc-199"], "doc-"),  # cut at a separator: the names are 100, 150, 199
-        (["introducing-stargate-uk", "accelerate-1-0-0-released"], ""),
-        (["deb-gimp"], "deb-"),
+        (["deb-gimp-data", "deb-gimp-help", "deb-gimp-plugins"], "deb-"),  # one segment: "gimp data" names the first
+        (["introducing-stargate-uk", "accelerate-1-0-0-released", "anthropic-a", "anthropic-b"], ""),
+        ([f"deb-{n}" for n in range(50)] + ["gimp2"], "deb-"),  # a stray id leaves it in place
+        ([f"deb-{n}" for n in range(50)] + ["gimp2", "vim"], ""),  # more than 1% stray: no namespace
+        (["deb-gimp", "deb-vim"], ""),  # too few ids to tell
         (["gimp"], ""),
         ([], ""),
     ],
@@ -47,6 +51,10 @@ def test_a_name_is_tried_as_typed_lower_cased_and_as_a_slug_with_and_without_the
     assert name_ids("Introducing Stargate UK!", "") == ("Introducing-Stargate-UK!", "introducing-stargate-uk!", "introducing-stargate-uk")
     assert name_ids("   ", "deb-") == ()
     assert name_ids("x" * 513, "") == ()
+    # Text without a Latin letter or digit has no slug (slugify would write "item"): it names no "item".
+    assert "item" not in name_ids("Привет", "") and "item" not in name_ids("___", "")
+    # A text whose slug is longer than an id's is not cut to one (Snapshot.named checks the title instead).
+    assert all(len(form) > 80 for form in name_ids("Word, " * 30, ""))
 
 
 @pytest.fixture()
@@ -89,7 +97,7 @@ def test_a_name_finds_its_package_even_without_a_word_in_common(packages):
     _, client = packages
     body = _search(client, q="docker")
     assert [(h["id"], h["matched_by"]) for h in body["hits"]] == [("pkg-docker", "name")]
-    assert body["total"] == 1
+    assert body["total"] == 1 and body["match"] == "all"  # not "no result has all of your words"
 
 
 def test_exclusions_filters_and_other_orders_keep_their_meaning(packages):
@@ -124,10 +132,18 @@ def test_updates_keep_names_to_live_documents_and_the_namespace_honest(packages,
     assert "pkg-gimp" not in [h["id"] for h in _search(client, q="gimp")["hits"]]
     update(write_jsonl(tmp_path / "add.jsonl", [{**PACKAGES[0], "title": "GIMP, again"}]), root)
     assert _search(client, q="gimp")["hits"][0]["id"] == "pkg-gimp"
-    # A new id outside the namespace: there is none any more, so only a whole id names a document.
-    update(write_jsonl(tmp_path / "other.jsonl", [{"id": "vim", "title": "Vi improved", "summary": "An editor.", "topics": ["editors"]}]), root)
+    # One new id outside the namespace leaves it in place; it is named by its whole id.
+    stray = {"id": "vim", "title": "Vi improved", "summary": "An editor.", "topics": ["editors"]}
+    update(write_jsonl(tmp_path / "one.jsonl", [stray]), root)
+    assert _search(client, q="gimp")["hits"][0]["matched_by"] == "name"
+    assert _search(client, q="vim")["hits"][0]["matched_by"] == "name"
+    # A second one is more than a stray: there is no namespace, and only whole ids name documents ...
+    update(write_jsonl(tmp_path / "two.jsonl", [{**stray, "id": "emacs"}]), root)
     assert _search(client, q="gimp")["hits"][0]["matched_by"] == "words"
     assert _search(client, q="pkg-gimp")["hits"][0]["matched_by"] == "name"
+    # ... until it is deleted again.
+    update(write_jsonl(tmp_path / "del2.jsonl", [{"id": "emacs", "delete": True}]), root)
+    assert _search(client, q="gimp")["hits"][0]["matched_by"] == "name"
 
 
 def test_a_hub_title_typed_whole_names_its_event(client):
@@ -171,3 +187,22 @@ def test_a_named_page_is_not_pushed_down_by_a_guide_card(tmp_path):
     body = _search(client, q="stargate")
     assert body["answer"] is None
     assert [(h["id"], h["matched_by"]) for h in body["hits"]] == [("hub-stargate", "name"), ("hub-about-stargate", "words")]
+
+
+def test_a_typed_name_is_not_corrected_into_another_word(packages):
+    _, client = packages
+    # "gimpx" is no word of the index, so the speller would offer "gimp"; but it is a package's name.
+    body = _search(client, q="gimpx")
+    assert body["suggestion"] is None
+    assert (body["hits"][0]["id"], body["hits"][0]["matched_by"]) == ("pkg-gimpx", "name")
+    page = client.get("/?q=gimpx").get_data(as_text=True)
+    assert "Including results for" not in page and "or its correction" not in page
+
+
+def test_a_long_title_names_its_event_only_when_typed_whole(client):
+    # The event's id is its title's slug cut at 80 characters.
+    title = "Meta Announces Four MTIA AI Chip Generations in Two Years: MTIA 300–500 Roadmap"
+    whole = client.get("/api/search", query_string={"q": title}).get_json()["hits"][0]
+    assert whole["id"].startswith("meta-announces-four-mtia") and whole["matched_by"] == "name"
+    longer = client.get("/api/search", query_string={"q": title + " is fake news"}).get_json()["hits"]
+    assert all(hit["matched_by"] != "name" for hit in longer)

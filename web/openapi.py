@@ -140,9 +140,10 @@ SCHEMAS: dict[str, Any] = {
                 "words: the hit matches the query's words as asked; meaning: it was found by its meaning alone "
                 "(its vector is among the query's nearest) and does not match them as asked: it shares no "
                 "word with the query, or holds a quoted phrase's words but not as that phrase, and then its "
-                "highlights still mark them; name: the query, or else its spelling correction (suggestion), is the document's name (its id, less the prefix "
-                "every id of the index shares, such as deb- in deb-gimp; or the slug of its title), so it comes "
-                "first when sorted by relevance, whatever its score (a query with an excluded word names nothing).")},
+                "highlights still mark them; name: the query, or else its spelling correction (suggestion), is the document's name: its id, "
+                "less the namespace nearly every id of the index starts with (deb- in deb-gimp), written as typed, lower-cased or "
+                "with its words joined by hyphens (a hub event's id is its title's slug, so a title typed whole names it). Such a "
+                "hit comes first when sorted by relevance, whatever its score; a query with an excluded word names nothing.")},
         },
     },
     "FacetValue": {
