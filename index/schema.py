@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from urllib.parse import quote
 from collections.abc import Iterable
 
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
@@ -61,7 +62,7 @@ def to_document(record: Record, order: int) -> dict[str, object]:
         "entities": ",".join(record.entities),
         "title": record.title,
         "body": record.body,
-        "url": f"/events/{record.id}" if record.kind == "event" else record.url,
+        "url": event_url(record.id) if record.kind == "event" else record.url,
         "source_url": getattr(record, "url", None) if record.kind == "event" else None,
         "published": published,
         "position": record.position,
@@ -72,11 +73,19 @@ def to_document(record: Record, order: int) -> dict[str, object]:
     }
 
 
+def event_url(doc_id: str) -> str:
+    """Return the page of the event *doc_id*: the id percent-encoded, so that an id holding ``?``, ``#``,
+    ``%`` or ``/`` (a JSONL id may) is one path segment, not a query, a fragment or another path."""
+    return "/events/" + quote(doc_id, safe="")
+
+
 def from_document(fields: dict[str, object]) -> dict[str, object]:
     """Return a stored document with its lists decoded (``topics`` and ``entities`` as tuples): to_document's inverse."""
     doc = dict(fields)
     for name in ("topics", "entities"):
         doc[name] = tuple(v for v in str(doc.get(name) or "").split(",") if v)
+    if doc.get("kind") == "event" and "id" in doc:
+        doc["url"] = event_url(str(doc["id"]))  # also for a snapshot built before ids were encoded
     return doc
 
 

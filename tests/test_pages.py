@@ -378,3 +378,22 @@ def test_a_misspelt_query_says_the_results_include_its_correction(client):
     page = client.get("/?q=kuberentes").get_data(as_text=True)
     assert "Including results for" in page and "Did you mean" not in page
     assert 'href="/?q=kubernetes"' in page and "Scaling <mark>Kubernetes</mark>" in page
+
+
+def test_every_event_link_leads_to_its_page_whatever_its_id_holds(tmp_path):
+    # A JSONL id may hold "?", "#", "%", "/" or spaces: its link is one encoded path segment.
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    ids = ["a?q=1", "b#frag", "c/d", "e%20f", "g h", "日本-x", "plain"]
+    docs = [{"id": doc_id, "title": f"Quokka number {n}", "summary": "Quokkas.", "topics": ["t"]} for n, doc_id in enumerate(ids)]
+    build([write_jsonl(tmp_path / "ids.jsonl", docs)], root=tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    hits = client.get("/api/search", query_string={"q": "quokka", "per_page": "10"}).get_json()["hits"]
+    assert sorted(hit["id"] for hit in hits) == sorted(ids)
+    for hit in hits:
+        page = client.get(hit["url"])
+        assert page.status_code == 200 and hit["title"] in page.get_data(as_text=True), hit
+    html = client.get("/?q=quokka").get_data(as_text=True)
+    assert 'href="/events/a%3Fq%3D1"' in html and 'href="/events/c%2Fd"' in html

@@ -166,7 +166,7 @@ def page() -> str | Response:
     )
 
 
-@bp.get("/events/<doc_id>")
+@bp.get("/events/<path:doc_id>")  # path: an id may hold "/" (index.schema.event_url encodes it)
 def event(doc_id: str) -> str:
     service = get_search()
     doc = service.document(doc_id)
