@@ -19,6 +19,15 @@ from whoosh.analysis import Analyzer, CharsetFilter, Filter, LowercaseFilter, Re
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
 
+# Accents folded (Whoosh's accent_map), and Greek letters written as their names, as readers type
+# them in Latin letters: "muP" finds μP, "beta-VAE" finds β-VAE (both sides analysed alike).
+_GREEK = dict(zip(
+    "αβγδεζηθικλμνξοπρσςτυφχψωµ",
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma sigma "
+    "tau upsilon phi chi psi omega mu".split(),
+))
+CHARSET_MAP = {**accent_map, **{ord(letter): name for letter, name in _GREEK.items()}}
+
 # A number with thousands separators, or a word optionally joined by dots (1.0.0, V3.2, U.S),
 # with an English possessive ending kept inside the token so that it can be dropped.
 TOKEN_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\w+(?:\.\w+)*(?:['’]s\b)?"
@@ -135,7 +144,7 @@ def text_analyzer():
         | PartsFilter()
         | QueryStopFilter()
         | LowercaseFilter()
-        | CharsetFilter(accent_map)
+        | CharsetFilter(CHARSET_MAP)
         | StemFilter(stemfn=stem_english, cachesize=50000)
     )
 
@@ -184,10 +193,10 @@ class TermAnalyzer:
         if found is not None:
             return found
         stem = self._stem
-        term = stem(normalize(raw).lower().translate(accent_map))
+        term = stem(normalize(raw).lower().translate(CHARSET_MAP))
         # PartsFilter reads the token back after the filters below it have run on the whole token,
         # so the parts are those of the lowercased, folded and stemmed term.
-        found = (term, *(stem(part.lower().translate(accent_map)) for part in mixed_parts(term)))
+        found = (term, *(stem(part.lower().translate(CHARSET_MAP)) for part in mixed_parts(term)))
         self._raw[raw] = found
         return found
 

@@ -14,7 +14,8 @@ from corpus.records import SLUG_MAX_CHARS, Record, slugify
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 7  # 7: an acronym's plural is the acronym ("GPUs" is "gpu")
+SCHEMA_VERSION = 8  # 8: Greek letters are folded to their names ("μP" is "mup")
+# 7: an acronym's plural is the acronym ("GPUs" is "gpu")
 # 6: first_seen, and the date (published, else first_seen) as a column and a month
 # 5: titles weigh as one field among two (boost 1); 4: PyStemmer's Snowball English stemmer
 # A title word scores in the title field and, being short, nearly saturates it: a title match

@@ -27,9 +27,8 @@ from whoosh.analysis import Analyzer
 from whoosh.fields import Schema
 from whoosh.qparser import AndGroup, QueryParser
 from whoosh.qparser import plugins as qplugins
-from whoosh.support.charset import accent_map
 
-from index.analysis import QUERY_STOP_WORDS, TOKEN_PATTERN, normalize, stem_english, text_analyzer
+from index.analysis import CHARSET_MAP, QUERY_STOP_WORDS, TOKEN_PATTERN, normalize, stem_english, text_analyzer
 from search.cache import remember
 from search.synonyms import Synonyms
 
@@ -260,7 +259,7 @@ def _query_term(raw: str) -> tuple[str, bool]:
     """Return the chain's query-mode term of the raw token *raw*, and whether it is a dropped function word."""
     text = normalize(raw)  # the chain's steps in its order (index/analysis.py): QueryStopFilter reads this
     stop = text.lower() in QUERY_STOP_WORDS and not (text.isupper() and len(text) > 1)
-    return remember(_QUERY_TERMS, raw, (stem_english(text.lower().translate(accent_map)), stop), QUERY_TERM_CACHE)
+    return remember(_QUERY_TERMS, raw, (stem_english(text.lower().translate(CHARSET_MAP)), stop), QUERY_TERM_CACHE)
 
 
 def _is_text_chain(analyzer: Analyzer) -> bool:
@@ -271,7 +270,7 @@ def _is_text_chain(analyzer: Analyzer) -> bool:
         same = [type(item) for item in items] == _CHAIN_TYPES and (
             items[0].expression.pattern == TOKEN_PATTERN
             and not items[0].gaps
-            and items[5].charmap == accent_map
+            and items[5].charmap == CHARSET_MAP
             and items[6].stemfn is stem_english
             and not items[6].ignore
         )

@@ -62,3 +62,16 @@ def test_the_analysis_survives_the_schema_pickled_into_the_index():
     schema = pickle.loads(pickle.dumps(make_schema(), 2))
     for mode in ("index", "query"):
         assert [t.text for t in schema["body"].analyzer(text, mode=mode)] == terms(text, mode=mode)
+
+
+def test_greek_letters_are_searched_by_their_names_as_readers_type_them():
+    from index.analysis import text_analyzer
+
+    analyzer = text_analyzer()
+    assert [t.text for t in analyzer("μP and β-VAE", mode="index")] == [t.text for t in analyzer("muP and beta-VAE", mode="index")]
+
+
+def test_mup_typed_in_latin_letters_finds_the_page_that_writes_it_in_greek(client):
+    body = client.get("/api/search", query_string={"q": "muP"}).get_json()
+    assert body["hits"] and "complete-mue-optimal" in body["hits"][0]["id"]
+    assert "<mark>μP</mark>" in body["hits"][0]["snippet_html"] + body["hits"][0]["title_html"]
