@@ -84,7 +84,7 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
 
 
 def check_id(doc_id: str, path: Path, lineno: int) -> str:
-    """Return *doc_id*, or raise CorpusError when it is too long or holds a control character."""
+    """Return *doc_id*, or raise CorpusError when it is too long, holds a control character or is . or .."""
     if len(doc_id) > ID_MAX_LENGTH:
         raise CorpusError(
             path, lineno,
@@ -95,6 +95,8 @@ def check_id(doc_id: str, path: Path, lineno: int) -> str:
     if control:
         where = control.start() + 1
         raise CorpusError(path, lineno, f"'id' holds the control character {control[0]!r} at character {where}")
+    if doc_id in (".", ".."):  # a browser reads /events/. and /events/.. as folders, even encoded
+        raise CorpusError(path, lineno, f"'id' {doc_id!r} cannot be part of a URL: browsers read it as a folder")
     return doc_id
 
 

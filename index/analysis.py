@@ -19,14 +19,29 @@ from whoosh.analysis import Analyzer, CharsetFilter, Filter, LowercaseFilter, Re
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
 
-# Accents folded (Whoosh's accent_map), and Greek letters written as their names, as readers type
-# them in Latin letters: "muP" finds μP, "beta-VAE" finds β-VAE (both sides analysed alike).
-_GREEK = dict(zip(
-    "αβγδεζηθικλμνξοπρσςτυφχψωµ",
-    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma sigma "
-    "tau upsilon phi chi psi omega mu".split(),
-))
-CHARSET_MAP = {**accent_map, **{ord(letter): name for letter, name in _GREEK.items()}}
+# Accents folded: Whoosh's accent_map, and a Greek letter's accents (λόγος is λογος); the micro
+# sign is the letter mu (µs is μs).
+CHARSET_MAP = {**accent_map, **str.maketrans("άέήίόύώϊϋΐΰµ", "αεηιουωιυιυμ")}
+# Greek letters by their names, as readers type them in Latin letters (``greek_names``).
+_GREEK_NAMES = {
+    ord(letter): name
+    for letters, name in (
+        ("α", "alpha"), ("βϐ", "beta"), ("γ", "gamma"), ("δ", "delta"), ("εϵ", "epsilon"), ("ζ", "zeta"),
+        ("η", "eta"), ("θϑ", "theta"), ("ι", "iota"), ("κϰ", "kappa"), ("λ", "lambda"), ("μµ", "mu"),
+        ("ν", "nu"), ("ξ", "xi"), ("ο", "omicron"), ("πϖ", "pi"), ("ρϱ", "rho"), ("σς", "sigma"),
+        ("τ", "tau"), ("υ", "upsilon"), ("φϕ", "phi"), ("χ", "chi"), ("ψ", "psi"), ("ω", "omega"),
+    )
+    for letter in letters
+}
+_GREEK = re.compile("[" + "".join(map(chr, _GREEK_NAMES)) + "]")
+
+
+def greek_names(term: str) -> str | None:
+    """Return *term* (lower-cased) with its Greek letters written as their names, or None without one.
+
+    A document's "μP" is also indexed as "mup" (``PartsFilter``), so ``muP`` finds it; a query is not
+    written this way, so ``μg`` finds micrograms and not a coffee mug."""
+    return term.translate(_GREEK_NAMES) if _GREEK.search(term) else None
 
 # A number with thousands separators, or a word optionally joined by dots (1.0.0, V3.2, U.S),
 # with an English possessive ending kept inside the token so that it can be dropped.
@@ -92,7 +107,8 @@ class NormalizeFilter(Filter):
 
 
 class PartsFilter(Filter):
-    """When indexing, also emit the letter and digit parts of a token that joins both, at its position."""
+    """When indexing, also emit the letter and digit parts of a token that joins both, and a token with
+    Greek letters written as their names (``greek_names``), at its position."""
 
     def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
         for t in tokens:
@@ -104,6 +120,10 @@ class PartsFilter(Filter):
             # Parts keep the whole token's characters, so a highlight marks all of "Trainium2".
             for part in parts:
                 t.text = part
+                yield t
+            named = greek_names(text)
+            if named is not None:
+                t.text = named
                 yield t
             t.text = text
 
@@ -197,6 +217,9 @@ class TermAnalyzer:
         # PartsFilter reads the token back after the filters below it have run on the whole token,
         # so the parts are those of the lowercased, folded and stemmed term.
         found = (term, *(stem(part.lower().translate(CHARSET_MAP)) for part in mixed_parts(term)))
+        named = greek_names(term)
+        if named is not None:
+            found = (*found, stem(named.lower().translate(CHARSET_MAP)))
         self._raw[raw] = found
         return found
 

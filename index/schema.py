@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from urllib.parse import quote
 from collections.abc import Iterable
@@ -14,7 +15,8 @@ from corpus.records import SLUG_MAX_CHARS, Record, slugify
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 8  # 8: Greek letters are folded to their names ("μP" is "mup")
+SCHEMA_VERSION = 9  # 9: a Greek letter's accents folded, and a document's Greek letters also indexed by their names ("μP" also as "mup")
+# 8 (briefly): Greek letters folded to their names in documents and queries alike
 # 7: an acronym's plural is the acronym ("GPUs" is "gpu")
 # 6: first_seen, and the date (published, else first_seen) as a column and a month
 # 5: titles weigh as one field among two (boost 1); 4: PyStemmer's Snowball English stemmer
@@ -149,9 +151,16 @@ def name_ids(text: str, namespace: str) -> tuple[str, ...]:
 
 
 def whole_slug(text: str) -> str:
-    """Return *text*'s slug, not cut, or "" when it has none (no Latin letter or digit)."""
+    """Return *text*'s slug, not cut, or "" when it has none: no Latin letter or digit, or a letter the
+    slug would drop (``β-VAE`` is not ``vae``)."""
+    if any(char.isalnum() and not char.isascii() and not _ascii_letters(char) for char in text):
+        return ""
     slug = slugify(text, max_length=NAME_MAX_CHARS * 4)
     return slug if slug != "item" or "item" in text.lower() else ""
+
+
+def _ascii_letters(char: str) -> bytes:
+    return unicodedata.normalize("NFKD", char).encode("ascii", "ignore")
 
 
 def title_slug(text: str) -> tuple[str, str] | None:

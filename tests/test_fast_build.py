@@ -245,6 +245,7 @@ ODD_TEXTS = [
     "zero\u200bwidth x86_64 a_b __init__ e\u0301t\u00e9 \u00b2 \u2460 Ⅻ 3D IPv6 libstdc++-v3",
     "it's O’Reilly’s users' U.S.-sited (U.K.) e.g. i.e. 1,000,000.5 7,50 v1.2.3-rc1",
     "Trainium2 Trainium2 trainium2, TRAINIUM2. 5GW 5gw",
+    "μP µs ΜP β-VAE λόγος ΣΊΣΥΦΟΣ ϕ ϵ-greedy μp2 Δt π-calculus",  # Greek: also indexed by the letters' names
 ]
 
 

@@ -72,6 +72,8 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a\\u0000b", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character '\\x00'"),
         ('{"id": "a\\tb", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character '\\t'"),
         ('{"id": "a\\u0085b", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character"),
+        ('{"id": "..", "title": "T", "summary": "S", "topics": ["x"]}', "'id' '..' cannot be part of a URL"),
+        ('{"id": ".", "title": "T", "summary": "S", "topics": ["x"]}', "'id' '.' cannot be part of a URL"),
         (json.dumps({"id": "a" * 100_000, "title": "T", "summary": "S", "topics": ["x"]}), "'id' is 100,000 characters long; the limit is 512"),
         (json.dumps({"id": "a" * (ID_MAX_LENGTH + 1), "title": "T", "summary": "S", "topics": ["x"]}), "the limit is 512"),
     ],

@@ -53,6 +53,8 @@ def test_a_name_is_tried_as_typed_lower_cased_and_as_a_slug_with_and_without_the
     assert name_ids("x" * 513, "") == ()
     # Text without a Latin letter or digit has no slug (slugify would write "item"): it names no "item".
     assert "item" not in name_ids("Привет", "") and "item" not in name_ids("___", "")
+    # Nor is a letter the slug would drop left out: "β-VAE" does not name "vae" (accents fold: "Café Bar" is "cafe-bar").
+    assert "vae" not in name_ids("β-VAE", "") and "cafe-bar" in name_ids("Café Bar", "")
     # A text whose slug is longer than an id's is not cut to one (Snapshot.named checks the title instead).
     assert all(len(form) > 80 for form in name_ids("Word, " * 30, ""))
 

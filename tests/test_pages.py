@@ -386,7 +386,7 @@ def test_every_event_link_leads_to_its_page_whatever_its_id_holds(tmp_path):
     from tests.conftest import write_jsonl
     from web import create_app
 
-    ids = ["a?q=1", "b#frag", "c/d", "e%20f", "g h", "日本-x", "plain"]
+    ids = ["a?q=1", "b#frag", "c/d", "e%20f", "g h", "日本-x", "plain", "/lead", "trail/", "a//b"]
     docs = [{"id": doc_id, "title": f"Quokka number {n}", "summary": "Quokkas.", "topics": ["t"]} for n, doc_id in enumerate(ids)]
     build([write_jsonl(tmp_path / "ids.jsonl", docs)], root=tmp_path / "ix")
     client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
@@ -397,3 +397,5 @@ def test_every_event_link_leads_to_its_page_whatever_its_id_holds(tmp_path):
         assert page.status_code == 200 and hit["title"] in page.get_data(as_text=True), hit
     html = client.get("/?q=quokka").get_data(as_text=True)
     assert 'href="/events/a%3Fq%3D1"' in html and 'href="/events/c%2Fd"' in html
+    # As gunicorn passes it on: the path decoded, "/events//lead" for the id "/lead".
+    assert client.get("/events//lead").status_code == 200

@@ -40,6 +40,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["suggest"] = Suggester(service.snapshot)
     app.extensions["source_watch"] = SourceWatch()
 
+    app.url_map.converters["id"] = pages.IdConverter
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(suggest.bp)

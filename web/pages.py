@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request
+from werkzeug.routing import PathConverter
 
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
@@ -166,7 +167,16 @@ def page() -> str | Response:
     )
 
 
-@bp.get("/events/<path:doc_id>")  # path: an id may hold "/" (index.schema.event_url encodes it)
+class IdConverter(PathConverter):
+    """A document id in a path: any characters, "/" too, even first (``/events//lead`` for ``/lead``).
+
+    index.schema.event_url percent-encodes the id, and the server decodes it before routing."""
+
+    regex = ".+?"
+    part_isolating = False  # spans "/" (werkzeug decides it from the regex, which has none)
+
+
+@bp.get("/events/<id:doc_id>", merge_slashes=False)  # not merged: "//" may be part of an id
 def event(doc_id: str) -> str:
     service = get_search()
     doc = service.document(doc_id)
