@@ -208,3 +208,26 @@ def test_a_long_title_names_its_event_only_when_typed_whole(client):
     assert whole["id"].startswith("meta-announces-four-mtia") and whole["matched_by"] == "name"
     longer = client.get("/api/search", query_string={"q": title + " is fake news"}).get_json()["hits"]
     assert all(hit["matched_by"] != "name" for hit in longer)
+
+
+def test_every_package_of_the_debian_sample_is_first_for_its_name(tmp_path):
+    # 500 real packages: a Debian user's query is the package name, whatever its words rank.
+    import gzip
+    import json
+
+    from index.build import build
+    from search.params import SearchParams
+    from search.service import SearchService
+    from tests.conftest import DEBIAN
+
+    build([DEBIAN], root=tmp_path / "ix", semantic=False)
+    service = SearchService(tmp_path / "ix")
+    with gzip.open(DEBIAN, "rt", encoding="utf-8") as source:
+        ids = [json.loads(line)["id"] for line in source]
+    assert service.snapshot().id_prefix == "deb-"
+    missed = []
+    for doc_id in ids:
+        first = service.search(SearchParams(q=doc_id.removeprefix("deb-"))).hits[0]
+        if (first.id, first.matched_by) != (doc_id, "name"):
+            missed.append((doc_id, first.id))
+    assert missed == []
