@@ -27,6 +27,7 @@ from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
+from index.analysis import greek_names
 from search.cache import remember
 from search.query import SEARCH_FIELDS, ParsedQuery, word_query
 from search.results import Suggestion
@@ -160,10 +161,24 @@ class Vocabulary:
                 continue
             docnum = next(iter(wq.Term(fieldname, word).docs(self.searcher)))
             text = str(self.searcher.stored_fields(docnum).get(fieldname) or "")
-            forms = Counter(t.text for t in self.analyzer(text, mode="index", no_morph=True))
+            forms: Counter[str] = Counter()
+            written: dict[str, str] = {}  # a form with Greek letters -> as the text writes it ("μP")
+            before = None
+            for t in self.analyzer(text, mode="index", no_morph=True, positions=True, chars=True):
+                if before is not None and t.pos == before[0] and greek_names(before[1]) == t.text:
+                    continue  # the names of the letters of the token before ("mup" of "μp"): no form
+                before = (t.pos, t.text)
+                forms[t.text] += 1
+                if greek_names(t.text) is not None:
+                    written.setdefault(t.text, text[t.startchar : t.endchar])
+            greek = None  # a form whose letters' names the word is: "mup" is written "μP"
             for form, _count in forms.most_common():
                 if [t.text for t in self.analyzer(form, mode="query", removestops=False)] == [word]:
                     return form
+                if greek is None and form in written and word in (t.text for t in self.analyzer(form, mode="index")):
+                    greek = written[form]
+            if greek is not None:
+                return greek
         return word
 
 

@@ -77,3 +77,9 @@ def test_mup_typed_in_latin_letters_finds_the_page_that_writes_it_in_greek(clien
     body = client.get("/api/search", query_string={"q": "muP"}).get_json()
     assert body["hits"] and "complete-mue-optimal" in body["hits"][0]["id"]
     assert "<mark>μP</mark>" in body["hits"][0]["snippet_html"] + body["hits"][0]["title_html"]
+
+
+def test_a_correction_to_greek_letters_names_is_written_as_the_page_writes_it(client):
+    # "mupp" is corrected to the index word "mup", which the page writes "μP": the page says "μP".
+    body = client.get("/api/search", query_string={"q": "mupp"}).get_json()
+    assert body["suggestion"]["text"] == "μP" and "complete-mue-optimal" in body["hits"][0]["id"]
