@@ -153,7 +153,7 @@ def name_ids(text: str, namespace: str) -> tuple[str, ...]:
 def whole_slug(text: str) -> str:
     """Return *text*'s slug, not cut, or "" when it has none: no Latin letter or digit, or a letter the
     slug would drop (``β-VAE`` is not ``vae``)."""
-    if any(char.isalnum() and not char.isascii() and not _ascii_letters(char) for char in text):
+    if not text.isascii() and any(char.isalnum() and not char.isascii() and not _ascii_letters(char) for char in text):
         return ""
     slug = slugify(text, max_length=NAME_MAX_CHARS * 4)
     return slug if slug != "item" or "item" in text.lower() else ""
@@ -166,5 +166,7 @@ def _ascii_letters(char: str) -> bytes:
 def title_slug(text: str) -> tuple[str, str] | None:
     """Return (the id, the whole slug) of a text whose slug is longer than an id's, cut as an id is cut,
     or None: such a text names the document with that id only when its title's whole slug is the same."""
+    if len(text) <= SLUG_MAX_CHARS and (text.isascii() or len(unicodedata.normalize("NFKD", text)) <= SLUG_MAX_CHARS):
+        return None  # its slug is no longer than the text (written out by NFKD): not cut
     slug = whole_slug(text)
     return (slugify(text), slug) if len(slug) > SLUG_MAX_CHARS else None
