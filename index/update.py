@@ -132,8 +132,10 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                 f"the published snapshot has schema version {meta.get('schema_version')}, this code writes "
                 f"{SCHEMA_VERSION}: run a full build instead of an update"
             )
-        if not changes:
-            return UpdateReport(previous.name, previous.name, 0, 0, 0, (), int(meta.get("doc_count", 0)), 0.0)
+        if not changes.upserts:  # only deletes: those of ids the index lacks change nothing
+            missing = _unknown(previous, changes.deletes)
+            if len(missing) == len(changes.deletes):
+                return UpdateReport(previous.name, previous.name, 0, 0, 0, missing, int(meta.get("doc_count", 0)), 0.0)
         snap_id, work = store.new_workdir(root)
         try:
             for item in previous.iterdir():  # a snapshot is flat: Whoosh files and snapshot.json
@@ -176,6 +178,14 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
         doc_count=doc_count,
         seconds=round(seconds, 3),
     )
+
+
+def _unknown(snapshot: Path, ids: frozenset[str]) -> tuple[str, ...]:
+    """Return the ones of *ids* that no live document of *snapshot* has, sorted."""
+    if not ids:
+        return ()
+    with whoosh_index.open_dir(str(snapshot)).searcher() as searcher:
+        return tuple(sorted(doc_id for doc_id in ids if searcher.document_number(id=doc_id) is None))
 
 
 def _namespace(previous: Path, changes: Changes) -> str:

@@ -98,9 +98,10 @@ def test_delete_removes_and_reports_unknown_ids(root, tmp_path):
     report = update(changes, root)
     assert report.deleted == 1 and report.missing == ("never-was",) and report.doc_count == before - 1
     assert service.document(KNOWN) is None and total(service) == before - 1
-    # applying the same file again changes nothing but is not an error
+    # applying the same file again changes nothing but is not an error, and publishes nothing
     again = update(changes, root)
     assert again.deleted == 0 and set(again.missing) == {KNOWN, "never-was"} and total(service) == before - 1
+    assert not again.changed and again.snapshot == report.snapshot
 
 
 def test_the_last_line_for_an_id_wins(root, tmp_path):

@@ -119,7 +119,8 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
     except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
         raise click.ClickException(str(exc)) from None
     if not report.changed:
-        click.echo(f"{changes} holds no changes; snapshot {report.snapshot} stays published")
+        why = f"its {len(report.missing)} ids to delete are not in the index" if report.missing else "it holds no changes"
+        click.echo(f"{changes}: {why}; snapshot {report.snapshot} stays published")
         return
     missing = f" ({len(report.missing)} ids to delete were not in the index)" if report.missing else ""
     click.echo(
