@@ -399,3 +399,10 @@ def test_every_event_link_leads_to_its_page_whatever_its_id_holds(tmp_path):
     assert 'href="/events/a%3Fq%3D1"' in html and 'href="/events/c%2Fd"' in html
     # As gunicorn passes it on: the path decoded, "/events//lead" for the id "/lead".
     assert client.get("/events//lead").status_code == 200
+
+
+def test_the_icon_is_found_where_tools_look_for_it(client):
+    moved = client.get("/favicon.ico")
+    assert moved.status_code == 301 and moved.headers["Location"].endswith("/static/favicon.svg")
+    with client.get(moved.headers["Location"]) as icon:  # a static file: closed once read
+        assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"

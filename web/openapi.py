@@ -272,6 +272,9 @@ SCHEMAS: dict[str, Any] = {
             "label": {"type": "string"},
             "description": {"type": "string"},
             "count": {"type": "integer", "minimum": 0, "description": "Documents carrying the topic."},
+            "event_count": {"type": "integer", "minimum": 0, "description": (
+                "Events the hub counts for the topic, as its topic page states them (the index may hold fewer: "
+                "count is what it holds); for a topic found by the enrichment rules, the events they put in it.")},
             "search_url": {"type": "string"},
             "guide_url": {"type": ["string", "null"], "description": "The topic's guide page, if it has one."},
         },

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, redirect, render_template, request
+from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from werkzeug.routing import PathConverter
 
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
@@ -165,6 +165,12 @@ def page() -> str | Response:
         chips_for=hit_chips(result, params),
         label=service.snapshot().label,
     )
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    """The icon where tools and old browsers look for it: the page links the SVG one."""
+    return redirect(url_for("static", filename="favicon.svg"), 301)
 
 
 class IdConverter(PathConverter):
