@@ -190,3 +190,17 @@ def test_a_build_takes_the_folder_before_reading_its_sources(tmp_path):
     assert "bad.jsonl" not in result.output
     result = CliRunner().invoke(main, ["build", str(bad), "--index-dir", str(index_dir)])
     assert result.exit_code == 1 and "bad.jsonl:1" in result.output  # the folder free: the source is read
+
+
+def test_search_takes_the_apis_dates_months_and_explain(built):
+    explained = CliRunner().invoke(main, ["search", "trainium", "deal", "--explain", "--per-page", "1", "--index-dir", str(built)])
+    as_json = CliRunner().invoke(main, ["search", "trainium", "deal", "--explain", "--per-page", "1", "--json", "--index-dir", str(built)])
+    hit = json.loads(as_json.output)["hits"][0]
+    assert hit["explanation"]["score"] == pytest.approx(hit["score"])
+    assert f"score {hit['score']:.2f} = " in explained.output and "(body" in explained.output
+    later = CliRunner().invoke(main, ["search", "stargate", "--since", "2999-01-01", "--index-dir", str(built)])
+    assert later.exit_code == 0 and later.output.startswith("0 results")
+    month = json.loads(CliRunner().invoke(main, ["search", "stargate", "--month", "1999-01", "--json", "--index-dir", str(built)]).output)
+    assert month["total"] == 0 and month["filters"]["month"] == ["1999-01"]
+    bad = CliRunner().invoke(main, ["search", "stargate", "--since", "soon", "--index-dir", str(built)])
+    assert bad.exit_code == 2 and "--since:" in bad.output

@@ -212,11 +212,17 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
 @click.option("--topic", multiple=True, help="Only this topic (repeatable).")
 @click.option("--entity", multiple=True, help="Only this organisation (repeatable).")
 @click.option("--kind", multiple=True, type=click.Choice(["event", "guide"]), help="Only this type (repeatable).")
+@click.option("--month", multiple=True, help="Only this month, YYYY-MM (repeatable).")
+@click.option("--since", help="Only documents dated at or after this (an ISO 8601 date or date-time).")
+@click.option("--until", help="Only documents dated at or before this (a date takes in its whole day).")
 @click.option("--sort", type=click.Choice(["relevance", "newest", "listing"]), help="Default: relevance with a query, else newest.")
 @click.option("--page", default="1", show_default=True)
 @click.option("--per-page", default="10", show_default=True)
+@click.option("--explain", is_flag=True, help="Show how each hit's score adds up (in the JSON: each hit's explanation).")
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON instead of text.")
-def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, sort, page, per_page, as_json: bool) -> None:
+def search(
+    query: tuple[str, ...], index_dir: Path, topic, entity, kind, month, since, until, sort, page, per_page, explain: bool, as_json: bool
+) -> None:
     """Search the index and print the results.
 
     Quote a query with syntax: `topichub search "python -doc"` (or `topichub search -- python -doc`),
@@ -230,9 +236,10 @@ def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, sort, p
     from search.service import SearchService
 
     args = MultiDict([("q", " ".join(query)), ("page", page), ("per_page", per_page)])
-    if sort:
-        args.add("sort", sort)
-    for name, values in (("topic", topic), ("entity", entity), ("kind", kind)):
+    for name, value in (("sort", sort), ("since", since), ("until", until), ("explain", "1" if explain else None)):
+        if value:
+            args.add(name, value)
+    for name, values in (("topic", topic), ("entity", entity), ("kind", kind), ("month", month)):
         for value in values:
             args.add(name, value)
     try:
@@ -256,6 +263,24 @@ def search(query: tuple[str, ...], index_dir: Path, topic, entity, kind, sort, p
     for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
         click.echo(f"\n{number:>3}. [{hit.kind}] {ansi(hit.title_html)}  {click.style(hit.url, dim=True)}{why.get(hit.matched_by, '')}")
         click.echo(f"     {ansi(hit.snippet_html)}")
+        if hit.explanation:
+            click.echo(f"     {click.style(_explained(hit.explanation), dim=True)}")
+
+
+def _explained(explanation: dict[str, object]) -> str:
+    """Return a hit's explanation on one line: each concept's part, its fields, then the meaning term."""
+    parts = [
+        f"{part['concept']} {part['score']:.2f} ("
+        + ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])  # type: ignore[index]
+        + ")"
+        for part in explanation.get("matched", [])  # type: ignore[union-attr]
+    ]
+    meaning = explanation.get("meaning")
+    if isinstance(meaning, dict) and meaning.get("score"):
+        parts.append(f"meaning {meaning['score']:.2f}")
+    missing = explanation.get("missing")
+    tail = f"; missing: {', '.join(missing)}" if missing else ""  # type: ignore[arg-type]
+    return f"score {explanation['score']:.2f} = " + " + ".join(parts) + tail
 
 
 @main.command()
