@@ -18,7 +18,7 @@ from bisect import bisect_left
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
@@ -218,7 +218,10 @@ class SearchService:
         if end - params.per_page >= len(found.allowed):
             return [], False, {}, 0.0
         if params.effective_sort == "newest":
-            return [(docnum, 0.0) for docnum in snap.newest_first(found.allowed, end)], False, {}, 0.0
+            newest = snap.newest_first(found.allowed, end)
+            if parsed is not None and not parsed.is_empty and newest:
+                newest = _ties_by_relevance(snap, parsed, found, newest, end, dict(asked.near), started + self.budget_s)
+            return [(docnum, 0.0) for docnum in newest], False, {}, 0.0
         if params.effective_sort == "listing" or parsed is None:
             query = parsed.any_words if parsed else wq.Every()
             allowed = found.allowed if isinstance(found.allowed, set) else set(found.allowed)  # Whoosh takes a set
@@ -494,6 +497,36 @@ class _Found:
             if counts and max(counts.values()) >= needed:
                 return "most"
         return "partial"
+
+
+def _ties_by_relevance(
+    snap: Snapshot, parsed: ParsedQuery, found: _Found, newest: list[int], end: int, cosines: dict[int, float], deadline: float
+) -> list[int]:
+    """Return the newest *end* of the matches with documents of the same date in relevance order.
+
+    *newest* is the newest *end* by date, listing order breaking ties.  The documents newer than its
+    last one's date are all in it, and are put in order among themselves.  Of that last date, the
+    allowed documents beyond the window may be more relevant: the best of them by relevance fill the
+    rest (a relevance search, with its cost, where the whole corpus shares one date)."""
+    boundary = snap.date_key(newest[-1])
+    newer = [docnum for docnum in newest if snap.date_key(docnum) != boundary]
+    out = _by_relevance(snap, parsed, found, newer, len(newer), cosines, deadline)
+    out.sort(key=snap.date_key, reverse=True)  # stable: relevance order within a date
+    tied = snap.same_date(newest[-1]) & found.allowed
+    return out + _by_relevance(snap, parsed, found, tied, end - len(newer), cosines, deadline)
+
+
+def _by_relevance(
+    snap: Snapshot, parsed: ParsedQuery, found: _Found, docs: Iterable[int], limit: int, cosines: dict[int, float], deadline: float
+) -> list[int]:
+    """Return the best *limit* of *docs* in relevance order, then by date order those no word scores."""
+    candidates = set(docs)
+    if not candidates or limit <= 0:
+        return []
+    best = [docnum for docnum, _score in rank(snap, parsed, candidates, found.concept_docs, limit, deadline, cosines)[0]]
+    if len(best) < limit:  # found by name or meaning alone, without a word: after the scored ones
+        best += snap.newest_first(candidates.difference(best), limit - len(best))
+    return best
 
 
 def _hit(

@@ -105,7 +105,7 @@ class Snapshot:
                 self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
                 # Each facet field's (document, value) pairs, its postings' lengths added (search/facets.py).
                 self.facet_pairs = {name: sum(map(len, docs.values())) for name, docs in self.facet_docs.items()}
-                self.newest, self._newest_rank, self._dates, self._dated_docs = _date_order(searcher)
+                self.newest, self._newest_rank, self._dates, self._dated_docs, self._date_of = _date_order(searcher)
             # Memory-mapped, so every worker shares one copy; None without vectors of this model.
             self.vectors = vectors.open_vectors(path, self.meta)
         except _OPEN_ERRORS as exc:
@@ -168,6 +168,19 @@ class Snapshot:
         lo = 0 if since is None else bisect_left(self._dates, sortable(since))
         hi = len(self._dates) if until is None else bisect_right(self._dates, sortable(until))
         return set(self._dated_docs[lo:hi])
+
+    def same_date(self, docnum: int) -> set[int]:
+        """Return the live documents dated as *docnum* is (its date's sortable form, to the second)."""
+        date = self._date_of[docnum]
+        return set(self._dated_docs[bisect_left(self._dates, date) : bisect_right(self._dates, date)])
+
+    def date_key(self, docnum: int) -> int:
+        """Return *docnum*'s date in its sortable form (larger is newer)."""
+        return self._date_of[docnum]
+
+    def newest_rank(self, docnum: int) -> int:
+        """Return *docnum*'s place among the live documents newest first (listing order breaking ties)."""
+        return self._newest_rank[docnum]
 
     def newest_first(self, docs: set[int] | frozenset[int], limit: int) -> list[int]:
         """Return the newest *limit* of *docs* by date, listing order breaking ties."""
@@ -323,9 +336,9 @@ class TokenReplay:
         self.texts = frozenset(where)  # the terms the text holds
 
 
-def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, array]:
-    """Return the live documents newest first, each document number's place in that order, and the
-    dates ascending beside their document numbers.
+def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, array, array]:
+    """Return the live documents newest first, each document number's place in that order, the
+    dates ascending beside their document numbers, and each document number's date.
 
     Documents of the same date (the seed corpus: all first seen at one build) keep listing order.
     """
@@ -342,7 +355,7 @@ def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, arra
     for place, docnum in enumerate(newest):
         rank[docnum] = place
     by_date = sorted(live, key=dates.__getitem__)
-    return newest, rank, array("Q", (dates[d] for d in by_date)), array("i", by_date)
+    return newest, rank, array("Q", (dates[d] for d in by_date)), array("i", by_date), array("Q", dates)
 
 
 def _column(reader, fieldname: str) -> array:

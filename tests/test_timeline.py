@@ -75,11 +75,17 @@ def test_newest_first_of_a_few_sorts_as_the_walk_of_many_does(service, size):
         assert snap.newest_first(docs, limit) == [d for d in snap.newest if d in docs][:limit]
 
 
-def test_newest_with_a_query_orders_its_matches_by_date(service):
-    matching = set(all_ids(service, SearchParams(q="library")))
-    assert len(matching) > 30
+def test_newest_with_a_query_orders_its_matches_by_date_then_relevance(service):
+    by_relevance = all_ids(service, SearchParams(q="library"))
+    assert len(by_relevance) > 30
     assert service.search(SearchParams(q="library")).sort == "relevance"
-    assert all_ids(service, SearchParams(q="library", sort="newest")) == [i for i in NEWEST if i in matching]
+    newest = all_ids(service, SearchParams(q="library", sort="newest"))
+    assert sorted(newest) == sorted(by_relevance)
+    # By date, newest first; of one date (the undated share their first_seen), in relevance order.
+    place = {doc_id: n for n, doc_id in enumerate(by_relevance)}
+    keys = [(-timestamp(DATE[doc_id]), place[doc_id]) for doc_id in newest]
+    assert keys == sorted(keys)
+    assert any(a[0] == b[0] for a, b in zip(keys, keys[1:]))  # the sample has such ties
 
 
 @pytest.mark.parametrize(
@@ -209,3 +215,28 @@ def test_dates_that_leave_nothing_offer_the_search_without_them(client):
         rebuilt.update({k: way[k] for k in ("since", "until") if way[k]})
         assert client.get("/api/search", query_string=rebuilt).get_json()["total"] == way["count"] > 0
     assert {"no_dates", "no_filters"} <= {way["kind"] for way in both["ways_out"]}
+
+
+def test_newest_first_puts_the_more_relevant_first_among_documents_of_one_date(tmp_path):
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    docs = [
+        {"id": "later-weak", "title": "Notes", "summary": "A quokka was seen.", "topics": ["t"], "published": "2024-01-02"},
+        {"id": "early-weak", "title": "Notes", "summary": "A quokka was seen.", "topics": ["t"], "published": "2024-01-01"},
+        {"id": "early-strong", "title": "Quokka census", "summary": "Quokka numbers: every quokka counted.",
+         "topics": ["t"], "published": "2024-01-01"},
+    ]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    hits = client.get("/api/search", query_string={"q": "quokka", "sort": "newest"}).get_json()["hits"]
+    # The newer date first, whatever its words; of one date, the more relevant first (listing order last).
+    assert [h["id"] for h in hits] == ["later-weak", "early-strong", "early-weak"]
+    # Paged one at a time, the same order.
+    paged = [client.get("/api/search", query_string={"q": "quokka", "sort": "newest", "per_page": "1", "page": str(n)})
+             .get_json()["hits"][0]["id"] for n in (1, 2, 3)]
+    assert paged == ["later-weak", "early-strong", "early-weak"]
+    # Without a query, newest stays by date and listing order.
+    assert [h["id"] for h in client.get("/api/search", query_string={"sort": "newest"}).get_json()["hits"]] == [
+        "later-weak", "early-weak", "early-strong"]

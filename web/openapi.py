@@ -355,7 +355,8 @@ PATHS: dict[str, Any] = {
                                                                  f"its whole day); before since, the answer is a 400 naming until. {DATE_PARAM}",
                  "schema": {"type": "string", "pattern": DATE_PATTERN}, "example": "2024-12-31"},
                 {"name": "sort", "in": "query", "description": (
-                    "relevance (default with q), newest (published, else first_seen; default without q) or listing."),
+                    "relevance (default with q), newest (published, else first_seen; default without q; with q, "
+                    "documents of the same date in relevance order) or listing."),
                  "schema": {"type": "string", "enum": list(SORTS)}},
                 {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_RESULT_WINDOW,
                                                             "default": 1}},
