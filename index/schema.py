@@ -127,6 +127,11 @@ def id_namespace(ids: Iterable[str]) -> str:
     return segment if count >= NAMESPACE_MIN_IDS and count >= total - strays else ""
 
 
+def ids_of(reader) -> list[str]:
+    """Return every id in *reader*'s id field, deleted documents' ones included (the term list, sorted)."""
+    return [t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon("id")]
+
+
 def name_ids(text: str, namespace: str) -> tuple[str, ...]:
     """Return the ids *text* can name, most literal first: the text as typed, lower-cased and as a slug
     (words joined by ``-``: ``build essential`` names ``build-essential``, and a title typed whole names

@@ -32,7 +32,7 @@ from index.dates import month_label
 from index import store, vectors
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
-from index.schema import SCHEMA_VERSION, from_document, id_namespace, name_ids, title_slug, whole_slug
+from index.schema import SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
 from search.results import FacetValue
 from search.scoring import TermScores
@@ -112,6 +112,9 @@ class Snapshot:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
         self.analyzer = self.schema["body"].analyzer
+        # The namespace every document id starts with (index.schema.id_namespace), "" for none: written
+        # by build and update into every snapshot of this schema version.
+        self.id_prefix = str(self.meta.get("id_prefix") or "")
         # Each facet value's label and its sort key (the label lower-cased), made once, not per search.
         self.facet_labels = {
             facet: {value: (label := self.label(facet, value), label.lower()) for value in self.facet_docs[field]}
@@ -194,25 +197,12 @@ class Snapshot:
         return self._terms.get_or_make(key, lambda: _read_term(self.searcher(), *key))
 
     @cached_property
-    def id_prefix(self) -> str:
-        """The namespace every document id starts with (``index.schema.id_namespace``), "" for none.
-
-        Written by build and update; read from the index for a snapshot made before they wrote it."""
-        kept = self.meta.get("id_prefix")
-        if isinstance(kept, str):
-            return kept
-        return id_namespace(self._ids())
-
-    @cached_property
     def _few_ids(self) -> frozenset[str] | None:
         """Every id of a small snapshot (``IDS_KEPT_DOCS`` documents at most), None for a larger one.
 
         A look-up in Whoosh's term table costs some 5 µs hot and more in a request, on every search;
         a set answers most forms of a text for nothing (measured: docs/performance.md)."""
-        return frozenset(self._ids()) if self.doc_count <= IDS_KEPT_DOCS else None
-
-    def _ids(self) -> list[str]:
-        return [t.decode("utf-8") if isinstance(t, bytes) else t for t in self.searcher().reader().lexicon("id")]
+        return frozenset(ids_of(self.searcher().reader())) if self.doc_count <= IDS_KEPT_DOCS else None
 
     def named(self, text: str) -> int | None:
         """Return the live document whose name is *text*, or None.
