@@ -9,10 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, current_app
+from werkzeug.routing import PathConverter
 
 from search.service import DEFAULT_BUDGET_S, SearchService
 from search.suggest import Suggester
 from web.health import SourceWatch
+
+
+class IdConverter(PathConverter):
+    """A document id in a path (``<id:doc_id>``): any characters, "/" too, even first (``/events//lead``
+    for ``/lead``).  index.schema.event_url percent-encodes the id, and the server decodes it before
+    routing; a route taking one is not to merge slashes."""
+
+    regex = ".+?"
+    part_isolating = False  # spans "/" (werkzeug decides it from the regex, which has none)
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -40,7 +50,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["suggest"] = Suggester(service.snapshot)
     app.extensions["source_watch"] = SourceWatch()
 
-    app.url_map.converters["id"] = pages.IdConverter
+    app.url_map.converters["id"] = IdConverter
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(suggest.bp)

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
-from werkzeug.routing import PathConverter
 
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
@@ -171,15 +170,6 @@ def page() -> str | Response:
 def favicon() -> Response:
     """The icon where tools and old browsers look for it: the page links the SVG one."""
     return redirect(url_for("static", filename="favicon.svg"), 301)
-
-
-class IdConverter(PathConverter):
-    """A document id in a path: any characters, "/" too, even first (``/events//lead`` for ``/lead``).
-
-    index.schema.event_url percent-encodes the id, and the server decodes it before routing."""
-
-    regex = ".+?"
-    part_isolating = False  # spans "/" (werkzeug decides it from the regex, which has none)
 
 
 @bp.get("/events/<id:doc_id>", merge_slashes=False)  # not merged: "//" may be part of an id
