@@ -51,7 +51,7 @@ def test_the_document_is_openapi_3_1_with_valid_schemas(document):
 
 def test_every_api_route_is_documented(app, document):
     served = {rule.rule for rule in app.url_map.iter_rules() if rule.rule.startswith("/api/") or rule.rule == "/healthz"}
-    documented = {path.replace("{id}", "<path:doc_id>") for path in document["paths"]}
+    documented = {path.replace("{id}", "<id:doc_id>") for path in document["paths"]}
     assert served == documented
 
 

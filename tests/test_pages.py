@@ -395,6 +395,8 @@ def test_every_event_link_leads_to_its_page_whatever_its_id_holds(tmp_path):
     for hit in hits:
         page = client.get(hit["url"])
         assert page.status_code == 200 and hit["title"] in page.get_data(as_text=True), hit
+        api = client.get("/api/documents/" + hit["url"].removeprefix("/events/"))  # the JSON twin, the same id
+        assert api.status_code == 200 and api.get_json()["document"]["id"] == hit["id"], hit
     html = client.get("/?q=quokka").get_data(as_text=True)
     assert 'href="/events/a%3Fq%3D1"' in html and 'href="/events/c%2Fd"' in html
     # As gunicorn passes it on: the path decoded, "/events//lead" for the id "/lead".

@@ -109,7 +109,7 @@ def search() -> Response:
     return _cached(("search", params), answer)
 
 
-@bp.get("/api/documents/<path:doc_id>")
+@bp.get("/api/documents/<id:doc_id>", merge_slashes=False)
 def document(doc_id: str) -> Response:
     def answer() -> tuple[dict[str, object], str]:
         service = get_search()

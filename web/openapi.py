@@ -459,7 +459,7 @@ def spec(served: Collection[str] | None = None) -> dict[str, Any]:
     """Return the OpenAPI document, limited to the paths in *served* (Flask rule syntax) when given."""
     paths = PATHS
     if served is not None:
-        paths = {path: item for path, item in PATHS.items() if path.replace("{id}", "<path:doc_id>") in served}
+        paths = {path: item for path, item in PATHS.items() if path.replace("{id}", "<id:doc_id>") in served}
     return {
         "openapi": "3.1.0",
         "info": {
