@@ -27,18 +27,9 @@ _SWITCH = "BENCH_NAME_COST_OFF"
 
 
 def _queries(corpus: str, count: int) -> list[str]:
-    from bench.queries import make_queries
+    from bench.queries import corpus_records, make_queries
 
-    if corpus == "debian":
-        from bench.rss_probe import DEBIAN
-        from corpus.jsonl import load_jsonl
-
-        records = list(load_jsonl(DEBIAN))
-    else:
-        from corpus.sources import load_corpus
-
-        records = list(load_corpus().records)
-    return make_queries(records, count, 11)
+    return make_queries(corpus_records(corpus), count, 11)
 
 
 def look_ups(index_dir: str, corpus: str) -> dict[str, float]:

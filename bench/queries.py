@@ -90,3 +90,16 @@ def distinct_queries(records: Sequence[Record], count: int, seed: int, exclude: 
             seen.add(query)
             queries.append(query)
     return queries
+
+
+def corpus_records(corpus: str) -> list[Record]:
+    """Return the records of *corpus*: "seed" (the embedded corpus) or "debian" (the 64k packages,
+    read from ../shared/corpora/), to draw queries from."""
+    if corpus == "debian":
+        from bench.rss_probe import DEBIAN
+        from corpus.jsonl import load_jsonl
+
+        return list(load_jsonl(DEBIAN))
+    from corpus.sources import load_corpus
+
+    return list(load_corpus().records)

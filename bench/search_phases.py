@@ -54,8 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", choices=("seed", "debian"), default="seed",
                         help="draw the queries from the seed corpus or from the Debian one (for an index built from it)")
     args = parser.parse_args(argv)
-    from bench.queries import distinct_queries, make_queries, query_kind
-    from corpus.sources import load_corpus
+    from bench.queries import corpus_records, distinct_queries, make_queries, query_kind
     from search import semantic
     from search import service as module
     from search.params import SearchParams
@@ -64,13 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     semantic.query_vector("warm up")
     service = module.SearchService(args.index_dir)
     service._results.size = 0  # every search computed
-    if args.corpus == "debian":
-        from bench.rss_probe import DEBIAN
-        from corpus.jsonl import load_jsonl
-
-        records = list(load_jsonl(DEBIAN))
-    else:
-        records = list(load_corpus().records)
+    records = corpus_records(args.corpus)
     share = 1 if args.kind == "all" else 12  # a kind is a sixth to a third of a mix
     pool = (distinct_queries if args.mix == "distinct" else make_queries)(records, 1000 + args.count * share, 11)
     timed = [q for q in pool if args.kind == "all" or query_kind(q) == args.kind][: args.count]

@@ -18,16 +18,13 @@ import json
 import statistics
 import time
 
-from bench.queries import distinct_queries, make_queries
-from bench.rss_probe import DEBIAN
-from corpus.jsonl import load_jsonl
-from corpus.sources import DEFAULT_DIR, load_corpus
+from bench.queries import corpus_records, distinct_queries, make_queries
 from search.params import SearchParams
 from search.service import SearchService
 
 
 def run(index_dir: str, out: str, corpus: str = "debian", mix: str = "natural") -> None:
-    records = list(load_jsonl(DEBIAN)) if corpus == "debian" else list(load_corpus([DEFAULT_DIR]).records)
+    records = corpus_records(corpus)
     queries = (distinct_queries if mix == "distinct" else make_queries)(records, 330, 7)
     del records
     gc.collect()
