@@ -19,6 +19,7 @@ import html
 import threading
 from collections import Counter
 from collections.abc import Iterator
+from itertools import islice
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
@@ -33,6 +34,7 @@ from search.query import SEARCH_FIELDS, ParsedQuery, word_query
 from search.results import Suggestion
 
 CACHE_LIMIT = 4096
+FORM_DOCS = 4  # the documents of each field a word's written forms are read from
 
 
 def allowed_distance(length: int) -> int:
@@ -149,37 +151,47 @@ class Vocabulary:
         return self._remember(key, sorted(words)[:limit])  # type: ignore[return-value]
 
     def surface(self, word: str, typed: str) -> str:
-        """Return *word* (analysed) as a reader would type it, in the case *typed* was typed in."""
+        """Return *word* (analysed) as a reader would type it, in the case *typed* was typed in: of the
+        forms a document writes it in, the closest to *typed* ("introducing" for "introducting", where
+        the text says "introduces" more often), then the most frequent."""
         key = ("surface", word)
         if key not in self._cache:
-            self._remember(key, self._surface(word))
-        return _match_case(self._cache[key], typed)  # type: ignore[arg-type]
+            self._remember(key, self._forms(word))
+        forms: tuple[str, ...] = self._cache[key]  # type: ignore[assignment]
+        lowered = typed.lower()
+        best = min(forms, key=lambda form: Levenshtein.distance(form.lower(), lowered)) if len(forms) > 1 else forms[0]
+        return _match_case(best, typed)
 
-    def _surface(self, word: str) -> str:
+    def _forms(self, word: str) -> tuple[str, ...]:
+        """Return the forms the first few documents holding *word* write it in, most frequent first
+        (*word* itself when none analyses to it)."""
+        forms: Counter[str] = Counter()
+        written: dict[str, str] = {}  # a form with Greek letters -> as the text writes it ("μP")
         for fieldname in SEARCH_FIELDS:
             if not self.reader.doc_frequency(fieldname, word):
                 continue
-            docnum = next(iter(wq.Term(fieldname, word).docs(self.searcher)))
-            text = str(self.searcher.stored_fields(docnum).get(fieldname) or "")
-            forms: Counter[str] = Counter()
-            written: dict[str, str] = {}  # a form with Greek letters -> as the text writes it ("μP")
-            before = None
-            for t in self.analyzer(text, mode="index", no_morph=True, positions=True, chars=True):
-                if before is not None and t.pos == before[0] and greek_names(before[1]) == t.text:
-                    continue  # the names of the letters of the token before ("mup" of "μp"): no form
-                before = (t.pos, t.text)
-                forms[t.text] += 1
-                if greek_names(t.text) is not None:
-                    written.setdefault(t.text, text[t.startchar : t.endchar])
-            greek = None  # a form whose letters' names the word is: "mup" is written "μP"
-            for form, _count in forms.most_common():
-                if [t.text for t in self.analyzer(form, mode="query", removestops=False)] == [word]:
-                    return form
-                if greek is None and form in written and word in (t.text for t in self.analyzer(form, mode="index")):
-                    greek = written[form]
-            if greek is not None:
-                return greek
-        return word
+            for docnum in islice(wq.Term(fieldname, word).docs(self.searcher), FORM_DOCS):
+                text = str(self.searcher.stored_fields(docnum).get(fieldname) or "")
+                before = None
+                for t in self.analyzer(text, mode="index", no_morph=True, positions=True, chars=True):
+                    if before is not None and t.pos == before[0] and greek_names(before[1]) == t.text:
+                        continue  # the names of the letters of the token before ("mup" of "μp"): no form
+                    before = (t.pos, t.text)
+                    forms[t.text] += 1
+                    if greek_names(t.text) is not None:
+                        written.setdefault(t.text, text[t.startchar : t.endchar])
+        greek = None  # a form whose letters' names the word is: "mup" is written "μP"
+        found: list[str] = []
+        for form, _count in forms.most_common():
+            if form[:1] != word[:1] and form not in written:
+                continue  # a word's stem keeps its first letter: not a form of it (and not analysed)
+            if [t.text for t in self.analyzer(form, mode="query", removestops=False)] == [word]:
+                found.append(form)
+            elif greek is None and form in written and word in (t.text for t in self.analyzer(form, mode="index")):
+                greek = written[form]
+        if found:
+            return tuple(found)
+        return (greek,) if greek is not None else (word,)
 
 
 class Speller:

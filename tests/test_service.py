@@ -135,6 +135,9 @@ def test_markup_in_documents_is_stripped_and_only_mark_survives(tmp_path):
         ("stargte norway", "introducing-stargate-norway-openai-s-first-european-ai-data-center-initiative", "stargate norway"),
         # "stargat" is the stem the index has for Stargate: it finds it, and the suggestion writes it whole.
         ("stargat michigen", "expanding-stargate-to-michigan", "stargate michigan"),
+        # The corrected word is written the way closest to what was typed: the first document with its
+        # stem says "introduces", but "introducting" is one letter from "introducing".
+        ("Introducting Stargate UK", "introducing-stargate-uk", "Introducing Stargate UK"),
     ],
 )
 def test_typos_find_the_document_and_suggest_the_corrected_query(service, typed, expected_first, corrected):
