@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from index.dates import month_of, timestamp
-from corpus.records import SLUG_MAX_CHARS, Record, slugify
+from corpus.records import KINDS, SLUG_MAX_CHARS, Record, slugify
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.

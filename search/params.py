@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
+from index.schema import KINDS
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -31,6 +32,8 @@ _LEAP_DAY = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[
 _TIME = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,6})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?"
 DATE_PATTERN = f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})(?:{_TIME})?$"
 MONTH_PATTERN = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
+# A kind in any case (the spec's pattern spells that out: JSON Schema patterns have no flags).
+KIND_PATTERN = "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" for c in kind) for kind in KINDS) + ")$"
 _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
 _SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
 _TRUE = {"1", "true", "yes", "on"}
@@ -149,6 +152,10 @@ def parse_params(args: MultiMapping) -> SearchParams:
     for name, values in filters.items():
         for value in values:
             _check_text(name, value)
+    if filters["kind"]:  # a closed list, read in any case: an unknown kind is a mistake, not an empty filter
+        filters["kind"] = tuple(dict.fromkeys(kind.lower() for kind in filters["kind"]))
+        if not set(filters["kind"]) <= set(KINDS):
+            raise InvalidParameter("kind", f"each 'kind' value must be one of: {', '.join(KINDS)}")
     if not all(map(is_month, filters["month"])):
         raise InvalidParameter("month", "each 'month' value must be a month written YYYY-MM, e.g. 2024-05")
     since, until = (_date(args, name) for name in DATE_BOUNDS)

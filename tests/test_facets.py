@@ -157,14 +157,29 @@ def test_repeated_filters_combine_or_within_and_across(client, service):
 
 
 def test_unknown_values_give_an_empty_result_not_an_error(client):
-    response = client.get("/api/search?q=&topic=no-such-topic&entity=Nobody&kind=tweet")
+    response = client.get("/api/search?q=&topic=no-such-topic&entity=Nobody&kind=event")
     assert response.status_code == 200
     body = response.get_json()
     assert body["total"] == 0 and body["hits"] == []
-    for name, value in (("topic", "no-such-topic"), ("entity", "Nobody"), ("kind", "tweet")):
+    for name, value in (("topic", "no-such-topic"), ("entity", "Nobody")):
         assert [f for f in body["facets"][name] if f["selected"]] == [
             {"value": value, "label": value, "count": 0, "selected": True}
         ]
+
+
+def test_a_kind_is_event_or_guide_in_any_case_and_anything_else_is_a_400_naming_it(client):
+    # Topics and organisations are whatever a corpus holds; kinds are a closed list, so "tweet" (or
+    # "events") is a mistake to be told about, not a filter that quietly matches nothing.
+    for bad in ("tweet", "events", "kind=guide"):
+        response = client.get("/api/search", query_string={"q": "stargate", "kind": ["event", bad]})
+        assert response.status_code == 400
+        assert response.get_json()["error"]["param"] == "kind"
+        assert "event, guide" in response.get_json()["error"]["message"]
+        page = client.get("/", query_string={"q": "stargate", "kind": bad})
+        assert page.status_code == 400 and b"event, guide" in page.data
+    typed = client.get("/api/search?q=stargate&kind=Guide&kind=GUIDE").get_json()
+    assert typed["filters"]["kind"] == ["guide"]
+    assert typed["total"] > 0 and {hit["kind"] for hit in typed["hits"]} == {"guide"}
 
 
 @pytest.mark.parametrize(

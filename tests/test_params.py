@@ -90,7 +90,7 @@ def test_result_window():
     assert rejected(("page", "0")).param == "page"
 
 
-@pytest.mark.parametrize("name", ["topic", "entity", "kind"])
+@pytest.mark.parametrize("name", ["topic", "entity"])
 def test_filter_limits(name):
     values = [(name, f"v{i}") for i in range(MAX_FILTER_VALUES)]
     assert len(getattr(parse(*values), name)) == MAX_FILTER_VALUES
@@ -98,6 +98,13 @@ def test_filter_limits(name):
     assert getattr(parse((name, "x" * MAX_FILTER_CHARS)), name) == ("x" * MAX_FILTER_CHARS,)
     assert rejected((name, "x" * (MAX_FILTER_CHARS + 1))).param == name
     assert rejected((name, "a\x00")).param == name
+
+
+def test_kinds_are_a_closed_list_read_in_any_case():
+    assert parse(("kind", "Event"), ("kind", " guide "), ("kind", "EVENT")).kind == ("event", "guide")
+    assert rejected(*[("kind", "event")] * (MAX_FILTER_VALUES + 1)).param == "kind"
+    for bad in ("tweet", "x" * (MAX_FILTER_CHARS + 1), "event\x00"):
+        assert rejected(("kind", "event"), ("kind", bad)).param == "kind"
 
 
 def test_filter_values_are_trimmed_and_deduplicated():

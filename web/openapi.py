@@ -23,6 +23,7 @@ from search.params import (
     MAX_RESULT_WINDOW,
     SORTS,
     DATE_PATTERN,
+    KIND_PATTERN,
     MONTH_PATTERN,
 )
 from search.suggest import MAX_PREFIX_CHARS
@@ -345,7 +346,8 @@ PATHS: dict[str, Any] = {
                  "example": "stargate"},
                 _filter("topic", "Only documents carrying this topic slug."),
                 _filter("entity", "Only documents naming this organisation."),
-                _filter("kind", "Only this type of document (event or guide)."),
+                _filter("kind", "Only this type of document: event or guide (any other value is a 400 naming kind).",
+                        KIND_PATTERN),
                 _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
                                  "published, else first_seen).", MONTH_PATTERN),
                 {"name": "since", "in": "query", "description": f"Only documents dated at or after this (documents are dated to the second: a "
