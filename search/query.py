@@ -358,7 +358,7 @@ def _quoted_phrase(text: str, schema: Schema) -> wq.Query | None:
         words = [term for term, _, _ in found]
         ranges = [(start + 1, end + 1) for _, start, end in found]  # counted from the text, after the quote
         phrases.append(wq.Phrase(fieldname, words, slop=1, boost=1.0, char_ranges=ranges))
-    return wq.Or(phrases).normalize()
+    return wq.Or(phrases)  # what normalize() would make of it: two phrases in different fields
 
 
 def _word_unit(node: wq.Query) -> str | None:
@@ -603,6 +603,19 @@ def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> s
     return word if word and vocabulary.contains(word) else None
 
 
+def _typed_once(parsed: ParsedQuery, analyzer: Analyzer) -> bool:
+    """Return whether no analysed word of *parsed* was typed twice (as ``_units`` reads it, without
+    running it: a query with syntax, a quoted phrase above all, has no ``typed`` words kept)."""
+    if parsed.typed is not None:
+        return len(set(parsed.typed)) == len(parsed.typed)
+    if not _is_text_chain(analyzer):
+        return False
+    # _units' words are these, less the question words it drops ("how big is"); with none of them
+    # it falls back to the function words, so it is read only when there are some.
+    words = [term for term, stop, _, _ in _query_tokens(parsed.text) if not stop]
+    return bool(words) and len(set(words)) == len(words)
+
+
 def keep_informative(
     parsed: ParsedQuery, analyzer: Analyzer, doc_frequency: Callable[[str], int], limit: int
 ) -> tuple[ParsedQuery, int]:
@@ -613,7 +626,7 @@ def keep_informative(
     was typed.  Words the index does not hold at all are kept last: in a long text they are more
     often noise than the typo of a rare word.  Also returns how many concepts were left out.
     """
-    if parsed.typed is not None and len(parsed.concepts) <= limit and len(set(parsed.typed)) == len(parsed.typed):
+    if len(parsed.concepts) <= limit and _typed_once(parsed, analyzer):
         # The usual query: no word typed twice, so each concept (a run of typed words) is typed once.
         return parsed, 0
     typed = Counter(parsed.typed if parsed.typed is not None else (unit.word for unit in _units(parsed.text, analyzer)))

@@ -9,7 +9,7 @@ from whoosh import query as wq
 
 from index.schema import make_schema
 from search.params import SearchParams
-from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, asked_text, build_query, expand
+from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, asked_text, build_query, expand, keep_informative
 from corpus.errors import CorpusError
 from corpus.synonyms import check_groups, load_synonym_groups
 from search.synonyms import parse_synonyms
@@ -306,3 +306,18 @@ def test_a_phrase_still_being_typed_is_searched_as_the_phrase(service):
     assert closed.total > 0
     typing = service.search(SearchParams(q='"data center', per_page=50))
     assert typing.total == closed.total and [h.id for h in typing.hits] == [h.id for h in closed.hits]
+
+
+@pytest.mark.parametrize(
+    ("text", "counts"),
+    [
+        ('"stargate michigan" stargate', [1, 2]),  # the phrase once, Stargate typed twice
+        ('"stargate michigan" openai', [1, 1]),
+        ('"trainium deal" -openai trainium trainium', [1, 3]),
+        ('"stargate michigan" "stargate michigan"', [2]),  # one concept, typed twice
+    ],
+)
+def test_a_word_typed_again_beside_syntax_weighs_as_often_as_it_was_typed(text, counts):
+    analyzer = SCHEMA["body"].analyzer
+    parsed, dropped = keep_informative(build_query(text, SCHEMA, SYNONYMS), analyzer, lambda word: 1, 32)
+    assert [concept.count for concept in parsed.concepts] == counts and dropped == 0
