@@ -156,6 +156,13 @@ def test_updates_keep_names_to_live_documents_and_the_namespace_honest(packages,
 def test_a_hub_title_typed_whole_names_its_event(client):
     first = client.get("/api/search", query_string={"q": "Introducing Stargate UK"}).get_json()["hits"][0]
     assert (first["id"], first["matched_by"]) == ("introducing-stargate-uk", "name")
+    # The page says the title was typed, not an id the reader never saw; a misspelt title, its correction.
+    page = client.get("/", query_string={"q": "introducing  stargate UK"}).get_data(as_text=True)
+    assert "Exact title: this page's title is what you searched for." in page and "<code>introducing-stargate-uk" not in page
+    misspelt = client.get("/", query_string={"q": "Introducting Stargate UK"}).get_data(as_text=True)
+    assert "Exact title: this page's title is what you searched for, or its correction." in misspelt
+    slug = client.get("/", query_string={"q": "introducing-stargate-uk"}).get_data(as_text=True)
+    assert "Exact name: <code>introducing-stargate-uk</code> is what you searched for." in slug
 
 
 def test_a_misspelt_name_names_the_package_its_correction_names(packages):

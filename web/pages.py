@@ -103,6 +103,17 @@ def split_facet(values: Sequence[FacetValue], top: int = FACET_TOP) -> tuple[lis
     return shown, rest
 
 
+def typed_title(result: SearchResult) -> Callable[[Hit], bool]:
+    """Return a function telling whether a hit's title is what was searched for (or its correction),
+    word for word: the page then says so, rather than showing an id the reader never typed."""
+    asked = {" ".join(text.split()).casefold() for text in (result.query, result.suggestion.text if result.suggestion else "") if text}
+
+    def typed(hit: Hit) -> bool:
+        return " ".join(hit.title.split()).casefold() in asked
+
+    return typed
+
+
 def hit_chips(result: SearchResult, params: SearchParams) -> Callable[[Hit], list[tuple[str, str]]]:
     """Return a function giving a hit's topic and organisation chips, without those on every result."""
     everywhere = {
@@ -162,6 +173,7 @@ def page() -> str | Response:
         feed_url=feed_url(params),
         split_facet=split_facet,
         chips_for=hit_chips(result, params),
+        typed_title=typed_title(result),
         label=service.snapshot().label,
     )
 
