@@ -510,10 +510,11 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
     return assemble(text, _plain_concepts(text, units, synonyms), plain=plain, typed=tuple(u.word for u in units))
 
 
-def expand(parsed: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
+def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | None = None) -> ParsedQuery:
     """Return *parsed* with what an unknown word may stand for added: two typed words the index has as
-    one ("fluid stack": Fluidstack), the other spelling of a British or American word, close
-    spellings; and the words of prefixes."""
+    one ("fluid stack": Fluidstack), the other spelling of a British or American word or the singular
+    of an acronym typed in lower case ("gpus": GPU), with that word's *synonyms*; close spellings;
+    and the words of prefixes."""
     joined, corrections = _joined(parsed.text, parsed.concepts, vocabulary)
     concepts = []
     changed = len(joined) != len(parsed.concepts)
@@ -523,9 +524,11 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
             words = [w for w in vocabulary.prefixed(concept.prefix, PREFIX_LIMIT) if w != concept.word]
             extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
         elif concept.word and concept.span and not _known(concept, vocabulary):  # a word the index lacks, with no synonym it has
-            spelled = _other_spelling(concept.text)
+            spelled = _other_spelling(concept.text) or _acronym_singular(concept.text)
             if spelled and spelled != concept.word and vocabulary.contains(spelled):  # the same word: full weight
                 extra = [Alternative("spelling", (spelled,), word_query(spelled))]
+                if synonyms is not None:  # and what that word stands for, as if it had been typed
+                    extra += [a for a in _ways((spelled,), synonyms)[0] if a.via == "synonym"]
             else:
                 near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
                 extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
@@ -557,6 +560,15 @@ def _other_spelling(typed: str) -> str | None:
         if pattern.match(lowered):
             return _single_term(pattern.sub(replacement, lowered))
     return None
+
+
+def _acronym_singular(typed: str) -> str | None:
+    """Return the analysed word of *typed* less a final ``s`` when it could be an acronym's plural
+    typed in lower case ("gpus", "llms": the index has "GPUs" as ``gpu``, as ``normalize`` reads
+    it, but the stemmer keeps an ``s`` after a vowel and is given "gpus" whole), else None."""
+    if len(typed) < 4 or not typed.isalpha() or typed[-1] not in "sS" or typed[-2] in "sS":
+        return None
+    return _single_term(typed[:-1])
 
 
 def _joined(

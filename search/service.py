@@ -206,7 +206,7 @@ class SearchService:
         if parsed.is_empty:
             return _Asked(parsed, None, dropped)
         vocabulary = self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
-        return _Asked(expand(parsed, vocabulary), vocabulary, dropped, _near(snap, asked_text(params.q)))
+        return _Asked(expand(parsed, vocabulary, snap.synonyms), vocabulary, dropped, _near(snap, asked_text(params.q)))
 
     def _order(
         self, snap: Snapshot, params: SearchParams, asked: _Asked, found: _Found, started: float

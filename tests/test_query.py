@@ -291,6 +291,18 @@ def test_a_word_the_index_lacks_is_searched_in_its_other_spelling(typed, spelled
     assert not parsed.corrections  # the same word, spelled the other way: not a typo to correct
 
 
+def test_an_acronym_plural_typed_in_lower_case_is_the_acronym_with_its_synonyms():
+    # "LLMs" is read as LLM; "llms" reaches the stemmer whole, which keeps its s: it was taken for a
+    # typo of "llm" ("Including results for llm"), without the synonym "large language model".
+    parsed = expand(build_query("llms", SCHEMA, SYNONYMS), FakeVocabulary(["llm", "larg", "languag", "model"]), SYNONYMS)
+    [concept] = parsed.concepts
+    ways = [(a.via, a.words) for a in concept.alternatives]
+    assert ways[1] == ("spelling", ("llm",)) and ("synonym", ("larg", "languag", "model")) in ways
+    assert not parsed.corrections
+    # A word ending in "ss" is no plural: it is left to the speller.
+    assert expand(build_query("bosss", SCHEMA), FakeVocabulary(["boss"])).corrections
+
+
 @pytest.mark.parametrize(("typed", "first"), [
     ("fluid stack", "anthropic-commits-50-billion-to-u-s-ai-computing-infrastructure-with-fluidstack"),
     ("parallelisation strategy", "piper-programmable-distributed-training-system-decoupling-parallelism-strategy"),

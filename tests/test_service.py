@@ -148,6 +148,13 @@ def test_typos_find_the_document_and_suggest_the_corrected_query(service, typed,
     assert result.to_json()["suggestion"] == {"text": result.suggestion.text, "html": result.suggestion.html}
 
 
+@pytest.mark.parametrize(("typed", "as_written"), [("gpus", "GPUs"), ("llms", "LLMs"), ("tpus", "TPUs")])
+def test_an_acronym_plural_in_lower_case_finds_what_the_acronym_finds(service, typed, as_written):
+    lower, upper = (service.search(SearchParams(q=q, per_page=50)) for q in (typed, as_written))
+    assert lower.suggestion is None and lower.match == "all"  # no "Including results for gpu"
+    assert {h.id for h in lower.hits} == {h.id for h in upper.hits} and lower.total == upper.total > 0
+
+
 def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
     assert service.search(SearchParams(q="kubernetes")).suggestion is None
     assert service.search(SearchParams(q="tpx")).total == 0  # under 4 characters: no fuzzy match
