@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import re
 import threading
+import unicodedata
 
 import bleach
 from bleach.html5lib_shim import HTML_TAGS
@@ -60,16 +61,17 @@ def clean(markup: str, tags: frozenset[str] = NO_TAGS) -> str:
 
 
 def plain_text(text: str) -> str:
-    """Return untrusted *text* as plain text: tags stripped, entities decoded, controls made spaces."""
+    """Return untrusted *text* as plain text: tags stripped, entities decoded, controls made spaces,
+    and composed (NFC: "n" and a combining tilde are "ñ", as a reader types it, so the words match)."""
     if not _MAY_CHANGE.search(text):
-        return text
+        return unicodedata.normalize("NFC", text)
     return _plain(text)
 
 
 def _plain(text: str) -> str:
     """Return what ``plain_text`` returns, always going through bleach (its reference)."""
     text = _TAG.sub(_tag_or_text, _CONTROLS.sub(" ", _CR.sub("\n", text)))
-    return _CONTROLS.sub(" ", _CR.sub("\n", html.unescape(clean(text))))
+    return unicodedata.normalize("NFC", _CONTROLS.sub(" ", _CR.sub("\n", html.unescape(clean(text)))))
 
 
 def _tag_or_text(match: re.Match[str]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime, timedelta
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -144,7 +145,8 @@ def _date(args: MultiMapping, name: str) -> str | None:
 
 def parse_params(args: MultiMapping) -> SearchParams:
     """Return the SearchParams in *args* (a request's query string), or raise InvalidParameter."""
-    q = " ".join((args.get("q") or "").split())
+    # Composed (NFC), as the corpus is when loaded: "Jalapen\u0303o" pasted from a decomposed source is "Jalapeño".
+    q = unicodedata.normalize("NFC", " ".join((args.get("q") or "").split()))
     _check_text("q", q)
     if len(q) > MAX_QUERY_CHARS:
         raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")

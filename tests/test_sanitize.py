@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import string
 
 import pytest
@@ -87,3 +89,9 @@ def test_updates_store_plain_text_and_search_it(tmp_path):
     (hit,) = service.search(SearchParams(q="zanzibar")).hits
     assert hit.title_html == "<mark>Zanzibar</mark> alert(&#x27;xss&#x27;) cluster &amp; co"
     assert service.search(SearchParams(q="script onerror href")).total == 0  # markup is not indexed
+
+
+@pytest.mark.parametrize("raw", ["Jalapen\u0303o", "<b>Jalapen\u0303o</b> &amp; caf\u0065\u0301"])
+def test_text_is_stored_composed_as_readers_type_it(raw):
+    assert unicodedata.is_normalized("NFC", plain_text(raw)) and "Jalape\u00f1o" in plain_text(raw)
+    assert plain_text(raw) == _plain(raw)

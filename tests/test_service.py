@@ -155,6 +155,13 @@ def test_an_acronym_plural_in_lower_case_finds_what_the_acronym_finds(service, t
     assert {h.id for h in lower.hits} == {h.id for h in upper.hits} and lower.total == upper.total > 0
 
 
+def test_a_decomposed_query_is_searched_as_typed_composed(client):
+    # "n" and a combining tilde (as pasted from a decomposed source) is the "ñ" the guide writes.
+    composed, decomposed = (client.get("/api/search", query_string={"q": q}).get_json() for q in ("Jalape\u00f1o", "Jalapen\u0303o"))
+    assert decomposed["match"] == "all" and decomposed["suggestion"] is None and decomposed["query"] == "Jalape\u00f1o"
+    assert decomposed["hits"] == composed["hits"] and composed["total"] > 0
+
+
 def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
     assert service.search(SearchParams(q="kubernetes")).suggestion is None
     assert service.search(SearchParams(q="tpx")).total == 0  # under 4 characters: no fuzzy match

@@ -341,7 +341,7 @@ PATHS: dict[str, Any] = {
                     f"The query: words, \"quoted phrases\", -excluded words, OR. At most {MAX_QUERY_CHARS} "
                     f"characters once whitespace is collapsed; a longer text (a pasted paragraph) is searched by its "
                     f"{MAX_QUERY_WORDS} most informative words, and dropped_words says how many were left out. "
-                    "Empty lists everything."),
+                    "It is read composed (Unicode NFC), as documents are stored. Empty lists everything."),
                  "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN},
                  "example": "stargate"},
                 _filter("topic", "Only documents carrying this topic slug."),
