@@ -84,6 +84,24 @@ def test_search_says_what_it_corrected_and_which_hit_a_name_found(built):
     assert "(exact name)" not in named.output.split("\n  2. ", 1)[1]
 
 
+def test_search_shows_the_guide_card_a_page_past_the_end_and_what_is_wrong_with_the_query(built):
+    def search(*args: str):
+        return CliRunner().invoke(main, ["search", *args, "--index-dir", str(built)])
+
+    # The answer card is one of the results (the total counts it): it is printed first, as the page shows it.
+    jalapeno = search("Jalapeño")
+    data = json.loads(search("Jalapeño", "--json").output)
+    assert data["answer"] is not None and jalapeno.output.startswith(f"{data['total']} results")
+    assert f"Answer from the guide: {data['answer']['title']}" in jalapeno.output
+    assert jalapeno.output.index("Answer from the guide") < jalapeno.output.index("  1. [")
+    past = search("gpu", "--page", "5")
+    pages = json.loads(search("gpu", "--json").output)["total"] // 10 + 1
+    assert past.exit_code == 0 and f"There is no page 5: the results end on page {pages}" in past.output
+    assert search("kubernetes").output.startswith("1 result in")
+    too_long = search("a" * 5000)
+    assert too_long.exit_code == 2 and "QUERY: 'q' may be at most 4096 characters" in too_long.output
+
+
 def test_stats_prints_the_snapshot_facts(built):
     result = CliRunner().invoke(main, ["stats", "--index-dir", str(built)])
     facts = json.loads(result.output)

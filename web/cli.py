@@ -245,7 +245,8 @@ def search(
     try:
         result = SearchService(index_dir).search(parse_params(args))
     except InvalidParameter as exc:
-        raise click.UsageError(f"--{exc.param.replace('_', '-')}: {exc.message}") from None
+        where = "QUERY" if exc.param == "q" else f"--{exc.param.replace('_', '-')}"  # the query is the argument
+        raise click.UsageError(f"{where}: {exc.message}") from None
     except store.IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
@@ -256,9 +257,16 @@ def search(
         text = re.sub(r"<mark>(.*?)</mark>", lambda m: click.style(m.group(1), bold=True, fg="yellow"), markup)
         return html.unescape(text)
 
-    click.echo(f"{result.total} results in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
+    noun = "result" if result.total == 1 else "results"
+    click.echo(f"{result.total} {noun} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
     if result.suggestion and result.total:
         click.echo(f"Including results for: {result.suggestion.text}")
+    if result.total and result.page > result.pages:
+        click.echo(f"There is no page {result.page}: the results end on page {result.pages} (--page {result.pages}).")
+    if result.answer:  # the page's card: one of the results, shown first and not repeated below
+        answer = result.answer
+        click.echo(f"\nAnswer from the guide: {click.style(answer.title, bold=True)}  {click.style(answer.url, dim=True)}")
+        click.echo(f"     {ansi(answer.snippet_html)}")
     why = {"name": "  (exact name)", "meaning": "  (found by meaning)"}
     for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
         click.echo(f"\n{number:>3}. [{hit.kind}] {ansi(hit.title_html)}  {click.style(hit.url, dim=True)}{why.get(hit.matched_by, '')}")
