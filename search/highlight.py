@@ -170,3 +170,31 @@ def _crop(text: str, limit: int) -> str:
         return escape(text)
     cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
     return escape(cut.rstrip(" ,;:-")) + ELLIPSIS
+
+
+def together(tokens: Sequence[Token], phrases: Sequence[Sequence[str]], only: frozenset[str], slop: int) -> tuple[Token, ...]:
+    """Return *tokens* with the terms in *only* blanked (never marked) where they are not part of one
+    of *phrases*: its words in order, each 1 to *slop* positions after the one before (as the
+    phrase query matched them).  "United" is marked in "United Kingdom" for a query whose synonym
+    that is, and not in "United States"."""
+    at: dict[tuple[str, int], list[int]] = {}  # (term, position) -> the tokens holding it
+    wanted = frozenset(chain.from_iterable(phrases))
+    for i, (term, pos, _, _) in enumerate(tokens):
+        if term in wanted:
+            at.setdefault((term, pos), []).append(i)
+    kept: set[int] = set()
+    for phrase in phrases:
+        first, rest = phrase[0], phrase[1:]
+        for (term, pos), indexes in list(at.items()):
+            if term != first:
+                continue
+            run, here = [indexes], pos
+            for word in rest:
+                step = next((here + gap for gap in range(1, slop + 1) if (word, here + gap) in at), None)
+                if step is None:
+                    break
+                run.append(at[(word, step)])
+                here = step
+            else:
+                kept.update(chain.from_iterable(run))
+    return tuple(token if token[0] not in only or i in kept else ("", *token[1:]) for i, token in enumerate(tokens))

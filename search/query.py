@@ -165,6 +165,10 @@ class ParsedQuery:
     excluded: wq.Query | None = None
     corrections: tuple[Correction, ...] = ()
     typed: tuple[str, ...] | None = None  # the analysed words as typed, when known (keep_informative counts them)
+    # The multi-word synonyms whose words are in *terms* only through them ("unit" of "united kingdom"
+    # for "uk"): a highlight marks those words only where the synonym stands whole (``highlight.together``).
+    together: tuple[tuple[str, ...], ...] = ()
+    only_together: frozenset[str] = frozenset()
 
     @property
     def is_empty(self) -> bool:
@@ -459,6 +463,11 @@ def assemble(
     if excluded is not None:
         all_words, any_words = wq.AndNot(all_words, excluded), wq.AndNot(any_words, excluded)
     terms = frozenset(chain.from_iterable(a.words for c in concepts for a in c.alternatives))
+    together = tuple(dict.fromkeys(a.words for c in concepts for a in c.alternatives if a.via == "synonym" and len(a.words) > 1))
+    only_together = frozenset()
+    if together:  # words some other alternative brings are marked wherever they stand
+        alone = chain.from_iterable(a.words for c in concepts for a in c.alternatives if a.via != "synonym" or len(a.words) == 1)
+        only_together = frozenset(chain.from_iterable(together)) - frozenset(alone)
     return ParsedQuery(
         text=text,
         all_words=all_words,
@@ -469,6 +478,8 @@ def assemble(
         excluded=excluded,
         corrections=corrections,
         typed=typed,
+        together=together if only_together else (),
+        only_together=only_together,
     )
 
 

@@ -28,11 +28,11 @@ from whoosh import query as wq
 from index import store
 from search.cache import ResultCache
 from search.facets import count_facets, selected_docs
-from search.highlight import highlight_snippet, highlight_title
+from search.highlight import highlight_snippet, highlight_title, together
 from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
-from search.query import ParsedQuery, Vocabulary, asked_text, build_query, expand, keep_informative
+from search.query import VARIANT_SLOP, ParsedQuery, Vocabulary, asked_text, build_query, expand, keep_informative
 from search import semantic
 from search import ranking
 from search.ranking import rank
@@ -249,10 +249,9 @@ class SearchService:
         best: float,
     ) -> tuple[Hit, ...]:
         """Return the asked page of *ranked* as hits: highlighted, explained when asked."""
-        terms = parsed.terms if parsed else frozenset()
         page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[(params.page - 1) * params.per_page :]]
         marked = self._highlighted(
-            snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], terms
+            snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed
         )
         explaining = params.explain and parsed is not None and not parsed.is_empty
         return tuple(
@@ -291,33 +290,41 @@ class SearchService:
                     id=fields["id"],
                     title=fields["title"],
                     url=fields["url"],
-                    snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], parsed.terms)[0],
+                    snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], parsed)[0],
                 )
             return None
         return None
 
-    def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], terms: frozenset[str]) -> list[str]:
-        """Return each (docnum, field, text) as safe HTML with *terms* marked: titles whole, bodies as snippets."""
+    def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], parsed: ParsedQuery | None) -> list[str]:
+        """Return each (docnum, field, text) as safe HTML with *parsed*'s terms marked: titles whole,
+        bodies as snippets."""
+        terms = parsed.terms if parsed is not None else _NO_TERMS
         postings: dict[str, list[Sequence[int]]] = {}  # each field's documents of each term, read once
-        keys: list[tuple[int, str, frozenset[str]]] = []
+        keys: list[tuple[object, ...]] = []
         replays: list[TokenReplay | None] = []
         for docnum, field, text in texts:
             held_by = postings.get(field)
             if held_by is None:
                 held_by = postings[field] = [snap.term_docs(field, term) for term in terms]
+            key: tuple[object, ...]
             if _holds_any(held_by, docnum):
                 replay = snap.tokens(docnum, field, text)
                 held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
+                key = (docnum, field, held)
+                apart = held & parsed.only_together if parsed is not None else _NO_TERMS
+                if apart:  # words of a multi-word synonym: marked only where it stands whole
+                    replay = TokenReplay(together(replay.entries, parsed.together, apart, VARIANT_SLOP))  # type: ignore[union-attr]
+                    key = (docnum, field, terms & replay.texts, apart, parsed.together)  # type: ignore[union-attr]
             else:
                 # The index says the field holds none of the terms (a hit found by meaning, a title
                 # without them): nothing to mark, and no need to analyse the text to find that out.
-                replay, held = None, _NO_TERMS
-            keys.append((docnum, field, held))
+                replay, key = None, (docnum, field, _NO_TERMS)
+            keys.append(key)
             replays.append(replay)
         out = self._highlights.get_many(snap.id, keys)  # a page's highlights in one look-up
         for i, html in enumerate(out):
             if html is None:
-                _docnum, field, held = keys[i]
+                field, held = keys[i][1], keys[i][2]
                 text, replay = texts[i][2], replays[i]
                 # Without a term held a title is shown whole and a body cropped, tokens or not.
                 entries = replay.entries if replay is not None else ()

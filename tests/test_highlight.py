@@ -14,7 +14,7 @@ from whoosh.highlight import BasicFragmentScorer, ContextFragmenter, Formatter, 
 from corpus.sanitize import MARK, clean, plain_text
 from index.analysis import TermAnalyzer, text_analyzer
 from index.build import build
-from search.highlight import ELLIPSIS, SNIPPET_CHARS, highlight_snippet, highlight_title
+from search.highlight import ELLIPSIS, SNIPPET_CHARS, highlight_snippet, highlight_title, together
 from search.params import SearchParams
 from search.service import SearchService
 from search.snapshot import TokenReplay
@@ -43,6 +43,19 @@ def test_title_marks_whole_letter_digit_words():
     text = "Trainium2 <b>chips</b> & Trainium"  # plain text may hold "<": it is shown, escaped
     html_ = highlight_title(text, {"trainium"}, _tokens(text))
     assert html_ == "<mark>Trainium2</mark> &lt;b&gt;chips&lt;/b&gt; &amp; <mark>Trainium</mark>"
+
+
+def test_a_multi_word_synonyms_words_are_marked_only_where_it_stands_whole():
+    text = "Stargate reaches the United Kingdom, after the United States and the kingdom of Norway."
+    tokens = _tokens(text)
+    phrases = [("unit", "kingdom")]
+    kept = together(tokens, phrases, frozenset({"unit", "kingdom"}), slop=2)
+    html_ = highlight_title(text, {"stargat", "unit", "kingdom"}, kept)
+    assert html_.count("<mark>") == 3 and "<mark>United</mark> <mark>Kingdom</mark>," in html_
+    assert "<mark>United</mark> States" not in html_ and "<mark>kingdom</mark> of" not in html_
+    # A word the query also asks for by itself is marked wherever it is.
+    loose = together(tokens, phrases, frozenset({"kingdom"}), slop=2)
+    assert [t[0] for t in loose].count("unit") == 2 and [t[0] for t in loose].count("kingdom") == 1
 
 
 def test_snippet_is_cropped_around_the_match():
@@ -205,7 +218,7 @@ def test_every_title_and_snippet_of_a_hostile_corpus_is_left_unchanged_by_bleach
 
 
 def test_the_highlight_cache_changes_nothing_a_page_shows(index_dir):
-    queries = ["stargate", "stargate michigan", "trainium deal", "data centers texas", "stargate texas",
+    queries = ["stargate", "stargate michigan", "trainium deal", "data centers texas", "stargate texas", "stargate uk", "united",
                "gpu", "gpu cluster power", "nvidia", "openai nvidia", "memory efficient fine-tuning"]
     cached = SearchService(index_dir)
     for q in queries:  # fill the cache with these queries' highlights
@@ -218,3 +231,14 @@ def test_the_highlight_cache_changes_nothing_a_page_shows(index_dir):
         got = [(h.id, h.title_html, h.snippet_html) for h in cached.search(SearchParams(q=q)).hits]
         assert got == want and want
     assert cached._highlights.hits > 0
+
+
+def test_a_synonym_of_several_words_marks_only_where_it_stands_whole(service):
+    # "uk" brings "United Kingdom": the hits that say "United States" do not get "United" marked.
+    hits = service.search(SearchParams(q="stargate uk", per_page=20)).hits
+    shown = " ".join(h.title_html + " " + h.snippet_html for h in hits)
+    assert "<mark>United</mark> <mark>Kingdom</mark>" in shown
+    assert "United States" in shown and "<mark>United</mark> States" not in shown
+    # Typed by itself, the word is marked wherever it stands.
+    typed = " ".join(h.snippet_html for h in service.search(SearchParams(q="united", per_page=20)).hits)
+    assert "<mark>United</mark> States" in typed
