@@ -135,6 +135,16 @@ def test_the_guide_answer_is_shown_once(client, url):
     assert page.count(f'href="{answer["url"]}"') == 1  # the card's link, and no hit repeating it
     hits = re.findall(r'<li class="hit">.*?<h2><a href="([^"]+)"', page, re.S)
     assert hits == [hit["url"] for hit in body["hits"]]
+    # The card is result 1 of the page, so the hits are numbered from 2 and the next page goes on from 11.
+    assert '<ol class="hits" start="2">' in page or not body["hits"]
+
+
+def test_results_are_numbered_without_a_gap_across_pages_when_a_card_is_shown(client):
+    first, second = (html(client, f"/?q=history+of+compute&page={n}") for n in (1, 2))
+    assert 'class="answer"' in first and 'class="answer"' not in second
+    numbered = len(re.findall(r'<li class="hit">', first))
+    start = int(re.search(r'<ol class="hits" start="(\d+)">', first).group(1))
+    assert start + numbered - 1 == 10 and '<ol class="hits" start="11">' in second
 
 
 @pytest.mark.parametrize(
