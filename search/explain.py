@@ -71,3 +71,21 @@ def explain(
         out["meaning"] = {"cosine": round(cosine, 4), "score": round(term, 4)}
     out["score"] = round(total, 4)
     return out
+
+
+def summary(explanation: dict[str, object]) -> str:
+    """Return an explanation on one line, as a reader reads it: each concept's part with its fields
+    (and how it was found, when not as typed), the meaning term, then what is missing."""
+    parts = []
+    for part in explanation.get("matched", []):  # type: ignore[union-attr]
+        fields = ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])
+        via = "" if part["via"] == "exact" else f" [{part['via']}]"
+        parts.append(f"{part['concept']} {part['score']:.2f}{via} ({fields})")
+    meaning = explanation.get("meaning")
+    if isinstance(meaning, dict) and meaning.get("score"):
+        parts.append(f"meaning {meaning['score']:.2f}")
+    line = f"score {explanation['score']:.2f} = " + " + ".join(parts)
+    if explanation.get("coverage_factor", 1.0) != 1.0:
+        line += f" (each part × {explanation['coverage_factor']:.2f}, for the query's words it lacks)"
+    missing = explanation.get("missing")
+    return line + (f"; missing: {', '.join(missing)}" if missing else "")  # type: ignore[arg-type]

@@ -418,3 +418,18 @@ def test_the_icon_is_found_where_tools_look_for_it(client):
     assert moved.status_code == 301 and moved.headers["Location"].endswith("/static/favicon.svg")
     with client.get(moved.headers["Location"]) as icon:  # a static file: closed once read
         assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
+
+
+def test_why_this_result_reads_as_a_sum_of_the_words_that_earned_it(client):
+    body = api(client, "?q=trainium+deal&explain=1")
+    page = html(client, "/?q=trainium+deal&explain=1")
+    lines = [unescape(line) for line in re.findall(r'<p class="why-line">(.*?)</p>', page)]
+    assert len(lines) == len(body["hits"]) > 3
+    for line, hit in zip(lines, body["hits"]):
+        explanation = hit["explanation"]
+        assert line.startswith(f"score {explanation['score']:.2f} = ")
+        for part in explanation["matched"]:
+            assert f"{part['concept']} {part['score']:.2f}" in line  # the words as typed, not their stems
+        assert ("missing: " in line) == bool(explanation["missing"])
+    first = html(client, "/?q=stargate&explain=1").split('class="why-line">', 1)[1].split("</p>", 1)[0]
+    assert first.startswith("score ") and re.search(r"\bstargate \d", first) and not re.search(r"\bstargat\b", first)

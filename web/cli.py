@@ -232,6 +232,7 @@ def search(
 
     from werkzeug.datastructures import MultiDict
 
+    from search.explain import summary
     from search.params import InvalidParameter, parse_params
     from search.service import SearchService
 
@@ -273,23 +274,7 @@ def search(
         click.echo(f"\n{number:>3}. [{hit.kind}] {ansi(hit.title_html)}  {click.style(hit.url, dim=True)}{why.get(hit.matched_by, '')}")
         click.echo(f"     {ansi(hit.snippet_html)}")
         if hit.explanation:
-            click.echo(f"     {click.style(_explained(hit.explanation), dim=True)}")
-
-
-def _explained(explanation: dict[str, object]) -> str:
-    """Return a hit's explanation on one line: each concept's part, its fields, then the meaning term."""
-    parts = [
-        f"{part['concept']} {part['score']:.2f} ("
-        + ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])  # type: ignore[index]
-        + ")"
-        for part in explanation.get("matched", [])  # type: ignore[union-attr]
-    ]
-    meaning = explanation.get("meaning")
-    if isinstance(meaning, dict) and meaning.get("score"):
-        parts.append(f"meaning {meaning['score']:.2f}")
-    missing = explanation.get("missing")
-    tail = f"; missing: {', '.join(missing)}" if missing else ""  # type: ignore[arg-type]
-    return f"score {explanation['score']:.2f} = " + " + ".join(parts) + tail
+            click.echo(f"     {click.style(summary(hit.explanation), dim=True)}")
 
 
 @main.command()
