@@ -140,7 +140,7 @@ def _date(args: MultiMapping, name: str) -> str | None:
             canonical = format_utc(datetime.fromisoformat(raw) + timedelta(seconds=1))
         return canonical
     except ValueError:  # a real date and time whose offset moves it off the calendar (year 1 or 9999)
-        raise InvalidParameter(name, message) from None
+        raise InvalidParameter(name, f"'{name}' is before year 1 or after year 9999 once its offset is applied (in UTC)") from None
 
 
 def parse_params(args: MultiMapping) -> SearchParams:
@@ -172,7 +172,7 @@ def parse_params(args: MultiMapping) -> SearchParams:
         raise InvalidParameter("sort", f"'sort' must be one of: {', '.join(SORTS)}")
     explain_raw = (args.get("explain") or "").lower()
     if explain_raw not in _BOOLEANS:
-        raise InvalidParameter("explain", "'explain' must be 1 or 0")
+        raise InvalidParameter("explain", "'explain' must be 1 or 0 (true/false, yes/no and on/off are read too)")
     params = SearchParams(
         q=q, page=page, per_page=per_page, sort=sort, explain=explain_raw in _TRUE, since=since, until=until, **filters
     )

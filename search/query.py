@@ -558,6 +558,13 @@ def _known(concept: Concept, vocabulary: Vocabulary) -> bool:
     return any(vocabulary.contains(w) for a in concept.alternatives for w in a.words)
 
 
+def function_words(text: str) -> bool:
+    """Return whether *text* is only words a query drops when it has others ("the", "how much"; not
+    "US" or "IT", acronyms typed in capitals), as the index's chain reads them."""
+    tokens = _query_tokens(text)
+    return bool(tokens) and all(stop for _, stop, _, _ in tokens)
+
+
 def _single_term(text: str) -> str | None:
     """Return the one word the index's chain makes of *text* in query mode, else None."""
     terms = [term for term, stop, _, _ in _query_tokens(text) if not stop]

@@ -32,7 +32,9 @@ from search.highlight import highlight_snippet, highlight_title, together
 from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
-from search.query import VARIANT_SLOP, ParsedQuery, Vocabulary, asked_text, build_query, expand, keep_informative
+from search.query import (
+    VARIANT_SLOP, ParsedQuery, Vocabulary, asked_text, build_query, expand, function_words, keep_informative,
+)
 from search import semantic
 from search import ranking
 from search.ranking import rank
@@ -273,6 +275,8 @@ class SearchService:
         """Return the first guide section among the top hits when it matches the query strongly."""
         if parsed is None or params.page != 1 or params.effective_sort != "relevance" or found.named is not None:
             return None  # (a query that names a page asks for that page: it comes first, not a guide's card)
+        if all(function_words(concept.text) for concept in parsed.concepts):
+            return None  # "a", "the of": searched, since there is nothing else, but no question to answer
         top = ranked[:ANSWER_WITHIN]
         concept_docs = found.concept_docs
         guides = snap.facet_docs.get("kind", {}).get("guide", frozenset())

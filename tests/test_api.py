@@ -258,7 +258,7 @@ def test_wrong_methods_get_the_one_error_shape(client, path, method):
     assert "GET" in response.headers["Allow"]
 
 
-@pytest.mark.parametrize("path", ["/api/nothing", "/api/", "/api/documents/", "/api/search/extra"])
+@pytest.mark.parametrize("path", ["/api/nothing", "/api/", "/api", "/api/documents/", "/api/search/extra"])
 def test_unknown_api_paths_get_the_one_error_shape(client, path):
     response = client.get(path)
     assert response.status_code == 404 and response.is_json

@@ -126,3 +126,10 @@ def test_query_string_round_trip():
     params = parse(("q", "a & b"), ("topic", "t1"), ("topic", "t 2"), ("page", "3"), ("per_page", "20"), ("sort", "listing"))
     again = parse(*to_query_string(params))
     assert again == params
+
+
+def test_messages_say_what_is_accepted():
+    assert "true/false" in rejected(("explain", "maybe")).message
+    # A real date-time whose offset takes it off the calendar in UTC is not called a bad format.
+    off = rejected(("until", "0001-01-01T00:00:00+14:00"))
+    assert off.param == "until" and "year 1" in off.message and "ISO 8601" not in off.message

@@ -162,6 +162,13 @@ def test_a_decomposed_query_is_searched_as_typed_composed(client):
     assert decomposed["hits"] == composed["hits"] and composed["total"] > 0
 
 
+@pytest.mark.parametrize("query", ["a", "the of", "how", "it"])
+def test_a_query_of_function_words_is_searched_but_gets_no_guide_card(service, query):
+    result = service.search(SearchParams(q=query))
+    assert result.total > 0 and result.answer is None
+    assert service.search(SearchParams(q="Jalapeño")).answer is not None  # a word that asks something
+
+
 def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
     assert service.search(SearchParams(q="kubernetes")).suggestion is None
     assert service.search(SearchParams(q="tpx")).total == 0  # under 4 characters: no fuzzy match

@@ -19,7 +19,7 @@ UNAVAILABLE_MESSAGE = (
 
 
 def wants_json() -> bool:
-    return request.path.startswith("/api/") or request.path == "/healthz"
+    return request.path.startswith("/api/") or request.path in ("/api", "/healthz")
 
 
 def error_response(status: int, code: str, message: str, param: str | None = None) -> Response:
