@@ -172,24 +172,24 @@ def _crop(text: str, limit: int) -> str:
     return escape(cut.rstrip(" ,;:-")) + ELLIPSIS
 
 
-def together(tokens: Sequence[Token], phrases: Sequence[Sequence[str]], only: frozenset[str], slop: int) -> tuple[Token, ...]:
-    """Return *tokens* with the terms in *only* blanked (never marked) where they are not part of one
-    of *phrases*: its words in order, each 1 to *slop* positions after the one before (as the
-    phrase query matched them).  "United" is marked in "United Kingdom" for a query whose synonym
-    that is, and not in "United States"."""
+def together(
+    tokens: Sequence[Token], where: Mapping[str, Sequence[int]], phrases: Sequence[Sequence[str]], only: frozenset[str], slop: int
+) -> tuple[tuple[Token, ...], dict[str, Sequence[int]]]:
+    """Return *tokens* and *where* (each term's tokens by index) with the terms in *only* left out
+    (never marked) where they are not part of one of *phrases*: its words in order, each 1 to *slop*
+    positions after the one before, as the phrase query matched them.  "United" is marked in
+    "United Kingdom" for a query whose synonym that is, and not in "United States"."""
     at: dict[tuple[str, int], list[int]] = {}  # (term, position) -> the tokens holding it
-    wanted = frozenset(chain.from_iterable(phrases))
-    for i, (term, pos, _, _) in enumerate(tokens):
-        if term in wanted:
-            at.setdefault((term, pos), []).append(i)
+    for term in frozenset(chain.from_iterable(phrases)):
+        for i in where.get(term, ()):
+            at.setdefault((term, tokens[i][1]), []).append(i)
     kept: set[int] = set()
     for phrase in phrases:
-        first, rest = phrase[0], phrase[1:]
-        for (term, pos), indexes in list(at.items()):
-            if term != first:
+        for (term, pos), indexes in at.items():
+            if term != phrase[0]:
                 continue
             run, here = [indexes], pos
-            for word in rest:
+            for word in phrase[1:]:
                 step = next((here + gap for gap in range(1, slop + 1) if (word, here + gap) in at), None)
                 if step is None:
                     break
@@ -197,4 +197,14 @@ def together(tokens: Sequence[Token], phrases: Sequence[Sequence[str]], only: fr
                 here = step
             else:
                 kept.update(chain.from_iterable(run))
-    return tuple(token if token[0] not in only or i in kept else ("", *token[1:]) for i, token in enumerate(tokens))
+    dropped = {i for term in only for i in where.get(term, ()) if i not in kept}
+    if not dropped:
+        return tuple(tokens), dict(where)
+    narrowed = dict(where)
+    for term in only:
+        left = [i for i in where.get(term, ()) if i in kept]
+        if left:
+            narrowed[term] = left
+        else:
+            narrowed.pop(term, None)
+    return tuple(("", *token[1:]) if i in dropped else token for i, token in enumerate(tokens)), narrowed

@@ -304,26 +304,25 @@ class SearchService:
         bodies as snippets."""
         terms = parsed.terms if parsed is not None else _NO_TERMS
         postings: dict[str, list[Sequence[int]]] = {}  # each field's documents of each term, read once
+        only = parsed.only_together if parsed is not None else _NO_TERMS
         keys: list[tuple[object, ...]] = []
         replays: list[TokenReplay | None] = []
         for docnum, field, text in texts:
             held_by = postings.get(field)
             if held_by is None:
                 held_by = postings[field] = [snap.term_docs(field, term) for term in terms]
-            key: tuple[object, ...]
             if _holds_any(held_by, docnum):
                 replay = snap.tokens(docnum, field, text)
                 held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
-                key = (docnum, field, held)
-                apart = held & parsed.only_together if parsed is not None else _NO_TERMS
-                if apart:  # words of a multi-word synonym: marked only where it stands whole
-                    replay = TokenReplay(together(replay.entries, parsed.together, apart, VARIANT_SLOP))  # type: ignore[union-attr]
-                    key = (docnum, field, terms & replay.texts, apart, parsed.together)  # type: ignore[union-attr]
+                # Words only a multi-word synonym brings are marked where it stands whole: such a
+                # text's highlight also depends on which those are, and on the synonyms.
+                apart = held & only if only else _NO_TERMS
+                keys.append((docnum, field, held, apart, parsed.together) if apart else (docnum, field, held))  # type: ignore[union-attr]
             else:
                 # The index says the field holds none of the terms (a hit found by meaning, a title
                 # without them): nothing to mark, and no need to analyse the text to find that out.
-                replay, key = None, (docnum, field, _NO_TERMS)
-            keys.append(key)
+                replay = None
+                keys.append((docnum, field, _NO_TERMS))
             replays.append(replay)
         out = self._highlights.get_many(snap.id, keys)  # a page's highlights in one look-up
         for i, html in enumerate(out):
@@ -331,11 +330,14 @@ class SearchService:
                 field, held = keys[i][1], keys[i][2]
                 text, replay = texts[i][2], replays[i]
                 # Without a term held a title is shown whole and a body cropped, tokens or not.
-                entries = replay.entries if replay is not None else ()
+                entries, where = (replay.entries, replay.where) if replay is not None else ((), None)
+                if len(keys[i]) > 3:
+                    entries, where = together(entries, where, parsed.together, keys[i][3], VARIANT_SLOP)  # type: ignore[arg-type, union-attr]
+                    held = held & where.keys()  # type: ignore[operator]
                 if field == "title":
                     html = highlight_title(text, held, entries)
                 else:
-                    html = highlight_snippet(text, held, entries, where=replay.where if replay is not None else None)
+                    html = highlight_snippet(text, held, entries, where=where)
                 self._highlights.put(snap.id, keys[i], html)
                 out[i] = html
         return out  # type: ignore[return-value]

@@ -47,15 +47,16 @@ def test_title_marks_whole_letter_digit_words():
 
 def test_a_multi_word_synonyms_words_are_marked_only_where_it_stands_whole():
     text = "Stargate reaches the United Kingdom, after the United States and the kingdom of Norway."
-    tokens = _tokens(text)
+    replay = TokenReplay(tuple(_tokens(text)))
     phrases = [("unit", "kingdom")]
-    kept = together(tokens, phrases, frozenset({"unit", "kingdom"}), slop=2)
-    html_ = highlight_title(text, {"stargat", "unit", "kingdom"}, kept)
-    assert html_.count("<mark>") == 3 and "<mark>United</mark> <mark>Kingdom</mark>," in html_
-    assert "<mark>United</mark> States" not in html_ and "<mark>kingdom</mark> of" not in html_
+    kept, where = together(replay.entries, replay.where, phrases, frozenset({"unit", "kingdom"}), slop=2)
+    for html_ in (highlight_title(text, {"stargat", "unit", "kingdom"}, kept),
+                  highlight_snippet(text, {"stargat", "unit", "kingdom"}, kept, where=where)):
+        assert html_.count("<mark>") == 3 and "<mark>United</mark> <mark>Kingdom</mark>," in html_
+        assert "<mark>United</mark> States" not in html_ and "<mark>kingdom</mark> of" not in html_
     # A word the query also asks for by itself is marked wherever it is.
-    loose = together(tokens, phrases, frozenset({"kingdom"}), slop=2)
-    assert [t[0] for t in loose].count("unit") == 2 and [t[0] for t in loose].count("kingdom") == 1
+    loose, where = together(replay.entries, replay.where, phrases, frozenset({"kingdom"}), slop=2)
+    assert [t[0] for t in loose].count("unit") == 2 and len(where["unit"]) == 2 and len(where["kingdom"]) == 1
 
 
 def test_snippet_is_cropped_around_the_match():
