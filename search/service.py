@@ -26,6 +26,7 @@ from urllib.parse import quote
 from whoosh import query as wq
 
 from index import store
+from index.analysis import QUERY_STOP_WORDS
 from search.cache import ResultCache
 from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title, together
@@ -275,7 +276,7 @@ class SearchService:
         """Return the first guide section among the top hits when it matches the query strongly."""
         if parsed is None or params.page != 1 or params.effective_sort != "relevance" or found.named is not None:
             return None  # (a query that names a page asks for that page: it comes first, not a guide's card)
-        if all(function_words(concept.text) for concept in parsed.concepts):
+        if all(concept.text.lower() in QUERY_STOP_WORDS and function_words(concept.text) for concept in parsed.concepts):
             return None  # "a", "the of": searched, since there is nothing else, but no question to answer
         top = ranked[:ANSWER_WITHIN]
         concept_docs = found.concept_docs
