@@ -160,13 +160,41 @@ def test_serve_rebuilds_an_index_of_another_schema_version(built, monkeypatch):
     monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(built))  # serve sets it for gunicorn: restore it after
     monkeypatch.setattr(os, "execv", lambda path, args: execs.append(args))
     old = store.current_id(built)
-    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", "8123"])
+    port = str(free_port())
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", port])
     assert result.exit_code == 0 and store.current_id(built) == old  # same version, sources unchanged
     monkeypatch.setattr(index.schema, "SCHEMA_VERSION", index.schema.SCHEMA_VERSION + 1)
-    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", "8123"])
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", port])
     assert result.exit_code == 0 and "schema version" in result.output
     assert store.current_id(built) != old
-    assert execs[-1][-1] == "web:create_app()" and "127.0.0.1:8123" in execs[-1]
+    assert execs[-1][-1] == "web:create_app()" and f"127.0.0.1:{port}" in execs[-1]
+
+
+def test_serve_keeps_serving_the_published_index_when_a_changed_source_no_longer_builds(tmp_path, monkeypatch):
+    execs: list[list[str]] = []
+    monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setattr(os, "execv", lambda path, args: execs.append(args))
+    source = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "Alpha", "summary": "First.", "topics": ["t"]}])
+    assert CliRunner().invoke(main, ["build", str(source), "--index-dir", str(tmp_path / "index")]).exit_code == 0
+    old = store.current_id(tmp_path / "index")
+    with source.open("a", encoding="utf-8") as handle:
+        handle.write("{broken\n")  # a bad line dropped into a source: the next start must not go down
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(tmp_path / "index"), "--port", str(free_port())])
+    assert result.exit_code == 0 and execs and store.current_id(tmp_path / "index") == old
+    assert "the rebuild failed" in result.output and "docs.jsonl:2" in result.output
+
+
+def test_serve_says_in_one_line_when_its_port_is_taken(built, monkeypatch):
+    import socket
+
+    monkeypatch.setattr(os, "execv", lambda path, args: pytest.fail("gunicorn started on a taken port"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", str(port)])
+    assert result.exit_code == 1 and f"Error: cannot listen on 127.0.0.1:{port}" in result.output
+    assert "serving on" not in result.output
 
 
 def test_serve_builds_a_missing_index_then_serves_it(tmp_path):

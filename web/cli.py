@@ -172,6 +172,29 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
     return None
 
 
+def _servable(index_dir: Path) -> bool:
+    """Return whether *index_dir* has a published index this code can serve (of its schema version)."""
+    from index.schema import SCHEMA_VERSION
+
+    try:
+        return store.read_meta(store.current_path(index_dir)).get("schema_version") == SCHEMA_VERSION
+    except store.IndexUnavailable:
+        return False
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Fail with one line, before gunicorn starts, when *host*:*port* cannot be listened on (in use)."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds
+            probe.bind(address)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
 @main.command()
 @_index_option
 @click.option("--host", default="127.0.0.1", show_default=True)
@@ -190,7 +213,15 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     if reason is not None:
         message, sources = reason
         click.echo(message, err=True)
-        _build(sources, index_dir, wait=600)
+        if not _servable(index_dir):
+            _build(sources, index_dir, wait=600)  # nothing to serve until it is built: wait for a writer
+        else:
+            try:  # a published index this code can serve: a failed rebuild leaves it serving
+                _build(sources, index_dir)
+            except click.ClickException as exc:
+                click.echo(f"warning: the rebuild failed ({exc.format_message()}); serving the published index "
+                           "as it is (/healthz says sources_changed)", err=True)
+    _check_listen(host, port)
     os.environ["TOPICHUB_INDEX_DIR"] = str(index_dir.resolve())
     args = [
         sys.executable, "-m", "gunicorn",
