@@ -3,7 +3,7 @@
 Each object has ``id``, ``title``, ``summary`` (a string, possibly empty) and ``topics`` (a non-empty list, the first being the
 document's home topic), and optionally ``kind`` (``event`` or ``guide``), ``entities``, ``url`` and
 ``published`` (an ISO 8601 date or date-time, see index/dates.py).  An id has at most 512 characters
-(``ID_MAX_LENGTH``) and no control characters.  An id that repeats replaces the earlier document, as an
+(``ID_MAX_LENGTH``) and no control characters; a title at most 1,000 (``TITLE_MAX_LENGTH``).  An id that repeats replaces the earlier document, as an
 update would.  A line that breaks these rules stops the load with its file and line number.
 
 Lines end with LF (or CRLF) and are UTF-8; a byte-order mark at the very start of the file is
@@ -32,6 +32,9 @@ _OPTIONAL_STRINGS = ("url", "published")
 # An id is part of its document's URL (/events/<id>, /api/documents/<id>): 512 characters, each
 # percent-encoded UTF-8 (up to 12 bytes), still fit gunicorn's request line (web/gunicorn_conf.py).
 ID_MAX_LENGTH = 512
+# A title is shown whole, in every hit, suggestion and feed entry that carries it: 1,000 characters
+# (the Debian corpus's longest is 348).  A summary is cropped to a snippet, and is not limited.
+TITLE_MAX_LENGTH = 1000
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD]")  # only a \uXXXX escape makes a surrogate; one regex scan is the fastest test
@@ -108,6 +111,12 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     title = plain_text(_string(obj, "title", path, lineno)).strip()
     if not title:
         raise CorpusError(path, lineno, "'title' holds nothing but markup")
+    if len(title) > TITLE_MAX_LENGTH:
+        raise CorpusError(
+            path, lineno,
+            f"'title' is {len(title):,} characters long; the limit is {TITLE_MAX_LENGTH:,}, as a title is shown "
+            "whole (put the rest in 'summary')",
+        )
     summary = obj.get("summary")
     if not isinstance(summary, str):
         raise CorpusError(path, lineno, "'summary' must be a string")

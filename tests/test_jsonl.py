@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from corpus.errors import CorpusError
-from corpus.jsonl import ID_MAX_LENGTH, load_jsonl
+from corpus.jsonl import ID_MAX_LENGTH, TITLE_MAX_LENGTH, load_jsonl
 from corpus.records import Event, GuideSection
 from index import store
 from index.update import read_changes
@@ -76,6 +76,9 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": ".", "title": "T", "summary": "S", "topics": ["x"]}', "'id' '.' cannot be part of a URL"),
         (json.dumps({"id": "a" * 100_000, "title": "T", "summary": "S", "topics": ["x"]}), "'id' is 100,000 characters long; the limit is 512"),
         (json.dumps({"id": "a" * (ID_MAX_LENGTH + 1), "title": "T", "summary": "S", "topics": ["x"]}), "the limit is 512"),
+        (json.dumps({"id": "a", "title": "T" * 1_000_000, "summary": "S", "topics": ["x"]}), "'title' is 1,000,000 characters long; the limit is 1,000"),
+        # Counted as shown: markup is stripped first, so a short title in a long tag is fine (below).
+        (json.dumps({"id": "a", "title": "<b>" + "T" * (TITLE_MAX_LENGTH + 1) + "</b>", "summary": "", "topics": ["x"]}), "the limit is 1,000"),
     ],
 )
 def test_bad_line_stops_the_load_with_its_number(tmp_path, line, message):
@@ -236,3 +239,10 @@ def test_the_cli_stops_at_the_bad_line_and_keeps_the_index(small_index, tmp_path
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.stderr.startswith(f"Error: {path}:2: ") and message in result.stderr and result.stderr.count("\n") == 1
     assert store.current_id(small_index) == published
+
+
+def test_a_title_at_the_limit_is_kept_whole(tmp_path):
+    title = "T" * TITLE_MAX_LENGTH
+    path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": f"<i>{title}</i>", "summary": "", "topics": ["x"]}])
+    [record] = list(load_jsonl(path))
+    assert record.title == title
