@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import re
 import zlib
 from collections.abc import Iterator
@@ -35,6 +36,11 @@ ID_MAX_LENGTH = 512
 # A title is shown whole, in every hit, suggestion and feed entry that carries it: 1,000 characters
 # (the Debian corpus's longest is 348).  A summary is cropped to a snippet, and is not limited.
 TITLE_MAX_LENGTH = 1000
+# What a line may hold ("delete" only in an update's change file); any other field is ignored, and
+# said once per file and name, so a misspelt "entites" or "publised" does not vanish silently.
+FIELDS = frozenset({"id", "title", "summary", "topics", "kind", "entities", "url", "published", "delete"})
+log = logging.getLogger(__name__)
+_told: set[tuple[Path, str]] = set()
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD]")  # only a \uXXXX escape makes a surrogate; one regex scan is the fastest test
@@ -108,6 +114,8 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     if not isinstance(obj, dict):
         raise CorpusError(path, lineno, "expected a JSON object")
     doc_id = check_id(_string(obj, "id", path, lineno), path, lineno)
+    if not obj.keys() <= FIELDS:
+        _tell_unknown(obj, path, lineno)
     title = plain_text(_string(obj, "title", path, lineno)).strip()
     if not title:
         raise CorpusError(path, lineno, "'title' holds nothing but markup")
@@ -149,6 +157,15 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
             topics=topics, entities=entities,
         )
     raise CorpusError(path, lineno, f"'kind' must be {EVENT!r} or {GUIDE!r}, not {kind!r}")
+
+
+def _tell_unknown(obj: dict[str, Any], path: Path, lineno: int) -> None:
+    """Warn of each field of *obj* that is not a record's, once per file and name."""
+    for key in sorted(obj.keys() - FIELDS, key=str):
+        if (path, key) not in _told:
+            _told.add((path, key))
+            log.warning("%s:%d: unknown field %r ignored (a record's fields: %s)", path, lineno, key,
+                        ", ".join(sorted(FIELDS - {"delete"})))
 
 
 def read_objects(path: Path) -> Iterator[tuple[int, Any]]:

@@ -246,3 +246,25 @@ def test_a_title_at_the_limit_is_kept_whole(tmp_path):
     path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": f"<i>{title}</i>", "summary": "", "topics": ["x"]}])
     [record] = list(load_jsonl(path))
     assert record.title == title
+
+
+def test_an_unknown_field_is_ignored_and_said_once_per_file_and_name(tmp_path):
+    import logging
+
+    said: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("corpus.jsonl")
+    logger.addHandler(handler)
+    try:
+        path = write_jsonl(tmp_path / "docs.jsonl", [
+            {"id": "a", "title": "Alpha", "summary": "", "topics": ["x"], "entites": ["openai"]},
+            {"id": "b", "title": "Beta", "summary": "", "topics": ["x"], "entites": ["nvidia"], "publised": "2024"},
+            {"id": "c", "title": "Gamma", "summary": "", "topics": ["x"], "entities": ["openai"]},
+        ])
+        records = list(load_jsonl(path))
+    finally:
+        logger.removeHandler(handler)
+    assert [r.id for r in records] == ["a", "b", "c"]  # the records still load
+    assert said == [f"{path}:1: unknown field 'entites' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)",
+                    f"{path}:2: unknown field 'publised' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)"]
