@@ -48,9 +48,13 @@ _BLOCK = 1 << 15  # bytes read at a time: splitting blocks is as fast as reading
 
 
 def _open(path: Path) -> IO[bytes]:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")
-    return path.open("rb")
+    """Open *path* for reading bytes, through gzip when it is compressed (named .gz, or starting with
+    gzip's magic bytes: a compressed export saved as .jsonl)."""
+    if path.suffix != ".gz":
+        with path.open("rb") as probe:
+            if probe.read(2) != b"\x1f\x8b":
+                return path.open("rb")
+    return gzip.open(path, "rb")
 
 
 def _lines(handle: IO[bytes]) -> Iterator[bytes]:
@@ -113,6 +117,8 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     """Return the record described by one decoded JSONL line."""
     if not isinstance(obj, dict):
         raise CorpusError(path, lineno, "expected a JSON object")
+    if obj.get("delete") is True:  # an update reads delete lines before it parses records
+        raise CorpusError(path, lineno, "a delete line belongs in a change file: run `topichub update` with it")
     doc_id = check_id(_string(obj, "id", path, lineno), path, lineno)
     if not obj.keys() <= FIELDS:
         _tell_unknown(obj, path, lineno)

@@ -268,3 +268,19 @@ def test_an_unknown_field_is_ignored_and_said_once_per_file_and_name(tmp_path):
     assert [r.id for r in records] == ["a", "b", "c"]  # the records still load
     assert said == [f"{path}:1: unknown field 'entites' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)",
                     f"{path}:2: unknown field 'publised' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)"]
+
+
+def test_a_compressed_file_is_read_whatever_its_name(tmp_path):
+    import gzip
+
+    line = json.dumps({"id": "a", "title": "Alpha", "summary": "", "topics": ["x"]}) + "\n"
+    misnamed = tmp_path / "export.jsonl"  # gzip's bytes under a plain name
+    misnamed.write_bytes(gzip.compress(line.encode("utf-8")))
+    assert [r.id for r in load_jsonl(misnamed)] == ["a"]
+
+
+def test_a_delete_line_in_a_corpus_says_it_belongs_to_an_update(tmp_path):
+    path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "delete": True}])
+    with pytest.raises(CorpusError) as info:
+        list(load_jsonl(path))
+    assert info.value.line == 1 and "belongs in a change file" in str(info.value)
