@@ -134,11 +134,13 @@ def test_metrics_move_with_requests(tmp_path):
     for _ in range(3):
         client.get("/api/search?q=trainium", buffered=True)  # buffered: read and closed, as a server does
     client.get("/api/nothing", buffered=True)
+    client.post("/api/search?q=trainium", buffered=True)  # a route asked with a method it does not take
     response = client.get("/metrics")
     assert response.status_code == 200 and response.content_type.startswith("text/plain; version=0.0.4")
     after = samples(response.get_data(as_text=True))
     assert search_count(after) - search_count(before) == 3
     assert search_count(after, "unmatched", "404") == 1
+    assert search_count(after, "/api/search", "405") == 1 and search_count(after, "unmatched", "405") == 0
     assert after[("topichub_result_cache_misses_total", ())] - before[("topichub_result_cache_misses_total", ())] == 1
     assert after[("topichub_result_cache_hits_total", ())] - before[("topichub_result_cache_hits_total", ())] == 2
     assert after[("topichub_http_requests_in_progress", ())] == 1  # the scrape itself

@@ -32,6 +32,8 @@ from typing import Any
 
 import orjson
 from flask import Flask, Request, Response, has_request_context, request
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import Map
 
 from index import store
 from search.params import SearchParams
@@ -303,9 +305,10 @@ class _Body:
 class RequestObserver:
     """WSGI middleware: give each request an id, time it, count it, and log it as one JSON line."""
 
-    def __init__(self, wsgi_app: Callable[..., Iterable[bytes]], metrics: Metrics) -> None:
+    def __init__(self, wsgi_app: Callable[..., Iterable[bytes]], metrics: Metrics, url_map: Map | None = None) -> None:
         self.wsgi_app = wsgi_app
         self.metrics = metrics
+        self.url_map = url_map  # to name the route of a 405 (asked with a method it does not take)
         self.log = logging.getLogger(ACCESS_LOGGER)
         # Each (route, status)'s histogram child; routes are the app's rules (unknown paths share one).
         self._observers: dict[tuple[str, int], Callable[[float], None]] = {}
@@ -340,6 +343,8 @@ class RequestObserver:
         # for a request that did not need the index), noted by MeteredSearch.
         req = environ.pop(_ENVIRON_REQUEST, None)  # and the cycle request -> environ -> request is broken
         url_rule = getattr(req, "url_rule", None)
+        if url_rule is None and status == 405 and req is not None and self.url_map is not None:
+            url_rule = _rule_of_other_method(self.url_map, environ, req)  # a route asked with a method it does not take
         route = url_rule.rule if url_rule is not None else UNMATCHED_ROUTE
         observe = self._observers.get((route, status))
         if observe is None:  # labels() validates and looks the child up under a lock: once per pair
@@ -369,10 +374,21 @@ class RequestObserver:
         log.handle(record)
 
 
+def _rule_of_other_method(url_map: Map, environ: dict[str, Any], req: Request) -> Any:
+    """Return the route *req*'s path matches with a method it allows (its 405 names them), or None."""
+    methods = getattr(req.routing_exception, "valid_methods", None)
+    if not methods:
+        return None
+    try:
+        return url_map.bind_to_environ(environ).match(method=methods[0], return_rule=True)[0]
+    except HTTPException:  # the route stays unmatched
+        return None
+
+
 def register(app: Flask, metrics: Metrics) -> None:
     """Wrap *app* in the request observer and serve /metrics."""
     app.request_class = ObservedRequest
-    app.wsgi_app = RequestObserver(app.wsgi_app, metrics)  # type: ignore[method-assign]
+    app.wsgi_app = RequestObserver(app.wsgi_app, metrics, app.url_map)  # type: ignore[method-assign]
     app.extensions["metrics"] = metrics
 
     @app.get("/metrics")
