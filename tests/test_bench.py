@@ -258,3 +258,18 @@ def test_http_rounds_are_reported_as_their_median_with_each_round_and_unique_que
     assert "1,000 (900, 1,100)" in row and "1,100 (1,200, 1,000)" in row and "≥ 1× reference: **missed**" in row
     latency = next(line for line in table.splitlines() if "HTTP unique, p50 / p99" in line)
     assert "21.0 (12.0, 30.0)" in latency and "p99 ≤ 15: **missed**" in latency
+
+
+def test_a_round_one_worker_answered_alone_is_marked_and_left_out_of_the_median():
+    def run(rps, share):
+        mix = {"rps": rps, "p50_ms": 1.0, "p90_ms": 2.0, "p99_ms": 5.0, "mean_ms": 1.0, "requests": 10,
+               "errors": {}, "wrapped_requests": 0, "load_average": [1.0, 1.2], "busiest_worker_share": share}
+        return {"unique": mix, "worker_rss_mb": 50.0, "worker_memory_mb": {"rss": 50.0}}
+
+    # The reference's run of make bench on 2026-12-02: one round at half speed, one worker at work.
+    combined = bench_run._combined([run(1566.0, 0.55), run(819.0, 0.99), run(1847.0, 0.52)])["unique"]
+    assert combined["rps"] == (1566.0 + 1847.0) / 2 and combined["pinned_rounds"] == [1]
+    assert bench_run._rounds(combined, "rps", ",.0f") == "1,706 (1,566, 819*, 1,847)"
+    # Every round pinned: the median of all of them, each marked.
+    every = bench_run._combined([run(800.0, 0.98), run(820.0, 0.97), run(790.0, 1.0)])["unique"]
+    assert every["rps"] == 800.0 and every["pinned_rounds"] == [0, 1, 2]
