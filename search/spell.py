@@ -34,6 +34,7 @@ from search.query import SEARCH_FIELDS, ParsedQuery, word_query
 from search.results import Suggestion
 
 CACHE_LIMIT = 4096
+SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
 
 
@@ -107,10 +108,25 @@ class Vocabulary:
         return remember(self._cache, key, value, CACHE_LIMIT)
 
     def near(self, typed: str, word: str) -> list[tuple[str, int]]:
-        """Return the index words closest to *typed* (analysed: *word*) with their distance, best first."""
+        """Return the index words closest to *typed* (analysed: *word*) with their distance, best first:
+        of the ``closest`` stems, those whose words, as documents write them, are closest to *typed*.
+
+        Stems tie more often than words: "stargte" (stem "stargt") is one edit from the stems of both
+        "Stargate" and "start"; "Stargate" is one edit from what was typed, "start" two, so "start"
+        is not searched (it brought a page for "starting in 2027") nor marked."""
         key = ("near", typed, word)
         if key in self._cache:
             return self._cache[key]  # type: ignore[return-value]
+        found = self.closest(typed, word)
+        if 1 < len(found) <= SURFACE_TIES:
+            folded = self._fold(typed)
+            apart = {w: _typed_distance(self.surface(w, typed), folded) for w, _ in found}
+            found = [(w, d) for w, d in found if apart[w] == min(apart.values())]
+        return self._remember(key, found)  # type: ignore[return-value]
+
+    def closest(self, typed: str, word: str) -> list[tuple[str, int]]:
+        """Return every index word at the least distance from *typed* (analysed: *word*) within the
+        allowed edits, with that distance, the most frequent first."""
         folded = self._fold(typed)
         maxdist = allowed_distance(len(folded))
         found: dict[str, int] = {}
@@ -126,7 +142,7 @@ class Vocabulary:
         found = {w: d for w, d in found.items() if 0 < d <= maxdist and w != word and not w.isdigit()}
         best = min(found.values(), default=0)
         ranked = sorted((w for w, d in found.items() if d == best), key=lambda w: (-self.frequency(w), w))
-        return self._remember(key, [(w, best) for w in ranked])  # type: ignore[return-value]
+        return [(w, best) for w in ranked]
 
     def _within(self, forms: tuple[str, ...], maxdist: int) -> Iterator[str]:
         """Yield the index words within *maxdist* Levenshtein edits of a form that start with its letter."""
@@ -212,20 +228,27 @@ class Speller:
         return Vocabulary(searcher, analyzer, state[1], state[2])
 
 
+def _typed_distance(surface: str, typed: str) -> int:
+    """Return the edits from *typed* (folded) to *surface*, or to its Greek letters' names ("μP": mup)."""
+    lowered = surface.lower()
+    named = greek_names(lowered)
+    return min(Levenshtein.distance(lowered, typed), Levenshtein.distance(named, typed) if named else len(typed) + len(lowered))
+
+
 def _completes(surface: str, typed: str) -> bool:
     """Return whether *surface* is *typed* with letters added at its end ("Stargate" of "stargat")."""
     return len(surface) > len(typed) and surface.lower().startswith(typed.lower())
 
 
 def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None:
-    """Return the corrected query when it finds documents with every word and the typed one does not."""
+    """Return the corrected query when the corrected words find documents (the results then hold
+    them): with every word, or, when no document has them all, some ("kuberentes amazon" is
+    searched with Kubernetes even though no page names both, and says so)."""
     if not parsed.corrections:
         return None
     corrected = {c.span: c for c in parsed.corrections}
-    queries = [
-        word_query(corrected[c.span].word) if c.span in corrected else c.query for c in parsed.concepts
-    ]
-    query: wq.Query = wq.And(queries) if len(queries) > 1 else queries[0]
+    fixed = [word_query(corrected[c.span].word) for c in parsed.concepts if c.span in corrected]
+    query: wq.Query = wq.Or(fixed) if len(fixed) > 1 else fixed[0]
     if parsed.excluded is not None:
         query = wq.AndNot(query, parsed.excluded)
     if next(iter(query.docs(vocabulary.searcher)), None) is None:

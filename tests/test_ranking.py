@@ -76,7 +76,7 @@ def test_a_pasted_paragraph_is_searched_by_its_most_informative_words(client):
     assert {"Trainium", "Stargate", "Microsoft"} <= searched  # rare words are kept; "including", "years" may go
     page = client.get("/", query_string={"q": PARAGRAPH})
     assert page.status_code == 200
-    assert f"{body['dropped_words']} common words" in page.get_data(as_text=True)
+    assert f"those the fewest documents hold; {body['dropped_words']} others were left out" in page.get_data(as_text=True)
 
 
 def test_a_short_query_reports_no_dropped_words(client):

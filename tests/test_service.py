@@ -343,6 +343,21 @@ def test_top_hits_are_exact_whatever_the_number_of_candidates(tmp_path):
     assert checked == 15
 
 
+def test_of_stems_equally_close_the_words_written_closest_to_what_was_typed_are_searched(service):
+    # "stargte" is one edit from the stems of "Stargate" and of "start"; as written, "Stargate" is one
+    # edit away and "start" two: only Stargate is searched, and nothing "starting" is found or marked.
+    typed, right = (service.search(SearchParams(q=q, per_page=50)) for q in ("stargte", "stargate"))
+    assert typed.suggestion is not None and typed.suggestion.text == "stargate"
+    assert [h.id for h in typed.hits] == [h.id for h in right.hits]
+    assert not any("<mark>start" in h.snippet_html for h in typed.hits)
+
+
+def test_a_correction_is_offered_when_no_page_has_every_corrected_word(service):
+    result = service.search(SearchParams(q="kuberentes amazon"))
+    assert result.hits[0].id == "scaling-kubernetes-to-7-500-nodes"  # found by the corrected word ...
+    assert result.suggestion is not None and result.suggestion.text == "kubernetes amazon"  # ... and said
+
+
 def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
     # The words a misspelling may stand for: every index word of the same first letter within the
     # allowed distance (or one adjacent swap away), the closest first, the most frequent of those first.
@@ -366,4 +381,5 @@ def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
         within = {w: d for w, d in near.items() if 0 < d <= limit and w != analysed and not w.isdigit()}
         best = min(within.values(), default=0)
         expected = sorted((w for w, d in within.items() if d == best), key=lambda w: (-vocabulary.frequency(w), w))
-        assert vocabulary.near(typed, analysed) == [(w, best) for w in expected], typed
+        assert vocabulary.closest(typed, analysed) == [(w, best) for w in expected], typed
+        assert set(vocabulary.near(typed, analysed)) <= set(vocabulary.closest(typed, analysed))
