@@ -10,7 +10,7 @@ weights, so the contributions add up to the hit's score.
 from __future__ import annotations
 
 from search.query import Concept, ParsedQuery
-from search.ranking import QTF_POWER, Coverage, meaning
+from search.ranking import QTF_POWER, SEMANTIC_FLOOR, Coverage, meaning
 from search.evaluator import pieces
 from search.snapshot import Snapshot
 
@@ -89,3 +89,31 @@ def summary(explanation: dict[str, object]) -> str:
         line += f" (each part × {explanation['coverage_factor']:.2f}, for the query's words it lacks)"
     missing = explanation.get("missing")
     return line + (f"; missing: {', '.join(missing)}" if missing else "")  # type: ignore[arg-type]
+
+
+# How a concept's part was found, in words (``_concept``'s "via").
+_FOUND = {"exact": "as typed", "synonym": "by a synonym", "typo": "by a close spelling", "spelling": "in its other spelling",
+          "prefix": "by a word the prefix starts", "joined": "as one word", "loose": "word by word"}
+
+
+def readable(explanation: dict[str, object]) -> dict[str, object]:
+    """Return an explanation's figures as a page shows them: names a reader knows, words as typed
+    (no stems), each figure to two places; the API's JSON keeps every figure as it is."""
+    parts = []
+    for part in explanation.get("matched", []):  # type: ignore[union-attr]
+        row: dict[str, object] = {"words": part["concept"], "points": f"{part['score']:.2f}",
+                                  "found": _FOUND.get(part["via"], part["via"]),
+                                  "in": ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])}
+        if part.get("typed", 1) != 1:
+            row["typed"] = f"{part['typed']} times"
+        parts.append(row)
+    out: dict[str, object] = {"score": f"{explanation['score']:.2f}", "matched": parts}
+    factor = explanation.get("coverage_factor", 1.0)
+    if factor != 1.0:
+        out["coverage"] = f"each part × {factor:.2f}, for the words it lacks"
+    meaning = explanation.get("meaning")
+    if isinstance(meaning, dict):
+        points = f"{meaning['score']:.2f} points" if meaning.get("score") else f"no points (under {SEMANTIC_FLOOR})"
+        out["meaning"] = f"cosine {meaning['cosine']:.2f}: {points}"
+    out["missing"] = ", ".join(explanation.get("missing") or ()) or "nothing"  # type: ignore[arg-type]
+    return out

@@ -431,5 +431,10 @@ def test_why_this_result_reads_as_a_sum_of_the_words_that_earned_it(client):
         for part in explanation["matched"]:
             assert f"{part['concept']} {part['score']:.2f}" in line  # the words as typed, not their stems
         assert ("missing: " in line) == bool(explanation["missing"])
-    first = html(client, "/?q=stargate&explain=1").split('class="why-line">', 1)[1].split("</p>", 1)[0]
+    stargate = html(client, "/?q=stargate&explain=1")
+    first = stargate.split('class="why-line">', 1)[1].split("</p>", 1)[0]
     assert first.startswith("score ") and re.search(r"\bstargate \d", first) and not re.search(r"\bstargat\b", first)
+    # The figures below it are named as a reader names them: no stems, no internal keys.
+    figures = stargate.split('class="why-line">', 1)[1].split("</details>", 1)[0]
+    assert "<dt>words</dt><dd>stargate</dd>" in figures and "<dt>found</dt><dd>as typed</dd>" in figures
+    assert not re.search(r"\bstargat\b|coverage_factor|<dt>term</dt>|<dt>via</dt>", figures)

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 
-from search.explain import summary
+from search.explain import readable, summary
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
 from web import get_search
@@ -176,6 +176,7 @@ def page() -> str | Response:
         chips_for=hit_chips(result, params),
         typed_title=typed_title(result),
         explained=summary,
+        figures=readable,
         label=service.snapshot().label,
     )
 
