@@ -412,7 +412,17 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         else:
             words = tuple(sorted(_leaf_terms(node)))
             concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=(Alternative("exact", words, node),)))
-    return concepts, negatives
+    return concepts, [_excluded(node, synonyms) for node in negatives]
+
+
+def _excluded(node: wq.Query, synonyms: Synonyms) -> wq.Query:
+    """Return what excluding *node* leaves out: a word and its synonyms, as searching for it finds
+    them ("-britain" leaves out the page that says "UK", which "britain" finds)."""
+    word = _word_unit(node)
+    if word is None:
+        return node
+    alternatives = _ways((word,), synonyms)[0]
+    return node if len(alternatives) == 1 else wq.Or([a.query for a in alternatives])
 
 
 def _typed_phrase(text: str, node: wq.Query) -> str | None:

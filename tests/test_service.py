@@ -169,6 +169,15 @@ def test_a_query_of_function_words_is_searched_but_gets_no_guide_card(service, q
     assert service.search(SearchParams(q="Jalapeño")).answer is not None  # a word that asks something
 
 
+@pytest.mark.parametrize("excluded", ["-britain", "-uk", '-"united kingdom"'])
+def test_excluding_a_word_leaves_out_what_searching_for_it_finds(service, excluded):
+    # "britain" finds the page that says "UK" (a synonym): "-britain" leaves it out, as "-uk" does.
+    assert "introducing-stargate-uk" in {h.id for h in service.search(SearchParams(q="britain")).hits}
+    kept = {h.id for h in service.search(SearchParams(q=f"stargate {excluded}", per_page=50)).hits}
+    everything = {h.id for h in service.search(SearchParams(q="stargate", per_page=50)).hits}
+    assert "introducing-stargate-uk" not in kept and kept == everything - {"introducing-stargate-uk"}
+
+
 def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
     assert service.search(SearchParams(q="kubernetes")).suggestion is None
     assert service.search(SearchParams(q="tpx")).total == 0  # under 4 characters: no fuzzy match
