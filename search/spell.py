@@ -248,6 +248,8 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
         return None
     corrected = {c.span: c for c in parsed.corrections}
     fixed = [word_query(corrected[c.span].word) for c in parsed.concepts if c.span in corrected]
+    if not fixed:  # no concept is where a correction was made (none is known to happen)
+        return None
     query: wq.Query = wq.Or(fixed) if len(fixed) > 1 else fixed[0]
     if parsed.excluded is not None:
         query = wq.AndNot(query, parsed.excluded)
