@@ -117,6 +117,8 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     """Return the record described by one decoded JSONL line."""
     if not isinstance(obj, dict):
         raise CorpusError(path, lineno, "expected a JSON object")
+    if "delete" in obj and not isinstance(obj["delete"], bool):
+        raise CorpusError(path, lineno, "'delete' must be true or false")
     if obj.get("delete") is True:  # an update reads delete lines before it parses records
         raise CorpusError(path, lineno, "a delete line belongs in a change file: run `topichub update` with it")
     doc_id = check_id(_string(obj, "id", path, lineno), path, lineno)

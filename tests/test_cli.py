@@ -99,7 +99,9 @@ def test_search_shows_the_guide_card_a_page_past_the_end_and_what_is_wrong_with_
     assert past.exit_code == 0 and f"There is no page 5: the results end on page {pages}" in past.output
     assert search("kubernetes").output.startswith("1 result in")
     too_long = search("a" * 5000)
-    assert too_long.exit_code == 2 and "QUERY: 'q' may be at most 4096 characters" in too_long.output
+    assert too_long.exit_code == 2 and "QUERY: the query may be at most 4096 characters" in too_long.output
+    guides = search("stargate", "--kind", "GUIDE", "--json")
+    assert guides.exit_code == 0 and json.loads(guides.output)["filters"]["kind"] == ["guide"]
 
 
 def test_stats_prints_the_snapshot_facts(built):
@@ -187,14 +189,17 @@ def test_serve_keeps_serving_the_published_index_when_a_changed_source_no_longer
 def test_serve_says_in_one_line_when_its_port_is_taken(built, monkeypatch):
     import socket
 
+    import index.schema
+
     monkeypatch.setattr(os, "execv", lambda path, args: pytest.fail("gunicorn started on a taken port"))
+    monkeypatch.setattr(index.schema, "SCHEMA_VERSION", index.schema.SCHEMA_VERSION + 1)  # a rebuild is due ...
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", str(port)])
     assert result.exit_code == 1 and f"Error: cannot listen on 127.0.0.1:{port}" in result.output
-    assert "serving on" not in result.output
+    assert "serving on" not in result.output and "rebuilding" not in result.output  # ... and not begun
 
 
 def test_serve_builds_a_missing_index_then_serves_it(tmp_path):

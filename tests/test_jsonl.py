@@ -279,6 +279,13 @@ def test_a_compressed_file_is_read_whatever_its_name(tmp_path):
     assert [r.id for r in load_jsonl(misnamed)] == ["a"]
 
 
+def test_a_delete_flag_that_is_not_a_boolean_is_named(tmp_path):
+    path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "A", "summary": "", "topics": ["x"], "delete": "true"}])
+    with pytest.raises(CorpusError) as info:
+        list(load_jsonl(path))
+    assert info.value.line == 1 and "'delete' must be true or false" in str(info.value)
+
+
 def test_a_delete_line_in_a_corpus_says_it_belongs_to_an_update(tmp_path):
     path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "delete": True}])
     with pytest.raises(CorpusError) as info:

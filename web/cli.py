@@ -209,6 +209,7 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     Builds the index first when there is none, when it was built with another schema version, or
     when its sources changed since the build (unless updates were applied to it since).
     """
+    _check_listen(host, port)  # before a rebuild that may take minutes
     reason = _needs_build(index_dir)
     if reason is not None:
         message, sources = reason
@@ -221,7 +222,6 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
             except click.ClickException as exc:
                 click.echo(f"warning: the rebuild failed ({exc.format_message()}); serving the published index "
                            "as it is (/healthz says sources_changed)", err=True)
-    _check_listen(host, port)
     os.environ["TOPICHUB_INDEX_DIR"] = str(index_dir.resolve())
     args = [
         sys.executable, "-m", "gunicorn",
@@ -242,7 +242,7 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
 @_index_option
 @click.option("--topic", multiple=True, help="Only this topic (repeatable).")
 @click.option("--entity", multiple=True, help="Only this organisation (repeatable).")
-@click.option("--kind", multiple=True, type=click.Choice(["event", "guide"]), help="Only this type (repeatable).")
+@click.option("--kind", multiple=True, type=click.Choice(["event", "guide"], case_sensitive=False), help="Only this type (repeatable).")
 @click.option("--month", multiple=True, help="Only this month, YYYY-MM (repeatable).")
 @click.option("--since", help="Only documents dated at or after this (an ISO 8601 date or date-time).")
 @click.option("--until", help="Only documents dated at or before this (a date takes in its whole day).")
@@ -277,8 +277,9 @@ def search(
     try:
         result = SearchService(index_dir).search(parse_params(args))
     except InvalidParameter as exc:
-        where = "QUERY" if exc.param == "q" else f"--{exc.param.replace('_', '-')}"  # the query is the argument
-        raise click.UsageError(f"{where}: {exc.message}") from None
+        if exc.param == "q":  # the query is the argument, not an option
+            raise click.UsageError(f"QUERY: {exc.message.replace(chr(39) + 'q' + chr(39), 'the query')}") from None
+        raise click.UsageError(f"--{exc.param.replace('_', '-')}: {exc.message}") from None
     except store.IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
