@@ -161,6 +161,8 @@ def test_a_hub_title_typed_whole_names_its_event(client):
     assert "Exact title: this page's title is what you searched for." in page and "<code>introducing-stargate-uk" not in page
     misspelt = client.get("/", query_string={"q": "Introducting Stargate UK"}).get_data(as_text=True)
     assert "Exact title: this page's title is what you searched for, or its correction." in misspelt
+    for typed in ('"Introducing Stargate UK"', "Introducing Stargate UK."):  # quoted, or with a full stop
+        assert "Exact title:" in client.get("/", query_string={"q": typed}).get_data(as_text=True), typed
     slug = client.get("/", query_string={"q": "introducing-stargate-uk"}).get_data(as_text=True)
     assert "Exact name: <code>introducing-stargate-uk</code> is what you searched for." in slug
 

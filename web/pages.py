@@ -7,11 +7,13 @@ without JavaScript.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 
+from index.schema import whole_slug
 from search.explain import readable, summary
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
@@ -104,13 +106,19 @@ def split_facet(values: Sequence[FacetValue], top: int = FACET_TOP) -> tuple[lis
     return shown, rest
 
 
+_SLUG_TYPED = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+
+
 def typed_title(result: SearchResult) -> Callable[[Hit], bool]:
     """Return a function telling whether a hit's title is what was searched for (or its correction),
-    word for word: the page then says so, rather than showing an id the reader never typed."""
-    asked = {" ".join(text.split()).casefold() for text in (result.query, result.suggestion.text if result.suggestion else "") if text}
+    word for word, punctuation and case aside (as a title names its event: by its slug): the page
+    then says so, rather than showing an id the reader never typed."""
+    texts = (result.query, result.suggestion.text if result.suggestion else "")
+    # A text that is a slug already ("introducing-stargate-uk") was typed as the id: an exact name.
+    asked = {whole_slug(text.strip('"')) for text in texts if text and not _SLUG_TYPED.fullmatch(text.strip())} - {""}
 
     def typed(hit: Hit) -> bool:
-        return " ".join(hit.title.split()).casefold() in asked
+        return whole_slug(hit.title) in asked
 
     return typed
 
