@@ -78,21 +78,24 @@ def summary(explanation: dict[str, object]) -> str:
     (and how it was found, when not as typed), the meaning term, then what is missing."""
     parts = []
     for part in explanation.get("matched", []):  # type: ignore[union-attr]
+        if not part["concept"]:
+            continue  # a query that only excludes asks for every other page: no word earned this
         fields = ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])
         via = "" if part["via"] == "exact" else f" [{part['via']}]"
         parts.append(f"{part['concept']} {part['score']:.2f}{via} ({fields})")
     meaning = explanation.get("meaning")
     if isinstance(meaning, dict) and meaning.get("score"):
         parts.append(f"meaning {meaning['score']:.2f}")
-    line = f"score {explanation['score']:.2f} = " + " + ".join(parts)
+    line = f"score {explanation['score']:.2f}" + (" = " + " + ".join(parts) if parts else "")
     if explanation.get("coverage_factor", 1.0) != 1.0:
-        line += f" (each part × {explanation['coverage_factor']:.2f}, for the query's words it lacks)"
+        line += f" (the parts include × {explanation['coverage_factor']:.2f} for the query's words it lacks)"
     missing = explanation.get("missing")
     return line + (f"; missing: {', '.join(missing)}" if missing else "")  # type: ignore[arg-type]
 
 
 # How a concept's part was found, in words (``_concept``'s "via").
 _FOUND = {"exact": "as typed", "synonym": "by a synonym", "typo": "by a close spelling", "spelling": "in its other spelling",
+          "singular": "as its singular",
           "prefix": "by a word the prefix starts", "joined": "as one word", "loose": "word by word"}
 
 
@@ -101,19 +104,23 @@ def readable(explanation: dict[str, object]) -> dict[str, object]:
     (no stems), each figure to two places; the API's JSON keeps every figure as it is."""
     parts = []
     for part in explanation.get("matched", []):  # type: ignore[union-attr]
+        if not part["concept"]:
+            continue  # (summary)
         row: dict[str, object] = {"words": part["concept"], "points": f"{part['score']:.2f}",
                                   "found": _FOUND.get(part["via"], part["via"]),
                                   "in": ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])}
         if part.get("typed", 1) != 1:
             row["typed"] = f"{part['typed']} times"
         parts.append(row)
-    out: dict[str, object] = {"score": f"{explanation['score']:.2f}", "matched": parts}
+    out: dict[str, object] = {"score": f"{explanation['score']:.2f}"}
+    if parts:
+        out["matched"] = parts
     factor = explanation.get("coverage_factor", 1.0)
     if factor != 1.0:
-        out["coverage"] = f"each part × {factor:.2f}, for the words it lacks"
+        out["coverage"] = f"the parts include × {factor:.2f}, for the words it lacks"
     meaning = explanation.get("meaning")
     if isinstance(meaning, dict):
-        points = f"{meaning['score']:.2f} points" if meaning.get("score") else f"no points (under {SEMANTIC_FLOOR})"
-        out["meaning"] = f"cosine {meaning['cosine']:.2f}: {points}"
+        points = f"{meaning['score']:.2f} points" if meaning.get("score") else f"no points (at most {SEMANTIC_FLOOR})"
+        out["meaning"] = f"cosine {meaning['cosine']:.3f}: {points}"
     out["missing"] = ", ".join(explanation.get("missing") or ()) or "nothing"  # type: ignore[arg-type]
     return out

@@ -545,9 +545,10 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
             words = [w for w in vocabulary.prefixed(concept.prefix, PREFIX_LIMIT) if w != concept.word]
             extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
         elif concept.word and concept.span and not _known(concept, vocabulary):  # a word the index lacks, with no synonym it has
-            spelled = _other_spelling(concept.text) or _acronym_singular(concept.text)
+            other = _other_spelling(concept.text)
+            spelled, how = (other, "spelling") if other else (_acronym_singular(concept.text), "singular")
             if spelled and spelled != concept.word and vocabulary.contains(spelled):  # the same word: full weight
-                extra = [Alternative("spelling", (spelled,), word_query(spelled))]
+                extra = [Alternative(how, (spelled,), word_query(spelled))]
                 if synonyms is not None:  # and what that word stands for, as if it had been typed
                     extra += [a for a in _ways((spelled,), synonyms)[0] if a.via == "synonym"]
             else:

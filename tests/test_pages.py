@@ -438,3 +438,6 @@ def test_why_this_result_reads_as_a_sum_of_the_words_that_earned_it(client):
     figures = stargate.split('class="why-line">', 1)[1].split("</details>", 1)[0]
     assert "<dt>words</dt><dd>stargate</dd>" in figures and "<dt>found</dt><dd>as typed</dd>" in figures
     assert not re.search(r"\bstargat\b|coverage_factor|<dt>term</dt>|<dt>via</dt>", figures)
+    # A query that only excludes has no word to credit: the score alone, no empty part.
+    only_excluding = html(client, "/?q=-gpu&explain=1").split('class="why-line">', 1)[1].split("</details>", 1)[0]
+    assert only_excluding.startswith("score 1.00</p>") and "<dt>matched</dt>" not in only_excluding

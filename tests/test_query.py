@@ -297,7 +297,7 @@ def test_an_acronym_plural_typed_in_lower_case_is_the_acronym_with_its_synonyms(
     parsed = expand(build_query("llms", SCHEMA, SYNONYMS), FakeVocabulary(["llm", "larg", "languag", "model"]), SYNONYMS)
     [concept] = parsed.concepts
     ways = [(a.via, a.words) for a in concept.alternatives]
-    assert ways[1] == ("spelling", ("llm",)) and ("synonym", ("larg", "languag", "model")) in ways
+    assert ways[1] == ("singular", ("llm",)) and ("synonym", ("larg", "languag", "model")) in ways
     assert not parsed.corrections
     # A word ending in "ss" is no plural: it is left to the speller.
     assert expand(build_query("bosss", SCHEMA), FakeVocabulary(["boss"])).corrections
