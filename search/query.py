@@ -107,6 +107,7 @@ class Vocabulary(Protocol):
     def contains(self, word: str) -> bool: ...
     def near(self, typed: str, word: str) -> list[tuple[str, int]]: ...
     def prefixed(self, prefix: str, limit: int) -> list[str]: ...
+    def acronym(self, word: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -556,6 +557,13 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
                 if near:
                     corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
+        elif concept.word and concept.span and (singular := _acronym_singular(concept.text)) and singular != concept.word:
+            # A lower-case plural the index also holds ("gpus", written so in a few of 64k pages):
+            # when documents write its singular as an acronym ("GPU"), it is that acronym too.
+            if vocabulary.contains(singular) and vocabulary.acronym(singular):
+                extra = [Alternative("singular", (singular,), word_query(singular))]
+                if synonyms is not None:
+                    extra += [a for a in _ways((singular,), synonyms)[0] if a.via == "synonym"]
         if extra:
             changed = True
             concept = replace(concept, alternatives=(*concept.alternatives, *extra))

@@ -178,6 +178,27 @@ class Vocabulary:
         best = min(forms, key=lambda form: Levenshtein.distance(form.lower(), lowered)) if len(forms) > 1 else forms[0]
         return _match_case(best, typed)
 
+    def acronym(self, word: str) -> bool:
+        """Return whether the documents holding *word* (analysed) write it as an acronym, in capitals
+        ("GPU", "GPUs"), in the first few documents of each field: most of its occurrences."""
+        key = ("acronym", word)
+        if key not in self._cache:
+            written = [text for text in self._written(word) if text.isalpha()]
+            upper = sum(text.removesuffix("s").isupper() and len(text) > 1 for text in written)
+            self._remember(key, bool(written) and 2 * upper > len(written))
+        return self._cache[key]  # type: ignore[return-value]
+
+    def _written(self, word: str) -> Iterator[str]:
+        """Yield how the first few documents of each field holding *word* (analysed) write it."""
+        for fieldname in SEARCH_FIELDS:
+            if not self.reader.doc_frequency(fieldname, word):
+                continue
+            for docnum in islice(wq.Term(fieldname, word).docs(self.searcher), FORM_DOCS):
+                text = str(self.searcher.stored_fields(docnum).get(fieldname) or "")
+                for t in self.analyzer(text, mode="index", chars=True):
+                    if t.text == word:
+                        yield text[t.startchar : t.endchar]
+
     def _forms(self, word: str) -> tuple[str, ...]:
         """Return the forms the first few documents holding *word* write it in, most frequent first
         (*word* itself when none analyses to it)."""

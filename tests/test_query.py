@@ -33,6 +33,9 @@ class FakeVocabulary:
     def prefixed(self, prefix, limit):
         return [w for w in self.words if w.startswith(prefix)][:limit]
 
+    def acronym(self, word):
+        return word in {"gpu", "llm", "tpu"}
+
 
 def test_all_words_and_any_words():
     parsed = build_query("trainium deal", SCHEMA)
@@ -289,6 +292,15 @@ def test_a_word_the_index_lacks_is_searched_in_its_other_spelling(typed, spelled
     [concept] = parsed.concepts
     assert [(a.via, a.words) for a in concept.alternatives][1:] == [("spelling", (spelled,))]
     assert not parsed.corrections  # the same word, spelled the other way: not a typo to correct
+
+
+def test_a_lower_case_plural_the_index_also_holds_is_still_the_acronym_when_documents_write_it_so():
+    # In 64k pages a few write "gpus": the word is known, but the acronym (GPU) is what is meant.
+    parsed = expand(build_query("gpus", SCHEMA, SYNONYMS), FakeVocabulary(["gpus", "gpu"]), SYNONYMS)
+    assert ("singular", ("gpu",)) in [(a.via, a.words) for a in parsed.concepts[0].alternatives]
+    # "news" is not "new": the singular is no acronym, so nothing is added.
+    news = expand(build_query("news", SCHEMA), FakeVocabulary(["news", "new"]))
+    assert [a.via for a in news.concepts[0].alternatives] == ["exact"]
 
 
 def test_an_acronym_plural_typed_in_lower_case_is_the_acronym_with_its_synonyms():

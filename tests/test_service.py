@@ -392,3 +392,19 @@ def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
         expected = sorted((w for w, d in within.items() if d == best), key=lambda w: (-vocabulary.frequency(w), w))
         assert vocabulary.closest(typed, analysed) == [(w, best) for w in expected], typed
         assert set(vocabulary.near(typed, analysed)) <= set(vocabulary.closest(typed, analysed))
+
+
+def test_a_lower_case_plural_some_page_writes_still_finds_the_acronym(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")  # by words alone: meaning finds such short pages anyway
+    docs = [
+        {"id": "a", "title": "A cluster of GPUs", "summary": "Thousands of GPUs in one hall.", "topics": ["t"]},
+        {"id": "b", "title": "Rent GPU time", "summary": "A GPU by the hour.", "topics": ["t"]},
+        {"id": "c", "title": "Cheap gpus here", "summary": "Second-hand cards.", "topics": ["t"]},
+        {"id": "d", "title": "The news", "summary": "What is new today.", "topics": ["t"]},
+    ]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    found = {h.id for h in service.search(SearchParams(q="gpus")).hits}
+    # Typed in lower case it finds the acronym's pages and the one that writes "gpus" so.
+    assert found == {"a", "b", "c"} and {h.id for h in service.search(SearchParams(q="GPUs")).hits} <= found
+    assert {h.id for h in service.search(SearchParams(q="news")).hits} == {"d"}  # not "new": no acronym
