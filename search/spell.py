@@ -190,33 +190,33 @@ class Vocabulary:
 
     def _written(self, word: str) -> Iterator[str]:
         """Yield how the first few documents of each field holding *word* (analysed) write it."""
+        for text in self._texts(word):
+            for t in self.analyzer(text, mode="index", chars=True):
+                if t.text == word:
+                    yield text[t.startchar : t.endchar]
+
+    def _texts(self, word: str) -> Iterator[str]:
+        """Yield the text of each of the first FORM_DOCS documents of each field holding *word* (analysed)."""
         for fieldname in SEARCH_FIELDS:
             if not self.reader.doc_frequency(fieldname, word):
                 continue
             for docnum in islice(wq.Term(fieldname, word).docs(self.searcher), FORM_DOCS):
-                text = str(self.searcher.stored_fields(docnum).get(fieldname) or "")
-                for t in self.analyzer(text, mode="index", chars=True):
-                    if t.text == word:
-                        yield text[t.startchar : t.endchar]
+                yield str(self.searcher.stored_fields(docnum).get(fieldname) or "")
 
     def _forms(self, word: str) -> tuple[str, ...]:
         """Return the forms the first few documents holding *word* write it in, most frequent first
         (*word* itself when none analyses to it)."""
         forms: Counter[str] = Counter()
         written: dict[str, str] = {}  # a form with Greek letters -> as the text writes it ("μP")
-        for fieldname in SEARCH_FIELDS:
-            if not self.reader.doc_frequency(fieldname, word):
-                continue
-            for docnum in islice(wq.Term(fieldname, word).docs(self.searcher), FORM_DOCS):
-                text = str(self.searcher.stored_fields(docnum).get(fieldname) or "")
-                before = None
-                for t in self.analyzer(text, mode="index", no_morph=True, positions=True, chars=True):
-                    if before is not None and t.pos == before[0] and greek_names(before[1]) == t.text:
-                        continue  # the names of the letters of the token before ("mup" of "μp"): no form
-                    before = (t.pos, t.text)
-                    forms[t.text] += 1
-                    if greek_names(t.text) is not None:
-                        written.setdefault(t.text, text[t.startchar : t.endchar])
+        for text in self._texts(word):
+            before = None
+            for t in self.analyzer(text, mode="index", no_morph=True, positions=True, chars=True):
+                if before is not None and t.pos == before[0] and greek_names(before[1]) == t.text:
+                    continue  # the names of the letters of the token before ("mup" of "μp"): no form
+                before = (t.pos, t.text)
+                forms[t.text] += 1
+                if greek_names(t.text) is not None:
+                    written.setdefault(t.text, text[t.startchar : t.endchar])
         greek = None  # a form whose letters' names the word is: "mup" is written "μP"
         found: list[str] = []
         for form, _count in forms.most_common():
