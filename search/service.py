@@ -34,7 +34,7 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import (
-    VARIANT_SLOP, ParsedQuery, Vocabulary, asked_text, build_query, expand, function_words, keep_informative,
+    SEARCH_FIELDS, VARIANT_SLOP, ParsedQuery, Vocabulary, asked_text, build_query, expand, function_words, keep_informative,
 )
 from search import semantic
 from search import ranking
@@ -190,7 +190,7 @@ class SearchService:
             match=match,
             plain=bool(asked.parsed and asked.parsed.plain),
             snapshot=snap.id,
-            suggestion=hint,
+            suggestion=hint if hint is None or _shows_correction(snap, asked.parsed, found.allowed) else None,
             answer=answer,
             timed_out=timed_out,
             dropped_words=asked.dropped,
@@ -575,6 +575,13 @@ def _document(fields: dict[str, object]) -> dict[str, object]:
     for name in ("topics", "entities"):
         doc[name] = list(doc[name])
     return doc
+
+
+def _shows_correction(snap: Snapshot, parsed: ParsedQuery | None, allowed: set[int] | frozenset[int]) -> bool:
+    """Return whether a result (its *allowed* documents, filters applied) holds a corrected word: only
+    then does it say "Including results for" (the ways out of an empty one still try the correction)."""
+    words = [fix.word for fix in parsed.corrections] if parsed is not None else []
+    return any(not allowed.isdisjoint(snap.term_docs(field, word)) for word in words for field in SEARCH_FIELDS)
 
 
 def _holds_any(postings: list[Sequence[int]], docnum: int) -> bool:

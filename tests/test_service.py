@@ -365,6 +365,12 @@ def test_a_correction_is_offered_when_no_page_has_every_corrected_word(service):
     result = service.search(SearchParams(q="kuberentes amazon"))
     assert result.hits[0].id == "scaling-kubernetes-to-7-500-nodes"  # found by the corrected word ...
     assert result.suggestion is not None and result.suggestion.text == "kubernetes amazon"  # ... and said
+    # Filtered to pages none of which holds the corrected word, the results include nothing it found:
+    # no "Including results for" (an empty result's ways out still offer the search without the filter).
+    guides = service.search(SearchParams(q="kuberentes amazon", kind=("guide",)))
+    assert guides.total > 0 and guides.suggestion is None
+    empty = service.search(SearchParams(q="kuberentes", kind=("guide",)))
+    assert empty.total == 0 and empty.suggestion is None and [w.kind for w in empty.ways_out] == ["without"]
 
 
 def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
