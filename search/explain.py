@@ -9,6 +9,9 @@ weights, so the contributions add up to the hit's score.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from search.query import Concept, ParsedQuery
 from search.ranking import QTF_POWER, SEMANTIC_FLOOR, Coverage, meaning
 from search.evaluator import pieces
@@ -73,14 +76,19 @@ def explain(
     return out
 
 
+def _credited(explanation: dict[str, object]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Yield each part of *explanation* a word earned, with its fields' points written out
+    ("title 2.00, body 1.60"); a query that only excludes asks for every other page: no word earned it."""
+    for part in explanation.get("matched", []):  # type: ignore[union-attr]
+        if part["concept"]:
+            yield part, ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])
+
+
 def summary(explanation: dict[str, object]) -> str:
     """Return an explanation on one line, as a reader reads it: each concept's part with its fields
     (and how it was found, when not as typed), the meaning term, then what is missing."""
     parts = []
-    for part in explanation.get("matched", []):  # type: ignore[union-attr]
-        if not part["concept"]:
-            continue  # a query that only excludes asks for every other page: no word earned this
-        fields = ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])
+    for part, fields in _credited(explanation):
         via = "" if part["via"] == "exact" else f" [{part['via']}]"
         parts.append(f"{part['concept']} {part['score']:.2f}{via} ({fields})")
     meaning = explanation.get("meaning")
@@ -103,12 +111,9 @@ def readable(explanation: dict[str, object]) -> dict[str, object]:
     """Return an explanation's figures as a page shows them: names a reader knows, words as typed
     (no stems), each figure to two places; the API's JSON keeps every figure as it is."""
     parts = []
-    for part in explanation.get("matched", []):  # type: ignore[union-attr]
-        if not part["concept"]:
-            continue  # (summary)
+    for part, fields in _credited(explanation):
         row: dict[str, object] = {"words": part["concept"], "points": f"{part['score']:.2f}",
-                                  "found": _FOUND.get(part["via"], part["via"]),
-                                  "in": ", ".join(f"{field['field']} {field['score']:.2f}" for field in part["fields"])}
+                                  "found": _FOUND.get(part["via"], part["via"]), "in": fields}
         if part.get("typed", 1) != 1:
             row["typed"] = f"{part['typed']} times"
         parts.append(row)

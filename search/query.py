@@ -548,10 +548,8 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
         elif concept.word and concept.span and not _known(concept, vocabulary):  # a word the index lacks, with no synonym it has
             other = _other_spelling(concept.text)
             spelled, how = (other, "spelling") if other else (_acronym_singular(concept.text), "singular")
-            if spelled and spelled != concept.word and vocabulary.contains(spelled):  # the same word: full weight
-                extra = [Alternative(how, (spelled,), word_query(spelled))]
-                if synonyms is not None:  # and what that word stands for, as if it had been typed
-                    extra += [a for a in _ways((spelled,), synonyms)[0] if a.via == "synonym"]
+            if spelled and spelled != concept.word and vocabulary.contains(spelled):
+                extra = _same_word(how, spelled, synonyms)
             else:
                 near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
                 extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
@@ -561,9 +559,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
             # A lower-case plural the index also holds ("gpus", written so in a few of 64k pages):
             # when documents write its singular as an acronym ("GPU"), it is that acronym too.
             if vocabulary.contains(singular) and vocabulary.acronym(singular):
-                extra = [Alternative("singular", (singular,), word_query(singular))]
-                if synonyms is not None:
-                    extra += [a for a in _ways((singular,), synonyms)[0] if a.via == "synonym"]
+                extra = _same_word("singular", singular, synonyms)
         if extra:
             changed = True
             concept = replace(concept, alternatives=(*concept.alternatives, *extra))
@@ -577,9 +573,20 @@ def _known(concept: Concept, vocabulary: Vocabulary) -> bool:
     return any(vocabulary.contains(w) for a in concept.alternatives for w in a.words)
 
 
+def _same_word(how: str, word: str, synonyms: Synonyms | None) -> list[Alternative]:
+    """Return the alternatives of a typed word that is *word* written another way (*how*): *word* at
+    full weight, the same word, and what it stands for (its synonyms), as if it had been typed."""
+    extra = [Alternative(how, (word,), word_query(word))]
+    if synonyms is not None:
+        extra += [a for a in _ways((word,), synonyms)[0] if a.via == "synonym"]
+    return extra
+
+
 def function_words(text: str) -> bool:
     """Return whether *text* is only words a query drops when it has others ("the", "how much"; not
     "US" or "IT", acronyms typed in capitals), as the index's chain reads them."""
+    if text.isalpha() and text.lower() not in QUERY_STOP_WORDS:
+        return False  # the usual answer, without the chain
     tokens = _query_tokens(text)
     return bool(tokens) and all(stop for _, stop, _, _ in tokens)
 

@@ -26,7 +26,6 @@ from urllib.parse import quote
 from whoosh import query as wq
 
 from index import store
-from index.analysis import QUERY_STOP_WORDS
 from search.cache import ResultCache
 from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title, together
@@ -276,7 +275,7 @@ class SearchService:
         """Return the first guide section among the top hits when it matches the query strongly."""
         if parsed is None or params.page != 1 or params.effective_sort != "relevance" or found.named is not None:
             return None  # (a query that names a page asks for that page: it comes first, not a guide's card)
-        if all(concept.text.lower() in QUERY_STOP_WORDS and function_words(concept.text) for concept in parsed.concepts):
+        if all(function_words(concept.text) for concept in parsed.concepts):
             return None  # "a", "the of": searched, since there is nothing else, but no question to answer
         top = ranked[:ANSWER_WITHIN]
         concept_docs = found.concept_docs
@@ -308,6 +307,7 @@ class SearchService:
         only = parsed.only_together if parsed is not None else _NO_TERMS
         keys: list[tuple[object, ...]] = []
         replays: list[TokenReplay | None] = []
+        aparts: list[frozenset[str]] = []
         for docnum, field, text in texts:
             held_by = postings.get(field)
             if held_by is None:
@@ -322,9 +322,10 @@ class SearchService:
             else:
                 # The index says the field holds none of the terms (a hit found by meaning, a title
                 # without them): nothing to mark, and no need to analyse the text to find that out.
-                replay = None
-                keys.append((docnum, field, _NO_TERMS))
+                replay, held, apart = None, _NO_TERMS, _NO_TERMS
+                keys.append((docnum, field, held))
             replays.append(replay)
+            aparts.append(apart)
         out = self._highlights.get_many(snap.id, keys)  # a page's highlights in one look-up
         for i, html in enumerate(out):
             if html is None:
@@ -332,8 +333,8 @@ class SearchService:
                 text, replay = texts[i][2], replays[i]
                 # Without a term held a title is shown whole and a body cropped, tokens or not.
                 entries, where = (replay.entries, replay.where) if replay is not None else ((), None)
-                if len(keys[i]) > 3:
-                    entries, where = together(entries, where, parsed.together, keys[i][3], VARIANT_SLOP)  # type: ignore[arg-type, union-attr]
+                if aparts[i]:
+                    entries, where = together(entries, where, parsed.together, aparts[i], VARIANT_SLOP)  # type: ignore[arg-type, union-attr]
                     held = held & where.keys()  # type: ignore[operator]
                 if field == "title":
                     html = highlight_title(text, held, entries)
