@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Protocol
@@ -130,6 +130,9 @@ class Concept:
     word: str | None = None  # the analysed word, when the concept is one typed word
     prefix: str | None = None  # the typed prefix of ``gpu*``
     count: int = 1  # how often it was typed: a pasted paragraph repeats what it is about
+    # The words of an OR group ("gpus OR tpus"), each a concept of its own that ``expand`` widens as it
+    # widens a word typed alone; the group matches what any of them matches, their scores added.
+    members: tuple[Concept, ...] = ()
     # What a document must match to have this concept (the best alternative counts).
     query: wq.Query = field(init=False, repr=False, compare=False)
     # What counts toward any-words: the concept, or as much of its typed words as matches.
@@ -137,8 +140,11 @@ class Concept:
 
     def __post_init__(self) -> None:
         # Built once: match sets, ranking, explain and assembling the query all read them.
-        queries = [a.query for a in self.alternatives]
-        query = queries[0] if len(queries) == 1 else wq.DisjunctionMax(queries)
+        if self.members:
+            query: wq.Query = wq.Or([m.query for m in self.members])
+        else:
+            queries = [a.query for a in self.alternatives]
+            query = queries[0] if len(queries) == 1 else wq.DisjunctionMax(queries)
         object.__setattr__(self, "query", query)
         object.__setattr__(self, "any_query", wq.DisjunctionMax([query, wq.Or(list(self.loose))]) if self.loose else query)
 
@@ -174,6 +180,11 @@ class ParsedQuery:
     @property
     def is_empty(self) -> bool:
         return self.any_words is wq.NullQuery
+
+    def typed_concepts(self) -> Iterator[Concept]:
+        """Yield the concepts as typed: an OR group's words one by one, in the group's place."""
+        for concept in self.concepts:
+            yield from concept.members or (concept,)
 
 
 def word_query(word: str, boost: float = 1.0) -> wq.Query:
@@ -410,19 +421,56 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         span = (start, end) if word and start is not None and end is not None else None
         if word:
             concepts.append(_concept(text[start:end] if span else word, (word,), span, synonyms))
+        elif members := _or_members(text, node, synonyms):
+            words = tuple(sorted(_leaf_terms(node)))
+            typed = text[members[0].span[0] : members[-1].span[1]] if members[0].span and members[-1].span else " OR ".join(words)
+            alternatives = (Alternative("exact", words, node), *(a for m in members for a in m.alternatives[1:]))
+            concepts.append(Concept(text=typed, alternatives=alternatives, members=members))
         else:
             words = tuple(sorted(_leaf_terms(node)))
             concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=(Alternative("exact", words, node),)))
-    return concepts, [_excluded(node, synonyms) for node in negatives]
+    return concepts, [_excluded(text, node, synonyms) for node in negatives]
 
 
-def _excluded(node: wq.Query, synonyms: Synonyms) -> wq.Query:
-    """Return what excluding *node* leaves out: a word and its synonyms, as searching for it finds
-    them ("-britain" leaves out the page that says "UK", which "britain" finds)."""
+def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept, ...]:
+    """Return the words of an OR group of words ("gpus OR tpus", which the parser makes one ``Or`` of
+    each word in each field) as concepts of their own, else ()."""
+    if not isinstance(node, wq.Or):
+        return ()
+    leaves: dict[str, wq.Term] = {}
+    for leaf in node.children():
+        if not (isinstance(leaf, wq.Term) and leaf.fieldname in SEARCH_FIELDS and isinstance(leaf.text, str)):
+            return ()
+        leaves.setdefault(leaf.text, leaf)
+    if len(leaves) < 2:
+        return ()
+    members = []
+    for word, leaf in leaves.items():
+        start, end = getattr(leaf, "startchar", None), getattr(leaf, "endchar", None)
+        span = (start, end) if start is not None and end is not None else None
+        members.append(_concept(text[start:end] if span else word, (word,), span, synonyms))
+    return tuple(members)
+
+
+def _excluded(text: str, node: wq.Query, synonyms: Synonyms) -> wq.Query:
+    """Return what excluding *node* leaves out: a word (or each word of an OR group) with its
+    synonyms, its other spelling and, for a lower-case acronym plural, its singular, as searching for
+    it finds them ("-britain" leaves out the page that says "UK", "-gpus" the pages on GPUs)."""
     word = _word_unit(node)
-    if word is None:
+    if word is not None:
+        first = next(iter(node.leaves()), node)
+        start, end = getattr(first, "startchar", None), getattr(first, "endchar", None)
+        words = [_concept(text[start:end] if start is not None and end is not None else word, (word,), None, synonyms)]
+    else:
+        words = list(_or_members(text, node, synonyms))
+    if not words:
         return node
-    alternatives = _ways((word,), synonyms)[0]
+    alternatives = []
+    for concept in words:
+        alternatives += concept.alternatives
+        for how, other in (("spelling", _other_spelling(concept.text)), ("singular", _acronym_singular(concept.text))):
+            if other and other != concept.word:
+                alternatives += _same_word(how, other, synonyms)
     return node if len(alternatives) == 1 else wq.Or([a.query for a in alternatives])
 
 
@@ -541,32 +589,44 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     concepts = []
     changed = len(joined) != len(parsed.concepts)
     for concept in joined:
-        extra: list[Alternative] = []
-        if concept.prefix:
-            words = [w for w in vocabulary.prefixed(concept.prefix, PREFIX_LIMIT) if w != concept.word]
-            extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
-        elif concept.word and concept.span and not _known(concept, vocabulary):  # a word the index lacks, with no synonym it has
-            other = _other_spelling(concept.text)
-            spelled, how = (other, "spelling") if other else (_acronym_singular(concept.text), "singular")
-            if spelled and spelled != concept.word and vocabulary.contains(spelled):
-                extra = _same_word(how, spelled, synonyms)
-            else:
-                near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
-                extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
-                if near:
-                    corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
-        elif concept.word and concept.span and (singular := _acronym_singular(concept.text)) and singular != concept.word:
-            # A lower-case plural the index also holds ("gpus", written so in a few of 64k pages):
-            # when documents write its singular as an acronym ("GPU"), it is that acronym too.
-            if vocabulary.contains(singular) and vocabulary.acronym(singular):
-                extra = _same_word("singular", singular, synonyms)
-        if extra:
-            changed = True
-            concept = replace(concept, alternatives=(*concept.alternatives, *extra))
-        concepts.append(concept)
+        if concept.members:  # an OR group: each of its words as if typed alone
+            members = tuple(_widened(m, vocabulary, synonyms, corrections) for m in concept.members)
+            widened = concept
+            if any(m is not o for m, o in zip(members, concept.members)):
+                extra = (a for m in members for a in m.alternatives[1:])
+                widened = replace(concept, alternatives=(concept.alternatives[0], *extra), members=members)
+        else:
+            widened = _widened(concept, vocabulary, synonyms, corrections)
+        changed = changed or widened is not concept
+        concepts.append(widened)
     if not changed:
         return parsed
     return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, tuple(corrections))
+
+
+def _widened(concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction]) -> Concept:
+    """Return *concept* with what it may stand for added (``expand``), and any correction made of it
+    appended to *corrections*; the same object when nothing is added."""
+    extra: list[Alternative] = []
+    if concept.prefix:
+        words = [w for w in vocabulary.prefixed(concept.prefix, PREFIX_LIMIT) if w != concept.word]
+        extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
+    elif concept.word and concept.span and not _known(concept, vocabulary):  # a word the index lacks, with no synonym it has
+        other = _other_spelling(concept.text)
+        spelled, how = (other, "spelling") if other else (_acronym_singular(concept.text), "singular")
+        if spelled and spelled != concept.word and vocabulary.contains(spelled):
+            extra = _same_word(how, spelled, synonyms)
+        else:
+            near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
+            extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
+            if near:
+                corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
+    elif concept.word and concept.span and (singular := _acronym_singular(concept.text)) and singular != concept.word:
+        # A lower-case plural the index also holds ("gpus", written so in a few of 64k pages):
+        # when documents write its singular as an acronym ("GPU"), it is that acronym too.
+        if vocabulary.contains(singular) and vocabulary.acronym(singular):
+            extra = _same_word("singular", singular, synonyms)
+    return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
 
 
 def _known(concept: Concept, vocabulary: Vocabulary) -> bool:

@@ -268,7 +268,7 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
     if not parsed.corrections:
         return None
     corrected = {c.span: c for c in parsed.corrections}
-    fixed = [word_query(corrected[c.span].word) for c in parsed.concepts if c.span in corrected]
+    fixed = [word_query(corrected[c.span].word) for c in parsed.typed_concepts() if c.span in corrected]
     if not fixed:  # no concept is where a correction was made (none is known to happen)
         return None
     query: wq.Query = wq.Or(fixed) if len(fixed) > 1 else fixed[0]
@@ -279,7 +279,7 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
     # A typed word that is only its own stem ("stargat", which the index has as the stem of "Stargate")
     # finds what the whole word does; in the corrected query it is written whole, not left as typed.
     cut_short = [
-        (c.span, c.word) for c in parsed.concepts
+        (c.span, c.word) for c in parsed.typed_concepts()
         if c.span and c.word and c.span not in corrected and c.text.lower() == c.word
         and _completes(vocabulary.surface(c.word, c.text), c.text)
     ]

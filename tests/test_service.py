@@ -178,6 +178,36 @@ def test_excluding_a_word_leaves_out_what_searching_for_it_finds(service, exclud
     assert "introducing-stargate-uk" not in kept and kept == everything - {"introducing-stargate-uk"}
 
 
+def _ids(service, q):
+    return {h.id for h in service.search(SearchParams(q=q, per_page=50)).hits}
+
+
+@pytest.mark.parametrize(
+    ("group", "alone"),
+    [
+        ("gpus OR tpus", ["gpus", "tpus"]),  # acronym plurals in lower case
+        ("datacenters OR colossus", ["datacenters", "colossus"]),  # a word found with its synonyms
+        ("stargate (michigan OR britain)", ["stargate michigan", "stargate britain"]),
+    ],
+)
+def test_each_word_of_an_or_group_finds_what_it_finds_alone(service, group, alone):
+    # "gpus OR tpus" found nothing: the words of a group were not read as words typed alone are.
+    found = _ids(service, group)
+    assert found and found == set().union(*(_ids(service, q) for q in alone))
+
+
+def test_a_misspelt_word_in_an_or_group_is_corrected_in_its_place(service):
+    result = service.search(SearchParams(q="kuberentes OR colossus", per_page=50))
+    assert result.suggestion is not None and result.suggestion.text == "kubernetes OR colossus"
+    assert {h.id for h in result.hits} == _ids(service, "kubernetes") | _ids(service, "colossus")
+
+
+@pytest.mark.parametrize(("excluded", "as_written"), [("-gpus", "-GPUs"), ("-(gpus OR tpus)", "-GPU -TPU"), ("NOT tpus", "-TPUs")])
+def test_excluding_an_acronym_plural_in_lower_case_leaves_out_the_acronym(service, excluded, as_written):
+    kept = _ids(service, f"compute {excluded}")
+    assert kept == _ids(service, f"compute {as_written}") and kept < _ids(service, "compute")
+
+
 def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
     assert service.search(SearchParams(q="kubernetes")).suggestion is None
     assert service.search(SearchParams(q="tpx")).total == 0  # under 4 characters: no fuzzy match
