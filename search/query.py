@@ -90,6 +90,7 @@ _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
 _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
+_OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
@@ -640,6 +641,30 @@ def _same_word(how: str, word: str, synonyms: Synonyms | None) -> list[Alternati
     if synonyms is not None:
         extra += [a for a in _ways((word,), synonyms)[0] if a.via == "synonym"]
     return extra
+
+
+def caps_lock(text: str, written_in_capitals: Callable[[str], bool]) -> str:
+    """Return *text* typed in capitals throughout (caps lock: "HOW MUCH DID MICROSOFT INVEST IN
+    OPENAI") with the words that documents do not write in capitals (*written_in_capitals* of the
+    analysed word) in lower case: function words are then dropped as they are from "how much did …",
+    and the query's meaning is that of the words as written; "US" and "GPU" stay where documents
+    write them so.  Any other text, and one word alone ("IT"), is returned as it is.  Operators stay
+    operators."""
+    if not text.isupper():
+        return text
+    tokens = list(_TOKEN.finditer(text))
+    if len(tokens) < 2:
+        return text
+    parts = []
+    pos = 0
+    for match in tokens:
+        raw = match.group()
+        lowered = raw.lower()
+        if raw in _OPERATORS or lowered == raw or written_in_capitals(_query_term(raw)[0]):
+            continue
+        parts += [text[pos : match.start()], lowered]
+        pos = match.end()
+    return "".join(parts) + text[pos:] if parts else text
 
 
 def function_words(text: str) -> bool:

@@ -33,7 +33,7 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import (
-    SEARCH_FIELDS, VARIANT_SLOP, ParsedQuery, Vocabulary, asked_text, build_query, expand, function_words, keep_informative,
+    SEARCH_FIELDS, VARIANT_SLOP, ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, expand, function_words, keep_informative,
 )
 from search import semantic
 from search import ranking
@@ -203,12 +203,20 @@ class SearchService:
         """Return the query for *params*: parsed, cut to its informative words, expanded (typos, prefixes)."""
         if not params.q.strip():
             return _Asked(None, None, 0)
-        parsed = build_query(params.q, snap.schema, snap.synonyms)
+        # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
+        text = caps_lock(params.q, lambda word: self._vocabulary(snap).acronym(word))
+        parsed = build_query(text, snap.schema, snap.synonyms)
         parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
         if parsed.is_empty:
             return _Asked(parsed, None, dropped)
-        vocabulary = self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
-        return _Asked(expand(parsed, vocabulary, snap.synonyms), vocabulary, dropped, _near(snap, asked_text(params.q)))
+        vocabulary = self._vocabulary(snap)
+        expanded = expand(parsed, vocabulary, snap.synonyms)
+        if text is not params.q and expanded.text == text:  # a suggestion is written as typed
+            expanded = replace(expanded, text=params.q)
+        return _Asked(expanded, vocabulary, dropped, _near(snap, asked_text(text)))
+
+    def _vocabulary(self, snap: Snapshot) -> Vocabulary:
+        return self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
 
     def _order(
         self, snap: Snapshot, params: SearchParams, asked: _Asked, found: _Found, started: float

@@ -257,8 +257,13 @@ def _typed_distance(surface: str, typed: str) -> int:
 
 
 def _completes(surface: str, typed: str) -> bool:
-    """Return whether *surface* is *typed* with letters added at its end ("Stargate" of "stargat")."""
-    return len(surface) > len(typed) and surface.lower().startswith(typed.lower())
+    """Return whether *surface* is the whole word of which *typed* is the stem Porter2 cuts it to:
+    the same letters and a final "e" ("Stargate" of "stargat"), or more after a "y" made "i"
+    ("companies" of "compani").  "Invests" does not complete "invest", a word of its own."""
+    lowered, typed = surface.lower(), typed.lower()
+    if len(lowered) <= len(typed) or not lowered.startswith(typed):
+        return False
+    return lowered[len(typed) :] == "e" or typed.endswith("i")
 
 
 def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None:

@@ -9,7 +9,7 @@ from whoosh import query as wq
 
 from index.schema import make_schema
 from search.params import SearchParams
-from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, asked_text, build_query, expand, keep_informative
+from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, asked_text, build_query, caps_lock, expand, keep_informative
 from corpus.errors import CorpusError
 from corpus.synonyms import check_groups, load_synonym_groups
 from search.synonyms import parse_synonyms
@@ -345,3 +345,11 @@ def test_a_word_typed_again_beside_syntax_weighs_as_often_as_it_was_typed(text, 
     analyzer = SCHEMA["body"].analyzer
     parsed, dropped = keep_informative(build_query(text, SCHEMA, SYNONYMS), analyzer, lambda word: 1, 32)
     assert [concept.count for concept in parsed.concepts] == counts and dropped == 0
+
+
+def test_caps_lock_lowers_the_words_documents_do_not_write_in_capitals():
+    in_capitals = {"us", "gpu", "tpu"}.__contains__  # as the index's documents write "US"
+    assert caps_lock("HOW MUCH IN THE US", in_capitals) == "how much in the US"
+    assert caps_lock("GPU AND TPU OR NOT IT 4", in_capitals) == "GPU AND TPU OR NOT it 4"  # operators stay
+    # One word alone, or any lower-case letter, and the text is taken as typed.
+    assert caps_lock("IT", in_capitals) == "IT" and caps_lock("How IT works", in_capitals) == "How IT works"

@@ -138,6 +138,8 @@ def test_markup_in_documents_is_stripped_and_only_mark_survives(tmp_path):
         # The corrected word is written the way closest to what was typed: the first document with its
         # stem says "introduces", but "introducting" is one letter from "introducing".
         ("Introducting Stargate UK", "introducing-stargate-uk", "Introducing Stargate UK"),
+        # A word typed right is left as typed, though the documents only write "Invests".
+        ("microsfot invest", "microsoft-invests-1-billion-in-openai-becomes-exclusive-cloud-provider", "microsoft invest"),
     ],
 )
 def test_typos_find_the_document_and_suggest_the_corrected_query(service, typed, expected_first, corrected):
@@ -153,6 +155,22 @@ def test_an_acronym_plural_in_lower_case_finds_what_the_acronym_finds(service, t
     lower, upper = (service.search(SearchParams(q=q, per_page=50)) for q in (typed, as_written))
     assert lower.suggestion is None and lower.match == "all"  # no "Including results for gpu"
     assert {h.id for h in lower.hits} == {h.id for h in upper.hits} and lower.total == upper.total > 0
+
+
+@pytest.mark.parametrize(
+    ("caps", "typed"),
+    [
+        ("HOW MUCH DID MICROSOFT INVEST IN OPENAI", "how much did microsoft invest in openai"),
+        ("WHO IS BUILDING DATA CENTERS IN TEXAS", "who is building data centers in texas"),
+        ("DATA CENTERS IN THE US", "data centers in the US"),  # documents write "US" in capitals: it stays
+    ],
+)
+def test_a_query_typed_with_caps_lock_finds_what_it_finds_typed_normally(service, caps, typed):
+    # In capitals, "HOW", "DID" and "IN" were read as acronyms (as "IT" and "US" are) and made
+    # concepts: 46 results against 34, ZeRO's page third for "MUCH".
+    shouted, normal = (service.search(SearchParams(q=q, per_page=50)) for q in (caps, typed))
+    assert [h.id for h in shouted.hits] == [h.id for h in normal.hits] and shouted.total == normal.total > 0
+    assert shouted.to_json()["query"] == caps
 
 
 def test_a_decomposed_query_is_searched_as_typed_composed(client):
