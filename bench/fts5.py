@@ -3,7 +3,7 @@
 "The same work" as ``SearchService.search`` for a query text means, on the same documents:
 
 - the words are the service's: lower-case function words are dropped (unless there is nothing
-  else), "quoted phrases" stay phrases; both sides stem (Whoosh: Snowball English, FTS5: Porter);
+  else) outside "quoted phrases", which stay phrases, function words and all; both sides stem (Whoosh: Snowball English, FTS5: Porter);
 - the total counts documents matching *any* word (FTS5 ``OR``), exactly;
 - ranking puts documents matching *every* word first (FTS5 implicit ``AND``, BM25 with the title
   weighted 3 and the body 1, as the service's BM25F), then fills the top 10 with the any-word rest;
@@ -71,7 +71,7 @@ def translate(text: str) -> FtsQuery:
     phrases = [_WORDS.findall(p) for p in _PHRASE.findall(text)]
     loose = _WORDS.findall(_PHRASE.sub(" ", text))
     for keep_all in (False, True):
-        units = [_quote(p if keep_all else [w for w in p if _keep(w)] or p) for p in phrases if p]
+        units = [_quote(p) for p in phrases if p]  # a phrase keeps its function words, as the service's does
         units += [_quote([w]) for w in loose if keep_all or _keep(w)]
         if units:
             break

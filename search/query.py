@@ -26,6 +26,7 @@ from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.fields import Schema
 from whoosh.qparser import AndGroup, QueryParser
+from whoosh.qparser.common import attach
 from whoosh.qparser import plugins as qplugins
 
 from index.analysis import CHARSET_MAP, QUERY_STOP_WORDS, TOKEN_PATTERN, normalize, stem_english, text_analyzer
@@ -91,6 +92,7 @@ _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
+_FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS  # as the index has them
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
@@ -201,6 +203,35 @@ def _words_query(words: Sequence[str], boost: float = 1.0, phrase: bool = True) 
     return wq.Or([wq.Phrase(f, list(words), slop=VARIANT_SLOP, boost=boost) for f in SEARCH_FIELDS])
 
 
+def _phrase_words(text: str, analyzer: Analyzer) -> list[tuple[str, int, int]]:
+    """Return the analysed words of a quoted phrase with where each was typed, function words kept:
+    the index holds them at their positions, so "samsung and sk" is three words side by side."""
+    if _is_text_chain(analyzer):  # the chain's query mode from its kept per-token analysis
+        return [(term, start, end) for term, _, start, end in _query_tokens(text)]
+    return [(t.text, t.startchar, t.endchar) for t in analyzer(text, mode="query", chars=True, removestops=False)]
+
+
+class _PhraseNode(qplugins.PhrasePlugin.PhraseNode):
+    """Whoosh's quoted phrase, its function words kept (Whoosh drops them, and then finds no page
+    where the words left are side by side)."""
+
+    def query(self, parser: QueryParser) -> wq.Query:
+        fieldname = self.fieldname or parser.fieldname
+        if not (parser.schema and fieldname in parser.schema and parser.schema[fieldname].analyzer):
+            return super().query(parser)
+        found = _phrase_words(self.text, parser.schema[fieldname].analyzer)
+        ranges = [(self.textstartchar + start, self.textstartchar + end) for _, start, end in found]
+        phrase = parser.phraseclass(fieldname, [w for w, _, _ in found], slop=self.slop, boost=self.boost, char_ranges=ranges)
+        return attach(phrase, self)
+
+
+class _PhrasePlugin(qplugins.PhrasePlugin):
+    class PhraseTagger(qplugins.PhrasePlugin.PhraseTagger):
+        def create(self, parser: QueryParser, match: re.Match) -> _PhraseNode:
+            node = super().create(parser, match)
+            return _PhraseNode(node.text, node.textstartchar, node.slop)
+
+
 class _Parser(QueryParser):
     """Whoosh's parser limited to the syntax above; can keep stop words when a query is nothing else."""
 
@@ -209,6 +240,8 @@ class _Parser(QueryParser):
         self.keep_stops = keep_stops
         for plugin in _DROPPED_PLUGINS:
             self.remove_plugin_class(plugin)
+        self.remove_plugin_class(qplugins.PhrasePlugin)
+        self.add_plugin(_PhrasePlugin())
         # "-word" excludes only at the start of a word: "V3.2-Exp" and "fine-tune" stay words.
         self.add_plugin(qplugins.PlusMinusPlugin(plusexpr=_PLUS, minusexpr=_MINUS))
         self.add_plugin(qplugins.MultifieldPlugin(list(SEARCH_FIELDS)))
@@ -366,10 +399,7 @@ def _quoted_phrase(text: str, schema: Schema) -> wq.Query | None:
     phrases = []
     for fieldname in SEARCH_FIELDS:
         analyzer = schema[fieldname].analyzer
-        if _is_text_chain(analyzer):  # the chain's query mode from its kept per-token analysis (``_units``)
-            found = [(term, start, end) for term, stop, start, end in _query_tokens(quoted.group(1)) if not stop]
-        else:
-            found = [(t.text, t.startchar, t.endchar) for t in analyzer(quoted.group(1), mode="query", chars=True)]
+        found = _phrase_words(quoted.group(1), analyzer)
         if len(found) < 2:  # a one-word phrase is a term, none is no query: the parser's own rules
             return None
         words = [term for term, _, _ in found]
@@ -523,11 +553,21 @@ def assemble(
     if excluded is not None:
         all_words, any_words = wq.AndNot(all_words, excluded), wq.AndNot(any_words, excluded)
     terms = frozenset(chain.from_iterable(a.words for c in concepts for a in c.alternatives))
-    together = tuple(dict.fromkeys(a.words for c in concepts for a in c.alternatives if a.via == "synonym" and len(a.words) > 1))
-    only_together = frozenset()
-    if together:  # words some other alternative brings are marked wherever they stand
-        alone = chain.from_iterable(a.words for c in concepts for a in c.alternatives if a.via != "synonym" or len(a.words) == 1)
-        only_together = frozenset(chain.from_iterable(together)) - frozenset(alone)
+    # Marked only where they stand whole: a multi-word synonym's words, and a quoted phrase's
+    # function words ("and" of "samsung and sk" is not marked in every sentence of the page).
+    together: list[tuple[str, ...]] = []
+    alone: set[str] = set()  # words some other alternative brings are marked wherever they stand
+    for c in concepts:
+        quoted = [words for words in _quoted_words(c) if not _FUNCTION_TERMS.isdisjoint(words)]
+        for a in c.alternatives:
+            if a.via == "synonym" and len(a.words) > 1:
+                together.append(a.words)
+            elif quoted and a is c.alternatives[0]:
+                together += quoted
+                alone.update(w for w in a.words if w not in _FUNCTION_TERMS)
+            else:
+                alone.update(a.words)
+    only_together = frozenset(chain.from_iterable(together)) - alone
     return ParsedQuery(
         text=text,
         all_words=all_words,
@@ -538,9 +578,16 @@ def assemble(
         excluded=excluded,
         corrections=corrections,
         typed=typed,
-        together=together if only_together else (),
+        together=tuple(dict.fromkeys(together)) if only_together else (),
         only_together=only_together,
     )
+
+
+def _quoted_words(concept: Concept) -> Iterator[tuple[str, ...]]:
+    """Yield the words, in order, of each quoted phrase *concept* asks for."""
+    query = concept.alternatives[0].query if concept.alternatives and concept.alternatives[0].via == "exact" else None
+    if isinstance(query, wq.Or):
+        yield from dict.fromkeys(tuple(leaf.words) for leaf in query.children() if isinstance(leaf, wq.Phrase))
 
 
 def asked_text(text: str) -> str:

@@ -74,6 +74,33 @@ def test_excluded_word_and_phrase(service):
     assert 0 < phrase.total <= loose.total
 
 
+@pytest.mark.parametrize(
+    ("phrase", "page"),
+    [
+        ('"samsung and sk"', "samsung-and-sk-join-openai-s-stargate-initiative-to-advance-global-ai"),
+        ('"stargate to michigan"', "expanding-stargate-to-michigan"),
+        ('"data centers in texas"', "anthropic-commits-50-billion-to-u-s-ai-computing-infrastructure-with-fluidstack"),
+        ('"mixture of experts"', "global-batch-load-balancing-for-moe-llm-training-from-qwen"),
+    ],
+)
+def test_a_quoted_phrase_with_function_words_finds_the_pages_that_hold_it(service, phrase, page):
+    # The function words were dropped and the rest had to stand side by side: 0 results, or a page
+    # holding the phrase word for word found only by meaning.
+    result = service.search(SearchParams(q=phrase, per_page=50))
+    words = {h.id: h for h in result.hits if h.matched_by == "words"}
+    assert page in words
+    # "and", "in" or "to" is marked where the phrase stands, between its marked words, not in every
+    # sentence of the page.
+    function_word = phrase.strip('"').split()[1]
+    marked = rf"<mark>{function_word}</mark>"
+    within = rf"</mark>[^<]{{0,3}}{marked}[^<]{{0,3}}<mark>"
+    html_ = words[page].title_html + words[page].snippet_html
+    assert re.search(marked, html_, flags=re.I)
+    for hit in words.values():
+        for text in (hit.title_html, hit.snippet_html):
+            assert len(re.findall(marked, text, flags=re.I)) == len(re.findall(within, text, flags=re.I)), text
+
+
 def test_pagination_is_exact_and_past_the_end_is_empty(service):
     full = service.search(SearchParams(q="compute", per_page=50))
     pages = [service.search(SearchParams(q="compute", per_page=7, page=p)) for p in range(1, 10)]
