@@ -2,7 +2,7 @@
 
 When a search finds nothing, the page offers concrete next steps instead of a dead end: the
 spelling suggestion, each active filter removed on its own, the date bounds removed, every filter
-(dates too) removed, and the query's
+(dates too) removed, the query without the words it excludes, and the query's
 words joined with OR.  Each way out is run as a real search (one hit per page, so only the exact
 total and facet counts are computed), and only ways that find something are offered.
 """
@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from search.params import FILTERS, MAX_QUERY_WORDS, SearchParams
+from search.query import asked_text, without_exclusions
 from search.results import SearchResult, WayOut
 
 _WORD = re.compile(r"[^\s\"()]+")
@@ -22,7 +23,8 @@ MAX_WAYS = 8
 
 def any_words_query(text: str) -> str | None:
     """Return *text*'s words joined with OR, or None when that would not differ from *text*."""
-    words = [w.lstrip("+") for w in _WORD.findall(text) if w not in _OPERATORS and not w.startswith("-")]
+    # The words asked for: not those excluded ("stargate NOT openai" offers no search for openai).
+    words = [w for w in _WORD.findall(asked_text(text)) if w not in _OPERATORS]
     words = [w for w in dict.fromkeys(words) if w][:MAX_QUERY_WORDS // 2]
     if len(words) < 2:
         return None
@@ -50,6 +52,9 @@ def ways_out(
         candidates.append(("no_dates", base.with_(since=None, until=None), None, None))
     if len(active) + dated > 1:
         candidates.append(("no_filters", base.with_(since=None, until=None, **{name: () for name in FILTERS}), None, None))
+    kept = without_exclusions(params.q)
+    if kept:
+        candidates.append(("no_exclusions", base.with_(q=kept), None, None))
     any_words = any_words_query(params.q)
     if any_words:
         candidates.append(("any_words", base.with_(q=any_words), None, None))

@@ -599,6 +599,15 @@ def asked_text(text: str) -> str:
     return " ".join(_MARKS.sub(" ", _EXCLUDED.sub(" ", text)).split())
 
 
+def without_exclusions(text: str) -> str | None:
+    """Return *text* without the words it excludes ("stargate -openai": "stargate"), or None when
+    it excludes nothing or asks for nothing else."""
+    if not _SYNTAX.search(text) or not _EXCLUDED.search(text):
+        return None
+    kept = " ".join(_DANGLING.sub("", " ".join(_EXCLUDED.sub(" ", text).split())).split())
+    return kept if asked_text(kept) else None
+
+
 def _as_meant(text: str) -> str:
     """Return *text* without operators that join nothing (``trainium AND``, ``OR gpu``), with an
     unclosed quote closed at the end, and with a query that only excludes (``-openai``) asking for

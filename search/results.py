@@ -55,7 +55,7 @@ class FacetValue:
 class WayOut:
     """A search near an empty one that finds *count* results (search/alternatives.py)."""
 
-    kind: str  # "suggestion", "without" (one filter removed), "no_dates", "no_filters" or "any_words"
+    kind: str  # "suggestion", "without" (one filter removed), "no_dates", "no_filters", "no_exclusions" or "any_words"
     params: SearchParams
     count: int
     facet: str | None = None  # for "without": the filter removed

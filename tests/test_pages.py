@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
@@ -197,6 +197,16 @@ def test_zero_results_offer_each_filter_removed_with_its_count(client):
     assert not [t for t in text if t.startswith("Without type")]
 
 
+@pytest.mark.parametrize("query", ["stargate -openai", "stargate NOT openai", "stargate -(openai OR oracle)"])
+def test_a_query_its_exclusions_empty_offers_itself_without_them(client, query):
+    # Every Stargate page names OpenAI: the page offered nothing, or "stargate OR openai".
+    assert api(client, "?" + urlencode({"q": query}))["total"] == 0
+    page = html(client, "/?" + urlencode({"q": query}))
+    ways = page.split('class="ways"', 1)[1].split("</section>", 1)[0]
+    text = [" ".join(unescape(re.sub(r"<[^>]+>|\s+", " ", li)).split()) for li in re.findall(r"<li>(.*?)</li>", ways, re.S)]
+    assert text == [f"Without the excluded words: stargate : {api(client, '?q=stargate')['total']} results"]
+
+
 def test_ways_out_count_a_suggestion_and_any_of_the_words(service):
     params = SearchParams(q="qqzzxv stargate")
     ways = ways_out(service.search, service.snapshot().label, SearchParams(q="qqzzxv"), suggestion="stargate")
@@ -212,6 +222,10 @@ def test_ways_out_count_a_suggestion_and_any_of_the_words(service):
         ("gpu cluster power", "gpu OR cluster OR power"),
         ('"data center" -power nvidia', "data OR center OR nvidia"),
         ("gpu OR tpu", None),
+        # An excluded word is not offered back, however it was excluded.
+        ("stargate NOT openai", None),
+        ('stargate -(openai OR oracle) michigan', "stargate OR michigan"),
+        ('stargate -"openai" +michigan texas', "stargate OR michigan OR texas"),
         ("stargate", None),
         ("", None),
     ],

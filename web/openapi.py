@@ -207,7 +207,7 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["kind", "query", "filters", "since", "until", "count", "facet", "value", "label"],
         "properties": {
-            "kind": {"type": "string", "enum": ["suggestion", "without", "no_dates", "no_filters", "any_words"]},
+            "kind": {"type": "string", "enum": ["suggestion", "without", "no_dates", "no_filters", "no_exclusions", "any_words"]},
             "query": {"type": "string", "description": "Pass it as q."},
             "filters": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}},
                         "description": "The filters of this search, by facet."},
