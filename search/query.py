@@ -5,7 +5,8 @@ is a known variant ("data centre"), with the alternatives that also satisfy it (
 once the service has looked at the index's vocabulary, close spellings of a word the index does not
 have, or the words a ``gpu*`` prefix stands for).  Alternatives other than the typed words weigh
 less, so exact matches rank first.  ``all_words`` (every concept must match) ranks first and
-``any_words`` (at least one) fills the rest, so a long question is never an empty page.
+``any_words`` (at least one) fills the rest, so a long question is never an empty page.  A concept
+typed ``+word``, or joined by ``AND``, is ``required``: a document without it is no match.
 
 The search box also understands "quoted phrases", ``-excluded`` words, ``OR``, ``AND``, ``NOT`` and
 parentheses; field names, ranges and boosts are not syntax here, so ``title:x`` searches the words
@@ -92,6 +93,7 @@ _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
+_AND = re.compile(r"\bAND\b")
 _FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS  # as the index has them
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
@@ -136,6 +138,7 @@ class Concept:
     # The words of an OR group ("gpus OR tpus"), each a concept of its own that ``expand`` widens as it
     # widens a word typed alone; the group matches what any of them matches, their scores added.
     members: tuple[Concept, ...] = ()
+    required: bool = False  # typed "+word", or joined by AND: a document without it is not a match
     # What a document must match to have this concept (the best alternative counts).
     query: wq.Query = field(init=False, repr=False, compare=False)
     # What counts toward any-words: the concept, or as much of its typed words as matches.
@@ -424,11 +427,14 @@ def _split(node: wq.Query) -> tuple[list[wq.Query], list[wq.Query]]:
         return positives, [*negatives, node.b]
     if isinstance(node, wq.Not):
         return [], [node.query]
+    if isinstance(node, wq.AndMaybe):  # "nvidia +amd": amd required, nvidia wanted (``required`` says which)
+        (p1, n1), (p2, n2) = _split(node.a), _split(node.b)
+        return [*p1, *p2], [*n1, *n2]
     if isinstance(node, wq.And):
         positives, negatives = [], []
         for child in node.children():
             # A nested And is flattened: "x (a b)" asks for x, a and b, three concepts to cover.
-            p, n = _split(child) if isinstance(child, (wq.Not, wq.AndNot, wq.And)) else ([child], [])
+            p, n = _split(child) if isinstance(child, (wq.Not, wq.AndNot, wq.And, wq.AndMaybe)) else ([child], [])
             positives.extend(p)
             negatives.extend(n)
         return positives, negatives
@@ -445,6 +451,7 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
             parsed = _parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
     positives, negatives = _split(parsed)
     concepts = []
+    every = _AND.search(text) is not None  # Whoosh's group is AND: "a b AND c" asks for all three
     for node in positives:
         word = _word_unit(node)
         first = next(iter(node.leaves()), node)
@@ -460,7 +467,18 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         else:
             words = tuple(sorted(_leaf_terms(node)))
             concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=(Alternative("exact", words, node),)))
+        if every or _plus_marked(text, first):
+            concepts[-1] = replace(concepts[-1], required=True)
     return concepts, [_excluded(text, node, synonyms) for node in negatives]
+
+
+def _plus_marked(text: str, leaf: wq.Query) -> bool:
+    """Return whether *leaf* (a word, or a quoted phrase's first word) was typed after a "+"."""
+    start = getattr(leaf, "startchar", None)
+    ranges = getattr(leaf, "char_ranges", None)
+    if ranges:  # a phrase: its first word's range, after the quote
+        start = ranges[0][0] - 1 if ranges[0][0] is not None else None
+    return start is not None and 0 < start and text[start - 1] == "+"
 
 
 def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept, ...]:

@@ -479,11 +479,16 @@ class _Found:
         else:
             excluded = matches(parsed.excluded, snap) if parsed.excluded is not None else set()
             matched = set()
+            required = []
             for concept in parsed.concepts:
                 docs = matches(concept.query, snap)
                 concept_docs.append(docs - excluded if excluded else docs)
                 matched |= matches(concept.any_query, snap) if concept.loose else docs
-            if near:  # the nearest documents by meaning are candidates too
+                if concept.required:
+                    required.append(docs)
+            if required:  # "+amd", "nvidia AND amd": only the documents that have each
+                matched.intersection_update(*required)
+            if near and not required:  # the nearest documents by meaning are candidates too
                 closest = [d for d, cosine in near[: ranking.SEMANTIC_NEIGHBOURS] if cosine > ranking.SEMANTIC_FLOOR]
                 meaning = frozenset(closest) - matched - excluded
                 matched |= meaning
@@ -492,8 +497,10 @@ class _Found:
                 as_typed = named is not None
                 if named is None and corrected:
                     named = snap.named(corrected)
-                if named is not None:
+                if named is not None and all(named in docs for docs in required):
                     matched.add(named)
+                else:
+                    named, as_typed = None, False
             matched -= excluded
         if params.since or params.until:  # a date range narrows what matches, as the query does
             matched = snap.dated_between(*params.date_range) & matched

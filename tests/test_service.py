@@ -224,7 +224,9 @@ def test_excluding_a_word_leaves_out_what_searching_for_it_finds(service, exclud
 
 
 def _ids(service, q):
-    return {h.id for h in service.search(SearchParams(q=q, per_page=50)).hits}
+    """Return the ids a search finds: its hits and the guide section its answer card shows above them."""
+    result = service.search(SearchParams(q=q, per_page=50))
+    return {h.id for h in result.hits} | ({result.answer.id} if result.answer else set())
 
 
 @pytest.mark.parametrize(
@@ -239,6 +241,20 @@ def test_each_word_of_an_or_group_finds_what_it_finds_alone(service, group, alon
     # "gpus OR tpus" found nothing: the words of a group were not read as words typed alone are.
     found = _ids(service, group)
     assert found and found == set().union(*(_ids(service, q) for q in alone))
+
+
+@pytest.mark.parametrize("query", ["nvidia AND amd", "+nvidia +amd", "gpu AND tpu", "stargate AND (michigan OR texas)", '+openai +"data center"'])
+def test_and_and_plus_require_their_words(service, query):
+    # "nvidia AND amd" found what "nvidia OR amd" finds (10 pages, 8 without AMD).
+    parts = [p.strip("+") for p in re.split(r" AND | (?=\+)", query)]
+    both = set.intersection(*(_ids(service, part) for part in parts))
+    assert both and _ids(service, query) == both and len(both) < len(_ids(service, query.replace("AND", "OR").replace("+", "")))
+
+
+def test_a_plus_requires_its_word_and_the_others_rank(service):
+    found = service.search(SearchParams(q="nvidia +amd", per_page=50))
+    assert _ids(service, "nvidia +amd") == _ids(service, "amd")
+    assert found.hits[0].id in _ids(service, "nvidia")  # the page with both first
 
 
 def test_a_misspelt_word_in_an_or_group_is_corrected_in_its_place(service):
