@@ -482,22 +482,30 @@ def _plus_marked(text: str, leaf: wq.Query) -> bool:
 
 
 def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept, ...]:
-    """Return the words of an OR group of words ("gpus OR tpus", which the parser makes one ``Or`` of
-    each word in each field) as concepts of their own, else ()."""
+    """Return the words and quoted phrases of an OR group ("gpus OR tpus", "gpus OR \"data center\"",
+    which the parser makes one ``Or`` of each in each field) as concepts of their own, else ()."""
     if not isinstance(node, wq.Or):
         return ()
-    leaves: dict[str, wq.Term] = {}
+    leaves: dict[object, list[wq.Query]] = {}
     for leaf in node.children():
-        if not (isinstance(leaf, wq.Term) and leaf.fieldname in SEARCH_FIELDS and isinstance(leaf.text, str)):
+        if isinstance(leaf, wq.Term) and leaf.fieldname in SEARCH_FIELDS and isinstance(leaf.text, str):
+            leaves.setdefault(leaf.text, []).append(leaf)
+        elif isinstance(leaf, wq.Phrase) and leaf.fieldname in SEARCH_FIELDS:
+            leaves.setdefault(tuple(leaf.words), []).append(leaf)
+        else:
             return ()
-        leaves.setdefault(leaf.text, leaf)
     if len(leaves) < 2:
         return ()
     members = []
-    for word, leaf in leaves.items():
-        start, end = getattr(leaf, "startchar", None), getattr(leaf, "endchar", None)
+    for key, found in leaves.items():
+        if isinstance(key, tuple):  # a quoted phrase: as typed, no correction
+            phrase = wq.Or(found) if len(found) > 1 else found[0]
+            typed = _typed_phrase(text, found[0]) or " ".join(key)
+            members.append(Concept(text=typed, alternatives=(Alternative("exact", tuple(sorted(set(key))), phrase),)))
+            continue
+        start, end = getattr(found[0], "startchar", None), getattr(found[0], "endchar", None)
         span = (start, end) if start is not None and end is not None else None
-        members.append(_concept(text[start:end] if span else word, (word,), span, synonyms))
+        members.append(_concept(text[start:end] if span else str(key), (str(key),), span, synonyms))
     return tuple(members)
 
 

@@ -235,6 +235,8 @@ def _ids(service, q):
         ("gpus OR tpus", ["gpus", "tpus"]),  # acronym plurals in lower case
         ("datacenters OR colossus", ["datacenters", "colossus"]),  # a word found with its synonyms
         ("stargate (michigan OR britain)", ["stargate michigan", "stargate britain"]),
+        ('gpus OR "data center"', ["gpus", '"data center"']),  # a phrase in the group: 16 results, fewer than gpus alone
+        ('optimisation OR "samsung and sk"', ["optimisation", '"samsung and sk"']),
     ],
 )
 def test_each_word_of_an_or_group_finds_what_it_finds_alone(service, group, alone):
