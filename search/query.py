@@ -466,10 +466,24 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
             concepts.append(Concept(text=typed, alternatives=alternatives, members=members))
         else:
             words = tuple(sorted(_leaf_terms(node)))
-            concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=(Alternative("exact", words, node),)))
+            alternatives = (Alternative("exact", words, node), *_phrase_synonyms(node, synonyms))
+            concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives))
         if every or _plus_marked(text, first):
             concepts[-1] = replace(concepts[-1], required=True)
     return concepts, [_excluded(text, node, synonyms) for node in negatives]
+
+
+def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
+    """Return the synonyms of a quoted phrase that is a variant of a synonym group (``"data centre"``:
+    "data center", "datacenter"; its function words aside, as the group's variants were analysed)."""
+    leaves = list(node.children()) if isinstance(node, wq.Or) else [node]
+    if not all(isinstance(leaf, wq.Phrase) for leaf in leaves):
+        return []
+    phrases = {tuple(leaf.words) for leaf in leaves}
+    if len(phrases) != 1:
+        return []
+    key = tuple(w for w in phrases.pop() if w not in _FUNCTION_TERMS)
+    return [a for a in _ways(key, synonyms)[0] if a.via == "synonym"] if synonyms.alternatives(key) else []
 
 
 def _plus_marked(text: str, leaf: wq.Query) -> bool:
@@ -501,7 +515,8 @@ def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept,
         if isinstance(key, tuple):  # a quoted phrase: as typed, no correction
             phrase = wq.Or(found) if len(found) > 1 else found[0]
             typed = _typed_phrase(text, found[0]) or " ".join(key)
-            members.append(Concept(text=typed, alternatives=(Alternative("exact", tuple(sorted(set(key))), phrase),)))
+            exact = Alternative("exact", tuple(sorted(set(key))), phrase)
+            members.append(Concept(text=typed, alternatives=(exact, *_phrase_synonyms(phrase, synonyms))))
             continue
         start, end = getattr(found[0], "startchar", None), getattr(found[0], "endchar", None)
         span = (start, end) if start is not None and end is not None else None
@@ -520,8 +535,9 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms) -> wq.Query:
         words = [_concept(text[start:end] if start is not None and end is not None else word, (word,), None, synonyms)]
     else:
         words = list(_or_members(text, node, synonyms))
-    if not words:
-        return node
+    if not words:  # a quoted phrase: with its synonyms, if it is a variant ('-"graphics processor"')
+        extra = _phrase_synonyms(node, synonyms)
+        return wq.Or([node, *(a.query for a in extra)]) if extra else node
     alternatives = []
     for concept in words:
         alternatives += concept.alternatives
