@@ -445,10 +445,14 @@ def _split(node: wq.Query) -> tuple[list[wq.Query], list[wq.Query]]:
 
 def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[list[Concept], list[wq.Query]]:
     parsed = _quoted_phrase(text, schema)
-    if parsed is None:
-        parsed = _parser(schema).parse(text)
-        if parsed is wq.NullQuery and _WORDS.search(text):
-            parsed = _parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
+    if parsed is not None:  # one quoted phrase, the same in each field: one concept, made directly
+        first = parsed.subqueries[0]
+        words = tuple(sorted(set(first.words)))
+        alternatives = (Alternative("exact", words, parsed), *_phrase_synonyms(parsed, synonyms))
+        return [Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives)], []
+    parsed = _parser(schema).parse(text)
+    if parsed is wq.NullQuery and _WORDS.search(text):
+        parsed = _parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
     positives, negatives = _split(parsed)
     concepts = []
     every = _AND.search(text) is not None  # Whoosh's group is AND: "a b AND c" asks for all three
@@ -476,13 +480,11 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
 def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
     """Return the synonyms of a quoted phrase that is a variant of a synonym group (``"data centre"``:
     "data center", "datacenter"; its function words aside, as the group's variants were analysed)."""
-    leaves = list(node.children()) if isinstance(node, wq.Or) else [node]
-    if not all(isinstance(leaf, wq.Phrase) for leaf in leaves):
+    leaves = node.subqueries if type(node) is wq.Or else (node,)
+    words = leaves[0].words if leaves and type(leaves[0]) is wq.Phrase else None
+    if not words or any(type(leaf) is not wq.Phrase or leaf.words != words for leaf in leaves):
         return []
-    phrases = {tuple(leaf.words) for leaf in leaves}
-    if len(phrases) != 1:
-        return []
-    key = tuple(w for w in phrases.pop() if w not in _FUNCTION_TERMS)
+    key = tuple(w for w in words if w not in _FUNCTION_TERMS)
     return [a for a in _ways(key, synonyms)[0] if a.via == "synonym"] if synonyms.alternatives(key) else []
 
 
@@ -597,19 +599,22 @@ def assemble(
     terms = frozenset(chain.from_iterable(a.words for c in concepts for a in c.alternatives))
     # Marked only where they stand whole: a multi-word synonym's words, and a quoted phrase's
     # function words ("and" of "samsung and sk" is not marked in every sentence of the page).
-    together: list[tuple[str, ...]] = []
-    alone: set[str] = set()  # words some other alternative brings are marked wherever they stand
-    for c in concepts:
-        quoted = [words for words in _quoted_words(c) if not _FUNCTION_TERMS.isdisjoint(words)]
-        for a in c.alternatives:
-            if a.via == "synonym" and len(a.words) > 1:
-                together.append(a.words)
-            elif quoted and a is c.alternatives[0]:
-                together += quoted
-                alone.update(w for w in a.words if w not in _FUNCTION_TERMS)
-            else:
-                alone.update(a.words)
-    only_together = frozenset(chain.from_iterable(together)) - alone
+    together = [a.words for c in concepts for a in c.alternatives if a.via == "synonym" and len(a.words) > 1]
+    quoted = [(c, words) for c in concepts if c.word is None for words in _quoted_words(c) if not _FUNCTION_TERMS.isdisjoint(words)]
+    only_together: frozenset[str] = frozenset()
+    if together or quoted:  # words some other alternative brings are marked wherever they stand
+        phrased = {id(c) for c, _ in quoted}
+        alone: set[str] = set()
+        for c in concepts:
+            for a in c.alternatives:
+                if a.via == "synonym" and len(a.words) > 1:
+                    continue
+                if a is c.alternatives[0] and id(c) in phrased:
+                    alone.update(w for w in a.words if w not in _FUNCTION_TERMS)
+                else:
+                    alone.update(a.words)
+        together += [words for _, words in quoted]
+        only_together = frozenset(chain.from_iterable(together)) - alone
     return ParsedQuery(
         text=text,
         all_words=all_words,
@@ -627,9 +632,9 @@ def assemble(
 
 def _quoted_words(concept: Concept) -> Iterator[tuple[str, ...]]:
     """Yield the words, in order, of each quoted phrase *concept* asks for."""
-    query = concept.alternatives[0].query if concept.alternatives and concept.alternatives[0].via == "exact" else None
-    if isinstance(query, wq.Or):
-        yield from dict.fromkeys(tuple(leaf.words) for leaf in query.children() if isinstance(leaf, wq.Phrase))
+    first = concept.alternatives[0] if concept.alternatives else None
+    if first is not None and first.via == "exact" and type(first.query) is wq.Or:
+        yield from dict.fromkeys(tuple(leaf.words) for leaf in first.query.subqueries if type(leaf) is wq.Phrase)
 
 
 def asked_text(text: str) -> str:

@@ -353,3 +353,14 @@ def test_caps_lock_lowers_the_words_documents_do_not_write_in_capitals():
     assert caps_lock("GPU AND TPU OR NOT IT 4", in_capitals) == "GPU AND TPU OR NOT it 4"  # operators stay
     # One word alone, or any lower-case letter, and the text is taken as typed.
     assert caps_lock("IT", in_capitals) == "IT" and caps_lock("How IT works", in_capitals) == "How IT works"
+
+
+def test_a_quoted_phrase_is_one_concept_as_the_parser_would_make_it():
+    # The quick path for a query that is one phrase makes its concept without the parser; in
+    # parentheses the same phrase goes through it.
+    synonyms = SYNONYMS
+    texts = [t for t in _quoted_texts() if _quoted_phrase(t, SCHEMA) is not None] + ['"data centre"', '"samsung and sk"']
+    for text in texts:
+        quick, parsed = (build_query(t, SCHEMA, synonyms) for t in (text, f"({text})"))
+        assert quick.concepts == parsed.concepts and quick.terms == parsed.terms, text
+        assert (quick.together, quick.only_together) == (parsed.together, parsed.only_together), text
