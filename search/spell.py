@@ -16,6 +16,7 @@ Look-ups are cached per snapshot in a bounded dict the service holds (snapshots 
 from __future__ import annotations
 
 import html
+import re
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -35,6 +36,7 @@ from search.results import Suggestion
 
 CACHE_LIMIT = 4096
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
+_DIGITS = re.compile(r"\D+")  # what is not a digit
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
 
 
@@ -139,7 +141,10 @@ class Vocabulary:
                     swapped = form[:i] + form[i + 1] + form[i] + form[i + 2 :]
                     if swapped != form and self.contains(swapped):
                         found[swapped] = 1
-        found = {w: d for w, d in found.items() if 0 < d <= maxdist and w != word and not w.isdigit()}
+        # A number names a thing ("h200" is not "h100", "gpt5" not "gpt4"): a word is not corrected
+        # into one with other digits.
+        digits = _DIGITS.sub("", word)
+        found = {w: d for w, d in found.items() if 0 < d <= maxdist and w != word and _DIGITS.sub("", w) == digits}
         best = min(found.values(), default=0)
         ranked = sorted((w for w, d in found.items() if d == best), key=lambda w: (-self.frequency(w), w))
         return [(w, best) for w in ranked]

@@ -283,6 +283,14 @@ def test_excluding_an_acronym_plural_in_lower_case_leaves_out_the_acronym(servic
     assert kept == _ids(service, f"compute {as_written}") and kept < _ids(service, "compute")
 
 
+@pytest.mark.parametrize("typed", ["h200", "H200 gpus"])
+def test_a_model_number_is_not_corrected_into_another(service, typed):
+    # "h200" was searched as "h100" ("Including results for h100"): another GPU, not a typo.
+    result = service.search(SearchParams(q=typed, per_page=50))
+    assert result.suggestion is None
+    assert all("<mark>h100</mark>" not in (h.title_html + h.snippet_html).lower() for h in result.hits)
+
+
 def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
     assert service.search(SearchParams(q="kubernetes")).suggestion is None
     assert service.search(SearchParams(q="tpx")).total == 0  # under 4 characters: no fuzzy match
@@ -498,7 +506,8 @@ def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
         analysed = _query_tokens(typed)[0][0]
         limit = allowed_distance(len(typed))
         near = {w: min(edit_distance(w, typed), edit_distance(w, analysed)) for w in words if w[:1] == typed[:1] or w[:1] == analysed[:1]}
-        within = {w: d for w, d in near.items() if 0 < d <= limit and w != analysed and not w.isdigit()}
+        # typed is letters: a word with a digit is another thing ("h100" is no correction of "h200")
+        within = {w: d for w, d in near.items() if 0 < d <= limit and w != analysed and not any(c.isdigit() for c in w)}
         best = min(within.values(), default=0)
         expected = sorted((w for w, d in within.items() if d == best), key=lambda w: (-vocabulary.frequency(w), w))
         assert vocabulary.closest(typed, analysed) == [(w, best) for w in expected], typed
