@@ -75,6 +75,19 @@ def test_search_prints_readable_results(built):
     assert "<mark>" not in result.output
 
 
+def test_an_empty_search_prints_the_ways_out_the_page_offers(built):
+    def search(*args: str):
+        return CliRunner().invoke(main, ["search", *args, "--index-dir", str(built)])
+
+    stargate = json.loads(search("stargate", "--json").output)["total"]
+    excluded = search("stargate -openai")  # it printed "0 results" and nothing else
+    assert excluded.output.startswith("0 results") and "Try instead:" in excluded.output
+    assert f"without the excluded words: 'stargate': {stargate} results" in excluded.output
+    dated = search("stargate", "--month", "2019-01")
+    assert f"without --month 2019-01: {stargate} results" in dated.output
+    assert "Try instead" not in search("stargate").output
+
+
 def test_search_says_what_it_corrected_and_which_hit_a_name_found(built):
     corrected = CliRunner().invoke(main, ["search", "kuberentes", "--index-dir", str(built)])
     assert corrected.exit_code == 0 and "Including results for: kubernetes" in corrected.output

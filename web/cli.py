@@ -10,12 +10,16 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from corpus.errors import CorpusError
 from corpus.sources import DEFAULT_DIR
 from index import store
+
+if TYPE_CHECKING:
+    from search.results import WayOut
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
 WAIT_HELP = "Seconds to wait for another build or update to finish before giving up (default: fail at once)."
@@ -294,6 +298,10 @@ def search(
     click.echo(f"{result.total} {noun} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
     if result.suggestion and result.total:
         click.echo(f"Including results for: {result.suggestion.text}")
+    if not result.total and result.ways_out:  # the page's "Try instead", each with what it finds
+        click.echo("Try instead:")
+        for way in result.ways_out:
+            click.echo(f"  {_way_text(way)}: {way.count} result{'' if way.count == 1 else 's'}")
     if result.total and result.page > result.pages:
         click.echo(f"There is no page {result.page}: the results end on page {result.pages} (--page {result.pages}).")
     if result.answer:  # the page's card: one of the results, shown first and not repeated below
@@ -307,6 +315,16 @@ def search(
         click.echo(f"     {ansi(hit.snippet_html)}")
         if hit.explanation:
             click.echo(f"     {click.style(summary(hit.explanation), dim=True)}")
+
+
+def _way_text(way: WayOut) -> str:
+    """Return a way out of an empty result as the page words it, with the option or query that takes it."""
+    if way.kind == "without":
+        return f"without --{way.facet} {way.value}"
+    if way.kind in ("no_filters", "no_dates"):
+        return "without any filters" if way.kind == "no_filters" else "without --since and --until"
+    said = {"suggestion": "did you mean", "no_exclusions": "without the excluded words", "any_words": "any of these words"}
+    return f"{said.get(way.kind, way.kind)}: {way.params.q!r}"
 
 
 @main.command()
