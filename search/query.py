@@ -94,6 +94,7 @@ _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
 _AND = re.compile(r"\bAND\b")
+_QUOTES = re.compile(r'"[^"]*"')
 _FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS  # as the index has them
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
@@ -455,7 +456,8 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         parsed = _parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
     positives, negatives = _split(parsed)
     concepts = []
-    every = _AND.search(text) is not None  # Whoosh's group is AND: "a b AND c" asks for all three
+    # Whoosh's group is AND: "a b AND c" asks for all three (an AND inside quotes is a phrase's word).
+    every = _AND.search(_QUOTES.sub(" ", text)) is not None
     for node in positives:
         word = _word_unit(node)
         first = next(iter(node.leaves()), node)

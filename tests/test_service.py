@@ -253,6 +253,10 @@ def test_and_and_plus_require_their_words(service, query):
     assert both and _ids(service, query) == both and len(both) < len(_ids(service, query.replace("AND", "OR").replace("+", "")))
 
 
+def test_an_and_inside_quotes_is_a_word_of_the_phrase(service):
+    assert _ids(service, 'stargate "samsung AND sk"') == _ids(service, 'stargate "samsung and sk"') > _ids(service, "stargate AND samsung")
+
+
 def test_a_plus_requires_its_word_and_the_others_rank(service):
     found = service.search(SearchParams(q="nvidia +amd", per_page=50))
     assert _ids(service, "nvidia +amd") == _ids(service, "amd")
