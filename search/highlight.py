@@ -173,24 +173,26 @@ def _crop(text: str, limit: int) -> str:
 
 
 def together(
-    tokens: Sequence[Token], where: Mapping[str, Sequence[int]], phrases: Sequence[Sequence[str]], only: frozenset[str], slop: int
+    tokens: Sequence[Token], where: Mapping[str, Sequence[int]], phrases: Sequence[Sequence[str]], only: frozenset[str],
+    slop: int | Sequence[int],
 ) -> tuple[tuple[Token, ...], dict[str, Sequence[int]]]:
     """Return *tokens* and *where* (each term's tokens by index) with the terms in *only* left out
     (never marked) where they are not part of one of *phrases*: its words in order, each 1 to *slop*
-    positions after the one before, as the phrase query matched them.  "United" is marked in
+    positions after the one before (*slop*: one for all, or each phrase's), as the phrase query matched them.  "United" is marked in
     "United Kingdom" for a query whose synonym that is, and not in "United States"."""
     at: dict[tuple[str, int], list[int]] = {}  # (term, position) -> the tokens holding it
     for term in frozenset(chain.from_iterable(phrases)):
         for i in where.get(term, ()):
             at.setdefault((term, tokens[i][1]), []).append(i)
     kept: set[int] = set()
-    for phrase in phrases:
+    slops = [slop] * len(phrases) if isinstance(slop, int) else slop
+    for phrase, gaps in zip(phrases, slops):
         for (term, pos), indexes in at.items():
             if term != phrase[0]:
                 continue
             run, here = [indexes], pos
             for word in phrase[1:]:
-                step = next((here + gap for gap in range(1, slop + 1) if (word, here + gap) in at), None)
+                step = next((here + gap for gap in range(1, gaps + 1) if (word, here + gap) in at), None)
                 if step is None:
                     break
                 run.append(at[(word, step)])

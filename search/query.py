@@ -6,7 +6,8 @@ once the service has looked at the index's vocabulary, close spellings of a word
 have, or the words a ``gpu*`` prefix stands for).  Alternatives other than the typed words weigh
 less, so exact matches rank first.  ``all_words`` (every concept must match) ranks first and
 ``any_words`` (at least one) fills the rest, so a long question is never an empty page.  A concept
-typed ``+word``, or joined by ``AND``, is ``required``: a document without it is no match.
+typed ``+word``, or joined by ``AND`` to the one beside it, is ``required``: a document without it
+is no match.
 
 The search box also understands "quoted phrases", ``-excluded`` words, ``OR``, ``AND``, ``NOT`` and
 parentheses; field names, ranges and boosts are not syntax here, so ``title:x`` searches the words
@@ -92,9 +93,8 @@ _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
 _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
-_OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
 _AND = re.compile(r"\bAND\b")
-_QUOTES = re.compile(r'"[^"]*"')
+_AND_GAP = re.compile(r'[\s()"]*AND[\s()"]*')  # between two things typed with AND between them
 _FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS  # as the index has them
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
@@ -182,6 +182,7 @@ class ParsedQuery:
     # The multi-word synonyms whose words are in *terms* only through them ("unit" of "united kingdom"
     # for "uk"): a highlight marks those words only where the synonym stands whole (``highlight.together``).
     together: tuple[tuple[str, ...], ...] = ()
+    together_slops: tuple[int, ...] = ()  # each one's slop: a synonym's (VARIANT_SLOP), a quoted phrase's (1)
     only_together: frozenset[str] = frozenset()
 
     @property
@@ -456,9 +457,8 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         parsed = _parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
     positives, negatives = _split(parsed)
     concepts = []
-    # Whoosh's group is AND: "a b AND c" asks for all three (an AND inside quotes is a phrase's word).
-    every = _AND.search(_QUOTES.sub(" ", text)) is not None
-    for node in positives:
+    joined = _and_joined(text, positives)
+    for i, node in enumerate(positives):
         word = _word_unit(node)
         first = next(iter(node.leaves()), node)
         start, end = getattr(first, "startchar", None), getattr(first, "endchar", None)
@@ -474,7 +474,7 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
             words = tuple(sorted(_leaf_terms(node)))
             alternatives = (Alternative("exact", words, node), *_phrase_synonyms(node, synonyms))
             concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives))
-        if every or _plus_marked(text, first):
+        if i in joined or _plus_marked(text, first):
             concepts[-1] = replace(concepts[-1], required=True)
     return concepts, [_excluded(text, node, synonyms) for node in negatives]
 
@@ -488,6 +488,32 @@ def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
         return []
     key = tuple(w for w in words if w not in _FUNCTION_TERMS)
     return [a for a in _ways(key, synonyms)[0] if a.via == "synonym"] if synonyms.alternatives(key) else []
+
+
+def _and_joined(text: str, nodes: Sequence[wq.Query]) -> set[int]:
+    """Return the indexes of *nodes* that an AND joins to the one typed beside them: "nvidia AND amd
+    gpu" requires NVIDIA and AMD, and ranks by GPU as plain words rank (as Lucene reads AND).  An AND
+    inside quotes is a word of the phrase."""
+    if _AND.search(text) is None:
+        return set()
+    placed = sorted((extent, i) for i, node in enumerate(nodes) if (extent := _extent(node)) is not None)
+    joined: set[int] = set()
+    for ((_, end), i), ((start, _), j) in zip(placed, placed[1:]):
+        if _AND_GAP.fullmatch(text, end, start):
+            joined.update((i, j))
+    return joined
+
+
+def _extent(node: wq.Query) -> tuple[int, int] | None:
+    """Return where *node* was typed (its first and last characters' offsets), if the parser says."""
+    starts, ends = [], []
+    for leaf in node.leaves():
+        ranges = getattr(leaf, "char_ranges", None)
+        start, end = (ranges[0][0], ranges[-1][1]) if ranges else (getattr(leaf, "startchar", None), getattr(leaf, "endchar", None))
+        if start is not None and end is not None:
+            starts.append(start)
+            ends.append(end)
+    return (min(starts), max(ends)) if starts else None
 
 
 def _plus_marked(text: str, leaf: wq.Query) -> bool:
@@ -601,8 +627,8 @@ def assemble(
     terms = frozenset(chain.from_iterable(a.words for c in concepts for a in c.alternatives))
     # Marked only where they stand whole: a multi-word synonym's words, and a quoted phrase's
     # function words ("and" of "samsung and sk" is not marked in every sentence of the page).
-    together = [a.words for c in concepts for a in c.alternatives if a.via == "synonym" and len(a.words) > 1]
-    quoted = [(c, words) for c in concepts if c.word is None for words in _quoted_words(c) if not _FUNCTION_TERMS.isdisjoint(words)]
+    together = [(a.words, VARIANT_SLOP) for c in concepts for a in c.alternatives if a.via == "synonym" and len(a.words) > 1]
+    quoted = [(c, phrase) for c in concepts if c.word is None for phrase in _quoted_words(c) if not _FUNCTION_TERMS.isdisjoint(phrase[0])]
     only_together: frozenset[str] = frozenset()
     if together or quoted:  # words some other alternative brings are marked wherever they stand
         phrased = {id(c) for c, _ in quoted}
@@ -615,8 +641,9 @@ def assemble(
                     alone.update(w for w in a.words if w not in _FUNCTION_TERMS)
                 else:
                     alone.update(a.words)
-        together += [words for _, words in quoted]
-        only_together = frozenset(chain.from_iterable(together)) - alone
+        together += [phrase for _, phrase in quoted]
+        only_together = frozenset(w for words, _ in together for w in words) - alone
+    together = list(dict.fromkeys(together))
     return ParsedQuery(
         text=text,
         all_words=all_words,
@@ -627,16 +654,17 @@ def assemble(
         excluded=excluded,
         corrections=corrections,
         typed=typed,
-        together=tuple(dict.fromkeys(together)) if only_together else (),
+        together=tuple(words for words, _ in together) if only_together else (),
+        together_slops=tuple(slop for _, slop in together) if only_together else (),
         only_together=only_together,
     )
 
 
-def _quoted_words(concept: Concept) -> Iterator[tuple[str, ...]]:
-    """Yield the words, in order, of each quoted phrase *concept* asks for."""
+def _quoted_words(concept: Concept) -> Iterator[tuple[tuple[str, ...], int]]:
+    """Yield the words, in order, of each quoted phrase *concept* asks for, with its slop (1: side by side)."""
     first = concept.alternatives[0] if concept.alternatives else None
     if first is not None and first.via == "exact" and type(first.query) is wq.Or:
-        yield from dict.fromkeys(tuple(leaf.words) for leaf in first.query.subqueries if type(leaf) is wq.Phrase)
+        yield from dict.fromkeys((tuple(leaf.words), leaf.slop) for leaf in first.query.subqueries if type(leaf) is wq.Phrase)
 
 
 def asked_text(text: str) -> str:
@@ -753,8 +781,8 @@ def caps_lock(text: str, written_in_capitals: Callable[[str], bool]) -> str:
     OPENAI") with the words that documents do not write in capitals (*written_in_capitals* of the
     analysed word) in lower case: function words are then dropped as they are from "how much did …",
     and the query's meaning is that of the words as written; "US" and "GPU" stay where documents
-    write them so.  Any other text, and one word alone ("IT"), is returned as it is.  Operators stay
-    operators."""
+    write them so.  Any other text, and one word alone ("IT"), is returned as it is.  In capitals
+    throughout, AND, OR and NOT are words too: "STARGATE SITES IN TEXAS AND MICHIGAN"."""
     if not text.isupper():
         return text
     tokens = list(_TOKEN.finditer(text))
@@ -765,7 +793,7 @@ def caps_lock(text: str, written_in_capitals: Callable[[str], bool]) -> str:
     for match in tokens:
         raw = match.group()
         lowered = raw.lower()
-        if raw in _OPERATORS or lowered == raw or written_in_capitals(_query_term(raw)[0]):
+        if lowered == raw or written_in_capitals(_query_term(raw)[0]):
             continue
         parts += [text[pos : match.start()], lowered]
         pos = match.end()

@@ -326,7 +326,7 @@ class SearchService:
                 # Words only a multi-word synonym brings are marked where it stands whole: such a
                 # text's highlight also depends on which those are, and on the synonyms.
                 apart = held & only if only else _NO_TERMS
-                keys.append((docnum, field, held, apart, parsed.together) if apart else (docnum, field, held))  # type: ignore[union-attr]
+                keys.append((docnum, field, held, apart, parsed.together, parsed.together_slops) if apart else (docnum, field, held))  # type: ignore[union-attr]
             else:
                 # The index says the field holds none of the terms (a hit found by meaning, a title
                 # without them): nothing to mark, and no need to analyse the text to find that out.
@@ -342,7 +342,7 @@ class SearchService:
                 # Without a term held a title is shown whole and a body cropped, tokens or not.
                 entries, where = (replay.entries, replay.where) if replay is not None else ((), None)
                 if aparts[i]:
-                    entries, where = together(entries, where, parsed.together, aparts[i], VARIANT_SLOP)  # type: ignore[arg-type, union-attr]
+                    entries, where = together(entries, where, parsed.together, aparts[i], parsed.together_slops or VARIANT_SLOP)  # type: ignore[arg-type, union-attr]
                     held = held & where.keys()  # type: ignore[operator]
                 if field == "title":
                     html = highlight_title(text, held, entries)

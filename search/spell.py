@@ -36,7 +36,7 @@ from search.results import Suggestion
 
 CACHE_LIMIT = 4096
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
-_DIGITS = re.compile(r"\D+")  # what is not a digit
+_DIGIT = re.compile(r"\d")
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
 
 
@@ -141,10 +141,14 @@ class Vocabulary:
                     swapped = form[:i] + form[i + 1] + form[i] + form[i + 2 :]
                     if swapped != form and self.contains(swapped):
                         found[swapped] = 1
-        # A number names a thing ("h200" is not "h100", "gpt5" not "gpt4"): a word is not corrected
-        # into one with other digits.
-        digits = _DIGITS.sub("", word)
-        found = {w: d for w, d in found.items() if 0 < d <= maxdist and w != word and _DIGITS.sub("", w) == digits}
+        # A number names a thing ("h200" is not "h100", "h100" not "h100i", "gpt5" not "gp5"): a word
+        # with a digit is only corrected by two letters swapped back ("pyhton3"), and a word without
+        # one never into a word with one.
+        numbered = _DIGIT.search(word) is not None
+        found = {
+            w: d for w, d in found.items()
+            if 0 < d <= maxdist and w != word and (sorted(w) == sorted(word) if numbered else _DIGIT.search(w) is None)
+        }
         best = min(found.values(), default=0)
         ranked = sorted((w for w, d in found.items() if d == best), key=lambda w: (-self.frequency(w), w))
         return [(w, best) for w in ranked]
@@ -296,7 +300,8 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
     text_parts: list[str] = []
     html_parts: list[str] = []
     pos = 0
-    fixes = [(fix.span, fix.word, fix.typed) for fix in parsed.corrections]
+    # Each written as it stands in the text (in capitals when typed with caps lock; ``service._understand``).
+    fixes = [(fix.span, fix.word, parsed.text[fix.span[0] : fix.span[1]]) for fix in parsed.corrections]
     fixes += [(span, word, parsed.text[span[0] : span[1]]) for span, word in cut_short]
     for (start, end), analysed, typed in sorted(fixes):
         word = vocabulary.surface(analysed, typed)

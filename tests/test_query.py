@@ -350,7 +350,8 @@ def test_a_word_typed_again_beside_syntax_weighs_as_often_as_it_was_typed(text, 
 def test_caps_lock_lowers_the_words_documents_do_not_write_in_capitals():
     in_capitals = {"us", "gpu", "tpu"}.__contains__  # as the index's documents write "US"
     assert caps_lock("HOW MUCH IN THE US", in_capitals) == "how much in the US"
-    assert caps_lock("GPU AND TPU OR NOT IT 4", in_capitals) == "GPU AND TPU OR NOT it 4"  # operators stay
+    # In capitals throughout, AND, OR and NOT are words as well.
+    assert caps_lock("GPU AND TPU OR NOT IT 4", in_capitals) == "GPU and TPU or not it 4"
     # One word alone, or any lower-case letter, and the text is taken as typed.
     assert caps_lock("IT", in_capitals) == "IT" and caps_lock("How IT works", in_capitals) == "How IT works"
 

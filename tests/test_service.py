@@ -101,6 +101,17 @@ def test_a_quoted_phrase_with_function_words_finds_the_pages_that_hold_it(servic
             assert len(re.findall(marked, text, flags=re.I)) == len(re.findall(within, text, flags=re.I)), text
 
 
+@pytest.mark.parametrize(("phrase", "before"), [('"billion in"', "billion"), ('"Kubernetes to"', "kubernetes")])
+def test_a_quoted_phrases_function_word_is_marked_only_beside_the_word_before_it(service, phrase, before):
+    # "$1 billion investment in OpenAI" marked "in" one word away: the phrase asks for them side by side.
+    hits = service.search(SearchParams(q=phrase, per_page=50)).hits
+    texts = [t.lower() for h in hits for t in (h.title_html, h.snippet_html)]
+    word = phrase.strip('"').split()[1].lower()
+    assert any(f"<mark>{word}</mark>" in t for t in texts)
+    for text in texts:
+        assert text.count(f"<mark>{word}</mark>") == text.count(f"<mark>{before}</mark> <mark>{word}</mark>"), text
+
+
 def test_pagination_is_exact_and_past_the_end_is_empty(service):
     full = service.search(SearchParams(q="compute", per_page=50))
     pages = [service.search(SearchParams(q="compute", per_page=7, page=p)) for p in range(1, 10)]
@@ -167,6 +178,8 @@ def test_markup_in_documents_is_stripped_and_only_mark_survives(tmp_path):
         ("Introducting Stargate UK", "introducing-stargate-uk", "Introducing Stargate UK"),
         # A word typed right is left as typed, though the documents only write "Invests".
         ("microsfot invest", "microsoft-invests-1-billion-in-openai-becomes-exclusive-cloud-provider", "microsoft invest"),
+        # Typed with caps lock, the correction is written in capitals too.
+        ("KUBERENTES CLUSTER", "scaling-kubernetes-to-7-500-nodes", "KUBERNETES CLUSTER"),
     ],
 )
 def test_typos_find_the_document_and_suggest_the_corrected_query(service, typed, expected_first, corrected):
@@ -190,6 +203,8 @@ def test_an_acronym_plural_in_lower_case_finds_what_the_acronym_finds(service, t
         ("HOW MUCH DID MICROSOFT INVEST IN OPENAI", "how much did microsoft invest in openai"),
         ("WHO IS BUILDING DATA CENTERS IN TEXAS", "who is building data centers in texas"),
         ("DATA CENTERS IN THE US", "data centers in the US"),  # documents write "US" in capitals: it stays
+        # In capitals throughout, AND is the word: it required every word (1 result against 18).
+        ("STARGATE SITES IN TEXAS AND MICHIGAN", "stargate sites in texas and michigan"),
     ],
 )
 def test_a_query_typed_with_caps_lock_finds_what_it_finds_typed_normally(service, caps, typed):
@@ -253,6 +268,13 @@ def test_and_and_plus_require_their_words(service, query):
     assert both and _ids(service, query) == both and len(both) < len(_ids(service, query.replace("AND", "OR").replace("+", "")))
 
 
+def test_and_requires_the_two_words_it_joins_and_the_others_rank(service):
+    # "a b AND c" required all three (Whoosh's grouping): "nvidia AND amd gpu prices" found nothing.
+    found = service.search(SearchParams(q="nvidia AND amd gpu prices", per_page=50))
+    assert _ids(service, "nvidia AND amd gpu prices") == _ids(service, "nvidia AND amd") != set()
+    assert found.hits[0].id in _ids(service, "gpu")
+
+
 def test_an_and_inside_quotes_is_a_word_of_the_phrase(service):
     assert _ids(service, 'stargate "samsung AND sk"') == _ids(service, 'stargate "samsung and sk"') > _ids(service, "stargate AND samsung")
 
@@ -293,6 +315,23 @@ def test_a_model_number_is_not_corrected_into_another(service, typed):
     result = service.search(SearchParams(q=typed, per_page=50))
     assert result.suggestion is None
     assert all("<mark>h100</mark>" not in (h.title_html + h.snippet_html).lower() for h in result.hits)
+
+
+def test_a_word_with_a_number_is_corrected_only_by_letters_swapped_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [
+        {"id": "a", "title": "Corsair H100i cooler", "summary": "A liquid cooler.", "topics": ["t"]},
+        {"id": "b", "title": "python3 packages", "summary": "The interpreter.", "topics": ["t"]},
+        {"id": "c", "title": "IPv6 networking", "summary": "Addresses.", "topics": ["t"]},
+    ]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    # On 64k Debian packages "h100" suggested "h100i" (a cooler) and "ipv5" "ipe5".
+    for typed in ("h100", "ipv5", "ipv4"):
+        result = service.search(SearchParams(q=typed))
+        assert result.suggestion is None and result.total == 0, typed
+    swapped = service.search(SearchParams(q="pyhton3"))
+    assert swapped.suggestion is not None and swapped.suggestion.text == "python3" and swapped.hits[0].id == "b"
 
 
 def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
