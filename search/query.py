@@ -95,7 +95,8 @@ _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
 _AND = re.compile(r"\bAND\b")
 _AND_GAP = re.compile(r'[\s()"]*AND[\s()"]*')  # between two things typed with AND between them
-_FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS  # as the index has them
+# The function words a query drops, as the index has them (stemmed: "does" is "doe").
+FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
@@ -486,7 +487,7 @@ def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
     words = leaves[0].words if leaves and type(leaves[0]) is wq.Phrase else None
     if not words or any(type(leaf) is not wq.Phrase or leaf.words != words for leaf in leaves):
         return []
-    key = tuple(w for w in words if w not in _FUNCTION_TERMS)
+    key = tuple(w for w in words if w not in FUNCTION_TERMS)
     return [a for a in _ways(key, synonyms)[0] if a.via == "synonym"] if synonyms.alternatives(key) else []
 
 
@@ -628,7 +629,7 @@ def assemble(
     # Marked only where they stand whole: a multi-word synonym's words, and a quoted phrase's
     # function words ("and" of "samsung and sk" is not marked in every sentence of the page).
     together = [(a.words, VARIANT_SLOP) for c in concepts for a in c.alternatives if a.via == "synonym" and len(a.words) > 1]
-    quoted = [(c, phrase) for c in concepts if c.word is None for phrase in _quoted_words(c) if not _FUNCTION_TERMS.isdisjoint(phrase[0])]
+    quoted = [(c, phrase) for c in concepts if c.word is None for phrase in _quoted_words(c) if not FUNCTION_TERMS.isdisjoint(phrase[0])]
     only_together: frozenset[str] = frozenset()
     if together or quoted:  # words some other alternative brings are marked wherever they stand
         phrased = {id(c) for c, _ in quoted}
@@ -638,7 +639,7 @@ def assemble(
                 if a.via == "synonym" and len(a.words) > 1:
                     continue
                 if a is c.alternatives[0] and id(c) in phrased:
-                    alone.update(w for w in a.words if w not in _FUNCTION_TERMS)
+                    alone.update(w for w in a.words if w not in FUNCTION_TERMS)
                 else:
                     alone.update(a.words)
         together += [phrase for _, phrase in quoted]

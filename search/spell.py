@@ -31,7 +31,7 @@ from whoosh.searching import Searcher
 
 from index.analysis import greek_names
 from search.cache import remember
-from search.query import SEARCH_FIELDS, ParsedQuery, word_query
+from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, word_query
 from search.results import Suggestion
 
 CACHE_LIMIT = 4096
@@ -120,6 +120,10 @@ class Vocabulary:
         if key in self._cache:
             return self._cache[key]  # type: ignore[return-value]
         found = self.closest(typed, word)
+        if any(w in FUNCTION_TERMS for w, _ in found):
+            # A misspelt function word ("thier", "wiht"): searching for it would find nearly every
+            # page and rank by noise, so it is no correction.
+            found = []
         if 1 < len(found) <= SURFACE_TIES:
             folded = self._fold(typed)
             apart = {w: _typed_distance(self.surface(w, typed), folded) for w, _ in found}

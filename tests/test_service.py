@@ -334,6 +334,13 @@ def test_a_word_with_a_number_is_corrected_only_by_letters_swapped_back(tmp_path
     assert swapped.suggestion is not None and swapped.suggestion.text == "python3" and swapped.hits[0].id == "b"
 
 
+@pytest.mark.parametrize(("typed", "meant"), [("thier gpus", "gpus"), ("wiht OR colossus", "colossus")])
+def test_a_misspelt_function_word_is_no_correction(service, typed, meant):
+    # "thier" was searched as "their": 20 results against 18, the extra pages saying only "their".
+    result = service.search(SearchParams(q=typed, per_page=50))
+    assert result.suggestion is None and _ids(service, typed) == _ids(service, meant)
+
+
 def test_exact_words_get_no_suggestion_and_short_words_are_not_corrected(service):
     assert service.search(SearchParams(q="kubernetes")).suggestion is None
     assert service.search(SearchParams(q="tpx")).total == 0  # under 4 characters: no fuzzy match
