@@ -12,7 +12,9 @@ A word completion keeps everything typed before the word being typed, as typed: 
 a search operator (``-star`` gives ``-Stargate``, ``"star`` gives ``"Stargate``) and the start of a
 hyphenated word (``memory-eff`` gives ``memory-efficient``, as the hub writes it, before
 ``memory-efficiency``).  The last word's completions that occur in documents holding the earlier words
-come first (``stargate m`` gives ``stargate Michigan``).  While the text excludes something, no
+come first (``stargate m`` gives ``stargate Michigan``), and so do the words the last two typed words
+start when written as one (``open ai`` gives ``OpenAI``, as the search reads it), by how many
+documents hold them.  While the text excludes something, no
 title, topic or organisation is offered: choosing one would search for what is excluded.
 """
 
@@ -23,6 +25,7 @@ import re
 import threading
 import unicodedata
 from array import array
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -154,6 +157,7 @@ class _Candidates:
         self.postings = {key: docs for key, docs in postings.items() if len(docs) >= MIN_TERM_DOCS}
         self.terms: dict[str, tuple[str, int]] = {}
         self.hyphenated: dict[str, tuple[str, int]] = {}
+        self._sorted: list[str] | None = None
         for key, docs in self.postings.items():
             words = self.hyphenated if "-" in key else self.terms
             words[key] = (surfaces[key].most_common(1)[0][0], len(docs))
@@ -198,6 +202,25 @@ class _Candidates:
             for key, surface, count in matches:
                 rank = (0, KIND_ORDER["term"], group, -shared.get(key, 0), -count, len(key), key)
                 ranked.append((rank, Suggestion(before + surface.split("-", typed_parts)[-1], "term")))
+        return ranked + self._joined(before, last)
+
+    def _joined(self, before: str, last: str) -> list[tuple[_Rank, Suggestion]]:
+        """Return the words that the last two typed words start when written as one ("open ai" gives
+        "OpenAI", "fluid st" "Fluidstack"), as the search reads such a pair; ranked among the last
+        word's completions as if each of its documents held the earlier words ("data cen" gives
+        "data center" before "datacenter", which fewer pages write)."""
+        head = before.rstrip()
+        previous = head[head.rfind(" ") + 1 :]
+        if not last or len(head) == len(before) or not previous.isalnum():
+            return []
+        joined = fold(previous + last)
+        if self._sorted is None:  # the words in order, made at the first such pair: a prefix is a range of them
+            self._sorted = sorted(self.terms)
+        ranked = []
+        for key in self._sorted[bisect_left(self._sorted, joined) : bisect_left(self._sorted, joined + "\U0010ffff")]:
+            surface, count = self.terms[key]
+            rank = (0, KIND_ORDER["term"], 1, -count, -count, len(key), key)
+            ranked.append((rank, Suggestion(head[: len(head) - len(previous)] + surface, "term")))
         return ranked
 
     def _shared(self, docs: set[int], matches: list[tuple[str, str, int]], limit: int) -> dict[str, int]:

@@ -71,6 +71,15 @@ def test_the_last_word_prefers_words_found_with_the_ones_before_it(client):
     assert "stargate stargate" not in [fold(text) for text in terms(client, "stargate st")]
 
 
+def test_two_words_typed_apart_are_completed_as_the_word_they_start_together(client):
+    # The search reads "open ai" as OpenAI; the completions offered "open aimed" alone.
+    assert terms(client, "open ai")[0] == "OpenAI"
+    assert terms(client, "fluid st")[0] == "Fluidstack"
+    # Written apart by more pages, "data center" stays first.
+    found = [fold(t) for t in terms(client, "data cen")]
+    assert found.index("data center") < found.index("datacenter")
+
+
 @pytest.mark.parametrize("q, word", [
     ("memory-eff", "memory-efficient"),
     ("fine-t", "fine-tuning"),
