@@ -477,7 +477,8 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
             concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives))
         if i in joined or _plus_marked(text, first):
             concepts[-1] = replace(concepts[-1], required=True)
-    return concepts, [_excluded(text, node, synonyms) for node in negatives]
+    asked = _asked_words(concepts) if negatives else frozenset()
+    return concepts, [_excluded(text, node, synonyms, asked) for node in negatives]
 
 
 def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
@@ -555,10 +556,12 @@ def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept,
     return tuple(members)
 
 
-def _excluded(text: str, node: wq.Query, synonyms: Synonyms) -> wq.Query:
+def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[str] = frozenset()) -> wq.Query:
     """Return what excluding *node* leaves out: a word (or each word of an OR group) with its
     synonyms, its other spelling and, for a lower-case acronym plural, its singular, as searching for
-    it finds them ("-britain" leaves out the page that says "UK", "-gpus" the pages on GPUs)."""
+    it finds them ("-britain" leaves out the page that says "UK", "-gpus" the pages on GPUs).  When
+    one of those is a word the query asks for (*asked*: ``_asked_words``), only the words as typed are
+    left out: "gpus -\"graphics processor\"" asks for the GPU pages that do not write it so."""
     word = _word_unit(node)
     if word is not None:
         first = next(iter(node.leaves()), node)
@@ -567,15 +570,32 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms) -> wq.Query:
     else:
         words = list(_or_members(text, node, synonyms))
     if not words:  # a quoted phrase: with its synonyms, if it is a variant ('-"graphics processor"')
-        extra = _phrase_synonyms(node, synonyms)
-        return wq.Or([node, *(a.query for a in extra)]) if extra else node
+        alternatives = _phrase_synonyms(node, synonyms)
+        if not alternatives or not asked.isdisjoint(w for a in alternatives for w in a.words):
+            return node
+        return wq.Or([node, *(a.query for a in alternatives)])
     alternatives = []
     for concept in words:
         alternatives += concept.alternatives
         for how, other in (("spelling", _other_spelling(concept.text)), ("singular", _acronym_singular(concept.text))):
             if other and other != concept.word:
                 alternatives += _same_word(how, other, synonyms)
-    return node if len(alternatives) == 1 else wq.Or([a.query for a in alternatives])
+    widening = [w for a in alternatives if a.via != "exact" for w in a.words]
+    if len(alternatives) == 1 or not asked.isdisjoint(widening):
+        return node
+    return wq.Or([a.query for a in alternatives])
+
+
+def _asked_words(concepts: Sequence[Concept]) -> frozenset[str]:
+    """Return every word *concepts* ask for, the ways of writing them ``expand`` may add included
+    (the singular of "gpus", the other spelling of "colour")."""
+    words: set[str] = set()
+    for concept in concepts:
+        for typed in concept.members or (concept,):
+            words.update(w for a in typed.alternatives for w in a.words)
+            if typed.word is not None:
+                words.update(w for w in (_other_spelling(typed.text), _acronym_singular(typed.text)) if w)
+    return frozenset(words)
 
 
 def _typed_phrase(text: str, node: wq.Query) -> str | None:

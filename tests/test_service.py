@@ -297,6 +297,24 @@ def test_excluding_a_quoted_variant_leaves_out_its_synonyms_too(service, exclude
     assert kept == _ids(service, f"compute {same_as}") and kept < _ids(service, "compute")
 
 
+@pytest.mark.parametrize(("query", "asked", "literal"), [
+    ('gpus -"graphics processor"', "gpus", '"graphics processor"'),
+    ("uk -britain", "uk", "britain"),
+    ("data center -datacenter", "data center", "datacenter"),
+])
+def test_excluding_another_wording_of_what_is_asked_leaves_out_only_that_wording(service, query, asked, literal):
+    # 'gpus -"graphics processor"' was empty: the exclusion took the synonyms, GPU among them.
+    written = {h.id for h in service.search(SearchParams(q=literal, per_page=50)).hits if h.matched_by == "words"}
+    written = {i for i in written if literal.strip('"').lower() in _text(service, i)}
+    kept = _ids(service, query)
+    assert kept and kept == _ids(service, asked) - written
+
+
+def _text(service, doc_id):
+    doc = service.document(doc_id)
+    return " ".join(str(doc.get(f) or "") for f in ("title", "body")).lower()
+
+
 def test_a_misspelt_word_in_an_or_group_is_corrected_in_its_place(service):
     result = service.search(SearchParams(q="kuberentes OR colossus", per_page=50))
     assert result.suggestion is not None and result.suggestion.text == "kubernetes OR colossus"
