@@ -93,6 +93,8 @@ _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
 _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
+_OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
+_EMPTY_GROUP = re.compile(r'(?:^|(?<=[\s(]))[+-]?(?:""|\(\s*\))')
 _AND = re.compile(r"\bAND\b")
 _AND_GAP = re.compile(r'[\s()"]*AND[\s()"]*')  # between two things typed with AND between them
 # The function words a query drops, as the index has them (stemmed: "does" is "doe").
@@ -560,8 +562,8 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
     """Return what excluding *node* leaves out: a word (or each word of an OR group) with its
     synonyms, its other spelling and, for a lower-case acronym plural, its singular, as searching for
     it finds them ("-britain" leaves out the page that says "UK", "-gpus" the pages on GPUs).  When
-    one of those is a word the query asks for (*asked*: ``_asked_words``), only the words as typed are
-    left out: "gpus -\"graphics processor\"" asks for the GPU pages that do not write it so."""
+    one of its synonyms is a word the query asks for (*asked*: ``_asked_words``), only the word itself
+    is left out: "gpus -\"graphics processor\"" asks for the GPU pages that do not write it so."""
     word = _word_unit(node)
     if word is not None:
         first = next(iter(node.leaves()), node)
@@ -580,10 +582,11 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
         for how, other in (("spelling", _other_spelling(concept.text)), ("singular", _acronym_singular(concept.text))):
             if other and other != concept.word:
                 alternatives += _same_word(how, other, synonyms)
-    widening = [w for a in alternatives if a.via != "exact" for w in a.words]
-    if len(alternatives) == 1 or not asked.isdisjoint(widening):
-        return node
-    return wq.Or([a.query for a in alternatives])
+    if not asked.isdisjoint(w for a in alternatives if a.via == "synonym" for w in a.words):
+        # Another way of writing what is asked: the word as typed and written otherwise ("gpus" as
+        # GPU), not its synonyms.
+        alternatives = [a for a in alternatives if a.via != "synonym"]
+    return node if len(alternatives) == 1 else wq.Or([a.query for a in alternatives])
 
 
 def _asked_words(concepts: Sequence[Concept]) -> frozenset[str]:
@@ -711,7 +714,8 @@ def _as_meant(text: str) -> str:
     unclosed quote closed at the end, and with a query that only excludes (``-openai``) asking for
     everything else, as ``NOT openai`` does.
     An operator typed alone (``AND``) stays: it is then the only word there is to search."""
-    trimmed = _DANGLING.sub("", text.strip()) or text
+    trimmed = " ".join(_EMPTY_GROUP.sub(" ", text).split()) or text  # '+""', "()": nothing asked
+    trimmed = _DANGLING.sub("", trimmed) or trimmed
     if trimmed.count('"') % 2:  # a phrase still being typed ('"data center'): closed where the text ends
         trimmed += '"'
     if _EXCLUDED.search(trimmed) and not asked_text(trimmed):
@@ -803,22 +807,23 @@ def caps_lock(text: str, written_in_capitals: Callable[[str], bool]) -> str:
     analysed word) in lower case: function words are then dropped as they are from "how much did …",
     and the query's meaning is that of the words as written; "US" and "GPU" stay where documents
     write them so.  Any other text, and one word alone ("IT"), is returned as it is.  In capitals
-    throughout, AND, OR and NOT are words too: "STARGATE SITES IN TEXAS AND MICHIGAN"."""
+    throughout, AND, OR and NOT are words too: "STARGATE SITES IN TEXAS AND MICHIGAN".  A query whose
+    every other word is written in capitals ("NVIDIA NOT AMD", "US AND UK") is not caps lock: its
+    operators stay operators."""
     if not text.isupper():
         return text
     tokens = list(_TOKEN.finditer(text))
     if len(tokens) < 2:
         return text
+    lowered = [m for m in tokens if m.group().lower() != m.group() and not written_in_capitals(_query_term(m.group())[0])]
+    if all(m.group() in _OPERATORS for m in lowered):
+        return text
     parts = []
     pos = 0
-    for match in tokens:
-        raw = match.group()
-        lowered = raw.lower()
-        if lowered == raw or written_in_capitals(_query_term(raw)[0]):
-            continue
-        parts += [text[pos : match.start()], lowered]
+    for match in lowered:
+        parts += [text[pos : match.start()], match.group().lower()]
         pos = match.end()
-    return "".join(parts) + text[pos:] if parts else text
+    return "".join(parts) + text[pos:]
 
 
 def function_words(text: str) -> bool:

@@ -213,6 +213,8 @@ class _Candidates:
         previous = head[head.rfind(" ") + 1 :]
         if not last or len(head) == len(before) or not previous.isalnum():
             return []
+        if len(previous) < 2 or fold(previous) in STOP_WORDS:  # "stargate in te" is "in Texas", not "integration"
+            return []
         joined = fold(previous + last)
         if self._sorted is None:  # the words in order, made at the first such pair: a prefix is a range of them
             self._sorted = sorted(self.terms)

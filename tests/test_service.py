@@ -205,6 +205,10 @@ def test_an_acronym_plural_in_lower_case_finds_what_the_acronym_finds(service, t
         ("DATA CENTERS IN THE US", "data centers in the US"),  # documents write "US" in capitals: it stays
         # In capitals throughout, AND is the word: it required every word (1 result against 18).
         ("STARGATE SITES IN TEXAS AND MICHIGAN", "stargate sites in texas and michigan"),
+        # Names written in capitals are not caps lock: the operators stay (NOT put AMD's page first).
+        ("NVIDIA NOT AMD", "nvidia NOT amd"),
+        ("GPU NOT NVIDIA", "gpu -nvidia"),
+        ("US AND UK", "us AND uk"),
     ],
 )
 def test_a_query_typed_with_caps_lock_finds_what_it_finds_typed_normally(service, caps, typed):
@@ -308,6 +312,18 @@ def test_excluding_another_wording_of_what_is_asked_leaves_out_only_that_wording
     written = {i for i in written if literal.strip('"').lower() in _text(service, i)}
     kept = _ids(service, query)
     assert kept and kept == _ids(service, asked) - written
+
+
+@pytest.mark.parametrize(("plural", "singular"), [('"graphics processor" -gpus', '"graphics processor" -gpu'), ("gpus -gpus", "gpu -gpu")])
+def test_an_excluded_acronym_plural_is_the_acronym_even_beside_its_synonyms(service, plural, singular):
+    # Cut back to its typed wording, "-gpus" left out nothing (the index holds "GPUs" as gpu).
+    assert _ids(service, plural) == _ids(service, singular)
+
+
+@pytest.mark.parametrize("query", ['gpus +""', "+() gpus", '-"" gpus', "gpus AND ()"])
+def test_an_empty_phrase_or_group_asks_for_nothing(service, query):
+    # '+""' made the whole query ask for nothing: 0 results and no way out.
+    assert _ids(service, query) == _ids(service, "gpus") != set()
 
 
 def _text(service, doc_id):

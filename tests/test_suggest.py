@@ -78,6 +78,9 @@ def test_two_words_typed_apart_are_completed_as_the_word_they_start_together(cli
     # Written apart by more pages, "data center" stays first.
     found = [fold(t) for t in terms(client, "data cen")]
     assert found.index("data center") < found.index("datacenter")
+    # A function word is a word of its own: "stargate in te" is "in Texas", not "integration".
+    assert "stargate in texas" in [fold(t) for t in terms(client, "stargate in te")]
+    assert not [t for t in terms(client, "stargate in te") if "integration" in fold(t)]
 
 
 @pytest.mark.parametrize("q, word", [
