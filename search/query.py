@@ -700,6 +700,19 @@ def asked_text(text: str) -> str:
     return " ".join(_MARKS.sub(" ", _EXCLUDED.sub(" ", text)).split())
 
 
+def _exclusions_last(text: str) -> str:
+    """Return *text* with what it excludes inside a group moved to its end ("gpus OR (tpus -nvidia)"
+    is "gpus OR (tpus) -nvidia"); *text* itself when it excludes nothing inside one."""
+    inside = [m for m in _EXCLUDED.finditer(text) if text.count("(", 0, m.start()) > text.count(")", 0, m.start())]
+    if not inside:
+        return text
+    kept, pos = [], 0
+    for m in inside:
+        kept.append(text[pos : m.start()])
+        pos = m.end()
+    return " ".join([*"".join([*kept, text[pos:]]).split(), *(m.group() for m in inside)])
+
+
 def without_exclusions(text: str) -> str | None:
     """Return *text* without the words it excludes ("stargate -openai": "stargate"), or None when
     it excludes nothing or asks for nothing else."""
@@ -730,11 +743,14 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
     plain = bool(_SYNTAX.search(text))  # syntax the parser chokes on is searched as plain words
     if plain:
         text = _as_meant(text)
-        try:
-            concepts, excluded = _syntax_concepts(text, schema, synonyms)
-            return assemble(text, concepts, excluded)
-        except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
-            pass
+        # An exclusion inside a group ("gpus OR (tpus -nvidia)", which Whoosh's parser cannot make, or
+        # "(tpus NOT nvidia)", which makes the group no words') excludes from the whole query.
+        for tried in dict.fromkeys((_exclusions_last(text), text)):
+            try:
+                concepts, excluded = _syntax_concepts(tried, schema, synonyms)
+                return assemble(tried, concepts, excluded)
+            except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
+                pass
     units = _units(text, analyzer)
     return assemble(text, _plain_concepts(text, units, synonyms), plain=plain, typed=tuple(u.word for u in units))
 
