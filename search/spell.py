@@ -307,6 +307,11 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
     # Each written as it stands in the text (in capitals when typed with caps lock; ``service._understand``).
     fixes = [(fix.span, fix.word, parsed.text[fix.span[0] : fix.span[1]]) for fix in parsed.corrections]
     fixes += [(span, word, parsed.text[span[0] : span[1]]) for span, word in cut_short]
+    # The same word typed again is the same mistake ("kuberentes OR kuberentes"): corrected each time.
+    for _, analysed, typed in list(fixes):
+        for m in re.finditer(rf"(?<!\w){re.escape(typed)}(?!\w)", parsed.text):
+            if not any(start < m.end() and m.start() < end for (start, end), _, _ in fixes):  # not where a fix is
+                fixes.append((m.span(), analysed, m.group()))
     for (start, end), analysed, typed in sorted(fixes):
         word = vocabulary.surface(analysed, typed)
         text_parts += [parsed.text[pos:start], word]

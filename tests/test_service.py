@@ -180,6 +180,8 @@ def test_markup_in_documents_is_stripped_and_only_mark_survives(tmp_path):
         ("microsfot invest", "microsoft-invests-1-billion-in-openai-becomes-exclusive-cloud-provider", "microsoft invest"),
         # Typed with caps lock, the correction is written in capitals too.
         ("KUBERENTES CLUSTER", "scaling-kubernetes-to-7-500-nodes", "KUBERNETES CLUSTER"),
+        # The same misspelling typed twice is corrected twice ("kubernetes OR kuberentes" before).
+        ("kuberentes OR kuberentes", "scaling-kubernetes-to-7-500-nodes", "kubernetes OR kubernetes"),
     ],
 )
 def test_typos_find_the_document_and_suggest_the_corrected_query(service, typed, expected_first, corrected):
