@@ -521,12 +521,16 @@ def _extent(node: wq.Query) -> tuple[int, int] | None:
 
 
 def _plus_marked(text: str, leaf: wq.Query) -> bool:
-    """Return whether *leaf* (a word, or a quoted phrase's first word) was typed after a "+"."""
+    """Return whether *leaf* (a word, or a quoted phrase's first word), or the group it opens, was
+    typed after a "+" ("+amd", '+"data center"', "+(michigan OR texas)")."""
     start = getattr(leaf, "startchar", None)
     ranges = getattr(leaf, "char_ranges", None)
     if ranges:  # a phrase: its first word's range, after the quote
         start = ranges[0][0] - 1 if ranges[0][0] is not None else None
-    return start is not None and 0 < start and text[start - 1] == "+"
+    if start is None:
+        return False
+    before = text[:start].rstrip("( ")
+    return before.endswith("+") and (len(before) == 1 or not (before[-2].isalnum() or before[-2] == "_"))
 
 
 def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept, ...]:

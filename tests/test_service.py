@@ -281,6 +281,10 @@ def test_and_requires_the_two_words_it_joins_and_the_others_rank(service):
     assert found.hits[0].id in _ids(service, "gpu")
 
 
+def test_a_plus_before_a_group_requires_the_group(service):
+    assert _ids(service, "stargate +(michigan OR texas)") == _ids(service, "michigan OR texas") < _ids(service, "stargate (michigan OR texas)")
+
+
 def test_an_and_inside_quotes_is_a_word_of_the_phrase(service):
     assert _ids(service, 'stargate "samsung AND sk"') == _ids(service, 'stargate "samsung and sk"') > _ids(service, "stargate AND samsung")
 
