@@ -448,13 +448,24 @@ def _split(node: wq.Query) -> tuple[list[wq.Query], list[wq.Query]]:
     return [node], []
 
 
+def _typed_span(leaf: wq.Query) -> tuple[int, int] | None:
+    """Return where the parser says *leaf* (a term) was typed, if it says."""
+    start, end = getattr(leaf, "startchar", None), getattr(leaf, "endchar", None)
+    return (start, end) if start is not None and end is not None else None
+
+
+def _phrase_concept(text: str, node: wq.Query, first: wq.Query, words: tuple[str, ...], synonyms: Synonyms) -> Concept:
+    """Return the concept of *node*, a quoted phrase (*first*: its first field's) or a group that is
+    no word, asking for *words*: written as typed, with the phrase's synonyms if it is a variant."""
+    alternatives = (Alternative("exact", words, node), *_phrase_synonyms(node, synonyms))
+    return Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives)
+
+
 def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[list[Concept], list[wq.Query]]:
     parsed = _quoted_phrase(text, schema)
     if parsed is not None:  # one quoted phrase, the same in each field: one concept, made directly
         first = parsed.subqueries[0]
-        words = tuple(sorted(set(first.words)))
-        alternatives = (Alternative("exact", words, parsed), *_phrase_synonyms(parsed, synonyms))
-        return [Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives)], []
+        return [_phrase_concept(text, parsed, first, tuple(sorted(set(first.words))), synonyms)], []
     parsed = _parser(schema).parse(text)
     if parsed is wq.NullQuery and _WORDS.search(text):
         parsed = _parser(schema, keep_stops=True).parse(text)  # nothing but function words: search them
@@ -464,19 +475,16 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
     for i, node in enumerate(positives):
         word = _word_unit(node)
         first = next(iter(node.leaves()), node)
-        start, end = getattr(first, "startchar", None), getattr(first, "endchar", None)
-        span = (start, end) if word and start is not None and end is not None else None
         if word:
-            concepts.append(_concept(text[start:end] if span else word, (word,), span, synonyms))
+            span = _typed_span(first)
+            concepts.append(_concept(text[span[0] : span[1]] if span else word, (word,), span, synonyms))
         elif members := _or_members(text, node, synonyms):
             words = tuple(sorted(_leaf_terms(node)))
             typed = text[members[0].span[0] : members[-1].span[1]] if members[0].span and members[-1].span else " OR ".join(words)
             alternatives = (Alternative("exact", words, node), *(a for m in members for a in m.alternatives[1:]))
             concepts.append(Concept(text=typed, alternatives=alternatives, members=members))
         else:
-            words = tuple(sorted(_leaf_terms(node)))
-            alternatives = (Alternative("exact", words, node), *_phrase_synonyms(node, synonyms))
-            concepts.append(Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives))
+            concepts.append(_phrase_concept(text, node, first, tuple(sorted(_leaf_terms(node))), synonyms))
         if i in joined or _plus_marked(text, first):
             concepts[-1] = replace(concepts[-1], required=True)
     asked = _asked_words(concepts) if negatives else frozenset()
@@ -510,26 +518,25 @@ def _and_joined(text: str, nodes: Sequence[wq.Query]) -> set[int]:
 
 def _extent(node: wq.Query) -> tuple[int, int] | None:
     """Return where *node* was typed (its first and last characters' offsets), if the parser says."""
-    starts, ends = [], []
-    for leaf in node.leaves():
-        ranges = getattr(leaf, "char_ranges", None)
-        start, end = (ranges[0][0], ranges[-1][1]) if ranges else (getattr(leaf, "startchar", None), getattr(leaf, "endchar", None))
-        if start is not None and end is not None:
-            starts.append(start)
-            ends.append(end)
-    return (min(starts), max(ends)) if starts else None
+    spans = [span for leaf in node.leaves() if (span := _leaf_span(leaf)) is not None]
+    return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
+
+
+def _leaf_span(leaf: wq.Query) -> tuple[int, int] | None:
+    """Return where the words of *leaf*, a term or a quoted phrase (inside its quotes), were typed."""
+    ranges = getattr(leaf, "char_ranges", None)
+    if ranges:
+        return (ranges[0][0], ranges[-1][1]) if None not in (ranges[0][0], ranges[-1][1]) else None
+    return _typed_span(leaf)
 
 
 def _plus_marked(text: str, leaf: wq.Query) -> bool:
     """Return whether *leaf* (a word, or a quoted phrase's first word), or the group it opens, was
     typed after a "+" ("+amd", '+"data center"', "+(michigan OR texas)")."""
-    start = getattr(leaf, "startchar", None)
-    ranges = getattr(leaf, "char_ranges", None)
-    if ranges:  # a phrase: its first word's range, after the quote
-        start = ranges[0][0] - 1 if ranges[0][0] is not None else None
-    if start is None:
+    span = _leaf_span(leaf)
+    if span is None:
         return False
-    before = text[:start].rstrip("( ")
+    before = text[: span[0]].rstrip('( "')
     return before.endswith("+") and (len(before) == 1 or not (before[-2].isalnum() or before[-2] == "_"))
 
 
@@ -552,13 +559,10 @@ def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept,
     for key, found in leaves.items():
         if isinstance(key, tuple):  # a quoted phrase: as typed, no correction
             phrase = wq.Or(found) if len(found) > 1 else found[0]
-            typed = _typed_phrase(text, found[0]) or " ".join(key)
-            exact = Alternative("exact", tuple(sorted(set(key))), phrase)
-            members.append(Concept(text=typed, alternatives=(exact, *_phrase_synonyms(phrase, synonyms))))
+            members.append(_phrase_concept(text, phrase, found[0], tuple(sorted(set(key))), synonyms))
             continue
-        start, end = getattr(found[0], "startchar", None), getattr(found[0], "endchar", None)
-        span = (start, end) if start is not None and end is not None else None
-        members.append(_concept(text[start:end] if span else str(key), (str(key),), span, synonyms))
+        span = _typed_span(found[0])
+        members.append(_concept(text[span[0] : span[1]] if span else str(key), (str(key),), span, synonyms))
     return tuple(members)
 
 
@@ -570,9 +574,8 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
     is left out: "gpus -\"graphics processor\"" asks for the GPU pages that do not write it so."""
     word = _word_unit(node)
     if word is not None:
-        first = next(iter(node.leaves()), node)
-        start, end = getattr(first, "startchar", None), getattr(first, "endchar", None)
-        words = [_concept(text[start:end] if start is not None and end is not None else word, (word,), None, synonyms)]
+        span = _typed_span(next(iter(node.leaves()), node))
+        words = [_concept(text[span[0] : span[1]] if span else word, (word,), None, synonyms)]
     else:
         words = list(_or_members(text, node, synonyms))
     if not words:  # a quoted phrase: with its synonyms, if it is a variant ('-"graphics processor"')
@@ -583,9 +586,8 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
     alternatives = []
     for concept in words:
         alternatives += concept.alternatives
-        for how, other in (("spelling", _other_spelling(concept.text)), ("singular", _acronym_singular(concept.text))):
-            if other and other != concept.word:
-                alternatives += _same_word(how, other, synonyms)
+        for how, other in _written_otherwise(concept):
+            alternatives += _same_word(how, other, synonyms)
     if not asked.isdisjoint(w for a in alternatives if a.via == "synonym" for w in a.words):
         # Another way of writing what is asked: the word as typed and written otherwise ("gpus" as
         # GPU), not its synonyms.
@@ -600,9 +602,19 @@ def _asked_words(concepts: Sequence[Concept]) -> frozenset[str]:
     for concept in concepts:
         for typed in concept.members or (concept,):
             words.update(w for a in typed.alternatives for w in a.words)
-            if typed.word is not None:
-                words.update(w for w in (_other_spelling(typed.text), _acronym_singular(typed.text)) if w)
+            words.update(other for _, other in _written_otherwise(typed))
     return frozenset(words)
+
+
+def _written_otherwise(concept: Concept) -> Iterator[tuple[str, str]]:
+    """Yield (how, word) for each other way the word *concept* is, as typed, may be written: its
+    British or American spelling, the singular of a lower-case acronym plural (``expand`` adds them
+    when the index has them)."""
+    if concept.word is None:
+        return
+    for how, other in (("spelling", _other_spelling(concept.text)), ("singular", _acronym_singular(concept.text))):
+        if other and other != concept.word:
+            yield how, other
 
 
 def _typed_phrase(text: str, node: wq.Query) -> str | None:
@@ -722,7 +734,7 @@ def without_exclusions(text: str) -> str | None:
     it excludes nothing or asks for nothing else."""
     if not _SYNTAX.search(text) or not _EXCLUDED.search(text):
         return None
-    kept = " ".join(_DANGLING.sub("", " ".join(_EXCLUDED.sub(" ", text).split())).split())
+    kept = _DANGLING.sub("", " ".join(_EXCLUDED.sub(" ", text).split()))
     return kept if asked_text(kept) else None
 
 

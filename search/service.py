@@ -33,7 +33,7 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import (
-    SEARCH_FIELDS, VARIANT_SLOP, ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, expand, function_words, keep_informative,
+    SEARCH_FIELDS, ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, expand, function_words, keep_informative,
 )
 from search import semantic
 from search import ranking
@@ -342,7 +342,7 @@ class SearchService:
                 # Without a term held a title is shown whole and a body cropped, tokens or not.
                 entries, where = (replay.entries, replay.where) if replay is not None else ((), None)
                 if aparts[i]:
-                    entries, where = together(entries, where, parsed.together, aparts[i], parsed.together_slops or VARIANT_SLOP)  # type: ignore[arg-type, union-attr]
+                    entries, where = together(entries, where, parsed.together, aparts[i], parsed.together_slops)  # type: ignore[arg-type, union-attr]
                     held = held & where.keys()  # type: ignore[operator]
                 if field == "title":
                     html = highlight_title(text, held, entries)
