@@ -4,6 +4,8 @@ Each key names a module of ``search`` (``ranking``, ``weighting``, ``service``, 
 its constants; each combination is set in this process, the hub set and CISI are searched through
 ``SearchService`` (what ``/api/search`` calls) and nDCG@10 is printed: hub overall, CISI overall and
 its odd and even queries (a setting is kept only when both halves agree), and the hub's categories.
+``--debian`` adds the 64k Debian packages and their judged queries (bench/debian_judgments.json), a
+line of their categories under each combination (a 64k build first: some 10 s more).
 The index-time title boost is not a runtime setting: change ``index.schema.TITLE_BOOST`` and rerun.
 """
 
@@ -16,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from bench import relevance
-from bench.collections import load_cisi, write_jsonl
+from bench.collections import load_cisi, load_debian, write_jsonl
 from corpus.sources import DEFAULT_DIR
 from index.build import build
 from search import query, ranking, service, weighting
@@ -38,12 +40,20 @@ def answers(collection, root: Path) -> dict[str, relevance.Answer]:
     return out
 
 
+def _categories(summary: dict[str, dict[str, float]]) -> str:
+    return " ".join(f"{k[:5]}={v['nDCG@10']:.4f}" for k, v in summary.items() if k != "overall")
+
+
 def main(argv: list[str]) -> int:
-    grid: dict[str, list[object]] = json.loads(argv[0])
+    with_debian = "--debian" in argv
+    grid: dict[str, list[object]] = json.loads(next(a for a in argv if a != "--debian"))
     hub, cisi = relevance.hub_collection(), load_cisi()
+    debian = load_debian() if with_debian else None
     with tempfile.TemporaryDirectory(prefix="bench-tune-") as tmp:
         build([DEFAULT_DIR], root=Path(tmp) / "hub")
         build([write_jsonl(cisi.documents, Path(tmp) / "cisi.jsonl")], root=Path(tmp) / "cisi")
+        if debian is not None:
+            build([write_jsonl(debian.documents, Path(tmp) / "debian.jsonl")], root=Path(tmp) / "debian", procs=2)
         for combo in itertools.product(*grid.values()):
             for key, value in zip(grid, combo):
                 module, name = key.split(".")
@@ -52,9 +62,11 @@ def main(argv: list[str]) -> int:
             found = answers(cisi, Path(tmp) / "cisi")
             c = relevance.summarise(cisi.judged, found)["overall"]["nDCG@10"]
             halves = [relevance.summarise(cisi.judged[k::2], found)["overall"]["nDCG@10"] for k in (0, 1)]
-            cats = " ".join(f"{k[:5]}={v['nDCG@10']:.4f}" for k, v in h.items() if k != "overall")
             print(dict(zip(grid, combo)), f"hub {h['overall']['nDCG@10']:.3f} cisi {c:.3f} "
-                  f"(odd {halves[0]:.3f} even {halves[1]:.3f}) | {cats}", flush=True)
+                  f"(odd {halves[0]:.3f} even {halves[1]:.3f}) | {_categories(h)}", flush=True)
+            if debian is not None:
+                d = relevance.summarise(debian.judged, answers(debian, Path(tmp) / "debian"))
+                print(f"    debian {d['overall']['nDCG@10']:.3f} | {_categories(d)}", flush=True)
     return 0
 
 

@@ -23,13 +23,13 @@ from collections.abc import Iterator
 from itertools import islice
 
 from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA, Levenshtein
 
 from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
-from index.analysis import greek_names
+from index.analysis import english_stemmer, greek_names
 from search.cache import remember
 from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, word_query
 from search.results import Suggestion
@@ -126,9 +126,17 @@ class Vocabulary:
             found = []
         if 1 < len(found) <= SURFACE_TIES:
             folded = self._fold(typed)
-            apart = {w: _typed_distance(self.surface(w, typed), folded) for w, _ in found}
+            apart = {w: self._apart(w, typed, folded) for w, _ in found}
             found = [(w, d) for w, d in found if apart[w] == min(apart.values())]
         return self._remember(key, found)  # type: ignore[return-value]
+
+    def _apart(self, word: str, typed: str, folded: str) -> float:
+        """Return how far *typed* (folded: *folded*) is from *word* (analysed) as written: from the way
+        a page writes it closest to *typed*; a word only one edit away that no page was seen to write
+        ("starte" for "stargte", whose stem is "start") counts for a little more than a typo may be."""
+        page = _typed_distance(self.surface(word, typed), folded)
+        maxdist = allowed_distance(len(folded))
+        return maxdist + 0.5 if page > maxdist and word in self._variants(folded) else page
 
     def closest(self, typed: str, word: str) -> list[tuple[str, int]]:
         """Return every index word at the least distance from *typed* (analysed: *word*) within the
@@ -138,13 +146,21 @@ class Vocabulary:
         found: dict[str, int] = {}
         if maxdist:
             forms = tuple(dict.fromkeys((word, folded)))
+            # Each form within the edits its own length allows: a stem is shorter than the word, and
+            # two stems cut short can be closer than their words ("anthrop" and "antelop": two edits
+            # apart, four between "anthropic" and "antelope").
+            allowed = {f: allowed_distance(len(f)) for f in forms}
             for term in self._within(forms, maxdist):
-                found[term] = min(edit_distance(term, f) for f in forms)
+                near = [d for f in forms if (d := edit_distance(term, f)) <= allowed[f]]
+                if near:
+                    found[term] = min(near)
             for form in forms:
                 for i in range(len(form) - 1):
                     swapped = form[:i] + form[i + 1] + form[i] + form[i + 2 :]
                     if swapped != form and self.contains(swapped):
                         found[swapped] = 1
+            for stem in self._variants(folded):  # one edit as written, more as stems ("trainng": "train")
+                found[stem] = min(found.get(stem, 1), 1)
         # A number names a thing ("h200" is not "h100", "h100" not "h100i", "gpt5" not "gp5"): a word
         # with a digit is only corrected by two letters swapped back ("pyhton3"), and a word without
         # one never into a word with one.
@@ -156,6 +172,44 @@ class Vocabulary:
         best = min(found.values(), default=0)
         ranked = sorted((w for w, d in found.items() if d == best), key=lambda w: (-self.frequency(w), w))
         return [(w, best) for w in ranked]
+
+    def _variants(self, folded: str) -> dict[str, list[str]]:
+        """Return the index words that words one edit from *folded* (as written) analyse to, each with
+        those words (``one_edit``).  A typo in an inflected word is one edit from the word and more
+        from its stem: "trainng" is two from "train", one from "training"."""
+        key = ("variants", folded)
+        if key in self._cache:
+            return self._cache[key]  # type: ignore[return-value]
+        found: dict[str, list[str]] = {}
+        if allowed_distance(len(folded)) and folded.isascii() and folded.isalpha():
+            words = list(dict.fromkeys(one_edit(folded)))
+            for variant, stem in zip(words, english_stemmer().stemWords(words)):
+                # A function word is no correction (``near``), and a made-up word can stem to one
+                # ("aing": "a"), which would veto "along" for "alng".
+                if stem not in FUNCTION_TERMS and (stem in found or stem in self._letter_set(stem[:1])):
+                    found.setdefault(stem, []).append(variant)
+        return self._remember(key, found)  # type: ignore[return-value]
+
+    def _letter_set(self, letter: str) -> frozenset[str]:
+        key = f"set {letter}"
+        found = self._words.get(key)
+        if found is None:
+            found = self._words.setdefault(key, frozenset(self._by_letter().get(letter, ())))  # type: ignore[arg-type]
+        return found  # type: ignore[return-value]
+
+    def shown(self, word: str, typed: str) -> str:
+        """Return how a correction of *typed* into *word* (analysed) is written: the way a page writes
+        *word* closest to *typed* (``surface``), or, when that is further than a typo may be, the word
+        one edit from *typed* that is *word* ("models" for "modles", where pages write "model")."""
+        best = self.surface(word, typed)
+        folded = self._fold(typed)
+        variants = self._variants(folded).get(word)
+        if variants and _typed_distance(best, folded) > allowed_distance(len(folded)):
+            # Of the words one edit from what was typed that are *word*, the closest to how a page
+            # writes it: "continue" rather than "continu" for "contine", where pages write "continues".
+            page = best.lower()
+            return _match_case(min(variants, key=lambda v: OSA.distance(v, page)), typed)
+        return best
 
     def _within(self, forms: tuple[str, ...], maxdist: int) -> Iterator[str]:
         """Yield the index words within *maxdist* Levenshtein edits of a form that start with its letter."""
@@ -262,11 +316,35 @@ class Speller:
         return Vocabulary(searcher, analyzer, state[1], state[2])
 
 
+def one_edit(word: str) -> Iterator[str]:
+    """Yield the words one edit from *word* (lower-case ASCII letters): two neighbours swapped, then,
+    keeping the first letter, one letter added (the typo left it out) or left out, and, in a word
+    that may be two edits from a correction, one letter changed ("operzting": "operating").
+
+    A letter changed in a shorter word turns words a corpus lacks into words it has ("mining" into
+    "mixing"); a changed letter inside the stem is found from the stems (``closest``)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for i in range(len(word) - 1):
+        if word[i] != word[i + 1]:
+            yield word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    for i in range(1, len(word) + 1):
+        for c in letters:
+            yield word[:i] + c + word[i:]
+    for i in range(1, len(word)):
+        yield word[:i] + word[i + 1 :]
+    if allowed_distance(len(word)) > 1:
+        for i in range(1, len(word)):
+            for c in letters:
+                if c != word[i]:
+                    yield word[:i] + c + word[i + 1 :]
+
+
 def _typed_distance(surface: str, typed: str) -> int:
-    """Return the edits from *typed* (folded) to *surface*, or to its Greek letters' names ("μP": mup)."""
+    """Return the edits from *typed* (folded) to *surface*, or to its Greek letters' names ("μP": mup);
+    two letters swapped are one edit ("modles" and "models"), as in ``edit_distance``."""
     lowered = surface.lower()
     named = greek_names(lowered)
-    return min(Levenshtein.distance(lowered, typed), Levenshtein.distance(named, typed) if named else len(typed) + len(lowered))
+    return min(OSA.distance(lowered, typed), OSA.distance(named, typed) if named else len(typed) + len(lowered))
 
 
 def _completes(surface: str, typed: str) -> bool:
@@ -312,8 +390,9 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
         for m in re.finditer(rf"(?<!\w){re.escape(typed)}(?!\w)", parsed.text):
             if not any(start < m.end() and m.start() < end for (start, end), _, _ in fixes):  # not where a fix is
                 fixes.append((m.span(), analysed, m.group()))
+    whole = {span for span, _ in cut_short}  # typed as its stem: written whole; the others corrected
     for (start, end), analysed, typed in sorted(fixes):
-        word = vocabulary.surface(analysed, typed)
+        word = vocabulary.surface(analysed, typed) if (start, end) in whole else vocabulary.shown(analysed, typed)
         text_parts += [parsed.text[pos:start], word]
         html_parts += [html.escape(parsed.text[pos:start]), f"<mark>{html.escape(word)}</mark>"]
         pos = end

@@ -382,6 +382,42 @@ def test_a_word_with_a_number_is_corrected_only_by_letters_swapped_back(tmp_path
     assert swapped.suggestion is not None and swapped.suggestion.text == "python3" and swapped.hits[0].id == "b"
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant", "shown"),
+    [
+        # One letter left out of "training": two edits from its stem "train", so it found nothing.
+        ("trainng", "training", "training"),
+        ("distribued trainng", "distributed training", "distributed training"),
+        # Letters swapped in a plural: offered as typed, not as "model", the pages' first form.
+        ("modles", "models", "models"),
+        ("compnies", "companies", "companies"),
+    ],
+)
+def test_a_typo_one_edit_from_an_inflected_word_finds_what_the_word_finds(service, typed, meant, shown):
+    result = service.search(SearchParams(q=typed, per_page=50))
+    assert result.suggestion is not None and result.suggestion.text == shown
+    assert _ids(service, typed) == _ids(service, meant) and result.total > 0
+
+
+def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")  # by words alone: what a correction brings
+    docs = [
+        {"id": "a", "title": "Antelope library", "summary": "Parses antelope files.", "topics": ["t"]},
+        {"id": "b", "title": "Audio mixing desk", "summary": "Mixing tools.", "topics": ["t"]},
+        {"id": "c", "title": "Model training", "summary": "Training models on one machine.", "topics": ["t"]},
+    ]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    # On 64k Debian packages "anthropic" was searched as "antelope": their stems "anthrop" and
+    # "antelop" are two edits apart, the words four.  "mining" is one letter from "mixing", a word
+    # the corpus lacks turned into one it has.
+    for typed in ("anthropic", "mining"):
+        result = service.search(SearchParams(q=typed))
+        assert result.suggestion is None and result.total == 0, typed
+    fixed = service.search(SearchParams(q="trainng"))
+    assert fixed.suggestion is not None and fixed.suggestion.text == "training" and fixed.hits[0].id == "c"
+
+
 @pytest.mark.parametrize(("typed", "meant"), [("thier gpus", "gpus"), ("wiht OR colossus", "colossus")])
 def test_a_misspelt_function_word_is_no_correction(service, typed, meant):
     # "thier" was searched as "their": 20 results against 18, the extra pages saying only "their".
@@ -584,13 +620,32 @@ def test_a_correction_is_offered_when_no_page_has_every_corrected_word(service):
     assert empty.total == 0 and empty.suggestion is None and [w.kind for w in empty.ways_out] == ["without"]
 
 
+def _one_edit_stems(typed: str) -> set[str]:
+    """The stems of the words one edit from *typed*: any two neighbours swapped; past the first letter,
+    a letter added or left out, or changed where the word is long enough for two edits."""
+    import string
+
+    from index.analysis import stem_english
+    from search.spell import allowed_distance
+
+    n, letters = len(typed), string.ascii_lowercase
+    words = {typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :] for i in range(n - 1)}
+    words |= {typed[:i] + c + typed[i:] for i in range(1, n + 1) for c in letters}
+    words |= {typed[:i] + typed[i + 1 :] for i in range(1, n)}
+    if allowed_distance(n) > 1:
+        words |= {typed[:i] + c + typed[i + 1 :] for i in range(1, n) for c in letters}
+    return {stem_english(w) for w in words - {typed}}
+
+
 def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
     # The words a misspelling may stand for: every index word of the same first letter within the
-    # allowed distance (or one adjacent swap away), the closest first, the most frequent of those first.
+    # distance the typed word's length allows of it, or that its stem's length allows of its stem
+    # (or one adjacent swap away), and every index word a word one edit from it has as its stem
+    # (not a function word); the closest first, the most frequent of those first.
     # Checked against a plain scan of the whole vocabulary for misspellings of the seed corpus's words.
     import random
 
-    from search.query import _query_tokens
+    from search.query import FUNCTION_TERMS, _query_tokens
     from search.spell import allowed_distance, edit_distance
 
     snap = service.snapshot()
@@ -602,8 +657,14 @@ def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
         i = rng.randrange(1, len(word))
         typed = word[:i] + rng.choice("aeioust") + word[i + 1 :]
         analysed = _query_tokens(typed)[0][0]
-        limit = allowed_distance(len(typed))
-        near = {w: min(edit_distance(w, typed), edit_distance(w, analysed)) for w in words if w[:1] == typed[:1] or w[:1] == analysed[:1]}
+        allowed = {typed: allowed_distance(len(typed)), analysed: allowed_distance(len(analysed))}
+        near = {
+            w: min((d for form, limit in allowed.items() if (d := edit_distance(w, form)) <= limit), default=99)
+            for w in words if w[:1] == typed[:1] or w[:1] == analysed[:1]
+        }
+        for w in (_one_edit_stems(typed) & set(words)) - FUNCTION_TERMS:
+            near[w] = min(near.get(w, 1), 1)
+        limit = allowed[typed]
         # typed is letters: a word with a digit is another thing ("h100" is no correction of "h200")
         within = {w: d for w, d in near.items() if 0 < d <= limit and w != analysed and not any(c.isdigit() for c in w)}
         best = min(within.values(), default=0)
