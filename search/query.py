@@ -786,6 +786,8 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
             if any(m is not o for m, o in zip(members, concept.members)):
                 extra = (a for m in members for a in m.alternatives[1:])
                 widened = replace(concept, alternatives=(concept.alternatives[0], *extra), members=members)
+        elif concept.word is None:  # a quoted phrase (or a group that is no word)
+            widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms)
         else:
             widened = _widened(concept, vocabulary, synonyms, corrections)
         changed = changed or widened is not concept
@@ -818,6 +820,50 @@ def _widened(concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None
         if vocabulary.contains(singular) and vocabulary.acronym(singular):
             extra = _same_word("singular", singular, synonyms)
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
+
+
+def _phrase_respelled(text: str, concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None) -> Concept:
+    """Return the quoted phrase *concept* with the phrase as the documents write it added: each word
+    typed another way that a word typed alone would be read as (``_widened``), its other spelling
+    or, typed in lower case, an acronym's plural (``"nvidia gpus"``: "NVIDIA GPUs", which the index
+    has as ``gpu``), with that phrase's synonyms; *concept* itself when no word is written otherwise."""
+    exact = concept.alternatives[0] if concept.alternatives else None
+    node = exact.query if exact is not None and exact.via == "exact" else None
+    leaves = node.subqueries if type(node) is wq.Or else ()
+    if not leaves or any(type(leaf) is not wq.Phrase or len(leaf.char_ranges or ()) != len(leaf.words) for leaf in leaves):
+        return concept
+    respelled: list[wq.Phrase] = []
+    written: dict[tuple[str, int, int], str] = {}  # the fields' phrases mostly share their words
+    for leaf in leaves:
+        words = []
+        for word, (start, end) in zip(leaf.words, leaf.char_ranges):
+            key = (word, start, end)
+            if key not in written:
+                written[key] = _written_as(word, text[start:end], vocabulary)
+            words.append(written[key])
+        if words != list(leaf.words):
+            respelled.append(wq.Phrase(leaf.fieldname, words, slop=leaf.slop, boost=leaf.boost, char_ranges=leaf.char_ranges))
+    if not respelled:
+        return concept
+    query = wq.Or(respelled) if len(respelled) > 1 else respelled[0]
+    found = Alternative("spelling", tuple(sorted({w for leaf in respelled for w in leaf.words})), query)
+    extra = [found, *(_phrase_synonyms(wq.Or(respelled), synonyms) if synonyms is not None else ())]
+    return replace(concept, alternatives=(*concept.alternatives, *extra))
+
+
+def _written_as(word: str, typed: str, vocabulary: Vocabulary) -> str:
+    """Return the analysed *word* (typed: *typed*) of a quoted phrase as the documents write it: its
+    other spelling or an acronym's singular when the index has that and not *word*, or has *word*
+    too but writes the singular as an acronym (as ``_widened`` reads a word typed alone)."""
+    # Only a word the stemmer left its "s" on can be an acronym's plural ("gpus"; "centers" is "center").
+    plural = word.endswith("s")
+    if not vocabulary.contains(word):
+        spelled = _other_spelling(typed) or (_acronym_singular(typed) if plural else None)
+        return spelled if spelled and vocabulary.contains(spelled) else word
+    singular = _acronym_singular(typed) if plural else None
+    if singular and singular != word and vocabulary.contains(singular) and vocabulary.acronym(singular):
+        return singular
+    return word
 
 
 def _known(concept: Concept, vocabulary: Vocabulary) -> bool:

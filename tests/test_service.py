@@ -295,6 +295,21 @@ def test_a_plus_requires_its_word_and_the_others_rank(service):
     assert found.hits[0].id in _ids(service, "nvidia")  # the page with both first
 
 
+@pytest.mark.parametrize(
+    ("typed", "as_written"),
+    [
+        ('"nvidia gpus"', '"NVIDIA GPUs"'),  # an acronym's plural in lower case, inside quotes: nothing before
+        ('stargate "one million tpus"', 'stargate "one million TPUs"'),
+        ('"optimisation techniques"', '"optimization techniques"'),  # the other spelling
+    ],
+)
+def test_a_quoted_phrase_finds_what_it_finds_written_as_the_documents_write_it(service, typed, as_written):
+    found = _ids(service, typed)
+    assert found and found == _ids(service, as_written)
+    first = service.search(SearchParams(q=typed)).hits[0]
+    assert "<mark>" in first.title_html + first.snippet_html
+
+
 @pytest.mark.parametrize(("quoted", "unquoted"), [('"data centre"', '"data center"'), ('"graphics processor"', "gpu")])
 def test_a_quoted_variant_of_a_synonym_group_finds_its_synonyms(service, quoted, unquoted):
     # '"data centre"' found nothing: the hub writes "data center"; the synonym list says they are one.
