@@ -37,6 +37,9 @@ MONTH_PATTERN = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
 KIND_PATTERN = "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" for c in kind) for kind in KINDS) + ")$"
 _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
 _SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
+# Control characters (NUL is refused): no word, so a query reads them as spaces, as a document's
+# text has them (corpus/sanitize.py).  Shown in a did-you-mean, they are then nothing bleach would change.
+_CONTROLS = re.compile("[\x01-\x1f\x7f-\x9f]")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _BOOLEANS = _TRUE | _FALSE
@@ -146,8 +149,9 @@ def _date(args: MultiMapping, name: str) -> str | None:
 def parse_params(args: MultiMapping) -> SearchParams:
     """Return the SearchParams in *args* (a request's query string), or raise InvalidParameter."""
     # Composed (NFC), as the corpus is when loaded: "Jalapen\u0303o" pasted from a decomposed source is "Jalapeño".
-    q = unicodedata.normalize("NFC", " ".join((args.get("q") or "").split()))
-    _check_text("q", q)
+    raw = args.get("q") or ""
+    _check_text("q", raw)
+    q = unicodedata.normalize("NFC", " ".join(_CONTROLS.sub(" ", raw).split()))
     if len(q) > MAX_QUERY_CHARS:
         raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")
     filters = {name: _values(args, name) for name in FILTERS}

@@ -92,6 +92,7 @@ _SYNTAX = re.compile(r"[\"()]|(?:^|[\s(])[+-](?=[\w\"(])|\b(?:AND|OR|NOT|ANDNOT)
 _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
 _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
+_EXCLUDED_WORD = re.compile(rf'(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
 _EMPTY_GROUP = re.compile(r'(?:^|(?<=[\s(]))[+-]?(?:""|\(\s*\))')
@@ -593,6 +594,27 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
         # GPU), not its synonyms.
         alternatives = [a for a in alternatives if a.via != "synonym"]
     return node if len(alternatives) == 1 else wq.Or([a.query for a in alternatives])
+
+
+def excluded_in_vain(text: str, synonyms: Synonyms, contains: Callable[[str], bool]) -> list[tuple[tuple[int, int], str, str]]:
+    """Return each single word *text* excludes ("-nvdia", "NOT nvdia") that leaves out nothing: no word
+    it stands for (itself, its synonyms, its other spelling or singular: what ``_excluded`` leaves
+    out) is one the index holds (*contains*).  Each as (where it was typed, as typed, analysed)."""
+    if not _SYNTAX.search(text):
+        return []
+    found = []
+    for match in _EXCLUDED_WORD.finditer(text):
+        if text.count('"', 0, match.start()) % 2:
+            continue  # inside a quoted phrase: a word of it
+        typed = match.group(1)
+        word = _single_term(typed)
+        if word is None:  # a function word, or more than one word
+            continue
+        concept = _concept(typed, (word,), None, synonyms)
+        words = {w for a in concept.alternatives for w in a.words} | {other for _, other in _written_otherwise(concept)}
+        if not any(map(contains, words)):
+            found.append((match.span(1), typed, word))
+    return found
 
 
 def _asked_words(concepts: Sequence[Concept]) -> frozenset[str]:

@@ -97,6 +97,8 @@ class SearchResult:
     timed_out: bool = False  # ranking ran past the time budget: the hits are the best found in time
     dropped_words: int = 0  # words of a long query left out: it was searched by its most informative ones
     ways_out: tuple[WayOut, ...] = ()  # for an empty result: nearby searches that find something
+    excluded_in_vain: tuple[str, ...] = ()  # excluded words no document holds, as typed: they left out nothing
+    excluded_suggestion: Suggestion | None = None  # the query with those of them that have a close spelling respelt
 
     @property
     def pages(self) -> int:
@@ -118,6 +120,8 @@ class SearchResult:
             "timed_out": self.timed_out,
             "dropped_words": self.dropped_words,
             "ways_out": [way.to_json() for way in self.ways_out],
+            "excluded_in_vain": list(self.excluded_in_vain),
+            "excluded_suggestion": _flat(self.excluded_suggestion) if self.excluded_suggestion else None,
             "filters": {k: list(v) for k, v in self.filters.items()},
             "hits": [_hit_json(hit) for hit in self.hits],
             # Written out: some 30 facet values a page, three times faster than _flat's loop over fields.

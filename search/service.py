@@ -41,7 +41,7 @@ from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
 from search.snapshot import Snapshot, TokenReplay
-from search.spell import Speller, suggestion
+from search.spell import Speller, exclusion_hint, suggestion
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
@@ -175,6 +175,7 @@ class SearchService:
         ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
         facets = count_facets(snap, params, found.matched, found.selected)
         match = found.match_level(asked.parsed)
+        in_vain, respelt = exclusion_hint(params.q, asked.vocabulary, snap.synonyms) if asked.vocabulary else ((), None)
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
@@ -194,6 +195,8 @@ class SearchService:
             timed_out=timed_out,
             dropped_words=asked.dropped,
             ways_out=ways,
+            excluded_in_vain=in_vain,
+            excluded_suggestion=respelt,
         )
         if not timed_out:
             self._results.put(snap.id, key, result)

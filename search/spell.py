@@ -31,8 +31,9 @@ from whoosh.searching import Searcher
 
 from index.analysis import english_stemmer, greek_names
 from search.cache import remember
-from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, word_query
+from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, excluded_in_vain, word_query
 from search.results import Suggestion
+from search.synonyms import Synonyms
 
 CACHE_LIMIT = 4096
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
@@ -379,9 +380,6 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
         if c.span and c.word and c.span not in corrected and c.text.lower() == c.word
         and _completes(vocabulary.surface(c.word, c.text), c.text)
     ]
-    text_parts: list[str] = []
-    html_parts: list[str] = []
-    pos = 0
     # Each written as it stands in the text (in capitals when typed with caps lock; ``service._understand``).
     fixes = [(fix.span, fix.word, parsed.text[fix.span[0] : fix.span[1]]) for fix in parsed.corrections]
     fixes += [(span, word, parsed.text[span[0] : span[1]]) for span, word in cut_short]
@@ -391,11 +389,37 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
             if not any(start < m.end() and m.start() < end for (start, end), _, _ in fixes):  # not where a fix is
                 fixes.append((m.span(), analysed, m.group()))
     whole = {span for span, _ in cut_short}  # typed as its stem: written whole; the others corrected
-    for (start, end), analysed, typed in sorted(fixes):
-        word = vocabulary.surface(analysed, typed) if (start, end) in whole else vocabulary.shown(analysed, typed)
-        text_parts += [parsed.text[pos:start], word]
-        html_parts += [html.escape(parsed.text[pos:start]), f"<mark>{html.escape(word)}</mark>"]
+    return _respelt(parsed.text, [
+        (span, vocabulary.surface(analysed, typed) if span in whole else vocabulary.shown(analysed, typed))
+        for span, analysed, typed in sorted(fixes)
+    ])
+
+
+def _respelt(text: str, fixes: list[tuple[tuple[int, int], str]]) -> Suggestion:
+    """Return *text* with each (span, word) of *fixes* (in order, apart) written in, and the same as
+    HTML: escaped text, each word written in marked (a query has no control characters:
+    ``search.params``), which bleach with the one-tag allow-list leaves as it is."""
+    text_parts: list[str] = []
+    html_parts: list[str] = []
+    pos = 0
+    for (start, end), word in fixes:
+        text_parts += [text[pos:start], word]
+        html_parts += [html.escape(text[pos:start]), f"<mark>{html.escape(word)}</mark>"]
         pos = end
-    text_parts.append(parsed.text[pos:])
-    html_parts.append(html.escape(parsed.text[pos:]))
+    text_parts.append(text[pos:])
+    html_parts.append(html.escape(text[pos:]))
     return Suggestion(text="".join(text_parts), html="".join(html_parts))  # escaped text and <mark> only
+
+
+def exclusion_hint(text: str, vocabulary: Vocabulary, synonyms: Synonyms) -> tuple[tuple[str, ...], Suggestion | None]:
+    """Return the words *text* excludes in vain (no page holds them: nothing was left out), as typed,
+    and *text* with those of them that have a close spelling respelt ("training -nvdia": "training
+    -nvidia"), or None when none has.  The respelt query is offered, not searched: excluding a guess
+    could leave out pages the reader wants."""
+    found = excluded_in_vain(text, synonyms, vocabulary.contains)
+    fixes = []
+    for span, typed, word in found:
+        near = vocabulary.near(typed, word)
+        if near:
+            fixes.append((span, vocabulary.shown(near[0][0], typed)))
+    return tuple(typed for _, typed, _ in found), _respelt(text, fixes) if fixes else None

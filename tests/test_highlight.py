@@ -200,6 +200,38 @@ def test_bleach_leaves_every_title_and_snippet_unchanged(raw, every, chars):
     _assert_inert(highlight_snippet(text, terms, tokens, chars))
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_text, st.lists(st.tuples(st.integers(0, 300), st.integers(0, 20), _text), max_size=4))
+@example('training -<script>alert(1)</script> "x&y"', [(10, 24, "nvidia<b>")])
+def test_bleach_leaves_every_suggestion_unchanged(text, picks):
+    # Both did-you-means ("Including results for", and the respelt exclusions) are built by _respelt:
+    # the query as the service reads it (its control characters spaces), escaped, with each respelt
+    # word (an index word as pages write it: plain text) escaped and marked.
+    from html import unescape
+
+    from hypothesis import assume
+    from werkzeug.datastructures import MultiDict
+
+    from search.params import InvalidParameter, parse_params
+    from search.spell import _respelt
+
+    try:
+        text = parse_params(MultiDict({"q": text})).q
+    except InvalidParameter:
+        assume(False)  # refused with a 400: nothing is shown
+    picks = [(start, length, plain_text(word)) for start, length, word in picks]
+    fixes, pos = [], 0
+    for start, length, word in sorted(picks):
+        start = max(start, pos)
+        if start > len(text):
+            break
+        fixes.append(((start, min(start + length, len(text))), word))
+        pos = fixes[-1][0][1] + 1
+    shown = _respelt(text, fixes)
+    _assert_inert(shown.html)
+    assert unescape(re.sub("</?mark>", "", shown.html)) == shown.text
+
+
 def test_every_title_and_snippet_of_a_hostile_corpus_is_left_unchanged_by_bleach(tmp_path):
     docs = [
         {"id": f"n{i}", "title": f"Naughty {naughty[:60]}", "summary": f"Zanzibar {naughty} {XSS[i % len(XSS)]} tail words",

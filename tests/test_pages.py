@@ -239,6 +239,16 @@ def test_nothing_found_without_filters_suggests_other_words(client):
     assert "Nothing matched" in page and 'href="/">browse everything</a>' in page
 
 
+def test_an_excluded_word_no_page_has_gets_a_note_and_a_respelt_link(client):
+    page = html(client, "/?q=training+-nvdia+-%3Cb%3Eqq")
+    note = page.split('class="note excluded-in-vain">', 1)[1].split("</p>", 1)[0]
+    assert "No page has <q>nvdia</q>, so excluding it left nothing out." in note
+    link = re.search(r'<a href="([^"]+)">(.*)</a>', note)
+    assert link is not None and parse_qs(urlsplit(unescape(link.group(1))).query)["q"] == ["training -nvidia -<b>qq"]
+    assert link.group(2) == "training -<mark>nvidia</mark> -&lt;b&gt;qq"  # escaped; only the mark added
+    assert "excluded-in-vain" not in html(client, "/?q=training+-nvidia")
+
+
 def test_explain_adds_a_why_this_result_disclosure(client):
     assert "Why this result" not in html(client, "/?q=stargate")
     page = html(client, "/?q=stargate&explain=1")

@@ -433,6 +433,34 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
     assert fixed.suggestion is not None and fixed.suggestion.text == "training" and fixed.hits[0].id == "c"
 
 
+@pytest.mark.parametrize(
+    ("typed", "in_vain", "offered"),
+    [
+        ("training -nvdia", ("nvdia",), "training -nvidia"),
+        ("TRAINING -NVDIA", ("NVDIA",), "TRAINING -NVIDIA"),  # written in the capitals typed
+        ("gpu NOT nvdia -amdd", ("nvdia", "amdd"), "gpu NOT nvidia -amd"),
+        ("gpu -qqzzxv", ("qqzzxv",), None),  # nothing close: said, nothing offered
+        ("training -nvidia", (), None),
+        ("stargate -datacentres", (), None),  # left out by its other spelling and synonyms
+        ("training -the", (), None),  # a function word is not searched, so not excluded either
+        ('"gpu -nvdia"', (), None),  # inside quotes: a word of the phrase
+    ],
+)
+def test_an_excluded_word_no_page_has_is_said_and_its_spelling_offered(service, typed, in_vain, offered):
+    result = service.search(SearchParams(q=typed, per_page=50))
+    assert result.excluded_in_vain == in_vain
+    if offered is None:
+        assert result.excluded_suggestion is None
+    else:
+        assert result.excluded_suggestion is not None and result.excluded_suggestion.text == offered
+        html = result.excluded_suggestion.html
+        assert "<mark>" in html and "<" not in html.replace("<mark>", "").replace("</mark>", "")
+        # Offered, not searched: the hits are those of the query as typed, which left nothing out.
+        assert _ids(service, typed) == _ids(service, typed.split(" -")[0].split(" NOT")[0])
+        assert _ids(service, offered) < _ids(service, typed)
+    assert result.to_json()["excluded_in_vain"] == list(in_vain)
+
+
 @pytest.mark.parametrize(("typed", "meant"), [("thier gpus", "gpus"), ("wiht OR colossus", "colossus")])
 def test_a_misspelt_function_word_is_no_correction(service, typed, meant):
     # "thier" was searched as "their": 20 results against 18, the extra pages saying only "their".

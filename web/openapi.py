@@ -160,7 +160,8 @@ SCHEMAS: dict[str, Any] = {
     "SearchResponse": {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
-                     "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out"],
+                     "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out",
+                     "excluded_in_vain", "excluded_suggestion"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
             "total": {"type": "integer", "minimum": 0, "description": "Exact number of matching documents."},
@@ -201,6 +202,12 @@ SCHEMAS: dict[str, Any] = {
                 "informative (rarest) concepts.")},
             "timed_out": {"type": "boolean",
                           "description": "Ranking ran past the time budget; the hits are the best found in time."},
+            "excluded_in_vain": {"type": "array", "items": {"type": "string"}, "description": (
+                "Words the query excludes (-word, NOT word) that no document holds, as typed: excluding "
+                "them left nothing out (often a misspelling). Empty otherwise.")},
+            "excluded_suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")], "description": (
+                "The query with those of excluded_in_vain that have a close spelling respelt: offered, not "
+                "searched (excluding a guess could leave out wanted documents). Null when none has.")},
         },
     },
     "WayOut": {
@@ -341,7 +348,8 @@ PATHS: dict[str, Any] = {
                     f"The query: words, \"quoted phrases\", -excluded words, OR. At most {MAX_QUERY_CHARS} "
                     f"characters once whitespace is collapsed; a longer text (a pasted paragraph) is searched by its "
                     f"{MAX_QUERY_WORDS} most informative words, and dropped_words says how many were left out. "
-                    "It is read composed (Unicode NFC), as documents are stored. Empty lists everything."),
+                    "It is read composed (Unicode NFC), with control characters as spaces, as documents are "
+                    "stored (a NUL is refused). Empty lists everything."),
                  "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN},
                  "example": "stargate"},
                 _filter("topic", "Only documents carrying this topic slug."),
