@@ -127,17 +127,9 @@ class Vocabulary:
             found = []
         if 1 < len(found) <= SURFACE_TIES:
             folded = self._fold(typed)
-            apart = {w: self._apart(w, typed, folded) for w, _ in found}
+            apart = {w: _typed_distance(self.surface(w, typed), folded) for w, _ in found}
             found = [(w, d) for w, d in found if apart[w] == min(apart.values())]
         return self._remember(key, found)  # type: ignore[return-value]
-
-    def _apart(self, word: str, typed: str, folded: str) -> float:
-        """Return how far *typed* (folded: *folded*) is from *word* (analysed) as written: from the way
-        a page writes it closest to *typed*; a word only one edit away that no page was seen to write
-        ("starte" for "stargte", whose stem is "start") counts for a little more than a typo may be."""
-        page = _typed_distance(self.surface(word, typed), folded)
-        maxdist = allowed_distance(len(folded))
-        return maxdist + 0.5 if page > maxdist and word in self._variants(folded) else page
 
     def closest(self, typed: str, word: str) -> list[tuple[str, int]]:
         """Return every index word at the least distance from *typed* (analysed: *word*) within the
@@ -147,10 +139,11 @@ class Vocabulary:
         found: dict[str, int] = {}
         if maxdist:
             forms = tuple(dict.fromkeys((word, folded)))
-            # Each form within the edits its own length allows: a stem is shorter than the word, and
-            # two stems cut short can be closer than their words ("anthrop" and "antelop": two edits
+            # A stem within the edits its own length allows, one at least from three letters ("une"
+            # of "uning": "use"; not "ad" of "added": "amd"): it is shorter than the word, and two
+            # stems cut short can be closer than their words ("anthrop" and "antelop": two edits
             # apart, four between "anthropic" and "antelope").
-            allowed = {f: allowed_distance(len(f)) for f in forms}
+            allowed = {f: min(maxdist, max(int(len(f) >= 3), allowed_distance(len(f)))) for f in forms}
             for term in self._within(forms, maxdist):
                 near = [d for f in forms if (d := edit_distance(term, f)) <= allowed[f]]
                 if near:
@@ -160,8 +153,12 @@ class Vocabulary:
                     swapped = form[:i] + form[i + 1] + form[i] + form[i + 2 :]
                     if swapped != form and self.contains(swapped):
                         found[swapped] = 1
-            for stem in self._variants(folded):  # one edit as written, more as stems ("trainng": "train")
-                found[stem] = min(found.get(stem, 1), 1)
+            # One edit as written, more as stems ("trainng": "training", whose stem "train" is two
+            # edits away), when a page writes that word: most such strings are no word ("traine" of
+            # "trainer", "amdded" of "added", whose stem is "amd").
+            for stem, variants in self._variants(folded).items():
+                if found.get(stem, 2) > 1 and not variants.isdisjoint(self._written_forms(stem)):
+                    found[stem] = 1
         # A number names a thing ("h200" is not "h100", "h100" not "h100i", "gpt5" not "gp5"): a word
         # with a digit is only corrected by two letters swapped back ("pyhton3"), and a word without
         # one never into a word with one.
@@ -174,21 +171,21 @@ class Vocabulary:
         ranked = sorted((w for w, d in found.items() if d == best), key=lambda w: (-self.frequency(w), w))
         return [(w, best) for w in ranked]
 
-    def _variants(self, folded: str) -> dict[str, list[str]]:
+    def _variants(self, folded: str) -> dict[str, set[str]]:
         """Return the index words that words one edit from *folded* (as written) analyse to, each with
         those words (``one_edit``).  A typo in an inflected word is one edit from the word and more
         from its stem: "trainng" is two from "train", one from "training"."""
         key = ("variants", folded)
         if key in self._cache:
             return self._cache[key]  # type: ignore[return-value]
-        found: dict[str, list[str]] = {}
+        found: dict[str, set[str]] = {}
         if allowed_distance(len(folded)) and folded.isascii() and folded.isalpha():
             words = list(dict.fromkeys(one_edit(folded)))
             for variant, stem in zip(words, english_stemmer().stemWords(words)):
                 # A function word is no correction (``near``), and a made-up word can stem to one
                 # ("aing": "a"), which would veto "along" for "alng".
                 if stem not in FUNCTION_TERMS and (stem in found or stem in self._letter_set(stem[:1])):
-                    found.setdefault(stem, []).append(variant)
+                    found.setdefault(stem, set()).add(variant)
         return self._remember(key, found)  # type: ignore[return-value]
 
     def _letter_set(self, letter: str) -> frozenset[str]:
@@ -197,20 +194,6 @@ class Vocabulary:
         if found is None:
             found = self._words.setdefault(key, frozenset(self._by_letter().get(letter, ())))  # type: ignore[arg-type]
         return found  # type: ignore[return-value]
-
-    def shown(self, word: str, typed: str) -> str:
-        """Return how a correction of *typed* into *word* (analysed) is written: the way a page writes
-        *word* closest to *typed* (``surface``), or, when that is further than a typo may be, the word
-        one edit from *typed* that is *word* ("models" for "modles", where pages write "model")."""
-        best = self.surface(word, typed)
-        folded = self._fold(typed)
-        variants = self._variants(folded).get(word)
-        if variants and _typed_distance(best, folded) > allowed_distance(len(folded)):
-            # Of the words one edit from what was typed that are *word*, the closest to how a page
-            # writes it: "continue" rather than "continu" for "contine", where pages write "continues".
-            page = best.lower()
-            return _match_case(min(variants, key=lambda v: OSA.distance(v, page)), typed)
-        return best
 
     def _within(self, forms: tuple[str, ...], maxdist: int) -> Iterator[str]:
         """Yield the index words within *maxdist* Levenshtein edits of a form that start with its letter."""
@@ -238,13 +221,17 @@ class Vocabulary:
         """Return *word* (analysed) as a reader would type it, in the case *typed* was typed in: of the
         forms a document writes it in, the closest to *typed* ("introducing" for "introducting", where
         the text says "introduces" more often), then the most frequent."""
-        key = ("surface", word)
-        if key not in self._cache:
-            self._remember(key, self._forms(word))
-        forms: tuple[str, ...] = self._cache[key]  # type: ignore[assignment]
+        forms = self._written_forms(word)
         lowered = typed.lower()
         best = min(forms, key=lambda form: Levenshtein.distance(form.lower(), lowered)) if len(forms) > 1 else forms[0]
         return _match_case(best, typed)
+
+    def _written_forms(self, word: str) -> tuple[str, ...]:
+        """``_forms`` of *word*, kept while the snapshot lasts."""
+        key = ("surface", word)
+        if key not in self._cache:
+            self._remember(key, self._forms(word))
+        return self._cache[key]  # type: ignore[return-value]
 
     def acronym(self, word: str) -> bool:
         """Return whether the documents holding *word* (analysed) write it as an acronym, in capitals
@@ -388,11 +375,7 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
         for m in re.finditer(rf"(?<!\w){re.escape(typed)}(?!\w)", parsed.text):
             if not any(start < m.end() and m.start() < end for (start, end), _, _ in fixes):  # not where a fix is
                 fixes.append((m.span(), analysed, m.group()))
-    whole = {span for span, _ in cut_short}  # typed as its stem: written whole; the others corrected
-    return _respelt(parsed.text, [
-        (span, vocabulary.surface(analysed, typed) if span in whole else vocabulary.shown(analysed, typed))
-        for span, analysed, typed in sorted(fixes)
-    ])
+    return _respelt(parsed.text, [(span, vocabulary.surface(analysed, typed)) for span, analysed, typed in sorted(fixes)])
 
 
 def _respelt(text: str, fixes: list[tuple[tuple[int, int], str]]) -> Suggestion:
@@ -421,5 +404,5 @@ def exclusion_hint(text: str, vocabulary: Vocabulary, synonyms: Synonyms) -> tup
     for span, typed, word in found:
         near = vocabulary.near(typed, word)
         if near:
-            fixes.append((span, vocabulary.shown(near[0][0], typed)))
+            fixes.append((span, vocabulary.surface(near[0][0], typed)))
     return tuple(typed for _, typed, _ in found), _respelt(text, fixes) if fixes else None
