@@ -802,8 +802,12 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     concepts = []
     changed = len(joined) != len(parsed.concepts)
     for concept in joined:
-        if concept.members:  # an OR group: each of its words as if typed alone
-            members = tuple(_widened(m, vocabulary, synonyms, corrections) for m in concept.members)
+        if concept.members:  # an OR group: each of its words as if typed alone, each phrase as if quoted alone
+            members = tuple(
+                _phrase_respelled(parsed.text, m, vocabulary, synonyms) if m.word is None
+                else _widened(m, vocabulary, synonyms, corrections)
+                for m in concept.members
+            )
             widened = concept
             if any(m is not o for m, o in zip(members, concept.members)):
                 extra = (a for m in members for a in m.alternatives[1:])
@@ -814,9 +818,28 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
             widened = _widened(concept, vocabulary, synonyms, corrections)
         changed = changed or widened is not concept
         concepts.append(widened)
-    if not changed:
+    excluded = _excluded_respelled(parsed.text, parsed.excluded, vocabulary)
+    if not changed and excluded is parsed.excluded:
         return parsed
-    return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, tuple(corrections))
+    return assemble(parsed.text, concepts, excluded, parsed.plain, tuple(corrections))
+
+
+def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabulary) -> wq.Query | None:
+    """Return *excluded* with each quoted phrase also as the documents write it (``_written_as``): what
+    searching for it finds is what excluding it leaves out (``gpu -"nvidia gpus"``); *excluded*
+    itself when no phrase is written otherwise."""
+    if excluded is None:
+        return None
+    written: dict[tuple[str, int, int], str] = {}
+
+    def respelled(node: wq.Query) -> wq.Query:
+        if type(node) is wq.Phrase:
+            other = _phrase_written_as(text, node, vocabulary, written)
+            return node if other is None else wq.Or([node, other])
+        return node.apply(respelled)
+
+    found = respelled(excluded)
+    return excluded if found == excluded else found
 
 
 def _widened(concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction]) -> Concept:
@@ -852,25 +875,34 @@ def _phrase_respelled(text: str, concept: Concept, vocabulary: Vocabulary, synon
     exact = concept.alternatives[0] if concept.alternatives else None
     node = exact.query if exact is not None and exact.via == "exact" else None
     leaves = node.subqueries if type(node) is wq.Or else ()
-    if not leaves or any(type(leaf) is not wq.Phrase or len(leaf.char_ranges or ()) != len(leaf.words) for leaf in leaves):
+    if not leaves or any(type(leaf) is not wq.Phrase for leaf in leaves):
         return concept
-    respelled: list[wq.Phrase] = []
     written: dict[tuple[str, int, int], str] = {}  # the fields' phrases mostly share their words
-    for leaf in leaves:
-        words = []
-        for word, (start, end) in zip(leaf.words, leaf.char_ranges):
-            key = (word, start, end)
-            if key not in written:
-                written[key] = _written_as(word, text[start:end], vocabulary)
-            words.append(written[key])
-        if words != list(leaf.words):
-            respelled.append(wq.Phrase(leaf.fieldname, words, slop=leaf.slop, boost=leaf.boost, char_ranges=leaf.char_ranges))
+    respelled = [other for leaf in leaves if (other := _phrase_written_as(text, leaf, vocabulary, written)) is not None]
     if not respelled:
         return concept
     query = wq.Or(respelled) if len(respelled) > 1 else respelled[0]
     found = Alternative("spelling", tuple(sorted({w for leaf in respelled for w in leaf.words})), query)
     extra = [found, *(_phrase_synonyms(wq.Or(respelled), synonyms) if synonyms is not None else ())]
     return replace(concept, alternatives=(*concept.alternatives, *extra))
+
+
+def _phrase_written_as(
+    text: str, leaf: wq.Phrase, vocabulary: Vocabulary, written: dict[tuple[str, int, int], str]
+) -> wq.Phrase | None:
+    """Return the phrase *leaf* (typed in *text*) with its words as the documents write them
+    (``_written_as``; *written* keeps each word's answer), or None when every word is written so."""
+    if len(leaf.char_ranges or ()) != len(leaf.words):
+        return None
+    words = []
+    for word, (start, end) in zip(leaf.words, leaf.char_ranges):
+        key = (word, start, end)
+        if key not in written:
+            written[key] = _written_as(word, text[start:end], vocabulary)
+        words.append(written[key])
+    if words == list(leaf.words):
+        return None
+    return wq.Phrase(leaf.fieldname, words, slop=leaf.slop, boost=leaf.boost, char_ranges=leaf.char_ranges)
 
 
 def _written_as(word: str, typed: str, vocabulary: Vocabulary) -> str:

@@ -301,6 +301,8 @@ def test_a_plus_requires_its_word_and_the_others_rank(service):
         ('"nvidia gpus"', '"NVIDIA GPUs"'),  # an acronym's plural in lower case, inside quotes: nothing before
         ('stargate "one million tpus"', 'stargate "one million TPUs"'),
         ('"optimisation techniques"', '"optimization techniques"'),  # the other spelling
+        ('"nvidia gpus" OR "amd gpus"', '"NVIDIA GPUs" OR "AMD GPUs"'),  # a phrase of an OR group: 1 partial hit
+        ('gpu -"nvidia gpus"', 'gpu -"NVIDIA GPUs"'),  # an excluded phrase: it left out nothing
     ],
 )
 def test_a_quoted_phrase_finds_what_it_finds_written_as_the_documents_write_it(service, typed, as_written):
