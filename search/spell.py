@@ -68,6 +68,14 @@ def _match_case(word: str, typed: str) -> str:
     return word.capitalize() if typed[:1].isupper() else word
 
 
+def _as_shown(written: str, typed: str) -> str:
+    """Return a word as a page writes it (*written*: accents kept, "Jalapeño") in the case *typed* was
+    typed in, unless the page writes capitals inside it, which name it ("DeepSpeed", "GitHub", "GPUs")."""
+    if written[1:] != written[1:].lower() and not (len(typed) > 1 and typed.isupper()):
+        return written
+    return _match_case(written.lower(), typed)
+
+
 class Vocabulary:
     """The words of one snapshot's index, read through a searcher (see search.query.Vocabulary)."""
 
@@ -157,7 +165,7 @@ class Vocabulary:
             # edits away), when a page writes that word: most such strings are no word ("traine" of
             # "trainer", "amdded" of "added", whose stem is "amd").
             for stem, variants in self._variants(folded).items():
-                if found.get(stem, 2) > 1 and not variants.isdisjoint(self._written_forms(stem)):
+                if found.get(stem, 2) > 1 and not variants.isdisjoint(form for form, _ in self._written_forms(stem)):
                     found[stem] = 1
         # A number names a thing ("h200" is not "h100", "h100" not "h100i", "gpt5" not "gp5"): a word
         # with a digit is only corrected by two letters swapped back ("pyhton3"), and a word without
@@ -223,10 +231,10 @@ class Vocabulary:
         the text says "introduces" more often), then the most frequent."""
         forms = self._written_forms(word)
         lowered = typed.lower()
-        best = min(forms, key=lambda form: Levenshtein.distance(form.lower(), lowered)) if len(forms) > 1 else forms[0]
-        return _match_case(best, typed)
+        best = min(forms, key=lambda form: Levenshtein.distance(form[0].lower(), lowered)) if len(forms) > 1 else forms[0]
+        return _as_shown(best[1], typed)
 
-    def _written_forms(self, word: str) -> tuple[str, ...]:
+    def _written_forms(self, word: str) -> tuple[tuple[str, str], ...]:
         """``_forms`` of *word*, kept while the snapshot lasts."""
         key = ("surface", word)
         if key not in self._cache:
@@ -258,11 +266,13 @@ class Vocabulary:
             for docnum in islice(wq.Term(fieldname, word).docs(self.searcher), FORM_DOCS):
                 yield str(self.searcher.stored_fields(docnum).get(fieldname) or "")
 
-    def _forms(self, word: str) -> tuple[str, ...]:
+    def _forms(self, word: str) -> tuple[tuple[str, str], ...]:
         """Return the forms the first few documents holding *word* write it in, most frequent first
-        (*word* itself when none analyses to it)."""
+        (*word* itself when none analyses to it), each with the way the text writes it most often
+        (its capitals and accents: "deepspeed", "DeepSpeed"; "jalapeno", "Jalapeño")."""
         forms: Counter[str] = Counter()
         written: dict[str, str] = {}  # a form with Greek letters -> as the text writes it ("μP")
+        spelt: dict[str, Counter[str]] = {}  # a form -> how the text writes it
         for text in self._texts(word):
             before = None
             for t in self.analyzer(text, mode="index", no_morph=True, positions=True, chars=True):
@@ -270,6 +280,7 @@ class Vocabulary:
                     continue  # the names of the letters of the token before ("mup" of "μp"): no form
                 before = (t.pos, t.text)
                 forms[t.text] += 1
+                spelt.setdefault(t.text, Counter())[text[t.startchar : t.endchar]] += 1
                 if greek_names(t.text) is not None:
                     written.setdefault(t.text, text[t.startchar : t.endchar])
         greek = None  # a form whose letters' names the word is: "mup" is written "μP"
@@ -282,8 +293,18 @@ class Vocabulary:
             elif greek is None and form in written and word in (t.text for t in self.analyzer(form, mode="index")):
                 greek = written[form]
         if found:
-            return tuple(found)
-        return (greek,) if greek is not None else (word,)
+            return tuple((form, _as_written(form, spelt[form])) for form in found)
+        return ((greek, greek),) if greek is not None else ((word, word),)
+
+
+def _as_written(form: str, spelt: Counter[str]) -> str:
+    """Return the way of writing *form* that the text uses most often, its accents and the capitals
+    inside it kept ("Jalapeño": "jalapeño", "DeepSpeed"); a capital that only starts it may only
+    start a sentence."""
+    if not spelt:
+        return form
+    way = spelt.most_common(1)[0][0]
+    return way if way[1:] != way[1:].lower() else way.lower()
 
 
 class Speller:

@@ -93,7 +93,7 @@ def test_search_says_what_it_corrected_and_which_hit_a_name_found(built):
     assert corrected.exit_code == 0 and "Including results for: kubernetes" in corrected.output
     excluded = CliRunner().invoke(main, ["search", "--index-dir", str(built), "--", "training", "-nvdia"])
     assert excluded.exit_code == 0
-    assert "No document has nvdia: excluding it left nothing out. Did you mean: training -nvidia" in excluded.output
+    assert "No document has nvdia: excluding it left nothing out. Did you mean: training -NVIDIA" in excluded.output
     named = CliRunner().invoke(main, ["search", "introducing", "stargate", "uk", "--index-dir", str(built)])
     first = named.output.split("\n  1. ", 1)[1].split("\n", 1)[0]
     assert "Introducing Stargate UK" in first and first.endswith("(exact name)")

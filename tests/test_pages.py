@@ -244,8 +244,8 @@ def test_an_excluded_word_no_page_has_gets_a_note_and_a_respelt_link(client):
     note = page.split('class="note excluded-in-vain">', 1)[1].split("</p>", 1)[0]
     assert "No page has <q>nvdia</q>, so excluding it left nothing out." in note
     link = re.search(r'<a href="([^"]+)">(.*)</a>', note)
-    assert link is not None and parse_qs(urlsplit(unescape(link.group(1))).query)["q"] == ["training -nvidia -<b>qq"]
-    assert link.group(2) == "training -<mark>nvidia</mark> -&lt;b&gt;qq"  # escaped; only the mark added
+    assert link is not None and parse_qs(urlsplit(unescape(link.group(1))).query)["q"] == ["training -NVIDIA -<b>qq"]
+    assert link.group(2) == "training -<mark>NVIDIA</mark> -&lt;b&gt;qq"  # escaped; only the mark added
     assert "excluded-in-vain" not in html(client, "/?q=training+-nvidia")
 
 

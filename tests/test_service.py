@@ -414,6 +414,23 @@ def test_a_typo_one_edit_from_an_inflected_word_finds_what_the_word_finds(servic
     assert _ids(service, typed) == _ids(service, meant) and result.total > 0
 
 
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [
+        ("Jalapeñoo", "Jalapeño"),  # its accent kept (it was "Jalapeno", the index's folded form)
+        ("jalapenoo", "jalapeño"),
+        ("deepspeeed", "DeepSpeed"),  # capitals inside a name are how it is written ("Deepspeed" before)
+        ("nvdia", "NVIDIA"),
+        ("kuberentes", "kubernetes"),  # a capital that only starts the word follows what was typed
+        ("Kuberentes", "Kubernetes"),
+        ("KUBERENTES", "KUBERNETES"),
+    ],
+)
+def test_a_correction_is_written_with_the_accents_and_inner_capitals_pages_write(service, typed, shown):
+    result = service.search(SearchParams(q=typed))
+    assert result.suggestion is not None and result.suggestion.text == shown and result.total > 0
+
+
 @pytest.mark.parametrize("typed", ["trainer", "builder", "added", "traditional", "terminals"])
 def test_a_word_the_hub_lacks_is_not_searched_as_a_made_up_or_far_word(service, typed):
     # "trainer" was offered as "traine" (one letter off, stem "train": 32 pages), "added" as "amdded"
@@ -445,9 +462,9 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
 @pytest.mark.parametrize(
     ("typed", "in_vain", "offered"),
     [
-        ("training -nvdia", ("nvdia",), "training -nvidia"),
-        ("TRAINING -NVDIA", ("NVDIA",), "TRAINING -NVIDIA"),  # written in the capitals typed
-        ("gpu NOT nvdia -amdd", ("nvdia", "amdd"), "gpu NOT nvidia -amd"),
+        ("training -nvdia", ("nvdia",), "training -NVIDIA"),  # as the pages write it
+        ("TRAINING -NVDIA", ("NVDIA",), "TRAINING -NVIDIA"),
+        ("gpu NOT nvdia -amdd", ("nvdia", "amdd"), "gpu NOT NVIDIA -AMD"),
         ("gpu -qqzzxv", ("qqzzxv",), None),  # nothing close: said, nothing offered
         ("training -nvidia", (), None),
         ("stargate -datacentres", (), None),  # left out by its other spelling and synonyms
@@ -720,7 +737,7 @@ def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
             for w in words if w[:1] == typed[:1] or w[:1] == analysed[:1]
         }
         for w, written in _one_edit_words(typed).items():
-            if w in words and w not in FUNCTION_TERMS and near.get(w, 99) > 1 and written & set(vocabulary._written_forms(w)):
+            if w in words and w not in FUNCTION_TERMS and near.get(w, 99) > 1 and written & {form for form, _ in vocabulary._written_forms(w)}:
                 near[w] = 1
         # typed is letters: a word with a digit is another thing ("h100" is no correction of "h200")
         within = {w: d for w, d in near.items() if 0 < d <= limit and w != analysed and not any(c.isdigit() for c in w)}
