@@ -804,7 +804,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     for concept in joined:
         if concept.members:  # an OR group: each of its words as if typed alone, each phrase as if quoted alone
             members = tuple(
-                _phrase_respelled(parsed.text, m, vocabulary, synonyms) if m.word is None
+                _phrase_respelled(parsed.text, m, vocabulary, synonyms, corrections) if m.word is None
                 else _widened(m, vocabulary, synonyms, corrections)
                 for m in concept.members
             )
@@ -813,7 +813,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 extra = (a for m in members for a in m.alternatives[1:])
                 widened = replace(concept, alternatives=(concept.alternatives[0], *extra), members=members)
         elif concept.word is None:  # a quoted phrase (or a group that is no word)
-            widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms)
+            widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms, corrections)
         else:
             widened = _widened(concept, vocabulary, synonyms, corrections)
         changed = changed or widened is not concept
@@ -830,11 +830,11 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
     itself when no phrase is written otherwise."""
     if excluded is None:
         return None
-    written: dict[tuple[str, int, int], str] = {}
+    written: dict[tuple[str, int, int], tuple[str, int]] = {}
 
     def respelled(node: wq.Query) -> wq.Query:
-        if type(node) is wq.Phrase:
-            other = _phrase_written_as(text, node, vocabulary, written)
+        if type(node) is wq.Phrase:  # not corrected: excluding a guess could leave out wanted pages
+            other = _phrase_written_as(text, node, vocabulary, written, typos=False)
             return node if other is None else wq.Or([node, other])
         return node.apply(respelled)
 
@@ -867,57 +867,72 @@ def _widened(concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
 
 
-def _phrase_respelled(text: str, concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None) -> Concept:
+def _phrase_respelled(
+    text: str, concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction]
+) -> Concept:
     """Return the quoted phrase *concept* with the phrase as the documents write it added: each word
     typed another way that a word typed alone would be read as (``_widened``), its other spelling
     or, typed in lower case, an acronym's plural (``"nvidia gpus"``: "NVIDIA GPUs", which the index
-    has as ``gpu``), with that phrase's synonyms; *concept* itself when no word is written otherwise."""
+    has as ``gpu``), or, a word the index lacks, its closest spelling (``"trainng infrastructure"``,
+    at the typo weight, the corrections appended to *corrections*), with that phrase's synonyms;
+    *concept* itself when no word is written otherwise."""
     exact = concept.alternatives[0] if concept.alternatives else None
     node = exact.query if exact is not None and exact.via == "exact" else None
     leaves = node.subqueries if type(node) is wq.Or else ()
     if not leaves or any(type(leaf) is not wq.Phrase for leaf in leaves):
         return concept
-    written: dict[tuple[str, int, int], str] = {}  # the fields' phrases mostly share their words
-    respelled = [other for leaf in leaves if (other := _phrase_written_as(text, leaf, vocabulary, written)) is not None]
+    written: dict[tuple[str, int, int], tuple[str, int]] = {}  # the fields' phrases mostly share their words
+    respelled = [other for leaf in leaves if (other := _phrase_written_as(text, leaf, vocabulary, written, typos=True)) is not None]
     if not respelled:
         return concept
+    typos = {(start, end): (word, distance) for (_, start, end), (word, distance) in written.items() if distance}
+    if typos:  # a guess: weighed as a word's typo is, and said ("Including results for")
+        weight = TYPO_WEIGHTS[max(distance for _, distance in typos.values())]
+        respelled = [wq.Phrase(p.fieldname, p.words, slop=p.slop, boost=p.boost * weight, char_ranges=p.char_ranges) for p in respelled]
+        corrections += [Correction(span, text[span[0] : span[1]], word, distance) for span, (word, distance) in typos.items()]
     query = wq.Or(respelled) if len(respelled) > 1 else respelled[0]
-    found = Alternative("spelling", tuple(sorted({w for leaf in respelled for w in leaf.words})), query)
-    extra = [found, *(_phrase_synonyms(wq.Or(respelled), synonyms) if synonyms is not None else ())]
+    found = Alternative("typo" if typos else "spelling", tuple(sorted({w for leaf in respelled for w in leaf.words})), query)
+    extra = [found, *(_phrase_synonyms(wq.Or(respelled), synonyms) if synonyms is not None and not typos else ())]
     return replace(concept, alternatives=(*concept.alternatives, *extra))
 
 
 def _phrase_written_as(
-    text: str, leaf: wq.Phrase, vocabulary: Vocabulary, written: dict[tuple[str, int, int], str]
+    text: str, leaf: wq.Phrase, vocabulary: Vocabulary, written: dict[tuple[str, int, int], tuple[str, int]], typos: bool
 ) -> wq.Phrase | None:
     """Return the phrase *leaf* (typed in *text*) with its words as the documents write them
-    (``_written_as``; *written* keeps each word's answer), or None when every word is written so."""
+    (``_written_as``, misspellings corrected when *typos*; *written* keeps each word's answer), or
+    None when every word is written so."""
     if len(leaf.char_ranges or ()) != len(leaf.words):
         return None
     words = []
     for word, (start, end) in zip(leaf.words, leaf.char_ranges):
         key = (word, start, end)
         if key not in written:
-            written[key] = _written_as(word, text[start:end], vocabulary)
-        words.append(written[key])
+            written[key] = _written_as(word, text[start:end], vocabulary, typos)
+        words.append(written[key][0])
     if words == list(leaf.words):
         return None
     return wq.Phrase(leaf.fieldname, words, slop=leaf.slop, boost=leaf.boost, char_ranges=leaf.char_ranges)
 
 
-def _written_as(word: str, typed: str, vocabulary: Vocabulary) -> str:
-    """Return the analysed *word* (typed: *typed*) of a quoted phrase as the documents write it: its
-    other spelling or an acronym's singular when the index has that and not *word*, or has *word*
-    too but writes the singular as an acronym (as ``_widened`` reads a word typed alone)."""
+def _written_as(word: str, typed: str, vocabulary: Vocabulary, typos: bool) -> tuple[str, int]:
+    """Return the analysed *word* (typed: *typed*) of a quoted phrase as the documents write it, with
+    0, or its closest spelling with its distance: its other spelling or an acronym's singular when
+    the index has that and not *word*, or has *word* too but writes the singular as an acronym (as
+    ``_widened`` reads a word typed alone); else, when *typos* and the index lacks it, its closest
+    spelling (``Vocabulary.near``), if any."""
     # Only a word the stemmer left its "s" on can be an acronym's plural ("gpus"; "centers" is "center").
     plural = word.endswith("s")
     if not vocabulary.contains(word):
         spelled = _other_spelling(typed) or (_acronym_singular(typed) if plural else None)
-        return spelled if spelled and vocabulary.contains(spelled) else word
+        if spelled and vocabulary.contains(spelled):
+            return spelled, 0
+        near = vocabulary.near(typed, word) if typos else []
+        return near[0] if near else (word, 0)
     singular = _acronym_singular(typed) if plural else None
     if singular and singular != word and vocabulary.contains(singular) and vocabulary.acronym(singular):
-        return singular
-    return word
+        return singular, 0
+    return word, 0
 
 
 def _known(concept: Concept, vocabulary: Vocabulary) -> bool:

@@ -374,6 +374,9 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
         return None
     corrected = {c.span: c for c in parsed.corrections}
     fixed = [word_query(corrected[c.span].word) for c in parsed.typed_concepts() if c.span in corrected]
+    # A quoted phrase with a misspelt word: the phrase as corrected ("trainng infrastructure").
+    fixed += [a.query for c in parsed.concepts for m in (c.members or (c,)) if m.word is None
+              for a in m.alternatives if a.via == "typo"]
     if not fixed:  # no concept is where a correction was made (none is known to happen)
         return None
     query: wq.Query = wq.Or(fixed) if len(fixed) > 1 else fixed[0]

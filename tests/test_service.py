@@ -439,6 +439,26 @@ def test_a_word_the_hub_lacks_is_not_searched_as_a_made_up_or_far_word(service, 
     assert result.suggestion is None and result.total == 0
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ('"trainng infrastructure"', '"training infrastructure"'),  # 0 results before, and no suggestion
+        ('"trainng infrastucture"', '"training infrastructure"'),
+        ('"large modles"', '"large model"'),
+    ],
+)
+def test_a_misspelt_word_in_a_quoted_phrase_is_corrected_in_the_phrase(service, typed, meant):
+    result = service.search(SearchParams(q=typed, per_page=50))
+    assert result.suggestion is not None and result.suggestion.text == meant
+    assert result.suggestion.html.startswith("&quot;") and "<mark>" in result.suggestion.html
+
+    def by_words(q):  # meaning brings pages of its own, and a typo moves the query's meaning
+        found = service.search(SearchParams(q=q, per_page=50))
+        return {h.id for h in found.hits if h.matched_by == "words"} | ({found.answer.id} if found.answer else set())
+
+    assert by_words(typed) == by_words(meant) != set()
+
+
 def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, monkeypatch):
     monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")  # by words alone: what a correction brings
     docs = [
