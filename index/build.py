@@ -193,16 +193,21 @@ def _segment_ranges(start: int, stop: int) -> list[tuple[int, int]]:
 
 def _write_range(job: _Job, start: int, stop: int, report: Progress | None) -> list[W3Segment]:
     """Index records[start:stop] into segments, then embed them into their rows of the vectors file."""
-    # Stamped here, in the indexing processes, rather than by the parent before it forks them.
-    part = with_first_seen(job.records[start:stop], job.seen, job.now)
-    segments = _write_segments(job.storage, job.schema, part, start, report)
+    part = job.records[start:stop]
+    segments = _write_segments(job.storage, job.schema, part, start, report, job.seen, job.now)
     if job.matrix is not None:
-        job.matrix[start:stop] = vectors.embed_records(part)
+        job.matrix[start:stop] = vectors.embed_records(part)  # title and body: first_seen plays no part
     return segments
 
 
-def _write_segments(storage: Storage, schema, records: list[Record], offset: int, report: Progress | None) -> list[W3Segment]:
-    """Index *records* (listing order offset+1...) into segments of at most SEGMENT_DOCS."""
+def _write_segments(
+    storage: Storage, schema, records: list[Record], offset: int, report: Progress | None, seen: dict[str, str], now: str
+) -> list[W3Segment]:
+    """Index *records* (listing order offset+1...) into segments of at most SEGMENT_DOCS.
+
+    Each record is indexed with the first_seen that ``with_first_seen`` would give it (*seen*, else
+    *now*), passed to ``to_document`` rather than stamped on a copy of the record: a
+    ``dataclasses.replace`` per record cost 0.09 CPU s for each 32k documents."""
     analyzer = TermAnalyzer()  # its cache of analysed tokens serves every segment
     segments = []
     gc_was_enabled = gc.isenabled()
@@ -213,7 +218,8 @@ def _write_segments(storage: Storage, schema, records: list[Record], offset: int
             builder = SegmentBuilder(schema, storage, analyzer=analyzer)
             try:
                 for n in range(lo, hi):
-                    builder.add(to_document(records[n], offset + n + 1))
+                    record = records[n]
+                    builder.add(to_document(record, offset + n + 1, seen.get(record.id, now)))
                     if report is not None:
                         report(1)
                 segments.append(builder.write())
