@@ -501,6 +501,18 @@ def _starts(keys: np.ndarray) -> np.ndarray:
     return np.flatnonzero(changed)
 
 
+def _deltas(values: np.ndarray, firsts: np.ndarray) -> np.ndarray:
+    """Return each of *values* minus the one before it, except at *firsts* (0 among them): the value itself.
+
+    In the dtype of *values* (int32): ``np.diff(values, prepend=0)`` concatenates with an int64 zero,
+    which copies a token array into a new int64 one first (0.1-0.3 s for 1.8M tokens on fresh memory).
+    """
+    deltas = np.empty_like(values)
+    np.subtract(values[1:], values[:-1], out=deltas[1:])
+    deltas[firsts] = values[firsts]
+    return deltas
+
+
 class _TextInverter:
     """Invert a text field's documents at once with numpy, then encode each term as _TermEncoder does.
 
@@ -550,8 +562,7 @@ class _TextInverter:
         if len(multi):
             # Position lists are stored as deltas, and short lists of deltas repeat a lot: each
             # distinct list is encoded once, found by numpy among the postings of each frequency.
-            deltas = np.diff(positions, prepend=0)
-            deltas[firsts] = positions[firsts]
+            deltas = _deltas(positions, firsts)
             bits = max(1, int(deltas.max()).bit_length())
             multi = multi[np.argsort(freqs[multi], kind="stable")]
             sizes = freqs[multi]
@@ -606,9 +617,7 @@ class _TextInverter:
         block_lmin = np.minimum.reduceat(lmins, block_firsts)
         block_lmin = np.where(block_lmin == 256, 0, block_lmin).tolist()
         block_lmax = np.maximum.reduceat(lbytes, block_firsts).tolist()
-        deltas = np.diff(docs, prepend=0)
-        deltas[block_firsts] = docs[block_firsts]
-        deltas = deltas.tolist()
+        deltas = _deltas(docs, block_firsts).tolist()
         term_ends = np.append(term_firsts[1:], count)
         term_blocks = np.searchsorted(block_firsts, term_firsts)
         opens = np.zeros(len(block_firsts), bool)  # a term's first block, after the postings header
