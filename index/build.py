@@ -41,6 +41,7 @@ SEGMENT_DOCS = 80_000
 # Fewer documents than this per process are indexed in one process (forking would cost more).
 MIN_PART_DOCS = 1_000
 _PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt options (glibc's malloc.h)
 _PROGRESS_EVERY = 500  # documents between progress messages from an indexing process
 
 
@@ -246,9 +247,28 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
+def _keep_freed_memory() -> None:
+    """Have glibc's malloc keep the memory this indexing process frees, to serve its next allocations.
+
+    By default a block of more than 128 KB-32 MB (numpy's token arrays, posting lists, pickled
+    blocks) is mapped on its own and unmapped when freed, and the heap's free top is given back, so
+    the next array of that size is faulted in again page by page.  An indexing process lives for one
+    build, so it keeps what it freed: 4 % less CPU for each half of the 64k corpus (5.36-5.42 ->
+    5.07-5.22 s, 96k -> 88k page faults).  Only here: a long-lived process that builds in-process
+    (one part) keeps the default.
+    """
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest: blocks up to 32 MB from the heap
+        libc.mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+    except (OSError, AttributeError):
+        pass  # not glibc: its own defaults
+
+
 def _worker(conn: Connection, job: _Job, start: int, stop: int, parent: int) -> None:
     """Index (and embed) a range of records in a forked process; send progress, then the segments or the error."""
     _die_with(parent)
+    _keep_freed_memory()
     pending = 0
 
     def report(count: int) -> None:
