@@ -34,7 +34,7 @@ from whoosh.fields import Schema
 from whoosh.filedb.filestore import Storage
 from whoosh.filedb.filetables import OrderedHashWriter
 from whoosh.system import pack_byte, pack_int, pack_long, pack_uint, pack_ushort
-from whoosh.util.numeric import byte_to_length, length_to_byte, to_sortable
+from whoosh.util.numeric import _length_byte_cache, byte_to_length, length_to_byte, to_sortable
 
 from index.whoosh_compat import TERM_INFO_STRUCT, numeric_struct, set_field_lengths
 
@@ -273,18 +273,19 @@ class SegmentBuilder:
         for name, spec in self._fields.items():
             if not spec.lengths:
                 continue
-            writer = self._column(f"_{name}_len", LENGTHS_COLUMN)
-            qlens = quantized[name] = {}
-            total = 0
+            self._column(f"_{name}_len", LENGTHS_COLUMN)
+            docnums = np.fromiter(spec.lengths.keys(), np.int64, len(spec.lengths))
+            lengths = np.fromiter(spec.lengths.values(), np.int64, len(spec.lengths))
+            fieldlengths[name] = int(lengths.sum())
             lbytes = self._lbytes[name] = np.zeros(doccount, np.uint8)
-            for docnum, length in spec.lengths.items():
-                total += length
-                lbyte = length_to_byte(length)
-                writer.add(docnum, lbyte)
-                if lbyte:
-                    qlens[docnum] = byte_to_length(lbyte)  # what the reader's length column answers
-                    lbytes[docnum] = lbyte
-            fieldlengths[name] = total
+            lbytes[docnums] = _length_bytes(lengths)
+            # The column as LENGTHS_COLUMN's writer leaves it, a document at a time: a byte per
+            # document up to the last with a length byte (0 for those without), none after it.
+            present = np.flatnonzero(lbytes)
+            if len(present):
+                self._columns[f"_{name}_len"][0].write(lbytes[: present[-1] + 1].tobytes())
+            if type(spec) is _OtherField:  # what the reader's length column answers, for _TermEncoder
+                quantized[name] = {docnum: byte_to_length(lbyte) for docnum, lbyte in zip(present.tolist(), lbytes[present].tolist())}
         for handle, writer in self._columns.values():
             writer.finish(doccount)
             handle.close()
@@ -491,6 +492,14 @@ class _TermEncoder:
             docs[-1],
         )
         return blob, terminfo + pack_long(start) + pack_int(len(blob))
+
+
+_LENGTH_BYTES = np.frombuffer(_length_byte_cache, np.int32)  # byte -> the least length it stands for
+
+
+def _length_bytes(lengths: np.ndarray) -> np.ndarray:
+    """Return Whoosh's ``length_to_byte`` of each of *lengths* (all above 0), as uint8."""
+    return np.minimum(np.searchsorted(_LENGTH_BYTES, lengths, side="left"), 255).astype(np.uint8)
 
 
 def _starts(keys: np.ndarray) -> np.ndarray:
