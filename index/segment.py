@@ -556,7 +556,9 @@ class _TextInverter:
         rank[used[order]] = np.arange(len(order), dtype=np.int32)
         ranks = rank[numbers]
         del numbers
-        by_term = np.argsort(ranks, kind="stable")
+        # numpy sorts 16-bit keys stably by radix: 4x faster than 32-bit ones (1.8M tokens of 40k
+        # terms, half the Debian corpus's bodies: 0.025 s against 0.11 s), in the same order.
+        by_term = np.argsort(ranks.astype(np.uint16) if len(order) <= 1 << 16 else ranks, kind="stable")
         docs = np.repeat(np.frombuffer(spec.docs, np.int32), counts)[by_term]
         return [tbytes[i] for i in order], ranks[by_term], docs, positions[by_term]
 
