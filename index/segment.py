@@ -514,7 +514,7 @@ def _deltas(values: np.ndarray, firsts: np.ndarray) -> np.ndarray:
     """Return each of *values* minus the one before it, except at *firsts* (0 among them): the value itself.
 
     In the dtype of *values* (int32): ``np.diff(values, prepend=0)`` concatenates with an int64 zero,
-    which copies a token array into a new int64 one first (0.1-0.3 s for 1.8M tokens on fresh memory).
+    which copies a token array into a new int64 one first (1.8M tokens: 0.009-0.16 s, against 0.004 s).
     """
     deltas = np.empty_like(values)
     np.subtract(values[1:], values[:-1], out=deltas[1:])
