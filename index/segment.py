@@ -34,7 +34,7 @@ from whoosh.fields import Schema
 from whoosh.filedb.filestore import Storage
 from whoosh.filedb.filetables import OrderedHashWriter
 from whoosh.system import pack_byte, pack_int, pack_long, pack_uint, pack_ushort
-from whoosh.util.numeric import byte_to_length, length_to_byte, to_sortable
+from whoosh.util.numeric import _length_byte_cache, byte_to_length, length_to_byte, to_sortable
 
 from index.whoosh_compat import TERM_INFO_STRUCT, numeric_struct, set_field_lengths
 
@@ -273,18 +273,19 @@ class SegmentBuilder:
         for name, spec in self._fields.items():
             if not spec.lengths:
                 continue
-            writer = self._column(f"_{name}_len", LENGTHS_COLUMN)
-            qlens = quantized[name] = {}
-            total = 0
+            self._column(f"_{name}_len", LENGTHS_COLUMN)
+            docnums = np.fromiter(spec.lengths.keys(), np.int64, len(spec.lengths))
+            lengths = np.fromiter(spec.lengths.values(), np.int64, len(spec.lengths))
+            fieldlengths[name] = int(lengths.sum())
             lbytes = self._lbytes[name] = np.zeros(doccount, np.uint8)
-            for docnum, length in spec.lengths.items():
-                total += length
-                lbyte = length_to_byte(length)
-                writer.add(docnum, lbyte)
-                if lbyte:
-                    qlens[docnum] = byte_to_length(lbyte)  # what the reader's length column answers
-                    lbytes[docnum] = lbyte
-            fieldlengths[name] = total
+            lbytes[docnums] = _length_bytes(lengths)
+            # The column as LENGTHS_COLUMN's writer leaves it, a document at a time: a byte per
+            # document up to the last with a length byte (0 for those without), none after it.
+            present = np.flatnonzero(lbytes)
+            if len(present):
+                self._columns[f"_{name}_len"][0].write(lbytes[: present[-1] + 1].tobytes())
+            if type(spec) is _OtherField:  # what the reader's length column answers, for _TermEncoder
+                quantized[name] = {docnum: byte_to_length(lbyte) for docnum, lbyte in zip(present.tolist(), lbytes[present].tolist())}
         for handle, writer in self._columns.values():
             writer.finish(doccount)
             handle.close()
@@ -493,12 +494,32 @@ class _TermEncoder:
         return blob, terminfo + pack_long(start) + pack_int(len(blob))
 
 
+_LENGTH_BYTES = np.frombuffer(_length_byte_cache, np.int32)  # byte -> the least length it stands for
+
+
+def _length_bytes(lengths: np.ndarray) -> np.ndarray:
+    """Return Whoosh's ``length_to_byte`` of each of *lengths* (all above 0), as uint8."""
+    return np.minimum(np.searchsorted(_LENGTH_BYTES, lengths, side="left"), 255).astype(np.uint8)
+
+
 def _starts(keys: np.ndarray) -> np.ndarray:
     """Return the indexes where a run of equal *keys* starts (keys grouped, not empty)."""
     changed = np.empty(len(keys), bool)
     changed[0] = True
     np.not_equal(keys[1:], keys[:-1], out=changed[1:])
     return np.flatnonzero(changed)
+
+
+def _deltas(values: np.ndarray, firsts: np.ndarray) -> np.ndarray:
+    """Return each of *values* minus the one before it, except at *firsts* (0 among them): the value itself.
+
+    In the dtype of *values* (int32): ``np.diff(values, prepend=0)`` concatenates with an int64 zero,
+    which copies a token array into a new int64 one first (1.8M tokens: 0.009-0.16 s, against 0.004 s).
+    """
+    deltas = np.empty_like(values)
+    np.subtract(values[1:], values[:-1], out=deltas[1:])
+    deltas[firsts] = values[firsts]
+    return deltas
 
 
 class _TextInverter:
@@ -527,7 +548,11 @@ class _TextInverter:
         firsts = np.cumsum(counts, dtype=np.int64) - counts
         positions = starts_pos - np.repeat(starts_pos[firsts], counts)
         del starts_pos, firsts
-        used = np.unique(numbers)
+        # The term numbers in use, in order: flagged in a table of all numbers, in a pass over the
+        # tokens (0.004 s for 1.8M tokens, where np.unique hashes them in 0.066 s).
+        in_use = np.zeros(int(numbers.max()) + 1, bool)
+        in_use[numbers] = True
+        used = np.flatnonzero(in_use)
         names = self.names
         tbytes = [names[n].encode("utf-8") for n in used.tolist()]
         order = sorted(range(len(tbytes)), key=tbytes.__getitem__)  # term order is UTF-8 byte order
@@ -535,7 +560,9 @@ class _TextInverter:
         rank[used[order]] = np.arange(len(order), dtype=np.int32)
         ranks = rank[numbers]
         del numbers
-        by_term = np.argsort(ranks, kind="stable")
+        # numpy sorts 16-bit keys stably by radix: 4x faster than 32-bit ones (1.8M tokens of 40k
+        # terms, half the Debian corpus's bodies: 0.025 s against 0.11 s), in the same order.
+        by_term = np.argsort(ranks.astype(np.uint16) if len(order) <= 1 << 16 else ranks, kind="stable")
         docs = np.repeat(np.frombuffer(spec.docs, np.int32), counts)[by_term]
         return [tbytes[i] for i in order], ranks[by_term], docs, positions[by_term]
 
@@ -550,8 +577,7 @@ class _TextInverter:
         if len(multi):
             # Position lists are stored as deltas, and short lists of deltas repeat a lot: each
             # distinct list is encoded once, found by numpy among the postings of each frequency.
-            deltas = np.diff(positions, prepend=0)
-            deltas[firsts] = positions[firsts]
+            deltas = _deltas(positions, firsts)
             bits = max(1, int(deltas.max()).bit_length())
             multi = multi[np.argsort(freqs[multi], kind="stable")]
             sizes = freqs[multi]
@@ -606,9 +632,7 @@ class _TextInverter:
         block_lmin = np.minimum.reduceat(lmins, block_firsts)
         block_lmin = np.where(block_lmin == 256, 0, block_lmin).tolist()
         block_lmax = np.maximum.reduceat(lbytes, block_firsts).tolist()
-        deltas = np.diff(docs, prepend=0)
-        deltas[block_firsts] = docs[block_firsts]
-        deltas = deltas.tolist()
+        deltas = _deltas(docs, block_firsts).tolist()
         term_ends = np.append(term_firsts[1:], count)
         term_blocks = np.searchsorted(block_firsts, term_firsts)
         opens = np.zeros(len(block_firsts), bool)  # a term's first block, after the postings header

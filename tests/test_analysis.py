@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from index.analysis import text_analyzer
+from index.analysis import CHARSET_MAP, TermAnalyzer, text_analyzer
 
 
 def terms(text: str, mode: str = "index") -> list[str]:
@@ -83,3 +83,12 @@ def test_a_correction_to_greek_letters_names_is_written_as_the_page_writes_it(cl
     # "mupp" is corrected to the index word "mup", which the page writes "μP": the page says "μP".
     body = client.get("/api/search", query_string={"q": "mupp"}).get_json()
     assert body["suggestion"]["text"] == "μP" and "complete-mue-optimal" in body["hits"][0]["id"]
+
+
+def test_folding_leaves_lower_case_ascii_as_it_is():
+    # TermAnalyzer.token_terms skips folding for an ASCII token on this ground.
+    lowered = "".join(chr(code) for code in range(128)).lower()
+    assert lowered.translate(CHARSET_MAP) == lowered
+    analyzer = TermAnalyzer()
+    for raw in ("Trainium2", "GPUs", "U.S", "debian's", "x86_64", "IPv6", "Straße", "λόγος"):
+        assert list(analyzer.token_terms(raw)) == [t.text for t in text_analyzer()(raw)]

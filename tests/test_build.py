@@ -42,10 +42,10 @@ def test_failed_build_leaves_the_old_index_answering(tmp_path, monkeypatch):
 
     real = build_module.to_document
 
-    def dying(record, order):
+    def dying(record, order, *first_seen):
         if order == 30:
             raise OSError("disk full")
-        return real(record, order)
+        return real(record, order, *first_seen)
 
     monkeypatch.setattr(build_module, "to_document", dying)
     with pytest.raises(OSError, match="disk full"):
