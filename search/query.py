@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import chain
+from itertools import chain, islice
 from typing import Protocol
 
 from whoosh import query as wq
@@ -93,6 +93,8 @@ _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
 _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 _EXCLUDED_WORD = re.compile(rf'(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
+_WORD_THEN = re.compile(r"(\w+)(?:['’]s)?[.,;:!?]*$")  # a word, and what may follow it in a sentence
+MAX_EXCLUDED_CHECKED = 32  # excluded words checked for leaving out nothing (as MAX_QUERY_WORDS)
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
 _EMPTY_GROUP = re.compile(r'(?:^|(?<=[\s(]))[+-]?(?:""|\(\s*\))')
@@ -596,25 +598,35 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
     return node if len(alternatives) == 1 else wq.Or([a.query for a in alternatives])
 
 
-def excluded_in_vain(text: str, synonyms: Synonyms, contains: Callable[[str], bool]) -> list[tuple[tuple[int, int], str, str]]:
-    """Return each single word *text* excludes ("-nvdia", "NOT nvdia") that leaves out nothing: no word
-    it stands for (itself, its synonyms, its other spelling or singular: what ``_excluded`` leaves
-    out) is one the index holds (*contains*).  Each as (where it was typed, as typed, analysed)."""
+def excluded_in_vain(
+    text: str, synonyms: Synonyms, contains: Callable[[str], bool], limit: int = MAX_EXCLUDED_CHECKED
+) -> list[tuple[tuple[int, int], str]]:
+    """Return each single word *text* excludes ("-nvdia", "NOT nvdia", "-nvdia's") that leaves out
+    nothing: no word it stands for (itself, its synonyms, its other spelling or singular: what
+    ``_excluded`` leaves out) is one the index holds (*contains*).  Each as (where the word was
+    typed, analysed), of the first *limit* words excluded (a word excluded twice: both places)."""
     if not _SYNTAX.search(text):
         return []
-    found = []
-    for match in _EXCLUDED_WORD.finditer(text):
+    found: dict[str, list[tuple[int, int]]] = {}
+    vain: set[str] = set()
+    for match in islice(_EXCLUDED_WORD.finditer(text), limit):
         if text.count('"', 0, match.start()) % 2:
             continue  # inside a quoted phrase: a word of it
-        typed = match.group(1)
-        word = _single_term(typed)
-        if word is None:  # a function word, or more than one word
+        word_end = _WORD_THEN.match(match.group(1))
+        if word_end is None:  # a prefix ("nvdia*"), a hyphenated word ("co-op"): not one word
             continue
-        concept = _concept(typed, (word,), None, synonyms)
-        words = {w for a in concept.alternatives for w in a.words} | {other for _, other in _written_otherwise(concept)}
-        if not any(map(contains, words)):
-            found.append((match.span(1), typed, word))
-    return found
+        span = (match.start(1), match.start(1) + word_end.end(1))
+        word = _single_term(text[span[0] : span[1]])
+        if word is None:  # a function word
+            continue
+        if word not in found:
+            found[word] = []
+            concept = _concept(text[span[0] : span[1]], (word,), None, synonyms)
+            words = {w for a in concept.alternatives for w in a.words} | {other for _, other in _written_otherwise(concept)}
+            if not any(map(contains, words)):
+                vain.add(word)
+        found[word].append(span)
+    return [(span, word) for word, spans in found.items() if word in vain for span in spans]
 
 
 def _asked_words(concepts: Sequence[Concept]) -> frozenset[str]:

@@ -41,7 +41,7 @@ from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
 from search.snapshot import Snapshot, TokenReplay
-from search.spell import Speller, exclusion_hint, suggestion
+from search.spell import Speller, exclusion_hint, respelt, suggested_fixes
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
@@ -163,7 +163,8 @@ class SearchService:
         if cached is not None:
             return replace(cached, took_ms=_ms_since(started))
         asked = self._understand(snap, params)
-        hint = suggestion(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else None
+        fixes = suggested_fixes(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else []
+        hint = respelt(asked.parsed.text, fixes) if asked.parsed and fixes else None
         found = _Found.of(snap, params, asked.parsed, asked.near, hint.text if hint else None)
         if found.named_as_typed:
             hint = None  # "dhex" is a package: not a misspelling of "dex"
@@ -175,7 +176,12 @@ class SearchService:
         ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
         facets = count_facets(snap, params, found.matched, found.selected)
         match = found.match_level(asked.parsed)
-        in_vain, respelt = exclusion_hint(params.q, asked.vocabulary, snap.synonyms) if asked.vocabulary else ((), None)
+        in_vain, in_vain_fixed = (), None
+        if asked.parsed and asked.vocabulary:
+            shown = asked.parsed.text == params.q and hint is not None and _shows_correction(snap, asked.parsed, found.allowed)
+            in_vain, in_vain_fixed = exclusion_hint(
+                params.q, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, fixes if shown else []
+            )
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
@@ -196,7 +202,7 @@ class SearchService:
             dropped_words=asked.dropped,
             ways_out=ways,
             excluded_in_vain=in_vain,
-            excluded_suggestion=respelt,
+            excluded_suggestion=in_vain_fixed,
         )
         if not timed_out:
             self._results.put(snap.id, key, result)
@@ -216,7 +222,7 @@ class SearchService:
         expanded = expand(parsed, vocabulary, snap.synonyms)
         if text is not params.q and expanded.text == text:  # a suggestion is written as typed
             expanded = replace(expanded, text=params.q)
-        return _Asked(expanded, vocabulary, dropped, _near(snap, asked_text(text)))
+        return _Asked(expanded, vocabulary, dropped, _near(snap, asked_text(text)), text)
 
     def _vocabulary(self, snap: Snapshot) -> Vocabulary:
         return self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
@@ -446,6 +452,7 @@ class _Asked:
     vocabulary: Vocabulary | None
     dropped: int
     near: tuple[tuple[int, float], ...] = ()  # the nearest documents by meaning, with their cosines, best first
+    read: str = ""  # the query as read: in lower case where typed with caps lock (search.query.caps_lock)
 
 
 @dataclass(frozen=True, slots=True)

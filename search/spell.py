@@ -280,7 +280,9 @@ class Vocabulary:
                     continue  # the names of the letters of the token before ("mup" of "μp"): no form
                 before = (t.pos, t.text)
                 forms[t.text] += 1
-                spelt.setdefault(t.text, Counter())[text[t.startchar : t.endchar]] += 1
+                way = text[t.startchar : t.endchar]
+                if len(way) == len(t.text):  # the token's letters (a part's span is its whole word's: "mips64el")
+                    spelt.setdefault(t.text, Counter())[way] += 1
                 if greek_names(t.text) is not None:
                     written.setdefault(t.text, text[t.startchar : t.endchar])
         greek = None  # a form whose letters' names the word is: "mup" is written "μP"
@@ -293,7 +295,7 @@ class Vocabulary:
             elif greek is None and form in written and word in (t.text for t in self.analyzer(form, mode="index")):
                 greek = written[form]
         if found:
-            return tuple((form, _as_written(form, spelt[form])) for form in found)
+            return tuple((form, _as_written(form, spelt.get(form, Counter()))) for form in found)
         return ((greek, greek),) if greek is not None else ((word, word),)
 
 
@@ -366,24 +368,25 @@ def _completes(surface: str, typed: str) -> bool:
     return lowered[len(typed) :] == "e" or typed.endswith("i")
 
 
-def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None:
-    """Return the corrected query when the corrected words find documents (the results then hold
-    them): with every word, or, when no document has them all, some ("kuberentes amazon" is
-    searched with Kubernetes even though no page names both, and says so)."""
+def suggested_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[tuple[int, int], str]]:
+    """Return the corrected query's words, each with where it goes in ``parsed.text`` (``respelt``
+    writes them in), when the corrected words find documents (the results then hold them): with every
+    word, or, when no document has them all, some ("kuberentes amazon" is searched with Kubernetes
+    even though no page names both, and says so); empty when there is no such correction."""
     if not parsed.corrections:
-        return None
+        return []
     corrected = {c.span: c for c in parsed.corrections}
     fixed = [word_query(corrected[c.span].word) for c in parsed.typed_concepts() if c.span in corrected]
     # A quoted phrase with a misspelt word: the phrase as corrected ("trainng infrastructure").
     fixed += [a.query for c in parsed.concepts for m in (c.members or (c,)) if m.word is None
               for a in m.alternatives if a.via == "typo"]
     if not fixed:  # no concept is where a correction was made (none is known to happen)
-        return None
+        return []
     query: wq.Query = wq.Or(fixed) if len(fixed) > 1 else fixed[0]
     if parsed.excluded is not None:
         query = wq.AndNot(query, parsed.excluded)
     if next(iter(query.docs(vocabulary.searcher)), None) is None:
-        return None
+        return []
     # A typed word that is only its own stem ("stargat", which the index has as the stem of "Stargate")
     # finds what the whole word does; in the corrected query it is written whole, not left as typed.
     cut_short = [
@@ -399,10 +402,10 @@ def suggestion(parsed: ParsedQuery, vocabulary: Vocabulary) -> Suggestion | None
         for m in re.finditer(rf"(?<!\w){re.escape(typed)}(?!\w)", parsed.text):
             if not any(start < m.end() and m.start() < end for (start, end), _, _ in fixes):  # not where a fix is
                 fixes.append((m.span(), analysed, m.group()))
-    return _respelt(parsed.text, [(span, vocabulary.surface(analysed, typed)) for span, analysed, typed in sorted(fixes)])
+    return [(span, vocabulary.surface(analysed, typed)) for span, analysed, typed in sorted(fixes)]
 
 
-def _respelt(text: str, fixes: list[tuple[tuple[int, int], str]]) -> Suggestion:
+def respelt(text: str, fixes: list[tuple[tuple[int, int], str]]) -> Suggestion:
     """Return *text* with each (span, word) of *fixes* (in order, apart) written in, and the same as
     HTML: escaped text, each word written in marked (a query has no control characters:
     ``search.params``), which bleach with the one-tag allow-list leaves as it is."""
@@ -418,15 +421,40 @@ def _respelt(text: str, fixes: list[tuple[tuple[int, int], str]]) -> Suggestion:
     return Suggestion(text="".join(text_parts), html="".join(html_parts))  # escaped text and <mark> only
 
 
-def exclusion_hint(text: str, vocabulary: Vocabulary, synonyms: Synonyms) -> tuple[tuple[str, ...], Suggestion | None]:
+EXCLUSIONS_CORRECTED = 4  # excluded words at most offered respelt (a correction of each costs a look-up)
+
+
+def exclusion_hint(
+    text: str,
+    read: str,
+    vocabulary: Vocabulary,
+    synonyms: Synonyms,
+    asked: frozenset[str],
+    also: list[tuple[tuple[int, int], str]],
+) -> tuple[tuple[str, ...], Suggestion | None]:
     """Return the words *text* excludes in vain (no page holds them: nothing was left out), as typed,
-    and *text* with those of them that have a close spelling respelt ("training -nvdia": "training
-    -nvidia"), or None when none has.  The respelt query is offered, not searched: excluding a guess
-    could leave out pages the reader wants."""
-    found = excluded_in_vain(text, synonyms, vocabulary.contains)
+    and *text* respelt: those of them that have a close spelling, with the corrections *also* (the
+    did-you-mean's, in *text*) ("trainng -nvdia": "training -NVIDIA"), or None when none has.
+
+    *read* is *text* as the parser read it (in lower case where typed with caps lock, whose NOT is a
+    word).  A close spelling that the query asks for (*asked*: every word its concepts stand for) is
+    not offered: excluding it would leave nothing ("nvdia -nvdia").  The respelt query is offered, not
+    searched: excluding a guess could leave out pages the reader wants."""
+    found = excluded_in_vain(read, synonyms, vocabulary.contains)
+    same = len(read) == len(text)  # caps lock changed the case of letters only: the places hold
+    typed_words = tuple(dict.fromkeys((text if same else read)[start:end] for (start, end), _ in found))
     fixes = []
-    for span, typed, word in found:
-        near = vocabulary.near(typed, word)
-        if near:
-            fixes.append((span, vocabulary.surface(near[0][0], typed)))
-    return tuple(typed for _, typed, _ in found), _respelt(text, fixes) if fixes else None
+    corrected: dict[str, str | None] = {}  # a word excluded twice is corrected twice
+    for (start, end), word in found if same else ():
+        typed = text[start:end]
+        if word not in corrected:
+            if len(corrected) == EXCLUSIONS_CORRECTED:
+                break
+            near = [w for w, _ in vocabulary.near(typed, word) if w not in asked]
+            corrected[word] = near[0] if near else None
+        if corrected[word] is not None:
+            fixes.append(((start, end), vocabulary.surface(corrected[word], typed)))
+    if not fixes:
+        return typed_words, None
+    taken = {span for span, _ in fixes}
+    return typed_words, respelt(text, sorted([*fixes, *(fix for fix in also if fix[0] not in taken)]))

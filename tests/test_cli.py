@@ -94,6 +94,8 @@ def test_search_says_what_it_corrected_and_which_hit_a_name_found(built):
     excluded = CliRunner().invoke(main, ["search", "--index-dir", str(built), "--", "training", "-nvdia"])
     assert excluded.exit_code == 0
     assert "No document has nvdia: excluding it left nothing out. Did you mean: training -NVIDIA" in excluded.output
+    two = CliRunner().invoke(main, ["search", "--index-dir", str(built), "--", "training", "-nvdia", "-qqzzx"])
+    assert "No document has nvdia or qqzzx: excluding them left nothing out." in two.output
     named = CliRunner().invoke(main, ["search", "introducing", "stargate", "uk", "--index-dir", str(built)])
     first = named.output.split("\n  1. ", 1)[1].split("\n", 1)[0]
     assert "Introducing Stargate UK" in first and first.endswith("(exact name)")

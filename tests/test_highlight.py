@@ -204,7 +204,7 @@ def test_bleach_leaves_every_title_and_snippet_unchanged(raw, every, chars):
 @given(_text, st.lists(st.tuples(st.integers(0, 300), st.integers(0, 20), _text), max_size=4))
 @example('training -<script>alert(1)</script> "x&y"', [(10, 24, "nvidia<b>")])
 def test_bleach_leaves_every_suggestion_unchanged(text, picks):
-    # Both did-you-means ("Including results for", and the respelt exclusions) are built by _respelt:
+    # Both did-you-means ("Including results for", and the respelt exclusions) are built by respelt:
     # the query as the service reads it (its control characters spaces), escaped, with each respelt
     # word (an index word as pages write it: plain text) escaped and marked.
     from html import unescape
@@ -213,7 +213,7 @@ def test_bleach_leaves_every_suggestion_unchanged(text, picks):
     from werkzeug.datastructures import MultiDict
 
     from search.params import InvalidParameter, parse_params
-    from search.spell import _respelt
+    from search.spell import respelt
 
     try:
         text = parse_params(MultiDict({"q": text})).q
@@ -227,7 +227,7 @@ def test_bleach_leaves_every_suggestion_unchanged(text, picks):
             break
         fixes.append(((start, min(start + length, len(text))), word))
         pos = fixes[-1][0][1] + 1
-    shown = _respelt(text, fixes)
+    shown = respelt(text, fixes)
     _assert_inert(shown.html)
     assert unescape(re.sub("</?mark>", "", shown.html)) == shown.text
 

@@ -431,6 +431,18 @@ def test_a_correction_is_written_with_the_accents_and_inner_capitals_pages_write
     assert result.suggestion is not None and result.suggestion.text == shown and result.total > 0
 
 
+def test_a_correction_is_not_written_as_the_compound_a_part_of_it_stands_in(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [{"id": f"k{i}", "title": f"Kernel for mips64el board {i}", "summary": "Boots.", "topics": ["t"]} for i in range(4)]
+    docs.append({"id": "m", "title": "MIPS tools", "summary": "For mips machines.", "topics": ["t"]})
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    # "mips" of "mips64el" spans the whole compound: it was read as written "mips64el", too far
+    # from "mipps" to be its correction (on Debian "mipps" became "MILP", 14 solver packages).
+    result = service.search(SearchParams(q="mipps"))
+    assert result.suggestion is not None and result.suggestion.text == "mips" and result.total == 5
+
+
 @pytest.mark.parametrize("typed", ["trainer", "builder", "added", "traditional", "terminals"])
 def test_a_word_the_hub_lacks_is_not_searched_as_a_made_up_or_far_word(service, typed):
     # "trainer" was offered as "traine" (one letter off, stem "train": 32 pages), "added" as "amdded"
@@ -490,6 +502,10 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
         ("stargate -datacentres", (), None),  # left out by its other spelling and synonyms
         ("training -the", (), None),  # a function word is not searched, so not excluded either
         ('"gpu -nvdia"', (), None),  # inside quotes: a word of the phrase
+        ("TRAINING NOT NVDIA", (), None),  # typed with caps lock, NOT is a word: nothing is excluded
+        ("training -nvdia's -nvdia.", ("nvdia",), "training -NVIDIA's -NVIDIA."),  # said once, fixed twice, the rest kept
+        ("training -nvdia*", (), None),  # a prefix: not one word
+        ("nvdia -nvdia", ("nvdia",), None),  # NVIDIA is asked for: excluding it would leave nothing
     ],
 )
 def test_an_excluded_word_no_page_has_is_said_and_its_spelling_offered(service, typed, in_vain, offered):
@@ -505,6 +521,14 @@ def test_an_excluded_word_no_page_has_is_said_and_its_spelling_offered(service, 
         assert _ids(service, typed) == _ids(service, typed.split(" -")[0].split(" NOT")[0])
         assert _ids(service, offered) < _ids(service, typed)
     assert result.to_json()["excluded_in_vain"] == list(in_vain)
+
+
+def test_a_respelt_exclusion_is_offered_with_the_did_you_means_correction(service):
+    # "trainng -nvdia" offered "training -nvdia" and "trainng -NVIDIA": each half a correction.
+    result = service.search(SearchParams(q="trainng -nvdia"))
+    assert result.suggestion is not None and result.suggestion.text == "training -nvdia"
+    assert result.excluded_suggestion is not None and result.excluded_suggestion.text == "training -NVIDIA"
+    assert result.excluded_suggestion.html == "<mark>training</mark> -<mark>NVIDIA</mark>"
 
 
 @pytest.mark.parametrize(("typed", "meant"), [("thier gpus", "gpus"), ("wiht OR colossus", "colossus")])

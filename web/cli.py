@@ -300,7 +300,8 @@ def search(
         click.echo(f"Including results for: {result.suggestion.text}")
     if result.excluded_in_vain:  # the page's note: these exclusions left nothing out
         said = " or ".join([", ".join(result.excluded_in_vain[:-1]), result.excluded_in_vain[-1]] if len(result.excluded_in_vain) > 1 else result.excluded_in_vain)
-        click.echo(f"No document has {said}: excluding it left nothing out."
+        them = "it" if len(result.excluded_in_vain) == 1 else "them"
+        click.echo(f"No document has {said}: excluding {them} left nothing out."
                    + (f" Did you mean: {result.excluded_suggestion.text}" if result.excluded_suggestion else ""))
     if not result.total and result.ways_out:  # the page's "Try instead", each with what it finds
         click.echo("Try instead:")
