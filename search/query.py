@@ -94,6 +94,9 @@ _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 _EXCLUDED_WORD = re.compile(rf'(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
 _WORD_THEN = re.compile(r"(\w+)(?:['’]s)?[.,;:!?]*$")  # a word, and what may follow it in a sentence
+# A model number: letters, then digits (and maybe more letters and digits), ending in a digit: "h100",
+# "gb200", "mi300x" is not (its plural "mi300xs" is no plural), "a100".  Its plural adds an "s".
+_MODEL = re.compile(r"[A-Za-z]+\d[A-Za-z\d]*\d|[A-Za-z]+\d")
 MAX_EXCLUDED_CHECKED = 32  # excluded words checked for leaving out nothing (as MAX_QUERY_WORDS)
 # An operator with nothing to join on one side is half-typed syntax, not a word: "trainium AND".
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
@@ -120,6 +123,7 @@ class Vocabulary(Protocol):
     def near(self, typed: str, word: str) -> list[tuple[str, int]]: ...
     def prefixed(self, prefix: str, limit: int) -> list[str]: ...
     def acronym(self, word: str) -> bool: ...
+    def frequency(self, word: str) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -646,7 +650,12 @@ def _written_otherwise(concept: Concept) -> Iterator[tuple[str, str]]:
     when the index has them)."""
     if concept.word is None:
         return
-    for how, other in (("spelling", _other_spelling(concept.text)), ("singular", _acronym_singular(concept.text))):
+    ways = (
+        ("spelling", _other_spelling(concept.text)),
+        ("singular", _acronym_singular(concept.text)),
+        ("plural", _model_plural(concept.text)),
+    )
+    for how, other in ways:
         if other and other != concept.word:
             yield how, other
 
@@ -873,9 +882,12 @@ def _widened(concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
     elif concept.word and concept.span and (singular := _acronym_singular(concept.text)) and singular != concept.word:
         # A lower-case plural the index also holds ("gpus", written so in a few of 64k pages):
-        # when documents write its singular as an acronym ("GPU"), it is that acronym too.
-        if vocabulary.contains(singular) and vocabulary.acronym(singular):
+        # when documents write its singular as an acronym ("GPU"), it is that acronym too; a model
+        # number's plural is the model ("H100s").
+        if vocabulary.contains(singular) and _same_as_singular(singular, concept.word, vocabulary):
             extra = _same_word("singular", singular, synonyms)
+    elif concept.word and concept.span and (plural := _model_plural(concept.text)) and vocabulary.contains(plural):
+        extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
 
 
@@ -942,7 +954,7 @@ def _written_as(word: str, typed: str, vocabulary: Vocabulary, typos: bool) -> t
         near = vocabulary.near(typed, word) if typos else []
         return near[0] if near else (word, 0)
     singular = _acronym_singular(typed) if plural else None
-    if singular and singular != word and vocabulary.contains(singular) and vocabulary.acronym(singular):
+    if singular and singular != word and vocabulary.contains(singular) and _same_as_singular(singular, word, vocabulary):
         return singular, 0
     return word, 0
 
@@ -1012,10 +1024,28 @@ def _other_spelling(typed: str) -> str | None:
 def _acronym_singular(typed: str) -> str | None:
     """Return the analysed word of *typed* less a final ``s`` when it could be an acronym's plural
     typed in lower case ("gpus", "llms": the index has "GPUs" as ``gpu``, as ``normalize`` reads
-    it, but the stemmer keeps an ``s`` after a vowel and is given "gpus" whole), else None."""
+    it, but the stemmer keeps an ``s`` after a vowel and is given "gpus" whole), or a model
+    number's plural in any case ("H100s": ``h100s``, where a page says "H100"), else None."""
+    if _MODEL.fullmatch(typed[:-1]) and typed[-1:] in ("s", "S"):
+        return _single_term(typed[:-1])
     if len(typed) < 4 or not typed.isalpha() or typed[-1] not in "sS" or typed[-2] in "sS":
         return None
     return _single_term(typed[:-1])
+
+
+def _model_plural(typed: str) -> str | None:
+    """Return the analysed plural of the model number *typed* ("h100": ``h100s``, as a page writes
+    "H100s"), else None."""
+    return _single_term(typed + "s") if _MODEL.fullmatch(typed) else None
+
+
+def _same_as_singular(singular: str, plural: str, vocabulary: Vocabulary) -> bool:
+    """Return whether *plural*, a word the index holds, is also *singular* (analysed): a model
+    number's when the singular is the commoner ("h100s" is H100; "k8s" is no plural of "k8"), or an
+    acronym's the documents write in capitals ("gpus" is GPU; "news" is not "new")."""
+    if _MODEL.fullmatch(singular):
+        return vocabulary.frequency(singular) >= vocabulary.frequency(plural)
+    return vocabulary.acronym(singular)
 
 
 def _joined(

@@ -36,6 +36,9 @@ class FakeVocabulary:
     def acronym(self, word):
         return word in {"gpu", "llm", "tpu"}
 
+    def frequency(self, word):
+        return 1 if word in self.words else 0
+
 
 def test_all_words_and_any_words():
     parsed = build_query("trainium deal", SCHEMA)

@@ -244,6 +244,12 @@ def test_excluding_a_word_leaves_out_what_searching_for_it_finds(service, exclud
     assert "introducing-stargate-uk" not in kept and kept == everything - {"introducing-stargate-uk"}
 
 
+def _built(tmp_path, docs):
+    """Return the service over a small corpus of *docs* (JSONL records), built under *tmp_path*."""
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    return SearchService(tmp_path / "ix")
+
+
 def _ids(service, q):
     """Return the ids a search finds: its hits and the guide section its answer card shows above them."""
     result = service.search(SearchParams(q=q, per_page=50))
@@ -389,8 +395,7 @@ def test_a_word_with_a_number_is_corrected_only_by_letters_swapped_back(tmp_path
         {"id": "b", "title": "python3 packages", "summary": "The interpreter.", "topics": ["t"]},
         {"id": "c", "title": "IPv6 networking", "summary": "Addresses.", "topics": ["t"]},
     ]
-    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
-    service = SearchService(tmp_path / "ix")
+    service = _built(tmp_path, docs)
     # On 64k Debian packages "h100" suggested "h100i" (a cooler) and "ipv5" "ipe5".
     for typed in ("h100", "ipv5", "ipv4"):
         result = service.search(SearchParams(q=typed))
@@ -435,8 +440,7 @@ def test_a_correction_is_not_written_as_the_compound_a_part_of_it_stands_in(tmp_
     monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
     docs = [{"id": f"k{i}", "title": f"Kernel for mips64el board {i}", "summary": "Boots.", "topics": ["t"]} for i in range(4)]
     docs.append({"id": "m", "title": "MIPS tools", "summary": "For mips machines.", "topics": ["t"]})
-    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
-    service = SearchService(tmp_path / "ix")
+    service = _built(tmp_path, docs)
     # "mips" of "mips64el" spans the whole compound: it was read as written "mips64el", too far
     # from "mipps" to be its correction (on Debian "mipps" became "MILP", 14 solver packages).
     result = service.search(SearchParams(q="mipps"))
@@ -478,8 +482,7 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
         {"id": "b", "title": "Audio mixing desk", "summary": "Mixing tools.", "topics": ["t"]},
         {"id": "c", "title": "Model training", "summary": "Training models on one machine.", "topics": ["t"]},
     ]
-    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
-    service = SearchService(tmp_path / "ix")
+    service = _built(tmp_path, docs)
     # On 64k Debian packages "anthropic" was searched as "antelope": their stems "anthrop" and
     # "antelop" are two edits apart, the words four.  "mining" is one letter from "mixing", a word
     # the corpus lacks turned into one it has.  "trainer" is one letter from "traine", which is no
@@ -529,6 +532,30 @@ def test_a_respelt_exclusion_is_offered_with_the_did_you_means_correction(servic
     assert result.suggestion is not None and result.suggestion.text == "training -nvdia"
     assert result.excluded_suggestion is not None and result.excluded_suggestion.text == "training -NVIDIA"
     assert result.excluded_suggestion.html == "<mark>training</mark> -<mark>NVIDIA</mark>"
+
+
+@pytest.mark.parametrize("typed", ["h100s", "H100s"])
+def test_a_model_numbers_plural_finds_the_model(service, typed):
+    # "H100s" found nothing: the hub writes "H100", and the stemmer keeps an "s" after a digit.
+    assert _ids(service, typed) == _ids(service, "H100") != set()
+
+
+def test_a_model_number_and_its_plural_find_each_other_and_are_excluded_together(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [
+        {"id": "a", "title": "A cluster of 1,000 H100s", "summary": "Rented by the hour.", "topics": ["t"]},
+        {"id": "b", "title": "The H100 datasheet", "summary": "One H100 card.", "topics": ["t"]},
+        {"id": "c", "title": "Kubernetes on k8s", "summary": "k8s and k8s again, an H100 cluster.", "topics": ["t"]},
+        {"id": "d", "title": "A cluster of CPUs", "summary": "No accelerators.", "topics": ["t"]},
+        {"id": "e", "title": "The K8 processor", "summary": "An old chip.", "topics": ["t"]},
+        {"id": "f", "title": "Operators for k8s", "summary": "Helm charts.", "topics": ["t"]},
+    ]
+    service = _built(tmp_path, docs)
+    found = lambda q: {h.id for h in service.search(SearchParams(q=q)).hits}  # noqa: E731
+    assert found("h100") == found("H100s") == {"a", "b", "c"}
+    assert found("cluster -h100") == found("cluster -H100s") == {"d"}
+    # "k8s", which more pages write than "k8", is a word of its own, not the K8's plural.
+    assert found("k8s") == {"c", "f"}
 
 
 @pytest.mark.parametrize(("typed", "meant"), [("thier gpus", "gpus"), ("wiht OR colossus", "colossus")])
@@ -799,8 +826,7 @@ def test_a_lower_case_plural_some_page_writes_still_finds_the_acronym(tmp_path, 
         {"id": "c", "title": "Cheap gpus here", "summary": "Second-hand cards.", "topics": ["t"]},
         {"id": "d", "title": "The news", "summary": "What is new today.", "topics": ["t"]},
     ]
-    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
-    service = SearchService(tmp_path / "ix")
+    service = _built(tmp_path, docs)
     found = {h.id for h in service.search(SearchParams(q="gpus")).hits}
     # Typed in lower case it finds the acronym's pages and the one that writes "gpus" so.
     assert found == {"a", "b", "c"} and {h.id for h in service.search(SearchParams(q="GPUs")).hits} <= found
