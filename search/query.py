@@ -94,6 +94,7 @@ _EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 _EXCLUDED_WORD = re.compile(rf'(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
 _WORD_THEN = re.compile(r"(\w+)(?:['’]s)?[.,;:!?]*$")  # a word, and what may follow it in a sentence
+_EXCLUDED_PHRASE = re.compile(rf'(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)("[^"]+")')
 # A model number: letters, then digits (and maybe more letters and digits), ending in a digit: "h100",
 # "gb200", "mi300x" is not (its plural "mi300xs" is no plural), "a100".  Its plural adds an "s".
 _MODEL = re.compile(r"[A-Za-z]+\d[A-Za-z\d]*\d|[A-Za-z]+\d")
@@ -604,15 +605,23 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
 
 def excluded_in_vain(
     text: str, synonyms: Synonyms, contains: Callable[[str], bool], limit: int = MAX_EXCLUDED_CHECKED
-) -> list[tuple[tuple[int, int], str]]:
+) -> list[tuple[tuple[int, int], str | None]]:
     """Return each single word *text* excludes ("-nvdia", "NOT nvdia", "-nvdia's") that leaves out
     nothing: no word it stands for (itself, its synonyms, its other spelling or singular: what
     ``_excluded`` leaves out) is one the index holds (*contains*).  Each as (where the word was
-    typed, analysed), of the first *limit* words excluded (a word excluded twice: both places)."""
+    typed, analysed), of the first *limit* words excluded (a word excluded twice: both places); then
+    each quoted phrase excluded with such a word (``-"nvdia gpus"``: it can be in no page), as (where
+    it was typed, with its quotes, None)."""
     if not _SYNTAX.search(text):
         return []
     found: dict[str, list[tuple[int, int]]] = {}
     vain: set[str] = set()
+
+    def unknown(typed: str, word: str) -> bool:
+        concept = _concept(typed, (word,), None, synonyms)
+        words = {w for a in concept.alternatives for w in a.words} | {other for _, other in _written_otherwise(concept)}
+        return not any(map(contains, words))
+
     for match in islice(_EXCLUDED_WORD.finditer(text), limit):
         if text.count('"', 0, match.start()) % 2:
             continue  # inside a quoted phrase: a word of it
@@ -625,12 +634,15 @@ def excluded_in_vain(
             continue
         if word not in found:
             found[word] = []
-            concept = _concept(text[span[0] : span[1]], (word,), None, synonyms)
-            words = {w for a in concept.alternatives for w in a.words} | {other for _, other in _written_otherwise(concept)}
-            if not any(map(contains, words)):
+            if unknown(text[span[0] : span[1]], word):
                 vain.add(word)
         found[word].append(span)
-    return [(span, word) for word, spans in found.items() if word in vain for span in spans]
+    phrases: list[tuple[tuple[int, int], str | None]] = [
+        (match.span(1), None) for match in islice(_EXCLUDED_PHRASE.finditer(text), limit)
+        if not text.count('"', 0, match.start()) % 2  # the quote opens a phrase
+        and any(not stop and unknown(match.group(1)[start:end], term) for term, stop, start, end in _query_tokens(match.group(1)))
+    ]
+    return [*((span, word) for word, spans in found.items() if word in vain for span in spans), *phrases]
 
 
 def _asked_words(concepts: Sequence[Concept]) -> frozenset[str]:

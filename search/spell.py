@@ -447,6 +447,8 @@ def exclusion_hint(
     corrected: dict[str, str | None] = {}  # a word excluded twice is corrected twice
     for (start, end), word in found if same else ():
         typed = text[start:end]
+        if word is None:  # a phrase: said, not respelt
+            continue
         if word not in corrected:
             if len(corrected) == EXCLUSIONS_CORRECTED:
                 break

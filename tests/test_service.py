@@ -509,6 +509,8 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
         ("training -nvdia's -nvdia.", ("nvdia",), "training -NVIDIA's -NVIDIA."),  # said once, fixed twice, the rest kept
         ("training -nvdia*", (), None),  # a prefix: not one word
         ("nvdia -nvdia", ("nvdia",), None),  # NVIDIA is asked for: excluding it would leave nothing
+        ('gpu -"nvdia gpus"', ('"nvdia gpus"',), None),  # a phrase with a word no page has: said, not respelt
+        ('gpu -"nvidia gpus"', (), None),
     ],
 )
 def test_an_excluded_word_no_page_has_is_said_and_its_spelling_offered(service, typed, in_vain, offered):
