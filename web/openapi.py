@@ -203,8 +203,9 @@ SCHEMAS: dict[str, Any] = {
             "timed_out": {"type": "boolean",
                           "description": "Ranking ran past the time budget; the hits are the best found in time."},
             "excluded_in_vain": {"type": "array", "items": {"type": "string"}, "description": (
-                "Words the query excludes (-word, NOT word) that no document holds, as typed: excluding "
-                "them left nothing out (often a misspelling). Empty otherwise.")},
+                "Words the query excludes (-word, NOT word) that no document holds, and excluded quoted "
+                "phrases with such a word, as typed: excluding them left nothing out (often a "
+                "misspelling). Empty otherwise.")},
             "excluded_suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")], "description": (
                 "The query with those of excluded_in_vain that have a close spelling respelt: offered, not "
                 "searched (excluding a guess could leave out wanted documents). Null when none has.")},
