@@ -38,6 +38,7 @@ from search.synonyms import Synonyms
 CACHE_LIMIT = 4096
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
 _DIGIT = re.compile(r"\d")
+_EXCLUDING = re.compile(r"(?:(?:^|(?<=[\s(]))-|\b(?:NOT|ANDNOT)\s+)\Z")  # what excludes the word typed next
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
 
 
@@ -397,9 +398,12 @@ def suggested_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[t
     # Each written as it stands in the text (in capitals when typed with caps lock; ``service._understand``).
     fixes = [(fix.span, fix.word, parsed.text[fix.span[0] : fix.span[1]]) for fix in parsed.corrections]
     fixes += [(span, word, parsed.text[span[0] : span[1]]) for span, word in cut_short]
-    # The same word typed again is the same mistake ("kuberentes OR kuberentes"): corrected each time.
+    # The same word typed again is the same mistake ("kuberentes OR kuberentes"): corrected each time,
+    # but where it is excluded: "nvdia -nvdia" respelt both ways would find nothing.
     for _, analysed, typed in list(fixes):
         for m in re.finditer(rf"(?<!\w){re.escape(typed)}(?!\w)", parsed.text):
+            if _EXCLUDING.search(parsed.text, 0, m.start()):
+                continue
             if not any(start < m.end() and m.start() < end for (start, end), _, _ in fixes):  # not where a fix is
                 fixes.append((m.span(), analysed, m.group()))
     return [(span, vocabulary.surface(analysed, typed)) for span, analysed, typed in sorted(fixes)]

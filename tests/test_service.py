@@ -182,6 +182,8 @@ def test_markup_in_documents_is_stripped_and_only_mark_survives(tmp_path):
         ("KUBERENTES CLUSTER", "scaling-kubernetes-to-7-500-nodes", "KUBERNETES CLUSTER"),
         # The same misspelling typed twice is corrected twice ("kubernetes OR kuberentes" before).
         ("kuberentes OR kuberentes", "scaling-kubernetes-to-7-500-nodes", "kubernetes OR kubernetes"),
+        # ... but not where it is excluded: "kubernetes -kubernetes" would find nothing.
+        ("kuberentes -kuberentes", "scaling-kubernetes-to-7-500-nodes", "kubernetes -kuberentes"),
     ],
 )
 def test_typos_find_the_document_and_suggest_the_corrected_query(service, typed, expected_first, corrected):
