@@ -90,11 +90,12 @@ _SYNTAX = re.compile(r"[\"()]|(?:^|[\s(])[+-](?=[\w\"(])|\b(?:AND|OR|NOT|ANDNOT)
 # What a query's syntax excludes ("-word", "NOT word", "a ANDNOT b": a word, a quoted phrase or a
 # group each), and the syntax itself: quotes, parentheses, AND, OR and "+" marks (``asked_text``).
 _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
-_EXCLUDED = re.compile(rf"{_MINUS}{_GROUP}|\b(?:NOT|ANDNOT)\s+{_GROUP}")
+_EXCLUDER = rf"(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)"  # what excludes the word, phrase or group typed next
+_EXCLUDED = re.compile(rf"{_EXCLUDER}{_GROUP}")
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
-_EXCLUDED_WORD = re.compile(rf'(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
+_EXCLUDED_WORD = re.compile(rf'{_EXCLUDER}([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
 _WORD_THEN = re.compile(r"(\w+)(?:['’]s)?[.,;:!?]*$")  # a word, and what may follow it in a sentence
-_EXCLUDED_PHRASE = re.compile(rf'(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)("[^"]+")')
+_EXCLUDED_PHRASE = re.compile(rf'{_EXCLUDER}("[^"]+")')
 # A model number: letters, then digits (and maybe more letters and digits), ending in a digit: "h100",
 # "gb200", "mi300x" is not (its plural "mi300xs" is no plural), "a100".  Its plural adds an "s".
 _MODEL = re.compile(r"[A-Za-z]+\d[A-Za-z\d]*\d|[A-Za-z]+\d")
@@ -603,6 +604,11 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
     return node if len(alternatives) == 1 else wq.Or([a.query for a in alternatives])
 
 
+def excluded_at(text: str, start: int) -> bool:
+    """Return whether the word typed at *start* in *text* is one the query excludes ("-nvdia", "NOT nvdia")."""
+    return any(match.start(1) == start for match in _EXCLUDED_WORD.finditer(text))
+
+
 def excluded_in_vain(
     text: str, synonyms: Synonyms, contains: Callable[[str], bool], limit: int = MAX_EXCLUDED_CHECKED
 ) -> list[tuple[tuple[int, int], str | None]]:
@@ -882,25 +888,35 @@ def _widened(concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None
     if concept.prefix:
         words = [w for w in vocabulary.prefixed(concept.prefix, PREFIX_LIMIT) if w != concept.word]
         extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
-    elif concept.word and concept.span and not _known(concept, vocabulary):  # a word the index lacks, with no synonym it has
-        other = _other_spelling(concept.text)
-        spelled, how = (other, "spelling") if other else (_acronym_singular(concept.text), "singular")
-        if spelled and spelled != concept.word and vocabulary.contains(spelled):
-            extra = _same_word(how, spelled, synonyms)
-        else:
+    elif concept.word and concept.span:
+        known = _known(concept, vocabulary)  # the word, or a synonym of it
+        if same := _as_the_index_has(concept.word, concept.text, vocabulary, known):
+            extra = _same_word(*same, synonyms)
+        elif not known:
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
             extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
             if near:
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
-    elif concept.word and concept.span and (singular := _acronym_singular(concept.text)) and singular != concept.word:
-        # A lower-case plural the index also holds ("gpus", written so in a few of 64k pages):
-        # when documents write its singular as an acronym ("GPU"), it is that acronym too; a model
-        # number's plural is the model ("H100s").
-        if vocabulary.contains(singular) and _same_as_singular(singular, concept.word, vocabulary):
-            extra = _same_word("singular", singular, synonyms)
-    elif concept.word and concept.span and (plural := _model_plural(concept.text)) and vocabulary.contains(plural):
-        extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
+        elif (plural := _model_plural(concept.text)) and vocabulary.contains(plural):
+            extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
+
+
+def _as_the_index_has(word: str, typed: str, vocabulary: Vocabulary, known: bool) -> tuple[str, str] | None:
+    """Return (how, other) for the analysed *word* (typed: *typed*) written another way the index
+    has, else None: when the index lacks it (not *known*), its other spelling or an acronym's
+    singular; when it has it, the singular of a plural that is the same word: a lower-case plural
+    some pages write ("gpus", 1 of 64k) when documents write the singular as an acronym ("GPU"), a
+    model number's plural ("H100s"; ``_same_as_singular``)."""
+    if not known:
+        other = _other_spelling(typed)
+        spelled, how = (other, "spelling") if other else (_acronym_singular(typed), "singular")
+        return (how, spelled) if spelled and spelled != word and vocabulary.contains(spelled) else None
+    # Only a word the stemmer left its "s" on can be a plural here ("gpus"; "centers" is "center").
+    singular = _acronym_singular(typed) if word.endswith("s") else None
+    if singular and singular != word and vocabulary.contains(singular) and _same_as_singular(singular, word, vocabulary):
+        return "singular", singular
+    return None
 
 
 def _phrase_respelled(
@@ -953,22 +969,13 @@ def _phrase_written_as(
 
 def _written_as(word: str, typed: str, vocabulary: Vocabulary, typos: bool) -> tuple[str, int]:
     """Return the analysed *word* (typed: *typed*) of a quoted phrase as the documents write it, with
-    0, or its closest spelling with its distance: its other spelling or an acronym's singular when
-    the index has that and not *word*, or has *word* too but writes the singular as an acronym (as
-    ``_widened`` reads a word typed alone); else, when *typos* and the index lacks it, its closest
-    spelling (``Vocabulary.near``), if any."""
-    # Only a word the stemmer left its "s" on can be an acronym's plural ("gpus"; "centers" is "center").
-    plural = word.endswith("s")
-    if not vocabulary.contains(word):
-        spelled = _other_spelling(typed) or (_acronym_singular(typed) if plural else None)
-        if spelled and vocabulary.contains(spelled):
-            return spelled, 0
-        near = vocabulary.near(typed, word) if typos else []
-        return near[0] if near else (word, 0)
-    singular = _acronym_singular(typed) if plural else None
-    if singular and singular != word and vocabulary.contains(singular) and _same_as_singular(singular, word, vocabulary):
-        return singular, 0
-    return word, 0
+    0 (``_as_the_index_has``, as ``_widened`` reads a word typed alone), or else, when *typos* and the
+    index lacks it, its closest spelling with its distance (``Vocabulary.near``), if any."""
+    known = vocabulary.contains(word)
+    if same := _as_the_index_has(word, typed, vocabulary, known):
+        return same[1], 0
+    near = vocabulary.near(typed, word) if typos and not known else []
+    return near[0] if near else (word, 0)
 
 
 def _known(concept: Concept, vocabulary: Vocabulary) -> bool:

@@ -176,12 +176,11 @@ class SearchService:
         ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
         facets = count_facets(snap, params, found.matched, found.selected)
         match = found.match_level(asked.parsed)
+        shown = hint is not None and _shows_correction(snap, asked.parsed, found.allowed)
         in_vain, in_vain_fixed = (), None
         if asked.parsed and asked.vocabulary:
-            shown = asked.parsed.text == params.q and hint is not None and _shows_correction(snap, asked.parsed, found.allowed)
-            in_vain, in_vain_fixed = exclusion_hint(
-                params.q, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, fixes if shown else []
-            )
+            also = fixes if shown and asked.parsed.text == params.q else []  # the did-you-mean's, in the same places
+            in_vain, in_vain_fixed = exclusion_hint(params.q, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
@@ -196,7 +195,7 @@ class SearchService:
             match=match,
             plain=bool(asked.parsed and asked.parsed.plain),
             snapshot=snap.id,
-            suggestion=hint if hint is None or _shows_correction(snap, asked.parsed, found.allowed) else None,
+            suggestion=hint if shown else None,
             answer=answer,
             timed_out=timed_out,
             dropped_words=asked.dropped,

@@ -31,14 +31,13 @@ from whoosh.searching import Searcher
 
 from index.analysis import english_stemmer, greek_names
 from search.cache import remember
-from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, excluded_in_vain, word_query
+from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, excluded_at, excluded_in_vain, word_query
 from search.results import Suggestion
 from search.synonyms import Synonyms
 
 CACHE_LIMIT = 4096
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
 _DIGIT = re.compile(r"\d")
-_EXCLUDING = re.compile(r"(?:(?:^|(?<=[\s(]))-|\b(?:NOT|ANDNOT)\s+)\Z")  # what excludes the word typed next
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
 
 
@@ -69,10 +68,15 @@ def _match_case(word: str, typed: str) -> str:
     return word.capitalize() if typed[:1].isupper() else word
 
 
+def _capitals_inside(word: str) -> bool:
+    """Return whether *word* has a capital past its first letter ("DeepSpeed", "GPUs"; not "Stargate")."""
+    return word[1:] != word[1:].lower()
+
+
 def _as_shown(written: str, typed: str) -> str:
     """Return a word as a page writes it (*written*: accents kept, "Jalapeño") in the case *typed* was
     typed in, unless the page writes capitals inside it, which name it ("DeepSpeed", "GitHub", "GPUs")."""
-    if written[1:] != written[1:].lower() and not (len(typed) > 1 and typed.isupper()):
+    if _capitals_inside(written) and not (len(typed) > 1 and typed.isupper()):
         return written
     return _match_case(written.lower(), typed)
 
@@ -307,7 +311,7 @@ def _as_written(form: str, spelt: Counter[str]) -> str:
     if not spelt:
         return form
     way = spelt.most_common(1)[0][0]
-    return way if way[1:] != way[1:].lower() else way.lower()
+    return way if _capitals_inside(way) else way.lower()
 
 
 class Speller:
@@ -402,7 +406,7 @@ def suggested_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[t
     # but where it is excluded: "nvdia -nvdia" respelt both ways would find nothing.
     for _, analysed, typed in list(fixes):
         for m in re.finditer(rf"(?<!\w){re.escape(typed)}(?!\w)", parsed.text):
-            if _EXCLUDING.search(parsed.text, 0, m.start()):
+            if excluded_at(parsed.text, m.start()):
                 continue
             if not any(start < m.end() and m.start() < end for (start, end), _, _ in fixes):  # not where a fix is
                 fixes.append((m.span(), analysed, m.group()))

@@ -246,6 +246,12 @@ def test_excluding_a_word_leaves_out_what_searching_for_it_finds(service, exclud
     assert "introducing-stargate-uk" not in kept and kept == everything - {"introducing-stargate-uk"}
 
 
+def _finds_nothing_and_corrects_nothing(service, *typed):
+    for q in typed:
+        result = service.search(SearchParams(q=q))
+        assert result.suggestion is None and result.total == 0, q
+
+
 def _built(tmp_path, docs):
     """Return the service over a small corpus of *docs* (JSONL records), built under *tmp_path*."""
     build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
@@ -399,9 +405,7 @@ def test_a_word_with_a_number_is_corrected_only_by_letters_swapped_back(tmp_path
     ]
     service = _built(tmp_path, docs)
     # On 64k Debian packages "h100" suggested "h100i" (a cooler) and "ipv5" "ipe5".
-    for typed in ("h100", "ipv5", "ipv4"):
-        result = service.search(SearchParams(q=typed))
-        assert result.suggestion is None and result.total == 0, typed
+    _finds_nothing_and_corrects_nothing(service, "h100", "ipv5", "ipv4")
     swapped = service.search(SearchParams(q="pyhton3"))
     assert swapped.suggestion is not None and swapped.suggestion.text == "python3" and swapped.hits[0].id == "b"
 
@@ -453,8 +457,7 @@ def test_a_correction_is_not_written_as_the_compound_a_part_of_it_stands_in(tmp_
 def test_a_word_the_hub_lacks_is_not_searched_as_a_made_up_or_far_word(service, typed):
     # "trainer" was offered as "traine" (one letter off, stem "train": 32 pages), "added" as "amdded"
     # (stem "amd": the AMD pages), "traditional" and "terminals" as "training".
-    result = service.search(SearchParams(q=typed))
-    assert result.suggestion is None and result.total == 0
+    _finds_nothing_and_corrects_nothing(service, typed)
 
 
 @pytest.mark.parametrize(
@@ -489,9 +492,7 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
     # "antelop" are two edits apart, the words four.  "mining" is one letter from "mixing", a word
     # the corpus lacks turned into one it has.  "trainer" is one letter from "traine", which is no
     # word though its stem is "train".
-    for typed in ("anthropic", "mining", "trainer"):
-        result = service.search(SearchParams(q=typed))
-        assert result.suggestion is None and result.total == 0, typed
+    _finds_nothing_and_corrects_nothing(service, "anthropic", "mining", "trainer")
     fixed = service.search(SearchParams(q="trainng"))
     assert fixed.suggestion is not None and fixed.suggestion.text == "training" and fixed.hits[0].id == "c"
 
