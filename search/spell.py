@@ -38,7 +38,9 @@ from search.synonyms import Synonyms
 CACHE_LIMIT = 4096
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
 _DIGIT = re.compile(r"\d")
+_WRITTEN_WORD = re.compile(r"\w+")
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
+WRITES_DOCS = 64  # the documents of each field searched for the word a typo is close to (``surface``)
 
 
 def allowed_distance(length: int) -> int:
@@ -138,10 +140,15 @@ class Vocabulary:
             # A misspelt function word ("thier", "wiht"): searching for it would find nearly every
             # page and rank by noise, so it is no correction.
             found = []
-        if 1 < len(found) <= SURFACE_TIES:
+        if found:
+            found = found[:SURFACE_TIES]  # the most frequent
+            # A correction is shown, and so judged, as pages write it: a stem one edit away whose
+            # words are all further from what was typed is no correction ("groq": "grow", which pages
+            # only write "growing"; "several": "seven"; "classification": "classical").
             folded = self._fold(typed)
-            apart = {w: _typed_distance(self.surface(w, typed), folded) for w, _ in found}
-            found = [(w, d) for w, d in found if apart[w] == min(apart.values())]
+            limit = allowed_distance(len(folded))
+            apart = {w: _typed_distance(self._fold(self.surface(w, typed)), folded) for w, _ in found}
+            found = [(w, d) for w, d in found if apart[w] == min(apart.values()) and apart[w] <= limit]
         return self._remember(key, found)  # type: ignore[return-value]
 
     def closest(self, typed: str, word: str) -> list[tuple[str, int]]:
@@ -235,9 +242,41 @@ class Vocabulary:
         forms a document writes it in, the closest to *typed* ("introducing" for "introducting", where
         the text says "introduces" more often), then the most frequent."""
         forms = self._written_forms(word)
-        lowered = typed.lower()
-        best = min(forms, key=lambda form: Levenshtein.distance(form[0].lower(), lowered)) if len(forms) > 1 else forms[0]
+        folded = self._fold(typed)
+        best = min(forms, key=lambda form: OSA.distance(form[0], folded)) if len(forms) > 1 else forms[0]
+        limit = allowed_distance(len(folded))
+        if limit and OSA.distance(best[0], folded) > limit:
+            # The few pages its forms are read from may not write the word meant ("devloped":
+            # "developed", where they say "development"): look further.
+            best = self._written_near(word, folded, limit) or best
         return _as_shown(best[1], typed)
+
+    def _written_near(self, word: str, folded: str, limit: int) -> tuple[str, str] | None:
+        """Return the word of *word*'s (analysed) that the first WRITES_DOCS documents of each field
+        holding it write closest to *folded* (a typed word), within *limit* edits, with the way it is
+        written; or None."""
+        key = ("written near", word, folded)
+        if key not in self._cache:
+            best: tuple[int, str, str] | None = None
+            seen: set[str] = set()
+            for text in self._texts(word, WRITES_DOCS):
+                for way in _WRITTEN_WORD.findall(text):
+                    if way in seen:
+                        continue
+                    seen.add(way)
+                    # Folding takes an analysis; it changes a word by a letter or so ("GPUs": gpu).
+                    if OSA.distance(way.lower(), folded, score_cutoff=limit + 1) > limit + 1:
+                        continue
+                    form = self._fold(way)
+                    distance = _typed_distance(form, folded)
+                    if distance <= limit and (best is None or distance < best[0]) and self._fold_stem(form) == word:
+                        best = (distance, form, way if _capitals_inside(way) else way.lower())
+            self._remember(key, best[1:] if best else None)
+        return self._cache[key]  # type: ignore[return-value]
+
+    def _fold_stem(self, form: str) -> str | None:
+        tokens = [t.text for t in self.analyzer(form, mode="query", removestops=False)]
+        return tokens[0] if len(tokens) == 1 else None
 
     def _written_forms(self, word: str) -> tuple[tuple[str, str], ...]:
         """``_forms`` of *word*, kept while the snapshot lasts."""
@@ -263,12 +302,12 @@ class Vocabulary:
                 if t.text == word:
                     yield text[t.startchar : t.endchar]
 
-    def _texts(self, word: str) -> Iterator[str]:
-        """Yield the text of each of the first FORM_DOCS documents of each field holding *word* (analysed)."""
+    def _texts(self, word: str, docs: int = FORM_DOCS) -> Iterator[str]:
+        """Yield the text of each of the first *docs* documents of each field holding *word* (analysed)."""
         for fieldname in SEARCH_FIELDS:
             if not self.reader.doc_frequency(fieldname, word):
                 continue
-            for docnum in islice(wq.Term(fieldname, word).docs(self.searcher), FORM_DOCS):
+            for docnum in islice(wq.Term(fieldname, word).docs(self.searcher), docs):
                 yield str(self.searcher.stored_fields(docnum).get(fieldname) or "")
 
     def _forms(self, word: str) -> tuple[tuple[str, str], ...]:

@@ -465,7 +465,7 @@ def test_a_word_the_hub_lacks_is_not_searched_as_a_made_up_or_far_word(service, 
     [
         ('"trainng infrastructure"', '"training infrastructure"'),  # 0 results before, and no suggestion
         ('"trainng infrastucture"', '"training infrastructure"'),
-        ('"large modles"', '"large model"'),
+        ('"large modles"', '"large models"'),  # two letters swapped back: one edit, as pages write it
     ],
 )
 def test_a_misspelt_word_in_a_quoted_phrase_is_corrected_in_the_phrase(service, typed, meant):
@@ -495,6 +495,27 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
     _finds_nothing_and_corrects_nothing(service, "anthropic", "mining", "trainer")
     fixed = service.search(SearchParams(q="trainng"))
     assert fixed.suggestion is not None and fixed.suggestion.text == "training" and fixed.hits[0].id == "c"
+
+
+def test_a_correction_is_a_word_pages_write_within_the_edits_allowed_of_what_was_typed(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")  # by words alone: what a correction brings
+    docs = [
+        {"id": f"d{i}", "title": f"Development plan {i}", "summary": "Development of the growing site.", "topics": ["t"]}
+        for i in range(6)
+    ] + [
+        {"id": "late", "title": "Tools developed in house", "summary": "Seven tools developed for clusters.", "topics": ["t"]},
+    ]
+    service = _built(tmp_path, docs)
+    # "groq" is one letter from "grow", the stem of "growing", which is four letters from what was
+    # typed; "several" is one from "seven" as stems ("sever"), two as written.  Shown, each correction
+    # would be a word the reader could not have meant: before, both were searched as it.
+    _finds_nothing_and_corrects_nothing(service, "groq", "several")
+    # The pages read for a word's forms (the first few) write "development"; a later one writes the
+    # word one edit from the typo, which is the correction shown.
+    fixed = service.search(SearchParams(q="devloped"))
+    assert fixed.suggestion is not None and fixed.suggestion.text == "developed" and fixed.total == 7
+    swapped = service.search(SearchParams(q="devleoped tools"))
+    assert swapped.suggestion is not None and swapped.suggestion.text == "developed tools"
 
 
 @pytest.mark.parametrize(
