@@ -164,7 +164,7 @@ class SearchService:
             return replace(cached, took_ms=_ms_since(started))
         asked = self._understand(snap, params)
         fixes = suggested_fixes(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else []
-        hint = respelt(asked.parsed.text, fixes) if asked.parsed and fixes else None
+        hint = respelt(_as_typed(asked.parsed.text, params.q), fixes) if asked.parsed and fixes else None
         found = _Found.of(snap, params, asked.parsed, asked.near, hint.text if hint else None)
         if found.named_as_typed:
             hint = None  # "dhex" is a package: not a misspelling of "dex"
@@ -179,7 +179,7 @@ class SearchService:
         shown = hint is not None and _shows_correction(snap, asked.parsed, found.allowed)
         in_vain, in_vain_fixed = (), None
         if asked.parsed and asked.vocabulary:
-            also = fixes if shown and asked.parsed.text == params.q else []  # the did-you-mean's, in the same places
+            also = fixes if shown and _as_typed(asked.parsed.text, params.q) == params.q else []  # the did-you-mean's, in the same places
             in_vain, in_vain_fixed = exclusion_hint(params.q, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
@@ -437,6 +437,12 @@ def _near(snap: Snapshot, text: str) -> tuple[tuple[int, float], ...]:
     if vector is None:
         return ()
     return tuple(semantic.nearest(docs, vector, ranking.SEMANTIC_POOL))
+
+
+def _as_typed(read: str, typed: str) -> str:
+    """Return the text a correction is written into: *typed* where the parser only closed a quote left
+    open at its end ('training 5" -nvdia': the reader's inch mark is not shown closed), else *read*."""
+    return typed if read == typed + '"' else read
 
 
 def _ms_since(started: float) -> float:

@@ -497,6 +497,16 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
     assert fixed.suggestion is not None and fixed.suggestion.text == "training" and fixed.hits[0].id == "c"
 
 
+@pytest.mark.parametrize(
+    ("typed", "offered"),
+    [('nvdia "gpu', 'NVIDIA "gpu'), ('training 5" -nvdia', 'training 5" -NVIDIA')],
+)
+def test_a_correction_leaves_a_quote_left_open_as_it_was_typed(service, typed, offered):
+    # The parser closes an open quote where the text ends; the reader did not type that quote.
+    result = service.search(SearchParams(q=typed))
+    assert result.suggestion is not None and result.suggestion.text == offered
+
+
 def test_a_correction_is_a_word_pages_write_within_the_edits_allowed_of_what_was_typed(tmp_path, monkeypatch):
     monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")  # by words alone: what a correction brings
     docs = [
