@@ -617,7 +617,8 @@ def excluded_in_vain(
     ``_excluded`` leaves out) is one the index holds (*contains*).  Each as (where the word was
     typed, analysed), of the first *limit* words excluded (a word excluded twice: both places); then
     each quoted phrase excluded with such a word (``-"nvdia gpus"``: it can be in no page), as (where
-    it was typed, with its quotes, None)."""
+    it was typed, with its quotes, None), and each hyphenated word so (``-fine-tunning``: searched as
+    its words side by side)."""
     if not _SYNTAX.search(text):
         return []
     found: dict[str, list[tuple[int, int]]] = {}
@@ -628,11 +629,17 @@ def excluded_in_vain(
         words = {w for a in concept.alternatives for w in a.words} | {other for _, other in _written_otherwise(concept)}
         return not any(map(contains, words))
 
+    def held_nowhere(typed: str) -> bool:  # words side by side, one of which no page has
+        return any(not stop and unknown(typed[start:end], term) for term, stop, start, end in _query_tokens(typed))
+
+    compounds: list[tuple[tuple[int, int], str | None]] = []
     for match in islice(_EXCLUDED_WORD.finditer(text), limit):
         if text.count('"', 0, match.start()) % 2:
             continue  # inside a quoted phrase: a word of it
         word_end = _WORD_THEN.match(match.group(1))
-        if word_end is None:  # a prefix ("nvdia*"), a hyphenated word ("co-op"): not one word
+        if word_end is None:  # a prefix ("nvdia*"): not one word; a hyphenated word ("fine-tunning"): as a phrase
+            if "*" not in match.group(1) and held_nowhere(match.group(1)):
+                compounds.append((match.span(1), None))
             continue
         span = (match.start(1), match.start(1) + word_end.end(1))
         word = _single_term(text[span[0] : span[1]])
@@ -646,9 +653,9 @@ def excluded_in_vain(
     phrases: list[tuple[tuple[int, int], str | None]] = [
         (match.span(1), None) for match in islice(_EXCLUDED_PHRASE.finditer(text), limit)
         if not text.count('"', 0, match.start()) % 2  # the quote opens a phrase
-        and any(not stop and unknown(match.group(1)[start:end], term) for term, stop, start, end in _query_tokens(match.group(1)))
+        and held_nowhere(match.group(1))
     ]
-    return [*((span, word) for word, spans in found.items() if word in vain for span in spans), *phrases]
+    return [*((span, word) for word, spans in found.items() if word in vain for span in spans), *compounds, *phrases]
 
 
 def _asked_words(concepts: Sequence[Concept]) -> frozenset[str]:

@@ -545,6 +545,8 @@ def test_a_correction_is_a_word_pages_write_within_the_edits_allowed_of_what_was
         ("nvdia -nvdia", ("nvdia",), None),  # NVIDIA is asked for: excluding it would leave nothing
         ('gpu -"nvdia gpus"', ('"nvdia gpus"',), None),  # a phrase with a word no page has: said, not respelt
         ('gpu -"nvidia gpus"', (), None),
+        ("training -fine-tunning", ("fine-tunning",), None),  # a hyphenated word: its words side by side, as a phrase
+        ("training -fine-tuning", (), None),
     ],
 )
 def test_an_excluded_word_no_page_has_is_said_and_its_spelling_offered(service, typed, in_vain, offered):

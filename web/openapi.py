@@ -204,7 +204,7 @@ SCHEMAS: dict[str, Any] = {
                           "description": "Ranking ran past the time budget; the hits are the best found in time."},
             "excluded_in_vain": {"type": "array", "items": {"type": "string"}, "description": (
                 "Words the query excludes (-word, NOT word) that no document holds, and excluded quoted "
-                "phrases with such a word, as typed: excluding them left nothing out (often a "
+                "phrases and hyphenated words with such a word, as typed: excluding them left nothing out (often a "
                 "misspelling). Empty otherwise.")},
             "excluded_suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")], "description": (
                 "The query with those of excluded_in_vain that have a close spelling respelt: offered, not "
