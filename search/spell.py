@@ -43,9 +43,14 @@ FORM_DOCS = 4  # the documents of each field a word's written forms are read fro
 WRITES_DOCS = 64  # the documents of each field searched for the word a typo is close to (``surface``)
 
 
+LONGEST_CORRECTED = 40  # characters: a longer "word" is no typo of one (a pasted hash, a run of keys)
+
+
 def allowed_distance(length: int) -> int:
-    """Return how many edits a typed word of *length* characters may be from an index word."""
-    if length < 4:
+    """Return how many edits a typed word of *length* characters may be from an index word: none for
+    a word too short to tell a typo from another word, or too long to be a misspelt one (its one-edit
+    variants and distances cost the square of its length: 4,096 letters took 12 s)."""
+    if length < 4 or length > LONGEST_CORRECTED:
         return 0
     return 1 if length < 9 else 2
 

@@ -497,6 +497,24 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
     assert fixed.suggestion is not None and fixed.suggestion.text == "training" and fixed.hits[0].id == "c"
 
 
+def test_a_word_too_long_to_be_a_misspelling_is_not_spelt_out(service, monkeypatch):
+    # The one-edit variants of a word and its distances to the index's words cost the square of its
+    # length: a 4,096-letter "word" took 12 s a request and held a worker.  Past 40 letters no
+    # correction is tried; a word of 40 still is.
+    import search.spell
+
+    made = []
+    real = search.spell.one_edit
+    monkeypatch.setattr(search.spell, "one_edit", lambda word: made.append(word) or real(word))
+    for q in ("b" * 4096, "stargatee" + "x" * 32):
+        result = service.search(SearchParams(q=q))
+        assert result.suggestion is None and result.total == 0
+    assert made == []
+    near = service.search(SearchParams(q="stargte " + "q" * 40))
+    assert near.suggestion is not None and near.suggestion.text.startswith("stargate")
+    assert "q" * 40 in made  # forty letters: its close spellings were looked for (there are none)
+
+
 @pytest.mark.parametrize(
     ("typed", "offered"),
     [('nvdia "gpu', 'NVIDIA "gpu'), ('training 5" -nvdia', 'training 5" -NVIDIA')],
