@@ -230,17 +230,20 @@ class Vocabulary:
                 yield term
 
     def prefixed(self, prefix: str, limit: int) -> list[str]:
-        """Return up to *limit* index words starting with *prefix*, in alphabetical order."""
+        """Return the *limit* index words starting with *prefix* that the most documents hold, in
+        alphabetical order.  (The first *limit* in alphabetical order, as before, left out the words
+        readers mean: at 64k `py*` stopped at "pyc…", 191 results against 5,664 for `pyt*`.)"""
         key = ("prefix", prefix, str(limit))
         if key in self._cache:
             return self._cache[key]  # type: ignore[return-value]
-        words: set[str] = set()
-        for fieldname in SEARCH_FIELDS:
-            for i, term in enumerate(self.reader.expand_prefix(fieldname, prefix)):
-                if i >= limit:
-                    break
-                words.add(term.decode("utf-8") if isinstance(term, bytes) else term)
-        return self._remember(key, sorted(words)[:limit])  # type: ignore[return-value]
+        held: Counter[str] = Counter()
+        for leaf, _offset in self.reader.leaf_readers():  # a segment at a time: no merging of term infos
+            for fieldname in SEARCH_FIELDS:
+                if fieldname not in leaf.indexed_field_names():
+                    continue
+                for term, info in leaf.iter_prefix(fieldname, prefix):
+                    held[term.decode("utf-8") if isinstance(term, bytes) else term] += info.doc_frequency()
+        return self._remember(key, sorted(w for w, _ in held.most_common(limit)))  # type: ignore[return-value]
 
     def surface(self, word: str, typed: str) -> str:
         """Return *word* (analysed) as a reader would type it, in the case *typed* was typed in: of the

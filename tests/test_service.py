@@ -683,6 +683,22 @@ def test_bounded_prefix_finds_words_starting_with_it(service):
     assert any("<mark>GPUs</mark>" in h.snippet_html for h in result.hits)
 
 
+def test_a_prefix_stands_for_the_words_most_pages_hold(tmp_path, monkeypatch):
+    # A prefix stands for at most PREFIX_LIMIT words.  They were the first in alphabetical order, so
+    # at 64k `py*` stopped at "pyc…" and found 191 packages against 5,664 for `pyt*`.
+    from search.query import PREFIX_LIMIT
+
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    rare = [f"pa{a}{b}" for a in "abcdefgh" for b in "bcdfghjklm"][: PREFIX_LIMIT + 6]  # before "pazzle"
+    docs = [{"id": f"r{i}", "title": f"Note {word}", "summary": "A rare word.", "topics": ["t"]} for i, word in enumerate(rare)]
+    docs += [{"id": f"p{i}", "title": f"Pazzle {i}", "summary": "The pazzle game.", "topics": ["t"]} for i in range(10)]
+    service = _built(tmp_path, docs)
+    found = service.search(SearchParams(q="pa*", per_page=50))
+    assert _ids(service, "pazzle") <= _ids(service, "pa*")
+    assert found.total == 10 + PREFIX_LIMIT - 1  # the common word and the rarer ones that fit
+    assert service.search(SearchParams(q="pa*")).total >= service.search(SearchParams(q="paz*")).total
+
+
 def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
     docs = write_jsonl(
         tmp_path / "many.jsonl",
