@@ -998,6 +998,21 @@ def _same_word(how: str, word: str, synonyms: Synonyms | None) -> list[Alternati
     return extra
 
 
+# Quotation marks and dashes as phones and word processors type them ("smart" quotes; "--" made a
+# dash): read as the ASCII marks the syntax is written with, one character for one, so that places
+# in the text still hold (a suggestion is written into the text as typed).
+_TYPED_QUOTES = re.compile("[\u201c\u201d\u201e\u201f\u00ab\u00bb]")
+_TYPED_MINUS = re.compile("(?:^|(?<=[\\s(]))[\u2013\u2014\u2212](?=[\\w\"(\u201c\u201e\u00ab])")
+
+
+def typed_marks(text: str) -> str:
+    """Return *text* with its curly double quotes and guillemets read as '"', and an en or em dash or
+    minus sign that starts a word read as '-' (“data center”, –britain); *text* itself when it has none."""
+    if not _TYPED_QUOTES.search(text) and not _TYPED_MINUS.search(text):
+        return text
+    return _TYPED_MINUS.sub("-", _TYPED_QUOTES.sub('"', text))
+
+
 def caps_lock(text: str, written_in_capitals: Callable[[str], bool]) -> str:
     """Return *text* typed in capitals throughout (caps lock: "HOW MUCH DID MICROSOFT INVEST IN
     OPENAI") with the words that documents do not write in capitals (*written_in_capitals* of the

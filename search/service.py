@@ -34,6 +34,7 @@ from search.explain import explain
 from search.evaluator import matches
 from search.query import (
     SEARCH_FIELDS, ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, expand, function_words, keep_informative,
+    typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -212,7 +213,7 @@ class SearchService:
         if not params.q.strip():
             return _Asked(None, None, 0)
         # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
-        text = caps_lock(params.q, lambda word: self._vocabulary(snap).acronym(word))
+        text = caps_lock(typed_marks(params.q), lambda word: self._vocabulary(snap).acronym(word))
         parsed = build_query(text, snap.schema, snap.synonyms)
         parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
         if parsed.is_empty:

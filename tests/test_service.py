@@ -497,6 +497,28 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
     assert fixed.suggestion is not None and fixed.suggestion.text == "training" and fixed.hits[0].id == "c"
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("\u201cdata center\u201d", '"data center"'),  # as phones and word processors type quotes
+        ("\u00abdata center\u00bb", '"data center"'),
+        ("stargate \u2013britain", "stargate -britain"),  # "--" made an en dash
+        ("stargate \u2014britain", "stargate -britain"),
+    ],
+)
+def test_curly_quotes_and_a_dash_before_a_word_are_the_syntax_typed_otherwise(service, typed, meant):
+    got, want = (service.search(SearchParams(q=q, per_page=50)) for q in (typed, meant))
+    assert [h.id for h in got.hits] == [h.id for h in want.hits] and got.total == want.total
+    assert got.total != service.search(SearchParams(q=meant.replace('"', "").replace("-", ""), per_page=50)).total
+    assert got.query == typed  # shown as typed
+
+
+def test_a_correction_keeps_the_quotes_as_typed(service):
+    result = service.search(SearchParams(q="\u201ctrainng infrastructure\u201d"))
+    assert result.suggestion is not None and result.suggestion.text == "\u201ctraining infrastructure\u201d"
+    assert service.search(SearchParams(q="2024\u20132025")).total > 0  # a dash inside a word is no exclusion
+
+
 def test_a_word_too_long_to_be_a_misspelling_is_not_spelt_out(service, monkeypatch):
     # The one-edit variants of a word and its distances to the index's words cost the square of its
     # length: a 4,096-letter "word" took 12 s a request and held a worker.  Past 40 letters no
