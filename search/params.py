@@ -96,8 +96,8 @@ class SearchParams:
 
 
 def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> int:
-    raw = args.get(name)
-    if raw is None or raw == "":
+    raw = (args.get(name) or "").strip()
+    if raw == "":
         return default
     if not _DIGITS.fullmatch(raw):
         raise InvalidParameter(name, f"'{name}' must be a whole number written with the digits 0-9")
@@ -130,7 +130,7 @@ def _check_text(name: str, value: str) -> None:
 
 
 def _date(args: MultiMapping, name: str) -> str | None:
-    raw = args.get(name) or ""
+    raw = (args.get(name) or "").strip()
     if not raw:
         return None
     message = f"'{name}' must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z)"
@@ -171,10 +171,10 @@ def parse_params(args: MultiMapping) -> SearchParams:
         raise InvalidParameter(
             "page", f"'page' × 'per_page' may be at most {MAX_RESULT_WINDOW}: refine the query to see further"
         )
-    sort = args.get("sort") or None
+    sort = (args.get("sort") or "").strip().lower() or None  # a closed list, read in any case (as kind)
     if sort is not None and sort not in SORTS:
         raise InvalidParameter("sort", f"'sort' must be one of: {', '.join(SORTS)}")
-    explain_raw = (args.get("explain") or "").lower()
+    explain_raw = (args.get("explain") or "").strip().lower()
     if explain_raw not in _BOOLEANS:
         raise InvalidParameter("explain", "'explain' must be 1 or 0 (true/false, yes/no and on/off are read too)")
     params = SearchParams(

@@ -42,7 +42,7 @@ def test_topic_filter_is_repeatable(client):
         ("page=0", "page"),
         ("page=abc", "page"),
         ("page=%2B1", "page"),
-        ("page=%201%20", "page"),
+        ("page=%201%202", "page"),  # two numbers (space around one is read: the OpenAPI spec says values are stripped)
         ("page=1_0", "page"),
         ("page=%D9%A1", "page"),
         ("per_page=0", "per_page"),

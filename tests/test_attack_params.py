@@ -145,7 +145,7 @@ LIMITS = [
     ("page=%EF%BC%91", "page"),  # fullwidth digit one
     ("page=%D9%A1", "page"),  # Arabic-Indic digit one
     ("page=1_0", "page"),
-    ("page=%201", "page"),
+    ("page=1%202", "page"),
     ("page=-1", "page"),
     ("page=101", "page"),
     ("page=11&per_page=100", "per_page"),

@@ -47,6 +47,15 @@ def test_each_facet_is_a_group_of_checkboxes_with_counts(client):
     assert "Apply filters" in page  # the form submits without JavaScript
 
 
+def test_a_facet_count_is_read_out_in_the_number_it_has(client):
+    import re
+
+    page = unescape(html(client, "/?q=fluidstack"))  # facet values of one page and of several
+    read = re.findall(r'class="count">(\d+)<span class="visually-hidden"> (\w+)</span>', page)
+    assert read and {"1", "2"} <= {count for count, _ in read}
+    assert all(word == ("result" if count == "1" else "results") for count, word in read)
+
+
 def test_long_facets_show_the_top_values_and_the_rest_behind_show_all(client):
     facets = api(client, "?q=")["facets"]
     name, values = max(facets.items(), key=lambda item: len(item[1]))

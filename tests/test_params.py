@@ -54,7 +54,7 @@ def test_query_at_the_limits_is_accepted():
     assert len(parse(("q", " ".join(["w"] * (MAX_QUERY_CHARS // 2)))).q.split()) == MAX_QUERY_CHARS // 2
 
 
-@pytest.mark.parametrize("raw", ["+1", " 1 ", "1_0", "١", "²", "1.0", "1e2", "-1", "0x10", "1 0", "１"])
+@pytest.mark.parametrize("raw", ["+1", "1_0", "١", "²", "1.0", "1e2", "-1", "0x10", "1 0", "１"])
 @pytest.mark.parametrize("name", ["page", "per_page"])
 def test_numbers_are_plain_ascii_digits(name, raw):
     error = rejected((name, raw))
@@ -117,7 +117,7 @@ def test_lone_surrogates_are_refused():
     assert rejected(("entity", "\ud800")).param == "entity"
 
 
-@pytest.mark.parametrize(("name", "raw"), [("sort", "random"), ("sort", "RELEVANCE"), ("explain", "maybe")])
+@pytest.mark.parametrize(("name", "raw"), [("sort", "random"), ("sort", "relevant"), ("explain", "maybe")])
 def test_closed_choices(name, raw):
     assert rejected((name, raw)).param == name
 
@@ -133,3 +133,16 @@ def test_messages_say_what_is_accepted():
     # A real date-time whose offset takes it off the calendar in UTC is not called a bad format.
     off = rejected(("until", "0001-01-01T00:00:00+14:00"))
     assert off.param == "until" and "year 1" in off.message and "ISO 8601" not in off.message
+
+
+def test_values_are_read_without_surrounding_whitespace_and_closed_lists_in_any_case():
+    # The OpenAPI spec says values are stripped of surrounding whitespace; page, per_page, sort,
+    # explain and the dates answered 400 to " 2" and " newest".  A sort, like a kind, is read in any case.
+    spaced = parse(("page", " 2"), ("per_page", " 5 "), ("sort", " NEWEST"), ("explain", " true "),
+                   ("since", " 2025-01-01 "), ("kind", " Event "))
+    plain = parse(("page", "2"), ("per_page", "5"), ("sort", "newest"), ("explain", "1"), ("since", "2025-01-01"),
+                  ("kind", "event"))
+    assert spaced == plain
+    assert parse(("per_page", "  ")) == SearchParams()  # blank: absent
+    assert rejected(("sort", "newer")).param == "sort"
+    assert rejected(("page", "2 3")).param == "page"
