@@ -19,6 +19,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
@@ -237,10 +238,18 @@ class SearchService:
         if end - params.per_page >= len(found.allowed):
             return [], False, {}, 0.0
         if params.effective_sort == "newest":
-            newest = snap.newest_first(found.allowed, end)
-            if parsed is not None and not parsed.is_empty and newest:
-                newest = _ties_by_relevance(snap, parsed, found, newest, end, dict(asked.near), started + self.budget_s)
-            return [(docnum, 0.0) for docnum in newest], False, {}, 0.0
+            if parsed is None or parsed.is_empty:
+                return [(docnum, 0.0) for docnum in snap.newest_first(found.allowed, end)], False, {}, 0.0
+            ordered: list[int] = []
+            for tier in found.by_coverage():  # the pages with every word first, each tier newest first
+                newest = snap.newest_first(tier, end - len(ordered))
+                if newest:
+                    ordered += _ties_by_relevance(
+                        snap, parsed, found, tier, newest, end - len(ordered), dict(asked.near), started + self.budget_s
+                    )
+                if len(ordered) >= end:
+                    break
+            return [(docnum, 0.0) for docnum in ordered], False, {}, 0.0
         if params.effective_sort == "listing" or parsed is None:
             query = parsed.any_words if parsed else wq.Every()
             allowed = found.allowed if isinstance(found.allowed, set) else set(found.allowed)  # Whoosh takes a set
@@ -528,6 +537,18 @@ class _Found:
             named, as_typed = None, False
         return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed)
 
+    def by_coverage(self) -> list[AbstractSet[int]]:
+        """Return the allowed documents in tiers for a sort by date: those holding every concept, then
+        the rest (one tier when all or none hold every concept).  "gamma launch january" by date put
+        its one page with all three words 17th of 18, below pages of "january" alone."""
+        allowed, concept_docs = self.allowed, self.concept_docs
+        if len(concept_docs) < 2:
+            return [allowed]
+        every = concept_docs[0].intersection(*concept_docs[1:]) & allowed
+        if not every or len(every) == len(allowed):
+            return [allowed]
+        return [every, allowed - every]
+
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
         allowed, concept_docs = self.allowed, self.concept_docs
@@ -546,19 +567,20 @@ class _Found:
 
 
 def _ties_by_relevance(
-    snap: Snapshot, parsed: ParsedQuery, found: _Found, newest: list[int], end: int, cosines: dict[int, float], deadline: float
+    snap: Snapshot, parsed: ParsedQuery, found: _Found, pool: AbstractSet[int], newest: list[int], end: int,
+    cosines: dict[int, float], deadline: float,
 ) -> list[int]:
-    """Return the newest *end* of the matches with documents of the same date in relevance order.
+    """Return the newest *end* of *pool* (matches) with documents of the same date in relevance order.
 
     *newest* is the newest *end* by date, listing order breaking ties.  The documents newer than its
     last one's date are all in it, and are put in order among themselves.  Of that last date, the
-    allowed documents beyond the window may be more relevant: the best of them by relevance fill the
+    documents of *pool* beyond the window may be more relevant: the best of them by relevance fill the
     rest (a relevance search, with its cost, where the whole corpus shares one date)."""
     boundary = snap.date_key(newest[-1])
     newer = [docnum for docnum in newest if snap.date_key(docnum) != boundary]
     out = _by_relevance(snap, parsed, found, newer, len(newer), cosines, deadline)
     out.sort(key=snap.date_key, reverse=True)  # stable: relevance order within a date
-    tied = snap.same_date(newest[-1]) & found.allowed
+    tied = snap.same_date(newest[-1]) & pool
     return out + _by_relevance(snap, parsed, found, tied, end - len(newer), cosines, deadline)
 
 

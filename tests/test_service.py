@@ -721,6 +721,23 @@ def test_a_prefix_stands_for_the_words_most_pages_hold(tmp_path, monkeypatch):
     assert service.search(SearchParams(q="pa*")).total >= service.search(SearchParams(q="paz*")).total
 
 
+def test_by_date_the_pages_with_every_word_come_first(tmp_path, monkeypatch):
+    # By date, "gamma launch january" put its one page with all three words 17th of 18, below pages
+    # of "january" alone (a QA pass; the Atom feeds list the same order).
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [{"id": "full", "title": "Gamma launch", "summary": "Launched in January.", "topics": ["t"],
+             "published": "2024-01-05"}]
+    docs += [{"id": f"jan{i}", "title": f"Notes {i}", "summary": "Written in January.", "topics": ["t"],
+              "published": f"2025-0{i + 1}-01"} for i in range(5)]
+    docs += [{"id": "half", "title": "Gamma rays", "summary": "A launch of gamma rays.", "topics": ["t"],
+              "published": "2023-06-01"}]
+    service = _built(tmp_path, docs)
+    by_date = service.search(SearchParams(q="gamma launch january", sort="newest", per_page=50))
+    assert [h.id for h in by_date.hits] == ["full", "jan4", "jan3", "jan2", "jan1", "jan0", "half"]
+    second = service.search(SearchParams(q="gamma launch january", sort="newest", per_page=3, page=2))
+    assert [h.id for h in second.hits] == ["jan2", "jan1", "jan0"] and second.total == 7
+
+
 def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
     docs = write_jsonl(
         tmp_path / "many.jsonl",

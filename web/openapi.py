@@ -367,7 +367,8 @@ PATHS: dict[str, Any] = {
                  "schema": {"type": "string", "pattern": DATE_PATTERN}, "example": "2024-12-31"},
                 {"name": "sort", "in": "query", "description": (
                     "relevance (default with q), newest (published, else first_seen; default without q; with q, "
-                    "documents of the same date in relevance order) or listing."),
+                    "the documents with every word first, then the rest, each newest first, documents of the same "
+                    "date in relevance order) or listing."),
                  "schema": {"type": "string", "enum": list(SORTS)}},
                 {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_RESULT_WINDOW,
                                                             "default": 1}},
