@@ -39,6 +39,10 @@ SEARCH_FIELDS = ("title", "body")
 SYNONYM_WEIGHT = 0.8
 TYPO_WEIGHTS = {1: 0.6, 2: 0.4}  # by edit distance
 PREFIX_WEIGHT = 0.7
+# A phrase's or a multi-word synonym's words found apart ("open" of "open ai"): they count for a
+# document that lacks the whole, below it.  At full weight a page with "open" alone (a rare word)
+# outranked every OpenAI page for "open ai"; docs/relevance.md has the figures for 0.2-1.0.
+LOOSE_WEIGHT = 0.3
 PREFIX_MIN_CHARS = 2
 PREFIX_LIMIT = 64  # words a prefix may stand for
 TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
@@ -165,7 +169,8 @@ class Concept:
             queries = [a.query for a in self.alternatives]
             query = queries[0] if len(queries) == 1 else wq.DisjunctionMax(queries)
         object.__setattr__(self, "query", query)
-        object.__setattr__(self, "any_query", wq.DisjunctionMax([query, wq.Or(list(self.loose))]) if self.loose else query)
+        loose = wq.Or(list(self.loose), boost=LOOSE_WEIGHT)
+        object.__setattr__(self, "any_query", wq.DisjunctionMax([query, loose]) if self.loose else query)
 
 
 @dataclass(frozen=True, slots=True)

@@ -721,6 +721,15 @@ def test_a_prefix_stands_for_the_words_most_pages_hold(tmp_path, monkeypatch):
     assert service.search(SearchParams(q="pa*")).total >= service.search(SearchParams(q="paz*")).total
 
 
+def test_a_name_typed_in_two_ranks_its_pages_above_pages_with_one_of_its_words(service):
+    # "open ai" is a synonym of OpenAI; a page with the rare word "open" alone ("Open-source GPU
+    # programming") came first, and a second one third, above OpenAI's pages.
+    result = service.search(SearchParams(q="open ai", per_page=10))
+    assert all("OpenAI" in hit.title for hit in result.hits[:8]), [h.title for h in result.hits[:8]]
+    everything = service.search(SearchParams(q="open ai", per_page=50))
+    assert any("Open-source" in hit.title for hit in everything.hits)  # still found, below
+
+
 def test_by_date_the_pages_with_every_word_come_first(tmp_path, monkeypatch):
     # By date, "gamma launch january" put its one page with all three words 17th of 18, below pages
     # of "january" alone (a QA pass; the Atom feeds list the same order).
