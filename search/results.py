@@ -99,6 +99,7 @@ class SearchResult:
     ways_out: tuple[WayOut, ...] = ()  # for an empty result: nearby searches that find something
     excluded_in_vain: tuple[str, ...] = ()  # excluded words no document holds, as typed: they left out nothing
     excluded_suggestion: Suggestion | None = None  # the query with those of them that have a close spelling respelt
+    offered: Suggestion | None = None  # did you mean: rare words typed as a few pages misspell them, respelt
 
     @property
     def pages(self) -> int:
@@ -122,6 +123,7 @@ class SearchResult:
             "ways_out": [way.to_json() for way in self.ways_out],
             "excluded_in_vain": list(self.excluded_in_vain),
             "excluded_suggestion": _flat(self.excluded_suggestion) if self.excluded_suggestion else None,
+            "did_you_mean": _flat(self.offered) if self.offered else None,
             "filters": {k: list(v) for k, v in self.filters.items()},
             "hits": [_hit_json(hit) for hit in self.hits],
             # Written out: some 30 facet values a page, three times faster than _flat's loop over fields.

@@ -43,7 +43,7 @@ from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
 from search.snapshot import Snapshot, TokenReplay
-from search.spell import Speller, exclusion_hint, respelt, suggested_fixes
+from search.spell import Speller, exclusion_hint, rare_word_fixes, respelt, suggested_fixes
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
@@ -183,6 +183,10 @@ class SearchService:
         if asked.parsed and asked.vocabulary:
             also = fixes if shown and _as_typed(asked.parsed.text, params.q) == params.q else []  # the did-you-mean's, in the same places
             in_vain, in_vain_fixed = exclusion_hint(params.q, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
+        offered = None
+        if hint is None and asked.parsed and asked.vocabulary and found.allowed and not found.named_as_typed:
+            rare = rare_word_fixes(asked.parsed, asked.vocabulary, snap.doc_count)
+            offered = respelt(_as_typed(asked.parsed.text, params.q), rare) if rare else None
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
@@ -204,6 +208,7 @@ class SearchService:
             ways_out=ways,
             excluded_in_vain=in_vain,
             excluded_suggestion=in_vain_fixed,
+            offered=offered,
         )
         if not timed_out:
             self._results.put(snap.id, key, result)

@@ -476,6 +476,29 @@ def respelt(text: str, fixes: list[tuple[tuple[int, int], str]]) -> Suggestion:
     return Suggestion(text="".join(text_parts), html="".join(html_parts))  # escaped text and <mark> only
 
 
+RARE_TYPED = 3  # documents at most that hold a typed word for it to be offered another spelling
+RARE_RATIO = 100  # ... held by this many times as many documents ("pyhton": 7 at 64k, "python" 5,615)
+
+
+def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int) -> list[tuple[tuple[int, int], str]]:
+    """Return a spelling to offer for each typed word that a few documents hold (a typo written in
+    them: "pyhton") and that is close to a word a hundred times as many hold, with where it was
+    typed; empty when there is none.  The words found are searched as typed: this is offered."""
+    fixes = []
+    for concept in parsed.typed_concepts():
+        word = concept.word
+        if not word or not concept.span or concept.prefix or len(concept.alternatives) != 1:
+            continue  # a phrase, a prefix, a word already read another way (synonym, correction)
+        held = vocabulary.frequency(word)
+        if not 0 < held <= RARE_TYPED or held * RARE_RATIO > doc_count:
+            continue
+        typed = parsed.text[concept.span[0] : concept.span[1]]
+        commoner = [w for w, _ in vocabulary.near(typed, word) if vocabulary.frequency(w) >= held * RARE_RATIO]
+        if commoner:
+            fixes.append((concept.span, vocabulary.surface(commoner[0], typed)))
+    return fixes
+
+
 EXCLUSIONS_CORRECTED = 4  # excluded words at most offered respelt (a correction of each costs a look-up)
 
 

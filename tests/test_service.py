@@ -730,6 +730,29 @@ def test_a_name_typed_in_two_ranks_its_pages_above_pages_with_one_of_its_words(s
     assert any("Open-source" in hit.title for hit in everything.hits)  # still found, below
 
 
+def test_a_word_a_few_pages_misspell_is_offered_the_spelling_the_many_write(tmp_path, monkeypatch):
+    # At 64k "pyhton" found the 7 packages whose text misspells it, without a word about the 5,615
+    # that write "python": a typed word the index holds was never questioned.
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [{"id": f"p{i}", "title": f"Python tool {i}", "summary": "A python library.", "topics": ["t"]} for i in range(120)]
+    docs += [{"id": "typo", "title": "Bindings", "summary": "Pyhton bindings for the bosh client.", "topics": ["t"]}]
+    docs += [{"id": "bosh", "title": "bosh", "summary": "A chat client.", "topics": ["t"]}]
+    docs += [{"id": f"b{i}", "title": f"Bash tools {i}", "summary": "Scripts in bash.", "topics": ["t"]} for i in range(250)]
+    service = _built(tmp_path, docs)
+    result = service.search(SearchParams(q="pyhton bindings"))
+    assert [h.id for h in result.hits] == ["typo"] and result.suggestion is None  # searched as typed
+    assert result.offered is not None and result.offered.text == "python bindings"
+    assert result.offered.html == "<mark>python</mark> bindings"
+    assert result.to_json()["did_you_mean"] == {"text": "python bindings", "html": "<mark>python</mark> bindings"}
+    assert service.search(SearchParams(q="python")).offered is None
+    assert service.search(SearchParams(q="bosh")).offered is None  # the name of a page: what was meant
+    assert service.search(SearchParams(q="bosh client")).offered.text == "bash client"  # else offered, and only offered
+    from web import create_app
+
+    page = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client().get("/?q=pyhton+bindings")
+    assert 'Did you mean <a href="/?q=python+bindings"><mark>python</mark> bindings</a>?' in page.get_data(as_text=True)
+
+
 def test_by_date_the_pages_with_every_word_come_first(tmp_path, monkeypatch):
     # By date, "gamma launch january" put its one page with all three words 17th of 18, below pages
     # of "january" alone (a QA pass; the Atom feeds list the same order).

@@ -298,6 +298,8 @@ def search(
     click.echo(f"{result.total} {noun} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
     if result.suggestion and result.total:
         click.echo(f"Including results for: {result.suggestion.text}")
+    if result.offered and result.total:
+        click.echo(f"Did you mean: {result.offered.text}")
     if result.excluded_in_vain:  # the page's note: these exclusions left nothing out
         said = " or ".join([", ".join(result.excluded_in_vain[:-1]), result.excluded_in_vain[-1]] if len(result.excluded_in_vain) > 1 else result.excluded_in_vain)
         them = "it" if len(result.excluded_in_vain) == 1 else "them"

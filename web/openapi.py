@@ -161,7 +161,7 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
                      "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out",
-                     "excluded_in_vain", "excluded_suggestion"],
+                     "excluded_in_vain", "excluded_suggestion", "did_you_mean"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
             "total": {"type": "integer", "minimum": 0, "description": "Exact number of matching documents."},
@@ -209,6 +209,10 @@ SCHEMAS: dict[str, Any] = {
             "excluded_suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")], "description": (
                 "The query with those of excluded_in_vain that have a close spelling respelt: offered, not "
                 "searched (excluding a guess could leave out wanted documents). Null when none has.")},
+            "did_you_mean": {"oneOf": [{"type": "null"}, _ref("Suggestion")], "description": (
+                "The query respelt where a typed word is one a few documents hold (at most 3, a misspelling "
+                "written in them) and close to a word a hundred times as many hold: offered, not searched. "
+                "Null otherwise, and whenever `suggestion` is given.")},
         },
     },
     "WayOut": {
