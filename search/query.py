@@ -1119,8 +1119,7 @@ def _joined(
                 Alternative("exact", (*parts[0].words, *parts[1].words), wq.And([p.query for p in parts])),
                 Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT)),
             ),
-            loose=(a.query, b.query),
-            span=span,
+            span=span,  # no loose words: "fluid stack" is Fluidstack, not a page with "stack" alone
         ))
         corrections.append(Correction(span, text[span[0] : span[1]], word, 1))
         i += 2

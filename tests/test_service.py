@@ -753,6 +753,14 @@ def test_a_word_a_few_pages_misspell_is_offered_the_spelling_the_many_write(tmp_
     assert 'Did you mean <a href="/?q=python+bindings"><mark>python</mark> bindings</a>?' in page.get_data(as_text=True)
 
 
+def test_a_name_typed_in_two_finds_the_name_not_pages_with_one_half(service):
+    # "Including results for fluidstack" listed pages with "stack" alone ("full-stack"); a QA pass.
+    for typed, name in (("fluid stack", "fluidstack"), ("fair scale", "fairscale")):
+        result = service.search(SearchParams(q=typed, per_page=50))
+        assert result.suggestion is not None and result.suggestion.text.lower() == name
+        assert {h.id for h in result.hits} <= _ids(service, name) | _ids(service, f'"{typed}"'), typed
+
+
 def test_by_date_the_pages_with_every_word_come_first(tmp_path, monkeypatch):
     # By date, "gamma launch january" put its one page with all three words 17th of 18, below pages
     # of "january" alone (a QA pass; the Atom feeds list the same order).
