@@ -45,6 +45,7 @@ PREFIX_WEIGHT = 0.7
 LOOSE_WEIGHT = 0.3
 PREFIX_MIN_CHARS = 2
 PREFIX_LIMIT = 64  # words a prefix may stand for
+PREFIX_TOTAL = 64  # ... and all a query's prefixes together (32 prefixes of 64 words each took 9 s at 64k)
 TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
 VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
 # The other spelling of a British or American word ending, tried for a word the index lacks
@@ -850,13 +851,15 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     of an acronym typed in lower case ("gpus": GPU), with that word's *synonyms*; close spellings;
     and the words of prefixes."""
     joined, corrections = _joined(parsed.text, parsed.concepts, vocabulary)
+    prefixes = sum(1 for concept in parsed.typed_concepts() if concept.prefix)
+    each = min(PREFIX_LIMIT, max(2, PREFIX_TOTAL // prefixes)) if prefixes else PREFIX_LIMIT
     concepts = []
     changed = len(joined) != len(parsed.concepts)
     for concept in joined:
         if concept.members:  # an OR group: each of its words as if typed alone, each phrase as if quoted alone
             members = tuple(
                 _phrase_respelled(parsed.text, m, vocabulary, synonyms, corrections) if m.word is None
-                else _widened(m, vocabulary, synonyms, corrections)
+                else _widened(m, vocabulary, synonyms, corrections, each)
                 for m in concept.members
             )
             widened = concept
@@ -866,7 +869,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
         elif concept.word is None:  # a quoted phrase (or a group that is no word)
             widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms, corrections)
         else:
-            widened = _widened(concept, vocabulary, synonyms, corrections)
+            widened = _widened(concept, vocabulary, synonyms, corrections, each)
         changed = changed or widened is not concept
         concepts.append(widened)
     excluded = _excluded_respelled(parsed.text, parsed.excluded, vocabulary)
@@ -893,12 +896,16 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
     return excluded if found == excluded else found
 
 
-def _widened(concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction]) -> Concept:
-    """Return *concept* with what it may stand for added (``expand``), and any correction made of it
-    appended to *corrections*; the same object when nothing is added."""
+def _widened(
+    concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction],
+    prefix_words: int = PREFIX_LIMIT,
+) -> Concept:
+    """Return *concept* with what it may stand for added (``expand``; a prefix its *prefix_words*
+    commonest words), and any correction made of it appended to *corrections*; the same object when
+    nothing is added."""
     extra: list[Alternative] = []
     if concept.prefix:
-        words = [w for w in vocabulary.prefixed(concept.prefix, PREFIX_LIMIT) if w != concept.word]
+        words = [w for w in vocabulary.prefixed(concept.prefix, prefix_words) if w != concept.word]
         extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it
