@@ -1014,12 +1014,12 @@ def _same_word(how: str, word: str, synonyms: Synonyms | None) -> list[Alternati
 # dash): read as the ASCII marks the syntax is written with, one character for one, so that places
 # in the text still hold (a suggestion is written into the text as typed).
 _TYPED_QUOTES = re.compile("[\u201c\u201d\u201e\u201f\u00ab\u00bb]")
-_TYPED_MINUS = re.compile("(?:^|(?<=[\\s(]))[\u2013\u2014\u2212](?=[\\w\"(\u201c\u201e\u00ab])")
+_TYPED_MINUS = re.compile("(?:^|(?<=[\\s(]))[\u2010\u2011\u2013\u2014\u2212\ufe63\uff0d](?=[\\w\"(\u201c\u201e\u00ab])")
 
 
 def typed_marks(text: str) -> str:
-    """Return *text* with its curly double quotes and guillemets read as '"', and an en or em dash or
-    minus sign that starts a word read as '-' (“data center”, –britain); *text* itself when it has none."""
+    """Return *text* with its curly double quotes and guillemets read as '"', and a dash, hyphen or
+    minus sign of another kind that starts a word read as '-' (“data center”, –britain); *text* itself when it has none."""
     if not _TYPED_QUOTES.search(text) and not _TYPED_MINUS.search(text):
         return text
     return _TYPED_MINUS.sub("-", _TYPED_QUOTES.sub('"', text))

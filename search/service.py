@@ -455,9 +455,15 @@ def _near(snap: Snapshot, text: str) -> tuple[tuple[int, float], ...]:
 
 
 def _as_typed(read: str, typed: str) -> str:
-    """Return the text a correction is written into: *typed* where the parser only closed a quote left
-    open at its end ('training 5" -nvdia': the reader's inch mark is not shown closed), else *read*."""
-    return typed if read == typed + '"' else read
+    """Return the text a correction is written into: *typed* where *read* is it with the syntax's own
+    marks for curly quotes and dashes, in lower case where typed with caps lock, or with a quote left
+    open at its end closed ('training 5" -nvdia': the reader's inch mark is not shown closed); else
+    *read*.  Each of those changes keeps the places of the words."""
+    if len(read) == len(typed) + 1 and read.endswith('"'):
+        read_open = read[:-1]
+    else:
+        read_open = read
+    return typed if read_open.lower() == typed_marks(typed).lower() else read
 
 
 def _ms_since(started: float) -> float:

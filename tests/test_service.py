@@ -504,6 +504,8 @@ def test_a_word_is_not_corrected_into_one_it_only_resembles_as_a_stem(tmp_path, 
         ("\u00abdata center\u00bb", '"data center"'),
         ("stargate \u2013britain", "stargate -britain"),  # "--" made an en dash
         ("stargate \u2014britain", "stargate -britain"),
+        ("stargate \u2010britain", "stargate -britain"),  # Unicode's hyphen, and a full-width one
+        ("stargate \uff0dbritain", "stargate -britain"),
     ],
 )
 def test_curly_quotes_and_a_dash_before_a_word_are_the_syntax_typed_otherwise(service, typed, meant):
@@ -539,7 +541,8 @@ def test_a_word_too_long_to_be_a_misspelling_is_not_spelt_out(service, monkeypat
 
 @pytest.mark.parametrize(
     ("typed", "offered"),
-    [('nvdia "gpu', 'NVIDIA "gpu'), ('training 5" -nvdia', 'training 5" -NVIDIA')],
+    [('nvdia "gpu', 'NVIDIA "gpu'), ('training 5" -nvdia', 'training 5" -NVIDIA'),
+     ("\u201cnvdia gpu", "\u201cNVIDIA gpu"), ("\u00abnvdia", "\u00abNVIDIA"), ('NVDIA "GPU', 'NVIDIA "GPU')],
 )
 def test_a_correction_leaves_a_quote_left_open_as_it_was_typed(service, typed, offered):
     # The parser closes an open quote where the text ends; the reader did not type that quote.
