@@ -549,16 +549,17 @@ class _Found:
         return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed)
 
     def by_coverage(self) -> list[AbstractSet[int]]:
-        """Return the allowed documents in tiers for a sort by date: those holding every concept, then
-        the rest (one tier when all or none hold every concept).  "gamma launch january" by date put
-        its one page with all three words 17th of 18, below pages of "january" alone."""
+        """Return the allowed documents in tiers for a sort by date: those holding every concept, those
+        holding some, then those found by meaning (or name) alone; the empty tiers left out.  By date,
+        "gamma launch january" put its one page with all three words 17th of 18, below pages of
+        "january" alone, and a quoted phrase's pages came below pages near it in meaning only."""
         allowed, concept_docs = self.allowed, self.concept_docs
-        if len(concept_docs) < 2:
+        if not concept_docs:
             return [allowed]
         every = concept_docs[0].intersection(*concept_docs[1:]) & allowed
-        if not every or len(every) == len(allowed):
-            return [allowed]
-        return [every, allowed - every]
+        some = concept_docs[0].union(*concept_docs[1:]) & allowed if len(concept_docs) > 1 else every
+        tiers = [every, some - every, allowed - some]
+        return [tier for tier in tiers if tier] or [allowed]
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""

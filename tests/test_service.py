@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,8 @@ from index.build import build
 from search.params import SearchParams
 from search.service import SearchService
 from tests.conftest import write_jsonl
+
+DATA = Path(__file__).parent / "data"
 
 
 def top_titles(service, q, n=3, **kw):
@@ -779,6 +782,20 @@ def test_by_date_the_pages_with_every_word_come_first(tmp_path, monkeypatch):
     assert [h.id for h in by_date.hits] == ["full", "jan4", "jan3", "jan2", "jan1", "jan0", "half"]
     second = service.search(SearchParams(q="gamma launch january", sort="newest", per_page=3, page=2))
     assert [h.id for h in second.hits] == ["jan2", "jan1", "jan0"] and second.total == 7
+
+
+def test_by_date_a_phrase_s_pages_come_before_pages_near_it_in_meaning(tmp_path):
+    # A QA pass's dated corpus (tests/data/dated-words.jsonl): by date, the four pages holding "gamma
+    # launch" came 4th, 5th, 6th and 10th, below pages found by meaning alone; the Atom feed likewise.
+    build([DATA / "dated-words.jsonl"], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    relevance = service.search(SearchParams(q='"gamma launch"', per_page=50))
+    by_date = service.search(SearchParams(q='"gamma launch"', sort="newest", per_page=50))
+    kinds = [h.matched_by for h in by_date.hits]
+    assert "meaning" in kinds and kinds == sorted(kinds, key=lambda kind: kind != "words")
+    phrase = [h for h in by_date.hits if h.matched_by == "words"]
+    assert [h.published for h in phrase] == sorted((h.published for h in phrase), reverse=True)
+    assert by_date.total == relevance.total
 
 
 def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
