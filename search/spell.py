@@ -152,9 +152,14 @@ class Vocabulary:
             # only write "growing"; "several": "seven"; "classification": "classical").
             folded = self._fold(typed)
             limit = allowed_distance(len(folded))
-            apart = {w: _typed_distance(self._fold(self.surface(w, typed)), folded) for w, _ in found}
+            apart = {w: self._apart(self.surface(w, typed), folded) for w, _ in found}
             found = [(w, d) for w, d in found if apart[w] == min(apart.values()) and apart[w] <= limit]
         return self._remember(key, found)  # type: ignore[return-value]
+
+    def _apart(self, surface: str, folded: str) -> int:
+        """Return the edits from *folded* (a typed word) to *surface* as written or as folded ("GPUs"
+        is "gpus" and "gpu": "gpuqs" is one edit from it)."""
+        return min(_typed_distance(surface, folded), _typed_distance(self._fold(surface), folded))
 
     def closest(self, typed: str, word: str) -> list[tuple[str, int]]:
         """Return every index word at the least distance from *typed* (analysed: *word*) within the
@@ -276,7 +281,7 @@ class Vocabulary:
                     if OSA.distance(way.lower(), folded, score_cutoff=limit + 1) > limit + 1:
                         continue
                     form = self._fold(way)
-                    distance = _typed_distance(form, folded)
+                    distance = self._apart(way, folded)
                     if distance <= limit and (best is None or distance < best[0]) and self._fold_stem(form) == word:
                         best = (distance, form, way if _capitals_inside(way) else way.lower())
             self._remember(key, best[1:] if best else None)

@@ -542,6 +542,12 @@ def test_a_word_too_long_to_be_a_misspelling_is_not_spelt_out(service, monkeypat
     assert "q" * 40 in made  # forty letters: its close spellings were looked for (there are none)
 
 
+def test_a_typo_of_an_acronym_s_plural_is_corrected_to_it(service):
+    # Pages write "GPUs", which analyses to "gpu": two edits from "gpuqs", one as written.
+    result = service.search(SearchParams(q="gpuqs"))
+    assert result.suggestion is not None and result.suggestion.text == "GPUs" and result.total > 0
+
+
 @pytest.mark.parametrize(
     ("typed", "offered"),
     [('nvdia "gpu', 'NVIDIA "gpu'), ('training 5" -nvdia', 'training 5" -NVIDIA'),
