@@ -492,8 +492,8 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         first = next(iter(node.leaves()), node)
         if word:
             span = _typed_span(first)
-            concepts.append(_concept(text[span[0] : span[1]] if span else word, (word,), span, synonyms))
-        elif members := _or_members(text, node, synonyms):
+            concepts.append(_prefixed(text, _concept(text[span[0] : span[1]] if span else word, (word,), span, synonyms), schema))
+        elif members := _or_members(text, node, synonyms, schema):
             words = tuple(sorted(_leaf_terms(node)))
             typed = text[members[0].span[0] : members[-1].span[1]] if members[0].span and members[-1].span else " OR ".join(words)
             alternatives = (Alternative("exact", words, node), *(a for m in members for a in m.alternatives[1:]))
@@ -555,7 +555,21 @@ def _plus_marked(text: str, leaf: wq.Query) -> bool:
     return before.endswith("+") and (len(before) == 1 or not (before[-2].isalnum() or before[-2] == "_"))
 
 
-def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept, ...]:
+def _prefixed(text: str, concept: Concept, schema: Schema | None) -> Concept:
+    """Return *concept* (one typed word) as the prefix it is when typed with a star ("nvid*" in
+    "nvid* OR amd", "+nvid*"): the parser reads the word alone, so it was searched as the stem "nvid"."""
+    if schema is None or concept.span is None or not text[concept.span[0] : concept.span[1]].endswith("*"):
+        return concept
+    typed = text[concept.span[0] : concept.span[1] - 1]
+    analyzer = schema[SEARCH_FIELDS[0]].analyzer
+    folded = [f.text for f in analyzer(typed, mode="query", no_morph=True, removestops=False)]
+    if not folded or len(folded[-1]) < PREFIX_MIN_CHARS or concept.word is None:
+        return concept
+    alternatives = (Alternative("exact", (concept.word,), word_query(concept.word)),)  # as a plain query's prefix
+    return replace(concept, alternatives=alternatives, prefix=folded[-1], span=(concept.span[0], concept.span[1] - 1))
+
+
+def _or_members(text: str, node: wq.Query, synonyms: Synonyms, schema: Schema | None = None) -> tuple[Concept, ...]:
     """Return the words and quoted phrases of an OR group ("gpus OR tpus", "gpus OR \"data center\"",
     which the parser makes one ``Or`` of each in each field) as concepts of their own, else ()."""
     if not isinstance(node, wq.Or):
@@ -577,7 +591,7 @@ def _or_members(text: str, node: wq.Query, synonyms: Synonyms) -> tuple[Concept,
             members.append(_phrase_concept(text, phrase, found[0], tuple(sorted(set(key))), synonyms))
             continue
         span = _typed_span(found[0])
-        members.append(_concept(text[span[0] : span[1]] if span else str(key), (str(key),), span, synonyms))
+        members.append(_prefixed(text, _concept(text[span[0] : span[1]] if span else str(key), (str(key),), span, synonyms), schema))
     return tuple(members)
 
 

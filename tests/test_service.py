@@ -717,6 +717,16 @@ def test_bounded_prefix_finds_words_starting_with_it(service):
     assert any("<mark>GPUs</mark>" in h.snippet_html for h in result.hits)
 
 
+def test_a_prefix_stands_for_its_words_in_a_query_with_syntax(service):
+    # With OR, AND or + the parser read "nvid*" as the stem "nvid": "nvid* OR amd" found 2 pages,
+    # "+nvid* amd" and "nvid* AND amd" none (a QA pass).
+    nvidia = _ids(service, "nvid*")
+    assert nvidia and nvidia <= _ids(service, "nvid* OR amd")
+    assert nvidia == _ids(service, "+nvid* amd") & nvidia != set()
+    assert _ids(service, "nvid* AND amd") == _ids(service, "nvidia AND amd") != set()
+    assert _ids(service, "gpu* OR tpu*") >= _ids(service, "gpu*") | _ids(service, "tpu*")
+
+
 def test_a_prefix_stands_for_the_words_most_pages_hold(tmp_path, monkeypatch):
     # A prefix stands for at most PREFIX_LIMIT words.  They were the first in alphabetical order, so
     # at 64k `py*` stopped at "pyc…" and found 191 packages against 5,664 for `pyt*`.
