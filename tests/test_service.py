@@ -727,6 +727,13 @@ def test_a_prefix_stands_for_its_words_in_a_query_with_syntax(service):
     assert _ids(service, "gpu* OR tpu*") >= _ids(service, "gpu*") | _ids(service, "tpu*")
 
 
+def test_a_prefix_longer_than_a_stem_finds_the_words_it_starts(service):
+    # The index holds stems: "trainin*", "anthropi*" and "accelera*" found nothing (a QA pass).
+    for prefix, word in (("trainin*", "training"), ("anthropi*", "anthropic"), ("accelera*", "accelerate")):
+        assert _ids(service, prefix) >= _ids(service, word) != set(), prefix
+    assert _ids(service, "stargat*") == _ids(service, "stargate")
+
+
 def test_a_prefix_stands_for_the_words_most_pages_hold(tmp_path, monkeypatch):
     # A prefix stands for at most PREFIX_LIMIT words.  They were the first in alphabetical order, so
     # at 64k `py*` stopped at "pyc…" and found 191 packages against 5,664 for `pyt*`.
