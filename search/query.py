@@ -170,8 +170,8 @@ class Concept:
             queries = [a.query for a in self.alternatives]
             query = queries[0] if len(queries) == 1 else wq.DisjunctionMax(queries)
         object.__setattr__(self, "query", query)
-        loose = wq.Or(list(self.loose), boost=LOOSE_WEIGHT)
-        object.__setattr__(self, "any_query", wq.DisjunctionMax([query, loose]) if self.loose else query)
+        any_query = wq.DisjunctionMax([query, wq.Or(list(self.loose), boost=LOOSE_WEIGHT)]) if self.loose else query
+        object.__setattr__(self, "any_query", any_query)
 
 
 @dataclass(frozen=True, slots=True)

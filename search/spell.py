@@ -114,7 +114,11 @@ class Vocabulary:
 
     def frequency(self, word: str) -> int:
         """Return how many documents have *word* in a searched field (counted once per field)."""
-        return sum(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS)
+        key = ("frequency", word)  # asked for the typed words of every query at 64k (``rare_word_fixes``)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._remember(key, sum(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS))
+        return found  # type: ignore[return-value]
 
     def contains(self, word: str) -> bool:
         key = ("has", word)  # asked for every typed word of every query: kept with the other look-ups
@@ -495,7 +499,9 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
     """Return a spelling to offer for each typed word that a few documents hold (a typo written in
     them: "pyhton") and that is close to a word a hundred times as many hold, with where it was
     typed; empty when there is none.  The words found are searched as typed: this is offered."""
-    fixes = []
+    fixes: list[tuple[tuple[int, int], str]] = []
+    if doc_count < RARE_RATIO:  # too few documents to tell a misspelling from a rare word (the seed's 57)
+        return fixes
     for concept in parsed.typed_concepts():
         word = concept.word
         if not word or not concept.span or concept.prefix or len(concept.alternatives) != 1:
