@@ -250,7 +250,10 @@ class SearchService:
                 newest = snap.newest_first(tier, end - len(ordered))
                 if newest:
                     ordered += _ties_by_relevance(
-                        snap, parsed, found, tier, newest, end - len(ordered), dict(asked.near), started + self.budget_s
+                        # By words alone: the meaning term scales with the best score among the
+                        # documents ranked, so a page deeper (more of them) ordered a date's documents
+                        # otherwise and paging repeated one and lost another.
+                        snap, parsed, found, tier, newest, end - len(ordered), {}, started + self.budget_s
                     )
                 if len(ordered) >= end:
                     break

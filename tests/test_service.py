@@ -807,6 +807,22 @@ def test_by_date_the_pages_with_every_word_come_first(tmp_path, monkeypatch):
     assert [h.id for h in second.hits] == ["jan2", "jan1", "jan0"] and second.total == 7
 
 
+def test_by_date_pages_follow_on_whatever_their_size(tmp_path):
+    # A QA pass: with 10 a page, "rocket orbit engine crew" by date showed doc-090 on pages 3 and 4
+    # and doc-020 on none.  Documents of one date are in relevance order, and the meaning term of a
+    # score scales with the best of the documents ranked, which grew with the page's depth.
+    build([DATA / "dated-words.jsonl"], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    for q in ("rocket orbit engine crew", "gamma launch january", "crew launch"):
+        whole = [h.id for p in (1, 2) for h in service.search(SearchParams(q=q, sort="newest", per_page=50, page=p)).hits]
+        assert len(whole) == len(set(whole)) == service.search(SearchParams(q=q)).total
+        for per_page in (7, 10):
+            pages = -(-len(whole) // per_page)
+            paged = [h.id for p in range(1, pages + 1)
+                     for h in service.search(SearchParams(q=q, sort="newest", per_page=per_page, page=p)).hits]
+            assert paged == whole, (q, per_page)
+
+
 def test_by_date_a_phrase_s_pages_come_before_pages_near_it_in_meaning(tmp_path):
     # A QA pass's dated corpus (tests/data/dated-words.jsonl): by date, the four pages holding "gamma
     # launch" came 4th, 5th, 6th and 10th, below pages found by meaning alone; the Atom feed likewise.
