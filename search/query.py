@@ -893,9 +893,9 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
 
 
 def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabulary) -> wq.Query | None:
-    """Return *excluded* with each quoted phrase also as the documents write it (``_written_as``): what
-    searching for it finds is what excluding it leaves out (``gpu -"nvidia gpus"``); *excluded*
-    itself when no phrase is written otherwise."""
+    """Return *excluded* with each quoted phrase also as the documents write it (``_written_as``) and
+    each prefix with its words: what searching for it finds is what excluding it leaves out (``gpu
+    -"nvidia gpus"``, ``openai -nvid*``); *excluded* itself when there is neither."""
     if excluded is None:
         return None
     written: dict[tuple[str, int, int], tuple[str, int]] = {}
@@ -904,6 +904,10 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
         if type(node) is wq.Phrase:  # not corrected: excluding a guess could leave out wanted pages
             other = _phrase_written_as(text, node, vocabulary, written, typos=False)
             return node if other is None else wq.Or([node, other])
+        if type(node) is wq.Term and (span := _typed_span(node)) and text[span[0] : span[1]].endswith("*"):
+            # An excluded prefix leaves out what it finds ("openai -nvid*" excluded the stem "nvid").
+            words = [w for w in vocabulary.prefixed(str(node.text), PREFIX_LIMIT) if w != node.text]
+            return wq.Or([node, *(wq.Term(node.fieldname, w) for w in words)]) if words else node
         return node.apply(respelled)
 
     found = respelled(excluded)

@@ -725,6 +725,8 @@ def test_a_prefix_stands_for_its_words_in_a_query_with_syntax(service):
     assert nvidia == _ids(service, "+nvid* amd") & nvidia != set()
     assert _ids(service, "nvid* AND amd") == _ids(service, "nvidia AND amd") != set()
     assert _ids(service, "gpu* OR tpu*") >= _ids(service, "gpu*") | _ids(service, "tpu*")
+    # Excluded, a prefix leaves out what it finds ("openai -nvid*" left out nothing).
+    assert _ids(service, "openai -nvid*") == _ids(service, "openai") - nvidia != _ids(service, "openai")
 
 
 def test_a_prefix_longer_than_a_stem_finds_the_words_it_starts(service):
