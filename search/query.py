@@ -304,15 +304,25 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
         for word, start, end in found:
             if removestops and _HOW.search(text, 0, start) and text[start:end].lower() in HOW_WORDS:
                 continue  # "how big is …": the size of the question, not what it is about
-            prefix = None
-            if text[end : end + 1] == "*":
-                folded = [f.text for f in analyzer(text[start:end], mode="query", no_morph=True, removestops=False)]
-                if folded and len(folded[-1]) >= PREFIX_MIN_CHARS:
-                    prefix = folded[-1]
+            prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None
             units.append(_Unit(word, start, end, prefix))
         if units or not _WORDS.search(text):
             return units
     return []
+
+
+def _prefix_of(typed: str, analyzer: Analyzer) -> str | None:
+    """Return the prefix a word typed before a star stands for (folded, not stemmed), or None when it
+    is too short to be one."""
+    folded = [f.text for f in analyzer(typed, mode="query", no_morph=True, removestops=False)]
+    return folded[-1] if folded and len(folded[-1]) >= PREFIX_MIN_CHARS else None
+
+
+def _prefix_concept(text: str, span: tuple[int, int], word: str, prefix: str) -> Concept:
+    """Return the concept of a prefix typed at *span* (its star included): the word as typed; its words
+    are added by ``expand``."""
+    return Concept(text=text[span[0] : span[1]], alternatives=(Alternative("exact", (word,), word_query(word)),),
+                   span=span, word=word, prefix=prefix)
 
 
 def _query_tokens(text: str) -> list[tuple[str, bool, int, int]]:
@@ -388,11 +398,7 @@ def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms) -> list[C
     while i < len(units):
         unit = units[i]
         if unit.prefix:
-            span = (unit.start, unit.end + 1)
-            concepts.append(
-                Concept(text=text[span[0] : span[1]], alternatives=(Alternative("exact", (unit.word,), word_query(unit.word)),),
-                        span=span, word=unit.word, prefix=unit.prefix)
-            )
+            concepts.append(_prefix_concept(text, (unit.start, unit.end + 1), unit.word, unit.prefix))
             i += 1
             continue
         run = 1
@@ -558,15 +564,11 @@ def _plus_marked(text: str, leaf: wq.Query) -> bool:
 def _prefixed(text: str, concept: Concept, schema: Schema | None) -> Concept:
     """Return *concept* (one typed word) as the prefix it is when typed with a star ("nvid*" in
     "nvid* OR amd", "+nvid*"): the parser reads the word alone, so it was searched as the stem "nvid"."""
-    if schema is None or concept.span is None or not text[concept.span[0] : concept.span[1]].endswith("*"):
+    span, word = concept.span, concept.word
+    if schema is None or span is None or word is None or not text[span[0] : span[1]].endswith("*"):
         return concept
-    typed = text[concept.span[0] : concept.span[1] - 1]
-    analyzer = schema[SEARCH_FIELDS[0]].analyzer
-    folded = [f.text for f in analyzer(typed, mode="query", no_morph=True, removestops=False)]
-    if not folded or len(folded[-1]) < PREFIX_MIN_CHARS or concept.word is None:
-        return concept
-    alternatives = (Alternative("exact", (concept.word,), word_query(concept.word)),)  # as a plain query's prefix
-    return replace(concept, alternatives=alternatives, prefix=folded[-1], span=(concept.span[0], concept.span[1] - 1))
+    prefix = _prefix_of(text[span[0] : span[1] - 1], schema[SEARCH_FIELDS[0]].analyzer)
+    return concept if prefix is None else _prefix_concept(text, span, word, prefix)
 
 
 def _or_members(text: str, node: wq.Query, synonyms: Synonyms, schema: Schema | None = None) -> tuple[Concept, ...]:

@@ -166,7 +166,8 @@ class SearchService:
             return replace(cached, took_ms=_ms_since(started))
         asked = self._understand(snap, params)
         fixes = suggested_fixes(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else []
-        hint = respelt(_as_typed(asked.parsed.text, params.q), fixes) if asked.parsed and fixes else None
+        written = _as_typed(asked.parsed.text, params.q) if asked.parsed else params.q  # what corrections are written into
+        hint = respelt(written, fixes) if asked.parsed and fixes else None
         found = _Found.of(snap, params, asked.parsed, asked.near, hint.text if hint else None)
         if found.named_as_typed:
             hint = None  # "dhex" is a package: not a misspelling of "dex"
@@ -181,12 +182,12 @@ class SearchService:
         shown = hint is not None and _shows_correction(snap, asked.parsed, found.allowed)
         in_vain, in_vain_fixed = (), None
         if asked.parsed and asked.vocabulary:
-            also = fixes if shown and _as_typed(asked.parsed.text, params.q) == params.q else []  # the did-you-mean's, in the same places
+            also = fixes if shown and written == params.q else []  # the did-you-mean's, in the same places
             in_vain, in_vain_fixed = exclusion_hint(params.q, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
         offered = None
         if hint is None and asked.parsed and asked.vocabulary and found.allowed and not found.named_as_typed:
             rare = rare_word_fixes(asked.parsed, asked.vocabulary, snap.doc_count)
-            offered = respelt(_as_typed(asked.parsed.text, params.q), rare) if rare else None
+            offered = respelt(written, rare) if rare else None
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
@@ -462,11 +463,8 @@ def _as_typed(read: str, typed: str) -> str:
     marks for curly quotes and dashes, in lower case where typed with caps lock, or with a quote left
     open at its end closed ('training 5" -nvdia': the reader's inch mark is not shown closed); else
     *read*.  Each of those changes keeps the places of the words."""
-    if len(read) == len(typed) + 1 and read.endswith('"'):
-        read_open = read[:-1]
-    else:
-        read_open = read
-    return typed if read_open.lower() == typed_marks(typed).lower() else read
+    closed = len(read) == len(typed) + 1 and read.endswith('"')
+    return typed if (read[:-1] if closed else read).lower() == typed_marks(typed).lower() else read
 
 
 def _ms_since(started: float) -> float:

@@ -291,15 +291,15 @@ class Vocabulary:
                     if OSA.distance(way.lower(), folded, score_cutoff=limit + 1) > limit + 1:
                         continue
                     form = self._fold(way)
-                    distance = self._apart(way, folded)
-                    if distance <= limit and (best is None or distance < best[0]) and self._fold_stem(form) == word:
+                    distance = min(_typed_distance(way, folded), _typed_distance(form, folded))  # as ``_apart``
+                    if distance <= limit and (best is None or distance < best[0]) and self._analysed(form) == [word]:
                         best = (distance, form, way if _capitals_inside(way) else way.lower())
             self._remember(key, best[1:] if best else None)
         return self._cache[key]  # type: ignore[return-value]
 
-    def _fold_stem(self, form: str) -> str | None:
-        tokens = [t.text for t in self.analyzer(form, mode="query", removestops=False)]
-        return tokens[0] if len(tokens) == 1 else None
+    def _analysed(self, form: str) -> list[str]:
+        """Return the terms *form* (a written word) is searched as."""
+        return [t.text for t in self.analyzer(form, mode="query", removestops=False)]
 
     def _written_forms(self, word: str) -> tuple[tuple[str, str], ...]:
         """``_forms`` of *word*, kept while the snapshot lasts."""
@@ -357,7 +357,7 @@ class Vocabulary:
         for form, _count in forms.most_common():
             if form[:1] != word[:1] and form not in written:
                 continue  # a word's stem keeps its first letter: not a form of it (and not analysed)
-            if [t.text for t in self.analyzer(form, mode="query", removestops=False)] == [word]:
+            if self._analysed(form) == [word]:
                 found.append(form)
             elif greek is None and form in written and word in (t.text for t in self.analyzer(form, mode="index")):
                 greek = written[form]
