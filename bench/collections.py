@@ -42,6 +42,8 @@ class Collection:
     name: str
     documents: tuple[dict[str, object], ...] | None
     judged: tuple[Judged, ...]
+    # The same queries with the grades written before any system ran, where ``judged`` adds pooled ones.
+    listed: tuple[Judged, ...] | None = None
 
 
 def _read(path: Path) -> str:
@@ -124,9 +126,19 @@ def write_jsonl(docs: tuple[dict[str, object], ...], path: Path) -> Path:
 
 def load_debian(path: Path = DEBIAN, judgments: Path = DEBIAN_JUDGMENTS) -> Collection:
     """Return the Debian package corpus (63,956 packages) with the known-item queries of *judgments*
-    (bench/debian_judgments.json: what a Debian user asks, and the packages expected in the top 3)."""
+    (bench/debian_judgments.json: what a Debian user asks, and the packages expected in the top 3),
+    graded with the pooled grades added; ``listed`` has the grades written before any system ran."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         docs = tuple(json.loads(line) for line in handle if line.strip())
-    data = json.loads(judgments.read_text(encoding="utf-8"))
-    judged = tuple(Judged(q["category"], q["query"], dict(q["judgments"])) for q in data["queries"])
-    return Collection("debian", docs, judged)
+    return Collection("debian", docs, *debian_judged(judgments))
+
+
+def debian_judged(path: Path = DEBIAN_JUDGMENTS) -> tuple[tuple[Judged, ...], tuple[Judged, ...]]:
+    """Return *path*'s queries graded with the pooled grades added, and graded as listed.
+
+    A need's list is not exhaustive, so the grades of the packages the systems' top 10 held and the
+    list lacked were added later ("about" in the file says how); a listed grade is never replaced."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    listed = tuple(Judged(q["category"], q["query"], dict(q["judgments"])) for q in data["queries"])
+    pooled = tuple(Judged(q["category"], q["query"], {**q.get("pooled", {}), **q["judgments"]}) for q in data["queries"])
+    return pooled, listed

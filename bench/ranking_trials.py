@@ -1,5 +1,5 @@
-"""Two ranking changes tried and not kept (issue 12): a guide section ranked by its best paragraph,
-and BM25F with the fields' term frequencies added before saturation.
+"""Three ranking changes tried and not kept (issue 12): a guide section ranked by its best paragraph,
+BM25F with the fields' term frequencies added before saturation, and a proximity bonus.
 
 ``python -m bench.ranking_trials passages`` builds the hub's seed corpus twice, once as it is and once
 with every guide section of several paragraphs split into one document per paragraph (its id
@@ -14,7 +14,11 @@ word in either field.  The service sums a BM25 score per field instead.  Trial o
 entry is the same documents at 0 (phrases still look a field's entries up), and explain shows the
 whole score under the body.
 
-docs/relevance.md has what each did; the service carries neither.
+``python -m bench.ranking_trials proximity GRID [--debian]`` runs ``bench.tune``'s grid with the
+service's ranking re-ranked by a proximity bonus (``PROX_*`` below, set as ``trial.PROX_WEIGHT`` and
+so on in GRID).
+
+docs/relevance.md has what each did; the service carries none of them.
 """
 
 from __future__ import annotations
@@ -91,7 +95,51 @@ def _combined_read(title_weight: float):
     return read
 
 
+# Proximity trial settings (``proximity``): a bonus of PROX_WEIGHT * (2 / n) ** PROX_DECAY times the
+# BM25 score of each pair of one-word concepts typed side by side, found within PROX_SLOP words
+# (either order unless PROX_ORDERED), over the PROX_POOL best documents of the service's ranking.
+PROX_WEIGHT = 0.0
+PROX_SLOP = 3
+PROX_DECAY = 0.0
+PROX_ORDERED = False
+PROX_POOL = 100
+
+
+def _with_proximity(kept):
+    """Return ``rank`` that re-ranks *kept*'s best PROX_POOL documents with a proximity bonus."""
+    from whoosh import query as wq
+
+    from search.evaluator import scores
+
+    def rank(snap, parsed, candidates, concept_docs, limit, deadline, cosines=None):
+        best, timed_out, top = kept(snap, parsed, candidates, concept_docs, max(limit, PROX_POOL), deadline, cosines)
+        words = [c.word for c in parsed.concepts]
+        if not PROX_WEIGHT or len(words) < 2 or not best:
+            return best[:limit], timed_out, top
+        weight = PROX_WEIGHT * (2 / len(words)) ** PROX_DECAY
+        pool = {docnum for docnum, _ in best}
+        bonus: dict[int, float] = {}
+        for a, b in zip(words, words[1:]):
+            if not (a and b) or a == b:
+                continue
+            orders = [(a, b)] if PROX_ORDERED else [(a, b), (b, a)]
+            query = wq.Or([wq.Phrase(f, list(o), slop=PROX_SLOP) for f in FIELDS for o in orders])
+            for docnum, value in scores(query, snap, pool).items():
+                bonus[docnum] = bonus.get(docnum, 0.0) + weight * value
+        rescored = sorted(((d, s + bonus.get(d, 0.0)) for d, s in best), key=lambda p: (-p[1], p[0]))
+        return rescored[:limit], timed_out, top
+
+    return rank
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["proximity"] and len(argv) >= 2:
+        from bench import tune
+        from search import service
+
+        service.rank = _with_proximity(service.rank)
+        tune.MODULES["trial"] = sys.modules[__name__]
+        return tune.main(argv[1:])
     if argv[:1] == ["passages"]:
         return passages()
     if argv[:1] == ["bm25f"] and len(argv) == 2:

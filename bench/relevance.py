@@ -331,6 +331,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             docs = "the seed corpus" if collection.documents is None else f"{len(collection.documents)} documents"
             print(f"## {collection.name}: {len(judged)} judged queries over {docs}; depth {DEPTH}\n")
             print(table(judged, summaries))
+            if collection.listed is not None:  # the same answers, graded as listed before pooling
+                listed = {name: summarise(collection.listed, a) for name, a in answers.items()}
+                print(f"\n{collection.name}, graded as listed before pooling (the targets use the pooled grades):\n")
+                print(table(collection.listed, listed))
             if args.failures:
                 failing = failures(judged, answers["service"])
                 print(f"\nservice queries under nDCG@10 {TARGET_CATEGORY}: {len(failing)}")

@@ -6,7 +6,7 @@ import ir_measures
 import pytest
 from ir_measures import RR, R, Qrel, ScoredDoc, nDCG
 
-from bench.collections import Judged
+from bench.collections import Judged, debian_judged
 from bench.relevance import (
     MEASURES,
     NO_ANSWER,
@@ -73,3 +73,17 @@ def test_moved_lists_the_queries_meaning_helped_and_hurt_most():
     assert lines[0] == "service against words-only: 1 better, 1 worse, 1 the same"
     assert lines[1].startswith("  better: [names] 'a': 0.631 -> 1.000")
     assert lines[2].startswith("  worse: [names] 'b': 1.000 -> 0.631")
+
+
+def test_debian_pooled_grades_add_to_the_listed_ones_and_never_replace_them():
+    pooled, listed = debian_judged()
+    assert [j.query for j in pooled] == [j.query for j in listed]
+    added = 0
+    for with_pool, as_listed in zip(pooled, listed):
+        assert with_pool.grades.items() >= as_listed.grades.items()  # every listed grade, as listed
+        extra = {doc: grade for doc, grade in with_pool.grades.items() if doc not in as_listed.grades}
+        assert set(extra.values()) <= {0, 1, 2}
+        if extra:
+            assert with_pool.category == "need"  # only the needs' lists were pooled
+        added += len(extra)
+    assert added > 0
