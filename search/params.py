@@ -142,7 +142,7 @@ def _date(args: MultiMapping, name: str) -> str | None:
             # 08:00:00.5 leaves out what was dated 08:00:00: the bound is the next whole second.
             canonical = format_utc(datetime.fromisoformat(raw) + timedelta(seconds=1))
         return canonical
-    except ValueError:  # a real date and time whose offset moves it off the calendar (year 1 or 9999)
+    except (ValueError, OverflowError):  # its offset, or the second after 9999-12-31T23:59:59.5, is off the calendar
         raise InvalidParameter(name, f"'{name}' is before year 1 or after year 9999 once its offset is applied (in UTC)") from None
 
 

@@ -146,3 +146,10 @@ def test_values_are_read_without_surrounding_whitespace_and_closed_lists_in_any_
     assert parse(("per_page", "  ")) == SearchParams()  # blank: absent
     assert rejected(("sort", "newer")).param == "sort"
     assert rejected(("page", "2 3")).param == "page"
+
+
+@pytest.mark.parametrize("raw", ["9999-12-31T23:59:59.9Z", "9999-12-31T23:59:59.000001Z", "9999-12-31T23:59:59.5+00:00"])
+def test_a_since_whose_next_second_is_past_year_9999_is_named_not_a_crash(raw):
+    # A fraction moves 'since' to the next whole second: past the calendar's last one it is a 400.
+    assert rejected(("since", raw)).param == "since"
+    assert parse(("until", raw)).until == "9999-12-31T23:59:59Z"  # 'until' keeps its second
