@@ -10,6 +10,11 @@ EVENT = "event"
 GUIDE = "guide"
 KINDS = (EVENT, GUIDE)
 KIND_LABELS = {EVENT: "Event", GUIDE: "Guide section"}
+# Invisible characters that only hint where a line may break (a soft hyphen, a zero-width space, a
+# word joiner, a byte-order mark): dropped from a record's text when it is loaded (corpus/sanitize.py)
+# and from a query (search/params.py), so "star\u00adgate" copied from a web page is "stargate", one
+# word, as a reader sees it.
+INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,13 +20,15 @@ import unicodedata
 import bleach
 from bleach.html5lib_shim import HTML_TAGS
 
+from corpus.records import INVISIBLE
+
 MARK = frozenset({"mark"})  # the one tag a highlight may carry
 NO_TAGS: frozenset[str] = frozenset()
 
 # Characters bleach (html5lib) does not keep as they are: markup starts, CR (read as a newline),
 # control characters (some turned into "?"), and lone surrogates.  Text without any of them comes
 # out of bleach unchanged but for ">" escaped, which decoding undoes, so it skips bleach entirely.
-_MAY_CHANGE = re.compile("[<&\r\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_MAY_CHANGE = re.compile("[<&\r\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u00ad\u200b\u2060\ufeff]")
 # Controls become spaces before bleach (which would make some of them "?") and after decoding
 # (an entity such as &#12; decodes to one); CR and CRLF are line ends.
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -71,7 +73,7 @@ def plain_text(text: str) -> str:
 def _plain(text: str) -> str:
     """Return what ``plain_text`` returns, always going through bleach (its reference)."""
     text = _TAG.sub(_tag_or_text, _CONTROLS.sub(" ", _CR.sub("\n", text)))
-    return unicodedata.normalize("NFC", _CONTROLS.sub(" ", _CR.sub("\n", html.unescape(clean(text)))))
+    return unicodedata.normalize("NFC", INVISIBLE.sub("", _CONTROLS.sub(" ", _CR.sub("\n", html.unescape(clean(text))))))
 
 
 def _tag_or_text(match: re.Match[str]) -> str:

