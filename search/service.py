@@ -260,10 +260,8 @@ class SearchService:
                     break
             return [(docnum, 0.0) for docnum in ordered], False, {}, 0.0
         if params.effective_sort == "listing" or parsed is None:
-            query = parsed.any_words if parsed else wq.Every()
-            allowed = found.allowed if isinstance(found.allowed, set) else set(found.allowed)  # Whoosh takes a set
-            results = snap.searcher().search(query, filter=allowed, limit=end, sortedby="order")
-            return [(hit.docnum, 0.0) for hit in results], False, {}, 0.0  # docs() is a set: it loses the order
+            # Every result, those found by meaning or by name alone included (the total counts them).
+            return [(docnum, 0.0) for docnum in snap.in_listing_order(found.allowed, end)], False, {}, 0.0
         # Every cosine, not only the allowed documents': rank and explain look up candidates alone.
         cosines = dict(asked.near)
         ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, end, started + self.budget_s, cosines)

@@ -105,7 +105,7 @@ class Snapshot:
                 self.doc_facets = {name: _by_doc(docs) for name, docs in self.facet_docs.items()}
                 # Each facet field's (document, value) pairs, its postings' lengths added (search/facets.py).
                 self.facet_pairs = {name: sum(map(len, docs.values())) for name, docs in self.facet_docs.items()}
-                self.newest, self._newest_rank, self._dates, self._dated_docs, self._date_of = _date_order(searcher)
+                self.newest, self._newest_rank, self._dates, self._dated_docs, self._date_of, self._order_of = _date_order(searcher)
             # Memory-mapped, so every worker shares one copy; None without vectors of this model.
             self.vectors = vectors.open_vectors(path, self.meta)
         except _OPEN_ERRORS as exc:
@@ -190,6 +190,10 @@ class Snapshot:
         if len(docs) * 8 < len(self.newest):  # few: sort them rather than walk the whole order
             return heapq.nsmallest(limit, docs, key=self._newest_rank.__getitem__)
         return list(islice((docnum for docnum in self.newest if docnum in docs), limit))
+
+    def in_listing_order(self, docs: set[int] | frozenset[int], limit: int) -> list[int]:
+        """Return the first *limit* of *docs* in listing order (the corpus's own order: ``sort=listing``)."""
+        return heapq.nsmallest(limit, docs, key=lambda docnum: (self._order_of[docnum], docnum))
 
     def term_docs(self, fieldname: str, text: str | bytes) -> array:
         """Return the document numbers holding *text* in *fieldname*, ascending (cached)."""
@@ -326,9 +330,10 @@ class TokenReplay:
         self.texts = frozenset(where)  # the terms the text holds
 
 
-def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, array, array]:
+def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, array, array, array]:
     """Return the live documents newest first, each document number's place in that order, the
-    dates ascending beside their document numbers, and each document number's date.
+    dates ascending beside their document numbers, each document number's date and its place in
+    listing order.
 
     Documents of the same date (the seed corpus: all first seen at one build) keep listing order.
     """
@@ -345,7 +350,7 @@ def _date_order(searcher: Searcher) -> tuple[tuple[int, ...], array, array, arra
     for place, docnum in enumerate(newest):
         rank[docnum] = place
     by_date = sorted(live, key=dates.__getitem__)
-    return newest, rank, array("Q", (dates[d] for d in by_date)), array("i", by_date), array("Q", dates)
+    return newest, rank, array("Q", (dates[d] for d in by_date)), array("i", by_date), array("Q", dates), array("Q", orders)
 
 
 def _column(reader, fieldname: str) -> array:

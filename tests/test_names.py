@@ -105,6 +105,10 @@ def test_a_name_finds_its_package_even_without_a_word_in_common(packages):
     body = _search(client, q="docker")
     assert [(h["id"], h["matched_by"]) for h in body["hits"]] == [("pkg-docker", "name")]
     assert body["total"] == 1 and body["match"] == "all"  # not "no result has all of your words"
+    # Every order lists what the total counts: by listing order too (it listed nothing).
+    for sort in ("listing", "newest"):
+        listed = _search(client, q="docker", sort=sort)
+        assert [h["id"] for h in listed["hits"]] == ["pkg-docker"] and listed["total"] == 1, sort
 
 
 def test_exclusions_filters_and_other_orders_keep_their_meaning(packages):

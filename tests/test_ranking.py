@@ -126,6 +126,9 @@ def test_a_document_that_shares_no_word_can_be_found_by_meaning_and_says_so(mean
     assert body["match"] == "partial"  # found, but not by what was typed
     page = meaning_client.get("/?q=automobile").get_data(as_text=True)
     assert "Found by meaning" in page and "Cars, trucks and vans" in page
+    # Listed in the corpus's order, it is still there: the total counts it.
+    listed = meaning_client.get("/api/search?q=automobile&sort=listing").get_json()
+    assert [h["id"] for h in listed["hits"]] == ["cars"] and listed["total"] == 1
     # A word match is a word match, even where the meaning agrees too.
     assert meaning_client.get("/api/search?q=car").get_json()["hits"][0]["matched_by"] == "words"
     # Nothing close in meaning: nothing found.
