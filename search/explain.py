@@ -44,9 +44,12 @@ def explain(
     concept_docs: list[set[int]],
     cosine: float | None = None,
     best_words: float = 0.0,
+    named: bool = False,
 ) -> dict[str, object]:
     """Return how *docnum* earned its score for *parsed*: each concept's part, weights applied, and
-    the meaning term when the document's vector has *cosine* with the query's."""
+    the meaning term when the document's vector has *cosine* with the query's.  A document *named* by
+    the query comes first whatever its score (``named`` true): the words its text lacks are still
+    listed as missing, since its text lacks them."""
     coverage = Coverage.of(concept_docs, snap.doc_count)
     share = coverage.share(docnum, concept_docs)
     factor = coverage.factor(docnum, concept_docs) if len(coverage.idfs) > 1 else 1.0
@@ -73,7 +76,12 @@ def explain(
         total += term
         out["meaning"] = {"cosine": round(cosine, 4), "score": round(term, 4)}
     out["score"] = round(total, 4)
+    if named:
+        out["named"] = True
     return out
+
+
+NAMED = "its name is what you typed, so it comes first"
 
 
 def _credited(explanation: dict[str, object]) -> Iterator[tuple[dict[str, Any], str]]:
@@ -98,7 +106,8 @@ def summary(explanation: dict[str, object]) -> str:
     if explanation.get("coverage_factor", 1.0) != 1.0:
         line += f" (the parts include × {explanation['coverage_factor']:.2f} for the query's words it lacks)"
     missing = explanation.get("missing")
-    return line + (f"; missing: {', '.join(missing)}" if missing else "")  # type: ignore[arg-type]
+    line += f"; missing: {', '.join(missing)}" if missing else ""  # type: ignore[arg-type]
+    return f"{NAMED}; by its text: {line}" if explanation.get("named") else line
 
 
 # How a concept's part was found, in words (``_concept``'s "via").
@@ -118,6 +127,8 @@ def readable(explanation: dict[str, object]) -> dict[str, object]:
             row["typed"] = f"{part['typed']} times"
         parts.append(row)
     out: dict[str, object] = {"score": f"{explanation['score']:.2f}"}
+    if explanation.get("named"):
+        out["name"] = NAMED
     if parts:
         out["matched"] = parts
     factor = explanation.get("coverage_factor", 1.0)

@@ -291,7 +291,8 @@ class SearchService:
         explaining = params.explain and parsed is not None and not parsed.is_empty
         return tuple(
             _hit(fields, score, marked[2 * i], marked[2 * i + 1],
-                 explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best) if explaining else None,  # type: ignore[arg-type]
+                 explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best, docnum == found.named)  # type: ignore[arg-type]
+                 if explaining else None,
                  "name" if docnum == found.named else "meaning" if docnum in found.meaning else "words")
             for i, (docnum, score, fields) in enumerate(page)
         )

@@ -105,6 +105,11 @@ def test_a_name_finds_its_package_even_without_a_word_in_common(packages):
     body = _search(client, q="docker")
     assert [(h["id"], h["matched_by"]) for h in body["hits"]] == [("pkg-docker", "name")]
     assert body["total"] == 1 and body["match"] == "all"  # not "no result has all of your words"
+    # Why it is first: its name; its text lacks the word, and its explanation says both.
+    (hit,) = _search(client, q="docker", explain="1")["hits"]
+    assert hit["explanation"]["named"] is True and hit["explanation"]["missing"] == ["docker"]
+    page = client.get("/?q=docker&explain=1").get_data(as_text=True)
+    assert "its name is what you typed, so it comes first; by its text: score 0.00; missing: docker" in page
     # Every order lists what the total counts: by listing order too (it listed nothing).
     for sort in ("listing", "newest"):
         listed = _search(client, q="docker", sort=sort)
