@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from search.query import Concept, ParsedQuery
-from search.ranking import QTF_POWER, SEMANTIC_FLOOR, Coverage, meaning
+from search.ranking import SEMANTIC_FLOOR, Coverage, _weight, meaning
 from search.evaluator import pieces
 from search.snapshot import Snapshot
 
@@ -50,13 +50,13 @@ def explain(
     the meaning term when the document's vector has *cosine* with the query's.  A document *named* by
     the query comes first whatever its score (``named`` true): the words its text lacks are still
     listed as missing, since its text lacks them."""
-    coverage = Coverage.of(concept_docs, snap.doc_count)
+    coverage = Coverage.of(concept_docs, snap.doc_count, parsed.concepts)
     share = coverage.share(docnum, concept_docs)
     factor = coverage.factor(docnum, concept_docs) if len(coverage.idfs) > 1 else 1.0
     matched = []
     missing = []
     for concept in parsed.concepts:
-        part = _concept(concept, concept.count**QTF_POWER * factor, snap, docnum)
+        part = _concept(concept, _weight(concept) * factor, snap, docnum)
         if part is None:
             missing.append(concept.text)
         else:

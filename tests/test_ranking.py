@@ -183,3 +183,12 @@ def test_the_best_are_found_among_the_contenders_as_among_all_with_ties(totals, 
         return -pair[1], -near.get(pair[0], 0.0), pair[0]
 
     assert heapq.nsmallest(limit, _contenders(totals, limit), key=key) == heapq.nsmallest(limit, totals.items(), key=key)
+
+
+@pytest.mark.parametrize("query", ["stargate 2", "stargate 2025"])
+def test_a_number_weighs_less_than_the_word_typed_with_it(client, query):
+    # A page with only the number ("Trainium2", "in 2025") does not come before a page about Stargate.
+    body = client.get("/api/search", query_string={"q": query, "explain": "1", "per_page": 20}).get_json()
+    lacking = ["stargate" in hit["explanation"]["missing"] for hit in body["hits"]]
+    assert any(lacking)  # such pages are found, below
+    assert not any(lacking[:10]), [(hit["title"][:40], missing) for hit, missing in zip(body["hits"], lacking)]
