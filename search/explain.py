@@ -113,7 +113,8 @@ def summary(explanation: dict[str, object]) -> str:
 # How a concept's part was found, in words (``_concept``'s "via").
 _FOUND = {"exact": "as typed", "synonym": "by a synonym", "typo": "by a close spelling", "spelling": "in its other spelling",
           "singular": "as its singular",
-          "prefix": "by a word the prefix starts", "joined": "as one word", "loose": "word by word"}
+          "prefix": "by a word the prefix starts", "joined": "as one word", "loose": "word by word",
+          "apart": "with its unit written apart"}
 
 
 def readable(explanation: dict[str, object]) -> dict[str, object]:

@@ -927,6 +927,12 @@ def _widened(
     if concept.prefix:
         words = [w for w in vocabulary.prefixed(concept.prefix, prefix_words) if w != concept.word]
         extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
+    elif concept.word and concept.span and (apart := _number_and_unit(concept.text)):
+        # "4.5gw" is "4.5 GW" (and "4.5 gigawatts"), as pages write it: the same thing, full weight.
+        number, unit = apart
+        ways = [(unit,), *(synonyms.alternatives((unit,)) if synonyms is not None else ())]
+        extra = [Alternative("apart", (number, *way), _words_query((number, *way), 1.0 if way == (unit,) else SYNONYM_WEIGHT))
+                 for way in ways]
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it
         if same := _as_the_index_has(concept.word, concept.text, vocabulary, known):
@@ -1104,6 +1110,19 @@ def _acronym_singular(typed: str) -> str | None:
     if len(typed) < 4 or not typed.isalpha() or typed[-1] not in "sS" or typed[-2] in "sS":
         return None
     return _single_term(typed[:-1])
+
+
+_NUMBER_AND_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]{2,})")
+
+
+def _number_and_unit(typed: str) -> tuple[str, str] | None:
+    """Return the analysed number and unit of *typed* when it is a number with its unit written on
+    ("4.5gw", "300MW": ``4.5``, ``gw``), else None."""
+    match = _NUMBER_AND_UNIT.fullmatch(typed)
+    if match is None:
+        return None
+    number, unit = _single_term(match[1]), _single_term(match[2])
+    return (number, unit) if number and unit else None
 
 
 def _model_plural(typed: str) -> str | None:

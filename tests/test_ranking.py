@@ -192,3 +192,15 @@ def test_a_number_weighs_less_than_the_word_typed_with_it(client, query):
     lacking = ["stargate" in hit["explanation"]["missing"] for hit in body["hits"]]
     assert any(lacking)  # such pages are found, below
     assert not any(lacking[:10]), [(hit["title"][:40], missing) for hit, missing in zip(body["hits"], lacking)]
+
+
+def test_a_number_typed_with_its_unit_finds_the_pages_that_write_them_apart(client):
+    def titles(query):
+        return [hit["title"] for hit in client.get("/api/search", query_string={"q": query, "per_page": 20}).get_json()["hits"]]
+
+    # Pages write "4.5 GW", "10 GW" and "10 Gigawatts"; readers type "4.5gw", "10gw".
+    assert any("4.5 GW" in title for title in titles("4.5gw")[:1])
+    joined = titles("10gw")
+    assert any("10 GW" in title for title in joined[:3]) and any("10 Gigawatts" in title for title in joined[:3])
+    hit = client.get("/api/search", query_string={"q": "4.5gw", "explain": "1"}).get_json()["hits"][0]
+    assert "<mark>4.5</mark> <mark>GW</mark>" in hit["title_html"] and hit["explanation"]["matched"][0]["via"] == "apart"
