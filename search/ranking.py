@@ -50,7 +50,7 @@ QTF_POWER = 1.5
 # a number is weaker evidence than a word ("stargate 2" put pages with "Trainium2" above every
 # Stargate page; docs/relevance.md has the grid: 0.5 moved no judged figure but Debian versions, up).
 NUMBER_WEIGHT = 0.5
-_NUMBER = re.compile(r"[\d.,]+")
+BARE_NUMBER = re.compile(r"[\d.,]+")  # a word that is only a number
 # Meaning (search/semantic.py): a document whose vector is within a cosine of SEMANTIC_FLOOR of the
 # query's gains SEMANTIC_WEIGHT * best * (cos - floor) / (1 - floor), where best is the best word
 # score of this query (1 when nothing matched by words): the same scale whatever the corpus.  The
@@ -188,7 +188,7 @@ def _weight(concept) -> float:
 
 def _scale(concept) -> float:
     """Return NUMBER_WEIGHT for a concept that is a bare number, else 1."""
-    return NUMBER_WEIGHT if concept.word and _NUMBER.fullmatch(concept.word) else 1.0
+    return NUMBER_WEIGHT if concept.word and BARE_NUMBER.fullmatch(concept.word) else 1.0
 
 
 def _best_of_arrays(

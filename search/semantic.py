@@ -52,6 +52,15 @@ def query_vector(text: str) -> np.ndarray | None:
     return vector if vector.any() else None
 
 
+def of_document(docs: DocVectors, docnum: int) -> np.ndarray | None:
+    """Return document *docnum*'s unit vector (float32), or None when it has none."""
+    if not (0 <= docnum < len(docs.live)) or not docs.live[docnum]:
+        return None
+    row = docs.matrix[docnum].astype(np.float32)
+    norm = float(np.linalg.norm(row))
+    return row / norm if norm else None
+
+
 def nearest(docs: DocVectors, query: np.ndarray, k: int, among: Collection[int] | None = None) -> list[tuple[int, float]]:
     """Return the *k* documents (docnum, cosine) nearest to *query*, best first; only *among* if given.
 

@@ -55,6 +55,8 @@ HIGHLIGHT_CACHE_SIZE = 8192
 # A guide section among the first hits, nearly as good as the first, is shown as an answer card.
 ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
+# "More like this" without vectors: a document's LIKE_TERMS key words.
+LIKE_TERMS = 15
 
 _NO_TERMS: frozenset[str] = frozenset()
 
@@ -423,15 +425,27 @@ class SearchService:
         return _document(snap.stored(docnum))
 
     def more_like_this(self, doc_id: str, count: int = 5) -> list[dict[str, object]]:
-        """Return up to *count* documents most like *doc_id*, best first."""
+        """Return up to *count* documents most like *doc_id*, best first: the nearest in meaning when
+        the snapshot has vectors, else those sharing the most of its key words (Whoosh's Bo1 key terms
+        of its title and text, bare numbers left out).  Key words alone made the MTIA roadmap ("300",
+        "500") like the Stargate announcement ("$500 billion") and Anthropic's funding round like an
+        NVIDIA DGX page; by meaning, the first five are chip deals and Anthropic's other deals."""
         snap = self.snapshot()
         searcher = snap.searcher()
         docnum = searcher.document_number(id=doc_id)
         if docnum is None:
             return []
-        fields = searcher.stored_fields(docnum)
-        results = searcher.more_like(docnum, "body", text=f"{fields['title']} {fields['body']}", top=count, numterms=15)
-        return [_document(snap.stored(hit.docnum)) for hit in results]
+        docs = semantic.vectors(snap)
+        vector = semantic.of_document(docs, docnum) if docs is not None else None
+        if vector is not None:
+            found = [d for d, _ in semantic.nearest(docs, vector, count + 1) if d != docnum][:count]
+        else:
+            fields = searcher.stored_fields(docnum)
+            terms = searcher.key_terms_from_text("body", f"{fields['title']} {fields['body']}", numterms=2 * LIKE_TERMS)
+            words = [(word, weight) for word, weight in terms if not ranking.BARE_NUMBER.fullmatch(word)][:LIKE_TERMS]
+            query = wq.Or([wq.Term("body", word, boost=weight) for word, weight in words])
+            found = [hit.docnum for hit in searcher.search(query, limit=count, mask={docnum})] if words else []
+        return [_document(snap.stored(d)) for d in found]
 
     def guide(self, topic: str) -> list[dict[str, object]]:
         """Return the sections of *topic*'s guide in order (empty when it has none)."""

@@ -1043,3 +1043,12 @@ def test_a_lower_case_plural_some_page_writes_still_finds_the_acronym(tmp_path, 
     # Typed in lower case it finds the acronym's pages and the one that writes "gpus" so.
     assert found == {"a", "b", "c"} and {h.id for h in service.search(SearchParams(q="GPUs")).hits} <= found
     assert {h.id for h in service.search(SearchParams(q="news")).hits} == {"d"}  # not "new": no acronym
+
+
+def test_more_like_this_is_by_meaning_not_by_stray_numbers(service):
+    # Key words alone made Anthropic's funding round like an NVIDIA DGX page and the MTIA roadmap
+    # ("300", "500") like the Stargate announcement ("$500 billion").
+    funding = service.more_like_this("anthropic-raises-65b-in-series-h-funding-at-965b-post-money-valuation")
+    assert len(funding) == 5 and all("Anthropic" in doc["title"] for doc in funding), [d["title"] for d in funding]
+    roadmap = service.more_like_this("meta-announces-four-mtia-ai-chip-generations-in-two-years-mtia-300-500-roadmap")
+    assert len(roadmap) == 5 and not any("Stargate" in doc["title"] for doc in roadmap), [d["title"] for d in roadmap]
