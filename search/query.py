@@ -131,6 +131,7 @@ class Vocabulary(Protocol):
     def prefixed(self, prefix: str, limit: int) -> list[str]: ...
     def acronym(self, word: str) -> bool: ...
     def frequency(self, word: str) -> int: ...
+    def common(self, typed: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -937,7 +938,7 @@ def _widened(
         known = _known(concept, vocabulary)  # the word, or a synonym of it
         if same := _as_the_index_has(concept.word, concept.text, vocabulary, known):
             extra = _same_word(*same, synonyms)
-        elif not known:
+        elif not known and not vocabulary.common(concept.text):  # "export" is meant, not "expert"
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
             extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
             if near:

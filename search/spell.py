@@ -29,6 +29,7 @@ from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
+from index import vectors as doc_vectors
 from index.analysis import english_stemmer, greek_names
 from search.cache import remember
 from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, excluded_at, excluded_in_vain, word_query
@@ -88,6 +89,9 @@ def _as_shown(written: str, typed: str) -> str:
     return _match_case(written.lower(), typed)
 
 
+COMMON_FROM = 5
+
+
 class Vocabulary:
     """The words of one snapshot's index, read through a searcher (see search.query.Vocabulary)."""
 
@@ -119,6 +123,12 @@ class Vocabulary:
         if found is None:
             found = self._remember(key, sum(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS))
         return found  # type: ignore[return-value]
+
+    def common(self, typed: str) -> bool:
+        """Return whether *typed* is a common English word of COMMON_FROM letters or more ("export",
+        "among"; ``vectors.common_words``): a word the pages lack, not a misspelling of one they have.
+        (Shorter pieces the model holds whole are often word starts, "dat" of "dataset".)"""
+        return len(typed) >= COMMON_FROM and typed.lower() in doc_vectors.common_words()
 
     def contains(self, word: str) -> bool:
         key = ("has", word)  # asked for every typed word of every query: kept with the other look-ups

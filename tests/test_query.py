@@ -39,6 +39,9 @@ class FakeVocabulary:
     def frequency(self, word):
         return 1 if word in self.words else 0
 
+    def common(self, typed):
+        return False
+
 
 def test_all_words_and_any_words():
     parsed = build_query("trainium deal", SCHEMA)

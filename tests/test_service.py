@@ -1052,3 +1052,11 @@ def test_more_like_this_is_by_meaning_not_by_stray_numbers(service):
     assert len(funding) == 5 and all("Anthropic" in doc["title"] for doc in funding), [d["title"] for d in funding]
     roadmap = service.more_like_this("meta-announces-four-mtia-ai-chip-generations-in-two-years-mtia-300-500-roadmap")
     assert len(roadmap) == 5 and not any("Stargate" in doc["title"] for doc in roadmap), [d["title"] for d in roadmap]
+
+
+@pytest.mark.parametrize("query", ["export controls", "among the gpus", "export"])
+def test_a_word_of_english_the_pages_lack_is_not_corrected_into_one_they_have(service, query):
+    # "export" was searched as "expert" ("Including results for expert controls": MoE papers), "among" as "along".
+    result = service.search(SearchParams(q=query))
+    assert result.suggestion is None and result.offered is None
+    assert not any("expert" in hit.title_html.lower() or "<mark>along" in hit.snippet_html for hit in result.hits)
