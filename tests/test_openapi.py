@@ -128,3 +128,10 @@ def test_schemathesis_finds_no_failures_against_the_live_server(index_dir, tmp_p
     for operation in ("GET /api/search", "GET /api/suggest", "GET /api/documents/{id}", "GET /api/topics"):
         assert operation in report, operation
     print(json.dumps(summary.splitlines()[-3:]))
+
+
+def test_pages_is_documented_as_the_pages_that_can_be_asked_for(document):
+    from search.params import MAX_RESULT_WINDOW
+
+    said = document["components"]["schemas"]["SearchResponse"]["properties"]["pages"]["description"]
+    assert f"page × per_page ≤ {MAX_RESULT_WINDOW}" in said and "pages 1 to pages are answered" in said

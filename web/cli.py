@@ -295,7 +295,10 @@ def search(
         return html.unescape(text)
 
     noun = "result" if result.total == 1 else "results"
-    click.echo(f"{result.total} {noun} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
+    click.echo(f"{result.total:,} {noun} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
+    if result.reachable < result.total:  # the pages stop where --page × --per-page may go, as on the page
+        click.echo(f"Only the first {result.reachable:,} of {result.total:,} results can be paged through "
+                   f"(--page {result.pages} is the last); add a word or a filter to reach the others.")
     if result.suggestion and result.total:
         click.echo(f"Including results for: {result.suggestion.text}")
     if result.offered and result.total:

@@ -164,10 +164,16 @@ SCHEMAS: dict[str, Any] = {
                      "excluded_in_vain", "excluded_suggestion", "did_you_mean"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
-            "total": {"type": "integer", "minimum": 0, "description": "Exact number of matching documents."},
+            "total": {"type": "integer", "minimum": 0, "description": (
+                "Exact number of matching documents, including those past the last page that can be asked for "
+                "(see pages).")},
             "page": {"type": "integer", "minimum": 1},
             "per_page": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
-            "pages": {"type": "integer", "minimum": 1},
+            "pages": {"type": "integer", "minimum": 1, "description": (
+                "How many pages can be asked for at this per_page: pages 1 to pages are answered. Every page of "
+                f"the results, but no more than page × per_page ≤ {MAX_RESULT_WINDOW} allows, so when total is "
+                "larger only the first pages × per_page results can be paged through (refine the query to "
+                "reach the others).")},
             "sort": {"type": "string", "enum": list(SORTS)},
             "took_ms": {"type": "number", "minimum": 0},
             "match": {"type": "string", "enum": ["all", "most", "partial", "none"],

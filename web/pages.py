@@ -23,6 +23,7 @@ from web.dates import exact, relative
 bp = Blueprint("pages", __name__)
 bp.add_app_template_global(relative)
 bp.add_app_template_global(exact)
+bp.add_app_template_filter(lambda number: f"{number:,}", "thousands")  # 25,876: a count read at a glance
 # The search box takes as much as a search does: a pasted paragraph is not cut short in the box.
 bp.record_once(lambda state: state.app.jinja_env.globals.update(max_query_chars=MAX_QUERY_CHARS))
 
