@@ -474,3 +474,30 @@ def test_why_this_result_reads_as_a_sum_of_the_words_that_earned_it(client):
     # A query that only excludes has no word to credit: the score alone, no empty part.
     only_excluding = html(client, "/?q=-gpu&explain=1").split('class="why-line">', 1)[1].split("</details>", 1)[0]
     assert only_excluding.startswith("score 1.00</p>") and "<dt>matched</dt>" not in only_excluding
+
+
+def title_and_heading(page: str) -> tuple[str, str]:
+    title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+    heading = re.search(r'<h1 id="results-heading"[^>]*>(.*?)</h1>', page, re.S).group(1)
+    return unescape(title), unescape(heading)
+
+
+@pytest.mark.parametrize(
+    "url, title, heading",
+    [
+        ("/", "Topic hub search", "All events and guide sections"),
+        ("/?topic=funding", "Funding & investment – Topic hub search",
+         "Events and guide sections filtered by Topic: Funding & investment"),
+        ("/?q=stargate&page=2", "stargate · page 2 – Topic hub search", "Results for stargate"),
+        ("/?q=stargate&topic=funding&per_page=1&page=2", "stargate · Funding & investment · page 2 – Topic hub search",
+         "Results for stargate filtered by Topic: Funding & investment"),
+        ("/?topic=funding&topic=compute-deals&entity=openai", "Funding & investment or Compute deals · OpenAI – Topic hub search",
+         "Events and guide sections filtered by Topic: Funding & investment or Compute deals; Organisation: OpenAI"),
+        ("/?kind=guide&since=2024-05-01", "Guide section · from 1 May 2024 – Topic hub search",
+         "Events and guide sections filtered by Type: Guide section; From: 1 May 2024"),
+        ("/?page=3", "Everything · page 3 – Topic hub search", "All events and guide sections"),
+    ],
+)
+def test_the_title_and_heading_name_the_query_the_filters_and_the_page(client, url, title, heading):
+    # A tab, a bookmark or a screen reader's list of headings tells apart what the address tells apart.
+    assert title_and_heading(html(client, url)) == (title, heading)

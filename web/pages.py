@@ -100,6 +100,33 @@ def page_window(page: int, pages: int, radius: int = PAGE_RADIUS) -> list[int | 
     return window
 
 
+def _chosen(params: SearchParams, label: Callable[[str, str], str]) -> list[tuple[str, str]]:
+    """Return each filter of *params* as (heading, what it keeps) in the page's words: a facet's labels
+    joined by "or" (values of one facet combine so), then the dates as their chips write them."""
+    chosen = [(FACET_HEADINGS[name], " or ".join(label(name, v) for v in getattr(params, name)))
+              for name in FILTERS if getattr(params, name)]
+    chosen += [(heading, exact(bound)) for heading, bound in (("From", params.since), ("Until", params.until)) if bound]
+    return chosen
+
+
+def page_title(params: SearchParams, label: Callable[[str, str], str]) -> str:
+    """Return what a tab or a bookmark calls this page: the query, the filters and the page when not the first."""
+    parts = [params.q] if params.q else []
+    for heading, text in _chosen(params, label):
+        parts.append(f"{heading.lower()} {text}" if heading in ("From", "Until") else text)
+    if params.page != 1:
+        parts += [*(() if parts else ("Everything",)), f"page {params.page}"]
+    return " · ".join(parts) + " – Topic hub search" if parts else "Topic hub search"
+
+
+def page_heading(params: SearchParams, label: Callable[[str, str], str]) -> str:
+    """Return the page's h1, which names what is listed: the query, the filters, or everything."""
+    chosen = "; ".join(f"{heading}: {text}" for heading, text in _chosen(params, label))
+    if params.q:
+        return f"Results for {params.q}" + (f" filtered by {chosen}" if chosen else "")
+    return f"Events and guide sections filtered by {chosen}" if chosen else "All events and guide sections"
+
+
 def split_facet(values: Sequence[FacetValue], top: int = FACET_TOP) -> tuple[list[FacetValue], list[FacetValue]]:
     """Return the values to show at once (the top ones and every selected one) and the rest."""
     shown = [v for i, v in enumerate(values) if i < top or v.selected]
@@ -167,9 +194,12 @@ def page() -> str | Response:
         # Also the filter form's empty date fields, sent when it is submitted without script.
         return redirect(search_url(canonical, page=canonical.page))
     result = service.search(params)
+    label = service.snapshot().label
     return render_template(
         "search.html",
         params=params,
+        title=page_title(params, label),
+        heading=page_heading(params, label),
         result=result,
         suggestion=result.suggestion,
         answer=result.answer,
@@ -186,7 +216,7 @@ def page() -> str | Response:
         typed_title=typed_title(result),
         explained=summary,
         figures=readable,
-        label=service.snapshot().label,
+        label=label,
     )
 
 
