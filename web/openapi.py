@@ -352,7 +352,8 @@ PATHS: dict[str, Any] = {
             "description": (
                 "Ranked hits (all-words matches first), exact totals and disjunctive facet counts. "
                 f"page × per_page may be at most {MAX_RESULT_WINDOW}. An empty parameter counts as absent; "
-                "blank filter values are ignored, and values are stripped of surrounding whitespace."
+                "blank filter values are ignored, and values are stripped of surrounding whitespace. A parameter "
+                "whose percent-encoding is not UTF-8 (q=%FF) is a 400 naming it."
             ),
             "parameters": [
                 {"name": "q", "in": "query", "description": (
