@@ -501,3 +501,24 @@ def title_and_heading(page: str) -> tuple[str, str]:
 def test_the_title_and_heading_name_the_query_the_filters_and_the_page(client, url, title, heading):
     # A tab, a bookmark or a screen reader's list of headings tells apart what the address tells apart.
     assert title_and_heading(html(client, url)) == (title, heading)
+
+
+def searchbox_fields(page: str) -> list[tuple[str, str]]:
+    box = re.search(r'<form class="searchbox".*?</form>', page, re.S).group(0)
+    return [(name, unescape(value)) for name, value in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', box)]
+
+
+def test_a_new_query_from_the_search_box_keeps_the_sort_and_the_page_size(client):
+    page = html(client, "/?q=stargate&topic=compute-deals&sort=newest&per_page=20")
+    kept = searchbox_fields(page)
+    assert kept == [("topic", "compute-deals"), ("sort", "newest"), ("per_page", "20")]
+    # What the browser sends with a new query lands on a page sorted and sized as before.
+    again = client.get("/", query_string=[("q", "openai"), *kept])
+    assert again.status_code == 200
+    assert 'aria-current="true">Newest</a>' in again.get_data(as_text=True)
+    assert api(client, "?" + urlencode([("q", "openai"), *kept]))["per_page"] == 20
+    assert searchbox_fields(html(client, "/?q=stargate")) == []  # the defaults add nothing
+    # An error page's box keeps them too, less the parameter at fault.
+    error = client.get("/?q=stargate&sort=listing&per_page=20&page=abc").get_data(as_text=True)
+    assert searchbox_fields(error) == [("sort", "listing"), ("per_page", "20")]
+    assert searchbox_fields(client.get("/?q=stargate&sort=best&per_page=20").get_data(as_text=True)) == [("per_page", "20")]

@@ -66,8 +66,9 @@ def without_param(param: str | None) -> str:
 
 
 def kept_filters(param: str | None) -> list[tuple[str, str]]:
-    """Return this request's filters and dates less *param*: what a new search from an error page keeps."""
-    return _kept_args(param, (*FILTERS, *DATE_BOUNDS))
+    """Return this request's filters, dates, sort and per_page less *param*: what a new search from an
+    error page keeps (the search box of a result page keeps the same)."""
+    return _kept_args(param, (*FILTERS, *DATE_BOUNDS, "sort", "per_page"))
 
 
 def _kept_args(param: str | None, names: Iterable[str]) -> list[tuple[str, str]]:
