@@ -135,3 +135,9 @@ def test_pages_is_documented_as_the_pages_that_can_be_asked_for(document):
 
     said = document["components"]["schemas"]["SearchResponse"]["properties"]["pages"]["description"]
     assert f"page × per_page ≤ {MAX_RESULT_WINDOW}" in said and "pages 1 to pages are answered" in said
+
+
+def test_a_facet_count_is_described_as_what_it_counts(document):
+    said = document["components"]["schemas"]["FacetValue"]["properties"]["count"]["description"]
+    assert "if this value were selected" not in said
+    assert "Results with this value" in said and "other facets' filters" in said and "combine with OR" in said

@@ -51,9 +51,11 @@ def test_a_facet_count_is_read_out_in_the_number_it_has(client):
     import re
 
     page = unescape(html(client, "/?q=fluidstack"))  # facet values of one page and of several
-    read = re.findall(r'class="count">(\d+)<span class="visually-hidden"> (\w+)</span>', page)
-    assert read and {"1", "2"} <= {count for count, _ in read}
-    assert all(word == ("result" if count == "1" else "results") for count, word in read)
+    read = re.findall(r'class="count">(\d+)<span class="visually-hidden"> (\w+) (\w+ this \w+)</span>', page)
+    assert read and {"1", "2"} <= {count for count, _, _ in read}
+    assert all(word == ("result" if count == "1" else "results") for count, word, _ in read)
+    # What the count is: the results with the value (ticking a second one of a facet gives their union).
+    assert {said for _, _, said in read} == {"with this topic", "naming this organisation", "of this type", "dated this month"}
 
 
 def test_long_facets_show_the_top_values_and_the_rest_behind_show_all(client):
@@ -522,3 +524,26 @@ def test_a_new_query_from_the_search_box_keeps_the_sort_and_the_page_size(client
     error = client.get("/?q=stargate&sort=listing&per_page=20&page=abc").get_data(as_text=True)
     assert searchbox_fields(error) == [("sort", "listing"), ("per_page", "20")]
     assert searchbox_fields(client.get("/?q=stargate&sort=best&per_page=20").get_data(as_text=True)) == [("per_page", "20")]
+
+
+def test_a_hit_chip_narrows_to_its_value_alone(client):
+    # Values of one facet combine with OR: a chip adding its value to the facet's selection widened the
+    # results.  It leads to that value alone, the query and the other facets kept.
+    url = "/?q=stargate&topic=compute-deals&topic=funding"
+    total = api(client, url[1:])["total"]
+    hits = html(client, url).split('<ol class="hits"', 1)[1]
+    topic_chips = links(hits, "chip-topic")
+    entity_chips = links(hits, "chip-entity")
+    assert topic_chips and entity_chips
+    for href, text in topic_chips:
+        assert not text.startswith("Remove filter")  # two selected: none of them alone
+        assert args(href) == {"q": ["stargate"], "topic": [args(href)["topic"][0]]}
+    for href, _ in entity_chips:
+        wanted = args(href)
+        assert wanted["q"] == ["stargate"] and wanted["topic"] == ["compute-deals", "funding"] and len(wanted["entity"]) == 1
+        narrowed = api(client, href[1:])
+        assert narrowed["total"] <= total
+        assert all(wanted["entity"][0] in hit["entities"] for hit in narrowed["hits"])
+    # The one value selected already: its chip removes it, and says so.
+    alone = links(html(client, "/?q=stargate&topic=compute-deals").split('<ol class="hits"', 1)[1], "chip-topic")
+    assert ("/?q=stargate", "Remove filter Compute deals") in alone

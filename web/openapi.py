@@ -153,7 +153,10 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "value": {"type": "string", "description": "Pass it as the filter parameter's value."},
             "label": {"type": "string"},
-            "count": {"type": "integer", "minimum": 0, "description": "Results if this value were selected."},
+            "count": {"type": "integer", "minimum": 0, "description": (
+                "Results with this value, under the query, the dates and the other facets' filters (this facet's "
+                "own selection left out). It is what selecting this value alone in its facet gives; values of one "
+                "facet combine with OR, so selecting it beside others gives their union, at most the sum.")},
             "selected": {"type": "boolean"},
         },
     },

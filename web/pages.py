@@ -47,6 +47,16 @@ def toggle(params: SearchParams, facet: str, value: str) -> str:
     return search_url(params, **{facet: new})
 
 
+def narrow(params: SearchParams, facet: str, value: str) -> str:
+    """Return the page URL with *facet* filtered to *value* alone, the query and other facets kept: a hit's chip.
+
+    Not a toggle: values of one facet combine with OR, so adding a hit's value to its facet's
+    selection would widen the results, not keep those with the value.  A chip of the one value
+    selected already removes it, and says so.
+    """
+    return search_url(params, **{facet: () if getattr(params, facet) == (value,) else (value,)})
+
+
 def clear_url(params: SearchParams, facet: str | None = None) -> str:
     """Return the page URL without *facet*'s filters (without every filter and date bound when *facet* is None)."""
     if facet in DATE_BOUNDS:
@@ -210,6 +220,7 @@ def page() -> str | Response:
         past_end=result.total > 0 and result.page > result.pages,
         search_url=search_url,
         toggle=toggle,
+        narrow=narrow,
         clear_url=clear_url,
         feed_url=feed_url(params),
         split_facet=split_facet,
