@@ -141,3 +141,10 @@ def test_a_facet_count_is_described_as_what_it_counts(document):
     said = document["components"]["schemas"]["FacetValue"]["properties"]["count"]["description"]
     assert "if this value were selected" not in said
     assert "Results with this value" in said and "other facets' filters" in said and "combine with OR" in said
+
+
+def test_the_search_operation_says_hits_are_in_score_order(document):
+    # The ranking has no tiers any more (docs/relevance.md): the contract does not promise all-words matches first.
+    said = document["paths"]["/api/search"]["get"]["description"]
+    assert "all-words matches first" not in said
+    assert "score order" in said and "sort" in said

@@ -353,7 +353,9 @@ PATHS: dict[str, Any] = {
             "operationId": "search",
             "summary": "Search events and guide sections.",
             "description": (
-                "Ranked hits (all-words matches first), exact totals and disjunctive facet counts. "
+                "Hits in score order by default (relevance: one ranking function, no tiers; a document the query "
+                "names comes first, matched_by name), or by date or listing order when sort says so; exact totals "
+                "and disjunctive facet counts. "
                 f"page × per_page may be at most {MAX_RESULT_WINDOW}. An empty parameter counts as absent; "
                 "blank filter values are ignored, and values are stripped of surrounding whitespace. A parameter "
                 "whose percent-encoding is not UTF-8 (q=%FF) is a 400 naming it."
