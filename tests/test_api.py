@@ -66,6 +66,41 @@ def test_invalid_parameters_get_400_naming_them(client, query, param):
     assert page.mimetype == "text/html"
 
 
+@pytest.mark.parametrize(
+    ("query", "param"),
+    [
+        ("q=%C3%28", "q"),  # a lead byte with no continuation: werkzeug read it as the text "%C3("
+        ("q=%FF", "q"),
+        ("q=caf%E9", "q"),  # Latin-1, not UTF-8
+        ("q=stargate&topic=%FF", "topic"),
+        ("entity=open%E2%82", "entity"),  # a character cut short
+        ("since=2024-05-01%FF", "since"),
+        ("q=stargate&%FF=1", "\ufffd"),  # a name, too: named as it decodes at best
+    ],
+)
+def test_percent_encoding_that_is_not_utf8_is_a_400_naming_the_parameter(client, query, param):
+    response = client.get(f"/api/search?{query}")
+    assert response.status_code == 400
+    error = response.get_json()["error"]
+    assert error["code"] == "invalid_parameter" and error["param"] == param and "UTF-8" in error["message"]
+    page = client.get(f"/?{query}")
+    assert page.status_code == 400 and page.mimetype == "text/html"
+    assert "That request could not be used" in page.get_data(as_text=True)
+    assert client.get(f"/feeds/search.atom?{query}").status_code == 400
+
+
+def test_a_query_whose_percent_encoding_is_utf8_is_searched(client):
+    assert client.get("/api/search?q=%E2%82%AC").get_json()["query"] == "€"
+    assert client.get("/api/search?q=Jalape%C3%B1o").get_json()["query"] == "Jalapeño"
+    assert client.get("/api/search?q=100%").get_json()["query"] == "100%"  # no byte at all: a literal "%"
+    page = client.get("/?q=stargate&topic=%FF").get_data(as_text=True)  # the way back keeps the rest
+    assert '<a href="/?q=stargate">Back to your search without <code>topic</code></a>' in page
+    # Bytes a server passes on unencoded (gunicorn refuses them itself) are read as if encoded: no 500.
+    raw = client.get("/", environ_overrides={"QUERY_STRING": "q=stargate&topic=\xff"})
+    assert raw.status_code == 400 and "without <code>topic</code>" in raw.get_data(as_text=True)
+    assert client.get("/", environ_overrides={"QUERY_STRING": "q=caf\xc3\xa9"}).status_code == 200
+
+
 def test_unknown_paths_and_methods_answer_json_under_api(client):
     missing = client.get("/api/nothing")
     assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"

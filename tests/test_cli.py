@@ -273,3 +273,21 @@ def test_search_takes_the_apis_dates_months_and_explain(built):
     assert month["total"] == 0 and month["filters"]["month"] == ["1999-01"]
     bad = CliRunner().invoke(main, ["search", "stargate", "--since", "soon", "--index-dir", str(built)])
     assert bad.exit_code == 2 and "--since:" in bad.output
+
+
+def test_a_count_of_one_is_in_the_singular(tmp_path):
+    def cli(*args: str) -> str:
+        result = CliRunner().invoke(main, [*args, "--index-dir", str(tmp_path / "index")])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    one = write_jsonl(tmp_path / "one.jsonl", [NEW])
+    assert cli("build", str(one)).startswith("built 1 document in ")  # was "built 1 documents"
+    two = write_jsonl(tmp_path / "two.jsonl", [{**NEW, "id": "wombat-cluster", "title": "Wombat cluster"}])
+    assert "1 added, 0 replaced, 0 deleted; 2 documents" in cli("update", str(two))
+    gone = write_jsonl(tmp_path / "gone.jsonl", [{"id": "wombat-cluster", "delete": True}, {"id": "nope", "delete": True}])
+    assert "0 added, 0 replaced, 1 deleted (1 id to delete was not in the index); 1 document\n" in cli("update", str(gone))
+    nothing = write_jsonl(tmp_path / "nothing.jsonl", [{"id": "nope", "delete": True}])
+    assert "its 1 id to delete is not in the index" in cli("update", str(nothing))
+    assert cli("search", "quokka").startswith("1 result in ")
+    assert cli("prune", "--keep", "1").startswith("removed 1 snapshot: ")

@@ -130,3 +130,18 @@ def test_opensearch_description_names_the_search_and_suggestions_urls(client):
     query, completions, descriptions, links = json.loads(answer.get_data())
     assert query == "lib" and completions and all("lib" in c.lower() for c in completions)
     assert len(descriptions) == len(links) == len(completions) and all(link.startswith("http") for link in links)
+
+
+def test_a_filter_in_another_case_is_the_feed_of_its_canonical_value(client):
+    # As the page does: topic=Libs is topic=libs, so a search has one feed, with one id and one title.
+    response = client.get("/feeds/search.atom?q=Library&topic=Libs&page=2&sort=relevance")
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/feeds/search.atom?q=Library&topic=libs"
+    followed = client.get("/feeds/search.atom?q=Library&topic=Libs", follow_redirects=True)
+    _, _, canonical = feed(client, "q=Library&topic=libs")
+    moved = ET.fromstring(followed.get_data())
+    for name in ("id", "title"):
+        assert moved.find(f"{A}{name}").text == canonical.find(f"{A}{name}").text
+    assert "libs" in canonical.find(f"{A}id").text and "Libs" not in canonical.find(f"{A}title").text
+    # A value the index has in no case stays as it is (it matches nothing) and is answered, not moved.
+    assert client.get("/feeds/search.atom?topic=Nowhere").status_code == 200

@@ -128,3 +128,23 @@ def test_schemathesis_finds_no_failures_against_the_live_server(index_dir, tmp_p
     for operation in ("GET /api/search", "GET /api/suggest", "GET /api/documents/{id}", "GET /api/topics"):
         assert operation in report, operation
     print(json.dumps(summary.splitlines()[-3:]))
+
+
+def test_pages_is_documented_as_the_pages_that_can_be_asked_for(document):
+    from search.params import MAX_RESULT_WINDOW
+
+    said = document["components"]["schemas"]["SearchResponse"]["properties"]["pages"]["description"]
+    assert f"page × per_page ≤ {MAX_RESULT_WINDOW}" in said and "pages 1 to pages are answered" in said
+
+
+def test_a_facet_count_is_described_as_what_it_counts(document):
+    said = document["components"]["schemas"]["FacetValue"]["properties"]["count"]["description"]
+    assert "if this value were selected" not in said
+    assert "Results with this value" in said and "other facets' filters" in said and "combine with OR" in said
+
+
+def test_the_search_operation_says_hits_are_in_score_order(document):
+    # The ranking has no tiers any more (docs/relevance.md): the contract does not promise all-words matches first.
+    said = document["paths"]["/api/search"]["get"]["description"]
+    assert "all-words matches first" not in said
+    assert "score order" in said and "sort" in said

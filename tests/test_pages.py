@@ -51,9 +51,11 @@ def test_a_facet_count_is_read_out_in_the_number_it_has(client):
     import re
 
     page = unescape(html(client, "/?q=fluidstack"))  # facet values of one page and of several
-    read = re.findall(r'class="count">(\d+)<span class="visually-hidden"> (\w+)</span>', page)
-    assert read and {"1", "2"} <= {count for count, _ in read}
-    assert all(word == ("result" if count == "1" else "results") for count, word in read)
+    read = re.findall(r'class="count">(\d+)<span class="visually-hidden"> (\w+) (\w+ this \w+)</span>', page)
+    assert read and {"1", "2"} <= {count for count, _, _ in read}
+    assert all(word == ("result" if count == "1" else "results") for count, word, _ in read)
+    # What the count is: the results with the value (ticking a second one of a facet gives their union).
+    assert {said for _, _, said in read} == {"with this topic", "naming this organisation", "of this type", "dated this month"}
 
 
 def test_long_facets_show_the_top_values_and_the_rest_behind_show_all(client):
@@ -474,3 +476,74 @@ def test_why_this_result_reads_as_a_sum_of_the_words_that_earned_it(client):
     # A query that only excludes has no word to credit: the score alone, no empty part.
     only_excluding = html(client, "/?q=-gpu&explain=1").split('class="why-line">', 1)[1].split("</details>", 1)[0]
     assert only_excluding.startswith("score 1.00</p>") and "<dt>matched</dt>" not in only_excluding
+
+
+def title_and_heading(page: str) -> tuple[str, str]:
+    title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+    heading = re.search(r'<h1 id="results-heading"[^>]*>(.*?)</h1>', page, re.S).group(1)
+    return unescape(title), unescape(heading)
+
+
+@pytest.mark.parametrize(
+    "url, title, heading",
+    [
+        ("/", "Topic hub search", "All events and guide sections"),
+        ("/?topic=funding", "Funding & investment – Topic hub search",
+         "Events and guide sections filtered by Topic: Funding & investment"),
+        ("/?q=stargate&page=2", "stargate · page 2 – Topic hub search", "Results for stargate"),
+        ("/?q=stargate&topic=funding&per_page=1&page=2", "stargate · Funding & investment · page 2 – Topic hub search",
+         "Results for stargate filtered by Topic: Funding & investment"),
+        ("/?topic=funding&topic=compute-deals&entity=openai", "Funding & investment or Compute deals · OpenAI – Topic hub search",
+         "Events and guide sections filtered by Topic: Funding & investment or Compute deals; Organisation: OpenAI"),
+        ("/?kind=guide&since=2024-05-01", "Guide section · from 1 May 2024 – Topic hub search",
+         "Events and guide sections filtered by Type: Guide section; From: 1 May 2024"),
+        ("/?page=3", "Everything · page 3 – Topic hub search", "All events and guide sections"),
+    ],
+)
+def test_the_title_and_heading_name_the_query_the_filters_and_the_page(client, url, title, heading):
+    # A tab, a bookmark or a screen reader's list of headings tells apart what the address tells apart.
+    assert title_and_heading(html(client, url)) == (title, heading)
+
+
+def searchbox_fields(page: str) -> list[tuple[str, str]]:
+    box = re.search(r'<form class="searchbox".*?</form>', page, re.S).group(0)
+    return [(name, unescape(value)) for name, value in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', box)]
+
+
+def test_a_new_query_from_the_search_box_keeps_the_sort_and_the_page_size(client):
+    page = html(client, "/?q=stargate&topic=compute-deals&sort=newest&per_page=20")
+    kept = searchbox_fields(page)
+    assert kept == [("topic", "compute-deals"), ("sort", "newest"), ("per_page", "20")]
+    # What the browser sends with a new query lands on a page sorted and sized as before.
+    again = client.get("/", query_string=[("q", "openai"), *kept])
+    assert again.status_code == 200
+    assert 'aria-current="true">Newest</a>' in again.get_data(as_text=True)
+    assert api(client, "?" + urlencode([("q", "openai"), *kept]))["per_page"] == 20
+    assert searchbox_fields(html(client, "/?q=stargate")) == []  # the defaults add nothing
+    # An error page's box keeps them too, less the parameter at fault.
+    error = client.get("/?q=stargate&sort=listing&per_page=20&page=abc").get_data(as_text=True)
+    assert searchbox_fields(error) == [("sort", "listing"), ("per_page", "20")]
+    assert searchbox_fields(client.get("/?q=stargate&sort=best&per_page=20").get_data(as_text=True)) == [("per_page", "20")]
+
+
+def test_a_hit_chip_narrows_to_its_value_alone(client):
+    # Values of one facet combine with OR: a chip adding its value to the facet's selection widened the
+    # results.  It leads to that value alone, the query and the other facets kept.
+    url = "/?q=stargate&topic=compute-deals&topic=funding"
+    total = api(client, url[1:])["total"]
+    hits = html(client, url).split('<ol class="hits"', 1)[1]
+    topic_chips = links(hits, "chip-topic")
+    entity_chips = links(hits, "chip-entity")
+    assert topic_chips and entity_chips
+    for href, text in topic_chips:
+        assert not text.startswith("Remove filter")  # two selected: none of them alone
+        assert args(href) == {"q": ["stargate"], "topic": [args(href)["topic"][0]]}
+    for href, _ in entity_chips:
+        wanted = args(href)
+        assert wanted["q"] == ["stargate"] and wanted["topic"] == ["compute-deals", "funding"] and len(wanted["entity"]) == 1
+        narrowed = api(client, href[1:])
+        assert narrowed["total"] <= total
+        assert all(wanted["entity"][0] in hit["entities"] for hit in narrowed["hits"])
+    # The one value selected already: its chip removes it, and says so.
+    alone = links(html(client, "/?q=stargate&topic=compute-deals").split('<ol class="hits"', 1)[1], "chip-topic")
+    assert ("/?q=stargate", "Remove filter Compute deals") in alone

@@ -360,7 +360,7 @@ def test_prune_keeps_the_served_snapshot_even_after_a_rollback(builder, tmp_path
     oldest = store.current_id(builder)
     assert oldest == snapshots[0]
 
-    assert topichub("prune", "--index-dir", builder, "--keep", 1).strip() == f"removed 1 snapshots: {snapshots[1]}"
+    assert topichub("prune", "--index-dir", builder, "--keep", 1).strip() == f"removed 1 snapshot: {snapshots[1]}"
     assert store.snapshot_ids(builder) == [snapshots[0], snapshots[2]]
     topichub("prune", "--index-dir", builder, "--keep", 0)
     assert store.snapshot_ids(builder) == [oldest] and store.current_id(builder) == oldest

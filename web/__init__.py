@@ -37,7 +37,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     if config:
         app.config.from_mapping(config)
-    from web import api, errors, feeds, observability, pages, security, suggest
+    from web import api, boundary, errors, feeds, observability, pages, security, suggest
 
     app.json = api.JsonProvider(app)
     app.json.sort_keys = False
@@ -55,6 +55,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(suggest.bp)
     app.register_blueprint(feeds.bp)
+    boundary.register(app)
     errors.register(app)
     security.register(app)
     observability.register(app, metrics)

@@ -25,6 +25,11 @@ DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
 WAIT_HELP = "Seconds to wait for another build or update to finish before giving up (default: fail at once)."
 
 
+def _counted(count: int, noun: str) -> str:
+    """Return *count* and *noun*, the noun in the singular for 1: "1 document", "1,200 documents"."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def _index_option(func):
     return click.option(
         "--index-dir",
@@ -78,9 +83,9 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
     except OSError as exc:
         raise click.ClickException(f"cannot write the index in {index_dir}: {exc}") from None
     click.echo(
-        f"built {report.doc_count:,} documents in {report.seconds:.1f} s "
+        f"built {_counted(report.doc_count, 'document')} in {report.seconds:.1f} s "
         f"({report.docs_per_second:,.0f} documents/s, {report.size_bytes / 1e6:.1f} MB)"
-        + (f"; {report.replaced_duplicates} repeated ids replaced" if report.replaced_duplicates else "")
+        + (f"; {_counted(report.replaced_duplicates, 'repeated id')} replaced" if report.replaced_duplicates else "")
         + f"\npublished snapshot {report.snapshot} in {index_dir}"
     )
 
@@ -123,13 +128,15 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
     except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
         raise click.ClickException(str(exc)) from None
     if not report.changed:
-        why = f"its {len(report.missing)} ids to delete are not in the index" if report.missing else "it holds no changes"
+        why = (f"its {_counted(len(report.missing), 'id')} to delete {'is' if len(report.missing) == 1 else 'are'} "
+               "not in the index") if report.missing else "it holds no changes"
         click.echo(f"{changes}: {why}; snapshot {report.snapshot} stays published")
         return
-    missing = f" ({len(report.missing)} ids to delete were not in the index)" if report.missing else ""
+    missing = (f" ({_counted(len(report.missing), 'id')} to delete {'was' if len(report.missing) == 1 else 'were'} "
+               "not in the index)") if report.missing else ""
     click.echo(
         f"updated in {report.seconds:.2f} s: {report.added} added, {report.replaced} replaced, "
-        f"{report.deleted} deleted{missing}; {report.doc_count:,} documents"
+        f"{report.deleted} deleted{missing}; {_counted(report.doc_count, 'document')}"
         f"\npublished snapshot {report.snapshot} in {index_dir}"
     )
 
@@ -294,8 +301,10 @@ def search(
         text = re.sub(r"<mark>(.*?)</mark>", lambda m: click.style(m.group(1), bold=True, fg="yellow"), markup)
         return html.unescape(text)
 
-    noun = "result" if result.total == 1 else "results"
-    click.echo(f"{result.total} {noun} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
+    click.echo(f"{_counted(result.total, 'result')} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
+    if result.reachable < result.total:  # the pages stop where --page × --per-page may go, as on the page
+        click.echo(f"Only the first {result.reachable:,} of {result.total:,} results can be paged through "
+                   f"(--page {result.pages} is the last); add a word or a filter to reach the others.")
     if result.suggestion and result.total:
         click.echo(f"Including results for: {result.suggestion.text}")
     if result.offered and result.total:
@@ -308,7 +317,7 @@ def search(
     if not result.total and result.ways_out:  # the page's "Try instead", each with what it finds
         click.echo("Try instead:")
         for way in result.ways_out:
-            click.echo(f"  {_way_text(way)}: {way.count} result{'' if way.count == 1 else 's'}")
+            click.echo(f"  {_way_text(way)}: {_counted(way.count, 'result')}")
     if result.total and result.page > result.pages:
         click.echo(f"There is no page {result.page}: the results end on page {result.pages} (--page {result.pages}).")
     if result.answer:  # the page's card: one of the results, shown first and not repeated below
@@ -382,7 +391,7 @@ def prune(index_dir: Path, keep: int, wait: float) -> None:
         removed = store.prune(index_dir, keep, lock_wait=wait)
     except (store.IndexUnavailable, store.WriterBusy) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"removed {len(removed)} snapshots" + (f": {', '.join(removed)}" if removed else ""))
+    click.echo(f"removed {_counted(len(removed), 'snapshot')}" + (f": {', '.join(removed)}" if removed else ""))
 
 
 @main.command()

@@ -1,7 +1,9 @@
 """Following the site from elsewhere: an Atom feed for every search, and an OpenSearch description.
 
 ``/feeds/search.atom`` takes the page's parameters (q, filters, since, until) and answers the same
-search newest first, each entry carrying the highlighted snippet as escaped HTML.  An entry's id is
+search newest first, each entry carrying the highlighted snippet as escaped HTML.  A filter value
+written in another case than the index's (topic=Compute-Deals) is redirected to the feed of the
+canonical value, as the page is, so a search has one feed id and title.  An entry's id is
 its document's permanent address here, so a reader never sees one document twice; its ``updated``
 is the document's date (published, else first seen).  The body is a function of the snapshot and the
 request, so the ETag is a digest of it and Last-Modified is when the snapshot was published: a
@@ -18,13 +20,14 @@ import re
 from datetime import datetime, timezone
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Response, jsonify, redirect, render_template, request
 from werkzeug.datastructures import MultiDict
 
 from index.dates import as_date_time, format_utc, parse_iso, to_datetime
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, parse_params, to_query_string
 from search.suggest import check_prefix
 from web import get_search
+from web.pages import feed_url
 from web.suggest import get_suggester
 
 bp = Blueprint("feeds", __name__)
@@ -54,9 +57,16 @@ def _published_at(meta: dict[str, object]) -> datetime:
 @bp.get("/feeds/search.atom")
 def search_feed() -> Response:
     read = MultiDict([(name, value) for name, value in request.args.items(multi=True) if name in FEED_PARAMS])
-    params = parse_params(read).with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
+    asked = parse_params(read)
     service = get_search()
     snap = service.snapshot()
+    canonical = snap.canonical_filters(asked)  # topic=Compute-Deals: the feed of compute-deals
+    if canonical != asked:
+        # Redirected, as the page is: a search has one feed, one address, one id and one title (the
+        # reader subscribes to the address it lands on), rather than a copy under each spelling.
+        # Not permanent: the values are the snapshot's, and another snapshot may have other ones.
+        return redirect(feed_url(canonical))
+    params = asked.with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
     result = service.search(params)
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
     root = request.url_root

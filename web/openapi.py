@@ -153,7 +153,10 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "value": {"type": "string", "description": "Pass it as the filter parameter's value."},
             "label": {"type": "string"},
-            "count": {"type": "integer", "minimum": 0, "description": "Results if this value were selected."},
+            "count": {"type": "integer", "minimum": 0, "description": (
+                "Results with this value, under the query, the dates and the other facets' filters (this facet's "
+                "own selection left out). It is what selecting this value alone in its facet gives; values of one "
+                "facet combine with OR, so selecting it beside others gives their union, at most the sum.")},
             "selected": {"type": "boolean"},
         },
     },
@@ -164,10 +167,16 @@ SCHEMAS: dict[str, Any] = {
                      "excluded_in_vain", "excluded_suggestion", "did_you_mean"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
-            "total": {"type": "integer", "minimum": 0, "description": "Exact number of matching documents."},
+            "total": {"type": "integer", "minimum": 0, "description": (
+                "Exact number of matching documents, including those past the last page that can be asked for "
+                "(see pages).")},
             "page": {"type": "integer", "minimum": 1},
             "per_page": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
-            "pages": {"type": "integer", "minimum": 1},
+            "pages": {"type": "integer", "minimum": 1, "description": (
+                "How many pages can be asked for at this per_page: pages 1 to pages are answered. Every page of "
+                f"the results, but no more than page × per_page ≤ {MAX_RESULT_WINDOW} allows, so when total is "
+                "larger only the first pages × per_page results can be paged through (refine the query to "
+                "reach the others).")},
             "sort": {"type": "string", "enum": list(SORTS)},
             "took_ms": {"type": "number", "minimum": 0},
             "match": {"type": "string", "enum": ["all", "most", "partial", "none"],
@@ -344,9 +353,12 @@ PATHS: dict[str, Any] = {
             "operationId": "search",
             "summary": "Search events and guide sections.",
             "description": (
-                "Ranked hits (all-words matches first), exact totals and disjunctive facet counts. "
+                "Hits in score order by default (relevance: one ranking function, no tiers; a document the query "
+                "names comes first, matched_by name), or by date or listing order when sort says so; exact totals "
+                "and disjunctive facet counts. "
                 f"page × per_page may be at most {MAX_RESULT_WINDOW}. An empty parameter counts as absent; "
-                "blank filter values are ignored, and values are stripped of surrounding whitespace."
+                "blank filter values are ignored, and values are stripped of surrounding whitespace. A parameter "
+                "whose percent-encoding is not UTF-8 (q=%FF) is a 400 naming it."
             ),
             "parameters": [
                 {"name": "q", "in": "query", "description": (

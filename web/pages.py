@@ -23,6 +23,7 @@ from web.dates import exact, relative
 bp = Blueprint("pages", __name__)
 bp.add_app_template_global(relative)
 bp.add_app_template_global(exact)
+bp.add_app_template_filter(lambda number: f"{number:,}", "thousands")  # 25,876: a count read at a glance
 # The search box takes as much as a search does: a pasted paragraph is not cut short in the box.
 bp.record_once(lambda state: state.app.jinja_env.globals.update(max_query_chars=MAX_QUERY_CHARS))
 
@@ -46,6 +47,16 @@ def toggle(params: SearchParams, facet: str, value: str) -> str:
     return search_url(params, **{facet: new})
 
 
+def narrow(params: SearchParams, facet: str, value: str) -> str:
+    """Return the page URL with *facet* filtered to *value* alone, the query and other facets kept: a hit's chip.
+
+    Not a toggle: values of one facet combine with OR, so adding a hit's value to its facet's
+    selection would widen the results, not keep those with the value.  A chip of the one value
+    selected already removes it, and says so.
+    """
+    return search_url(params, **{facet: () if getattr(params, facet) == (value,) else (value,)})
+
+
 def clear_url(params: SearchParams, facet: str | None = None) -> str:
     """Return the page URL without *facet*'s filters (without every filter and date bound when *facet* is None)."""
     if facet in DATE_BOUNDS:
@@ -65,8 +76,9 @@ def without_param(param: str | None) -> str:
 
 
 def kept_filters(param: str | None) -> list[tuple[str, str]]:
-    """Return this request's filters and dates less *param*: what a new search from an error page keeps."""
-    return _kept_args(param, (*FILTERS, *DATE_BOUNDS))
+    """Return this request's filters, dates, sort and per_page less *param*: what a new search from an
+    error page keeps (the search box of a result page keeps the same)."""
+    return _kept_args(param, (*FILTERS, *DATE_BOUNDS, "sort", "per_page"))
 
 
 def _kept_args(param: str | None, names: Iterable[str]) -> list[tuple[str, str]]:
@@ -97,6 +109,33 @@ def page_window(page: int, pages: int, radius: int = PAGE_RADIUS) -> list[int | 
         window.append(number)
         previous = number
     return window
+
+
+def _chosen(params: SearchParams, label: Callable[[str, str], str]) -> list[tuple[str, str]]:
+    """Return each filter of *params* as (heading, what it keeps) in the page's words: a facet's labels
+    joined by "or" (values of one facet combine so), then the dates as their chips write them."""
+    chosen = [(FACET_HEADINGS[name], " or ".join(label(name, v) for v in getattr(params, name)))
+              for name in FILTERS if getattr(params, name)]
+    chosen += [(heading, exact(bound)) for heading, bound in (("From", params.since), ("Until", params.until)) if bound]
+    return chosen
+
+
+def page_title(params: SearchParams, label: Callable[[str, str], str]) -> str:
+    """Return what a tab or a bookmark calls this page: the query, the filters and the page when not the first."""
+    parts = [params.q] if params.q else []
+    for heading, text in _chosen(params, label):
+        parts.append(f"{heading.lower()} {text}" if heading in ("From", "Until") else text)
+    if params.page != 1:
+        parts += [*(() if parts else ("Everything",)), f"page {params.page}"]
+    return " · ".join(parts) + " – Topic hub search" if parts else "Topic hub search"
+
+
+def page_heading(params: SearchParams, label: Callable[[str, str], str]) -> str:
+    """Return the page's h1, which names what is listed: the query, the filters, or everything."""
+    chosen = "; ".join(f"{heading}: {text}" for heading, text in _chosen(params, label))
+    if params.q:
+        return f"Results for {params.q}" + (f" filtered by {chosen}" if chosen else "")
+    return f"Events and guide sections filtered by {chosen}" if chosen else "All events and guide sections"
 
 
 def split_facet(values: Sequence[FacetValue], top: int = FACET_TOP) -> tuple[list[FacetValue], list[FacetValue]]:
@@ -166,9 +205,12 @@ def page() -> str | Response:
         # Also the filter form's empty date fields, sent when it is submitted without script.
         return redirect(search_url(canonical, page=canonical.page))
     result = service.search(params)
+    label = service.snapshot().label
     return render_template(
         "search.html",
         params=params,
+        title=page_title(params, label),
+        heading=page_heading(params, label),
         result=result,
         suggestion=result.suggestion,
         answer=result.answer,
@@ -178,6 +220,7 @@ def page() -> str | Response:
         past_end=result.total > 0 and result.page > result.pages,
         search_url=search_url,
         toggle=toggle,
+        narrow=narrow,
         clear_url=clear_url,
         feed_url=feed_url(params),
         split_facet=split_facet,
@@ -185,7 +228,7 @@ def page() -> str | Response:
         typed_title=typed_title(result),
         explained=summary,
         figures=readable,
-        label=service.snapshot().label,
+        label=label,
     )
 
 

@@ -1,0 +1,47 @@
+"""What a request's query string must be before any view reads it: UTF-8 text, percent-encoded.
+
+werkzeug (3.x) decodes ``request.args`` with ``errors="werkzeug.url_quote"``: bytes that are not UTF-8
+are kept percent-encoded, so ``q=%C3%28`` reads as the text ``%C3(`` and ``topic=%FF`` as ``%FF``, and
+both were searched literally (nothing says the client sent something else).  The raw query string is
+checked here instead, once per request, and such a parameter is refused with the 400 that names it
+(JSON under /api, the error page elsewhere), as any other bad parameter.  A ``%`` not followed by two
+hex digits is left alone: it is no byte at all, and werkzeug and browsers read it as a literal ``%``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote_from_bytes, unquote, unquote_to_bytes
+
+from flask import Flask, request
+
+from search.params import InvalidParameter
+
+_PRINTABLE = bytes(range(0x21, 0x7F))  # what a request target may hold as it is (RFC 3986), "%" included
+
+
+def check_query_string() -> None:
+    """Raise InvalidParameter naming the first parameter (name or value) that is not UTF-8 once percent-decoded."""
+    raw = request.query_string
+    if b"%" not in raw and raw.isascii():
+        return  # the usual case: nothing encoded, nothing that can decode wrongly
+    if not raw.isascii():
+        # Bytes a server passed on unencoded (gunicorn refuses them; a test client or another server may
+        # not): encoded, as a browser would have, so that werkzeug can read the other parameters (the
+        # error page keeps them) rather than fail on the whole query string.
+        raw = request.query_string = quote_from_bytes(raw, safe=_PRINTABLE).encode("ascii")
+    for pair in raw.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        for part in (name, value):
+            try:
+                unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
+            except UnicodeDecodeError:
+                param = unquote(name.decode("latin-1"), errors="replace")
+                raise InvalidParameter(
+                    param, f"'{param}' is not UTF-8 text once percent-decoded: each %XX must be a byte of "
+                           "a UTF-8 character (é is %C3%A9)"
+                ) from None
+
+
+def register(app: Flask) -> None:
+    """Check every request's query string before its view runs."""
+    app.before_request(check_query_string)
