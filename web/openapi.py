@@ -132,9 +132,12 @@ SCHEMAS: dict[str, Any] = {
             "score": {"type": "number", "description": (
                 "The ranking score (BM25F, coverage and meaning; docs/relevance.md). 0 when the hits are "
                 "sorted by date (newest) or listing order: with explain=1 the explanation still gives the "
-                "score the hit would have by relevance.")},
+                "score the hit would have by relevance. A hit whose name is the query (matched_by name) comes "
+                "first whatever its score, which may be 0 when its text lacks the words.")},
             "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
-            "explanation": {"type": "object", "description": "How the score was reached (only with explain=1)."},
+            "explanation": {"type": "object", "description": (
+                "How the score was reached (only with explain=1): each matched word's part, the meaning "
+                "term, the words the text lacks (missing), and named true when the hit's name is the query.")},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
             "matched_by": {"type": "string", "enum": ["words", "meaning", "name"], "description": (
