@@ -547,3 +547,11 @@ def test_a_hit_chip_narrows_to_its_value_alone(client):
     # The one value selected already: its chip removes it, and says so.
     alone = links(html(client, "/?q=stargate&topic=compute-deals").split('<ol class="hits"', 1)[1], "chip-topic")
     assert ("/?q=stargate", "Remove filter Compute deals") in alone
+
+
+def test_an_empty_result_blames_the_filters_only_when_taking_them_off_finds_something(client):
+    # A word no page holds matches nothing anywhere: the filter is not why ("with these filters" said it was).
+    words = html(client, "/?q=zqxjkv&topic=funding").split('class="ways"', 1)[1].split("</section>", 1)[0]
+    assert "Nothing matched your words, with or without the filters." in words and "with these filters" not in words
+    filtered = html(client, "/?q=stargate&since=2999-01-01").split('class="ways"', 1)[1].split("</section>", 1)[0]
+    assert "Nothing matched with these filters." in filtered
