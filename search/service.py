@@ -174,9 +174,14 @@ class SearchService:
         if found.named_as_typed:
             hint = None  # "dhex" is a package: not a misspelling of "dex"
         ranked, timed_out, cosines, best = self._order(snap, params, asked, found, started)
+        lifted = self._lifted(snap, params, asked.parsed, found, ranked)
+        if lifted is not None:  # the card's result is the first result, on every page size
+            ranked = [next(pair for pair in ranked if pair[0] == lifted), *(pair for pair in ranked if pair[0] != lifted)]
+        ranked = ranked[: params.page * params.per_page]
         hits = self._hits(snap, params, asked.parsed, found, ranked, cosines, best)
-        answer = self._answer(snap, params, asked.parsed, found, ranked)
-        if answer is not None:  # one answer, once: the card shows it, so the list below does not
+        answer = None
+        if lifted is not None and params.page == 1:  # one answer, once: the card shows it, so the list below does not
+            answer = self._answer(snap, asked.parsed, lifted)
             hits = tuple(hit for hit in hits if hit.id != answer.id)
         ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
         facets = count_facets(snap, params, found.matched, found.selected)
@@ -266,7 +271,9 @@ class SearchService:
             return [(docnum, 0.0) for docnum in snap.in_listing_order(found.allowed, end)], False, {}, 0.0
         # Every cosine, not only the allowed documents': rank and explain look up candidates alone.
         cosines = dict(asked.near)
-        ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, end, started + self.budget_s, cosines)
+        # At least the answer card's candidates, on every page: the card is one of the results lifted
+        # first, and each page follows on from that order whatever its size (``_lifted``).
+        ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, max(end, ANSWER_WITHIN), started + self.budget_s, cosines)
         named = found.named
         if named is not None:  # the document the query names comes first (its hit says so: matched_by "name")
             score = next((score for docnum, score in ranked if docnum == named), None)
@@ -305,11 +312,12 @@ class SearchService:
             return ()
         return ways_out(lambda p: self._search(p, with_ways=False), snap.label, params, hint.text if hint else None)
 
-    def _answer(
+    def _lifted(
         self, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, found: _Found, ranked: list[tuple[int, float]]
-    ) -> Answer | None:
-        """Return the first guide section among the top hits when it matches the query strongly."""
-        if parsed is None or params.page != 1 or params.effective_sort != "relevance" or found.named is not None:
+    ) -> int | None:
+        """Return the first guide section among the top hits when it matches the query strongly: the
+        answer card, shown on page 1 and counted there as the first result."""
+        if parsed is None or params.effective_sort != "relevance" or found.named is not None:
             return None  # (a query that names a page asks for that page: it comes first, not a guide's card)
         if all(function_words(concept.text) for concept in parsed.concepts):
             return None  # "a", "the of": searched, since there is nothing else, but no question to answer
@@ -324,16 +332,18 @@ class SearchService:
                 continue
             have = sum(docnum in docs for docs in concept_docs)
             strong = have == len(concept_docs) or (len(concept_docs) > 2 and 2 * have > len(concept_docs))
-            if strong and score >= ANSWER_SCORE_RATIO * best:
-                fields = snap.stored(docnum)
-                return Answer(
-                    id=fields["id"],
-                    title=fields["title"],
-                    url=fields["url"],
-                    snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], parsed)[0],
-                )
-            return None
+            return docnum if strong and score >= ANSWER_SCORE_RATIO * best else None
         return None
+
+    def _answer(self, snap: Snapshot, parsed: ParsedQuery, docnum: int) -> Answer:
+        """Return the answer card of guide section *docnum*, its text highlighted for *parsed*."""
+        fields = snap.stored(docnum)
+        return Answer(
+            id=fields["id"],
+            title=fields["title"],
+            url=fields["url"],
+            snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], parsed)[0],
+        )
 
     def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], parsed: ParsedQuery | None) -> list[str]:
         """Return each (docnum, field, text) as safe HTML with *parsed*'s terms marked: titles whole,

@@ -1060,3 +1060,19 @@ def test_a_word_of_english_the_pages_lack_is_not_corrected_into_one_they_have(se
     result = service.search(SearchParams(q=query))
     assert result.suggestion is None and result.offered is None
     assert not any("expert" in hit.title_html.lower() or "<mark>along" in hit.snippet_html for hit in result.hits)
+
+
+@pytest.mark.parametrize("query", ["1GW", "why does compute infrastructure matter", "what is openai's custom chip"])
+def test_the_answer_card_is_the_first_result_whatever_the_page_size(service, query):
+    # With one result a page, the card was missing and the guide section came second (a QA pass).
+    def listed(per_page: int) -> list[str]:
+        ids: list[str] = []
+        for page in range(1, 12 // per_page + 1):
+            result = service.search(SearchParams(q=query, page=page, per_page=per_page))
+            ids += ([result.answer.id] if result.answer else []) + [hit.id for hit in result.hits]
+        return ids[:12 // per_page * per_page]
+
+    whole = listed(12)
+    assert service.search(SearchParams(q=query, per_page=12)).answer is not None
+    for per_page in (1, 2, 3, 4, 6):
+        assert listed(per_page) == whole, per_page
