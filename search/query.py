@@ -1119,7 +1119,7 @@ _NUMBER_AND_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]{2,})")
 def _number_and_unit(typed: str) -> tuple[str, str] | None:
     """Return the analysed number and unit of *typed* when it is a number with its unit written on
     ("4.5gw", "300MW": ``4.5``, ``gw``), else None."""
-    match = _NUMBER_AND_UNIT.fullmatch(typed)
+    match = _NUMBER_AND_UNIT.fullmatch(typed) if typed[:1].isdigit() else None
     if match is None:
         return None
     number, unit = _single_term(match[1]), _single_term(match[2])

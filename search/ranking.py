@@ -188,7 +188,8 @@ def _weight(concept) -> float:
 
 def _scale(concept) -> float:
     """Return NUMBER_WEIGHT for a concept that is a bare number, else 1."""
-    return NUMBER_WEIGHT if concept.word and BARE_NUMBER.fullmatch(concept.word) else 1.0
+    word = concept.word
+    return NUMBER_WEIGHT if word and word[0].isdigit() and BARE_NUMBER.fullmatch(word) else 1.0
 
 
 def _best_of_arrays(
