@@ -303,18 +303,6 @@ def _ones(columns: np.ndarray, bounds: np.ndarray, width: int):  # -> scipy.spar
 
 
 @functools.cache
-def common_words() -> frozenset[str]:
-    """Return the words of English the packaged model's tokenizer holds whole (some 12,700, lower
-    case, letters only: "export", "among"), a list of common words; empty when the model is missing."""
-    try:
-        pieces = encoder().tokenizer.get_vocab()
-    except (OSError, ModuleNotFoundError):
-        return frozenset()
-    cut = len(WORD_MARK)
-    return frozenset(p[cut:].lower() for p in pieces if p.startswith(WORD_MARK) and p[cut:].isalpha() and p[cut:].isascii())
-
-
-@functools.cache
 def encoder() -> Encoder:
     """Return the process's encoder, loaded on first use (its table is shared through the page cache)."""
     return Encoder.load()

@@ -132,6 +132,7 @@ class Vocabulary(Protocol):
     def acronym(self, word: str) -> bool: ...
     def frequency(self, word: str) -> int: ...
     def common(self, typed: str) -> bool: ...
+    def follows(self, first: str, second: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -872,7 +873,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     each = min(PREFIX_LIMIT, max(2, PREFIX_TOTAL // prefixes)) if prefixes else PREFIX_LIMIT
     concepts = []
     changed = len(joined) != len(parsed.concepts)
-    for concept in joined:
+    for at, concept in enumerate(joined):
         if concept.members:  # an OR group: each of its words as if typed alone, each phrase as if quoted alone
             members = tuple(
                 _phrase_respelled(parsed.text, m, vocabulary, synonyms, corrections) if m.word is None
@@ -886,7 +887,8 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
         elif concept.word is None:  # a quoted phrase (or a group that is no word)
             widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms, corrections)
         else:
-            widened = _widened(concept, vocabulary, synonyms, corrections, each)
+            beside = (joined[at - 1].word if at else None, joined[at + 1].word if at + 1 < len(joined) else None)
+            widened = _widened(concept, vocabulary, synonyms, corrections, each, beside)
         changed = changed or widened is not concept
         concepts.append(widened)
     excluded = _excluded_respelled(parsed.text, parsed.excluded, vocabulary)
@@ -919,7 +921,7 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
 
 def _widened(
     concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction],
-    prefix_words: int = PREFIX_LIMIT,
+    prefix_words: int = PREFIX_LIMIT, beside: tuple[str | None, str | None] = (None, None),
 ) -> Concept:
     """Return *concept* with what it may stand for added (``expand``; a prefix its *prefix_words*
     commonest words), and any correction made of it appended to *corrections*; the same object when
@@ -938,14 +940,24 @@ def _widened(
         known = _known(concept, vocabulary)  # the word, or a synonym of it
         if same := _as_the_index_has(concept.word, concept.text, vocabulary, known):
             extra = _same_word(*same, synonyms)
-        elif not known and not vocabulary.common(concept.text):  # "export" is meant, not "expert"
+        elif not known:
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
+            if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
+                near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
             extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
             if near:
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
         elif (plural := _model_plural(concept.text)) and vocabulary.contains(plural):
             extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
+
+
+def _fits(word: str, beside: tuple[str | None, str | None], vocabulary: Vocabulary) -> bool:
+    """Return whether *word* stands beside the word typed before it or after it (*beside*, analysed)
+    in some page: a correction of an English word is one only where the pages write it so ("fine
+    tuning" for "fine turning"; no page writes "expert controls")."""
+    before, after = beside
+    return bool(before and vocabulary.follows(before, word)) or bool(after and vocabulary.follows(word, after))
 
 
 def _as_the_index_has(word: str, typed: str, vocabulary: Vocabulary, known: bool) -> tuple[str, str] | None:

@@ -15,6 +15,7 @@ Look-ups are cached per snapshot in a bounded dict the service holds (snapshots 
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import threading
@@ -90,6 +91,34 @@ def _as_shown(written: str, typed: str) -> str:
 
 
 COMMON_FROM = 5
+_INFLECTIONS = (("ing", "e"), ("ing", ""), ("ed", "e"), ("ed", ""), ("es", ""), ("s", ""))
+
+
+@functools.cache
+def _common_words() -> frozenset[str]:
+    """Return the English words the packaged model's tokenizer holds whole and Webster's Second
+    International lists (lower case, letters only): some 8,000 common words.  The tokenizer alone
+    also holds word starts and other languages' words ("pover", "memor", "fonction"), Webster's alone
+    rare words a typo can land on."""
+    from english_words import get_english_words_set  # here: 0.1 s that only a query with an unknown word pays
+
+    webster = get_english_words_set(["web2"], lower=True, alpha=True)
+    cut = len(doc_vectors.WORD_MARK)
+    try:
+        pieces = doc_vectors.encoder().tokenizer.get_vocab()
+    except (OSError, ModuleNotFoundError):
+        return frozenset()
+    return frozenset(w for p in pieces if p.startswith(doc_vectors.WORD_MARK) and (w := p[cut:].lower()) in webster)
+
+
+def common_word(typed: str) -> bool:
+    """Return whether *typed* (COMMON_FROM letters or more) is a common English word, or one of its
+    plain inflections ("exports", "turning"): "export controls" means export, not "expert"."""
+    word = typed.lower()
+    if len(word) < COMMON_FROM or not word.isalpha():
+        return False
+    words = _common_words()
+    return word in words or any(word.endswith(end) and word[: -len(end)] + add in words for end, add in _INFLECTIONS)
 
 
 class Vocabulary:
@@ -125,10 +154,17 @@ class Vocabulary:
         return found  # type: ignore[return-value]
 
     def common(self, typed: str) -> bool:
-        """Return whether *typed* is a common English word of COMMON_FROM letters or more ("export",
-        "among"; ``vectors.common_words``): a word the pages lack, not a misspelling of one they have.
-        (Shorter pieces the model holds whole are often word starts, "dat" of "dataset".)"""
-        return len(typed) >= COMMON_FROM and typed.lower() in doc_vectors.common_words()
+        """Return whether *typed* is a common English word (``common_word``): meant, not a typo."""
+        return common_word(typed)
+
+    def follows(self, first: str, second: str) -> bool:
+        """Return whether some document has the word *second* right after *first* (analysed) in a searched field."""
+        key = ("follows", first, second)
+        found = self._cache.get(key)
+        if found is None:
+            phrase = wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
+            found = self._remember(key, next(iter(phrase.docs(self.searcher)), None) is not None)
+        return found  # type: ignore[return-value]
 
     def contains(self, word: str) -> bool:
         key = ("has", word)  # asked for every typed word of every query: kept with the other look-ups

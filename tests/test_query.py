@@ -42,6 +42,9 @@ class FakeVocabulary:
     def common(self, typed):
         return False
 
+    def follows(self, first, second):
+        return False
+
 
 def test_all_words_and_any_words():
     parsed = build_query("trainium deal", SCHEMA)

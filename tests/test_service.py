@@ -1076,3 +1076,12 @@ def test_the_answer_card_is_the_first_result_whatever_the_page_size(service, que
     assert service.search(SearchParams(q=query, per_page=12)).answer is not None
     for per_page in (1, 2, 3, 4, 6):
         assert listed(per_page) == whole, per_page
+
+
+@pytest.mark.parametrize(("query", "meant"), [("fine turning", "fine tuning"), ("trailing compute", "training compute"),
+                                              ("pover grid", "power grid"), ("memor efficient", "memory efficient")])
+def test_a_typo_is_still_corrected_when_it_is_no_english_word_or_the_pages_write_the_correction_so(service, query, meant):
+    # "pover" and "memor" are whole pieces of the model's tokenizer but no English words; "turning" is
+    # English, but pages write "fine tuning" and none "fine turning" (a QA pass found all four uncorrected).
+    result = service.search(SearchParams(q=query))
+    assert result.suggestion is not None and result.suggestion.text == meant and result.total
