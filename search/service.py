@@ -451,7 +451,10 @@ class SearchService:
             found = [d for d, _ in semantic.nearest(docs, vector, count + 1) if d != docnum][:count]
         else:
             fields = searcher.stored_fields(docnum)
-            terms = searcher.key_terms_from_text("body", f"{fields['title']} {fields['body']}", numterms=2 * LIKE_TERMS)
+            try:
+                terms = searcher.key_terms_from_text("body", f"{fields['title']} {fields['body']}", numterms=2 * LIKE_TERMS)
+            except ZeroDivisionError:  # Whoosh's Bo1 model, when no word of the text is in any body
+                terms = []
             words = [(word, weight) for word, weight in terms if not ranking.BARE_NUMBER.fullmatch(word)][:LIKE_TERMS]
             query = wq.Or([wq.Term("body", word, boost=weight) for word, weight in words])
             found = [hit.docnum for hit in searcher.search(query, limit=count, mask={docnum})] if words else []

@@ -1085,3 +1085,15 @@ def test_a_typo_is_still_corrected_when_it_is_no_english_word_or_the_pages_write
     # English, but pages write "fine tuning" and none "fine turning" (a QA pass found all four uncorrected).
     result = service.search(SearchParams(q=query))
     assert result.suggestion is not None and result.suggestion.text == meant and result.total
+
+
+def test_more_like_this_without_vectors_answers_for_a_page_whose_words_no_body_holds(tmp_path, monkeypatch):
+    # Whoosh's key terms divide by zero when none of the text's words is in any body: it was a 500.
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [{"id": "a", "title": "Plain page about power", "summary": "", "topics": ["t"]},
+            {"id": "b", "title": "2025", "summary": "", "topics": ["t"]},
+            {"id": "c", "title": "Grid notes", "summary": "The grid carries power to the campus.", "topics": ["t"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    assert service.more_like_this("b") == []
+    assert [doc["id"] for doc in service.more_like_this("a")] in ([], ["c"])
