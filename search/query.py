@@ -220,6 +220,11 @@ def word_query(word: str, boost: float = 1.0) -> wq.Query:
     return wq.Or([wq.Term(f, word, boost=boost) for f in SEARCH_FIELDS])
 
 
+def _side_by_side(words: Sequence[str], boost: float) -> wq.Query:
+    """Return the query for *words* one right after another in any searched field."""
+    return wq.Or([wq.Phrase(f, list(words), slop=1, boost=boost) for f in SEARCH_FIELDS])
+
+
 def _words_query(words: Sequence[str], boost: float = 1.0, phrase: bool = True) -> wq.Query:
     if len(words) == 1:
         return word_query(words[0], boost)
@@ -759,7 +764,7 @@ def assemble(
     terms = frozenset(chain.from_iterable(a.words for c in concepts for a in c.alternatives))
     # Marked only where they stand whole: a multi-word synonym's words, and a quoted phrase's
     # function words ("and" of "samsung and sk" is not marked in every sentence of the page).
-    together = [(a.words, VARIANT_SLOP) for c in concepts for a in c.alternatives if a.via == "synonym" and len(a.words) > 1]
+    together = [(a.words, _TOGETHER[a.via]) for c in concepts for a in c.alternatives if a.via in _TOGETHER and len(a.words) > 1]
     quoted = [(c, phrase) for c in concepts if c.word is None for phrase in _quoted_words(c) if not FUNCTION_TERMS.isdisjoint(phrase[0])]
     only_together: frozenset[str] = frozenset()
     if together or quoted:  # words some other alternative brings are marked wherever they stand
@@ -767,7 +772,7 @@ def assemble(
         alone: set[str] = set()
         for c in concepts:
             for a in c.alternatives:
-                if a.via == "synonym" and len(a.words) > 1:
+                if a.via in _TOGETHER and len(a.words) > 1:
                     continue
                 if a is c.alternatives[0] and id(c) in phrased:
                     alone.update(w for w in a.words if w not in FUNCTION_TERMS)
@@ -790,6 +795,11 @@ def assemble(
         together_slops=tuple(slop for _, slop in together) if only_together else (),
         only_together=only_together,
     )
+
+
+# The alternatives whose words are marked only where they stand together, with how far apart they
+# may be: a multi-word synonym's (as its query finds them), a number and its unit ("4.5 GW": side by side).
+_TOGETHER = {"synonym": VARIANT_SLOP, "apart": 1}
 
 
 def _quoted_words(concept: Concept) -> Iterator[tuple[tuple[str, ...], int]]:
@@ -934,7 +944,7 @@ def _widened(
         # "4.5gw" is "4.5 GW" (and "4.5 gigawatts"), as pages write it: the same thing, full weight.
         number, unit = apart
         ways = [(unit,), *(synonyms.alternatives((unit,)) if synonyms is not None else ())]
-        extra = [Alternative("apart", (number, *way), _words_query((number, *way), 1.0 if way == (unit,) else SYNONYM_WEIGHT))
+        extra = [Alternative("apart", (number, *way), _side_by_side((number, *way), 1.0 if way == (unit,) else SYNONYM_WEIGHT))
                  for way in ways]
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import tempfile
 from pathlib import Path
 
@@ -204,3 +206,15 @@ def test_a_number_typed_with_its_unit_finds_the_pages_that_write_them_apart(clie
     assert any("10 GW" in title for title in joined[:3]) and any("10 Gigawatts" in title for title in joined[:3])
     hit = client.get("/api/search", query_string={"q": "4.5gw", "explain": "1"}).get_json()["hits"][0]
     assert "<mark>4.5</mark> <mark>GW</mark>" in hit["title_html"] and hit["explanation"]["matched"][0]["via"] == "apart"
+
+
+def test_a_number_and_its_unit_written_apart_are_marked_only_side_by_side(client):
+    # "1gw" marked every "1" ("Phase 1", "$1B") and every "gigawatts" of a page that says "1 gigawatt".
+    for hit in client.get("/api/search", query_string={"q": "1gw", "per_page": 20}).get_json()["hits"]:
+        for html in (hit["title_html"], hit["snippet_html"]):
+            for marked in re.finditer(r"<mark>([^<]*)</mark>", html):
+                word = marked.group(1).lower()
+                if word == "1":
+                    assert re.match(r"[\s-]*<mark>(gw|gigawatts?)</mark>", html[marked.end():], re.I), html
+                elif word in ("gw", "gigawatt", "gigawatts"):
+                    assert re.search(r"<mark>1</mark>[\s-]*$", html[: marked.start()]), html
