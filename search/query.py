@@ -1135,16 +1135,21 @@ def _acronym_singular(typed: str) -> str | None:
     return _single_term(typed[:-1])
 
 
-_NUMBER_AND_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]{2,})")
+_NUMBER_AND_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]+)")
+# Amounts written short, as a reader types money ("$50B") and pages write it out ("$50 billion").
+_AMOUNTS = {"k": "thousand", "m": "million", "mn": "million", "b": "billion", "bn": "billion", "t": "trillion"}
 
 
 def _number_and_unit(typed: str) -> tuple[str, str] | None:
     """Return the analysed number and unit of *typed* when it is a number with its unit written on
-    ("4.5gw", "300MW": ``4.5``, ``gw``), else None."""
+    ("4.5gw", "300MW": ``4.5``, ``gw``; "50B": ``50``, ``billion``), else None."""
     match = _NUMBER_AND_UNIT.fullmatch(typed) if typed[:1].isdigit() else None
     if match is None:
         return None
-    number, unit = _single_term(match[1]), _single_term(match[2])
+    letters = match[2].lower()
+    if len(letters) < 2 and letters not in _AMOUNTS:
+        return None  # "3d", "5g": not a unit written on
+    number, unit = _single_term(match[1]), _single_term(_AMOUNTS.get(letters, letters))
     return (number, unit) if number and unit else None
 
 

@@ -204,6 +204,8 @@ def test_a_number_typed_with_its_unit_finds_the_pages_that_write_them_apart(clie
     assert any("4.5 GW" in title for title in titles("4.5gw")[:1])
     joined = titles("10gw")
     assert any("10 GW" in title for title in joined[:3]) and any("10 Gigawatts" in title for title in joined[:3])
+    # Money as readers type it: "$50B" is the "$50 Billion" of a title.
+    assert any("$50 Billion" in title for title in titles("$50B")[:1])
     hit = client.get("/api/search", query_string={"q": "4.5gw", "explain": "1"}).get_json()["hits"][0]
     assert "<mark>4.5</mark> <mark>GW</mark>" in hit["title_html"] and hit["explanation"]["matched"][0]["via"] == "apart"
 
