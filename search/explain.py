@@ -44,12 +44,13 @@ def explain(
     concept_docs: list[set[int]],
     cosine: float | None = None,
     best_words: float = 0.0,
-    named: bool = False,
+    named: str | None = None,
 ) -> dict[str, object]:
     """Return how *docnum* earned its score for *parsed*: each concept's part, weights applied, and
     the meaning term when the document's vector has *cosine* with the query's.  A document *named* by
-    the query comes first whatever its score (``named`` true): the words its text lacks are still
-    listed as missing, since its text lacks them."""
+    the query ("typed", or "corrected": by its correction) comes first whatever its score (``named``
+    true; ``named_by_correction`` true for the second): the words its text lacks are still listed as
+    missing, since its text lacks them."""
     coverage = Coverage.of(concept_docs, snap.doc_count, parsed.concepts)
     share = coverage.share(docnum, concept_docs)
     factor = coverage.factor(docnum, concept_docs) if len(coverage.idfs) > 1 else 1.0
@@ -78,10 +79,15 @@ def explain(
     out["score"] = round(total, 4)
     if named:
         out["named"] = True
+        if named == "corrected":
+            out["named_by_correction"] = True
     return out
 
 
-NAMED = "its name is what you typed, so it comes first"
+def _named(explanation: dict[str, object]) -> str:
+    """Return why a hit first by its name is first, in words."""
+    what = "your query's correction" if explanation.get("named_by_correction") else "what you typed"
+    return f"its name is {what}, so it comes first"
 
 
 def _credited(explanation: dict[str, object]) -> Iterator[tuple[dict[str, Any], str]]:
@@ -107,7 +113,7 @@ def summary(explanation: dict[str, object]) -> str:
         line += f" (the parts include × {explanation['coverage_factor']:.2f} for the query's words it lacks)"
     missing = explanation.get("missing")
     line += f"; missing: {', '.join(missing)}" if missing else ""  # type: ignore[arg-type]
-    return f"{NAMED}; by its text: {line}" if explanation.get("named") else line
+    return f"{_named(explanation)}; by its text: {line}" if explanation.get("named") else line
 
 
 # How a concept's part was found, in words (``_concept``'s "via").
@@ -129,7 +135,7 @@ def readable(explanation: dict[str, object]) -> dict[str, object]:
         parts.append(row)
     out: dict[str, object] = {"score": f"{explanation['score']:.2f}"}
     if explanation.get("named"):
-        out["name"] = NAMED
+        out["name"] = _named(explanation)
     if parts:
         out["matched"] = parts
     factor = explanation.get("coverage_factor", 1.0)

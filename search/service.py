@@ -298,9 +298,12 @@ class SearchService:
             snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed
         )
         explaining = params.explain and parsed is not None and not parsed.is_empty
+        # First by its name under relevance only: by date or listing order it takes its place.
+        first = found.named if params.effective_sort == "relevance" else None
+        named = "typed" if found.named_as_typed else "corrected"
         return tuple(
             _hit(fields, score, marked[2 * i], marked[2 * i + 1],
-                 explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best, docnum == found.named)  # type: ignore[arg-type]
+                 explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best, named if docnum == first else None)  # type: ignore[arg-type]
                  if explaining else None,
                  "name" if docnum == found.named else "meaning" if docnum in found.meaning else "words")
             for i, (docnum, score, fields) in enumerate(page)

@@ -6,6 +6,8 @@ A package corpus names its records in their ids (``deb-gimp``), and a reader typ
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from index.schema import id_namespace, name_ids
@@ -110,6 +112,10 @@ def test_a_name_finds_its_package_even_without_a_word_in_common(packages):
     assert hit["explanation"]["named"] is True and hit["explanation"]["missing"] == ["docker"]
     page = client.get("/?q=docker&explain=1").get_data(as_text=True)
     assert "its name is what you typed, so it comes first; by its text: score 0.00; missing: docker" in page
+    # By listing order or by date it takes its place, and its explanation does not say it is first.
+    for sort in ("listing", "newest"):
+        (listed,) = _search(client, q="docker", sort=sort, explain="1")["hits"]
+        assert "named" not in listed["explanation"], sort
     # Every order lists what the total counts: by listing order too (it listed nothing).
     for sort in ("listing", "newest"):
         listed = _search(client, q="docker", sort=sort)
@@ -183,6 +189,9 @@ def test_a_misspelt_name_names_the_package_its_correction_names(packages):
     assert (body["hits"][0]["id"], body["hits"][0]["matched_by"]) == ("pkg-gimp", "name")
     page = client.get("/?q=gimpp").get_data(as_text=True)
     assert "Exact name: <code>pkg-gimp</code>" in page and "or its correction" in page
+    explanation = _search(client, q="gimpp", explain="1")["hits"][0]["explanation"]
+    assert explanation["named"] is True and explanation["named_by_correction"] is True
+    assert "its name is your query's correction, so it comes first" in html.unescape(client.get("/?q=gimpp&explain=1").get_data(as_text=True))
 
 
 def test_a_named_page_is_not_pushed_down_by_a_guide_card(tmp_path):
