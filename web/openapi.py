@@ -137,7 +137,8 @@ SCHEMAS: dict[str, Any] = {
             "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
             "explanation": {"type": "object", "description": (
                 "How the score was reached (only with explain=1): each matched word's part, the meaning "
-                "term, the words the text lacks (missing), and named true when the hit's name is the query.")},
+                "term, the words the text lacks (missing), named true when the hit is first because its name is the query (by relevance), and "
+                "named_by_correction true when the name is the query's correction.")},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
             "matched_by": {"type": "string", "enum": ["words", "meaning", "name"], "description": (
