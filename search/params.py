@@ -17,7 +17,7 @@ MAX_QUERY_CHARS = 4096
 MAX_QUERY_WORDS = 32
 MAX_PER_PAGE = 50
 DEFAULT_PER_PAGE = 10
-MAX_RESULT_WINDOW = 1000  # page × per_page
+MAX_RESULT_WINDOW = 1000  # results served, at most: a page may start only before this one
 MAX_FILTER_VALUES = 10
 MAX_FILTER_CHARS = 64
 SORTS = ("relevance", "newest", "listing")
@@ -74,6 +74,12 @@ class SearchParams:
     month: tuple[str, ...] = ()  # YYYY-MM
     since: str | None = None  # canonical ISO 8601 date or UTC date-time (index/dates.py)
     until: str | None = None
+
+    @property
+    def end(self) -> int:
+        """Return how many results, from the first, reach to the end of the asked page (at most
+        MAX_RESULT_WINDOW: the last page a window allows holds what is left of it)."""
+        return min(self.page * self.per_page, MAX_RESULT_WINDOW)
 
     @property
     def effective_sort(self) -> str:
@@ -167,9 +173,11 @@ def parse_params(args: MultiMapping) -> SearchParams:
     since, until = (_date(args, name) for name in DATE_BOUNDS)
     per_page = _int(args, "per_page", DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)
     page = _int(args, "page", 1, 1, MAX_RESULT_WINDOW)
-    if page * per_page > MAX_RESULT_WINDOW:
+    if (page - 1) * per_page >= MAX_RESULT_WINDOW:
+        last = -(-MAX_RESULT_WINDOW // per_page)
         raise InvalidParameter(
-            "page", f"'page' × 'per_page' may be at most {MAX_RESULT_WINDOW}: refine the query to see further"
+            "page", f"'page' {page} would start past result {MAX_RESULT_WINDOW}, the last any search serves: "
+                    f"with 'per_page' {per_page} the last page is {last} (refine the query to see further)"
         )
     sort = (args.get("sort") or "").strip().lower() or None  # a closed list, read in any case (as kind)
     if sort is not None and sort not in SORTS:

@@ -103,15 +103,15 @@ class SearchResult:
 
     @property
     def pages(self) -> int:
-        """Return the number of pages one can ask for: every page of the results, but none past the
-        window page × per_page may reach (MAX_RESULT_WINDOW), so a client that pages up to it is never
-        refused; ``total`` still counts every result."""
-        return max(1, min(-(-self.total // self.per_page), MAX_RESULT_WINDOW // self.per_page))
+        """Return the number of pages one can ask for: every page of the results, but none starting past
+        the first MAX_RESULT_WINDOW results, so a client that pages up to it is never refused and reaches
+        every result up to that one; ``total`` still counts every result."""
+        return max(1, -(-min(self.total, MAX_RESULT_WINDOW) // self.per_page))
 
     @property
     def reachable(self) -> int:
         """Return how many of the results those pages hold: ``total``, unless it is past the window."""
-        return min(self.total, self.pages * self.per_page)
+        return min(self.total, MAX_RESULT_WINDOW)
 
     def to_json(self) -> dict[str, object]:
         """Return the API's JSON object for this result."""

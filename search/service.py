@@ -177,7 +177,7 @@ class SearchService:
         lifted = self._lifted(snap, params, asked.parsed, found, ranked)
         if lifted is not None:  # the card's result is the first result, on every page size
             ranked = [next(pair for pair in ranked if pair[0] == lifted), *(pair for pair in ranked if pair[0] != lifted)]
-        ranked = ranked[: params.page * params.per_page]
+        ranked = ranked[: params.end]
         hits = self._hits(snap, params, asked.parsed, found, ranked, cosines, best)
         answer = None
         if lifted is not None and params.page == 1:  # one answer, once: the card shows it, so the list below does not
@@ -247,7 +247,7 @@ class SearchService:
         """Return the (docnum, score) pairs up to the end of the asked page, whether time ran out,
         and for relevance the candidates' cosines and the best score by words (for explain)."""
         parsed = asked.parsed
-        end = params.page * params.per_page
+        end = params.end
         if end - params.per_page >= len(found.allowed):
             return [], False, {}, 0.0
         if params.effective_sort == "newest":

@@ -3,7 +3,7 @@
 The spec states every single-parameter limit; it cannot state a rule between parameters, nor that
 the API normalises values before checking them.  So, for the fuzzer:
 
-- a generated *valid* request is dropped when page × per_page exceeds the result window, or when
+- a generated *valid* request is dropped when its page starts past the result window, or when
   its ``until`` falls before its ``since`` (the API answers both with 400, as the operation's and
   the parameter's descriptions say);
 - a generated *invalid* request is dropped when it becomes valid once normalised the documented
@@ -47,7 +47,7 @@ def _number(value: object, default: int) -> int | None:
 
 def _window_exceeded(query: dict[str, Any]) -> bool:
     page, per_page = _number(query.get("page"), 1), _number(query.get("per_page"), DEFAULT_PER_PAGE)
-    return page is not None and per_page is not None and page * per_page > MAX_RESULT_WINDOW
+    return page is not None and per_page is not None and (page - 1) * per_page >= MAX_RESULT_WINDOW
 
 
 def _dates_reversed(query: dict[str, Any]) -> bool:

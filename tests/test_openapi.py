@@ -134,7 +134,7 @@ def test_pages_is_documented_as_the_pages_that_can_be_asked_for(document):
     from search.params import MAX_RESULT_WINDOW
 
     said = document["components"]["schemas"]["SearchResponse"]["properties"]["pages"]["description"]
-    assert f"page × per_page ≤ {MAX_RESULT_WINDOW}" in said and "pages 1 to pages are answered" in said
+    assert f"only the first {MAX_RESULT_WINDOW} results are served" in said and "pages 1 to pages are answered" in said
 
 
 def test_a_facet_count_is_described_as_what_it_counts(document):

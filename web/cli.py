@@ -302,7 +302,7 @@ def search(
         return html.unescape(text)
 
     click.echo(f"{_counted(result.total, 'result')} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
-    if result.reachable < result.total:  # the pages stop where --page × --per-page may go, as on the page
+    if result.reachable < result.total:  # the pages stop at the result window's end, as on the page
         click.echo(f"Only the first {result.reachable:,} of {result.total:,} results can be paged through "
                    f"(--page {result.pages} is the last); add a word or a filter to reach the others.")
     if result.suggestion and result.total:

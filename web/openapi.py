@@ -178,9 +178,8 @@ SCHEMAS: dict[str, Any] = {
             "per_page": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
             "pages": {"type": "integer", "minimum": 1, "description": (
                 "How many pages can be asked for at this per_page: pages 1 to pages are answered. Every page of "
-                f"the results, but no more than page × per_page ≤ {MAX_RESULT_WINDOW} allows, so when total is "
-                "larger only the first pages × per_page results can be paged through (refine the query to "
-                "reach the others).")},
+                f"the results, but only the first {MAX_RESULT_WINDOW} results are served, so when total is "
+                f"larger the last page ends at result {MAX_RESULT_WINDOW} (refine the query to reach the others).")},
             "sort": {"type": "string", "enum": list(SORTS)},
             "took_ms": {"type": "number", "minimum": 0},
             "match": {"type": "string", "enum": ["all", "most", "partial", "none"],
@@ -360,7 +359,9 @@ PATHS: dict[str, Any] = {
                 "Hits in score order by default (relevance: one ranking function, no tiers; a document the query "
                 "names comes first, matched_by name), or by date or listing order when sort says so; exact totals "
                 "and disjunctive facet counts. "
-                f"page × per_page may be at most {MAX_RESULT_WINDOW}. An empty parameter counts as absent; "
+                f"Only the first {MAX_RESULT_WINDOW} results are served: a page may start at most at result "
+                f"{MAX_RESULT_WINDOW} ((page - 1) × per_page < {MAX_RESULT_WINDOW}), and the last holds what is left "
+                "of them. An empty parameter counts as absent; "
                 "blank filter values are ignored, and values are stripped of surrounding whitespace. A parameter "
                 "whose percent-encoding is not UTF-8 (q=%FF) is a 400 naming it."
             ),
