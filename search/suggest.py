@@ -33,6 +33,7 @@ from itertools import chain
 from urllib.parse import urlencode
 
 from index.analysis import STOP_WORDS
+from index.schema import INVISIBLE
 from search.params import InvalidParameter
 from search.snapshot import Snapshot
 
@@ -100,8 +101,9 @@ def _typed_word(prefix: str) -> tuple[str, str]:
 
 
 def check_prefix(q: str | None) -> str:
-    """Return the prefix *q* with spaces collapsed, or raise InvalidParameter naming 'q'."""
-    text = " ".join((q or "").split())
+    """Return the prefix *q* with spaces collapsed and invisible marks dropped (as a search drops
+    them), or raise InvalidParameter naming 'q'."""
+    text = " ".join(INVISIBLE.sub("", q or "").split())
     if "\x00" in text:
         raise InvalidParameter("q", "'q' may not contain a NUL character")
     if len(text) > MAX_PREFIX_CHARS:

@@ -135,3 +135,11 @@ def test_suggestions_follow_a_new_snapshot(tmp_path):
     build([write_jsonl(tmp_path / "two.jsonl", [doc])], root)
     assert suggest(client, "quok") == []
     assert [s["text"] for s in suggest(client, "quet") if s["kind"] == "title"] == ["Quetzal cluster goes live"]
+
+
+@pytest.mark.parametrize("mark", ["\u00ad", "\u200b", "\u2060", "\ufeff"])
+def test_invisible_marks_are_dropped_from_what_is_typed_as_from_a_search(client, mark):
+    # "star<soft hyphen>gat" offered nothing; a BOM before "stargat" lost "Stargate" (a QA pass).
+    plain = client.get("/api/suggest", query_string={"q": "stargat"}).get_json()
+    marked = client.get("/api/suggest", query_string={"q": f"{mark}star{mark}gat"}).get_json()
+    assert marked == plain and plain["suggestions"]
