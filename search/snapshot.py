@@ -201,6 +201,12 @@ class Snapshot:
         return self._terms.get_or_make(key, lambda: _read_term(self.searcher(), *key))
 
     @cached_property
+    def guide_topics(self) -> tuple[str, ...]:
+        """Return the topics that have a guide (a guide section's first topic is its guide's), in order."""
+        guides = self.facet_docs.get("kind", {}).get("guide", frozenset())
+        return tuple(dict.fromkeys(topics[0] for d in sorted(guides) if (topics := self.stored(d).get("topics"))))
+
+    @cached_property
     def _few_ids(self) -> frozenset[str] | None:
         """Every id of a small snapshot (``IDS_KEPT_DOCS`` documents at most), None for a larger one.
 

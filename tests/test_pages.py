@@ -555,3 +555,17 @@ def test_an_empty_result_blames_the_filters_only_when_taking_them_off_finds_some
     assert "Nothing matched your words, with or without the filters." in words and "with these filters" not in words
     filtered = html(client, "/?q=stargate&since=2999-01-01").split('class="ways"', 1)[1].split("</section>", 1)[0]
     assert "Nothing matched with these filters." in filtered
+
+
+def test_the_footer_links_the_guides_the_index_has_and_no_other(client, tmp_path):
+    assert '<a href="/guides/training-infrastructure">Guide: Training Infrastructure</a>' in html(client, "/")
+    # A corpus without guides (the Debian packages) linked a guide that answered 404 from every page.
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    build([write_jsonl(tmp_path / "p.jsonl", [{"id": "deb-vim", "title": "Vi IMproved", "summary": "An editor.", "topics": ["editors"]}])],
+          root=tmp_path / "ix", semantic=False)
+    packages = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    page = packages.get("/?q=vim").get_data(as_text=True)
+    assert "/guides/" not in page and "JSON API" in page

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 
+from index import store
 from index.schema import whole_slug
 from search.explain import readable, summary
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
@@ -247,6 +248,19 @@ def event(doc_id: str) -> str:
     return render_template(
         "event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.snapshot().label, blocks=text_blocks
     )
+
+
+@bp.app_context_processor
+def guides() -> dict[str, object]:
+    """Give every page's footer the guides this snapshot has (none on a corpus without guides)."""
+    def listed() -> list[tuple[str, str]]:
+        try:
+            snap = get_search().snapshot()
+        except store.IndexUnavailable:  # the error page of a service with no index to read: no guide to link
+            return []
+        return [(topic, snap.label("topic", topic)) for topic in snap.guide_topics]
+
+    return {"guide_links": listed}
 
 
 @bp.get("/guides/<topic>")
