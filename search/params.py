@@ -149,7 +149,9 @@ def _date(args: MultiMapping, name: str) -> str | None:
             canonical = format_utc(datetime.fromisoformat(raw) + timedelta(seconds=1))
         return canonical
     except (ValueError, OverflowError):  # its offset, or the second after 9999-12-31T23:59:59.5, is off the calendar
-        raise InvalidParameter(name, f"'{name}' is before year 1 or after year 9999 once its offset is applied (in UTC)") from None
+        raise InvalidParameter(
+            name, f"'{name}' is before year 1 or after year 9999 in UTC (once its offset is applied, and for "
+                  "'since' with a fraction of a second, at the next whole second)") from None
 
 
 def parse_params(args: MultiMapping) -> SearchParams:
