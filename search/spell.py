@@ -22,6 +22,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from itertools import islice
+from pathlib import Path
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA, Levenshtein
@@ -94,21 +95,27 @@ COMMON_FROM = 5
 _INFLECTIONS = (("ing", "e"), ("ing", ""), ("ed", "e"), ("ed", ""), ("es", ""), ("s", ""))
 
 
+COMMON_WORDS = Path(__file__).resolve().parent / "data" / "common_words.txt"
+
+
 @functools.cache
 def _common_words() -> frozenset[str]:
-    """Return the English words the packaged model's tokenizer holds whole and Webster's Second
-    International lists (lower case, letters only): 5,686 common words.  The tokenizer alone
+    """Return the common English words of COMMON_WORDS (``derive_common_words`` made them)."""
+    return frozenset(line for line in COMMON_WORDS.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#"))
+
+
+def derive_common_words() -> list[str]:
+    """Return, sorted, the English words the packaged model's tokenizer holds whole and Webster's
+    Second International lists (lower case, letters only): 5,686 common words.  The tokenizer alone
     also holds word starts and other languages' words ("pover", "memor", "fonction"), Webster's alone
-    rare words a typo can land on."""
-    from english_words import get_english_words_set  # here: 0.1 s that only a query with an unknown word pays
+    rare words a typo can land on.  Written to COMMON_WORDS by ``python -m bench.common_words``
+    (a web worker reading Webster's 234,000 words would hold some 9 MB more)."""
+    from english_words import get_english_words_set  # a test and benchmark dependency only
 
     webster = get_english_words_set(["web2"], lower=True, alpha=True)
     cut = len(doc_vectors.WORD_MARK)
-    try:
-        pieces = doc_vectors.encoder().tokenizer.get_vocab()
-    except (OSError, ModuleNotFoundError):
-        return frozenset()
-    return frozenset(w for p in pieces if p.startswith(doc_vectors.WORD_MARK) and (w := p[cut:].lower()) in webster)
+    pieces = doc_vectors.encoder().tokenizer.get_vocab()
+    return sorted({w for p in pieces if p.startswith(doc_vectors.WORD_MARK) and (w := p[cut:].lower()) in webster})
 
 
 def common_word(typed: str) -> bool:

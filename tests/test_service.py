@@ -1097,3 +1097,13 @@ def test_more_like_this_without_vectors_answers_for_a_page_whose_words_no_body_h
     service = SearchService(tmp_path / "ix")
     assert service.more_like_this("b") == []
     assert [doc["id"] for doc in service.more_like_this("a")] in ([], ["c"])
+
+
+def test_the_common_words_file_is_what_its_derivation_gives():
+    # search/data/common_words.txt is made by bench/common_words.py from the model and Webster's list.
+    from search.spell import _common_words, derive_common_words
+
+    derived = derive_common_words()
+    assert len(derived) > 5000 and {"export", "among", "turning"} <= set(derived)
+    assert _common_words() == frozenset(derived)
+    assert not {"pover", "memor", "fonction"} & set(derived)  # the tokenizer's word starts and foreign words are not
