@@ -144,6 +144,8 @@ def test_the_page_shows_the_exact_name(packages):
     _, client = packages
     page = client.get("/?q=gimp").get_data(as_text=True)
     assert "Exact name" in page and page.index("GNU Image Manipulation Program") < page.index("Documentation for the")
+    # The name as the reader typed it, not the id with its namespace (it said "pkg-gimp is what you searched for").
+    assert "<code>gimp</code>" in page and "<code>pkg-gimp</code>" not in page
 
 
 def test_updates_keep_names_to_live_documents_and_the_namespace_honest(packages, tmp_path):
@@ -179,7 +181,7 @@ def test_a_hub_title_typed_whole_names_its_event(client):
     for typed in ('"Introducing Stargate UK"', "Introducing Stargate UK."):  # quoted, or with a full stop
         assert "Exact title:" in client.get("/", query_string={"q": typed}).get_data(as_text=True), typed
     slug = client.get("/", query_string={"q": "introducing-stargate-uk"}).get_data(as_text=True)
-    assert "Exact name: <code>introducing-stargate-uk</code> is what you searched for." in slug
+    assert "Exact name: this page's name, <code>introducing-stargate-uk</code>, is what you searched for." in slug
 
 
 def test_a_misspelt_name_names_the_package_its_correction_names(packages):
@@ -188,7 +190,7 @@ def test_a_misspelt_name_names_the_package_its_correction_names(packages):
     assert body["suggestion"]["text"].lower() == "gimp"
     assert (body["hits"][0]["id"], body["hits"][0]["matched_by"]) == ("pkg-gimp", "name")
     page = client.get("/?q=gimpp").get_data(as_text=True)
-    assert "Exact name: <code>pkg-gimp</code>" in page and "or its correction" in page
+    assert "Exact name: this page's name, <code>gimp</code>, is" in page and "or its correction" in page
     explanation = _search(client, q="gimpp", explain="1")["hits"][0]["explanation"]
     assert explanation["named"] is True and explanation["named_by_correction"] is True
     assert "its name is your query's correction, so it comes first" in html.unescape(client.get("/?q=gimpp&explain=1").get_data(as_text=True))

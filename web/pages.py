@@ -207,6 +207,7 @@ def page() -> str | Response:
         return redirect(search_url(canonical, page=canonical.page))
     result = service.search(params)
     label = service.snapshot().label
+    prefix = service.snapshot().id_prefix
     return render_template(
         "search.html",
         params=params,
@@ -230,6 +231,7 @@ def page() -> str | Response:
         explained=summary,
         figures=readable,
         label=label,
+        name_of=lambda doc_id: doc_id[len(prefix):] if prefix and doc_id.startswith(prefix) else doc_id,  # "gimp" of deb-gimp
     )
 
 
