@@ -10,11 +10,13 @@ EVENT = "event"
 GUIDE = "guide"
 KINDS = (EVENT, GUIDE)
 KIND_LABELS = {EVENT: "Event", GUIDE: "Guide section"}
-# Invisible characters that only hint where a line may break (a soft hyphen, a zero-width space, a
-# word joiner, a byte-order mark): dropped from a record's text when it is loaded (corpus/sanitize.py)
-# and from a query (search/params.py), so "star\u00adgate" copied from a web page is "stargate", one
-# word, as a reader sees it.
-INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
+# Invisible characters that only hint where a line may break or which way text runs (a soft hyphen,
+# a zero-width space, a word joiner, a byte-order mark, the left-to-right, right-to-left and Arabic
+# letter marks, invisible operators, the combining grapheme joiner, the Mongolian vowel separator):
+# dropped from a record's text when it is loaded (corpus/sanitize.py) and from a query
+# (search/params.py), so "star\u00adgate" copied from a web page is "stargate", one word, as a reader
+# sees it.  ZWJ and ZWNJ are kept: they shape Persian and Indic text and emoji.
+INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u2060-\u2064\ufeff]")
 
 
 @dataclass(frozen=True, slots=True)

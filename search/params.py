@@ -179,7 +179,7 @@ def parse_params(args: MultiMapping) -> SearchParams:
         last = -(-MAX_RESULT_WINDOW // per_page)
         raise InvalidParameter(
             "page", f"'page' {page} would start past result {MAX_RESULT_WINDOW}, the last any search serves: "
-                    f"with 'per_page' {per_page} the last page is {last} (refine the query to see further)"
+                    f"with 'per_page' {per_page} no search has a page past {last} (refine the query to see further)"
         )
     sort = (args.get("sort") or "").strip().lower() or None  # a closed list, read in any case (as kind)
     if sort is not None and sort not in SORTS:

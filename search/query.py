@@ -946,6 +946,9 @@ def _widened(
         ways = [(unit,), *(synonyms.alternatives((unit,)) if synonyms is not None else ())]
         extra = [Alternative("apart", (number, *way), _side_by_side((number, *way), 1.0 if way == (unit,) else SYNONYM_WEIGHT))
                  for way in ways]
+        # An amount's other short forms, written on: "$38bn" is also the "$38B" of a title.
+        extra += [Alternative("apart", (short,), word_query(short)) for short in _short_amounts(concept.text, number, unit)
+                  if short != concept.word]
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it
         if same := _as_the_index_has(concept.word, concept.text, vocabulary, known):
@@ -1138,6 +1141,17 @@ def _acronym_singular(typed: str) -> str | None:
 _NUMBER_AND_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]+)")
 # Amounts written short, as a reader types money ("$50B") and pages write it out ("$50 billion").
 _AMOUNTS = {"k": "thousand", "m": "million", "mn": "million", "b": "billion", "bn": "billion", "t": "trillion"}
+
+
+def _short_amounts(typed: str, number: str, unit: str) -> list[str]:
+    """Return the analysed forms of the amount *number* *unit* written short ("38b", "38bn" for 38
+    billion), when *typed* is such an amount; else none."""
+    spelled = {_single_term(word) for word in _AMOUNTS.values()}
+    if unit not in spelled:
+        return []
+    digits = typed[: len(typed) - len(typed.lstrip("0123456789.,"))]
+    return [term for short, word in _AMOUNTS.items() if _single_term(word) == unit
+            if (term := _single_term(digits + short)) is not None]
 
 
 def _number_and_unit(typed: str) -> tuple[str, str] | None:

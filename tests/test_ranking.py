@@ -206,6 +206,7 @@ def test_a_number_typed_with_its_unit_finds_the_pages_that_write_them_apart(clie
     assert any("10 GW" in title for title in joined[:3]) and any("10 Gigawatts" in title for title in joined[:3])
     # Money as readers type it: "$50B" is the "$50 Billion" of a title.
     assert any("$50 Billion" in title for title in titles("$50B")[:1])
+    assert titles("$38bn")[:1] == titles("$38B")[:1] and "$38B" in titles("$38bn")[0]  # bn, b: the same amount
     hit = client.get("/api/search", query_string={"q": "4.5gw", "explain": "1"}).get_json()["hits"][0]
     assert "<mark>4.5</mark> <mark>GW</mark>" in hit["title_html"] and hit["explanation"]["matched"][0]["via"] == "apart"
 
