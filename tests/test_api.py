@@ -364,3 +364,9 @@ def test_a_host_the_site_does_not_serve_is_refused_plainly(index_dir, path):
         assert refused.mimetype == "text/html" and b"not served here" in refused.data
     if path.startswith(("/opensearch", "/feeds")):
         assert b"http://search.example.org/" in served.data
+
+
+def test_a_health_check_answers_whatever_its_query_string_carries(client):
+    # A load balancer's probe with a stray parameter is not a bad request: the route reads none.
+    assert client.get("/healthz?x=%FF").status_code == 200
+    assert client.get("/api/search?q=%FF").status_code == 400

@@ -16,7 +16,8 @@ from flask import Flask, request
 
 from search.params import InvalidParameter
 
-_PRINTABLE = bytes(range(0x21, 0x7F))  # what a request target may hold as it is (RFC 3986), "%" included
+_PRINTABLE = bytes(range(0x21, 0x7F))
+_NO_PARAMETERS = frozenset({"/healthz", "/metrics"})  # routes that read no parameter  # what a request target may hold as it is (RFC 3986), "%" included
 
 
 def check_query_string() -> None:
@@ -24,6 +25,8 @@ def check_query_string() -> None:
     raw = request.query_string
     if b"%" not in raw and raw.isascii():
         return  # the usual case: nothing encoded, nothing that can decode wrongly
+    if request.path in _NO_PARAMETERS:
+        return  # a probe's query string is not read: a health check answers whatever it carries
     if not raw.isascii():
         # Bytes a server passed on unencoded (gunicorn refuses them; a test client or another server may
         # not): encoded, as a browser would have, so that werkzeug can read the other parameters (the
