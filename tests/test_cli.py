@@ -115,6 +115,7 @@ def test_search_shows_the_guide_card_a_page_past_the_end_and_what_is_wrong_with_
     past = search("gpu", "--page", "5")
     pages = json.loads(search("gpu", "--json").output)["total"] // 10 + 1
     assert past.exit_code == 0 and f"There is no page 5: the results end on page {pages}" in past.output
+    assert "page 5 of" not in past.output and f"({pages} page" in past.output.splitlines()[0]  # not "page 5 of 2"
     assert search("kubernetes").output.startswith("1 result in")
     too_long = search("a" * 5000)
     assert too_long.exit_code == 2 and "QUERY: the query may be at most 4096 characters" in too_long.output

@@ -301,7 +301,8 @@ def search(
         text = re.sub(r"<mark>(.*?)</mark>", lambda m: click.style(m.group(1), bold=True, fg="yellow"), markup)
         return html.unescape(text)
 
-    click.echo(f"{_counted(result.total, 'result')} in {result.took_ms:.1f} ms (page {result.page} of {result.pages})")
+    where = f"page {result.page} of {result.pages}" if result.page <= result.pages else f"{result.pages} {'page' if result.pages == 1 else 'pages'}"
+    click.echo(f"{_counted(result.total, 'result')} in {result.took_ms:.1f} ms ({where})")
     if result.reachable < result.total:  # the pages stop at the result window's end, as on the page
         click.echo(f"Only the first {result.reachable:,} of {result.total:,} results can be paged through "
                    f"(--page {result.pages} is the last); add a word or a filter to reach the others.")
