@@ -942,13 +942,12 @@ def _widened(
         extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
     elif concept.word and concept.span and (apart := _number_and_unit(concept.text)):
         # "4.5gw" is "4.5 GW" (and "4.5 gigawatts"), as pages write it: the same thing, full weight.
-        number, unit = apart
+        number, unit, shorts = apart
         ways = [(unit,), *(synonyms.alternatives((unit,)) if synonyms is not None else ())]
         extra = [Alternative("apart", (number, *way), _side_by_side((number, *way), 1.0 if way == (unit,) else SYNONYM_WEIGHT))
                  for way in ways]
         # An amount's other short forms, written on: "$38bn" is also the "$38B" of a title.
-        extra += [Alternative("apart", (short,), word_query(short)) for short in _short_amounts(concept.text, number, unit)
-                  if short != concept.word]
+        extra += [Alternative("apart", (short,), word_query(short)) for short in shorts if short != concept.word]
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it
         if same := _as_the_index_has(concept.word, concept.text, vocabulary, known):
@@ -1143,28 +1142,21 @@ _NUMBER_AND_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]+)")
 _AMOUNTS = {"k": "thousand", "m": "million", "mn": "million", "b": "billion", "bn": "billion", "t": "trillion"}
 
 
-def _short_amounts(typed: str, number: str, unit: str) -> list[str]:
-    """Return the analysed forms of the amount *number* *unit* written short ("38b", "38bn" for 38
-    billion), when *typed* is such an amount; else none."""
-    spelled = {_single_term(word) for word in _AMOUNTS.values()}
-    if unit not in spelled:
-        return []
-    digits = typed[: len(typed) - len(typed.lstrip("0123456789.,"))]
-    return [term for short, word in _AMOUNTS.items() if _single_term(word) == unit
-            if (term := _single_term(digits + short)) is not None]
-
-
-def _number_and_unit(typed: str) -> tuple[str, str] | None:
+def _number_and_unit(typed: str) -> tuple[str, str, list[str]] | None:
     """Return the analysed number and unit of *typed* when it is a number with its unit written on
-    ("4.5gw", "300MW": ``4.5``, ``gw``; "50B": ``50``, ``billion``), else None."""
+    ("4.5gw", "300MW": ``4.5``, ``gw``; "50B": ``50``, ``billion``), with an amount's short forms
+    written on ("50b", "50bn"), else None."""
     match = _NUMBER_AND_UNIT.fullmatch(typed) if typed[:1].isdigit() else None
     if match is None:
         return None
     letters = match[2].lower()
     if len(letters) < 2 and letters not in _AMOUNTS:
         return None  # "3d", "5g": not a unit written on
-    number, unit = _single_term(match[1]), _single_term(_AMOUNTS.get(letters, letters))
-    return (number, unit) if number and unit else None
+    spelled = _AMOUNTS.get(letters)
+    number, unit = _single_term(match[1]), _single_term(spelled or letters)
+    shorts = [term for short, word in _AMOUNTS.items() if spelled and word == spelled
+              if (term := _single_term(match[1] + short)) is not None]
+    return (number, unit, shorts) if number and unit else None
 
 
 def _model_plural(typed: str) -> str | None:

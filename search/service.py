@@ -459,8 +459,8 @@ class SearchService:
             except ZeroDivisionError:  # Whoosh's Bo1 model, when no word of the text is in any body
                 terms = []
             words = [(word, weight) for word, weight in terms if not ranking.BARE_NUMBER.fullmatch(word)][:LIKE_TERMS]
-            query = wq.Or([wq.Term("body", word, boost=weight) for word, weight in words])
-            found = [hit.docnum for hit in searcher.search(query, limit=count, mask={docnum})] if words else []
+            query = wq.Or([wq.Term("body", word, boost=weight) for word, weight in words]) if words else None
+            found = [hit.docnum for hit in searcher.search(query, limit=count, mask={docnum})] if query else []
         return [_document(snap.stored(d)) for d in found]
 
     def guide(self, topic: str) -> list[dict[str, object]]:

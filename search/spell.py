@@ -91,10 +91,8 @@ def _as_shown(written: str, typed: str) -> str:
     return _match_case(written.lower(), typed)
 
 
-COMMON_FROM = 5
+COMMON_FROM = 5  # letters at least of a typed word read as a common English word
 _INFLECTIONS = (("ing", "e"), ("ing", ""), ("ed", "e"), ("ed", ""), ("es", ""), ("s", ""))
-
-
 COMMON_WORDS = Path(__file__).resolve().parent / "data" / "common_words.txt"
 
 

@@ -16,8 +16,8 @@ from flask import Flask, request
 
 from search.params import InvalidParameter
 
-_PRINTABLE = bytes(range(0x21, 0x7F))
-_NO_PARAMETERS = frozenset({"/healthz", "/metrics"})  # routes that read no parameter  # what a request target may hold as it is (RFC 3986), "%" included
+_PRINTABLE = bytes(range(0x21, 0x7F))  # what a request target may hold as it is (RFC 3986), "%" included
+_NO_PARAMETERS = frozenset({"/healthz", "/metrics"})  # routes that read no parameter
 
 
 def check_query_string() -> None:

@@ -81,7 +81,7 @@ def search_feed() -> Response:
         page_url=f"{root}" + (f"?{query}" if query else ""),
         updated=max(dates) if dates else format_utc(published_at),  # nothing matches yet: when that was last true
         as_date_time=as_date_time,
-        label=service.snapshot().label,
+        label=snap.label,
     )
     response = _xml(body, ATOM)
     response.set_etag(hashlib.sha256(response.get_data()).hexdigest()[:32])

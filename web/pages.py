@@ -201,13 +201,13 @@ def text_blocks(body: str) -> list[tuple[str, list[str]]]:
 def page() -> str | Response:
     params = parse_params(request.args)
     service = get_search()
-    canonical = service.snapshot().canonical_filters(params)  # entity=OpenAI: the address says openai
+    snap = service.snapshot()
+    canonical = snap.canonical_filters(params)  # entity=OpenAI: the address says openai
     if canonical != params or any(name in request.args and not request.args[name] for name in DATE_BOUNDS):
         # Also the filter form's empty date fields, sent when it is submitted without script.
         return redirect(search_url(canonical, page=canonical.page))
     result = service.search(params)
-    label = service.snapshot().label
-    prefix = service.snapshot().id_prefix
+    label, prefix = snap.label, snap.id_prefix
     return render_template(
         "search.html",
         params=params,
