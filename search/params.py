@@ -32,6 +32,9 @@ _MONTH_DAY = ("(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?
 _LEAP_DAY = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29"
 _TIME = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,6})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?"
 DATE_PATTERN = f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})(?:{_TIME})?$"
+_BLANK = " \t\n\r\f\v"  # around a date, or all of it (a form's empty date field): no bound
+# What since and until accept: a date with blanks around it, or blanks only (the spec states it).
+DATE_PARAM_PATTERN = r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1] + r"[ \t\n\r\f\v]*)?$"
 MONTH_PATTERN = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
 # A kind in any case (the spec's pattern spells that out: JSON Schema patterns have no flags).
 KIND_PATTERN = "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" for c in kind) for kind in KINDS) + ")$"
@@ -136,7 +139,7 @@ def _check_text(name: str, value: str) -> None:
 
 
 def _date(args: MultiMapping, name: str) -> str | None:
-    raw = (args.get(name) or "").strip()
+    raw = (args.get(name) or "").strip(_BLANK)
     if not raw:
         return None
     message = f"'{name}' must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z)"

@@ -148,3 +148,18 @@ def test_the_search_operation_says_hits_are_in_score_order(document):
     said = document["paths"]["/api/search"]["get"]["description"]
     assert "all-words matches first" not in said
     assert "score order" in said and "sort" in said
+
+
+@pytest.mark.parametrize("name", ["since", "until"])
+def test_a_date_bound_is_accepted_exactly_when_the_documented_pattern_says(client, document, name):
+    """The spec's pattern is the server's rule: schemathesis sends what it forbids and expects a 400
+    (``until=``, a blank date field, was answered 200 while the pattern forbade it)."""
+    import re
+
+    parameter = next(p for p in document["paths"]["/api/search"]["get"]["parameters"] if p["name"] == name)
+    pattern = parameter["schema"]["pattern"]
+    for value in ["", " ", "\t", "2024-05-01", " 2024-05-01 ", "2024-05-01T09:30:00Z", "2024-02-30", "x",
+                  "2024-05-01\u00a0", "\u20032024-05-01", "2024-05-01x"]:
+        status = client.get("/api/search", query_string={name: value}).status_code
+        assert status == (200 if re.search(pattern, value) else 400), (value, status)
+    assert re.search(pattern, "") and not re.search(pattern, "2024-13-01")

@@ -10,7 +10,7 @@ hex digits is left alone: it is no byte at all, and werkzeug and browsers read i
 
 from __future__ import annotations
 
-from urllib.parse import quote_from_bytes, unquote, unquote_to_bytes
+from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 from flask import Flask, request
 
@@ -35,14 +35,20 @@ def check_query_string() -> None:
     for pair in raw.split(b"&"):
         name, _, value = pair.partition(b"=")
         for part in (name, value):
-            try:
-                unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
-            except UnicodeDecodeError:
-                param = unquote(name.decode("latin-1"), errors="replace")
+            if _text(part) is None:
+                param = _text(name) or name.decode("ascii")  # a name that is not text: as it was sent ("%FF")
                 raise InvalidParameter(
                     param, f"'{param}' is not UTF-8 text once percent-decoded: each %XX must be a byte of "
                            "a UTF-8 character (é is %C3%A9)"
                 ) from None
+
+
+def _text(encoded: bytes) -> str | None:
+    """Return *encoded* (percent-encoded ASCII) decoded as a form value, or None when it is not UTF-8."""
+    try:
+        return unquote_to_bytes(encoded.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def register(app: Flask) -> None:

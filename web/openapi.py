@@ -22,7 +22,7 @@ from search.params import (
     MAX_QUERY_WORDS,
     MAX_RESULT_WINDOW,
     SORTS,
-    DATE_PATTERN,
+    DATE_PARAM_PATTERN,
     KIND_PATTERN,
     MONTH_PATTERN,
 )
@@ -91,7 +91,7 @@ PUBLISHED = {"type": ["string", "null"],
                             "(2024-05-01T09:30:00Z); null when the source gave none."}
 FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first held it (UTC date-time); kept across rebuilds."}
 DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC). A document's "
-              "date is published, else first_seen.")
+              "date is published, else first_seen. Empty (a form's blank date field): no bound.")
 
 PREFIX = {"name": "q", "in": "query", "description": "What has been typed so far.",
           "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}}
@@ -382,10 +382,10 @@ PATHS: dict[str, Any] = {
                                  "published, else first_seen).", MONTH_PATTERN),
                 {"name": "since", "in": "query", "description": f"Only documents dated at or after this (documents are dated to the second: a "
                                                                  f"fraction of one moves the bound to the next). {DATE_PARAM}",
-                  "schema": {"type": "string", "pattern": DATE_PATTERN}, "example": "2024-05-01"},
+                  "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-05-01"},
                 {"name": "until", "in": "query", "description": f"Only documents dated at or before this (a date takes in "
                                                                  f"its whole day); before since, the answer is a 400 naming until. {DATE_PARAM}",
-                 "schema": {"type": "string", "pattern": DATE_PATTERN}, "example": "2024-12-31"},
+                 "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-12-31"},
                 {"name": "sort", "in": "query", "description": (
                     "relevance (default with q), newest (published, else first_seen; default without q; with q, "
                     "the documents with every word first, then the rest, each newest first, documents of the same "
