@@ -1,7 +1,7 @@
 """Relevance benchmark: the service against plain BM25 baselines on judged queries, on every collection.
 
 ``python -m bench.relevance`` runs each collection (bench/collections.py: the hub's judged set over
-the seed corpus, and CISI read in place from ``../shared/corpora/cisi/`` when it is there) through
+the seed corpus, its organisation names graded blind (``orgs``, bench/organisation_judgments.json), and CISI read in place from ``../shared/corpora/cisi/`` when it is there) through
 three systems and prints nDCG@10, MRR and recall@10 per category:
 
 The Debian package corpus (64k documents, read in place from ``../shared/corpora/`` when it is there)
@@ -47,6 +47,8 @@ from search.service import SearchService
 from web import create_app
 
 JUDGMENTS = Path(__file__).resolve().parent / "judgments.json"
+# Organisation names over the same seed corpus, graded blind (its "about" says how): a second names set.
+ORGANISATION_JUDGMENTS = Path(__file__).resolve().parent / "organisation_judgments.json"
 DEPTH = 10
 NO_ANSWER = "no-answer"
 NO_ANSWER_MATCHES = frozenset({"partial", "none"})
@@ -72,9 +74,9 @@ def load_judgments(path: Path = JUDGMENTS) -> list[Judged]:
     return [Judged(q["category"], q["query"], dict(q["judgments"])) for q in data["queries"]]
 
 
-def hub_collection(path: Path = JUDGMENTS) -> Collection:
-    """Return the hub's judged set over the seed corpus."""
-    return Collection("hub", None, tuple(load_judgments(path)))
+def hub_collection(path: Path = JUDGMENTS, name: str = "hub") -> Collection:
+    """Return the hub's judged set over the seed corpus (or another set over it, *name* at *path*)."""
+    return Collection(name, None, tuple(load_judgments(path)))
 
 
 # -- measures -------------------------------------------------------------------------------------
@@ -301,6 +303,8 @@ def collections(names: Sequence[str]) -> list[Collection]:
     for name in names:
         if name == "hub":
             found.append(hub_collection())
+        elif name == "orgs":
+            found.append(hub_collection(ORGANISATION_JUDGMENTS, "orgs"))
         elif name == "cisi":
             if (CISI_DIR / "CISI.ALL.gz").exists() or (CISI_DIR / "CISI.ALL").exists():
                 found.append(load_cisi())
@@ -317,14 +321,14 @@ def collections(names: Sequence[str]) -> list[Collection]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark on every collection and print its tables; return 1 when the service misses a target."""
     parser = argparse.ArgumentParser(prog="python -m bench.relevance", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--collection", action="append", choices=("hub", "cisi", "debian"), help="default: all")
+    parser.add_argument("--collection", action="append", choices=("hub", "orgs", "cisi", "debian"), help="default: all")
     parser.add_argument("--failures", action="store_true", help="list the service's queries under the category target")
     parser.add_argument("--moved", type=int, default=0, metavar="N",
                         help="list the N queries meaning (on against words-only) helped most and hurt most")
     args = parser.parse_args(argv)
     missed = []
     with tempfile.TemporaryDirectory(prefix="bench-relevance-") as tmp:
-        for collection in collections(args.collection or ["hub", "cisi", "debian"]):
+        for collection in collections(args.collection or ["hub", "orgs", "cisi", "debian"]):
             answers = evaluate(collection, Path(tmp))
             judged = collection.judged
             summaries = {name: summarise(judged, a) for name, a in answers.items()}

@@ -40,7 +40,7 @@ class Hit:
     explanation: dict[str, object] | None = None
     published: str | None = None  # ISO 8601 date or UTC date-time, when the source gave one
     first_seen: str | None = None  # when the index first held the document (UTC)
-    matched_by: str = "words"  # or "meaning": found by its vector alone, sharing no word with the query
+    matched_by: str = "words"  # or "meaning" (its vector alone), "name" (its name is the query), "organisation" (tagged with the one the query names)
 
 
 @dataclass(frozen=True, slots=True)

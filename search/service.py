@@ -280,6 +280,9 @@ class SearchService:
             if score is None:  # ranked below the page: its score as explain adds it up
                 score = float(explain(parsed, snap, named, found.concept_docs, cosines.get(named), best)["score"])  # type: ignore[arg-type]
             ranked = [(named, score), *((docnum, s) for docnum, s in ranked if docnum != named)][:end]
+        if found.tagged and len(ranked) < end:  # pages on the organisation named without its name: after the words'
+            listed = {docnum for docnum, _ in ranked}
+            ranked += [(docnum, 0.0) for docnum in snap.newest_first(found.tagged - listed, end - len(ranked))]
         return ranked, timed_out, cosines, best
 
     def _hits(
@@ -305,7 +308,8 @@ class SearchService:
             _hit(fields, score, marked[2 * i], marked[2 * i + 1],
                  explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best, named if docnum == first else None)  # type: ignore[arg-type]
                  if explaining else None,
-                 "name" if docnum == found.named else "meaning" if docnum in found.meaning else "words")
+                 "name" if docnum == found.named else "meaning" if docnum in found.meaning
+                 else "organisation" if docnum in found.tagged else "words")
             for i, (docnum, score, fields) in enumerate(page)
         )
 
@@ -522,6 +526,9 @@ class _Found:
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
     named: int | None = None  # the document whose name the query is (``Snapshot.named``), first by relevance
     named_as_typed: bool = False  # named by the query as typed, not by its correction
+    # Tagged with the organisation the query is the name of, without its words ("Alibaba": the page
+    # on Qwen, which the gazetteer tags Alibaba), after every page the words score.
+    tagged: frozenset[int] = frozenset()
 
     @classmethod
     def of(
@@ -536,6 +543,7 @@ class _Found:
         correction *corrected* names (``imagemagik`` is ImageMagick's), is among the matches."""
         concept_docs: list[set[int] | frozenset[int]] = []
         meaning: frozenset[int] = frozenset()
+        tagged: frozenset[int] = frozenset()
         named = None
         as_typed = False
         if parsed is None:
@@ -567,6 +575,10 @@ class _Found:
                     matched.add(named)
                 else:
                     named, as_typed = None, False
+                organisation = snap.organisation(params.q) if not required else None
+                if organisation is not None:
+                    tagged = snap.facet_docs["entities"][organisation] - matched - excluded
+                    matched |= tagged
             matched -= excluded
         if params.since or params.until:  # a date range narrows what matches, as the query does
             matched = snap.dated_between(*params.date_range) & matched
@@ -576,7 +588,7 @@ class _Found:
         allowed = matched.intersection(*chosen) if chosen else matched
         if named not in allowed:
             named, as_typed = None, False
-        return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed)
+        return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed, tagged & allowed)
 
     def by_coverage(self) -> list[AbstractSet[int]]:
         """Return the allowed documents in tiers for a sort by date: those holding every concept, those
@@ -596,8 +608,8 @@ class _Found:
         allowed, concept_docs = self.allowed, self.concept_docs
         if not allowed:
             return "none"
-        if self.named is not None:
-            return "all"  # the page the query names answers all of it, whatever words it holds
+        if self.named is not None or self.tagged:
+            return "all"  # the page the query names (or a page on the organisation it names) answers all of it
         if parsed is None or not concept_docs or concept_docs[0].intersection(*concept_docs[1:]) & allowed:
             return "all"
         needed = len(concept_docs) // 2 + 1  # a majority

@@ -214,6 +214,23 @@ class Snapshot:
         a set answers most forms of a text for nothing (measured: docs/performance.md)."""
         return frozenset(ids_of(self.searcher().reader())) if self.doc_count <= IDS_KEPT_DOCS else None
 
+    @cached_property
+    def _organisations(self) -> dict[str, str]:
+        """Each organisation of the build's gazetteer with documents tagged, by its name folded (case, spaces)."""
+        orgs = self.meta.get("organisations")
+        tagged = self.facet_docs.get("entities", {})
+        out: dict[str, str] = {}
+        for slug, org in (orgs.items() if isinstance(orgs, dict) else ()):
+            if isinstance(org, dict) and isinstance(org.get("name"), str) and slug in tagged:
+                out.setdefault(_folded_name(org["name"]), slug)
+        return out
+
+    def organisation(self, text: str) -> str | None:
+        """Return the organisation *text* is the name of ("alibaba", "Mistral  AI"), or None.
+
+        Only its name: an alias is narrower ("AWS", "Azure", "Qwen" are part of what the name covers)."""
+        return self._organisations.get(_folded_name(text)) if self._organisations else None
+
     def named(self, text: str) -> int | None:
         """Return the live document whose name is *text*, or None.
 
@@ -385,6 +402,10 @@ def _unambiguous_folds(values: Iterable[str]) -> dict[str, str]:
     for value in values:
         by_fold.setdefault(value.casefold(), []).append(value)
     return {fold: same[0] for fold, same in by_fold.items() if len(same) == 1}
+
+
+def _folded_name(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def _ranks(labels: dict[str, tuple[str, str]]) -> dict[str, int]:

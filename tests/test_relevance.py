@@ -87,3 +87,20 @@ def test_debian_pooled_grades_add_to_the_listed_ones_and_never_replace_them():
             assert with_pool.category == "need"  # only the needs' lists were pooled
         added += len(extra)
     assert added > 0
+
+
+def test_the_organisation_set_asks_each_gazetteer_name_once_about_real_documents(seed_corpus):
+    """bench/organisation_judgments.json: every organisation of the gazetteer but the one the hub set
+    asks (Fluidstack), each with at least one document graded, every graded id a seed document."""
+    import json
+
+    from bench.relevance import ORGANISATION_JUDGMENTS
+    from corpus.sources import DEFAULT_DIR
+
+    orgs = load_judgments(ORGANISATION_JUDGMENTS)
+    names = {o["name"] for o in json.loads((DEFAULT_DIR / "organisations.json").read_text(encoding="utf-8"))["organisations"]}
+    asked = {j.query for j in load_judgments()}
+    assert {j.query for j in orgs} == names - asked and len(orgs) == len(names - asked)
+    ids = {r.id for r in seed_corpus.records}
+    for j in orgs:
+        assert j.grades and set(j.grades) <= ids and set(j.grades.values()) <= {1, 2, 3}, j.query

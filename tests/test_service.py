@@ -1107,3 +1107,38 @@ def test_the_common_words_file_is_what_its_derivation_gives():
     assert len(derived) > 5000 and {"export", "among", "turning"} <= set(derived)
     assert _common_words() == frozenset(derived)
     assert not {"pover", "memor", "fonction"} & set(derived)  # the tokenizer's word starts and foreign words are not
+
+
+def test_an_organisations_name_finds_the_pages_tagged_with_it_that_name_it_another_way(service, seed_corpus):
+    """"Alibaba" found nothing: its one page says "Qwen", which the gazetteer tags Alibaba."""
+    for typed in ("Alibaba", "alibaba", " ALIBABA "):
+        result = service.search(SearchParams(q=typed))
+        assert [h.id for h in result.hits] == ["global-batch-load-balancing-for-moe-llm-training-from-qwen"], typed
+        assert result.hits[0].matched_by == "organisation" and result.match == "all" and result.total == 1
+        assert result.suggestion is None
+    # After every page the words score: "Amazon" lists its pages first, then the section saying only "AWS".
+    amazon = service.search(SearchParams(q="Amazon", per_page=50))
+    holding = {r.id for r in seed_corpus.records if re.search(r"\bamazon\b", f"{r.title} {r.body}", re.I)}
+    kinds = [h.matched_by for h in amazon.hits]
+    assert {h.id for h in amazon.hits if h.matched_by == "words"} == holding
+    assert "organisation" in kinds and kinds.index("organisation") == len(holding) == len(kinds) - kinds.count("organisation")
+    assert amazon.total == len(amazon.hits)
+    aws_only = [h for h in amazon.hits if h.matched_by == "organisation"]
+    assert all("AWS" in h.title + " " + re.sub("<[^>]+>", "", h.snippet_html) or h.kind == "guide" for h in aws_only)
+
+
+def test_an_alias_or_more_than_a_name_does_not_bring_an_organisations_pages(service):
+    # An alias is narrower than the name: "AWS" is not every Amazon page, "Qwen" not every Alibaba one.
+    aws = service.search(SearchParams(q="AWS", per_page=50))
+    assert all(h.matched_by != "organisation" for h in aws.hits)
+    assert not any("amazon" in h.id and "aws" not in (h.title + h.snippet_html).lower() for h in aws.hits if h.kind == "event")
+    # Words beside the name, an exclusion, or a filter that leaves the page out: no organisation match.
+    for q, kw in (("Alibaba chips", {}), ("Alibaba -qwen", {}), ("Alibaba", {"kind": ("guide",)})):
+        assert all(h.matched_by != "organisation" for h in service.search(SearchParams(q=q, **kw)).hits), q
+
+
+def test_a_page_found_by_organisation_says_so(client):
+    page = client.get("/?q=Alibaba").get_data(as_text=True)
+    assert "Found by organisation" in page and "Global-batch Load Balancing" in page
+    hit = client.get("/api/search?q=alibaba").get_json()["hits"][0]
+    assert hit["matched_by"] == "organisation"

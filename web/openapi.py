@@ -141,14 +141,16 @@ SCHEMAS: dict[str, Any] = {
                 "named_by_correction true when the name is the query's correction.")},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
-            "matched_by": {"type": "string", "enum": ["words", "meaning", "name"], "description": (
+            "matched_by": {"type": "string", "enum": ["words", "meaning", "name", "organisation"], "description": (
                 "words: the hit matches the query's words as asked; meaning: it was found by its meaning alone "
                 "(its vector is among the query's nearest) and does not match them as asked: it shares no "
                 "word with the query, or holds a quoted phrase's words but not as that phrase, and then its "
                 "highlights still mark them; name: the query, or else its spelling correction (suggestion), is the document's name: its id, "
                 "less the namespace nearly every id of the index starts with (deb- in deb-gimp), written as typed, lower-cased or "
                 "with its words joined by hyphens (a hub event's id is its title's slug, so a title typed whole names it). Such a "
-                "hit comes first when sorted by relevance, whatever its score; a query with an excluded word names nothing.")},
+                "hit comes first when sorted by relevance, whatever its score; a query with an excluded word names nothing. "
+                "organisation: the query is an organisation's name (Alibaba), and the hit, tagged with it by the "
+                "gazetteer, names it only another way (Qwen): after every hit its words score.")},
         },
     },
     "FacetValue": {
