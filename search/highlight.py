@@ -3,8 +3,8 @@
 A highlight is made from the tokens the index's analysis gave the stored text (``TermAnalyzer.tokens``:
 term, position and the characters it came from), so a query for ``trainium`` marks ``Trainium2``
 and ``growing`` marks ``grows``.  A title is shown whole; a snippet is the one or two passages
-with the most matched terms, found as Whoosh's ``ContextFragmenter`` finds them, and cut at token
-boundaries, with an ellipsis where a passage was cropped.
+with the most matched terms, found as Whoosh's ``ContextFragmenter`` finds them, then widened to
+whole words and joined where they touch (``joined``), with an ellipsis where a passage was cropped.
 
 The stored text is plain (corpus.sanitize strips markup as records are loaded), and every piece of
 it is HTML-escaped here; the only markup added is ``<mark>`` and ``</mark>`` around whole tokens.
@@ -21,6 +21,7 @@ from html import escape
 
 ELLIPSIS = "…"
 SNIPPET_CHARS = 220
+WORD_REACH = 30  # how far a passage's edge moves to take in the rest of the word it cuts
 # Tokens ending past this character are not looked at (Whoosh's highlighter's default charlimit).
 CHARLIMIT = 2**15
 
@@ -62,8 +63,40 @@ def highlight_snippet(
             passages = sorted(passages, key=_score, reverse=True)[:2]
         if passages:
             passages.sort(key=_first)
-            return " ".join(_format(text, passage) for passage in passages)
+            # One ellipsis where text is left out between two passages: the first's.
+            return " ".join(_format(text, passage, lead=i == 0) for i, passage in enumerate(joined(text, passages)))
     return _crop(text, chars)
+
+
+def joined(text: str, passages: Sequence[_Passage]) -> list[_Passage]:
+    """Return *passages* (in text order) with each edge that cuts a word moved to take it in whole
+    (within WORD_REACH characters), and passages that then touch, or only blanks part, made one.
+
+    Whoosh's passages cut at tokens, so "300,000x" ended a passage as "300,000…", and two passages
+    side by side read "…under the OpenAI for Countries… …program" where nothing was left out."""
+    out: list[_Passage] = []
+    for start, end, found in passages:
+        start, end = _word_start(text, start), _word_end(text, end)
+        if out and not text[out[-1][1] : start].strip():
+            first, last, before = out[-1]
+            out[-1] = (first, max(last, end), before + found)
+        else:
+            out.append((start, end, found))
+    return out
+
+
+def _word_start(text: str, start: int) -> int:
+    edge = start
+    while edge > 0 and start - edge < WORD_REACH and not text[edge - 1].isspace():
+        edge -= 1
+    return edge if edge == 0 or text[edge - 1].isspace() else start
+
+
+def _word_end(text: str, end: int) -> int:
+    edge = end
+    while edge < len(text) and edge - end < WORD_REACH and not text[edge].isspace():
+        edge += 1
+    return edge if edge == len(text) or text[edge].isspace() else end
 
 
 def _passages(
@@ -147,8 +180,9 @@ def _first(passage: _Passage) -> int:
     return passage[0]
 
 
-def _format(text: str, passage: _Passage) -> str:
-    """Return the passage's text escaped, its matches marked, with an ellipsis where it was cropped."""
+def _format(text: str, passage: _Passage, lead: bool = True) -> str:
+    """Return the passage's text escaped, its matches marked, with an ellipsis where it was cropped
+    (at its start only when *lead*)."""
     start, end, found = passage
     out = []
     index = start
@@ -160,7 +194,7 @@ def _format(text: str, passage: _Passage) -> str:
         out.append(f"<mark>{escape(text[match_start:match_end])}</mark>")
         index = match_end
     out.append(escape(text[index:end]))
-    before = ELLIPSIS if start > 0 else ""
+    before = ELLIPSIS if start > 0 and lead else ""
     after = ELLIPSIS if end < len(text) else ""
     return f"{before}{''.join(out).strip()}{after}"
 

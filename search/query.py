@@ -896,6 +896,8 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 widened = replace(concept, alternatives=(concept.alternatives[0], *extra), members=members)
         elif concept.word is None:  # a quoted phrase (or a group that is no word)
             widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms, corrections)
+            if units := _units_written_on(concept, synonyms):
+                widened = replace(widened, alternatives=(*widened.alternatives, *units))
         else:
             beside = (joined[at - 1].word if at else None, joined[at + 1].word if at + 1 < len(joined) else None)
             widened = _widened(concept, vocabulary, synonyms, corrections, each, beside)
@@ -1157,6 +1159,39 @@ def _number_and_unit(typed: str) -> tuple[str, str, list[str]] | None:
     shorts = [term for short, word in _AMOUNTS.items() if spelled and word == spelled
               if (term := _single_term(match[1] + short)) is not None]
     return (number, unit, shorts) if number and unit else None
+
+
+def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alternative]:
+    """Return what a quoted number and unit is also written as: '"300 MW"' is the "300MW" of a title
+    and "300 megawatts", '"$50 billion"' the "$50B" (found nothing of either: a phrase's words stand
+    one after the other, and a token's parts share its place)."""
+    apart = _quoted_number_and_unit(concept)
+    if apart is None:
+        return []
+    number, unit, written_on = apart
+    ways = synonyms.alternatives((unit,)) if synonyms is not None else ()
+    typed = concept.text.replace("$", " ").split()[0]
+    # A unit's other name written on too: '"10 gigawatts"' is the guide's "10GW".
+    written_on = list(dict.fromkeys([*written_on, *(term for way in ways if len(way) == 1 if (term := _single_term(typed + way[0])))]))
+    extra = [Alternative("apart", (term,), word_query(term)) for term in written_on]
+    return extra + [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
+
+
+def _quoted_number_and_unit(concept: Concept) -> tuple[str, str, list[str]] | None:
+    """Return the analysed number and unit of a quoted phrase that is a number and its unit ('"300 MW"',
+    '"$50 billion"'), with the terms it is written on as ("300mw"; "50b", "50bn"), else None."""
+    if concept.members or len(concept.alternatives) != 1 or len(concept.alternatives[0].words) != 2:
+        return None
+    parts = concept.text.replace("$", " ").split()
+    if len(parts) != 2 or not parts[0][:1].isdigit():
+        return None
+    apart = _number_and_unit(parts[0] + parts[1])
+    if apart is None or (apart[0], apart[1]) != concept.alternatives[0].words:
+        return None
+    letters = parts[1].lower()
+    shorts = [short for short, word in _AMOUNTS.items() if word == letters] or [letters]
+    written_on = [term for short in shorts if (term := _single_term(parts[0] + short)) is not None]
+    return apart[0], apart[1], list(dict.fromkeys([*written_on, *apart[2]]))
 
 
 def _model_plural(typed: str) -> str | None:

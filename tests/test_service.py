@@ -1142,3 +1142,29 @@ def test_a_page_found_by_organisation_says_so(client):
     assert "Found by organisation" in page and "Global-batch Load Balancing" in page
     hit = client.get("/api/search?q=alibaba").get_json()["hits"][0]
     assert hit["matched_by"] == "organisation"
+
+
+def test_a_page_found_by_meaning_that_holds_the_quoted_words_apart_does_not_say_it_shares_none(client):
+    """'"michigan stargate"': "Expanding Stargate to Michigan" has both words, marked, not as that
+    phrase; its note said "it shares no word with your query"."""
+    hits = client.get("/api/search?q=%22michigan+stargate%22").get_json()["hits"]
+    apart = [h for h in hits if h["matched_by"] == "meaning" and "<mark>" in h["title_html"] + h["snippet_html"]]
+    assert apart
+    page = client.get("/?q=%22michigan+stargate%22").get_data(as_text=True)
+    assert "it holds your words, but not as the phrase you quoted" in page
+    notes = re.findall(r'<p class="note meaning">([^<]*)</p>', page)
+    assert notes.count("Found by meaning: it holds your words, but not as the phrase you quoted.") >= len(apart)
+
+
+@pytest.mark.parametrize(("quoted", "joined"), [('"300 MW"', "300MW"), ('"5 GW"', "5GW"), ('"$50 billion"', "$50B"),
+                                               ('"10 gigawatts"', "10GW"), ('"300 megawatts"', "300mw")])
+def test_a_quoted_number_and_unit_finds_every_way_it_is_written(service, quoted, joined):
+    """'"300 MW"' found nothing (pages write "300MW" and "300 megawatts"), '"5 GW"' missed "5GW" and
+    "5 Gigawatts": asking for it exactly found less than asking loosely."""
+    def words(q):
+        return {h.id for h in service.search(SearchParams(q=q, per_page=50)).hits if h.matched_by == "words"}
+
+    found = words(quoted)
+    assert len(found) >= 3 and found == words(joined)
+    marked = service.search(SearchParams(q=quoted, per_page=50)).hits
+    assert all("<mark>" in h.title_html + h.snippet_html for h in marked if h.matched_by == "words")
