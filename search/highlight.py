@@ -22,6 +22,7 @@ from html import escape
 ELLIPSIS = "…"
 SNIPPET_CHARS = 220
 WORD_REACH = 30  # how far a passage's edge moves to take in the rest of the word it cuts
+BEFORE_A_CUT = ",;:-–—"  # left out where a passage is cut after them
 # Tokens ending past this character are not looked at (Whoosh's highlighter's default charlimit).
 CHARLIMIT = 2**15
 
@@ -196,7 +197,10 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
     out.append(escape(text[index:end]))
     before = ELLIPSIS if start > 0 and lead else ""
     after = ELLIPSIS if end < len(text) else ""
-    return f"{before}{''.join(out).strip()}{after}"
+    body = "".join(out).strip()
+    if after and end > start and text[end - 1] in BEFORE_A_CUT:  # "today,…" reads as "today…" (as ``_crop``)
+        body = body.rstrip(BEFORE_A_CUT + " ")
+    return f"{before}{body}{after}"
 
 
 def _crop(text: str, limit: int) -> str:

@@ -23,7 +23,7 @@ from whoosh.highlight import (
 from corpus.sanitize import MARK, clean, plain_text
 from index.analysis import TermAnalyzer, text_analyzer
 from index.build import build
-from search.highlight import ELLIPSIS, SNIPPET_CHARS, highlight_snippet, highlight_title, joined, together
+from search.highlight import BEFORE_A_CUT, ELLIPSIS, SNIPPET_CHARS, highlight_snippet, highlight_title, joined, together
 from search.params import SearchParams
 from search.service import SearchService
 from search.snapshot import TokenReplay
@@ -108,7 +108,10 @@ class _WhooshMarkFormatter(Formatter):
         body = super().format_fragment(fragment, replace)
         start = ELLIPSIS if fragment.startchar > 0 and lead else ""
         end = ELLIPSIS if fragment.endchar < len(fragment.text) else ""
-        return f"{start}{body.strip()}{end}"
+        body = body.strip()
+        if end and fragment.text[fragment.endchar - 1] in BEFORE_A_CUT:  # cut after a comma: "today…" (since)
+            body = body.rstrip(BEFORE_A_CUT + " ")
+        return f"{start}{body}{end}"
 
 
 class _WhooshEarliestFirstScorer(BasicFragmentScorer):
