@@ -326,8 +326,12 @@ class SearchService:
         answer card, shown on page 1 and counted there as the first result."""
         if parsed is None or params.effective_sort != "relevance" or found.named is not None:
             return None  # (a query that names a page asks for that page: it comes first, not a guide's card)
-        if all(function_words(concept.text) for concept in parsed.concepts):
-            return None  # "a", "the of": searched, since there is nothing else, but no question to answer
+        vocabulary = self._vocabulary(snap)
+        if all(function_words(concept.text) or (function_words(concept.text.lower()) and not vocabulary.acronym(concept.text.lower()))
+               for concept in parsed.concepts):
+            # "a", "the of", and "AND" or "NOT" typed alone (no page writes them as acronyms, as "US"):
+            # searched, since there is nothing else, but no question to answer.
+            return None
         top = ranked[:ANSWER_WITHIN]
         concept_docs = found.concept_docs
         guides = snap.facet_docs.get("kind", {}).get("guide", frozenset())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -292,3 +293,16 @@ def test_a_count_of_one_is_in_the_singular(tmp_path):
     assert "its 1 id to delete is not in the index" in cli("update", str(nothing))
     assert cli("search", "quokka").startswith("1 result in ")
     assert cli("prune", "--keep", "1").startswith("removed 1 snapshot: ")
+
+
+def test_a_snippet_holding_a_line_break_stays_on_its_indented_line(built):
+    """`search 300mw`: the guide's line break started "Phase 4 — Custom silicon…" at column 0."""
+    result = CliRunner().invoke(main, ["search", "300mw", "--index-dir", str(built)])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    hits = [i for i, line in enumerate(lines) if re.match(r"\s+\d+\. \[", line)]
+    assert len(hits) >= 3
+    for i in hits:  # a hit is its numbered line, then lines indented under it, until the next hit
+        for line in lines[i + 1 : next((h for h in hits if h > i), len(lines))]:
+            assert not line or line.startswith(" "), line
+    assert "N  " in CliRunner().invoke(main, ["search", "--help"]).output  # --page N, --per-page N: not TEXT

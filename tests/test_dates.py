@@ -55,3 +55,4 @@ def test_relative_wording(iso, said):
 def test_a_date_is_never_given_a_time_of_day():
     assert exact("2024-05-01") == "1 May 2024"
     assert exact("2024-05-01T09:30:00Z") == "1 May 2024, 09:30 UTC"
+    assert exact("2024-05-01T09:30:05Z") == "1 May 2024, 09:30:05 UTC"  # a second apart: not the same words

@@ -1168,3 +1168,12 @@ def test_a_quoted_number_and_unit_finds_every_way_it_is_written(service, quoted,
     assert len(found) >= 3 and found == words(joined)
     marked = service.search(SearchParams(q=quoted, per_page=50)).hits
     assert all("<mark>" in h.title_html + h.snippet_html for h in marked if h.matched_by == "words")
+
+
+def test_a_function_word_typed_in_capitals_alone_gets_no_answer_card(service):
+    """"AND" showed the guide's "Geopolitical and security dimensions" as the answer, "NOT" the section
+    starting "Not all the action…": capitals kept them as acronyms, which no page writes them as."""
+    for q in ("AND", "NOT", "THE", "and"):
+        result = service.search(SearchParams(q=q))
+        assert result.total and result.answer is None, q
+    assert service.search(SearchParams(q="scaling laws")).answer is not None

@@ -258,8 +258,8 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
 @click.option("--since", help="Only documents dated at or after this (an ISO 8601 date or date-time).")
 @click.option("--until", help="Only documents dated at or before this (a date takes in its whole day).")
 @click.option("--sort", type=click.Choice(["relevance", "newest", "listing"]), help="Default: relevance with a query, else newest.")
-@click.option("--page", default="1", show_default=True)
-@click.option("--per-page", default="10", show_default=True)
+@click.option("--page", default="1", show_default=True, metavar="N", help="Which page of results (1 = first).")
+@click.option("--per-page", default="10", show_default=True, metavar="N", help="Results a page (1 to 50).")
 @click.option("--explain", is_flag=True, help="Show how each hit's score adds up (in the JSON: each hit's explanation).")
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON instead of text.")
 def search(
@@ -299,7 +299,7 @@ def search(
 
     def ansi(markup: str) -> str:
         text = re.sub(r"<mark>(.*?)</mark>", lambda m: click.style(m.group(1), bold=True, fg="yellow"), markup)
-        return html.unescape(text)
+        return " ".join(html.unescape(text).split())  # a line break in the text would leave the indent
 
     where = f"page {result.page} of {result.pages}" if result.page <= result.pages else f"{result.pages} {'page' if result.pages == 1 else 'pages'}"
     click.echo(f"{_counted(result.total, 'result')} in {result.took_ms:.1f} ms ({where})")

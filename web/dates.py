@@ -51,7 +51,9 @@ def _ago(amount: int, future: bool, unit: str, plain: bool = False) -> str:
 
 
 def exact(iso: str) -> str:
-    """Return *iso* written out for people: "1 May 2024", or "1 May 2024, 09:30 UTC"."""
+    """Return *iso* written out for people: "1 May 2024", "1 May 2024, 09:30 UTC", or with its
+    seconds when it has some ("09:30:05 UTC": two filters a second apart read the same)."""
     moment = to_datetime(iso)
     day = f"{moment.day} {moment:%B %Y}"
-    return day if is_date_only(iso) else f"{day}, {moment:%H:%M} UTC"
+    clock = f"{moment:%H:%M:%S}" if moment.second else f"{moment:%H:%M}"
+    return day if is_date_only(iso) else f"{day}, {clock} UTC"
