@@ -86,7 +86,11 @@ class SearchParams:
 
     @property
     def effective_sort(self) -> str:
-        return self.sort or ("relevance" if self.q.strip() else "newest")
+        """Return the order the results come in: as asked, else relevance with a query and newest without;
+        relevance without a query (nothing to be relevant to) is newest, and says so."""
+        if self.q.strip():
+            return self.sort or "relevance"
+        return "newest" if self.sort in (None, "relevance") else self.sort
 
     @property
     def date_range(self) -> tuple[int | None, int | None]:

@@ -371,3 +371,13 @@ def test_a_health_check_answers_whatever_its_query_string_carries(client):
     # A load balancer's probe with a stray parameter is not a bad request: the route reads none.
     assert client.get("/healthz?x=%FF").status_code == 200
     assert client.get("/api/search?q=%FF").status_code == 400
+
+
+def test_relevance_asked_without_a_query_is_the_newest_order_and_says_so(client):
+    """/api/search?sort=relevance said "relevance" and listed in listing order; the page marked no sort."""
+    asked = client.get("/api/search?sort=relevance&per_page=50").get_json()
+    default = client.get("/api/search?per_page=50").get_json()
+    assert asked["sort"] == default["sort"] == "newest"
+    assert [h["id"] for h in asked["hits"]] == [h["id"] for h in default["hits"]]
+    page = client.get("/?sort=relevance").get_data(as_text=True)
+    assert 'aria-current="true">Newest</a>' in page

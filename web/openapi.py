@@ -391,7 +391,8 @@ PATHS: dict[str, Any] = {
                 {"name": "sort", "in": "query", "description": (
                     "relevance (default with q), newest (published, else first_seen; default without q; with q, "
                     "the documents with every word first, then the rest, each newest first, documents of the same "
-                    "date in order of their words' scores, the same on every page) or listing."),
+                    "date in order of their words' scores, the same on every page) or listing. Relevance without q "
+                    "is newest (there is nothing to be relevant to), and the answer's sort says so."),
                  "schema": {"type": "string", "enum": list(SORTS)}},
                 {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_RESULT_WINDOW,
                                                             "default": 1}},
