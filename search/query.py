@@ -1236,7 +1236,8 @@ def _joined(
             ),
             span=span,  # no loose words: "fluid stack" is Fluidstack, not a page with "stack" alone
         ))
-        corrections.append(Correction(span, text[span[0] : span[1]], word, 1))
+        if _number_and_unit(a.text + b.text) is None:  # "13.72 GB" is how "13.72GB" is written: no misspelling
+            corrections.append(Correction(span, text[span[0] : span[1]], word, 1))
         i += 2
     return out, corrections
 

@@ -1177,3 +1177,21 @@ def test_a_function_word_typed_in_capitals_alone_gets_no_answer_card(service):
         result = service.search(SearchParams(q=q))
         assert result.total and result.answer is None, q
     assert service.search(SearchParams(q="scaling laws")).answer is not None
+
+
+def test_a_number_typed_apart_from_its_unit_is_not_called_a_misspelling(service):
+    """'13.72 GB' said "Including results for 13.72GB", as if mistyped; '5 GW' never did."""
+    result = service.search(SearchParams(q="13.72 GB"))
+    assert result.total and result.suggestion is None
+    assert "13.72GB" in result.hits[0].snippet_html.replace("<mark>", "").replace("</mark>", "")
+    assert service.search(SearchParams(q="fluid stack")).suggestion is not None  # two words that are one name: still said
+
+
+@pytest.mark.parametrize(("adjective", "place"), [("iran", "Iranian"), ("korean", "Korea"), ("norwegian", "Norway"), ("french", "France")])
+def test_a_country_and_its_adjective_find_each_other(service, adjective, place):
+    """'iran' found nothing (the guide says "Iranian drone strikes"), 'korean' nothing (pages say "South Korea")."""
+    result = service.search(SearchParams(q=adjective))
+    shown = ([result.answer] if result.answer else []) + list(result.hits)
+    assert result.total and shown
+    assert any(place in re.sub("</?mark>", "", f"{h.title} {h.snippet_html}") for h in shown)
+    assert all(h.matched_by != "meaning" for h in result.hits)
