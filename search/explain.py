@@ -143,7 +143,7 @@ def readable(explanation: dict[str, object]) -> dict[str, object]:
         out["coverage"] = f"the parts include × {factor:.2f}, for the words it lacks"
     meaning = explanation.get("meaning")
     if isinstance(meaning, dict):
-        points = f"{meaning['score']:.2f} points" if meaning.get("score") else f"no points (at most {SEMANTIC_FLOOR})"
+        points = f"{meaning['score']:.2f} points" if meaning.get("score") else f"no points (a cosine of {SEMANTIC_FLOOR} or less earns none)"
         out["meaning"] = f"cosine {meaning['cosine']:.3f}: {points}"
     out["missing"] = ", ".join(explanation.get("missing") or ()) or "nothing"  # type: ignore[arg-type]
     return out

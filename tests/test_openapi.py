@@ -163,3 +163,11 @@ def test_a_date_bound_is_accepted_exactly_when_the_documented_pattern_says(clien
         status = client.get("/api/search", query_string={name: value}).status_code
         assert status == (200 if re.search(pattern, value) else 400), (value, status)
     assert re.search(pattern, "") and not re.search(pattern, "2024-13-01")
+
+
+def test_each_filter_says_what_another_case_does_for_its_own_values(document):
+    """kind and month repeated entity's "read in the index's case (OpenAI: openai)": neither has such values."""
+    described = {p["name"]: p.get("description", "") for p in document["paths"]["/api/search"]["get"]["parameters"]}
+    assert "OpenAI: openai" in described["entity"] and "training-infrastructure" in described["topic"]
+    assert "OpenAI" not in described["kind"] and "OpenAI" not in described["month"]
+    assert "in any case" in described["kind"]

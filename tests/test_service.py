@@ -1195,3 +1195,13 @@ def test_a_country_and_its_adjective_find_each_other(service, adjective, place):
     assert result.total and shown
     assert any(place in re.sub("</?mark>", "", f"{h.title} {h.snippet_html}") for h in shown)
     assert all(h.matched_by != "meaning" for h in result.hits)
+
+
+def test_the_page_says_a_cosine_under_the_floor_earns_nothing_not_that_points_stop_there():
+    """ "cosine 0.434: no points (at most 0.5)" read as if 0.5 were the most points there are."""
+    from search.explain import readable
+    from search.ranking import SEMANTIC_FLOOR
+
+    shown = readable({"score": 1.0, "coverage_factor": 1.0, "matched": [], "missing": [],
+                      "meaning": {"cosine": SEMANTIC_FLOOR - 0.066, "score": 0.0}})
+    assert shown["meaning"] == f"cosine {SEMANTIC_FLOOR - 0.066:.3f}: no points (a cosine of {SEMANTIC_FLOOR} or less earns none)"

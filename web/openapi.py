@@ -54,12 +54,13 @@ def _error(description: str) -> dict[str, Any]:
     return _json(_ref("Error"), description)
 
 
-def _filter(name: str, description: str, pattern: str = NO_NUL_PATTERN) -> dict[str, Any]:
+def _filter(name: str, description: str, pattern: str = NO_NUL_PATTERN, case: str | None = "OpenAI: openai") -> dict[str, Any]:
+    """Return the parameter *name*; *case* shows a value read in the index's case (None: values have no case)."""
+    in_case = (f" A value the index lacks but has in another case is read in the index's case ({case})." if case else "")
     return {
         "name": name,
         "in": "query",
-        "description": f"{description} Repeat it to allow several values (they combine with OR). A value "
-                       "the index lacks but has in another case is read in the index's case (OpenAI: openai).",
+        "description": f"{description} Repeat it to allow several values (they combine with OR).{in_case}",
         "style": "form",
         "explode": True,
         "schema": {
@@ -376,12 +377,12 @@ PATHS: dict[str, Any] = {
                     "stored (a NUL is refused). Empty lists everything."),
                  "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN},
                  "example": "stargate"},
-                _filter("topic", "Only documents carrying this topic slug."),
+                _filter("topic", "Only documents carrying this topic slug.", case="Training-Infrastructure: training-infrastructure"),
                 _filter("entity", "Only documents naming this organisation."),
-                _filter("kind", "Only this type of document: event or guide (any other value is a 400 naming kind).",
-                        KIND_PATTERN),
+                _filter("kind", "Only this type of document: event or guide, in any case (any other value is a 400 naming kind).",
+                        KIND_PATTERN, case=None),
                 _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
-                                 "published, else first_seen).", MONTH_PATTERN),
+                                 "published, else first_seen).", MONTH_PATTERN, case=None),
                 {"name": "since", "in": "query", "description": f"Only documents dated at or after this (documents are dated to the second: a "
                                                                  f"fraction of one moves the bound to the next). {DATE_PARAM}",
                   "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-05-01"},
