@@ -192,8 +192,13 @@ def rank_dense(
             held[has] |= 1 << bit
         # Each combination of concepts held is a small number: its factor is reckoned once, and the
         # documents are multiplied by their combination's factor in one step.
-        present = np.flatnonzero(np.bincount(held)) if len(concept_docs) <= COMBINATIONS_BITS else np.unique(held)
-        table = np.zeros(int(present[-1]) + 1, dtype=np.float64)
-        table[present] = [coverage.factor_of(int(m)) for m in present]
-        totals = totals * table[held]
+        if len(concept_docs) <= COMBINATIONS_BITS:  # a table indexed by the combination itself
+            present = np.flatnonzero(np.bincount(held))
+            table = np.zeros(int(present[-1]) + 1, dtype=np.float64)
+            table[present] = [coverage.factor_of(int(m)) for m in present]
+            totals = totals * table[held]
+        else:  # up to 2^32 combinations: a table of those present (one sized by the largest took 32 GB)
+            present, which = np.unique(held, return_inverse=True)
+            factors = np.array([coverage.factor_of(int(m)) for m in present], dtype=np.float64)
+            totals = totals * factors[which]
     return totals, scored, timed_out

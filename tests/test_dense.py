@@ -79,3 +79,16 @@ def test_wide_pages_are_the_same_ranked_with_arrays(wide_index, monkeypatch):
     # and at the default threshold the common words' queries take the arrays
     monkeypatch.setattr(ranking, "DENSE_FROM", dense.DENSE_FROM)
     assert service.search(SearchParams(q="power cooling")).total >= dense.DENSE_FROM
+
+
+def test_a_pasted_paragraph_of_many_words_is_ranked_with_arrays_as_with_dicts(wide_index, monkeypatch):
+    """A query of more than 20 concepts sized the coverage table by its largest combination of them
+    (2^32 entries for 32: "Unable to allocate 32.0 GiB", a 500 at 64k; 3.7 GB for 29)."""
+    index, words, rare = wide_index
+    service = SearchService(index)
+    # 32 concepts kept (the most the service keeps), the typed order deciding which bit each is.
+    pasted = [" ".join(rare[:9] + words), " ".join(words + rare[:9]), " ".join(rare[10:19] + words[::-1])]
+    assert _compare(service, pasted, monkeypatch) == len(pasted)
+    monkeypatch.setattr(ranking, "DENSE_FROM", dense.DENSE_FROM)
+    result = service.search(SearchParams(q=pasted[0]))
+    assert result.total >= dense.DENSE_FROM and not result.timed_out and result.hits
