@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from index.dates import parse_iso
 from corpus.errors import CorpusError
-from corpus.records import EVENT, GUIDE, Event, GuideSection, Record, slugify
+from corpus.records import EVENT, FACET_VALUE_MAX_CHARS, GUIDE, Event, GuideSection, Record, slugify
 from corpus.sanitize import plain_text
 
 _OPTIONAL_STRINGS = ("url", "published")
@@ -34,8 +34,11 @@ _OPTIONAL_STRINGS = ("url", "published")
 # percent-encoded UTF-8 (up to 12 bytes), still fit gunicorn's request line (web/gunicorn_conf.py).
 ID_MAX_LENGTH = 512
 # A title is shown whole, in every hit, suggestion and feed entry that carries it: 1,000 characters
-# (the Debian corpus's longest is 348).  A summary is cropped to a snippet, and is not limited.
+# (the Debian corpus's longest is 348).
 TITLE_MAX_LENGTH = 1000
+# A summary is cropped to a snippet in hits, but a document is served whole (its page, /api/documents):
+# one of 14 MB took 30 s to build and 16-22 s to serve.  The Debian corpus's longest is 81,380.
+SUMMARY_MAX_LENGTH = 1_000_000
 # What a line may hold ("delete" only in an update's change file); any other field is ignored, and
 # said once per file and name, so a misspelt "entites" or "publised" does not vanish silently.
 FIELDS = frozenset({"id", "title", "summary", "topics", "kind", "entities", "url", "published", "delete"})
@@ -91,6 +94,12 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
         raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings")
     if any("," in v for v in value):
         raise CorpusError(path, lineno, f"{key!r} values may not contain a comma")
+    if too_long := next((v.strip() for v in value if len(v.strip()) > FACET_VALUE_MAX_CHARS), None):
+        raise CorpusError(
+            path, lineno,
+            f"{key!r} value {too_long[:20]!r}… is {len(too_long):,} characters long; the limit is {FACET_VALUE_MAX_CHARS}, "
+            "as a filter's value (?topic=…, ?entity=…)",
+        )
     if required and not value:
         raise CorpusError(path, lineno, f"{key!r} must name at least one topic")
     return tuple(dict.fromkeys(v.strip() for v in value))
@@ -137,6 +146,12 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     if not isinstance(summary, str):
         raise CorpusError(path, lineno, "'summary' must be a string")
     summary = plain_text(summary).strip()
+    if len(summary) > SUMMARY_MAX_LENGTH:
+        raise CorpusError(
+            path, lineno,
+            f"'summary' is {len(summary):,} characters long; the limit is {SUMMARY_MAX_LENGTH:,} (a document is "
+            "served whole: split a longer text into several)",
+        )
     topics = _string_list(obj, "topics", path, lineno, required=True)
     entities = _string_list(obj, "entities", path, lineno, required=False)
     extra = {}

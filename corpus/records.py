@@ -95,6 +95,8 @@ Record = Event | GuideSection
 
 
 SLUG_MAX_CHARS = 80
+# A topic or an organisation is a filter's value (?topic=…, ?entity=…): what a request may carry.
+FACET_VALUE_MAX_CHARS = 64
 
 
 def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:

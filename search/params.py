@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from corpus.records import FACET_VALUE_MAX_CHARS
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
 from index.schema import INVISIBLE, KINDS
 
@@ -19,7 +20,7 @@ MAX_PER_PAGE = 50
 DEFAULT_PER_PAGE = 10
 MAX_RESULT_WINDOW = 1000  # results served, at most: a page may start only before this one
 MAX_FILTER_VALUES = 10
-MAX_FILTER_CHARS = 64
+MAX_FILTER_CHARS = FACET_VALUE_MAX_CHARS  # what a build accepts as a topic or organisation
 SORTS = ("relevance", "newest", "listing")
 FILTERS = ("topic", "entity", "kind", "month")
 DATE_BOUNDS = ("since", "until")  # a document's date (published, else first_seen) within them, inclusive
