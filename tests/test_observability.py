@@ -197,3 +197,17 @@ def test_two_workers_log_json_and_every_scrape_counts_both(index_dir, tmp_path):
     assert {search_count(values) for values in scrapes} == {searches}
     assert {values[("topichub_result_cache_misses_total", ())] for values in scrapes} == {searches}
     assert all(values[("topichub_snapshot_documents", ())] == 57 for values in scrapes)
+
+
+def test_the_operations_guides_grep_for_a_request_id_finds_its_access_line(client, logged):
+    """docs/operations.md showed spaced JSON and said `grep '"request_id": "demo-1"'`: nothing matched."""
+    import re
+
+    from tests.conftest import REPO
+
+    guide = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    pattern = re.search(r"`grep '([^']*demo-1[^']*)'`", guide)[1]
+    client.get("/api/search?q=gpu", headers={"X-Request-ID": "demo-1"}, buffered=True)
+    written = [JsonFormatter().format(record) for record in logged.records]
+    assert any(pattern in line and '"method"' in line for line in written)
+    assert "/api/documents/<id:doc_id>" in guide and "<path:doc_id>" not in guide
