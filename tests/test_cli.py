@@ -306,3 +306,16 @@ def test_a_snippet_holding_a_line_break_stays_on_its_indented_line(built):
         for line in lines[i + 1 : next((h for h in hits if h > i), len(lines))]:
             assert not line or line.startswith(" "), line
     assert "N  " in CliRunner().invoke(main, ["search", "--help"]).output  # --page N, --per-page N: not TEXT
+
+
+@pytest.mark.parametrize(("env", "said"), [
+    ({"PORT": "abc"}, "Invalid value for '--port'"),  # a ValueError traceback
+    ({"TOPICHUB_WORKER_CLASS": "bogus"}, "TOPICHUB_WORKER_CLASS='bogus' is not a gunicorn worker class"),  # gunicorn's, after "serving on"
+    ({"TOPICHUB_QUERY_BUDGET_S": "abc"}, "TOPICHUB_QUERY_BUDGET_S='abc' must be a number of seconds above 0"),  # workers failed to boot
+    ({"TOPICHUB_QUERY_BUDGET_S": "-1"}, "must be a number of seconds above 0"),
+])
+def test_serve_refuses_a_setting_its_workers_could_not_use_in_one_line(tmp_path, env, said):
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(tmp_path / "index")], env=env)
+    assert result.exit_code in (1, 2) and said in result.output
+    assert "Traceback" not in result.output and "serving on" not in result.output
+    assert not (tmp_path / "index").exists()  # refused before any build

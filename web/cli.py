@@ -193,6 +193,27 @@ def _servable(index_dir: Path) -> bool:
         return False
 
 
+def _check_environment() -> None:
+    """Fail with one line, before gunicorn starts, on a setting its workers could not use (they
+    failed to boot, or printed gunicorn's traceback after "serving on")."""
+    from gunicorn.util import load_class
+
+    worker_class = os.environ.get("TOPICHUB_WORKER_CLASS", "gevent")
+    try:
+        load_class(worker_class, section="gunicorn.workers")
+    except (RuntimeError, ImportError, AttributeError):  # (gunicorn's message holds a whole traceback)
+        raise click.ClickException(
+            f"TOPICHUB_WORKER_CLASS={worker_class!r} is not a gunicorn worker class (gevent, the default; sync; gthread)"
+        ) from None
+    budget = os.environ.get("TOPICHUB_QUERY_BUDGET_S")
+    try:
+        ok = budget is None or budget == "" or 0 < float(budget) < float("inf")
+    except ValueError:
+        ok = False
+    if not ok:
+        raise click.ClickException(f"TOPICHUB_QUERY_BUDGET_S={budget!r} must be a number of seconds above 0")
+
+
 def _check_listen(host: str, port: int) -> None:
     """Fail with one line, before gunicorn starts, when *host*:*port* cannot be listened on (in use)."""
     import socket
@@ -209,7 +230,7 @@ def _check_listen(host: str, port: int) -> None:
 @main.command()
 @_index_option
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=click.IntRange(1, 65535), default=lambda: int(os.environ.get("PORT", "8000")),
+@click.option("--port", type=click.IntRange(1, 65535), default=lambda: os.environ.get("PORT", "8000"),
               show_default="8000 (or $PORT)")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="gunicorn worker processes (each opens the index itself).")
@@ -220,6 +241,7 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     Builds the index first when there is none, when it was built with another schema version, or
     when its sources changed since the build (unless updates were applied to it since).
     """
+    _check_environment()
     _check_listen(host, port)  # before a rebuild that may take minutes
     reason = _needs_build(index_dir)
     if reason is not None:
