@@ -365,6 +365,10 @@ def test_a_host_the_site_does_not_serve_is_refused_plainly(index_dir, path):
         assert refused.mimetype == "text/html" and b"not served here" in refused.data
     if path.startswith(("/opensearch", "/feeds")):
         assert b"http://search.example.org/" in served.data
+    # Host names are read as DNS reads them: "GOOD.EXAMPLE" and "good.example." were refused.
+    for host in ("SEARCH.Example.ORG", "search.example.org.", "search.example.org:8000"):
+        assert client.get(path, headers={"Host": host}).status_code in (200, 404), host
+    assert client.get(path, headers={"Host": "search.example.org.evil"}).status_code == 400
 
 
 def test_a_health_check_answers_whatever_its_query_string_carries(client):

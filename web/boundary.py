@@ -10,6 +10,9 @@ hex digits is left alone: it is no byte at all, and werkzeug and browsers read i
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 from flask import Flask, request
@@ -52,5 +55,32 @@ def _text(encoded: bytes) -> str | None:
 
 
 def register(app: Flask) -> None:
-    """Check every request's query string before its view runs."""
+    """Check every request's query string before its view runs; with TRUSTED_HOSTS, read host names
+    as DNS does (case aside, a final dot aside) before Flask compares them."""
     app.before_request(check_query_string)
+    if app.config.get("TRUSTED_HOSTS"):
+        app.config["TRUSTED_HOSTS"] = [host_name(host) for host in app.config["TRUSTED_HOSTS"]]
+        app.wsgi_app = _HostNamed(app.wsgi_app)  # type: ignore[method-assign]
+
+
+_HOST = re.compile(r"(?P<name>[^:\[\]]+?)\.?(?P<port>:[0-9]*)?")  # a name (not an IPv6 address) and its port
+
+
+def host_name(host: str) -> str:
+    """Return a Host header's value as DNS reads it: in lower case, without a final dot
+    ("GOOD.EXAMPLE.:8000" is "good.example:8000"); werkzeug's trusted-host check compares it as sent."""
+    found = _HOST.fullmatch(host)
+    return f"{found['name'].lower()}{found['port'] or ''}" if found else host.lower()
+
+
+class _HostNamed:
+    """WSGI middleware: the request's Host header as ``host_name`` reads it."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        host = environ.get("HTTP_HOST")
+        if host:
+            environ["HTTP_HOST"] = host_name(host)
+        return self.app(environ, start_response)
