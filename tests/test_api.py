@@ -385,3 +385,12 @@ def test_relevance_asked_without_a_query_is_the_newest_order_and_says_so(client)
     assert [h["id"] for h in asked["hits"]] == [h["id"] for h in default["hits"]]
     page = client.get("/?sort=relevance").get_data(as_text=True)
     assert 'aria-current="true">Newest</a>' in page
+
+
+def test_the_default_order_asked_for_by_name_is_the_same_answer_with_the_same_etag(client):
+    """'?q=stargate' and '?q=stargate&sort=relevance' gave one body under two ETags (two cache entries)."""
+    tags = {client.get(f"/api/search?q=stargate{extra}").headers["ETag"] for extra in ("", "&sort=relevance", "&sort=RELEVANCE")}
+    assert len(tags) == 1
+    assert client.get("/api/search?q=stargate&sort=newest").headers["ETag"] not in tags
+    browse = {client.get(f"/api/search{extra}").headers["ETag"] for extra in ("", "?sort=newest")}
+    assert len(browse) == 1
