@@ -204,6 +204,9 @@ class ParsedQuery:
     together: tuple[tuple[str, ...], ...] = ()
     together_slops: tuple[int, ...] = ()  # each one's slop: a synonym's (VARIANT_SLOP), a quoted phrase's (1)
     only_together: frozenset[str] = frozenset()
+    # A quoted phrase's words among them, marked wherever they stand in a page found by meaning (it
+    # holds the words, not the phrase: its marks show which of them it holds).
+    quoted_words: frozenset[str] = frozenset()
 
     @property
     def is_empty(self) -> bool:
@@ -762,11 +765,13 @@ def assemble(
     if excluded is not None:
         all_words, any_words = wq.AndNot(all_words, excluded), wq.AndNot(any_words, excluded)
     terms = frozenset(chain.from_iterable(a.words for c in concepts for a in c.alternatives))
-    # Marked only where they stand whole: a multi-word synonym's words, and a quoted phrase's
-    # function words ("and" of "samsung and sk" is not marked in every sentence of the page).
+    # Marked only where they stand whole: a multi-word synonym's words, and a quoted phrase's words
+    # ('"openai stargate"' marked "OpenAI … Stargate" in a title the phrase is not in; "and" of
+    # "samsung and sk" was marked in every sentence of the page).
     together = [(a.words, _TOGETHER[a.via]) for c in concepts for a in c.alternatives if a.via in _TOGETHER and len(a.words) > 1]
-    quoted = [(c, phrase) for c in concepts if c.word is None for phrase in _quoted_words(c) if not FUNCTION_TERMS.isdisjoint(phrase[0])]
+    quoted = [(c, phrase) for c in concepts if c.word is None for phrase in _quoted_words(c) if len(phrase[0]) > 1]
     only_together: frozenset[str] = frozenset()
+    quoted_words: frozenset[str] = frozenset()
     if together or quoted:  # words some other alternative brings are marked wherever they stand
         phrased = {id(c) for c, _ in quoted}
         alone: set[str] = set()
@@ -775,11 +780,11 @@ def assemble(
                 if a.via in _TOGETHER and len(a.words) > 1:
                     continue
                 if a is c.alternatives[0] and id(c) in phrased:
-                    alone.update(w for w in a.words if w not in FUNCTION_TERMS)
-                else:
-                    alone.update(a.words)
+                    continue
+                alone.update(a.words)
         together += [phrase for _, phrase in quoted]
         only_together = frozenset(w for words, _ in together for w in words) - alone
+        quoted_words = frozenset(w for _, (words, _) in quoted for w in words if w not in FUNCTION_TERMS) & only_together
     together = list(dict.fromkeys(together))
     return ParsedQuery(
         text=text,
@@ -794,6 +799,7 @@ def assemble(
         together=tuple(words for words, _ in together) if only_together else (),
         together_slops=tuple(slop for _, slop in together) if only_together else (),
         only_together=only_together,
+        quoted_words=quoted_words,
     )
 
 

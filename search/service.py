@@ -298,7 +298,8 @@ class SearchService:
         """Return the asked page of *ranked* as hits: highlighted, explained when asked."""
         page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[(params.page - 1) * params.per_page :]]
         marked = self._highlighted(
-            snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed
+            snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed,
+            found.meaning,
         )
         explaining = params.explain and parsed is not None and not parsed.is_empty
         # First by its name under relevance only: by date or listing order it takes its place.
@@ -356,12 +357,17 @@ class SearchService:
             snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], parsed)[0],
         )
 
-    def _highlighted(self, snap: Snapshot, texts: list[tuple[int, str, str]], parsed: ParsedQuery | None) -> list[str]:
+    def _highlighted(
+        self, snap: Snapshot, texts: list[tuple[int, str, str]], parsed: ParsedQuery | None,
+        by_meaning: AbstractSet[int] = frozenset(),
+    ) -> list[str]:
         """Return each (docnum, field, text) as safe HTML with *parsed*'s terms marked: titles whole,
-        bodies as snippets."""
+        bodies as snippets; a quoted phrase's words where the phrase stands, and anywhere in the
+        documents found *by_meaning* (they hold the words, not the phrase)."""
         terms = parsed.terms if parsed is not None else _NO_TERMS
         postings: dict[str, list[Sequence[int]]] = {}  # each field's documents of each term, read once
         only = parsed.only_together if parsed is not None else _NO_TERMS
+        loose = only - parsed.quoted_words if parsed is not None and parsed.quoted_words else only
         keys: list[tuple[object, ...]] = []
         replays: list[TokenReplay | None] = []
         aparts: list[frozenset[str]] = []
@@ -374,7 +380,8 @@ class SearchService:
                 held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
                 # Words only a multi-word synonym brings are marked where it stands whole: such a
                 # text's highlight also depends on which those are, and on the synonyms.
-                apart = held & only if only else _NO_TERMS
+                here = loose if by_meaning and docnum in by_meaning else only
+                apart = held & here if here else _NO_TERMS
                 keys.append((docnum, field, held, apart, parsed.together, parsed.together_slops) if apart else (docnum, field, held))  # type: ignore[union-attr]
             else:
                 # The index says the field holds none of the terms (a hit found by meaning, a title

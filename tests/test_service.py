@@ -1205,3 +1205,21 @@ def test_the_page_says_a_cosine_under_the_floor_earns_nothing_not_that_points_st
     shown = readable({"score": 1.0, "coverage_factor": 1.0, "matched": [], "missing": [],
                       "meaning": {"cosine": SEMANTIC_FLOOR - 0.066, "score": 0.0}})
     assert shown["meaning"] == f"cosine {SEMANTIC_FLOOR - 0.066:.3f}: no points (a cosine of {SEMANTIC_FLOOR} or less earns none)"
+
+
+def test_a_quoted_phrase_is_marked_where_it_stands_and_its_words_anywhere_only_in_pages_found_by_meaning(service):
+    """'"openai stargate"' marked "OpenAI and Oracle Expand Stargate…" in a title the phrase is not in
+    (the page has it further on): the reader took the title for the match."""
+    result = service.search(SearchParams(q='"openai stargate"', per_page=20))
+    pair = re.compile(r"<mark>OpenAI(?:&#x27;s)?</mark>\s+<mark>Stargate</mark>", re.I)
+    words = [h for h in result.hits if h.matched_by == "words"]
+    assert len(words) >= 2
+    for hit in words:
+        marked = hit.title_html + " " + hit.snippet_html
+        assert pair.search(marked) or "<mark>" not in hit.snippet_html, hit.id
+        assert "<mark>" not in pair.sub("", marked), hit.id  # no word of it marked alone
+    oracle = next(h for h in words if h.title.startswith("OpenAI and Oracle Expand Stargate"))
+    assert "<mark>" not in oracle.title_html and pair.search(oracle.snippet_html)
+    # A page found by meaning holds the words, not the phrase: they are marked wherever they stand.
+    apart = [h for h in result.hits if h.matched_by == "meaning"]
+    assert apart and all("<mark>" in h.title_html + h.snippet_html for h in apart)
