@@ -8,9 +8,8 @@ from datetime import datetime, timedelta
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from corpus.records import FACET_VALUE_MAX_CHARS
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
-from index.schema import INVISIBLE, KINDS
+from index.schema import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
