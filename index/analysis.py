@@ -59,8 +59,10 @@ STOP_WORDS = frozenset(
     """.split()
 )
 
-# Words that only shape a question ("how much", "how many"): never a concept a document can cover.
-QUESTION_WORDS = frozenset({"much", "many"})
+# Words that only shape a question ("how much", "how many", and question words typed without their
+# apostrophe: "whats the biggest deal" matched the one title holding "what", "What this area covers"):
+# never a concept a document can cover.
+QUESTION_WORDS = frozenset({"much", "many", "whats", "wheres", "whens", "hows", "whos", "whys", "whose"})
 QUERY_STOP_WORDS = STOP_WORDS | QUESTION_WORDS
 
 _PARTS = re.compile(r"[^\W\d_]+|\d+")

@@ -47,6 +47,7 @@ PREFIX_MIN_CHARS = 2
 PREFIX_LIMIT = 64  # words a prefix may stand for
 PREFIX_TOTAL = 64  # ... and all a query's prefixes together (32 prefixes of 64 words each took 9 s at 64k)
 TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
+OTHER_TYPO_SHARE = 0.25  # what the close spellings after the first weigh, as a share of their weight
 VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
 # The other spelling of a British or American word ending, tried for a word the index lacks
 # ("parallelisation" → "parallelization", "analyze" → "analyse", "colour" → "color").  Stemming does
@@ -964,7 +965,10 @@ def _widened(
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
                 near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
-            extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d])) for w, d in near]
+            # The first is the correction the answer shows: the others, in case it is not, weigh less
+            # ("nmpy" said "Including results for NumPy" and listed "nipy" first, a rarer word).
+            extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d] * (1.0 if i == 0 else OTHER_TYPO_SHARE)))
+                     for i, (w, d) in enumerate(near)]
             if near:
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
         elif (plural := _model_plural(concept.text)) and vocabulary.contains(plural):

@@ -553,6 +553,7 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
     fixes: list[tuple[tuple[int, int], str]] = []
     if doc_count < RARE_RATIO:  # too few documents to tell a misspelling from a rare word (the seed's 57)
         return fixes
+    looked = 0
     for concept in parsed.typed_concepts():
         word = concept.word
         if not word or not concept.span or concept.prefix or len(concept.alternatives) != 1:
@@ -560,6 +561,9 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
         held = vocabulary.frequency(word)
         if not 0 < held <= RARE_TYPED or held * RARE_RATIO > doc_count:
             continue
+        if looked == RARE_LOOKED_UP:  # a pasted paragraph's rare words: each look-up reads its forms
+            break  # (some 150,000 tokens for a 4,000-character package description: 0.4-1 s at 64k)
+        looked += 1
         typed = parsed.text[concept.span[0] : concept.span[1]]
         commoner = [w for w, _ in vocabulary.near(typed, word) if vocabulary.frequency(w) >= held * RARE_RATIO]
         if commoner:
@@ -567,6 +571,7 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
     return fixes
 
 
+RARE_LOOKED_UP = 4  # rare typed words at most looked up for a did-you-mean (as EXCLUSIONS_CORRECTED)
 EXCLUSIONS_CORRECTED = 4  # excluded words at most offered respelt (a correction of each costs a look-up)
 
 

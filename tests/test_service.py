@@ -1223,3 +1223,53 @@ def test_a_quoted_phrase_is_marked_where_it_stands_and_its_words_anywhere_only_i
     # A page found by meaning holds the words, not the phrase: they are marked wherever they stand.
     apart = [h for h in result.hits if h.matched_by == "meaning"]
     assert apart and all("<mark>" in h.title_html + h.snippet_html for h in apart)
+
+
+@pytest.mark.parametrize(("run_together", "with_apostrophe"), [
+    ("whats the biggest compute deal", "what's the biggest compute deal"), ("whats stargate", "what's stargate"),
+    ("wheres openai building data centers", "where's openai building data centers"), ("hows galore", "how's galore"),
+])
+def test_a_question_word_typed_without_its_apostrophe_is_still_a_question_word(service, run_together, with_apostrophe):
+    """"whats" is stemmed to "what", which only the title "What this area covers" holds: that section
+    came first for every such question."""
+    ids = [h.id for h in service.search(SearchParams(q=run_together, per_page=10)).hits]
+    assert ids == [h.id for h in service.search(SearchParams(q=with_apostrophe, per_page=10)).hits]
+    assert "training-infrastructure--what-this-area-covers" not in ids[:3]
+
+
+def test_a_pasted_paragraph_looks_up_a_few_of_its_rare_words_for_a_did_you_mean(monkeypatch):
+    """Every rare word of a pasted 4,000-character description was looked up (0.4-1 s at 64k): now
+    the first RARE_LOOKED_UP, as the excluded words' corrections are capped."""
+    from search import spell
+    from search.query import build_query
+    from whoosh.analysis import StandardAnalyzer
+    from whoosh.fields import TEXT, Schema
+
+    schema = Schema(title=TEXT(analyzer=StandardAnalyzer()), body=TEXT(analyzer=StandardAnalyzer()))
+    parsed = build_query(" ".join(f"rareword{chr(97 + i)}" for i in range(12)), schema, None)
+    looked: list[str] = []
+
+    class Vocabulary:
+        def frequency(self, word):
+            return 1
+
+        def near(self, typed, word):
+            looked.append(word)
+            return []
+
+    assert spell.rare_word_fixes(parsed, Vocabulary(), 10_000) == []
+    assert len(parsed.concepts) == 12 and len(looked) == spell.RARE_LOOKED_UP < 12
+
+
+def test_the_pages_of_the_correction_shown_come_before_those_of_another_close_spelling(tmp_path, monkeypatch):
+    """'nmpy' said "Including results for NumPy" and listed python-nipy first: "nipy", one edit away
+    too and rarer, outscored it.  The spellings searched besides the one shown weigh less."""
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [{"id": f"n{i}", "title": f"NumPy tool {i}", "summary": "Arrays with numpy.", "topics": ["t"]} for i in range(12)]
+    docs += [{"id": "nipy", "title": "NiPy tool", "summary": "Images with nipy.", "topics": ["t"]}]
+    docs += [{"id": f"f{i}", "title": f"Filler {i}", "summary": "Other things.", "topics": ["t"]} for i in range(60)]
+    service = _built(tmp_path, docs)
+    result = service.search(SearchParams(q="nmpy"))
+    assert result.suggestion is not None and result.suggestion.text.lower() == "numpy"
+    assert result.hits[0].id.startswith("n") and result.hits[0].id != "nipy"
+    assert "nipy" in [h.id for h in service.search(SearchParams(q="nmpy", per_page=50)).hits]  # still searched
