@@ -565,6 +565,8 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
             break  # (some 150,000 tokens for a 4,000-character package description: 0.4-1 s at 64k)
         looked += 1
         typed = parsed.text[concept.span[0] : concept.span[1]]
+        if not any(vocabulary.frequency(w) >= held * RARE_RATIO for w, _ in vocabulary.closest(typed, word)):
+            continue  # no much commoner word near: its close words' written forms need not be read
         commoner = [w for w, _ in vocabulary.near(typed, word) if vocabulary.frequency(w) >= held * RARE_RATIO]
         if commoner:
             fixes.append((concept.span, vocabulary.surface(commoner[0], typed)))

@@ -1250,11 +1250,14 @@ def test_a_pasted_paragraph_looks_up_a_few_of_its_rare_words_for_a_did_you_mean(
     looked: list[str] = []
 
     class Vocabulary:
-        def frequency(self, word):
-            return 1
+        def closest(self, typed, word):
+            looked.append(word)
+            return [("common", 1)]
+
+        def frequency(self, word):  # the typed words are rare, their close word common
+            return 10_000 if word == "common" else 1
 
         def near(self, typed, word):
-            looked.append(word)
             return []
 
     assert spell.rare_word_fixes(parsed, Vocabulary(), 10_000) == []
