@@ -83,3 +83,35 @@ def test_ticking_a_filter_keeps_a_date_time_and_sends_no_empty_dates(page: Page)
     with page.expect_navigation():
         page.get_by_role("button", name="Apply dates").click()
     assert query_of(page) == {"q": ["openai"], "until": ["2099-01-01"]}
+
+
+def test_a_suggestion_on_a_phone_shows_its_title_not_a_first_few_words(phone: Page):
+    """At 360-375 px every suggestion was cut to one line ("OpenAI Launches …"): titles could not be told apart."""
+    phone.goto("/?q=gpu")
+    phone.locator("#q").fill("")
+    phone.locator("#q").type("openai", delay=20)
+    titles = phone.locator(".suggestions li .s-text")
+    expect(titles.first).to_be_visible()
+    cut = phone.evaluate("""() => [...document.querySelectorAll('.suggestions li .s-text')].filter(e =>
+        e.scrollWidth > e.clientWidth + 1).length""")
+    assert cut == 0  # none cut sideways (a long one takes two lines)
+    lines = phone.evaluate("""() => Math.max(...[...document.querySelectorAll('.suggestions li .s-text')].map(e =>
+        Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight))))""")
+    assert lines >= 2  # the longest title wraps rather than ending in "…" on its first line
+
+
+def test_the_page_on_paper_is_the_results_without_the_controls(phone: Page):
+    phone.goto("/?q=stargate")
+    phone.emulate_media(media="print")
+    for hidden in (".facets", ".pager", ".sort", "header form"):
+        assert not phone.locator(hidden).first.is_visible(), hidden
+    expect(phone.locator(".hit").first).to_be_visible()
+
+
+def test_an_organisation_chip_is_read_by_its_name_alone(phone: Page):
+    """Screen readers read "black diamond OpenAI" 45 times a page: the diamond is decoration."""
+    phone.goto("/?q=stargate")
+    chip = phone.locator(".chip-entity").first
+    expect(chip).to_be_visible()
+    read = chip.aria_snapshot()  # what the accessibility tree names it: '- link "OpenAI"'
+    assert "◆" not in read and chip.inner_text().strip().lstrip("◆ ") in read

@@ -252,3 +252,13 @@ def test_every_control_is_reachable_by_keyboard_alone(page: Page):
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert total_of(page) > 0
+
+
+def test_a_guide_section_reached_by_a_link_is_not_framed_as_a_control(page: Page):
+    """Opening a guide section from a result focused it (tabindex -1) and drew a 3 px ring round all of it."""
+    page.goto("/?q=scaling+laws&kind=guide")
+    with page.expect_navigation():
+        page.locator(".hit h2 a").first.click()
+    anchor = page.url.split("#", 1)[1]
+    outline = page.locator(f"section#{anchor}").evaluate("e => getComputedStyle(e).outlineStyle")
+    assert outline == "none"
