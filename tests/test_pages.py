@@ -569,3 +569,26 @@ def test_the_footer_links_the_guides_the_index_has_and_no_other(client, tmp_path
     packages = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
     page = packages.get("/?q=vim").get_data(as_text=True)
     assert "/guides/" not in page and "JSON API" in page
+
+
+def test_an_error_page_says_what_it_is_in_its_title_and_skip_link_and_in_its_own_words(client):
+    """Tabs read "404 – Topic hub search", the skip link "Skip to results", and an unknown path
+    werkzeug's "The requested URL was not found on the server. If you entered the URL manually…"."""
+    page = client.get("/guides").get_data(as_text=True)
+    assert "<title>Not found – Topic hub search</title>" in page and "Skip to the message" in page
+    assert "entered the URL manually" not in page and "There is no page at this address" in page
+    assert '<main id="main" class="results error-page" tabindex="-1">' in page
+    bad = client.get("/?q=stargate&page=0").get_data(as_text=True)
+    assert "<title>That request could not be used – Topic hub search</title>" in bad
+    assert "No event has the id" in client.get("/events/nope").get_data(as_text=True)  # a view's own words stay
+    assert "There is no page at this address" in client.get("/api/nothing").get_json()["error"]["message"]
+
+
+def test_the_date_fields_keep_until_no_earlier_than_from(client):
+    """The sidebar let a reader pick Until before From, then showed a bare 400 page."""
+    page = client.get("/?q=stargate&since=2026-01-01&until=2026-06-01").get_data(as_text=True)
+    assert '<input type="date" name="since" value="2026-01-01" max="2026-06-01">' in page
+    assert '<input type="date" name="until" value="2026-06-01" min="2026-01-01">' in page
+    timed = client.get("/?q=stargate&since=2026-01-01T08:00:00Z&until=2026-06-01").get_data(as_text=True)
+    assert 'name="since" value="2026-01-01T08:00:00" max="2026-06-01T23:59:59"' in timed
+    assert 'name="until" value="2026-06-01" min="2026-01-01"' in timed

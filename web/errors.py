@@ -38,6 +38,13 @@ def error_response(status: int, code: str, message: str, param: str | None = Non
     return response
 
 
+# What a reader is told where werkzeug would give its stock description (a view's own is kept).
+_OWN_WORDS = {
+    404: "There is no page at this address: search for what you were looking for.",
+    405: "This address does not answer that kind of request.",
+}
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(InvalidParameter)
     def _invalid(exc: InvalidParameter) -> Response:
@@ -64,7 +71,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
         code = (exc.name or "error").lower().replace(" ", "_")
-        response = error_response(exc.code or 500, code, exc.description or exc.name)
+        message = exc.description or exc.name
+        if type(exc).description == message:  # werkzeug's stock text ("If you entered the URL manually…")
+            message = _OWN_WORDS.get(exc.code or 500, message)
+        response = error_response(exc.code or 500, code, message)
         if exc.code == 405 and hasattr(exc, "valid_methods") and exc.valid_methods:
             response.headers["Allow"] = ", ".join(exc.valid_methods)
         return response

@@ -262,3 +262,18 @@ def test_a_guide_section_reached_by_a_link_is_not_framed_as_a_control(page: Page
     anchor = page.url.split("#", 1)[1]
     outline = page.locator(f"section#{anchor}").evaluate("e => getComputedStyle(e).outlineStyle")
     assert outline == "none"
+
+
+def test_an_organisation_suggestion_adds_its_filter_to_the_ones_chosen(page: Page):
+    """The hint says active filters are kept; picking "OpenAI · Organisation" went to /?entity=openai alone."""
+    page.goto("/?q=gpu&topic=compute-deals&sort=newest")
+    box = page.locator("#q")
+    box.fill("")
+    box.press_sequentially("open", delay=40)
+    option = page.get_by_role("listbox", name="Suggestions").get_by_role("option").filter(has_text="Organisation").first
+    expect(option).to_be_visible()
+    with page.expect_navigation():
+        option.click()
+    asked = query_of(page)
+    assert asked.get("topic") == ["compute-deals"] and asked.get("entity") == ["openai"] and asked.get("sort") == ["newest"]
+    assert "q" not in asked  # what was typed was the start of the organisation's name, not a query

@@ -121,7 +121,15 @@
 
     function choose(item) {
       close();
-      if (item.url) {
+      if (item.url && (item.kind === "topic" || item.kind === "organisation")) {
+        // A filter: added to the filters (and order) already chosen, as the hint says they are kept.
+        var chosen = new URLSearchParams();
+        form.querySelectorAll("input[type=hidden]").forEach(function (input) { chosen.append(input.name, input.value); });
+        new URLSearchParams(item.url.split("?")[1] || "").forEach(function (value, name) {
+          if (chosen.getAll(name).indexOf(value) < 0) { chosen.append(name, value); }
+        });
+        window.location.assign("/?" + chosen.toString());
+      } else if (item.url) {
         window.location.assign(item.url);
       } else {
         box.value = item.text;
