@@ -198,9 +198,17 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
     before = ELLIPSIS if start > 0 and lead else ""
     after = ELLIPSIS if end < len(text) else ""
     body = "".join(out).strip()
-    if after and end > start and text[end - 1] in BEFORE_A_CUT:  # "today,…" reads as "today…" (as ``_crop``)
-        body = body.rstrip(BEFORE_A_CUT + " ")
+    if after and end > start:
+        body = before_ellipsis(body, text[end - 1])
     return f"{before}{body}{after}"
+
+
+def before_ellipsis(body: str, last: str) -> str:
+    """Return a passage's *body* as it reads before the ellipsis that cuts it after the character
+    *last*: "today,…" as "today…" (as ``_crop``), "at scale.…" as "at scale. …"."""
+    if last in BEFORE_A_CUT:
+        return body.rstrip(BEFORE_A_CUT + " ")
+    return body + " " if last in ".!?" else body
 
 
 def _crop(text: str, limit: int) -> str:

@@ -130,6 +130,8 @@ def test_opensearch_description_names_the_search_and_suggestions_urls(client):
     query, completions, descriptions, links = json.loads(answer.get_data())
     assert query == "lib" and completions and all("lib" in c.lower() for c in completions)
     assert len(descriptions) == len(links) == len(completions) and all(link.startswith("http") for link in links)
+    # What a browser shows beside each: the search box's own words, not the API's "term" and "title".
+    assert set(descriptions) <= {"Search", "Go to", "Topic", "Organisation"} and "Search" in descriptions
 
 
 def test_a_filter_in_another_case_is_the_feed_of_its_canonical_value(client):

@@ -23,7 +23,7 @@ from whoosh.highlight import (
 from corpus.sanitize import MARK, clean, plain_text
 from index.analysis import TermAnalyzer, text_analyzer
 from index.build import build
-from search.highlight import BEFORE_A_CUT, ELLIPSIS, SNIPPET_CHARS, highlight_snippet, highlight_title, joined, together
+from search.highlight import ELLIPSIS, SNIPPET_CHARS, before_ellipsis, highlight_snippet, highlight_title, joined, together
 from search.params import SearchParams
 from search.service import SearchService
 from search.snapshot import TokenReplay
@@ -109,8 +109,8 @@ class _WhooshMarkFormatter(Formatter):
         start = ELLIPSIS if fragment.startchar > 0 and lead else ""
         end = ELLIPSIS if fragment.endchar < len(fragment.text) else ""
         body = body.strip()
-        if end and fragment.text[fragment.endchar - 1] in BEFORE_A_CUT:  # cut after a comma: "today…" (since)
-            body = body.rstrip(BEFORE_A_CUT + " ")
+        if end and fragment.endchar > fragment.startchar:  # cut after a comma or a full stop (since)
+            body = before_ellipsis(body, fragment.text[fragment.endchar - 1])
         return f"{start}{body}{end}"
 
 
@@ -308,7 +308,7 @@ def test_a_snippet_cuts_no_word_and_says_nothing_was_left_out_where_nothing_was(
         replay = snap.tokens(docnum, "body", text)
         for terms in _term_sets(list(replay.entries)):
             snippet = highlight_snippet(text, terms & replay.texts, replay.entries, where=replay.where)
-            assert "… …" not in snippet and "……" not in snippet
+            assert "… …" not in snippet and "……" not in snippet and ".…" not in snippet
             for piece in html.unescape(re.sub("</?mark>", "", snippet)).split(ELLIPSIS):
                 piece = piece.strip()
                 if not piece:

@@ -592,3 +592,9 @@ def test_the_date_fields_keep_until_no_earlier_than_from(client):
     timed = client.get("/?q=stargate&since=2026-01-01T08:00:00Z&until=2026-06-01").get_data(as_text=True)
     assert 'name="since" value="2026-01-01T08:00:00" max="2026-06-01T23:59:59"' in timed
     assert 'name="until" value="2026-06-01" min="2026-01-01"' in timed
+
+
+def test_a_page_past_the_last_offers_no_ranking_details(client):
+    past = client.get("/?q=gpu&page=99").get_data(as_text=True)
+    assert "Show why each result ranks" not in past
+    assert "Show why each result ranks" in client.get("/?q=gpu").get_data(as_text=True)

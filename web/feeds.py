@@ -97,6 +97,10 @@ def opensearch() -> Response:
     return response
 
 
+# Each kind of completion as the search box's own list says it (web/static/app.js), not "term" or "title".
+_SAID = {"title": "Go to", "organisation": "Organisation", "topic": "Topic", "term": "Search"}
+
+
 @bp.get("/api/suggest/opensearch")
 def opensearch_suggestions() -> Response:
     """Answer completions as browsers read them: [query, [completions], [kinds], [addresses]]."""
@@ -106,7 +110,7 @@ def opensearch_suggestions() -> Response:
     response = jsonify([
         prefix,
         [s.text for s in suggestions],
-        [s.kind for s in suggestions],
+        [_SAID[s.kind] for s in suggestions],  # a browser shows these beside each completion
         [root + (s.url or "/?" + urlencode({"q": s.text})) for s in suggestions],
     ])
     response.mimetype = SUGGESTIONS

@@ -430,7 +430,8 @@ PATHS: dict[str, Any] = {
             "parameters": [PREFIX],
             "responses": {
                 "200": {
-                    "description": "[query, [completions], [kinds], [addresses]], best first.",
+                    "description": "[query, [completions], [descriptions], [addresses]], best first; a description "
+                                   "is what the completion is, as a browser shows it: Search, Go to, Topic or Organisation.",
                     "content": {"application/x-suggestions+json": {"schema": {
                         "type": "array", "minItems": 4, "maxItems": 4,
                         # The query, then three lists of strings (prefixItems is beyond some OpenAPI tools).

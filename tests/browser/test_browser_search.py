@@ -61,6 +61,7 @@ def test_type_a_query_and_pick_a_suggestion(page: Page):
     box.press("Escape")
     expect(listbox).to_be_hidden()
     expect(box).to_have_attribute("aria-expanded", "false")
+    expect(page.locator("#q-status")).to_have_text("")  # it said "8 suggestions…" after the list was gone
 
     # A word completion searches it; Enter picks the active option.
     box.press("ArrowDown")

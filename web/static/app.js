@@ -103,6 +103,7 @@
       highlight(-1);
       list.hidden = true;
       box.setAttribute("aria-expanded", "false");
+      status.textContent = "";  // "8 suggestions…" is no longer true once the list is closed
     }
 
     function highlight(index) {
