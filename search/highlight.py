@@ -64,14 +64,18 @@ def highlight_snippet(
             passages = sorted(passages, key=_score, reverse=True)[:2]
         if passages:
             passages.sort(key=_first)
+            matches = [(tokens[i][2], tokens[i][3], tokens[i][0]) for i in hits if tokens[i][3] <= CHARLIMIT]
             # One ellipsis where text is left out between two passages: the first's.
-            return " ".join(_format(text, passage, lead=i == 0) for i, passage in enumerate(joined(text, passages)))
+            return " ".join(_format(text, passage, lead=i == 0) for i, passage in enumerate(joined(text, passages, matches)))
     return _crop(text, chars)
 
 
-def joined(text: str, passages: Sequence[_Passage]) -> list[_Passage]:
+def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int, int, str]] | None = None) -> list[_Passage]:
     """Return *passages* (in text order) with each edge that cuts a word moved to take it in whole
-    (within WORD_REACH characters), and passages that then touch, or only blanks part, made one.
+    (within WORD_REACH characters), and passages that then touch, or only blanks part, made one; an
+    edge cut after a comma or a dash ends before it.  With *matches* (every matched token's start,
+    end and term, in text order) each passage marks every one it shows: a widened edge or a join
+    showed "echo" unmarked in "…labstack/echo/master…".
 
     Whoosh's passages cut at tokens, so "300,000x" ended a passage as "300,000…", and two passages
     side by side read "…under the OpenAI for Countries… …program" where nothing was left out."""
@@ -83,7 +87,16 @@ def joined(text: str, passages: Sequence[_Passage]) -> list[_Passage]:
             out[-1] = (first, max(last, end), before + found)
         else:
             out.append((start, end, found))
-    return out
+    final = []
+    for start, end, found in out:
+        if matches is not None:
+            found = [match for match in matches if start <= match[0] and match[1] <= end]
+        if end < len(text):  # "today,…" reads "today…" (as ``_crop``); cut on raw text, never on an entity
+            floor = max((match[1] for match in found), default=start)
+            while end > floor and text[end - 1] in BEFORE_A_CUT + " ":
+                end -= 1
+        final.append((start, end, found))
+    return final
 
 
 def _word_start(text: str, start: int) -> int:
@@ -196,19 +209,15 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
         index = match_end
     out.append(escape(text[index:end]))
     before = ELLIPSIS if start > 0 and lead else ""
-    after = ELLIPSIS if end < len(text) else ""
-    body = "".join(out).strip()
-    if after and end > start:
-        body = before_ellipsis(body, text[end - 1])
-    return f"{before}{body}{after}"
+    return f"{before}{''.join(out).strip()}{ellipsis_after(text, end)}"
 
 
-def before_ellipsis(body: str, last: str) -> str:
-    """Return a passage's *body* as it reads before the ellipsis that cuts it after the character
-    *last*: "today,…" as "today…" (as ``_crop``), "at scale.…" as "at scale. …"."""
-    if last in BEFORE_A_CUT:
-        return body.rstrip(BEFORE_A_CUT + " ")
-    return body + " " if last in ".!?" else body
+def ellipsis_after(text: str, end: int) -> str:
+    """Return what follows a passage of *text* that ends at *end*: nothing at the text's end, else an
+    ellipsis, set apart after a full stop ("at scale. …", not "at scale.…")."""
+    if end >= len(text):
+        return ""
+    return " " + ELLIPSIS if end > 0 and text[end - 1] in ".!?" else ELLIPSIS
 
 
 def _crop(text: str, limit: int) -> str:

@@ -50,6 +50,10 @@ MIN_TERM_CHARS = 3
 # A snapshot up to this size has its completions read in the request that first asks (about 0.4 s at
 # the 64k corpus's rate); a larger one in a thread of its own (``Suggester``).
 READ_INLINE_DOCS = 2_000
+# A read beside the requests pauses PAUSE_S every PAUSE_EVERY documents (about 10 ms of reading), so
+# that a request waiting for the interpreter gets it (a health check took 1.1-1.6 s during a read).
+PAUSE_EVERY = 50
+PAUSE_S = 0.005
 _WORD = re.compile(r"\w+")
 _HYPHENATED = re.compile(r"\w+(?:-\w+)+")
 _NON_WORD = re.compile(r"[\W_]+")
@@ -131,15 +135,22 @@ class _WordKeys(dict[str, str | None]):
         return self[word]
 
 
+def _pause() -> None:
+    """Give the requests' thread the interpreter for a moment (a read beside them, in a thread of its own)."""
+    unpatched("time", "sleep")(PAUSE_S)
+
+
 class _Candidates:
     """The completions one snapshot can give, read from its stored fields and facet postings."""
 
-    def __init__(self, snap: Snapshot) -> None:
+    def __init__(self, snap: Snapshot, pause: Callable[[], None] | None = None) -> None:
         titles: list[tuple[str, str]] = []
         postings: dict[str, array] = defaultdict(lambda: array("i"))
         surfaces: dict[str, Counter[str]] = defaultdict(Counter)
         keys = _WordKeys()
         for docnum, fields in enumerate(snap.searcher().reader().all_stored_fields()):
+            if pause is not None and not docnum % PAUSE_EVERY:
+                pause()
             title = str(fields.get("title") or "")
             titles.append((title, str(fields.get("url") or "")))
             text = f"{title} {fields.get('body') or ''}"
@@ -294,17 +305,19 @@ class Suggester:
     def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
         self.snapshot = snapshot
         self._cached: tuple[str, _Candidates] | None = None
-        self._reading: str | None = None  # the snapshot being read in the background
+        self._reading: str | None = None  # the snapshot being read in the background (one at a time)
+        self._wanted: str | None = None  # the snapshot last served: a read of another is dropped
         self._lock = threading.Lock()
 
     def _candidates(self) -> _Candidates | None:
         snap = self.snapshot()
+        self._wanted = snap.id  # what a read beside the requests must still be, to be served
         cached = self._cached
         if cached is not None and cached[0] == snap.id:
             return cached[1]
         if snap.doc_count > READ_INLINE_DOCS:
             with self._lock:
-                if self._reading != snap.id:
+                if self._reading is None:  # one read at a time: publishes in a row started one each (RSS 630 MB)
                     self._reading = snap.id
                     unpatched("_thread", "start_new_thread")(self._read, (snap,))
             return cached[1] if cached is not None else None
@@ -315,10 +328,18 @@ class Suggester:
                 self._cached = cached
             return cached[1]
 
+    @property
+    def reading(self) -> bool:
+        """Whether a snapshot is being read beside the requests (completions are then not the current's)."""
+        return self._reading is not None
+
     def _read(self, snap: Snapshot) -> None:
         """Read *snap*'s candidates (in a thread of their own) and serve them from then on."""
         try:
-            self._cached = (snap.id, _Candidates(snap))
+            candidates = _Candidates(snap, pause=_pause)
+            with self._lock:
+                if self._wanted == snap.id:  # overtaken by a publish or a rollback: dropped, never served
+                    self._cached = (snap.id, candidates)
         except Exception:  # a snapshot gone while read, an index file unreadable: the next request tries again
             _log.exception("search as you type: snapshot %s could not be read", snap.id)
         finally:

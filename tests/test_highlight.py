@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from types import SimpleNamespace
 import re
 import string
 
@@ -23,7 +24,7 @@ from whoosh.highlight import (
 from corpus.sanitize import MARK, clean, plain_text
 from index.analysis import TermAnalyzer, text_analyzer
 from index.build import build
-from search.highlight import ELLIPSIS, SNIPPET_CHARS, before_ellipsis, highlight_snippet, highlight_title, joined, together
+from search.highlight import ELLIPSIS, SNIPPET_CHARS, ellipsis_after, highlight_snippet, highlight_title, joined, together
 from search.params import SearchParams
 from search.service import SearchService
 from search.snapshot import TokenReplay
@@ -107,11 +108,7 @@ class _WhooshMarkFormatter(Formatter):
     def format_fragment(self, fragment, replace=False, lead=True):
         body = super().format_fragment(fragment, replace)
         start = ELLIPSIS if fragment.startchar > 0 and lead else ""
-        end = ELLIPSIS if fragment.endchar < len(fragment.text) else ""
-        body = body.strip()
-        if end and fragment.endchar > fragment.startchar:  # cut after a comma or a full stop (since)
-            body = before_ellipsis(body, fragment.text[fragment.endchar - 1])
-        return f"{start}{body}{end}"
+        return f"{start}{body.strip()}{ellipsis_after(fragment.text, fragment.endchar)}"  # "scale. …" (since)
 
 
 class _WhooshEarliestFirstScorer(BasicFragmentScorer):
@@ -137,9 +134,12 @@ def whoosh_highlight(text: str, terms: frozenset[str], analyzer, field: str, cha
     if terms and text:
         tokens = set_matched_filter(analyzer(text, chars=True, mode="index", removestops=False), frozenset(terms))
         fragments = top_fragments(fragmenter.fragment_tokens(text, tokens), top, _WhooshEarliestFirstScorer(), FIRST, 1)
-        if field != "title":
-            spans = joined(text, [(f.startchar, f.endchar, list(f.matches)) for f in fragments])
-            fragments = [Fragment(text, matches, start, end) for start, end, matches in spans]
+        if field != "title":  # widened, joined, and every match shown marked (since)
+            matched = [(t.startchar, t.endchar, t.text) for t in analyzer(text, chars=True, mode="index", removestops=False)
+                       if t.text in terms and t.endchar <= 2**15]
+            spans = joined(text, [(f.startchar, f.endchar, []) for f in fragments], matched)
+            fragments = [Fragment(text, [SimpleNamespace(startchar=a, endchar=b, text=t) for a, b, t in found], start, end)
+                         for start, end, found in spans]
         markup = _WhooshMarkFormatter()(text, fragments)
     return clean(markup or _whoosh_crop(text, fallback), MARK)
 
@@ -320,3 +320,20 @@ def test_a_snippet_cuts_no_word_and_says_nothing_was_left_out_where_nothing_was(
     assert checked > 1000
     scaling = service.search(SearchParams(q="scaling laws", per_page=20))
     assert any("300,000x" in hit.snippet_html for hit in scaling.hits)
+
+
+def test_every_match_a_snippet_shows_is_marked_and_its_entities_stay_whole():
+    """QA, on the widened passages: "…labstack/echo/master/LICENSE…" showed "echo" unmarked (the
+    widening took it in, the marks were the passage's before), and a cut after "&quot;hi&quot;;"
+    stripped the ";" of the entity ("&quot;hi&quot…"): the comma and dash go before escaping now."""
+    text = ("Echo is a fast web framework for building services in Go with routing and middleware. "
+            + "It handles requests well " * 6
+            + "See https://raw.githubusercontent.com/labstack/echo/master/LICENSE for the echo licence terms today.")
+    for chars in range(120, 260, 7):
+        snippet = highlight_snippet(text, {"echo"}, _tokens(text), chars)
+        assert not re.search(r"echo", re.sub(r"<mark>echo</mark>", "", snippet, flags=re.I), re.I), (chars, snippet)
+    quoted = "gizmo " + "word " * 30 + 'they say "hi"; ' + "tail " * 40
+    for chars in range(60, 300, 3):
+        snippet = highlight_snippet(quoted, {"gizmo"}, _tokens(quoted), chars)
+        assert not re.search(r"&(?!(?:amp|lt|gt|quot|#x27);)", snippet), (chars, snippet)
+        assert html.escape(html.unescape(re.sub("</?mark>", "", snippet))) == re.sub("</?mark>", "", snippet)

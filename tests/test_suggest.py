@@ -175,17 +175,45 @@ def test_a_large_snapshot_is_read_beside_the_requests_and_the_one_before_answers
     release = threading.Event()
     real = suggest._Candidates.__init__
 
-    def slow(self, snap):
+    def slow(self, snap, **kwargs):
         release.wait(60)
-        real(self, snap)
+        real(self, snap, **kwargs)
 
     monkeypatch.setattr(suggest._Candidates, "__init__", slow)
     serving[0] = second  # a publish
     before = suggester.suggest("star")
     assert any(s.text == "Stargate" for s in before)  # the first snapshot's, while the second is read
     assert suggester._cached[0] == first.id
+    # A rollback while it is read: the read, overtaken, is dropped (it served the rolled-back snapshot's
+    # completions for seconds), and one read runs at a time (publishes in a row started one each).
+    serving[0] = first
+    assert suggester.suggest("star") and suggester._reading == second.id
     release.set()
+    ends = time.monotonic() + 60
+    while suggester._reading is not None and time.monotonic() < ends:
+        time.sleep(0.05)
+    assert suggester._cached[0] == first.id
+    serving[0] = second  # published again: read now, and served once read
+    suggester.suggest("star")
     ends = time.monotonic() + 60
     while suggester._cached[0] != second.id and time.monotonic() < ends:
         time.sleep(0.05)
     assert suggester._cached[0] == second.id and any(s.text == "Stargate" for s in suggester.suggest("star"))
+
+
+def test_completions_are_not_kept_by_browsers_while_a_snapshot_is_read(index_dir, monkeypatch):
+    """The empty answer of a large snapshot's first read was 'public, max-age=60': browsers and
+    proxies kept "no suggestions" for a minute after every start or publish."""
+    import time
+
+    from search import suggest
+
+    monkeypatch.setattr(suggest, "READ_INLINE_DOCS", 0)
+    client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+    first = client.get("/api/suggest?q=star")
+    assert first.get_json()["suggestions"] == [] and first.headers["Cache-Control"] == "no-store"
+    assert client.get("/api/suggest/opensearch?q=star").headers["Cache-Control"] in ("no-store", "public, max-age=60")
+    ends = time.monotonic() + 60
+    while not (answer := client.get("/api/suggest?q=star")).get_json()["suggestions"] and time.monotonic() < ends:
+        time.sleep(0.05)
+    assert answer.get_json()["suggestions"] and answer.headers["Cache-Control"] == "public, max-age=60"

@@ -28,7 +28,7 @@ from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, parse_params, 
 from search.suggest import check_prefix
 from web import get_search
 from web.pages import feed_url
-from web.suggest import get_suggester
+from web.suggest import cache_control, get_suggester
 
 bp = Blueprint("feeds", __name__)
 
@@ -105,7 +105,8 @@ _SAID = {"title": "Go to", "organisation": "Organisation", "topic": "Topic", "te
 def opensearch_suggestions() -> Response:
     """Answer completions as browsers read them: [query, [completions], [kinds], [addresses]]."""
     prefix = check_prefix(request.args.get("q"))
-    suggestions = get_suggester().suggest(prefix)
+    suggester = get_suggester()
+    suggestions = suggester.suggest(prefix)
     root = request.url_root.rstrip("/")
     response = jsonify([
         prefix,
@@ -114,5 +115,5 @@ def opensearch_suggestions() -> Response:
         [root + (s.url or "/?" + urlencode({"q": s.text})) for s in suggestions],
     ])
     response.mimetype = SUGGESTIONS
-    response.headers["Cache-Control"] = "public, max-age=60"
+    response.headers["Cache-Control"] = cache_control(suggester)
     return response

@@ -14,11 +14,17 @@ def get_suggester() -> Suggester:
     return current_app.extensions["suggest"]
 
 
+def cache_control(suggester: Suggester) -> str:
+    """Return the Cache-Control of completions: kept briefly (they change only when a snapshot is
+    published), but not while a snapshot is read, when they are the snapshot before's or none."""
+    return "no-store" if suggester.reading else "public, max-age=60"
+
+
 @bp.get("/api/suggest")
 def suggest() -> Response:
     prefix = check_prefix(request.args.get("q"))
-    suggestions = get_suggester().suggest(prefix)
+    suggester = get_suggester()
+    suggestions = suggester.suggest(prefix)
     response = jsonify({"query": prefix, "suggestions": [s.to_json() for s in suggestions]})
-    # Completions change only when a new snapshot is published; let the browser reuse them briefly.
-    response.headers["Cache-Control"] = "public, max-age=60"
+    response.headers["Cache-Control"] = cache_control(suggester)
     return response
