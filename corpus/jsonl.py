@@ -39,6 +39,7 @@ TITLE_MAX_LENGTH = 1000
 # A summary is cropped to a snippet in hits, but a document is served whole (its page, /api/documents):
 # one of 14 MB took 30 s to build and 16-22 s to serve.  The Debian corpus's longest is 81,380.
 SUMMARY_MAX_LENGTH = 1_000_000
+RAW_SUMMARY_MAX_LENGTH = 4 * SUMMARY_MAX_LENGTH  # as written, markup included: read before it is stripped
 # What a line may hold ("delete" only in an update's change file); any other field is ignored, and
 # said once per file and name, so a misspelt "entites" or "publised" does not vanish silently.
 FIELDS = frozenset({"id", "title", "summary", "topics", "kind", "entities", "url", "published", "delete"})
@@ -145,6 +146,12 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     summary = obj.get("summary")
     if not isinstance(summary, str):
         raise CorpusError(path, lineno, "'summary' must be a string")
+    if len(summary) > RAW_SUMMARY_MAX_LENGTH:  # before sanitising: 5 MB of "&amp;" took over 13 minutes
+        raise CorpusError(
+            path, lineno,
+            f"'summary' is {len(summary):,} characters long with its markup; the limit is {RAW_SUMMARY_MAX_LENGTH:,} "
+            f"(and {SUMMARY_MAX_LENGTH:,} once plain)",
+        )
     summary = plain_text(summary).strip()
     if len(summary) > SUMMARY_MAX_LENGTH:
         raise CorpusError(

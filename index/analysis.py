@@ -66,7 +66,11 @@ QUESTION_WORDS = frozenset({"much", "many", "whats", "wheres", "whens", "hows", 
 QUERY_STOP_WORDS = STOP_WORDS | QUESTION_WORDS
 
 _PARTS = re.compile(r"[^\W\d_]+|\d+")
-_MIXED = re.compile(r"[^\W\d_].*\d|\d.*[^\W\d_]")
+# A letter and a digit in one token: two linear searches.  One pattern ("letter .* digit | digit .*
+# letter") backtracked over every start of a long token without both: a 30,000-letter DNA string took
+# 8 s to build and 8 s a search, 200,000 letters 246 s.
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
 _DOTTED_LETTERS = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]$")
 
 
@@ -93,7 +97,7 @@ def mixed_parts(text: str) -> list[str]:
 
     "4.5" and "1.0.0" are numbers: their digits alone would match "5" and "0".
     """
-    if not _MIXED.search(text):
+    if not (_DIGIT.search(text) and _LETTER.search(text)):
         return []
     parts = list(dict.fromkeys(_PARTS.findall(text)))
     return parts if len(parts) > 1 else []

@@ -197,9 +197,9 @@ def parse_params(args: MultiMapping) -> SearchParams:
     params = SearchParams(
         q=q, page=page, per_page=per_page, sort=sort, explain=explain_raw in _TRUE, since=since, until=until, **filters
     )
-    if sort is not None and sort == params.with_(sort=None).effective_sort:
-        # The default asked for by name is the default: one cache entry and one ETag for one answer
-        # ("?q=vim" and "?q=vim&sort=relevance" had two).
+    if sort is not None and (sort == params.with_(sort=None).effective_sort or (sort == "relevance" and not q.strip())):
+        # The default asked for by name is the default, as is relevance without a query (newest): one
+        # cache entry and one ETag for one answer ("?q=vim" and "?q=vim&sort=relevance" had two).
         params = params.with_(sort=None)
     low, high = params.date_range
     if low is not None and high is not None and high < low:  # never what a reader means: say so

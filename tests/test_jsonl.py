@@ -82,6 +82,9 @@ def test_gzip_is_accepted(tmp_path):
         # A document is served whole: 14 MB took 30 s to build and 16-22 s to serve.
         (json.dumps({"id": "a", "title": "T", "summary": "S" * (SUMMARY_MAX_LENGTH + 1), "topics": ["x"]}),
          f"'summary' is {SUMMARY_MAX_LENGTH + 1:,} characters long; the limit is {SUMMARY_MAX_LENGTH:,}"),
+        # Refused before its markup is stripped: 5 MB of "&amp;" was still being sanitised after 13 minutes.
+        (json.dumps({"id": "a", "title": "T", "summary": "&amp;" * 1_000_000, "topics": ["x"]}),
+         "'summary' is 5,000,000 characters long with its markup; the limit is 4,000,000"),
         # A topic or organisation the API's filter (64 characters) could not ask for.
         (json.dumps({"id": "a", "title": "T", "summary": "S", "topics": ["t" * 65]}), "'topics' value 'tttttttttttttttttttt'… is 65 characters long; the limit is 64"),
         (json.dumps({"id": "a", "title": "T", "summary": "S", "topics": ["x"], "entities": ["e" * 80]}), "'entities' value"),
