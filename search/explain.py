@@ -113,7 +113,14 @@ def summary(explanation: dict[str, object]) -> str:
         line += f" (the parts include × {explanation['coverage_factor']:.2f} for the query's words it lacks)"
     missing = explanation.get("missing")
     line += f"; missing: {', '.join(missing)}" if missing else ""  # type: ignore[arg-type]
+    if explanation.get("organisation"):
+        return f"{_organisation(explanation)}; by its text: {line}"
     return f"{_named(explanation)}; by its text: {line}" if explanation.get("named") else line
+
+
+def _organisation(explanation: dict[str, object]) -> str:
+    """Return why a hit found by the organisation the query names is a hit, in words."""
+    return f"tagged {explanation['organisation']}, the organisation you searched for, which its text names another way"
 
 
 # How a concept's part was found, in words (``_concept``'s "via").
@@ -136,6 +143,8 @@ def readable(explanation: dict[str, object]) -> dict[str, object]:
     out: dict[str, object] = {"score": f"{explanation['score']:.2f}"}
     if explanation.get("named"):
         out["name"] = _named(explanation)
+    if explanation.get("organisation"):
+        out["organisation"] = _organisation(explanation)
     if parts:
         out["matched"] = parts
     factor = explanation.get("coverage_factor", 1.0)

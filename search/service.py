@@ -305,14 +305,20 @@ class SearchService:
         # First by its name under relevance only: by date or listing order it takes its place.
         first = found.named if params.effective_sort == "relevance" else None
         named = "typed" if found.named_as_typed else "corrected"
-        return tuple(
-            _hit(fields, score, marked[2 * i], marked[2 * i + 1],
-                 explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best, named if docnum == first else None)  # type: ignore[arg-type]
-                 if explaining else None,
-                 "name" if docnum == found.named else "meaning" if docnum in found.meaning
-                 else "organisation" if docnum in found.tagged else "words")
-            for i, (docnum, score, fields) in enumerate(page)
-        )
+        # Found by the organisation the query names: its explanation says which (its text lacks the name).
+        organisation = snap.label("entity", snap.organisation(params.q) or "") if found.tagged and explaining else None
+        hits = []
+        for i, (docnum, score, fields) in enumerate(page):
+            explanation = (
+                explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best, named if docnum == first else None)  # type: ignore[arg-type]
+                if explaining else None
+            )
+            if explanation is not None and docnum in found.tagged:
+                explanation["organisation"] = organisation
+            hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation,
+                             "name" if docnum == found.named else "meaning" if docnum in found.meaning
+                             else "organisation" if docnum in found.tagged else "words"))
+        return tuple(hits)
 
     def _ways_out(self, snap: Snapshot, params: SearchParams, hint: Suggestion | None, total: int) -> tuple[WayOut, ...]:
         """Return, for an empty result of a query or filters, the nearby searches that find something."""

@@ -319,3 +319,8 @@ def test_serve_refuses_a_setting_its_workers_could_not_use_in_one_line(tmp_path,
     assert result.exit_code in (1, 2) and said in result.output
     assert "Traceback" not in result.output and "serving on" not in result.output
     assert not (tmp_path / "index").exists()  # refused before any build
+
+
+def test_search_says_which_hit_an_organisation_found(built):
+    result = CliRunner().invoke(main, ["search", "alibaba", "--index-dir", str(built)])
+    assert result.exit_code == 0 and "(found by organisation)" in result.output

@@ -1276,3 +1276,15 @@ def test_the_pages_of_the_correction_shown_come_before_those_of_another_close_sp
     assert result.suggestion is not None and result.suggestion.text.lower() == "numpy"
     assert result.hits[0].id.startswith("n") and result.hits[0].id != "nipy"
     assert "nipy" in [h.id for h in service.search(SearchParams(q="nmpy", per_page=50)).hits]  # still searched
+
+
+def test_a_page_found_by_organisation_says_so_in_its_explanation(service):
+    """Its explanation read "score 0.00; missing: alibaba", naming no reason for the hit."""
+    from search.explain import readable, summary
+
+    hit = service.search(SearchParams(q="alibaba", explain=True)).hits[0]
+    assert hit.matched_by == "organisation" and hit.explanation["organisation"] == "Alibaba"
+    assert summary(hit.explanation).startswith("tagged Alibaba, the organisation you searched for")
+    assert "Alibaba" in readable(hit.explanation)["organisation"]
+    worded = service.search(SearchParams(q="amazon", explain=True, per_page=50)).hits
+    assert all(("organisation" in h.explanation) == (h.matched_by == "organisation") for h in worded)

@@ -347,7 +347,7 @@ def search(
         answer = result.answer
         click.echo(f"\nAnswer from the guide: {click.style(answer.title, bold=True)}  {click.style(answer.url, dim=True)}")
         click.echo(f"     {ansi(answer.snippet_html)}")
-    why = {"name": "  (exact name)", "meaning": "  (found by meaning)"}
+    why = {"name": "  (exact name)", "meaning": "  (found by meaning)", "organisation": "  (found by organisation)"}
     first = (result.page - 1) * result.per_page + (2 if result.answer else 1)  # the card is the page's first result
     for number, hit in enumerate(result.hits, start=first):
         click.echo(f"\n{number:>3}. [{hit.kind}] {ansi(hit.title_html)}  {click.style(hit.url, dim=True)}{why.get(hit.matched_by, '')}")

@@ -139,7 +139,8 @@ SCHEMAS: dict[str, Any] = {
             "explanation": {"type": "object", "description": (
                 "How the score was reached (only with explain=1): each matched word's part, the meaning "
                 "term, the words the text lacks (missing), named true when the hit is first because its name is the query (by relevance), and "
-                "named_by_correction true when the name is the query's correction.")},
+                "named_by_correction true when the name is the query's correction; organisation, the organisation's name, for a "
+                "hit found by it (matched_by organisation).")},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
             "matched_by": {"type": "string", "enum": ["words", "meaning", "name", "organisation"], "description": (
