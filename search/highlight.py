@@ -70,27 +70,25 @@ def highlight_snippet(
     return _crop(text, chars)
 
 
-def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int, int, str]] | None = None) -> list[_Passage]:
+def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int, int, str]]) -> list[_Passage]:
     """Return *passages* (in text order) with each edge that cuts a word moved to take it in whole
     (within WORD_REACH characters), and passages that then touch, or only blanks part, made one; an
-    edge cut after a comma or a dash ends before it.  With *matches* (every matched token's start,
-    end and term, in text order) each passage marks every one it shows: a widened edge or a join
+    edge cut after a comma or a dash ends before it.  Each passage marks every one of *matches*
+    (every matched token's start, end and term, in text order) it shows: a widened edge or a join
     showed "echo" unmarked in "…labstack/echo/master…".
 
     Whoosh's passages cut at tokens, so "300,000x" ended a passage as "300,000…", and two passages
     side by side read "…under the OpenAI for Countries… …program" where nothing was left out."""
-    out: list[_Passage] = []
-    for start, end, found in passages:
+    spans: list[tuple[int, int]] = []
+    for start, end, _ in passages:
         start, end = _word_start(text, start), _word_end(text, end)
-        if out and not text[out[-1][1] : start].strip():
-            first, last, before = out[-1]
-            out[-1] = (first, max(last, end), before + found)
+        if spans and not text[spans[-1][1] : start].strip():
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
         else:
-            out.append((start, end, found))
+            spans.append((start, end))
     final = []
-    for start, end, found in out:
-        if matches is not None:
-            found = [match for match in matches if start <= match[0] and match[1] <= end]
+    for start, end in spans:
+        found = [match for match in matches if start <= match[0] and match[1] <= end]
         if end < len(text):  # "today,…" reads "today…" (as ``_crop``); cut on raw text, never on an entity
             floor = max((match[1] for match in found), default=start)
             while end > floor and text[end - 1] in BEFORE_A_CUT + " ":

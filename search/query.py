@@ -1173,36 +1173,28 @@ def _number_and_unit(typed: str) -> tuple[str, str, list[str]] | None:
 
 
 def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alternative]:
-    """Return what a quoted number and unit is also written as: '"300 MW"' is the "300MW" of a title
-    and "300 megawatts", '"$50 billion"' the "$50B" (found nothing of either: a phrase's words stand
-    one after the other, and a token's parts share its place)."""
-    apart = _quoted_number_and_unit(concept)
-    if apart is None:
-        return []
-    number, unit, written_on = apart
-    ways = synonyms.alternatives((unit,)) if synonyms is not None else ()
-    typed = concept.text.replace("$", " ").split()[0]
-    # A unit's other name written on too: '"10 gigawatts"' is the guide's "10GW".
-    written_on = list(dict.fromkeys([*written_on, *(term for way in ways if len(way) == 1 if (term := _single_term(typed + way[0])))]))
-    extra = [Alternative("apart", (term,), word_query(term)) for term in written_on]
-    return extra + [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
-
-
-def _quoted_number_and_unit(concept: Concept) -> tuple[str, str, list[str]] | None:
-    """Return the analysed number and unit of a quoted phrase that is a number and its unit ('"300 MW"',
-    '"$50 billion"'), with the terms it is written on as ("300mw"; "50b", "50bn"), else None."""
+    """Return what a quoted number and unit ('"300 MW"', '"$50 billion"') is also written as, else
+    nothing: the term written on ("300mw"; an amount's short forms, "50b" and "50bn"; the unit's
+    other name on, "10gw" for '"10 gigawatts"'), and the unit's synonyms side by side.  It found
+    nothing of the "300MW" of a title nor of "300 megawatts": a phrase's words stand one after the
+    other, and a token's parts share its place."""
     if concept.members or len(concept.alternatives) != 1 or len(concept.alternatives[0].words) != 2:
-        return None
+        return []
     parts = concept.text.replace("$", " ").split()
     if len(parts) != 2 or not parts[0][:1].isdigit():
-        return None
-    apart = _number_and_unit(parts[0] + parts[1])
+        return []
+    typed, letters = parts[0], parts[1].lower()
+    apart = _number_and_unit(typed + letters)
     if apart is None or (apart[0], apart[1]) != concept.alternatives[0].words:
-        return None
-    letters = parts[1].lower()
-    shorts = [short for short, word in _AMOUNTS.items() if word == letters] or [letters]
-    written_on = [term for short in shorts if (term := _single_term(parts[0] + short)) is not None]
-    return apart[0], apart[1], list(dict.fromkeys([*written_on, *apart[2]]))
+        return []
+    number, unit, shorts = apart
+    ways = synonyms.alternatives((unit,)) if synonyms is not None else ()
+    ends = [short for short, word in _AMOUNTS.items() if word == letters] or [letters]
+    on = [term for end in ends if (term := _single_term(typed + end)) is not None]
+    other_names = [term for way in ways if len(way) == 1 if (term := _single_term(typed + way[0])) is not None]
+    terms = list(dict.fromkeys([*on, *shorts, *other_names]))
+    extra = [Alternative("apart", (term,), word_query(term)) for term in terms]
+    return extra + [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
 
 
 def _model_plural(typed: str) -> str | None:

@@ -306,7 +306,7 @@ class SearchService:
         first = found.named if params.effective_sort == "relevance" else None
         named = "typed" if found.named_as_typed else "corrected"
         # Found by the organisation the query names: its explanation says which (its text lacks the name).
-        organisation = snap.label("entity", snap.organisation(params.q) or "") if found.tagged and explaining else None
+        organisation = snap.label("entity", found.organisation) if found.organisation and explaining else None
         hits = []
         for i, (docnum, score, fields) in enumerate(page):
             explanation = (
@@ -333,8 +333,8 @@ class SearchService:
         answer card, shown on page 1 and counted there as the first result."""
         if parsed is None or params.effective_sort != "relevance" or found.named is not None:
             return None  # (a query that names a page asks for that page: it comes first, not a guide's card)
-        vocabulary = self._vocabulary(snap)
-        if all(function_words(concept.text) or (function_words(concept.text.lower()) and not vocabulary.acronym(concept.text.lower()))
+        if all(function_words(concept.text)
+               or (function_words(concept.text.lower()) and not self._vocabulary(snap).acronym(concept.text.lower()))
                for concept in parsed.concepts):
             # "a", "the of", and "AND" or "NOT" typed alone (no page writes them as acronyms, as "US"):
             # searched, since there is nothing else, but no question to answer.
@@ -546,6 +546,7 @@ class _Found:
     # Tagged with the organisation the query is the name of, without its words ("Alibaba": the page
     # on Qwen, which the gazetteer tags Alibaba), after every page the words score.
     tagged: frozenset[int] = frozenset()
+    organisation: str | None = None  # the one the query is the name of, when it found some page so
 
     @classmethod
     def of(
@@ -561,6 +562,7 @@ class _Found:
         concept_docs: list[set[int] | frozenset[int]] = []
         meaning: frozenset[int] = frozenset()
         tagged: frozenset[int] = frozenset()
+        organisation = None
         named = None
         as_typed = False
         if parsed is None:
@@ -605,7 +607,9 @@ class _Found:
         allowed = matched.intersection(*chosen) if chosen else matched
         if named not in allowed:
             named, as_typed = None, False
-        return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed, tagged & allowed)
+        tagged &= allowed
+        return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed, tagged,
+                   organisation if tagged else None)
 
     def by_coverage(self) -> list[AbstractSet[int]]:
         """Return the allowed documents in tiers for a sort by date: those holding every concept, those

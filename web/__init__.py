@@ -25,12 +25,21 @@ class IdConverter(PathConverter):
     part_isolating = False  # spans "/" (werkzeug decides it from the regex, which has none)
 
 
+def query_budget(raw: str | None) -> float:
+    """Return the seconds TOPICHUB_QUERY_BUDGET_S gives a search (its default when unset or empty), or
+    raise ValueError when it is no number above 0 (``topichub serve`` says so before starting)."""
+    budget = float(raw) if raw else DEFAULT_BUDGET_S
+    if not 0 < budget < float("inf"):
+        raise ValueError(f"not a number of seconds above 0: {raw!r}")
+    return budget
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Return the configured app; *config* overrides the defaults (tests pass INDEX_DIR)."""
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
         INDEX_DIR=os.environ.get("TOPICHUB_INDEX_DIR") or str(Path(app.instance_path) / "index"),
-        QUERY_BUDGET_S=float(os.environ.get("TOPICHUB_QUERY_BUDGET_S") or DEFAULT_BUDGET_S),
+        QUERY_BUDGET_S=query_budget(os.environ.get("TOPICHUB_QUERY_BUDGET_S")),
         # The host names the site answers to (comma-separated): the feeds and /opensearch.xml write
         # absolute links from the Host header, so a deployment names its own (docs/operations.md).
         TRUSTED_HOSTS=[h.strip() for h in os.environ.get("TOPICHUB_TRUSTED_HOSTS", "").split(",") if h.strip()] or None,

@@ -198,6 +198,8 @@ def _check_environment() -> None:
     failed to boot, or printed gunicorn's traceback after "serving on")."""
     from gunicorn.util import load_class
 
+    from web import query_budget
+
     worker_class = os.environ.get("TOPICHUB_WORKER_CLASS", "gevent")
     try:
         load_class(worker_class, section="gunicorn.workers")
@@ -207,11 +209,9 @@ def _check_environment() -> None:
         ) from None
     budget = os.environ.get("TOPICHUB_QUERY_BUDGET_S")
     try:
-        ok = budget is None or budget == "" or 0 < float(budget) < float("inf")
+        query_budget(budget)
     except ValueError:
-        ok = False
-    if not ok:
-        raise click.ClickException(f"TOPICHUB_QUERY_BUDGET_S={budget!r} must be a number of seconds above 0")
+        raise click.ClickException(f"TOPICHUB_QUERY_BUDGET_S={budget!r} must be a number of seconds above 0") from None
 
 
 def _check_listen(host: str, port: int) -> None:
