@@ -6,6 +6,7 @@ Layout of an index folder::
     snapshots/<id>/                a committed Whoosh index plus snapshot.json and files.json
     snapshots/.tmp-<id>/           a build or copy in progress (removed by the next writer if it died)
     snapshots/<id>/origin.json     on a replica: where the snapshot was published from, and when
+    snapshots/<id>/withdrawn.json  a snapshot rolled back from (or replaced by an older one): never rolled back to
     .current-<id>                  the next ``current`` link, before it is swapped in (likewise)
     .write.lock                    held by the one writer (fcntl lock, released if it dies)
 
@@ -40,6 +41,7 @@ from pathlib import Path
 META_FILE = "snapshot.json"
 MANIFEST_FILE = "files.json"
 ORIGIN_FILE = "origin.json"
+WITHDRAWN_FILE = "withdrawn.json"
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
 
 log = logging.getLogger(__name__)
@@ -224,6 +226,37 @@ def _switch(root: Path, snap_id: str) -> None:
     _fsync_dir(root)
 
 
+def _serve(root: Path, snap_id: str, previous: str | None) -> None:
+    """Switch ``current`` from *previous* to *snap_id*, an existing snapshot, and record a step back.
+
+    A snapshot left for an older one (a rollback, or a replica given the builder's rolled-back
+    choice) is withdrawn: a later rollback passes over it rather than serve again what an operator
+    took back.  A withdrawn snapshot served again on purpose (``publish``) is withdrawn no more.
+    """
+    _switch(root, snap_id)
+    (snapshots_dir(root) / snap_id / WITHDRAWN_FILE).unlink(missing_ok=True)
+    if previous is not None and previous > snap_id:
+        write_meta(snapshots_dir(root) / previous, {
+            "withdrawn_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "for": snap_id,
+        }, WITHDRAWN_FILE)
+
+
+def read_note(snapshot: Path, name: str) -> dict[str, object] | None:
+    """Return the JSON object a snapshot's note file *name* holds ({} when unreadable), or None if there is none."""
+    try:
+        note = json.loads((snapshot / name).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {}  # there all the same: its presence is what counts
+    return note if isinstance(note, dict) else {}
+
+
+def withdrawn(snapshot: Path) -> dict[str, object] | None:
+    """Return when and for what *snapshot* was withdrawn (rolled back from), or None if it never was."""
+    return read_note(snapshot, WITHDRAWN_FILE)
+
+
 def snapshot_ids(root: Path) -> list[str]:
     """Return the ids of the complete snapshots under *root*, oldest first (ids start with their UTC time)."""
     try:
@@ -284,7 +317,7 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
         final = snapshots_dir(dest_root) / snap_id
         copied = 0 if _verifies(final) else _copy_in(source, dest_root, (*recorded, MANIFEST_FILE))
         if previous != snap_id:
-            _switch(dest_root, snap_id)
+            _serve(dest_root, snap_id, previous)
         pruned = _prune(dest_root, keep=snap_id)
     return PublishReport(snap_id, previous, copied, round(time.perf_counter() - started, 3), tuple(pruned))
 
@@ -349,8 +382,9 @@ def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> list[s
 def rollback(root: Path, *, lock_wait: float = 0.0) -> tuple[str, str]:
     """Switch ``current`` to the newest snapshot older than the published one that verifies; return (from, to).
 
-    Damaged snapshots on the way are skipped, each with a warning naming it and what is wrong; when
-    none verifies, IndexUnavailable says why for each and ``current`` stays where it was.
+    Snapshots on the way that were themselves rolled back from (withdrawn) are passed over, and so are
+    damaged ones, each with a warning naming it and why; when none is left, IndexUnavailable says why
+    for each and ``current`` stays where it was.  The snapshot left is withdrawn.
     """
     current_path(root)
     with write_lock(root, wait=lock_wait):
@@ -359,19 +393,24 @@ def rollback(root: Path, *, lock_wait: float = 0.0) -> tuple[str, str]:
         older = older_snapshots(root, served)
         if not older:
             raise IndexUnavailable(f"no snapshot older than {served} is kept in {root}: nothing to roll back to")
-        damaged: list[str] = []
+        passed: list[str] = []
         for target in older:
+            facts = withdrawn(snapshots_dir(root) / target)
+            if facts is not None:
+                when = f" at {facts['withdrawn_at']}" if isinstance(facts.get("withdrawn_at"), str) else ""
+                passed.append(f"snapshot {target} was rolled back from{when}")
+                continue
             try:
                 verify(snapshots_dir(root) / target)
             except IndexUnavailable as exc:
-                damaged.append(str(exc))
+                passed.append(f"damaged: {exc}")
                 continue
-            for reason in damaged:
-                log.warning("rollback skipped a damaged snapshot: %s", reason)
-            _switch(root, target)
+            for reason in passed:
+                log.warning("rollback skipped a snapshot: %s", reason)
+            _serve(root, target, served)
             return served, target
         raise IndexUnavailable(
-            f"no snapshot older than {served} in {root} verifies ({'; '.join(damaged)}): "
+            f"no snapshot older than {served} in {root} can be rolled back to ({'; '.join(passed)}): "
             f"nothing to roll back to, {served} stays served"
         )
 

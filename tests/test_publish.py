@@ -316,7 +316,7 @@ def test_rollback_skips_damaged_snapshots_to_the_newest_one_that_verifies(builde
     _damage_flipped(oldest)
 
     error = refused("rollback", "--index-dir", builder)  # none verifies: each is named, nothing moves
-    assert f"no snapshot older than {newest.name} in {builder} verifies" in error, error
+    assert f"no snapshot older than {newest.name} in {builder} can be rolled back to" in error, error
     assert f"snapshot {middle.name} is damaged" in error and f"snapshot {oldest.name} is damaged" in error
     assert store.current_id(builder) == newest.name
 
@@ -325,8 +325,42 @@ def test_rollback_skips_damaged_snapshots_to_the_newest_one_that_verifies(builde
     result = run("rollback", "--index-dir", builder)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"rolled back from snapshot {newest.name} to {oldest.name} in {builder}"
-    assert f"skipped a damaged snapshot: snapshot {middle.name} is damaged" in result.stderr, result.stderr
+    assert f"skipped a snapshot: damaged: snapshot {middle.name} is damaged" in result.stderr, result.stderr
     assert store.current_id(builder) == oldest.name and health(builder)[0] == 200
+
+
+def test_a_rollback_never_brings_back_the_snapshot_it_took_back(builder, tmp_path):
+    # S0 (seed), S1 (+numbat); roll back to S0, update S0 (+other), roll back: S0 again, not S1.
+    bad = store.current_id(builder)
+    topichub("rollback", "--index-dir", builder)
+    good = store.current_id(builder)
+    topichub("update", write_jsonl(tmp_path / "fix.jsonl", [{**NEW, "id": "other-fix", "title": "Quokka"}]),
+             "--index-dir", builder)
+    fixed = store.current_id(builder)
+    client = create_app({"INDEX_DIR": str(builder), "TESTING": True}).test_client()
+    assert numbats(client) == (fixed, 1)  # the fix holds the quokka, whose summary names a numbat
+
+    result = run("rollback", "--index-dir", builder)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"rolled back from snapshot {fixed} to {good} in {builder}"
+    assert f"skipped a snapshot: snapshot {bad} was rolled back from at " in result.stderr, result.stderr
+    assert numbats(client) == (good, 0)
+    assert "nothing to roll back to" in refused("rollback", "--index-dir", builder)  # S0 is the oldest
+
+
+def test_a_replica_given_an_older_snapshot_withdraws_the_newer_and_a_publish_restores_it(builder, replica):
+    first = store.current_id(replica)
+    topichub("publish", "--index-dir", builder, "--to", replica)
+    new = store.current_id(replica)
+    topichub("rollback", "--index-dir", builder)  # the builder takes its last snapshot back...
+    topichub("publish", "--index-dir", builder, "--to", replica)  # ...and the replica follows
+    assert store.current_id(replica) == first
+    assert store.withdrawn(store.snapshots_dir(replica) / new) is not None
+    assert store.withdrawn(store.snapshots_dir(replica) / first) is None
+
+    store._serve(replica, new, first)  # served again on purpose (as publish does): no longer withdrawn
+    assert store.withdrawn(store.snapshots_dir(replica) / new) is None
+    assert store.withdrawn(store.snapshots_dir(replica) / first) is None  # newer replaced older: not a step back
 
 
 def test_an_update_of_a_published_copy_is_no_longer_a_copy(builder, replica, tmp_path):

@@ -12,24 +12,18 @@ the copy came from, and never compares sources, which were never its own.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from corpus.sources import RULE_FILES, fingerprint
-from index.store import ORIGIN_FILE
+from index.store import ORIGIN_FILE, read_note
 
 
 def replica_origin(snapshot: Path) -> dict[str, object] | None:
     """Return where a published copy of *snapshot* came from, or None when it was built here."""
-    try:
-        origin = json.loads((snapshot / ORIGIN_FILE).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        return {"from": None}  # a replica all the same; its origin note is unreadable
-    return origin if isinstance(origin, dict) else {"from": None}
+    origin = read_note(snapshot, ORIGIN_FILE)
+    return origin if origin is None or origin else {"from": None}  # unreadable: a replica all the same
 
 
 class SourceWatch:
