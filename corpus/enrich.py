@@ -10,7 +10,9 @@ is what tells the company "Meta" from the word "meta" and "SK" from "sk".  Rules
 per load, to at most two regular expressions per topic and one for the whole gazetteer, and only run
 over records of the topics they are written for, so a 64k-package Debian corpus pays almost nothing.
 Enrichment adds and never removes: a record's own topics and organisations stay, and an
-organisation a JSONL line names by its gazetteer name or alias is spelled by its slug.
+organisation a JSONL line names by its gazetteer name or alias is spelled by its slug.  A topic or
+organisation written several ways across records ("Acme Corp", "ACME CORP") is written one way in
+all of them (``unify_spellings``), so it is one facet value, not several.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -272,7 +275,63 @@ def enrich(
         for rule in taxonomy.related:
             all_topics.setdefault(rule.topic.slug, dataclasses.replace(rule.topic, event_count=counts[rule.topic.slug]))
     organisations = {slug: gazetteer.organisations[slug] for slug in used if slug in gazetteer.organisations}
-    return Enriched(out, all_topics, organisations)
+    settled = {"topics": {spelling_key(slug): slug for slug in all_topics},
+               "entities": {spelling_key(slug): slug for slug in gazetteer.organisations}}
+    return Enriched(unify_spellings(out, settled), all_topics, organisations)
+
+
+UNIFIED_FIELDS = ("topics", "entities")
+
+
+def spelling_key(value: str) -> str:
+    """Return what the spellings of one topic or organisation share: the value case-folded, its spaces collapsed."""
+    return " ".join(value.casefold().split())
+
+
+def unify_spellings(records: Sequence[Record], settled: Mapping[str, Mapping[str, str]] | None = None) -> list[Record]:
+    """Return *records* with each topic and organisation written one way in all of them.
+
+    The way is *settled*'s when it has one (field → spelling key → spelling: a declared topic's slug,
+    a known organisation's, or what an index already holds); else the way most of *records* write it,
+    the first of those on a tie.  A record whose topics or organisations then repeat keeps one of each.
+    """
+    settled = settled or {}
+    renamed: dict[str, dict[str, str]] = {}
+    for field in UNIFIED_FIELDS:
+        fixed = settled.get(field, {})
+        held: set[str] = set()  # the values first, in C: most corpora write each one way, and counting is then not needed
+        for record in records:
+            held.update(getattr(record, field))
+        by_key: dict[str, list[str]] = {}
+        for value in held:
+            by_key.setdefault(spelling_key(value), []).append(value)
+        doubtful = {key for key, values in by_key.items() if len(values) > 1 or (key in fixed and values != [fixed[key]])}
+        counts: Counter[str] = Counter()
+        if doubtful:
+            for record in records:
+                counts.update(v for v in getattr(record, field) if spelling_key(v) in doubtful)
+        best: dict[str, str] = {}  # Counter keeps first-seen order: the first written wins a tie
+        for value, count in counts.items():
+            key = spelling_key(value)
+            if key not in best or count > counts[best[key]]:
+                best[key] = value
+        renamed[field] = {
+            value: way for key in doubtful for way in (fixed.get(key) or best[key],) for value in by_key[key] if value != way
+        }
+    if not any(renamed.values()):
+        return list(records)
+    out = []
+    for record in records:
+        changes: dict[str, object] = {}
+        for field in UNIFIED_FIELDS:
+            names = renamed[field]
+            values = getattr(record, field)
+            if any(value in names for value in values):
+                changes[field] = tuple(dict.fromkeys(names.get(value, value) for value in values))
+        if "topics" in changes:
+            changes["topic"] = renamed["topics"].get(record.topic, record.topic)
+        out.append(dataclasses.replace(record, **changes) if changes else record)
+    return out
 
 
 def enrich_records(records: Iterable[Record]) -> list[Record]:

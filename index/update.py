@@ -32,7 +32,7 @@ from whoosh import query as wq
 
 from index.dates import now_utc
 from corpus.errors import CorpusError
-from corpus.enrich import enrich_records
+from corpus.enrich import UNIFIED_FIELDS, enrich_records, spelling_key, unify_spellings
 from corpus.jsonl import check_id, parse_line, read_objects
 from corpus.records import Event, GuideSection, Record
 from index import store, vectors
@@ -196,6 +196,21 @@ def _namespace(previous: Path, changes: Changes) -> str:
     return id_namespace((ids - changes.deletes) | changes.upserts.keys())
 
 
+def _spellings_kept(searcher, changes: Changes, gone: set[int]) -> dict[str, dict[str, str]]:
+    """Return how the documents the update keeps write the topics and organisations its upserts name
+    (field → spelling key → spelling); documents it replaces or deletes (*gone*) have no say."""
+    settled: dict[str, dict[str, str]] = {}
+    for field in UNIFIED_FIELDS:
+        keys = {spelling_key(value) for record in changes.upserts.values() for value in getattr(record, field)}
+        found = settled[field] = {}
+        for term in searcher.lexicon(field) if keys else ():
+            value = term.decode("utf-8") if isinstance(term, bytes) else term
+            key = spelling_key(value)
+            if key in keys and key not in found and any(num not in gone for num in searcher.docs_for_query(wq.Term(field, value))):
+                found[key] = value
+    return settled
+
+
 def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int]:
     """Write *changes* into the index in *work*; return (added, replaced, missing ids, doc count)."""
     ix = whoosh_index.open_dir(str(work))
@@ -208,6 +223,9 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             # Read only when something is added: it reads every document's stored fields.
             last_position = _last_positions(searcher) if any(doc_id not in kept for doc_id in changes.upserts) else {}
             before = searcher.doc_count()
+            # A topic or organisation the index already writes one way is written that way here too.
+            settled = _spellings_kept(searcher, changes, {num for num in existing.values() if num is not None})
+        upserts = dict(zip(changes.upserts, unify_spellings(list(changes.upserts.values()), settled)))
         writer = ix.writer(limitmb=128, compound=False)  # memory-mapped files, as a build writes
         try:
             missing = tuple(sorted(doc_id for doc_id in changes.deletes if doc_id not in kept))
@@ -215,7 +233,7 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
                 writer.delete_by_term("id", doc_id)
             added = 0
             now = now_utc()
-            for doc_id, record in changes.upserts.items():
+            for doc_id, record in upserts.items():
                 old = kept.get(doc_id)
                 if old is not None:  # an edit keeps its place in the listing, and when it was first seen
                     position, order, first_seen = int(old["position"]), int(old["order"]), old.get("first_seen") or now

@@ -177,6 +177,24 @@ def test_enrichment_adds_and_never_removes(tmp_path):
     assert {"amazon", "openai", "nvidia"} <= corpus.organisations.keys()
 
 
+def test_a_topic_or_organisation_written_several_ways_is_written_one_way(tmp_path):
+    # Facets list one value per organisation: three spellings were three entries, each counting one.
+    lines = [
+        {"id": "a1", "title": "Acme opens a lab", "summary": "", "topics": ["robots"], "entities": ["Acme Corp"]},
+        {"id": "a2", "title": "Acme hires", "summary": "", "topics": ["Robots"], "entities": ["ACME  CORP", "Acme Corp"]},
+        {"id": "a3", "title": "Acme ships", "summary": "", "topics": ["ROBOTS", "robots"], "entities": ["Acme Corp"]},
+        {"id": "a4", "title": "Beta merges", "summary": "", "topics": ["robots"], "entities": ["beta", "Beta", "OPENAI"]},
+        {"id": "a5", "title": "Beta grows", "summary": "", "topics": [HOME], "entities": ["Beta"]},
+    ]
+    corpus = load_corpus([write_jsonl(tmp_path / "acme.jsonl", lines)])
+    by_id = {r.id: r for r in corpus.records}
+    # The way most written ("Beta" twice to once), and a known organisation's slug in any case.
+    assert {r.entities for r in corpus.records} == {("Acme Corp",), ("Beta", "openai"), ("Beta",)}
+    assert [(r.topic, r.topics[:1]) for r in corpus.records[:4]] == [("robots", ("robots",))] * 4
+    assert by_id["a3"].topics == ("robots",)  # two ways of one topic: kept once
+    assert by_id["a5"].topic == HOME
+
+
 def test_records_enriched_one_by_one_match_a_full_load(seed_corpus):
     # What an index update uses: the same topics and organisations as a build would give.
     bare = [type(r)(**{k: getattr(r, k) for k in ("id", "topic", "title", "summary", "position")})

@@ -193,6 +193,23 @@ def test_updated_documents_get_related_topics_and_organisations(root, tmp_path):
     assert "data-centers-power" in stored["topics"]
 
 
+def test_an_update_writes_a_topic_or_organisation_the_way_the_index_does(root, tmp_path):
+    service = SearchService(root)
+    update(write_jsonl(tmp_path / "c.jsonl", [NEW]), root)  # "Quokka Labs"
+    louder = {**NEW, "id": "quokka-two", "title": "Quokka cluster grows", "entities": ["QUOKKA LABS"],
+              "topics": ["Training-Infrastructure"]}
+    update(write_jsonl(tmp_path / "d.jsonl", [louder]), root)
+    assert service.document("quokka-two")["entities"] == ["Quokka Labs"]
+    assert service.document("quokka-two")["topics"][0] == "training-infrastructure"
+    entity = [(f.value, f.count) for f in service.search(SearchParams(q="quokka")).facets["entity"]]
+    assert entity == [("Quokka Labs", 2)]
+
+    # Respelt in every document that holds it: the new way wins, as the old one is no longer held.
+    respelt = [{**NEW, "entities": ["QuokkaLabs"]}, {**louder, "entities": ["quokkalabs", "QuokkaLabs"]}]
+    update(write_jsonl(tmp_path / "e.jsonl", respelt), root)
+    assert [(f.value, f.count) for f in service.search(SearchParams(q="quokka")).facets["entity"]] == [("QuokkaLabs", 2)]
+
+
 @pytest.mark.parametrize(("bad_id", "reason"), [("x" * 513, "the limit is 512"), ("a\x00b", "control character")])
 def test_a_delete_line_names_its_id_by_the_same_rules_as_an_upsert(root, tmp_path, bad_id, reason):
     published = store.current_id(root)
