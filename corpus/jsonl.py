@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from index.dates import parse_iso
 from corpus.errors import CorpusError
-from corpus.records import EVENT, FACET_VALUE_MAX_CHARS, GUIDE, Event, GuideSection, Record, slugify
+from corpus.records import EVENT, FACET_VALUE_MAX_CHARS, GUIDE, Event, GuideSection, Record, facet_value, slugify
 from corpus.sanitize import plain_text
 
 _OPTIONAL_STRINGS = ("url", "published")
@@ -91,11 +91,13 @@ def _string(obj: dict[str, Any], key: str, path: Path, lineno: int) -> str:
 
 def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, required: bool) -> tuple[str, ...]:
     value = obj.get(key, [] if not required else None)
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+    # Composed, without invisible characters, spaces collapsed: as a request's filter is read.
+    value = [facet_value(v) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
+    if value is None or not all(value):
         raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings")
     if any("," in v for v in value):
         raise CorpusError(path, lineno, f"{key!r} values may not contain a comma")
-    if too_long := next((v.strip() for v in value if len(v.strip()) > FACET_VALUE_MAX_CHARS), None):
+    if too_long := next((v for v in value if len(v) > FACET_VALUE_MAX_CHARS), None):
         raise CorpusError(
             path, lineno,
             f"{key!r} value {too_long[:20]!r}… is {len(too_long):,} characters long; the limit is {FACET_VALUE_MAX_CHARS}, "
@@ -103,7 +105,7 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
         )
     if required and not value:
         raise CorpusError(path, lineno, f"{key!r} must name at least one topic")
-    return tuple(dict.fromkeys(v.strip() for v in value))
+    return tuple(dict.fromkeys(value))
 
 
 def check_id(doc_id: str, path: Path, lineno: int) -> str:

@@ -97,6 +97,14 @@ Record = Event | GuideSection
 SLUG_MAX_CHARS = 80
 # A topic or an organisation is a filter's value (?topic=…, ?entity=…): what a request may carry.
 FACET_VALUE_MAX_CHARS = 64
+_CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def facet_value(text: str) -> str:
+    """Return a topic or organisation as it is stored and asked for: composed (NFC), without invisible
+    characters, its spaces (and control characters) collapsed to one, so "cafe\u0301" sent by a
+    macOS client, or "openai\u200b" pasted from a page, is the value the corpus wrote."""
+    return unicodedata.normalize("NFC", " ".join(_CONTROL_CHARS.sub(" ", INVISIBLE.sub("", text)).split()))
 
 
 def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
-from index.schema import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS
+from index.schema import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, facet_value
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -22,6 +22,7 @@ MAX_FILTER_VALUES = 10
 MAX_FILTER_CHARS = FACET_VALUE_MAX_CHARS  # what a build accepts as a topic or organisation
 SORTS = ("relevance", "newest", "listing")
 FILTERS = ("topic", "entity", "kind", "month")
+SINGLE_VALUED = ("q", "page", "per_page", "sort", "explain", "since", "until")
 DATE_BOUNDS = ("since", "until")  # a document's date (published, else first_seen) within them, inclusive
 _DAY_S = 86_400
 # What since and until accept, exactly (the OpenAPI spec states it): an ISO 8601 extended date, real
@@ -126,7 +127,9 @@ def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
     given = args.getlist(name)
     if not given:  # the usual case: most requests name no filter at all
         return ()
-    values = [v.strip() for v in given if v.strip()]
+    for value in given:  # before the value is read as the corpus stores it, which drops control characters
+        _check_text(name, value)
+    values = [v for v in map(facet_value, given) if v]  # corpus.records.facet_value
     if len(values) > MAX_FILTER_VALUES:
         raise InvalidParameter(name, f"'{name}' may be given at most {MAX_FILTER_VALUES} times")
     for value in values:
@@ -161,8 +164,19 @@ def _date(args: MultiMapping, name: str) -> str | None:
                   "'since' with a fraction of a second, at the next whole second)") from None
 
 
+def one_value(args: MultiMapping, name: str) -> str | None:
+    """Return parameter *name*'s value (None when absent), or raise InvalidParameter when it was given
+    different values: the first would win unseen (an appended override, or a bad second value, ignored)."""
+    given = args.getlist(name)
+    if len(given) > 1 and len(set(given)) > 1:
+        raise InvalidParameter(name, f"'{name}' was given {len(given)} different values; give it once")
+    return given[0] if given else None
+
+
 def parse_params(args: MultiMapping) -> SearchParams:
     """Return the SearchParams in *args* (a request's query string), or raise InvalidParameter."""
+    for name in SINGLE_VALUED:
+        one_value(args, name)
     # Composed (NFC), as the corpus is when loaded: "Jalapen\u0303o" pasted from a decomposed source is "Jalapeño".
     raw = args.get("q") or ""
     _check_text("q", raw)
@@ -170,9 +184,6 @@ def parse_params(args: MultiMapping) -> SearchParams:
     if len(q) > MAX_QUERY_CHARS:
         raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")
     filters = {name: _values(args, name) for name in FILTERS}
-    for name, values in filters.items():
-        for value in values:
-            _check_text(name, value)
     if filters["kind"]:  # a closed list, read in any case: an unknown kind is a mistake, not an empty filter
         filters["kind"] = tuple(dict.fromkeys(kind.lower() for kind in filters["kind"]))
         if not set(filters["kind"]) <= set(KINDS):

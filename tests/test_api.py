@@ -90,6 +90,41 @@ def test_percent_encoding_that_is_not_utf8_is_a_400_naming_the_parameter(client,
     assert client.get(f"/feeds/search.atom?{query}").status_code == 400
 
 
+@pytest.mark.parametrize("path", ["/api/documents/%FF", "/api/documents/open%E2%82", "/events/%ED%A0%80"])
+def test_a_document_id_that_is_not_utf8_is_a_400_naming_the_id(client, path):
+    # It was a 404 for the id "\ufffd", which nobody sent.
+    response = client.get(path)
+    assert response.status_code == 400, response.data
+    if path.startswith("/api/"):
+        error = response.get_json()["error"]
+        assert error["param"] == "id" and "UTF-8" in error["message"]
+    else:
+        assert "That request could not be used" in response.get_data(as_text=True)
+    really = client.get("/api/documents/%EF%BF%BD")  # U+FFFD really sent: an id like any other, which none has
+    assert really.status_code == 404 and "'\ufffd'" in really.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("query", "param"),
+    [("per_page=5&per_page=abc", "per_page"), ("page=1&page=2", "page"), ("q=a&q=b", "q"), ("sort=newest&sort=listing", "sort")],
+)
+def test_a_single_valued_parameter_given_two_values_is_a_400_naming_it(client, query, param):
+    # The first value won unseen: an appended override was ignored, and a bad second value never checked.
+    error = client.get(f"/api/search?{query}").get_json()["error"]
+    assert error["param"] == param and "different values" in error["message"]
+    assert client.get("/api/search?q=stargate&q=stargate&page=1&page=1").status_code == 200  # the same value twice
+    if param == "q":
+        assert client.get(f"/api/suggest?{query}").get_json()["error"]["param"] == "q"
+
+
+def test_filter_values_are_read_as_the_corpus_stores_them(client):
+    # Composed (a macOS client sends "e\u0301"), without invisible characters, spaces collapsed.
+    plain = client.get("/api/search?topic=compute-deals").get_json()["total"]
+    assert plain > 0
+    assert client.get("/api/search?topic=compute-deals%E2%80%8B").get_json()["total"] == plain  # a zero-width space
+    assert client.get("/api/search?entity=Open%C2%ADAI").get_json()["total"] == client.get("/api/search?entity=openai").get_json()["total"]
+
+
 def test_a_query_whose_percent_encoding_is_utf8_is_searched(client):
     assert client.get("/api/search?q=%E2%82%AC").get_json()["query"] == "€"
     assert client.get("/api/search?q=Jalape%C3%B1o").get_json()["query"] == "Jalapeño"

@@ -310,3 +310,13 @@ def test_a_topic_and_an_organisation_as_long_as_a_filter_may_ask_load_and_can_be
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     (record,) = list(load_jsonl(path))
     assert record.topics == ("t" * MAX_FILTER_CHARS,) and record.entities == ("e" * MAX_FILTER_CHARS,)
+
+
+def test_topics_and_organisations_are_stored_composed_without_invisible_characters(tmp_path):
+    # As a request's filter is read: "cafe\u0301" from a decomposed source was a topic no filter could name.
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "a", "title": "A", "summary": "", "topics": ["cafe\u0301", "ro\u200bbots"],
+                                                "entities": ["Acme\u00a0  Corp"]}])
+    record = next(load_jsonl(path))
+    assert record.topics == ("caf\u00e9", "robots") and record.entities == ("Acme Corp",)
+    with pytest.raises(CorpusError, match="non-empty strings"):
+        list(load_jsonl(write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "title": "A", "summary": "", "topics": ["\u200b"]}])))

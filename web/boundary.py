@@ -23,8 +23,23 @@ _PRINTABLE = bytes(range(0x21, 0x7F))  # what a request target may hold as it is
 _NO_PARAMETERS = frozenset({"/healthz", "/metrics"})  # routes that read no parameter
 
 
+def check_path() -> None:
+    """Raise InvalidParameter when the path is not UTF-8 once percent-decoded: werkzeug reads such bytes
+    as U+FFFD, and ``/api/documents/%FF`` was a 404 naming the id '\ufffd', which nobody sent."""
+    if "\ufffd" not in request.path:
+        return
+    environ = request.environ
+    sent = (environ.get("RAW_URI") or environ.get("REQUEST_URI") or "").partition("?")[0]  # gunicorn's and werkzeug's
+    if _text(sent.encode("latin-1", "replace")) is not None:
+        return  # a U+FFFD really sent (%EF%BF%BD): an id like any other
+    param = "id" if request.view_args and "doc_id" in request.view_args else "path"
+    raise InvalidParameter(param, f"{'The path' if param == 'path' else repr(param)} is not UTF-8 text once "
+                                  "percent-decoded: each %XX must be a byte of a UTF-8 character (é is %C3%A9)")
+
+
 def check_query_string() -> None:
     """Raise InvalidParameter naming the first parameter (name or value) that is not UTF-8 once percent-decoded."""
+    check_path()
     raw = request.query_string
     if b"%" not in raw and raw.isascii():
         return  # the usual case: nothing encoded, nothing that can decode wrongly

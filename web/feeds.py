@@ -24,7 +24,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from werkzeug.datastructures import MultiDict
 
 from index.dates import as_date_time, format_utc, parse_iso, to_datetime
-from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, one_value, parse_params, to_query_string
 from search.suggest import check_prefix
 from web import get_search
 from web.pages import feed_url
@@ -104,7 +104,7 @@ _SAID = {"title": "Go to", "organisation": "Organisation", "topic": "Topic", "te
 @bp.get("/api/suggest/opensearch")
 def opensearch_suggestions() -> Response:
     """Answer completions as browsers read them: [query, [completions], [kinds], [addresses]]."""
-    prefix = check_prefix(request.args.get("q"))
+    prefix = check_prefix(one_value(request.args, "q"))
     suggester = get_suggester()
     suggestions = suggester.suggest(prefix)
     root = request.url_root.rstrip("/")

@@ -366,8 +366,10 @@ PATHS: dict[str, Any] = {
                 f"Only the first {MAX_RESULT_WINDOW} results are served: a page may start at most at result "
                 f"{MAX_RESULT_WINDOW} ((page - 1) × per_page < {MAX_RESULT_WINDOW}), and the last holds what is left "
                 "of them. An empty parameter counts as absent; "
-                "blank filter values are ignored, and values are stripped of surrounding whitespace. A parameter "
-                "whose percent-encoding is not UTF-8 (q=%FF) is a 400 naming it."
+                "blank filter values are ignored, and values are stripped of surrounding whitespace; filter values "
+                "are read composed (NFC), without invisible characters, as the corpus stores them. A parameter "
+                "whose percent-encoding is not UTF-8 (q=%FF) is a 400 naming it, and so is q, page, per_page, sort, "
+                "explain, since or until given twice with different values (the first would win unseen)."
             ),
             "parameters": [
                 {"name": "q", "in": "query", "description": (

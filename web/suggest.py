@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from search.params import one_value
 from search.suggest import Suggester, check_prefix
 
 bp = Blueprint("suggest", __name__)
@@ -22,7 +23,7 @@ def cache_control(suggester: Suggester) -> str:
 
 @bp.get("/api/suggest")
 def suggest() -> Response:
-    prefix = check_prefix(request.args.get("q"))
+    prefix = check_prefix(one_value(request.args, "q"))
     suggester = get_suggester()
     suggestions = suggester.suggest(prefix)
     response = jsonify({"query": prefix, "suggestions": [s.to_json() for s in suggestions]})
