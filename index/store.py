@@ -67,6 +67,17 @@ def current_id(root: str | os.PathLike[str]) -> str | None:
         return None
 
 
+def served_since(root: Path, snap_id: str) -> float | None:
+    """Return when ``current`` was pointed at *snap_id* (seconds since the epoch), or None when it points elsewhere.
+
+    Not the snapshot's build time: a rollback or a replica's publish serves an older build from now on."""
+    try:
+        stamp = os.lstat(root / "current").st_mtime  # the link is made anew at each switch (_switch)
+    except OSError:
+        return None
+    return stamp if current_id(root) == snap_id else None
+
+
 def new_snapshot_id() -> str:
     now = datetime.now(timezone.utc)
     return f"{now:%Y%m%dT%H%M%S}-{now.microsecond:06d}-{os.getpid()}"

@@ -17,6 +17,7 @@ import struct
 import sys
 from bisect import bisect_left, bisect_right
 import threading
+import time
 import weakref
 from array import array
 from functools import cached_property
@@ -90,6 +91,9 @@ class Snapshot:
         self.id = snap_id
         self.path = path
         self.meta = store.read_meta(path)
+        # What this worker serves changed then (a feed's Last-Modified): when current came to point here,
+        # or now, when it is served in place of a published snapshot that was refused.
+        self.served_since = store.served_since(root, snap_id) or time.time()
         if self.meta.get("schema_version") != SCHEMA_VERSION:
             raise store.IndexUnavailable(
                 f"snapshot {snap_id} was built with schema version {self.meta.get('schema_version')}, "

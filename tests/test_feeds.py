@@ -4,7 +4,10 @@ conditional GETs, and the OpenSearch description with its suggestions URL."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
+from email.utils import parsedate_to_datetime
 import xml.etree.ElementTree as ET
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
@@ -17,6 +20,7 @@ from index.update import update
 from tests.conftest import write_jsonl
 from tests.test_timeline import DATE, NEWEST, TOPICS
 from web import create_app
+from web.cli import main as topichub_main
 
 A = "{http://www.w3.org/2005/Atom}"
 OS = "{http://a9.com/-/spec/opensearch/1.1/}"
@@ -90,6 +94,27 @@ def test_conditional_get_answers_304_until_the_feed_changes(client):
         assert again.status_code == 304 and not again.get_data()
     other = client.get("/feeds/search.atom?q=python", headers={"If-None-Match": etag})
     assert other.status_code == 200
+
+
+def test_a_rollback_is_a_change_for_readers_polling_with_if_modified_since(dated_index, tmp_path):
+    # Last-Modified was the served snapshot's build time, which a rollback sets back: a reader asking
+    # If-Modified-Since got 304 and kept the entries the rollback took back.
+    copy = tmp_path / "index"
+    shutil.copytree(dated_index, copy, symlinks=True)
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "deb-oops", "title": "A library published by mistake",
+                                               "summary": "Oops.", "topics": ["libs"], "published": "2025-07-01"}]), copy)
+    link = copy / "current"
+    os.utime(link, (time.time() - 100, time.time() - 100), follow_symlinks=False)  # published 100 s ago
+    client = create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client()
+    response, parsed, _ = feed(client, "topic=libs")
+    assert parsed.entries[0].link.endswith("/events/deb-oops")
+    modified = response.headers["Last-Modified"]
+    assert client.get("/feeds/search.atom?topic=libs", headers={"If-Modified-Since": modified}).status_code == 304
+
+    topichub_main(["rollback", "--index-dir", str(copy)], standalone_mode=False)
+    again = client.get("/feeds/search.atom?topic=libs", headers={"If-Modified-Since": modified})
+    assert again.status_code == 200 and b"deb-oops" not in again.get_data()
+    assert parsedate_to_datetime(again.headers["Last-Modified"]) > parsedate_to_datetime(modified)
 
 
 @pytest.mark.parametrize("query, param", [("since=someday", "since"), ("month=2024-13", "month"), ("q=a%00b", "q")])

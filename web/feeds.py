@@ -6,7 +6,8 @@ written in another case than the index's (topic=Compute-Deals) is redirected to 
 canonical value, as the page is, so a search has one feed id and title.  An entry's id is
 its document's permanent address here, so a reader never sees one document twice; its ``updated``
 is the document's date (published, else first seen).  The body is a function of the snapshot and the
-request, so the ETag is a digest of it and Last-Modified is when the snapshot was published: a
+request, so the ETag is a digest of it and Last-Modified is when the snapshot was published here
+(switched to, by a build, update, publish or rollback): a
 reader polling with If-None-Match or If-Modified-Since gets 304 until something changes.
 
 ``/opensearch.xml`` tells a browser how to search the site and where its completions are, in the
@@ -23,8 +24,9 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
 from werkzeug.datastructures import MultiDict
 
-from index.dates import as_date_time, format_utc, parse_iso, to_datetime
+from index.dates import as_date_time, format_utc
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, one_value, parse_params, to_query_string
+from search.snapshot import Snapshot
 from search.suggest import check_prefix
 from web import get_search
 from web.pages import feed_url
@@ -48,10 +50,12 @@ def _xml(body: str, mimetype: str) -> Response:
     return Response(_NOT_XML.sub("", body), mimetype=mimetype)
 
 
-def _published_at(meta: dict[str, object]) -> datetime:
-    """Return when the snapshot was published: its last update, else its build."""
-    stamp = meta.get("updated_at") or meta.get("built_at")
-    return to_datetime(parse_iso(stamp)) if isinstance(stamp, str) else datetime.now(timezone.utc)
+def _published_at(snap: Snapshot) -> datetime:
+    """Return when what the snapshot serves was published here: when ``current`` came to point at it.
+
+    Its build or update time went back after a rollback (an older build served again), and a reader
+    polling with If-Modified-Since then kept, with a 304, the entries the rollback took back."""
+    return datetime.fromtimestamp(int(snap.served_since), timezone.utc)
 
 
 @bp.get("/feeds/search.atom")
@@ -71,7 +75,7 @@ def search_feed() -> Response:
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
     root = request.url_root
     dates = [as_date_time(hit.published or hit.first_seen) for hit in result.hits if hit.published or hit.first_seen]
-    published_at = _published_at(snap.meta)
+    published_at = _published_at(snap)
     body = render_template(
         "feed.xml",
         params=params,
