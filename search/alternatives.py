@@ -1,7 +1,7 @@
 """Ways out of an empty result: nearby searches that do find something, each with its count.
 
 When a search finds nothing, the page offers concrete next steps instead of a dead end: the
-spelling suggestion, each active filter removed on its own, the date bounds removed, every filter
+spelling suggestion, each active filter (facet) removed on its own, the date bounds removed, every filter
 (dates too) removed, the query without the words it excludes, and the query's
 words joined with OR.  Each way out is run as a real search (one hit per page, so only the exact
 total and facet counts are computed), and only ways that find something are offered.
@@ -18,7 +18,7 @@ from search.results import SearchResult, WayOut
 
 _WORD = re.compile(r"[^\s\"()]+")
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"})
-MAX_WAYS = 8
+MAX_WAYS = 9  # a suggestion, four facets, dates, all filters, exclusions, any words: each is a search
 
 
 def any_words_query(text: str) -> str | None:
@@ -43,10 +43,13 @@ def ways_out(
     candidates: list[tuple[str, SearchParams, str | None, str | None]] = []
     if suggestion and suggestion != params.q:
         candidates.append(("suggestion", base.with_(q=suggestion), None, None))
-    active = [(name, value) for name in FILTERS for value in getattr(params, name)]
-    for name, value in active:
-        rest = tuple(v for v in getattr(params, name) if v != value)
-        candidates.append(("without", base.with_(**{name: rest}), name, value))
+    # A facet's values combine with OR: one of several removed finds less, never more, so a facet of
+    # several values is offered removed whole (value None).  Each of 10 values of one facet was tried
+    # on its own, all in vain, and took the place of the ways that could find something.
+    active = [name for name in FILTERS if getattr(params, name)]
+    for name in active:
+        values = getattr(params, name)
+        candidates.append(("without", base.with_(**{name: ()}), name, values[0] if len(values) == 1 else None))
     dated = bool(params.since or params.until)
     if dated:
         candidates.append(("no_dates", base.with_(since=None, until=None), None, None))
@@ -63,6 +66,6 @@ def ways_out(
     for kind, candidate, facet, value in candidates[:MAX_WAYS]:
         total = search(candidate).total
         if total:
-            shown = label(facet, value) if facet and value else None
+            shown = label(facet, value) if facet and value else None  # a facet removed whole: no one value
             ways.append(WayOut(kind, candidate.with_(per_page=params.per_page), total, facet, value, shown))
     return tuple(ways)

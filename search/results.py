@@ -59,7 +59,7 @@ class WayOut:
     params: SearchParams
     count: int
     facet: str | None = None  # for "without": the filter removed
-    value: str | None = None
+    value: str | None = None  # ... its one value, or None when the facet had several (all removed)
     label: str | None = None
 
     def to_json(self) -> dict[str, object]:

@@ -359,7 +359,7 @@ def search(
 def _way_text(way: WayOut) -> str:
     """Return a way out of an empty result as the page words it, with the option or query that takes it."""
     if way.kind == "without":
-        return f"without --{way.facet} {way.value}"
+        return f"without --{way.facet} {way.value}" if way.value is not None else f"without any --{way.facet}"
     if way.kind in ("no_filters", "no_dates"):
         return "without any filters" if way.kind == "no_filters" else "without --since and --until"
     said = {"suggestion": "did you mean", "no_exclusions": "without the excluded words", "any_words": "any of these words"}

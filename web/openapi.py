@@ -242,8 +242,10 @@ SCHEMAS: dict[str, Any] = {
             "since": {"type": ["string", "null"], "description": "This search's since, if any (no_dates and no_filters drop it)."},
             "until": {"type": ["string", "null"], "description": "This search's until, if any."},
             "count": {"type": "integer", "minimum": 1},
-            "facet": {"type": ["string", "null"], "description": "For \"without\": the facet whose value was removed."},
-            "value": {"type": ["string", "null"]},
+            "facet": {"type": ["string", "null"], "description": "For \"without\": the facet removed."},
+            "value": {"type": ["string", "null"], "description": (
+                "For \"without\": the facet's one value, removed; null when the facet had several, all removed "
+                "(a facet's values combine with OR, so removing one of them never finds more).")},
             "label": {"type": ["string", "null"], "description": "The removed value's label."},
         },
     },
