@@ -23,6 +23,8 @@ class Answer:
     title: str
     url: str  # the guide page with the section's #anchor
     snippet_html: str
+    score: float = 0.0  # its score as the first result, which it is
+    explanation: dict[str, object] | None = None  # with explain=1, as a hit's
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,7 +181,7 @@ class SearchService:
         hits = self._hits(snap, params, asked.parsed, found, ranked, cosines, best)
         answer = None
         if lifted is not None and params.page == 1:  # one answer, once: the card shows it, so the list below does not
-            answer = self._answer(snap, asked.parsed, lifted)
+            answer = self._answer(snap, asked.parsed, lifted, hits[0])  # the card's hit is the first (lifted first)
             hits = tuple(hit for hit in hits if hit.id != answer.id)
         ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
         facets = count_facets(snap, params, found.matched, found.selected)
@@ -353,14 +353,17 @@ class SearchService:
             return docnum if strong and score >= ANSWER_SCORE_RATIO * best else None
         return None
 
-    def _answer(self, snap: Snapshot, parsed: ParsedQuery, docnum: int) -> Answer:
-        """Return the answer card of guide section *docnum*, its text highlighted for *parsed*."""
+    def _answer(self, snap: Snapshot, parsed: ParsedQuery, docnum: int, hit: Hit) -> Answer:
+        """Return the answer card of guide section *docnum* (its *hit*, first of the page), its text
+        highlighted for *parsed* as a card's (the whole passage), with the hit's score and explanation."""
         fields = snap.stored(docnum)
         return Answer(
             id=fields["id"],
             title=fields["title"],
             url=fields["url"],
             snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], parsed)[0],
+            score=hit.score,
+            explanation=hit.explanation,
         )
 
     def _highlighted(

@@ -150,6 +150,18 @@ def test_the_guide_answer_is_shown_once(client, url):
     assert '<ol class="hits" start="2">' in page or not body["hits"]
 
 
+def test_the_guide_answer_is_explained_like_any_hit(client):
+    # The first result was the only one explain=1 left unexplained.
+    plain = api(client, "?q=history+of+compute")["answer"]
+    body = api(client, "?q=history+of+compute&explain=1")
+    answer = body["answer"]
+    assert plain["explanation"] is None and plain["score"] == answer["score"] > 0
+    assert answer["explanation"]["score"] == answer["score"] and answer["explanation"]["matched"]
+    card = html(client, "/?q=history+of+compute&explain=1").split('class="answer"', 1)[1].split("</section>", 1)[0]
+    assert "<summary>Why this result</summary>" in card
+    assert "Why this result" not in html(client, "/?q=history+of+compute").split('class="answer"', 1)[1].split("</section>", 1)[0]
+
+
 def test_results_are_numbered_without_a_gap_across_pages_when_a_card_is_shown(client):
     first, second = (html(client, f"/?q=history+of+compute&page={n}") for n in (1, 2))
     assert 'class="answer"' in first and 'class="answer"' not in second

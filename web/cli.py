@@ -347,6 +347,8 @@ def search(
         answer = result.answer
         click.echo(f"\nAnswer from the guide: {click.style(answer.title, bold=True)}  {click.style(answer.url, dim=True)}")
         click.echo(f"     {ansi(answer.snippet_html)}")
+        if answer.explanation:
+            click.echo(f"     {click.style(summary(answer.explanation), dim=True)}")
     why = {"name": "  (exact name)", "meaning": "  (found by meaning)", "organisation": "  (found by organisation)"}
     first = (result.page - 1) * result.per_page + (2 if result.answer else 1)  # the card is the page's first result
     for number, hit in enumerate(result.hits, start=first):

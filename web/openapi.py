@@ -259,12 +259,15 @@ SCHEMAS: dict[str, Any] = {
     },
     "Answer": {
         "type": "object",
-        "required": ["id", "title", "url", "snippet_html"],
+        "required": ["id", "title", "url", "snippet_html", "score", "explanation"],
         "properties": {
             "id": {"type": "string"},
             "title": {"type": "string"},
             "url": {"type": "string", "description": "The guide page, at the section's anchor."},
             "snippet_html": {"type": "string"},
+            "score": {"type": "number", "description": "Its ranking score, as a hit's: it is the first result."},
+            "explanation": {"oneOf": [{"type": "null"}, {"type": "object"}], "description": (
+                "How the score was reached, as a hit's explanation (only with explain=1; else null).")},
         },
     },
     "Document": {
@@ -404,7 +407,7 @@ PATHS: dict[str, Any] = {
                                                             "default": 1}},
                 {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE,
                                                                 "default": DEFAULT_PER_PAGE}},
-                {"name": "explain", "in": "query", "description": "1 (or true/yes/on) adds each hit's score explanation.",
+                {"name": "explain", "in": "query", "description": "1 (or true/yes/on) adds each hit's score explanation, and the answer card's.",
                  "schema": {"type": "string", "pattern": BOOLEAN_PATTERN}},
                 IF_NONE_MATCH,
             ],
