@@ -550,6 +550,9 @@ class _Found:
     # on Qwen, which the gazetteer tags Alibaba), after every page the words score.
     tagged: frozenset[int] = frozenset()
     organisation: str | None = None  # the one the query is the name of, when it found some page so
+    # Some result is tagged with the organisation the query names, by its words or not ("Google
+    # DeepMind": the page saying "DeepMind has published…"): it answers all of the query.
+    on_organisation: bool = False
 
     @classmethod
     def of(
@@ -566,6 +569,7 @@ class _Found:
         meaning: frozenset[int] = frozenset()
         tagged: frozenset[int] = frozenset()
         organisation = None
+        on_organisation: AbstractSet[int] = frozenset()
         named = None
         as_typed = False
         if parsed is None:
@@ -599,7 +603,8 @@ class _Found:
                     named, as_typed = None, False
                 organisation = snap.organisation(params.q) if not required else None
                 if organisation is not None:
-                    tagged = snap.facet_docs["entities"][organisation] - matched - excluded
+                    on_organisation = snap.facet_docs["entities"][organisation]
+                    tagged = on_organisation - matched - excluded
                     matched |= tagged
             matched -= excluded
         if params.since or params.until:  # a date range narrows what matches, as the query does
@@ -612,7 +617,7 @@ class _Found:
             named, as_typed = None, False
         tagged &= allowed
         return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed, tagged,
-                   organisation if tagged else None)
+                   organisation if tagged else None, not on_organisation.isdisjoint(allowed))
 
     def by_coverage(self) -> list[AbstractSet[int]]:
         """Return the allowed documents in tiers for a sort by date: those holding every concept, those
@@ -632,7 +637,7 @@ class _Found:
         allowed, concept_docs = self.allowed, self.concept_docs
         if not allowed:
             return "none"
-        if self.named is not None or self.tagged:
+        if self.named is not None or self.on_organisation:
             return "all"  # the page the query names (or a page on the organisation it names) answers all of it
         if parsed is None or not concept_docs or concept_docs[0].intersection(*concept_docs[1:]) & allowed:
             return "all"

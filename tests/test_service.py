@@ -1127,6 +1127,17 @@ def test_an_organisations_name_finds_the_pages_tagged_with_it_that_name_it_anoth
     assert all("AWS" in h.title + " " + re.sub("<[^>]+>", "", h.snippet_html) or h.kind == "guide" for h in aws_only)
 
 
+def test_an_organisations_name_typed_whole_is_answered_by_a_page_on_it_that_holds_part_of_the_name(service, client):
+    # "Google DeepMind": the page on it says "DeepMind has published…", and the page said "No result
+    # has all of your words", as if the hub knew nothing of Google DeepMind.
+    result = service.search(SearchParams(q="Google DeepMind"))
+    assert result.hits[0].id == "decoupled-diloco-a-new-frontier-for-resilient-distributed-ai-training"
+    assert result.match == "all"
+    assert "No result has all of your words" not in client.get("/?q=Google+DeepMind").get_data(as_text=True)
+    # Not when the page tagged with it is filtered out: then no result is on it.
+    assert service.search(SearchParams(q="Google DeepMind", kind=("guide",))).match in ("partial", "none")
+
+
 def test_an_alias_or_more_than_a_name_does_not_bring_an_organisations_pages(service):
     # An alias is narrower than the name: "AWS" is not every Amazon page, "Qwen" not every Alibaba one.
     aws = service.search(SearchParams(q="AWS", per_page=50))
