@@ -129,6 +129,7 @@ def build_corpus(
                     "id_prefix": id_namespace(record.id for record in records),  # search/snapshot.py ``named``
                     # Analysed now, searched with by this snapshot: an edit means a rebuild, like a schema change.
                     "synonyms": analyse_groups(corpus.synonyms, make_schema()["body"].analyzer),
+                    "synonyms_written": [list(group) for group in corpus.synonyms],  # as typed: a correction shows them
                     "semantic": semantic_meta,
                 },
             )

@@ -970,6 +970,9 @@ def _widened(
             # ("nmpy" said "Including results for NumPy" and listed "nipy" first, a rarer word).
             extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d] * (1.0 if i == 0 else OTHER_TYPO_SHARE)))
                      for i, (w, d) in enumerate(near)]
+            if near and synonyms is not None and not vocabulary.contains(near[0][0]):
+                # A synonym no page writes ("hugingface": "huggingface"): what it stands for ("Hugging Face").
+                extra += [a for a in _ways((near[0][0],), synonyms)[0] if a.via == "synonym"]
             if near:
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
         elif (plural := _model_plural(concept.text)) and vocabulary.contains(plural):

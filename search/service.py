@@ -239,7 +239,7 @@ class SearchService:
         return _Asked(expanded, vocabulary, dropped, _near(snap, asked_text(text)), text)
 
     def _vocabulary(self, snap: Snapshot) -> Vocabulary:
-        return self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
+        return self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer, snap.synonym_words)
 
     def _order(
         self, snap: Snapshot, params: SearchParams, asked: _Asked, found: _Found, started: float
@@ -717,8 +717,16 @@ def _document(fields: dict[str, object]) -> dict[str, object]:
 def _shows_correction(snap: Snapshot, parsed: ParsedQuery | None, allowed: set[int] | frozenset[int]) -> bool:
     """Return whether a result (its *allowed* documents, filters applied) holds a corrected word: only
     then does it say "Including results for" (the ways out of an empty one still try the correction)."""
-    words = [fix.word for fix in parsed.corrections] if parsed is not None else []
-    return any(not allowed.isdisjoint(snap.term_docs(field, word)) for word in words for field in SEARCH_FIELDS)
+    if parsed is None:
+        return False
+    for fix in parsed.corrections:
+        if any(not allowed.isdisjoint(snap.term_docs(field, fix.word)) for field in SEARCH_FIELDS):
+            return True
+        # A correction no page writes, a synonym's variant ("huggingface"): what it stands for holds it.
+        if any(not allowed.isdisjoint(matches(a.query, snap)) for c in parsed.typed_concepts() if c.span == fix.span
+               for a in c.alternatives if a.via == "synonym"):
+            return True
+    return False
 
 
 def _holds_any(postings: list[Sequence[int]], docnum: int) -> bool:

@@ -148,6 +148,9 @@ class Snapshot:
         self._tokens: Bounded[tuple[int, str], TokenReplay] = Bounded(TOKEN_CACHE_DOCS)
         self._stored: Bounded[int, dict[str, object]] = Bounded(TOKEN_CACHE_DOCS)
         self.synonyms = Synonyms.from_groups(self.meta.get("synonyms") or ())  # analysed by the build
+        # A synonym's one-word variants as written ("huggingface", "Britain") by their analysed word:
+        # a misspelling of one is corrected to it even when no page writes it (``Vocabulary.near``).
+        self.synonym_words = _one_word_variants(self.meta.get("synonyms") or (), self.meta.get("synonyms_written") or ())
         self.term_scores = TermScores()  # each (field, term)'s BM25F scores, read once (search/scoring.py)
         # Each phrase's matches with Whoosh's scores, found once (search/evaluator.py): a synonym's
         # multi-word variants are the same few phrases in every query that names the concept.
@@ -398,6 +401,17 @@ def _column(reader, fieldname: str) -> array:
         values.byteswap()
     values.extend(repeat(column._default, count - len(values)))  # trailing defaults are not written
     return values
+
+
+def _one_word_variants(analysed: Iterable[Iterable[Iterable[str]]], written: Iterable[Iterable[str]]) -> dict[str, str]:
+    """Return each one-word variant of the synonym groups as written, by its analysed word."""
+    found: dict[str, str] = {}
+    for words_group, typed_group in zip(analysed, written):
+        for words, typed in zip(words_group, typed_group):
+            words = list(words)
+            if len(words) == 1 and isinstance(typed, str) and typed.strip().isalnum():
+                found.setdefault(words[0], typed.strip())
+    return found
 
 
 def _unambiguous_folds(values: Iterable[str]) -> dict[str, str]:

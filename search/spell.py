@@ -131,13 +131,16 @@ class Vocabulary:
 
     def __init__(
         self, searcher: Searcher, analyzer: Analyzer, cache: dict[tuple[str, ...], object],
-        words: dict[str, dict[str, list[str]]] | None = None,
+        words: dict[str, dict[str, list[str]]] | None = None, synonym_words: dict[str, str] | None = None,
     ) -> None:
         self.searcher = searcher
         self.reader = searcher.reader()
         self.analyzer = analyzer
         self._cache = cache
         self._words = {} if words is None else words  # the snapshot's words by first letter, listed once
+        # One-word synonym variants as written, by analysed word (``Snapshot.synonym_words``): words a
+        # query may mean although no page writes them ("huggingface", where pages say "Hugging Face").
+        self.synonym_words = synonym_words or {}
 
     def _by_letter(self) -> dict[str, list[str]]:
         """Return the searched fields' words grouped by their first letter (listed on first use)."""
@@ -209,7 +212,26 @@ class Vocabulary:
             limit = allowed_distance(len(folded))
             apart = {w: self._apart(self.surface(w, typed), folded) for w, _ in found}
             found = [(w, d) for w, d in found if apart[w] == min(apart.values()) and apart[w] <= limit]
+        if not found and self.synonym_words:
+            found = self._near_synonym(typed, word)
         return self._remember(key, found)  # type: ignore[return-value]
+
+    def _near_synonym(self, typed: str, word: str) -> list[tuple[str, int]]:
+        """Return the one-word synonym variants no page writes that are closest to *typed* (analysed:
+        *word*) within the allowed edits, as written: "hugingface" is "huggingface", a variant of
+        "Hugging Face", and "-britian" excludes "britain", the UK page's synonym."""
+        folded = self._fold(typed)
+        limit = allowed_distance(len(folded))
+        if not limit or _DIGIT.search(word):
+            return []
+        scored = {}
+        for analysed, written in self.synonym_words.items():
+            if analysed != word and not self.contains(analysed):
+                distance = min(OSA.distance(written.lower(), folded), OSA.distance(analysed, word))
+                if distance <= limit:
+                    scored[analysed] = distance
+        best = min(scored.values(), default=0)
+        return sorted((w, d) for w, d in scored.items() if d == best)
 
     def _apart(self, surface: str, folded: str) -> int:
         """Return the edits from *folded* (a typed word) to *surface* as written or as folded ("GPUs"
@@ -315,6 +337,8 @@ class Vocabulary:
         """Return *word* (analysed) as a reader would type it, in the case *typed* was typed in: of the
         forms a document writes it in, the closest to *typed* ("introducing" for "introducting", where
         the text says "introduces" more often), then the most frequent."""
+        if word in self.synonym_words and not self.contains(word):  # no page writes it: as the synonyms do
+            return _as_shown(self.synonym_words[word], typed)
         forms = self._written_forms(word)
         folded = self._fold(typed)
         best = min(forms, key=lambda form: OSA.distance(form[0], folded)) if len(forms) > 1 else forms[0]
@@ -434,15 +458,18 @@ class Speller:
         self._state: tuple[str, dict[tuple[str, ...], object], dict[str, dict[str, list[str]]]] = ("", {}, {})
         self._lock = threading.Lock()
 
-    def vocabulary(self, snapshot_id: str, searcher: Searcher, analyzer: Analyzer) -> Vocabulary:
-        """Return the vocabulary of *searcher*'s index, caching look-ups while the snapshot lasts."""
+    def vocabulary(
+        self, snapshot_id: str, searcher: Searcher, analyzer: Analyzer, synonym_words: dict[str, str] | None = None
+    ) -> Vocabulary:
+        """Return the vocabulary of *searcher*'s index (and its one-word synonyms, *synonym_words*),
+        caching look-ups while the snapshot lasts."""
         state = self._state
         if state[0] != snapshot_id:
             with self._lock:
                 if self._state[0] != snapshot_id:
                     self._state = (snapshot_id, {}, {})
                 state = self._state
-        return Vocabulary(searcher, analyzer, state[1], state[2])
+        return Vocabulary(searcher, analyzer, state[1], state[2], synonym_words)
 
 
 def one_edit(word: str) -> Iterator[str]:
@@ -494,7 +521,9 @@ def suggested_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[t
     if not parsed.corrections:
         return []
     corrected = {c.span: c for c in parsed.corrections}
-    fixed = [word_query(corrected[c.span].word) for c in parsed.typed_concepts() if c.span in corrected]
+    # The corrected word, and what it stands for when no page writes it (a synonym's variant, "huggingface").
+    fixed = [wq.Or([word_query(corrected[c.span].word), *(a.query for a in c.alternatives if a.via == "synonym")])
+             for c in parsed.typed_concepts() if c.span in corrected]
     # A quoted phrase with a misspelt word: the phrase as corrected ("trainng infrastructure").
     fixed += [a.query for c in parsed.concepts for m in (c.members or (c,)) if m.word is None
               for a in m.alternatives if a.via == "typo"]

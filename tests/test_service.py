@@ -1138,6 +1138,20 @@ def test_an_organisations_name_typed_whole_is_answered_by_a_page_on_it_that_hold
     assert service.search(SearchParams(q="Google DeepMind", kind=("guide",))).match in ("partial", "none")
 
 
+def test_a_misspelt_synonym_that_no_page_writes_is_corrected_to_it(service):
+    # "huggingface" is a variant of "Hugging Face", which pages write in two words: "hugingface" found
+    # nothing and offered nothing, nor did "-britian" (the UK page's synonym "Britain").
+    typo = service.search(SearchParams(q="hugingface"))
+    meant = service.search(SearchParams(q="Hugging Face"))
+    assert typo.total == meant.total > 0 and {h.id for h in typo.hits} == {h.id for h in meant.hits}
+    assert typo.suggestion is not None and typo.suggestion.text == "huggingface"
+    excluded = service.search(SearchParams(q="stargate -britian"))
+    assert excluded.excluded_in_vain == ("britian",) and excluded.excluded_suggestion.text == "stargate -britain"
+    assert service.search(SearchParams(q="Britian")).suggestion.text == "Britain"
+    # Only when no page writes a close word: "nvdia" is still NVIDIA.
+    assert service.search(SearchParams(q="nvdia")).suggestion.text == "NVIDIA"
+
+
 def test_an_alias_or_more_than_a_name_does_not_bring_an_organisations_pages(service):
     # An alias is narrower than the name: "AWS" is not every Amazon page, "Qwen" not every Alibaba one.
     aws = service.search(SearchParams(q="AWS", per_page=50))
