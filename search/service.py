@@ -66,7 +66,7 @@ class Refusal:
     """A published snapshot that could not be opened, and why; the service serves an older one."""
 
     snapshot: str
-    key: tuple[int, int]  # its folder's inode and mtime: a new copy of it is tried again
+    key: tuple[int, int] | None  # its folder's inode and mtime (None: no folder): a new copy of it is tried again
     reason: str
 
 
@@ -110,10 +110,9 @@ class SearchService:
                     del snap
                     gc.collect()
             except store.IndexUnavailable as exc:
-                key = self._folder_key(current)
-                if key is None:  # nothing there to verify: no index, not a bad copy of one
-                    raise
-                self.refused = Refusal(current, key, str(exc))
+                # A folder gone (deleted by hand; key None) is refused as a damaged one is: tried again
+                # once it is there, and meanwhile the last good snapshot answers.
+                self.refused = Refusal(current, self._folder_key(current), str(exc))
                 good = snap if snap is not None and snap.path.is_dir() else self._older_good(current)
                 if good is None:
                     raise

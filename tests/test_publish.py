@@ -130,6 +130,23 @@ def test_serve_never_rebuilds_a_replica_from_the_builder_sources(replica, tmp_pa
     assert _needs_build(replica) is None
 
 
+@pytest.mark.parametrize("damage", ["flipped", "gone"])
+def test_serve_never_builds_the_bundled_corpus_over_a_damaged_snapshot(builder, damage, capsys):
+    # It did, and a replica of thousands of pages then answered from 57 and said it was healthy.
+    first, damaged = store.older_snapshots(builder, store.current_id(builder))[0], store.current_id(builder)
+    if damage == "flipped":
+        _damage_flipped(store.snapshots_dir(builder) / damaged)
+    else:
+        shutil.rmtree(store.snapshots_dir(builder) / damaged)
+    assert _needs_build(builder) is None
+    assert f"{damaged}" in capsys.readouterr().err
+    assert store.snapshot_ids(builder)[0] == first and store.current_id(builder) == damaged  # nothing built
+    status, body = health(builder)
+    assert status == 503 and body["status"] == "degraded" and body["snapshot"] == first
+    client = create_app({"INDEX_DIR": str(builder), "TESTING": True}).test_client()
+    assert numbats(client) == (first, 0)  # the last good snapshot answers
+
+
 def _damage_missing(snap: Path) -> None:
     next(snap.glob("*.pst")).unlink()
 

@@ -147,10 +147,17 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
     from index.vectors import enabled as semantic_enabled, same_model
     from web.health import SourceWatch, replica_origin
 
+    if store.current_id(index_dir) is None:
+        return f"no index has been built in {index_dir} yet: building it from {_default_corpus()}", ()
     try:
         meta = store.read_meta(store.current_path(index_dir))
     except store.IndexUnavailable as exc:
-        return f"{exc}: building it from {_default_corpus()}", ()
+        # Damaged or missing, not absent: building the bundled corpus in its place served 57 pages as
+        # healthy on a replica of thousands.  The workers serve the newest older snapshot that
+        # verifies and /healthz says degraded, as when it is found damaged while running.
+        click.echo(f"warning: {exc}; serving the newest older snapshot that verifies, if any (/healthz says "
+                   "degraded): publish a good copy, or run `topichub rollback`", err=True)
+        return None
     if replica_origin(store.current_path(index_dir)) is not None:
         if meta.get("schema_version") != SCHEMA_VERSION:
             raise click.ClickException(
