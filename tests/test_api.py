@@ -383,7 +383,19 @@ def test_an_etag_hashes_the_api_version_the_snapshot_and_the_request(parts):
     assert _etag("20250101T000000-1-1", *parts) == expected
 
 
-@pytest.mark.parametrize("path", ["/", "/api/search?q=stargate", "/opensearch.xml", "/feeds/search.atom?q=stargate", "/healthz", "/nope"])
+def test_a_probe_is_answered_whatever_host_it_names_or_none(index_dir):
+    # HAProxy's check (HTTP/1.0) names no host: it was refused as 0.0.0.0, and every replica went down.
+    from web import create_app
+
+    client = create_app({"INDEX_DIR": str(index_dir), "TRUSTED_HOSTS": ["search.example.org"], "TESTING": True}).test_client()
+    for headers in ({"Host": "evil.example"}, {"Host": "10.0.0.7:8000"}, {"Host": ""}):
+        assert client.get("/healthz", headers=headers).status_code == 200, headers
+        assert client.get("/metrics", headers=headers).status_code == 200, headers
+    assert client.get("/healthz", environ_overrides={"HTTP_HOST": None, "SERVER_NAME": "0.0.0.0"}).status_code == 200
+    assert client.get("/api/search?q=stargate", headers={"Host": "10.0.0.7:8000"}).status_code == 400  # it writes links
+
+
+@pytest.mark.parametrize("path", ["/", "/api/search?q=stargate", "/opensearch.xml", "/feeds/search.atom?q=stargate", "/nope"])
 def test_a_host_the_site_does_not_serve_is_refused_plainly(index_dir, path):
     # TOPICHUB_TRUSTED_HOSTS: the feeds and /opensearch.xml write absolute links from the Host header,
     # so a deployment that names its hosts answers any other with a 400, never a 500 or a traceback.

@@ -20,7 +20,7 @@ from flask import Flask, request
 from search.params import InvalidParameter
 
 _PRINTABLE = bytes(range(0x21, 0x7F))  # what a request target may hold as it is (RFC 3986), "%" included
-_NO_PARAMETERS = frozenset({"/healthz", "/metrics"})  # routes that read no parameter
+_NO_PARAMETERS = frozenset({"/healthz", "/metrics"})  # probes: routes that read no parameter and write no link
 
 
 def check_path() -> None:
@@ -75,7 +75,7 @@ def register(app: Flask) -> None:
     app.before_request(check_query_string)
     if app.config.get("TRUSTED_HOSTS"):
         app.config["TRUSTED_HOSTS"] = [host_name(host) for host in app.config["TRUSTED_HOSTS"]]
-        app.wsgi_app = _HostNamed(app.wsgi_app)  # type: ignore[method-assign]
+        app.wsgi_app = _HostNamed(app.wsgi_app, app.config["TRUSTED_HOSTS"][0])  # type: ignore[method-assign]
 
 
 _HOST = re.compile(r"(?P<name>[^:\[\]]+?)\.?(?P<port>:[0-9]*)?")  # a name (not an IPv6 address) and its port
@@ -89,13 +89,19 @@ def host_name(host: str) -> str:
 
 
 class _HostNamed:
-    """WSGI middleware: the request's Host header as ``host_name`` reads it."""
+    """WSGI middleware: the request's Host header as ``host_name`` reads it; a probe's as a served host.
 
-    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+    A probe (``/healthz``, ``/metrics``) writes no link, and load balancers send it with no Host
+    (HAProxy's check is HTTP/1.0) or the replica's address: with TRUSTED_HOSTS set, Flask read it as
+    the bind address (0.0.0.0) and answered 400, and every replica was taken out of rotation."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], served: str) -> None:
         self.app = app
+        self.served = served
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        host = environ.get("HTTP_HOST")
-        if host:
+        if environ.get("PATH_INFO") in _NO_PARAMETERS:
+            environ["HTTP_HOST"] = self.served
+        elif host := environ.get("HTTP_HOST"):
             environ["HTTP_HOST"] = host_name(host)
         return self.app(environ, start_response)
