@@ -57,9 +57,27 @@ FLOAT_ROWS_UP_TO = 2000
 WORD_MARK = "\u2581"  # Llama's mark of a word's start, in place of the space before it
 
 
+SWITCH_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+
+
+def switch(raw: str | None) -> bool:
+    """Return what ``TOPICHUB_SEMANTIC`` says (unset or empty: on), or raise ValueError for a word it
+    does not know ("off" and "false" left the signal on, as only "0" was read)."""
+    text = (raw or "").strip().lower()
+    if not text:
+        return True
+    if text not in SWITCH_WORDS:
+        raise ValueError(f"{SWITCH}={raw!r} must be 0 or 1 (false/true, no/yes and off/on are read too)")
+    return SWITCH_WORDS[text]
+
+
 def enabled() -> bool:
-    """Return whether the semantic signal is switched on (``TOPICHUB_SEMANTIC`` is not "0")."""
-    return os.environ.get(SWITCH, "1").strip() != "0"
+    """Return whether the semantic signal is switched on (``TOPICHUB_SEMANTIC``; on when it names
+    nothing it knows: ``topichub serve`` refuses such a value before starting)."""
+    try:
+        return switch(os.environ.get(SWITCH))
+    except ValueError:
+        return True
 
 
 @functools.cache

@@ -313,6 +313,10 @@ def test_a_snippet_holding_a_line_break_stays_on_its_indented_line(built):
     ({"TOPICHUB_WORKER_CLASS": "bogus"}, "TOPICHUB_WORKER_CLASS='bogus' is not a gunicorn worker class"),  # gunicorn's, after "serving on"
     ({"TOPICHUB_QUERY_BUDGET_S": "abc"}, "TOPICHUB_QUERY_BUDGET_S='abc' must be a number of seconds above 0"),  # workers failed to boot
     ({"TOPICHUB_QUERY_BUDGET_S": "-1"}, "must be a number of seconds above 0"),
+    ({"TOPICHUB_QUERY_BUDGET_S": "1e9"}, "below 30 (the worker timeout)"),  # the worker was killed inside its budget
+    ({"TOPICHUB_SEMANTIC": "maybe"}, "TOPICHUB_SEMANTIC='maybe' must be 0 or 1"),  # only 0 was read: the signal stayed on
+    ({"TOPICHUB_SEMANTIC": "disabled"}, "TOPICHUB_SEMANTIC='disabled' must be 0 or 1"),
+    ({"PROMETHEUS_MULTIPROC_DIR": "/proc/nope"}, "PROMETHEUS_MULTIPROC_DIR='/proc/nope' cannot be a folder"),  # gunicorn's traceback
 ])
 def test_serve_refuses_a_setting_its_workers_could_not_use_in_one_line(tmp_path, env, said):
     result = CliRunner().invoke(main, ["serve", "--index-dir", str(tmp_path / "index")], env=env)
@@ -324,3 +328,48 @@ def test_serve_refuses_a_setting_its_workers_could_not_use_in_one_line(tmp_path,
 def test_search_says_which_hit_an_organisation_found(built):
     result = CliRunner().invoke(main, ["search", "alibaba", "--index-dir", str(built)])
     assert result.exit_code == 0 and "(found by organisation)" in result.output
+
+
+def _no_space(*args, **kwargs):
+    raise OSError(28, "No space left on device")
+
+
+def _masked_no_space(*args, **kwargs):
+    # As Whoosh's writer fails on a full disk: its clean-up raises in turn, the OSError only inside.
+    try:
+        _no_space()
+    except OSError:
+        raise Exception("This file is already closed")  # noqa: B904 (the chain is what is tested)
+
+
+@pytest.mark.parametrize(
+    ("command", "target", "fault", "said"),
+    [
+        ("build", "index.build.build_corpus", _masked_no_space, "cannot write the index in"),
+        ("update", "index.update.shutil.copy2", _no_space, "cannot update the index in"),
+        ("rollback", "index.store.write_lock", lambda *a, **k: _read_only(), "cannot roll back"),
+        ("prune", "index.store.write_lock", lambda *a, **k: _read_only(), "cannot prune"),
+    ],
+)
+def test_a_full_or_read_only_disk_is_one_error_line_and_the_index_stays(built, tmp_path, monkeypatch, command, target, fault, said):
+    # Each printed a traceback; the build's ended in "This file is already closed", the cause hidden inside.
+    before = store.current_id(built)
+    monkeypatch.setattr(target, fault)
+    args = {"build": [], "update": [str(write_jsonl(tmp_path / "c.jsonl", [NEW]))], "rollback": [], "prune": []}[command]
+    result = CliRunner().invoke(main, [command, *args, "--index-dir", str(built)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert f"Error: {said}" in result.output and ("[Errno 28]" in result.output or "[Errno 30]" in result.output), result.output
+    assert "Traceback" not in result.output
+    assert store.current_id(built) == before
+
+
+def _read_only():
+    raise OSError(30, "Read-only file system")
+
+
+@pytest.mark.parametrize(("value", "on"), [("0", False), ("off", False), ("False", False), ("no", False), ("1", True), ("on", True), ("", True)])
+def test_the_semantic_switch_reads_the_words_an_operator_types(monkeypatch, value, on):
+    from index.vectors import enabled
+
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", value)
+    assert enabled() is on  # "off" and "false" left the signal on: only "0" was read

@@ -25,12 +25,17 @@ class IdConverter(PathConverter):
     part_isolating = False  # spans "/" (werkzeug decides it from the regex, which has none)
 
 
+# gunicorn's worker timeout (web/gunicorn_conf.py): a worker silent for longer is killed and restarted.
+WORKER_TIMEOUT_S = 30
+
+
 def query_budget(raw: str | None) -> float:
     """Return the seconds TOPICHUB_QUERY_BUDGET_S gives a search (its default when unset or empty), or
-    raise ValueError when it is no number above 0 (``topichub serve`` says so before starting)."""
+    raise ValueError when it is no number above 0 and below the worker timeout, which would kill a
+    worker still within its budget (``topichub serve`` says so before starting)."""
     budget = float(raw) if raw else DEFAULT_BUDGET_S
-    if not 0 < budget < float("inf"):
-        raise ValueError(f"not a number of seconds above 0: {raw!r}")
+    if not 0 < budget < WORKER_TIMEOUT_S:
+        raise ValueError(f"not a number of seconds above 0 and below {WORKER_TIMEOUT_S}: {raw!r}")
     return budget
 
 

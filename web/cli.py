@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,6 +59,36 @@ def _default_corpus() -> Path:
     return Path(os.environ.get("TOPICHUB_CORPUS") or DEFAULT_DIR)
 
 
+def _os_error(exc: BaseException) -> OSError | None:
+    """Return the OSError that *exc* is, or that raised it on the way (a full disk under Whoosh's
+    writer surfaced as "This file is already closed", raised while it cleaned up), or None."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, OSError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+@contextmanager
+def _writing(doing: str) -> Iterator[None]:
+    """Turn what stops a write to an index folder into one ``Error:`` line: a refusal in its own
+    words, a disk that is full or read-only as "cannot *doing*: …" (never a traceback)."""
+    from index.update import UpdateError
+
+    try:
+        yield
+    except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except Exception as exc:
+        found = _os_error(exc)
+        if found is None:
+            raise
+        raise click.ClickException(f"cannot {doing}: {found}") from None
+
+
 def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0, semantic: bool = True) -> None:
     """Build *sources* into *index_dir* with a progress bar on stderr and a summary line."""
     from tqdm import tqdm
@@ -64,7 +96,7 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
     from corpus.sources import load_corpus
     from index.build import build_corpus
 
-    try:
+    with _writing(f"write the index in {index_dir}"):
         # The lock before the sources are read: of two builds into one folder, the first started goes first.
         with store.write_lock(index_dir, wait=wait):
             # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
@@ -78,10 +110,6 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
                         bar.set_description("writing")  # the segments are written once every document is in
 
                 report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_held=True, semantic=semantic)
-    except (CorpusError, store.WriterBusy) as exc:
-        raise click.ClickException(str(exc)) from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot write the index in {index_dir}: {exc}") from None
     click.echo(
         f"built {_counted(report.doc_count, 'document')} in {report.seconds:.1f} s "
         f"({report.docs_per_second:,.0f} documents/s, {report.size_bytes / 1e6:.1f} MB)"
@@ -120,13 +148,10 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
     Each line of CHANGES is a document in the JSONL corpus format, which is added or replaces the document
     with its id, or {"id": "...", "delete": true}, which removes it.  See docs/operations.md.
     """
-    from index.update import UpdateError
     from index.update import update as apply_update
 
-    try:
+    with _writing(f"update the index in {index_dir}"):
         report = apply_update(changes, index_dir, lock_wait=wait)
-    except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
-        raise click.ClickException(str(exc)) from None
     if not report.changed:
         why = (f"its {_counted(len(report.missing), 'id')} to delete {'is' if len(report.missing) == 1 else 'are'} "
                "not in the index") if report.missing else "it holds no changes"
@@ -205,7 +230,8 @@ def _check_environment() -> None:
     failed to boot, or printed gunicorn's traceback after "serving on")."""
     from gunicorn.util import load_class
 
-    from web import query_budget
+    from index.vectors import SWITCH, switch
+    from web import WORKER_TIMEOUT_S, query_budget
 
     worker_class = os.environ.get("TOPICHUB_WORKER_CLASS", "gevent")
     try:
@@ -218,7 +244,23 @@ def _check_environment() -> None:
     try:
         query_budget(budget)
     except ValueError:
-        raise click.ClickException(f"TOPICHUB_QUERY_BUDGET_S={budget!r} must be a number of seconds above 0") from None
+        raise click.ClickException(
+            f"TOPICHUB_QUERY_BUDGET_S={budget!r} must be a number of seconds above 0 and below {WORKER_TIMEOUT_S} "
+            "(the worker timeout)"
+        ) from None
+    try:
+        switch(os.environ.get(SWITCH))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    metrics = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if metrics:  # gunicorn's master empties it, or makes it, before any worker starts: a traceback if it cannot
+        folder = Path(metrics)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.ClickException(f"PROMETHEUS_MULTIPROC_DIR={metrics!r} cannot be a folder: {exc.strerror or exc}") from None
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise click.ClickException(f"PROMETHEUS_MULTIPROC_DIR={metrics!r} is not a folder this user can write to")
 
 
 def _check_listen(host: str, port: int) -> None:
@@ -419,10 +461,8 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
 @_wait_option
 def prune(index_dir: Path, keep: int, wait: float) -> None:
     """Delete old snapshots; the one being served is never deleted."""
-    try:
+    with _writing(f"prune {index_dir}"):
         removed = store.prune(index_dir, keep, lock_wait=wait)
-    except (store.IndexUnavailable, store.WriterBusy) as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo(f"removed {_counted(len(removed), 'snapshot')}" + (f": {', '.join(removed)}" if removed else ""))
 
 
@@ -431,10 +471,8 @@ def prune(index_dir: Path, keep: int, wait: float) -> None:
 @_wait_option
 def rollback(index_dir: Path, wait: float) -> None:
     """Serve the snapshot before the current one again (after checking its files)."""
-    try:
+    with _writing(f"roll back {index_dir}"):
         served, target = store.rollback(index_dir, lock_wait=wait)
-    except (store.IndexUnavailable, store.WriterBusy) as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo(f"rolled back from snapshot {served} to {target} in {index_dir}")
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import gunicorn.http.wsgi
 import gunicorn.util
 
+from web import WORKER_TIMEOUT_S
 from web.observability import configure_logging
 from web.security import HEADERS
 
@@ -50,7 +51,7 @@ worker_connections = 1000
 # The app is created in each worker, not in the master: nothing is shared that could go stale
 # (open index files, per-snapshot facet postings) and a worker that dies takes nothing with it.
 preload_app = False
-timeout = 30
+timeout = WORKER_TIMEOUT_S
 # Each worker's heartbeat touches a file every second; on a disk-backed /tmp (ext4 here) that call can
 # wait on the file system's journal while the worker's requests wait behind it.  gunicorn's FAQ ("How
 # do I avoid Gunicorn excessively blocking in os.fchmod?") advises a RAM-backed folder.
