@@ -277,9 +277,11 @@ def snapshot_ids(root: Path) -> list[str]:
 
 
 def _prune(root: Path, keep: str, old: int = KEEP_OLD) -> list[str]:
-    """Delete all but the *old* newest snapshots besides *keep*; return the ids deleted."""
+    """Delete all but the *old* newest snapshots besides *keep*, withdrawn ones first (a rollback
+    passes over them: kept, they took the place of a good one); return the ids deleted, oldest first."""
     olds = [name for name in snapshot_ids(root) if name != keep]
-    doomed = olds[: max(0, len(olds) - old)]
+    ranked = sorted(olds, key=lambda name: (withdrawn(snapshots_dir(root) / name) is None, name))  # doomed first
+    doomed = sorted(ranked[: max(0, len(olds) - old)])
     for name in doomed:
         # Renamed away first: a delete cut short leaves a leftover, never a half snapshot to roll back to.
         gone = snapshots_dir(root) / f".tmp-pruned-{name}"
@@ -390,13 +392,17 @@ def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> list[s
         return _prune(root, keep=current_path(root).name, old=keep)
 
 
-def rollback(root: Path, *, lock_wait: float = 0.0) -> tuple[str, str]:
+def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tuple[str, str]:
     """Switch ``current`` to the newest snapshot older than the published one that verifies; return (from, to).
 
     Snapshots on the way that were themselves rolled back from (withdrawn) are passed over, and so are
     damaged ones, each with a warning naming it and why; when none is left, IndexUnavailable says why
-    for each and ``current`` stays where it was.  The snapshot left is withdrawn.
+    for each and ``current`` stays where it was.  The snapshot left is withdrawn.  With *to*, that
+    kept snapshot is served, older or newer, once it verifies (forward again on one host, where
+    ``publish`` has nothing to copy), and is withdrawn no more.
     """
+    if to is not None:
+        return _serve_kept(root, to, lock_wait)
     current_path(root)
     with write_lock(root, wait=lock_wait):
         _remove_leftovers(root)
@@ -424,6 +430,24 @@ def rollback(root: Path, *, lock_wait: float = 0.0) -> tuple[str, str]:
             f"no snapshot older than {served} in {root} can be rolled back to ({'; '.join(passed)}): "
             f"nothing to roll back to, {served} stays served"
         )
+
+
+def _serve_kept(root: Path, snap_id: str, lock_wait: float) -> tuple[str, str]:
+    """Serve kept snapshot *snap_id* once it verifies; return (from, to)."""
+    served = current_id(root)
+    if served is None:
+        raise IndexUnavailable(f"no index has been built in {root} yet")
+    with write_lock(root, wait=lock_wait):
+        _remove_leftovers(root)
+        served = current_id(root) or served
+        kept = snapshot_ids(root)
+        if snap_id not in kept:
+            raise IndexUnavailable(f"no snapshot {snap_id} is kept in {root} (kept: {', '.join(kept) or 'none'})")
+        if snap_id == served:
+            raise IndexUnavailable(f"snapshot {snap_id} is the one served in {root} already")
+        verify(snapshots_dir(root) / snap_id)
+        _serve(root, snap_id, served)
+        return served, snap_id
 
 
 def older_snapshots(root: Path, than: str) -> list[str]:

@@ -365,6 +365,30 @@ def test_a_rollback_never_brings_back_the_snapshot_it_took_back(builder, tmp_pat
     assert "nothing to roll back to" in refused("rollback", "--index-dir", builder)  # S0 is the oldest
 
 
+def test_a_prune_deletes_a_withdrawn_snapshot_before_a_good_one_and_rollback_to_moves_forward(builder, tmp_path):
+    # S0 (good), S1 (+numbat); rollback to S0; two updates of S0: S2, S3.  Keeping two besides S3 kept
+    # the withdrawn S1 and deleted S0, the good build the fixes were made from.
+    good, bad = store.snapshot_ids(builder)
+    topichub("rollback", "--index-dir", builder)
+    for n in range(2):
+        topichub("update", write_jsonl(tmp_path / f"fix{n}.jsonl", [{**NEW, "id": f"fix-{n}", "title": "Quokka"}]),
+                 "--index-dir", builder)
+    fix1, fix2 = store.snapshot_ids(builder)[-2:]
+    assert store.snapshot_ids(builder) == [good, fix1, fix2] and bad not in store.snapshot_ids(builder)
+
+    # Back, then forward again on this host (publish has nothing to copy here): --to names a kept one.
+    assert topichub("rollback", "--index-dir", builder).strip() == f"rolled back from snapshot {fix2} to {fix1} in {builder}"
+    assert topichub("rollback", "--index-dir", builder, "--to", fix2).strip() == (
+        f"moved forward from snapshot {fix1} to {fix2} in {builder}")
+    assert store.current_id(builder) == fix2 and store.withdrawn(store.snapshots_dir(builder) / fix2) is None
+    assert store.withdrawn(store.snapshots_dir(builder) / fix1) is None  # left for a newer one: not taken back
+    assert "no snapshot nope is kept" in refused("rollback", "--index-dir", builder, "--to", "nope")
+    assert "is the one served" in refused("rollback", "--index-dir", builder, "--to", fix2)
+    _damage_flipped(store.snapshots_dir(builder) / good)
+    assert "does not match its checksum" in refused("rollback", "--index-dir", builder, "--to", good)
+    assert store.current_id(builder) == fix2
+
+
 def test_a_replica_given_an_older_snapshot_withdraws_the_newer_and_a_publish_restores_it(builder, replica):
     first = store.current_id(replica)
     topichub("publish", "--index-dir", builder, "--to", replica)

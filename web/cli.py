@@ -469,11 +469,17 @@ def prune(index_dir: Path, keep: int, wait: float) -> None:
 @main.command()
 @_index_option
 @_wait_option
-def rollback(index_dir: Path, wait: float) -> None:
-    """Serve the snapshot before the current one again (after checking its files)."""
+@click.option("--to", "to", metavar="SNAPSHOT", default=None,
+              help="Serve this kept snapshot instead (an id in snapshots/, older or newer: forward again after a rollback).")
+def rollback(index_dir: Path, wait: float, to: str | None) -> None:
+    """Serve the snapshot before the current one again (after checking its files).
+
+    One rolled back from is passed over by later rollbacks; --to SNAPSHOT serves any kept one.
+    """
     with _writing(f"roll back {index_dir}"):
-        served, target = store.rollback(index_dir, lock_wait=wait)
-    click.echo(f"rolled back from snapshot {served} to {target} in {index_dir}")
+        served, target = store.rollback(index_dir, lock_wait=wait, to=to)
+    moved = "rolled back" if target < served else "moved forward"
+    click.echo(f"{moved} from snapshot {served} to {target} in {index_dir}")
 
 
 if __name__ == "__main__":
