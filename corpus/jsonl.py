@@ -259,8 +259,23 @@ def _refuse_surrogates(obj: Any, path: Path, lineno: int) -> None:
             stack.extend((f"{where}[{i}]", item) for i, item in reversed(list(enumerate(value))))
 
 
+REPEATS_TOLD = 10  # repeated ids named, each with its lines, per file; the rest counted
+
+
 def load_jsonl(path: str | Path) -> Iterator[Record]:
-    """Yield the records of a JSONL (or .jsonl.gz) file, in file order."""
+    """Yield the records of a JSONL (or .jsonl.gz) file, in file order; warn of each id repeated
+    (the later line replaces the earlier: the build counted them, and named no line to look at)."""
     path = Path(path)
+    first: dict[str, int] = {}
+    repeated = 0
     for position, (lineno, obj) in enumerate(read_objects(path), start=1):
-        yield parse_line(obj, path, lineno, position)
+        record = parse_line(obj, path, lineno, position)
+        at = first.setdefault(record.id, lineno)
+        if at != lineno:
+            repeated += 1
+            if repeated <= REPEATS_TOLD:
+                log.warning("%s:%d: id %r repeats line %d; the later line replaces it", path, lineno, record.id, at)
+        yield record
+    if repeated > REPEATS_TOLD:
+        log.warning("%s: %d more repeated ids (%d in all), each replaced by its later line", path,
+                    repeated - REPEATS_TOLD, repeated)

@@ -104,14 +104,24 @@ def test_one_writer_at_a_time(tmp_path):
     build(root=tmp_path)  # the lock is released afterwards
 
 
-def test_repeated_ids_keep_the_last_version(tmp_path):
+def test_repeated_ids_keep_the_last_version_and_name_their_lines(tmp_path, caplog):
     docs = write_jsonl(
         tmp_path / "d.jsonl",
         [
             {"id": "a", "title": "First version", "summary": "old", "topics": ["t"]},
             {"id": "a", "title": "Second version", "summary": "new", "topics": ["t"]},
+            *({"id": f"r{n // 2}", "title": "Repeat", "summary": "", "topics": ["t"]} for n in range(24)),
         ],
     )
+    with caplog.at_level("WARNING"):
+        report = build([docs], root=tmp_path / "ix")
+    # Counted, and named: the Debian corpus repeats 51 ids, and no line was given to look at.
+    warned = [r.getMessage() for r in caplog.records if "repeat" in r.getMessage()]
+    assert warned[0] == f"{docs}:2: id 'a' repeats line 1; the later line replaces it"
+    assert len(warned) == 11 and warned[-1] == f"{docs}: 3 more repeated ids (13 in all), each replaced by its later line"
+    assert report.replaced_duplicates == 13
+    docs = write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "title": "First version", "summary": "old", "topics": ["t"]},
+                                              {"id": "a", "title": "Second version", "summary": "new", "topics": ["t"]}])
     report = build([docs], root=tmp_path / "ix")
     assert report.doc_count == 1 and report.replaced_duplicates == 1
     hits = SearchService(tmp_path / "ix").search(SearchParams(q="version")).hits
