@@ -61,13 +61,25 @@ def _open(path: Path) -> IO[bytes]:
     return gzip.open(path, "rb")
 
 
+# Bytes a line may hold: more than any record can (a summary of 4,000,000 characters as written,
+# each escaped as \uXXXX, is 24 MB).  A longer line is refused as it is read: one of 300 MB was read
+# and parsed whole (1.25 GB) before its title was found too long.
+LINE_MAX_BYTES = 32 << 20
+
+
+class _LineTooLong(Exception):
+    """A line ran past LINE_MAX_BYTES before its end."""
+
+
 def _lines(handle: IO[bytes]) -> Iterator[bytes]:
-    """Yield the lines of *handle*, without their LF, as bytes.
+    """Yield the lines of *handle*, without their LF, as bytes; raise _LineTooLong for one of more
+    than LINE_MAX_BYTES, before reading the rest of it.
 
     A block is split only once it has been read whole, so a read that fails (a .gz cut short) fails
     after the last complete line was yielded.
     """
     pending: list[bytes] = []  # the start of a line that the next block goes on with
+    held = 0  # bytes in pending
     while block := handle.read1(_BLOCK):
         *lines, last = block.split(b"\n")
         if lines:
@@ -75,8 +87,15 @@ def _lines(handle: IO[bytes]) -> Iterator[bytes]:
                 pending.append(lines[0])
                 lines[0] = b"".join(pending)
                 pending.clear()
+            if max(map(len, lines)) > LINE_MAX_BYTES:  # (the lines before it are yielded: it has the next number)
+                yield from lines[: next(i for i, line in enumerate(lines) if len(line) > LINE_MAX_BYTES)]
+                raise _LineTooLong
             yield from lines
+            held = 0
         pending.append(last)
+        held += len(last)
+        if held > LINE_MAX_BYTES:
+            raise _LineTooLong
     tail = b"".join(pending)
     if tail:
         yield tail
@@ -219,6 +238,9 @@ def read_objects(path: Path) -> Iterator[tuple[int, Any]]:
                 if _SURROGATE_ESCAPE.search(line):
                     _refuse_surrogates(obj, path, lineno)
                 yield lineno, obj
+    except _LineTooLong:
+        raise CorpusError(path, lineno + 1, f"the line is longer than {LINE_MAX_BYTES >> 20} MB, more than any "
+                                            "record can be (a file without line breaks?)") from None
     except EOFError:
         raise CorpusError(path, lineno + 1, f"the compressed file ends early, after line {lineno}") from None
     except (OSError, zlib.error) as exc:

@@ -219,6 +219,28 @@ def test_lines_longer_than_a_read_block_and_a_last_line_without_newline(tmp_path
     assert [r.id for r in records] == ["d0", "d1", "d2"] and all(r.summary == summary.strip() for r in records)
 
 
+@pytest.mark.parametrize("limit", [100_000, 2_000])  # past several read blocks; inside one
+def test_a_line_longer_than_any_record_is_refused_as_it_is_read(tmp_path, monkeypatch, limit):
+    # One of 300 MB was read and parsed whole (1.25 GB, 4.6 s) before its title was found too long.
+    import corpus.jsonl
+
+    monkeypatch.setattr(corpus.jsonl, "LINE_MAX_BYTES", limit)
+    fits = json.dumps({"id": "fits", "title": "T", "summary": "s" * (limit - 60), "topics": ["x"]})
+    assert len(fits) <= limit
+    path = tmp_path / "docs.jsonl"
+    path.write_text(f"{OK_LINE}\n{fits}\n{'y' * (limit + 1)}\n{OK_LINE}\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=rf"docs\.jsonl:3: the line is longer than") as error:
+        list(load_jsonl(path))
+    assert "more than any record can be" in str(error.value)
+
+
+def test_the_line_limit_holds_the_largest_record(tmp_path):
+    # A summary at its limit as written, every character escaped (\uXXXX), with a title at its own.
+    from corpus.jsonl import ID_MAX_LENGTH, LINE_MAX_BYTES, RAW_SUMMARY_MAX_LENGTH
+
+    assert 6 * (RAW_SUMMARY_MAX_LENGTH + TITLE_MAX_LENGTH + ID_MAX_LENGTH) + 10_000 < LINE_MAX_BYTES
+
+
 @pytest.fixture(scope="module")
 def small_index(tmp_path_factory):
     root = tmp_path_factory.mktemp("small")
