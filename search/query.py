@@ -909,6 +909,8 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
         else:
             beside = (joined[at - 1].word if at else None, joined[at + 1].word if at + 1 < len(joined) else None)
             widened = _widened(concept, vocabulary, synonyms, corrections, each, beside)
+            if at and (on := _unit_after_number(joined[at - 1], concept, synonyms)):
+                widened = replace(widened, alternatives=(*widened.alternatives, *on))
         changed = changed or widened is not concept
         concepts.append(widened)
     excluded = _excluded_respelled(parsed.text, parsed.excluded, vocabulary)
@@ -1192,12 +1194,36 @@ def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alter
         return []
     number, unit, shorts = apart
     ways = synonyms.alternatives((unit,)) if synonyms is not None else ()
+    extra = [Alternative("apart", (term,), word_query(term)) for term in _written_on(typed, letters, unit, shorts, ways)]
+    return extra + [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
+
+
+def _written_on(
+    typed: str, letters: str, unit: str, shorts: list[str], ways: tuple[tuple[str, ...], ...]
+) -> list[str]:
+    """Return the terms a number (*typed*) and its unit (*letters* as typed, analysed *unit*, with
+    *ways*, its synonyms) make written on: "300mw", an amount's short forms ("50b", "50bn"; *shorts*),
+    the unit's other name on ("10gw" for "10 gigawatts")."""
     ends = [short for short, word in _AMOUNTS.items() if word == letters] or [letters]
     on = [term for end in ends if (term := _single_term(typed + end)) is not None]
     other_names = [term for way in ways if len(way) == 1 if (term := _single_term(typed + way[0])) is not None]
-    terms = list(dict.fromkeys([*on, *shorts, *other_names]))
-    extra = [Alternative("apart", (term,), word_query(term)) for term in terms]
-    return extra + [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
+    return list(dict.fromkeys([*on, *shorts, *other_names]))
+
+
+def _unit_after_number(number: Concept, concept: Concept, synonyms: Synonyms | None) -> list[Alternative]:
+    """Return, for a unit typed apart after a number (*number* then *concept*: "$50 billion", "300
+    megawatts"), the terms pages write the two as, written on ("50b", "50bn", "300mw"): a page saying
+    "$50B" holds the amount.  Empty for anything else.  (Unquoted, "billion" was missing from the
+    page on "$50B" and ten pages saying only "billion" ranked above it.)"""
+    typed = number.text.replace("$", "").strip()
+    if not (typed[:1].isdigit() and concept.word and concept.text.isalpha()):
+        return []
+    apart = _number_and_unit(typed + concept.text.lower())
+    if apart is None or apart[1] != concept.word:
+        return []
+    ways = synonyms.alternatives((apart[1],)) if synonyms is not None else ()
+    terms = _written_on(typed, concept.text.lower(), apart[1], apart[2], ways)
+    return [Alternative("apart", (term,), word_query(term)) for term in terms if term != concept.word]
 
 
 def _model_plural(typed: str) -> str | None:

@@ -1195,6 +1195,19 @@ def test_a_quoted_number_and_unit_finds_every_way_it_is_written(service, quoted,
     assert all("<mark>" in h.title_html + h.snippet_html for h in marked if h.matched_by == "words")
 
 
+@pytest.mark.parametrize(("typed", "doc_id"), [
+    ("$50 billion", "training-infrastructure--the-physical-buildout"),  # "committed $50B to purpose-built data centers"
+    ("$5 billion", "anthropic-spacex-ai-s-300mw-5b-yr-colossus-i-deal-arr-growth-8000-annualized"),  # "300MW/$5B/yr"
+])
+def test_an_amount_typed_apart_covers_the_pages_that_write_it_short(service, typed, doc_id):
+    # Unquoted, "billion" was missing from the page saying "$50B", and ten pages holding only
+    # "billion" ranked above it (13th; "$5 billion": 14th).
+    result = service.search(SearchParams(q=typed, explain=True, per_page=50))
+    ranked = [*([result.answer] if result.answer else []), *result.hits]
+    at = [h.id for h in ranked].index(doc_id)
+    assert ranked[at].explanation["missing"] == [] and at < 3, (at, ranked[at].explanation)
+
+
 def test_a_function_word_typed_in_capitals_alone_gets_no_answer_card(service):
     """"AND" showed the guide's "Geopolitical and security dimensions" as the answer, "NOT" the section
     starting "Not all the action…": capitals kept them as acronyms, which no page writes them as."""
