@@ -66,6 +66,8 @@ _SPELLINGS = tuple(
         (r"^(\w{3,})ogue(s)?$", r"\1og\2"),
         (r"^(\w{3,})ence(s)?$", r"\1ense\2"),
         (r"^(\w{3,})ense(s)?$", r"\1ence\2"),
+        # One way only: "programme" is "program", but "program" is not "programm", the stem of "programmable".
+        (r"^(\w{2,})gramme(s)?$", r"\1gram\2"),
     )
 )
 _JOINABLE_GAP = re.compile(r"[\s-]+")  # between two typed words that may be one: "fluid stack", "deep-speed"
@@ -996,10 +998,14 @@ def _as_the_index_has(word: str, typed: str, vocabulary: Vocabulary, known: bool
     singular; when it has it, the singular of a plural that is the same word: a lower-case plural
     some pages write ("gpus", 1 of 64k) when documents write the singular as an acronym ("GPU"), a
     model number's plural ("H100s"; ``_same_as_singular``)."""
+    other = _other_spelling(typed)
     if not known:
-        other = _other_spelling(typed)
         spelled, how = (other, "spelling") if other else (_acronym_singular(typed), "singular")
         return (how, spelled) if spelled and spelled != word and vocabulary.contains(spelled) else None
+    if other and other != word and vocabulary.contains(other):
+        # Known, and written the other way too: the same word ("programme" is also the stem of
+        # "Programmable", and "stargate programme" missed every page on the Stargate "program").
+        return "spelling", other
     # Only a word the stemmer left its "s" on can be a plural here ("gpus"; "centers" is "center").
     singular = _acronym_singular(typed) if word.endswith("s") else None
     if singular and singular != word and vocabulary.contains(singular) and _same_as_singular(singular, word, vocabulary):

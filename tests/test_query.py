@@ -317,6 +317,19 @@ def test_a_word_the_index_lacks_is_searched_in_its_other_spelling(typed, spelled
     assert not parsed.corrections  # the same word, spelled the other way: not a typo to correct
 
 
+def test_a_word_the_index_has_is_also_searched_in_its_other_spelling_when_pages_write_that(service):
+    # "programme" is the stem of "Programmable" too: "stargate programme" put that paper first, matched
+    # only Stargate on the Stargate pages (each says "program") and said no result has all the words.
+    parsed = expand(build_query("programme", SCHEMA), FakeVocabulary(["programm", "program"]))
+    assert ("spelling", ("program",)) in [(a.via, a.words) for a in parsed.concepts[0].alternatives]
+    # One way only: "program" is not "programme" (whose stem would bring "programmable").
+    program = expand(build_query("program", SCHEMA), FakeVocabulary(["programm", "program"]))
+    assert [a.via for a in program.concepts[0].alternatives] == ["exact"]
+    result = service.search(SearchParams(q="stargate programme"))
+    assert result.match == "all" and result.hits[0].id.startswith(("introducing-stargate", "samsung-and-sk-join"))
+    assert all("stargate" in h.id for h in result.hits[:3])
+
+
 def test_a_lower_case_plural_the_index_also_holds_is_still_the_acronym_when_documents_write_it_so():
     # In 64k pages a few write "gpus": the word is known, but the acronym (GPU) is what is meant.
     parsed = expand(build_query("gpus", SCHEMA, SYNONYMS), FakeVocabulary(["gpus", "gpu"]), SYNONYMS)
