@@ -382,7 +382,10 @@ PATHS: dict[str, Any] = {
                     f"characters once whitespace is collapsed; a longer text (a pasted paragraph) is searched by its "
                     f"{MAX_QUERY_WORDS} most informative words, and dropped_words says how many were left out. "
                     "It is read composed (Unicode NFC), with control characters as spaces, as documents are "
-                    "stored (a NUL is refused). Empty lists everything."),
+                    "stored (a NUL is refused). Empty lists everything. The whole request line is at most "
+                    "8,190 bytes as sent (gunicorn's limit, before the app): 4,096 Latin characters fit, but "
+                    "percent-encoded accented or CJK text takes 6-12 bytes a character (about 1,360 é or 900 中); "
+                    "past that the server answers 414 with an HTML body, not the JSON error."),
                  "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN},
                  "example": "stargate"},
                 _filter("topic", "Only documents carrying this topic slug.", case="Training-Infrastructure: training-infrastructure"),
