@@ -27,7 +27,7 @@ from urllib.parse import quote
 from whoosh import query as wq
 
 from index import store
-from search.cache import ResultCache
+from search.cache import ResultCache, memory_lock, unpatched
 from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title, together
 from search.params import MAX_QUERY_WORDS, SearchParams
@@ -70,6 +70,12 @@ class Refusal:
     reason: str
 
 
+# A published snapshot of more documents than the open one's OPEN_INLINE_DOCS is opened beside the
+# requests, the open one answering meanwhile (``SearchService._opened_beside``); a smaller one in the
+# request that finds it (a few milliseconds on the seed corpus).
+OPEN_INLINE_DOCS = 2_000
+
+
 class SearchService:
     """Answer searches from the snapshot currently published under *root*, following new publishes."""
 
@@ -80,6 +86,12 @@ class SearchService:
         self._snapshot: Snapshot | None = None
         self.refused: Refusal | None = None  # the published snapshot, when it failed its checks
         self._lock = threading.Lock()
+        # A large published snapshot opened beside the requests (``_opened_beside``): which is being
+        # opened, the one opened for the next request to take, and the last one that could not be.
+        self._swap = memory_lock()
+        self._opening: str | None = None
+        self._opened: Snapshot | None = None
+        self._failed: str | None = None
         self._speller = Speller()
         self._results: ResultCache[SearchResult] = ResultCache()
         self._highlights: ResultCache[str] = ResultCache(HIGHLIGHT_CACHE_SIZE)
@@ -95,6 +107,11 @@ class SearchService:
         # A published snapshot folder that vanished (deleted by hand) is not served from open files.
         if self._keeps(snap, current):
             return snap
+        if current is not None and snap is not None and (beside := self._opened_beside(snap, current)) is not None:
+            if beside is not snap:  # taken: let the replaced one's files go now, as below
+                del snap
+                gc.collect()
+            return beside
         with self._lock:
             snap = self._snapshot
             if self._keeps(snap, current):
@@ -120,6 +137,41 @@ class SearchService:
             else:
                 self.refused = None
             return self._snapshot
+
+    def _opened_beside(self, snap: Snapshot, current: str) -> Snapshot | None:
+        """Return the snapshot to answer with while published snapshot *current* is opened beside the
+        requests (an operating-system thread): the open *snap* until it is ready, then it; None to open
+        it here, in the request (a small one, or one the thread could not open: refused there).
+
+        At 64k a worker took 0.35 s to open a snapshot and 0.16 s more for its first search, inside
+        the request, with the worker's other requests queued behind it (p99 978 ms through an update).
+        """
+        opened = self._opened
+        if opened is not None:
+            with self._swap:
+                opened, self._opened = self._opened, None
+            if opened is not None and opened.id == current:
+                self._snapshot, self.refused = opened, None
+                return opened
+        if self._opening == current:
+            return snap
+        if self._failed == current or snap.doc_count <= OPEN_INLINE_DOCS or not os.path.isdir(snap.path):
+            return None
+        with self._swap:
+            if self._opening is None:
+                self._opening = current
+                unpatched("_thread", "start_new_thread")(self._open_beside, (current,))
+        return snap
+
+    def _open_beside(self, snap_id: str) -> None:
+        """Open snapshot *snap_id* (in a thread of its own) for the next request to take."""
+        try:
+            opened: Snapshot | None = Snapshot(self.root, snap_id)
+            failed = None
+        except Exception:  # damaged, gone, unreadable: the next request opens it in its own turn, and says why
+            opened, failed = None, snap_id
+        with self._swap:
+            self._opening, self._opened, self._failed = None, opened, failed
 
     def _keeps(self, snap: Snapshot | None, current: str | None) -> bool:
         """Return whether the open *snap* still answers for *current*: it is current, or the last good one."""
