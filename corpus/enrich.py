@@ -239,7 +239,6 @@ def enrich(
     """
     home = taxonomy.home.slug
     out: list[Record] = []
-    used: dict[str, None] = {}
     counts = {rule.topic.slug: 0 for rule in taxonomy.related}
     has_home = False
     for record in records:
@@ -266,7 +265,6 @@ def enrich(
         entities = tuple(dict.fromkeys(entities))
         if entities != record.entities:
             changes["entities"] = entities
-        used.update(dict.fromkeys(entities))
         out.append(dataclasses.replace(record, **changes) if changes else record)
 
     all_topics = dict(topics)
@@ -274,10 +272,15 @@ def enrich(
         all_topics.setdefault(home, taxonomy.home)
         for rule in taxonomy.related:
             all_topics.setdefault(rule.topic.slug, dataclasses.replace(rule.topic, event_count=counts[rule.topic.slug]))
-    organisations = {slug: gazetteer.organisations[slug] for slug in used if slug in gazetteer.organisations}
+    # A known organisation by its slug, whichever way its name is written ("google deepmind", which
+    # the gazetteer matches in its own case only, was a facet value beside "google-deepmind").
+    known = {spelling_key(org.name): slug for slug, org in gazetteer.organisations.items()}
     settled = {"topics": {spelling_key(slug): slug for slug in all_topics},
-               "entities": {spelling_key(slug): slug for slug in gazetteer.organisations}}
-    return Enriched(unify_spellings(out, settled), all_topics, organisations)
+               "entities": {**known, **{spelling_key(slug): slug for slug in gazetteer.organisations}}}
+    out = unify_spellings(out, settled)
+    used = dict.fromkeys(entity for record in out for entity in record.entities)  # as unified
+    organisations = {slug: gazetteer.organisations[slug] for slug in used if slug in gazetteer.organisations}
+    return Enriched(out, all_topics, organisations)
 
 
 UNIFIED_FIELDS = ("topics", "entities")

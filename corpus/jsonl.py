@@ -281,7 +281,7 @@ def _refuse_surrogates(obj: Any, path: Path, lineno: int) -> None:
             stack.extend((f"{where}[{i}]", item) for i, item in reversed(list(enumerate(value))))
 
 
-REPEATS_TOLD = 10  # repeated ids named, each with its lines, per file; the rest counted
+REPEATS_TOLD = 10  # lines repeating an id named (with the id's first line), per file; the rest counted
 
 
 def load_jsonl(path: str | Path) -> Iterator[Record]:
@@ -289,15 +289,17 @@ def load_jsonl(path: str | Path) -> Iterator[Record]:
     (the later line replaces the earlier: the build counted them, and named no line to look at)."""
     path = Path(path)
     first: dict[str, int] = {}
-    repeated = 0
+    repeated = 0  # lines whose id an earlier line has
+    ids: set[str] = set()  # those ids
     for position, (lineno, obj) in enumerate(read_objects(path), start=1):
         record = parse_line(obj, path, lineno, position)
         at = first.setdefault(record.id, lineno)
         if at != lineno:
             repeated += 1
+            ids.add(record.id)
             if repeated <= REPEATS_TOLD:
                 log.warning("%s:%d: id %r repeats line %d; the later line replaces it", path, lineno, record.id, at)
         yield record
     if repeated > REPEATS_TOLD:
-        log.warning("%s: %d more repeated ids (%d in all), each replaced by its later line", path,
-                    repeated - REPEATS_TOLD, repeated)
+        log.warning("%s: %d more lines repeat an id (%d lines repeat %d ids in all), each replacing the one before",
+                    path, repeated - REPEATS_TOLD, repeated, len(ids))

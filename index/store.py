@@ -67,15 +67,15 @@ def current_id(root: str | os.PathLike[str]) -> str | None:
         return None
 
 
-def served_since(root: Path, snap_id: str) -> float | None:
-    """Return when ``current`` was pointed at *snap_id* (seconds since the epoch), or None when it points elsewhere.
-
-    Not the snapshot's build time: a rollback or a replica's publish serves an older build from now on."""
+def served_since(root: Path) -> float | None:
+    """Return when ``current`` was last pointed somewhere (seconds since the epoch), or None without it:
+    when what is served changed, a build's, a rollback's or a replica's publish alike (not the
+    served snapshot's build time: a rollback serves an older build from now on).  A worker serving
+    an older snapshot in place of a refused one changed then too: every worker says the same time."""
     try:
-        stamp = os.lstat(root / "current").st_mtime  # the link is made anew at each switch (_switch)
+        return os.lstat(root / "current").st_mtime  # the link is made anew at each switch (_switch)
     except OSError:
         return None
-    return stamp if current_id(root) == snap_id else None
 
 
 def new_snapshot_id() -> str:
@@ -244,12 +244,20 @@ def _serve(root: Path, snap_id: str, previous: str | None) -> None:
     choice) is withdrawn: a later rollback passes over it rather than serve again what an operator
     took back.  A withdrawn snapshot served again on purpose (``publish``) is withdrawn no more.
     """
-    _switch(root, snap_id)
+    # The note before the switch: a disk too full for it stops the step back before anything moved
+    # (switched, then said to have failed, a retry went one snapshot too far), and a folder gone
+    # (deleted by hand) has none to write.
+    left = snapshots_dir(root) / previous if previous is not None and previous > snap_id else None
+    if left is not None and left.is_dir():
+        write_meta(left, {"withdrawn_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "for": snap_id},
+                   WITHDRAWN_FILE)
+    try:
+        _switch(root, snap_id)
+    except BaseException:
+        if left is not None:
+            (left / WITHDRAWN_FILE).unlink(missing_ok=True)
+        raise
     (snapshots_dir(root) / snap_id / WITHDRAWN_FILE).unlink(missing_ok=True)
-    if previous is not None and previous > snap_id:
-        write_meta(snapshots_dir(root) / previous, {
-            "withdrawn_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "for": snap_id,
-        }, WITHDRAWN_FILE)
 
 
 def read_note(snapshot: Path, name: str) -> dict[str, object] | None:
@@ -403,10 +411,11 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
     """
     if to is not None:
         return _serve_kept(root, to, lock_wait)
-    current_path(root)
+    if current_id(root) is None:
+        raise IndexUnavailable(f"no index has been built in {root} yet")
     with write_lock(root, wait=lock_wait):
         _remove_leftovers(root)
-        served = current_path(root).name
+        served = current_id(root) or ""  # its folder may be gone (deleted by hand): what serve says to fix this way
         older = older_snapshots(root, served)
         if not older:
             raise IndexUnavailable(f"no snapshot older than {served} is kept in {root}: nothing to roll back to")
@@ -434,12 +443,9 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
 
 def _serve_kept(root: Path, snap_id: str, lock_wait: float) -> tuple[str, str]:
     """Serve kept snapshot *snap_id* once it verifies; return (from, to)."""
-    served = current_id(root)
-    if served is None:
-        raise IndexUnavailable(f"no index has been built in {root} yet")
     with write_lock(root, wait=lock_wait):
         _remove_leftovers(root)
-        served = current_id(root) or served
+        served = current_id(root)  # None: snapshots kept but no current link (serve says to choose one so)
         kept = snapshot_ids(root)
         if snap_id not in kept:
             raise IndexUnavailable(f"no snapshot {snap_id} is kept in {root} (kept: {', '.join(kept) or 'none'})")
@@ -447,7 +453,7 @@ def _serve_kept(root: Path, snap_id: str, lock_wait: float) -> tuple[str, str]:
             raise IndexUnavailable(f"snapshot {snap_id} is the one served in {root} already")
         verify(snapshots_dir(root) / snap_id)
         _serve(root, snap_id, served)
-        return served, snap_id
+        return served or "", snap_id  # "": no snapshot was current
 
 
 def older_snapshots(root: Path, than: str) -> list[str]:

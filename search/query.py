@@ -966,8 +966,8 @@ def _widened(
         known = _known(concept, vocabulary)  # the word, or a synonym of it
         if same := _as_the_index_has(concept.word, concept.text, vocabulary, known):
             extra = _same_word(*same, synonyms)
-        elif not known and (apart := _letters_and_number(concept.text, vocabulary)):
-            extra = apart  # "gpt3" is the "GPT-3" of a page, "1.77x" its "1.77×": not a typo of another word
+        elif not known and (apart := _factor(concept.text, vocabulary)):
+            extra = apart  # "1.77x" is the "1.77×" of a page: not a typo of another word
         elif not known:
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
@@ -986,24 +986,17 @@ def _widened(
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
 
 
-_LETTERS_NUMBER = re.compile(r"([^\W\d_]{2,})(\d+(?:\.\d+)?)")
 _TIMES = re.compile(r"(\d+(?:\.\d+)?)[x\u00d7]")
 
 
-def _letters_and_number(typed: str, vocabulary: Vocabulary) -> list[Alternative]:
-    """Return how pages write a word of letters and a number that the index lacks typed as one: apart
-    ("gpt3": "GPT-3", where a hyphen parts them), or a factor without its sign ("1.77x": "1.77×",
-    whose sign is no word); empty when no page writes it so.  Both found nothing."""
-    lowered = typed.lower()
-    if found := _LETTERS_NUMBER.fullmatch(lowered):
-        letters, number = _single_term(found[1]), _single_term(found[2])
-        if letters and number and vocabulary.follows(letters, number):
-            return [Alternative("apart", (letters, number), _side_by_side((letters, number), 1.0))]
-    elif found := _TIMES.fullmatch(lowered):
-        number = _single_term(found[1])
-        if number and vocabulary.contains(number):
-            return [Alternative("apart", (number,), word_query(number))]
-    return []
+def _factor(typed: str, vocabulary: Vocabulary) -> list[Alternative]:
+    """Return the number of a factor typed with an x ("1.77x") that pages write with its sign
+    ("1.77×", whose sign is no word), when a page holds the number; else nothing (it found nothing).
+    (Letters and a number typed as one, "gpt3" for "GPT-3", were tried apart and not kept: at 64k the
+    number was the tail of the next word, "ruby2" finding "ruby-mysql2" first.)"""
+    found = _TIMES.fullmatch(typed.lower())
+    number = _single_term(found[1]) if found else None
+    return [Alternative("apart", (number,), word_query(number))] if number and vocabulary.contains(number) else []
 
 
 def _fits(word: str, beside: tuple[str | None, str | None], vocabulary: Vocabulary) -> bool:

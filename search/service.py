@@ -197,6 +197,8 @@ class SearchService:
 
     def _older_good(self, than: str) -> Snapshot | None:
         for snap_id in store.older_snapshots(self.root, than):
+            if store.withdrawn(store.snapshots_dir(self.root) / snap_id) is not None:
+                continue  # rolled back from: never served again in its place, as a rollback passes it over
             try:
                 return Snapshot(self.root, snap_id)
             except store.IndexUnavailable:

@@ -91,9 +91,8 @@ class Snapshot:
         self.id = snap_id
         self.path = path
         self.meta = store.read_meta(path)
-        # What this worker serves changed then (a feed's Last-Modified): when current came to point here,
-        # or now, when it is served in place of a published snapshot that was refused.
-        self.served_since = store.served_since(root, snap_id) or time.time()
+        # What this worker serves changed then (a feed's Last-Modified): when current was last switched.
+        self.served_since = store.served_since(root) or time.time()
         if self.meta.get("schema_version") != SCHEMA_VERSION:
             raise store.IndexUnavailable(
                 f"snapshot {snap_id} was built with schema version {self.meta.get('schema_version')}, "
@@ -169,7 +168,10 @@ class Snapshot:
         docs: dict[str, frozenset[int]] = {}
         for term in reader.lexicon(fieldname):
             value = term.decode("utf-8") if isinstance(term, bytes) else term
-            docs[value] = frozenset(reader.postings(fieldname, term).all_ids())
+            # An update's deleted documents leave their values in the term list: a value no live
+            # document holds is no value (a respelt topic's old spelling made the case fold ambiguous).
+            if held := frozenset(reader.postings(fieldname, term).all_ids()):
+                docs[value] = held
         return docs
 
     def dated_between(self, since: int | None, until: int | None) -> set[int]:

@@ -118,7 +118,7 @@ def test_repeated_ids_keep_the_last_version_and_name_their_lines(tmp_path, caplo
     # Counted, and named: the Debian corpus repeats 51 ids, and no line was given to look at.
     warned = [r.getMessage() for r in caplog.records if "repeat" in r.getMessage()]
     assert warned[0] == f"{docs}:2: id 'a' repeats line 1; the later line replaces it"
-    assert len(warned) == 11 and warned[-1] == f"{docs}: 3 more repeated ids (13 in all), each replaced by its later line"
+    assert len(warned) == 11 and warned[-1] == f"{docs}: 3 more lines repeat an id (13 lines repeat 13 ids in all), each replacing the one before"
     assert report.replaced_duplicates == 13
     docs = write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "title": "First version", "summary": "old", "topics": ["t"]},
                                               {"id": "a", "title": "Second version", "summary": "new", "topics": ["t"]}])

@@ -317,6 +317,7 @@ def test_a_snippet_holding_a_line_break_stays_on_its_indented_line(built):
     ({"TOPICHUB_SEMANTIC": "maybe"}, "TOPICHUB_SEMANTIC='maybe' must be 0 or 1"),  # only 0 was read: the signal stayed on
     ({"TOPICHUB_SEMANTIC": "disabled"}, "TOPICHUB_SEMANTIC='disabled' must be 0 or 1"),
     ({"PROMETHEUS_MULTIPROC_DIR": "/proc/nope"}, "PROMETHEUS_MULTIPROC_DIR='/proc/nope' cannot be a folder"),  # gunicorn's traceback
+    ({"PROMETHEUS_MULTIPROC_DIR": "/sys/kernel"}, "PROMETHEUS_MULTIPROC_DIR='/sys/kernel'"),  # root passed os.access there: a traceback
 ])
 def test_serve_refuses_a_setting_its_workers_could_not_use_in_one_line(tmp_path, env, said):
     result = CliRunner().invoke(main, ["serve", "--index-dir", str(tmp_path / "index")], env=env)

@@ -183,13 +183,14 @@ def test_a_topic_or_organisation_written_several_ways_is_written_one_way(tmp_pat
         {"id": "a1", "title": "Acme opens a lab", "summary": "", "topics": ["robots"], "entities": ["Acme Corp"]},
         {"id": "a2", "title": "Acme hires", "summary": "", "topics": ["Robots"], "entities": ["ACME  CORP", "Acme Corp"]},
         {"id": "a3", "title": "Acme ships", "summary": "", "topics": ["ROBOTS", "robots"], "entities": ["Acme Corp"]},
-        {"id": "a4", "title": "Beta merges", "summary": "", "topics": ["robots"], "entities": ["beta", "Beta", "OPENAI"]},
+        {"id": "a4", "title": "Beta merges", "summary": "", "topics": ["robots"], "entities": ["beta", "Beta", "OPENAI", "google  deepmind"]},
         {"id": "a5", "title": "Beta grows", "summary": "", "topics": [HOME], "entities": ["Beta"]},
     ]
     corpus = load_corpus([write_jsonl(tmp_path / "acme.jsonl", lines)])
     by_id = {r.id: r for r in corpus.records}
     # The way most written ("Beta" twice to once), and a known organisation's slug in any case.
-    assert {r.entities for r in corpus.records} == {("Acme Corp",), ("Beta", "openai"), ("Beta",)}
+    assert {r.entities for r in corpus.records} == {("Acme Corp",), ("Beta", "openai", "google-deepmind"), ("Beta",)}
+    assert "google-deepmind" in corpus.organisations  # its name in another case: the slug, and its label
     assert [(r.topic, r.topics[:1]) for r in corpus.records[:4]] == [("robots", ("robots",))] * 4
     assert by_id["a3"].topics == ("robots",)  # two ways of one topic: kept once
     assert by_id["a5"].topic == HOME

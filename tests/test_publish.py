@@ -389,6 +389,37 @@ def test_a_prune_deletes_a_withdrawn_snapshot_before_a_good_one_and_rollback_to_
     assert store.current_id(builder) == fix2
 
 
+def test_a_snapshot_rolled_back_from_is_never_the_fallback_for_a_damaged_one(builder, tmp_path):
+    # S0 good, S1 bad (rolled back from), S2 a fix of S0; S2 damaged: the workers served S1 again.
+    good, bad = store.snapshot_ids(builder)
+    topichub("rollback", "--index-dir", builder)
+    topichub("update", write_jsonl(tmp_path / "fix.jsonl", [{**NEW, "id": "fix", "title": "Quokka"}]), "--index-dir", builder)
+    _damage_flipped(store.current_path(builder))
+    status, body = health(builder)
+    assert status == 503 and body["snapshot"] == good, body
+
+
+def test_a_rollback_from_a_current_folder_deleted_by_hand_and_one_that_cannot_write_its_note(builder, monkeypatch):
+    # serve's warning says to run rollback: it stopped at "the published snapshot … is missing".
+    good, gone = store.snapshot_ids(builder)
+    shutil.rmtree(store.snapshots_dir(builder) / gone)
+    assert topichub("rollback", "--index-dir", builder).strip() == f"rolled back from snapshot {gone} to {good} in {builder}"
+    assert store.current_id(builder) == good
+    (builder / "current").unlink()
+    assert "no current link" in refused("serve", "--index-dir", builder)  # not the bundled corpus built over it
+    assert topichub("rollback", "--to", good, "--index-dir", builder).strip() == f"now serving snapshot {good} in {builder} (none was current)"
+
+
+def test_a_step_back_that_cannot_write_its_note_moves_nothing(builder, monkeypatch):
+    new = store.current_id(builder)
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(store, "write_meta", full)
+    result = CliRunner().invoke(main, ["rollback", "--index-dir", str(builder)])
+    assert result.exit_code == 1 and "[Errno 28]" in result.output
+    assert store.current_id(builder) == new and store.withdrawn(store.snapshots_dir(builder) / new) is None
+
+
 def test_a_replica_given_an_older_snapshot_withdraws_the_newer_and_a_publish_restores_it(builder, replica):
     first = store.current_id(replica)
     topichub("publish", "--index-dir", builder, "--to", replica)

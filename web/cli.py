@@ -113,7 +113,7 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
     click.echo(
         f"built {_counted(report.doc_count, 'document')} in {report.seconds:.1f} s "
         f"({report.docs_per_second:,.0f} documents/s, {report.size_bytes / 1e6:.1f} MB)"
-        + (f"; {_counted(report.replaced_duplicates, 'repeated id')} replaced" if report.replaced_duplicates else "")
+        + (f"; {_counted(report.replaced_duplicates, 'line')} replaced by a later one of the same id" if report.replaced_duplicates else "")
         + f"\npublished snapshot {report.snapshot} in {index_dir}"
     )
 
@@ -173,6 +173,12 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
     from web.health import SourceWatch, replica_origin
 
     if store.current_id(index_dir) is None:
+        if kept := store.snapshot_ids(index_dir):
+            # Not a first run: building the bundled corpus here replaced a site with the demo one.
+            raise click.ClickException(
+                f"{index_dir} holds {_counted(len(kept), 'snapshot')} but no current link: choose the one to serve with "
+                f"`topichub rollback --to SNAPSHOT --index-dir {index_dir}` (the newest is {kept[-1]})"
+            )
         return f"no index has been built in {index_dir} yet: building it from {_default_corpus()}", ()
     try:
         meta = store.read_meta(store.current_path(index_dir))
@@ -259,8 +265,14 @@ def _check_environment() -> None:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise click.ClickException(f"PROMETHEUS_MULTIPROC_DIR={metrics!r} cannot be a folder: {exc.strerror or exc}") from None
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise click.ClickException(f"PROMETHEUS_MULTIPROC_DIR={metrics!r} is not a folder this user can write to")
+        try:  # a file written, not os.access: root passes that check where the kernel refuses (/sys/kernel)
+            probe = folder / f".topichub-probe-{os.getpid()}.db"
+            probe.write_bytes(b"0")
+            probe.unlink()
+        except OSError as exc:
+            raise click.ClickException(
+                f"PROMETHEUS_MULTIPROC_DIR={metrics!r} is not a folder this user can write to: {exc.strerror or exc}"
+            ) from None
 
 
 def _check_listen(host: str, port: int) -> None:
@@ -478,6 +490,9 @@ def rollback(index_dir: Path, wait: float, to: str | None) -> None:
     """
     with _writing(f"roll back {index_dir}"):
         served, target = store.rollback(index_dir, lock_wait=wait, to=to)
+    if not served:
+        click.echo(f"now serving snapshot {target} in {index_dir} (none was current)")
+        return
     moved = "rolled back" if target < served else "moved forward"
     click.echo(f"{moved} from snapshot {served} to {target} in {index_dir}")
 
