@@ -93,6 +93,9 @@ class Snapshot:
         self.meta = store.read_meta(path)
         # What this worker serves changed then (a feed's Last-Modified): when current was last switched.
         self.served_since = store.served_since(root) or time.time()
+        # Served in place of a newer one (a rollback, or an older snapshot published to a replica): a
+        # feed's entries may then be older than those a reader already saw.
+        self.stepped_back = any(other > snap_id for other in store.snapshot_ids(root))
         if self.meta.get("schema_version") != SCHEMA_VERSION:
             raise store.IndexUnavailable(
                 f"snapshot {snap_id} was built with schema version {self.meta.get('schema_version')}, "

@@ -115,6 +115,9 @@ def test_a_rollback_is_a_change_for_readers_polling_with_if_modified_since(dated
     again = client.get("/feeds/search.atom?topic=libs", headers={"If-Modified-Since": modified})
     assert again.status_code == 200 and b"deb-oops" not in again.get_data()
     assert parsedate_to_datetime(again.headers["Last-Modified"]) > parsedate_to_datetime(modified)
+    # The feed's own updated does not go back either (it was the newest remaining entry's date).
+    updated = ET.fromstring(again.get_data()).find(f"{A}updated").text
+    assert updated == as_date_time(parsedate_to_datetime(again.headers["Last-Modified"]).isoformat()[:19])
 
 
 @pytest.mark.parametrize("query, param", [("since=someday", "since"), ("month=2024-13", "month"), ("q=a%00b", "q")])

@@ -83,7 +83,9 @@ def search_feed() -> Response:
         root=root,
         self_url=f"{root}feeds/search.atom" + (f"?{query}" if query else ""),
         page_url=f"{root}" + (f"?{query}" if query else ""),
-        updated=max(dates) if dates else format_utc(published_at),  # nothing matches yet: when that was last true
+        # The newest entry's date; nothing matching yet, when that was last true; after a step back
+        # (a rollback took entries away), no earlier than the step: a feed's updated never goes back.
+        updated=max([*dates, *([format_utc(published_at)] if snap.stepped_back or not dates else [])]),
         as_date_time=as_date_time,
         label=snap.label,
     )
