@@ -218,6 +218,10 @@ class _Candidates:
                 break  # after a hyphen, a word the hub writes hyphenated, not "fine-" glued to any word
             matches = [(key, surface, count) for key, (surface, count) in words.items() if key.startswith(typed) and key not in earlier]
             shared = self._shared(docs, matches, limit) if docs else {}
+            if group == 1 and start < len(before):
+                # A word glued after a hyphen only where a page holds it with the earlier words: "gcc-1"
+                # offered "gcc-100dpi" and "gcc-1024x768", which no page writes nor means.
+                matches = [match for match in matches if shared.get(match[0], 0) > 0]
             for key, surface, count in matches:
                 rank = (0, KIND_ORDER["term"], group, -shared.get(key, 0), -count, len(key), key)
                 ranked.append((rank, Suggestion(before + surface.split("-", typed_parts)[-1], "term")))

@@ -95,6 +95,24 @@ def test_a_hyphenated_word_keeps_its_start_and_is_completed_as_the_hub_writes_it
     assert all(text.startswith(q) for text in found)
 
 
+def test_a_word_is_glued_after_a_hyphen_only_where_a_page_holds_it_with_the_words_before(tmp_path):
+    # At 64k "gcc-1" offered "gcc-100dpi" and "gcc-1024x768": names no page writes nor means.
+    root = tmp_path / "index"
+    docs = [{"id": "gcc", "title": "GNU C compiler", "summary": "The gcc compiler collection.", "topics": ["devel"]},
+            *({"id": f"fonts{i}", "title": f"100dpi fonts {i}", "summary": "Fonts at 100dpi for X, also 1024x768 screens.",
+               "topics": ["x11"]} for i in range(3))]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    assert not [t for t in terms(client, "gcc-1") if t.startswith("gcc-")]
+    assert not [t for t in terms(client, "compiler-1") if t.startswith("compiler-")]
+    assert "fonts-100dpi" in terms(client, "fonts-1")  # the font pages hold both
+
+
+def test_a_word_glued_after_a_hyphen_is_one_a_page_holds_with_the_words_before(client):
+    assert "stargate-Michigan" in terms(client, "stargate-mich")  # the Michigan Stargate pages hold both
+    assert "openai-Broadcom" in terms(client, "openai-bro")
+
+
 @pytest.mark.parametrize("q", ["-star", '"star', '-"star', "stargate -mich", "-memory-eff"])
 def test_a_search_operator_before_the_word_is_kept(client, q):
     found = terms(client, q)
