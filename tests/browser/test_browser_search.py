@@ -277,3 +277,51 @@ def test_an_organisation_suggestion_adds_its_filter_to_the_ones_chosen(page: Pag
     asked = query_of(page)
     assert asked.get("topic") == ["compute-deals"] and asked.get("entity") == ["openai"] and asked.get("sort") == ["newest"]
     assert "q" not in asked  # what was typed was the start of the organisation's name, not a query
+
+
+def test_back_shows_the_boxes_and_dates_the_address_says(page: Page):
+    """Back after ticking a box showed it still ticked beside the unfiltered results, and the next
+    tick applied the filter undone with it (Chromium put back the form as it was left)."""
+    page.goto("/?q=stargate")
+    org, _ = narrowing_value(page, "entity")
+    with page.expect_navigation():
+        checkbox(page, "entity", org).check()
+    page.go_back()
+    page.wait_for_load_state()
+    assert "entity" not in query_of(page)
+    expect(checkbox(page, "entity", org)).not_to_be_checked()
+    other = next(v for v, n, checked in facet_values(page, "entity") if v != org and 0 < n)
+    with page.expect_navigation():
+        checkbox(page, "entity", other).check()
+    assert query_of(page)["entity"] == [other]
+
+
+def test_an_until_before_from_is_said_beside_the_dates(page: Page):
+    """From after Until went to an error page ("'until' (2026-01-01) is before 'since'")."""
+    page.goto("/?q=stargate")
+    since = page.locator(".facet-form input[name=since]")
+    until = page.locator(".facet-form input[name=until]")
+    since.fill("2026-06-01")
+    until.fill("2026-01-01")
+    # The browser holds the form: the pair is invalid before any submit is sent.
+    assert until.evaluate("e => !e.validity.valid") and since.evaluate("e => !e.validity.valid")
+    assert not page.locator(".facet-form").evaluate("f => f.checkValidity()")
+    until.fill("2026-12-31")
+    with page.expect_navigation():
+        page.locator(".facet-form .dates button[type=submit]").click()
+    assert query_of(page)["since"] == ["2026-06-01"] and query_of(page)["until"] == ["2026-12-31"]
+
+
+def test_the_slash_hint_is_shown_only_where_the_shortcut_works_and_print_keeps_an_events_topics(page: Page):
+    page.goto("/?q=stargate&topic=training-infrastructure")
+    expect(page.locator("#q-hint .slash-hint")).to_be_visible()  # desktop, with the script
+    expect(page.locator("#q-hint")).to_contain_text("A new search keeps the active filters.")
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#q-hint .slash-hint")).to_be_hidden()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    # On paper an event's Topics and Organisations rows printed empty: their chips were hidden.
+    page.goto("/events/expanding-stargate-to-michigan")
+    page.emulate_media(media="print")
+    expect(page.locator("dd .chips").first).to_be_visible()
+    expect(page.locator("dd .chips").first).to_contain_text("Training Infrastructure")
+    page.emulate_media(media="screen")

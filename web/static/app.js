@@ -35,6 +35,30 @@
       event.preventDefault();
       sendFilters(form);
     });
+    // From no later than Until, and Until no earlier than From, as they are typed: the browser says so
+    // beside the field, where a reversed pair went to an error page (the server's min and max only
+    // held when one bound was already in the address).
+    var since = form.querySelector("input[name=since]");
+    var until = form.querySelector("input[name=until]");
+    if (since && until && since.type === until.type) {
+      var bound = function () {
+        until.min = since.value;
+        since.max = until.value;
+      };
+      since.addEventListener("input", bound);
+      until.addEventListener("input", bound);
+    }
+  });
+  // Back to a page: its boxes and dates as its address says, not as they were left (Chromium puts
+  // back the values of the page's last visit, and the next tick then applied a filter undone).
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll(".facet-form input").forEach(function (input) {
+      if (input.type === "checkbox") {
+        input.checked = input.defaultChecked;
+      } else if (input.type === "date" || input.type === "datetime-local") {
+        input.value = input.defaultValue;
+      }
+    });
   });
   document.querySelectorAll(".facet-form input[type=checkbox]").forEach(function (box) {
     box.addEventListener("change", function () {
