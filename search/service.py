@@ -292,7 +292,7 @@ class SearchService:
         return _Asked(expanded, vocabulary, dropped, _near(snap, asked_text(text)), text)
 
     def _vocabulary(self, snap: Snapshot) -> Vocabulary:
-        return self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer, snap.synonym_words)
+        return self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer, snap.synonym_words, snap.named)
 
     def _order(
         self, snap: Snapshot, params: SearchParams, asked: _Asked, found: _Found, started: float

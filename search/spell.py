@@ -20,7 +20,7 @@ import html
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
 
@@ -132,6 +132,7 @@ class Vocabulary:
     def __init__(
         self, searcher: Searcher, analyzer: Analyzer, cache: dict[tuple[str, ...], object],
         words: dict[str, dict[str, list[str]]] | None = None, synonym_words: dict[str, str] | None = None,
+        names: Callable[[str], object] | None = None,
     ) -> None:
         self.searcher = searcher
         self.reader = searcher.reader()
@@ -141,6 +142,9 @@ class Vocabulary:
         # One-word synonym variants as written, by analysed word (``Snapshot.synonym_words``): words a
         # query may mean although no page writes them ("huggingface", where pages say "Hugging Face").
         self.synonym_words = synonym_words or {}
+        # Whether a word, as written, is a document's name (``Snapshot.named``): of close spellings
+        # equally near, the one that names a package is meant ("nodjs": nodejs, not "nodes").
+        self.names = names
 
     def _by_letter(self) -> dict[str, list[str]]:
         """Return the searched fields' words grouped by their first letter (listed on first use)."""
@@ -212,6 +216,8 @@ class Vocabulary:
             limit = allowed_distance(len(folded))
             apart = {w: self._apart(self.surface(w, typed), folded) for w, _ in found}
             found = [(w, d) for w, d in found if apart[w] == min(apart.values()) and apart[w] <= limit]
+            if len(found) > 1 and self.names is not None:  # a stable sort: the most frequent first among each
+                found.sort(key=lambda pair: self.names(self.surface(pair[0], typed)) is None)
         if not found and self.synonym_words:
             found = self._near_synonym(typed, word)
         return self._remember(key, found)  # type: ignore[return-value]
@@ -459,7 +465,8 @@ class Speller:
         self._lock = threading.Lock()
 
     def vocabulary(
-        self, snapshot_id: str, searcher: Searcher, analyzer: Analyzer, synonym_words: dict[str, str] | None = None
+        self, snapshot_id: str, searcher: Searcher, analyzer: Analyzer, synonym_words: dict[str, str] | None = None,
+        names: Callable[[str], object] | None = None,
     ) -> Vocabulary:
         """Return the vocabulary of *searcher*'s index (and its one-word synonyms, *synonym_words*),
         caching look-ups while the snapshot lasts."""
@@ -469,7 +476,7 @@ class Speller:
                 if self._state[0] != snapshot_id:
                     self._state = (snapshot_id, {}, {})
                 state = self._state
-        return Vocabulary(searcher, analyzer, state[1], state[2], synonym_words)
+        return Vocabulary(searcher, analyzer, state[1], state[2], synonym_words, names)
 
 
 def one_edit(word: str) -> Iterator[str]:

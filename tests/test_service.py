@@ -1375,3 +1375,16 @@ def test_a_large_snapshot_is_opened_beside_the_requests_which_the_open_one_answe
     segment.write_bytes(segment.read_bytes()[:-1] + bytes([segment.read_bytes()[-1] ^ 1]))
     wait_until(lambda: service.search(SearchParams(q="quokka")) and service.refused is not None, "the damaged one refused")
     assert service.refused.snapshot == damaged and service.search(SearchParams(q="quokka")).snapshot == new
+
+
+def test_of_close_spellings_equally_near_the_one_that_names_a_document_is_meant(tmp_path):
+    # At 64k "nodjs" said "Including results for nodes" (the commoner word, one edit away as nodejs
+    # is) and nodejs was not in the first 200; "blendr" likewise gave "blends".
+    docs = [{"id": "deb-nodejs", "title": "evented I/O for V8 javascript - runtime executable", "summary": "Nodejs is an event-based JavaScript engine.",
+             "topics": ["javascript"]}]
+    docs += [{"id": f"deb-cluster-{n}", "title": f"Cluster tool {n}", "summary": "Manages the nodes of a cluster; nodes join and leave.",
+              "topics": ["admin"]} for n in range(6)]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], tmp_path / "index")
+    result = SearchService(tmp_path / "index").search(SearchParams(q="nodjs"))
+    assert result.suggestion is not None and result.suggestion.text.lower() == "nodejs"
+    assert result.hits[0].id == "deb-nodejs"
