@@ -143,7 +143,7 @@ class Vocabulary:
         # query may mean although no page writes them ("huggingface", where pages say "Hugging Face").
         self.synonym_words = synonym_words or {}
         # Whether a word, as written, is a document's name (``Snapshot.named``): of close spellings
-        # equally near, the one that names a package is meant ("nodjs": nodejs, not "nodes").
+        # equally near, a name is meant rather than a common English word ("nodjs": nodejs, not "nodes").
         self.names = names
 
     def _by_letter(self) -> dict[str, list[str]]:
@@ -216,7 +216,9 @@ class Vocabulary:
             limit = allowed_distance(len(folded))
             apart = {w: self._apart(self.surface(w, typed), folded) for w, _ in found}
             found = [(w, d) for w, d in found if apart[w] == min(apart.values()) and apart[w] <= limit]
-            if len(found) > 1 and self.names is not None:  # a stable sort: the most frequent first among each
+            if len(found) > 1 and self.names is not None and common_word(self.surface(found[0][0], typed)):
+                # The commonest is an English word, and another one a document's name: the name is
+                # meant (a stable sort keeps the frequency order otherwise: "nmpy" is still NumPy).
                 found.sort(key=lambda pair: self.names(self.surface(pair[0], typed)) is None)
         if not found and self.synonym_words:
             found = self._near_synonym(typed, word)
