@@ -70,6 +70,8 @@ class Refusal:
     reason: str
 
 
+LIKE_POOL = 4  # candidates looked at for "more like this", per document shown
+
 # A published snapshot of more documents than the open one's OPEN_INLINE_DOCS is opened beside the
 # requests, the open one answering meanwhile (``SearchService._opened_beside``); a smaller one in the
 # request that finds it (a few milliseconds on the seed corpus).
@@ -527,8 +529,9 @@ class SearchService:
             return []
         docs = semantic.vectors(snap)
         vector = semantic.of_document(docs, docnum) if docs is not None else None
+        pool = LIKE_POOL * count  # more than asked: a project's packages share one text (below)
         if vector is not None:
-            found = [d for d, _ in semantic.nearest(docs, vector, count + 1) if d != docnum][:count]
+            found = [d for d, _ in semantic.nearest(docs, vector, pool + 1) if d != docnum]
         else:
             fields = searcher.stored_fields(docnum)
             try:
@@ -537,8 +540,24 @@ class SearchService:
                 terms = []
             words = [(word, weight) for word, weight in terms if not ranking.BARE_NUMBER.fullmatch(word)][:LIKE_TERMS]
             query = wq.Or([wq.Term("body", word, boost=weight) for word, weight in words]) if words else None
-            found = [hit.docnum for hit in searcher.search(query, limit=count, mask={docnum})] if query else []
-        return [_document(snap.stored(d)) for d in found]
+            found = [hit.docnum for hit in searcher.search(query, limit=pool, mask={docnum})] if query else []
+        # One of each text: five OpenImageIO packages, whose descriptions open with the same paragraph
+        # (they differ in their last lines), were all of GIMP's "more like this".  A text is known by
+        # its opening (its first paragraph's first 200 characters); the document's own is taken as seen.
+        def opening(d: int) -> str:
+            return str(snap.stored(d).get("body") or "").split("\n\n", 1)[0][:200]
+
+        seen = {opening(docnum)}
+        shown = []
+        for d in found:
+            text = opening(d)
+            if text in seen:
+                continue
+            seen.add(text)
+            shown.append(_document(snap.stored(d)))
+            if len(shown) == count:
+                break
+        return shown
 
     def guide(self, topic: str) -> list[dict[str, object]]:
         """Return the sections of *topic*'s guide in order (empty when it has none)."""

@@ -1388,3 +1388,18 @@ def test_of_close_spellings_equally_near_the_one_that_names_a_document_is_meant(
     result = SearchService(tmp_path / "index").search(SearchParams(q="nodjs"))
     assert result.suggestion is not None and result.suggestion.text.lower() == "nodejs"
     assert result.hits[0].id == "deb-nodejs"
+
+
+def test_more_like_this_shows_one_of_the_documents_that_share_an_opening(tmp_path):
+    # GIMP's five were OpenImageIO's tools, Python bindings, headers, library and docs: one
+    # description, its last line aside.
+    shared = "OpenImageIO is a library for reading and writing images, and a bunch of related classes.\n\n"
+    docs = [{"id": "gimp", "title": "GNU Image Manipulation Program", "summary": "An image editor for reading and writing images.",
+             "topics": ["graphics"]}]
+    docs += [{"id": f"oiio-{part}", "title": f"Library for reading and writing images - {part}", "summary": shared + f"This package holds the {part}.",
+              "topics": ["graphics"]} for part in ("tools", "python", "dev", "doc")]
+    docs += [{"id": f"viewer-{n}", "title": f"Image viewer {n}", "summary": f"Views and edits images, number {n} of its kind.",
+              "topics": ["graphics"]} for n in range(6)]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], tmp_path / "index")
+    like = [d["id"] for d in SearchService(tmp_path / "index").more_like_this("gimp")]
+    assert len(like) == 5 and sum(doc_id.startswith("oiio-") for doc_id in like) == 1, like
