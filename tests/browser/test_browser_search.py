@@ -325,3 +325,17 @@ def test_the_slash_hint_is_shown_only_where_the_shortcut_works_and_print_keeps_a
     expect(page.locator("dd .chips").first).to_be_visible()
     expect(page.locator("dd .chips").first).to_contain_text("Training Infrastructure")
     page.emulate_media(media="screen")
+
+
+def test_a_guide_heading_is_named_by_its_title_alone_and_links_to_its_section(page: Page):
+    """Every heading's name ended with "Link to this section": a headings list said it seven times."""
+    page.goto("/guides/training-infrastructure")
+    titles = page.locator(".guide-section h2 .anchor").evaluate_all("links => links.map(a => a.firstChild.textContent)")
+    assert len(titles) >= 5
+    for title in titles:
+        heading = page.get_by_role("heading", level=2, name=title.strip(), exact=True)
+        expect(heading).to_have_count(1)
+    first = page.locator(".guide-section h2 a").first
+    section = first.get_attribute("href")
+    first.click()
+    expect(page).to_have_url(re.compile(re.escape(section or "#") + "$"))
