@@ -111,6 +111,8 @@ def test_the_summary_says_how_many_and_how_fast_in_a_live_region(client):
     summary = re.search(r'<p class="summary" id="summary" role="status" aria-live="polite"[^>]*>(.*?)</p>', page, re.S)
     text = re.sub(r"<[^>]+>", "", summary.group(1))
     assert re.match(rf"{total} results for stargate in (\d+|<1) ms", unescape(text))
+    # Shown, not announced: the time was read out with every page (QA pass J).
+    assert re.search(r'<span aria-hidden="true"> in (\d+|&lt;1) ms</span>', summary.group(1))
 
 
 def test_sort_links_switch_between_relevance_and_listing_order(client):
@@ -158,7 +160,7 @@ def test_the_guide_answer_is_explained_like_any_hit(client):
     assert plain["explanation"] is None and plain["score"] == answer["score"] > 0
     assert answer["explanation"]["score"] == answer["score"] and answer["explanation"]["matched"]
     card = html(client, "/?q=history+of+compute&explain=1").split('class="answer"', 1)[1].split("</section>", 1)[0]
-    assert "<summary>Why this result</summary>" in card
+    assert "<summary>Why this result<span" in card
     assert "Why this result" not in html(client, "/?q=history+of+compute").split('class="answer"', 1)[1].split("</section>", 1)[0]
 
 
@@ -294,7 +296,10 @@ def test_an_excluded_word_no_page_has_gets_a_note_and_a_respelt_link(client):
 def test_explain_adds_a_why_this_result_disclosure(client):
     assert "Why this result" not in html(client, "/?q=stargate")
     page = html(client, "/?q=stargate&explain=1")
-    assert page.count('<details class="why"><summary>Why this result</summary>') == page.count('<li class="hit">') > 0
+    # Each named by its result: ten toggles all named "Why this result" (QA pass J).
+    whys = re.findall(r'<details class="why"><summary>Why this result<span class="visually-hidden">: ([^<]+)</span></summary>', page)
+    titles = re.findall(r'<li class="hit">.*?<h2><a href="[^"]+">(.*?)</a>', page, re.S)
+    assert len(whys) == len(titles) > 0 and [unescape(w) for w in whys] == [unescape(re.sub(r"<[^>]+>", "", t)) for t in titles]
     # The explain setting survives paging and sorting.
     pager = page.split('class="pager"', 1)[1]
     assert "explain=1" in pager.split("</nav>", 1)[0]
