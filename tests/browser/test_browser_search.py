@@ -339,3 +339,14 @@ def test_a_guide_heading_is_named_by_its_title_alone_and_links_to_its_section(pa
     section = first.get_attribute("href")
     first.click()
     expect(page).to_have_url(re.compile(re.escape(section or "#") + "$"))
+
+
+def test_focus_comes_back_to_the_dates_after_applying_them(page: Page):
+    """After "Apply dates" focus was on the page, some 50 tab stops from the dates."""
+    page.goto("/?q=stargate")
+    page.locator(".facet-form input[name=since]").fill("2020-01-01")
+    apply = page.locator(".facet-form .dates button[type=submit]")
+    with page.expect_navigation():
+        apply.press("Enter")
+    assert query_of(page)["since"] == ["2020-01-01"]
+    expect(page.locator(".facet-form .dates button[type=submit]")).to_be_focused()

@@ -33,6 +33,10 @@
   document.querySelectorAll(".facet-form").forEach(function (form) {
     form.addEventListener("submit", function (event) {
       event.preventDefault();
+      // After "Apply dates" focus comes back to the dates (it was left on the page, some 50 stops away).
+      if (event.submitter && event.submitter.closest(".dates")) {
+        try { sessionStorage.setItem(FOCUS_KEY, "dates\u0000"); } catch (e) { /* storage off */ }
+      }
       sendFilters(form);
     });
     // From no later than Until, and Until no earlier than From, as they are typed: the browser says so
@@ -70,6 +74,8 @@
   try { wanted = sessionStorage.getItem(FOCUS_KEY); sessionStorage.removeItem(FOCUS_KEY); } catch (e) { /* storage off */ }
   if (wanted) {
     var parts = wanted.split("\u0000");
+    var dates = parts[0] === "dates" ? document.querySelector(".facet-form .dates button[type=submit]") : null;
+    if (dates) { dates.focus(); }
     document.querySelectorAll(".facet-form input[type=checkbox]").forEach(function (box) {
       if (box.name === parts[0] && box.value === parts[1]) {
         var details = box.closest("details");
