@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from index.dates import parse_iso
 from corpus.errors import CorpusError
-from corpus.records import EVENT, FACET_VALUE_MAX_CHARS, GUIDE, Event, GuideSection, Record, facet_value, slugify
+from corpus.records import EVENT, FACET_VALUE_MAX_CHARS, GUIDE, Event, GuideSection, Record, normal_text, slugify
 from corpus.sanitize import plain_text
 
 _OPTIONAL_STRINGS = ("url", "published")
@@ -111,7 +111,7 @@ def _string(obj: dict[str, Any], key: str, path: Path, lineno: int) -> str:
 def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, required: bool) -> tuple[str, ...]:
     value = obj.get(key, [] if not required else None)
     # Composed, without invisible characters, spaces collapsed: as a request's filter is read.
-    value = [facet_value(v) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
+    value = [normal_text(v) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
     if value is None or not all(value):
         raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings")
     if any("," in v for v in value):

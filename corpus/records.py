@@ -100,10 +100,10 @@ FACET_VALUE_MAX_CHARS = 64
 _CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
-def facet_value(text: str) -> str:
-    """Return a topic or organisation as it is stored and asked for: composed (NFC), without invisible
-    characters, its spaces (and control characters) collapsed to one, so "cafe\u0301" sent by a
-    macOS client, or "openai\u200b" pasted from a page, is the value the corpus wrote."""
+def normal_text(text: str) -> str:
+    """Return a query, topic or organisation as it is searched and stored: composed (NFC), without
+    invisible characters, its spaces (and control characters) collapsed to one, so "cafe\u0301" sent
+    by a macOS client, or "openai\u200b" pasted from a page, is the text the corpus wrote."""
     return unicodedata.normalize("NFC", " ".join(_CONTROL_CHARS.sub(" ", INVISIBLE.sub("", text)).split()))
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from index.dates import month_of, timestamp
-from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, SLUG_MAX_CHARS, Record, facet_value, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, facet_value: for requests (search/params.py)
+from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, SLUG_MAX_CHARS, Record, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, normal_text: for requests (search/)
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import datetime, timedelta
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
-from index.schema import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, facet_value
+from index.schema import FACET_VALUE_MAX_CHARS, KINDS, normal_text
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -41,9 +40,6 @@ MONTH_PATTERN = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
 KIND_PATTERN = "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" for c in kind) for kind in KINDS) + ")$"
 _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
 _SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
-# Control characters (NUL is refused): no word, so a query reads them as spaces, as a document's
-# text has them (corpus/sanitize.py).  Shown in a did-you-mean, they are then nothing bleach would change.
-_CONTROLS = re.compile("[\x01-\x1f\x7f-\x9f]")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _BOOLEANS = _TRUE | _FALSE
@@ -129,7 +125,7 @@ def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
         return ()
     for value in given:  # before the value is read as the corpus stores it, which drops control characters
         _check_text(name, value)
-    values = [v for v in map(facet_value, given) if v]  # corpus.records.facet_value
+    values = [v for v in map(normal_text, given) if v]  # as the corpus stores them
     if len(values) > MAX_FILTER_VALUES:
         raise InvalidParameter(name, f"'{name}' may be given at most {MAX_FILTER_VALUES} times")
     for value in values:
@@ -180,7 +176,9 @@ def parse_params(args: MultiMapping) -> SearchParams:
     # Composed (NFC), as the corpus is when loaded: "Jalapen\u0303o" pasted from a decomposed source is "Jalapeño".
     raw = args.get("q") or ""
     _check_text("q", raw)
-    q = unicodedata.normalize("NFC", " ".join(_CONTROLS.sub(" ", INVISIBLE.sub("", raw)).split()))
+    # Control characters (NUL is refused) read as spaces, as a document's text has them (corpus/sanitize.py):
+    # shown in a did-you-mean, they are then nothing bleach would change.  Filter values are read the same way.
+    q = normal_text(raw)
     if len(q) > MAX_QUERY_CHARS:
         raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")
     filters = {name: _values(args, name) for name in FILTERS}

@@ -1209,26 +1209,29 @@ def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alter
     parts = concept.text.replace("$", " ").split()
     if len(parts) != 2 or not parts[0][:1].isdigit():
         return []
-    typed, letters = parts[0], parts[1].lower()
-    apart = _number_and_unit(typed + letters)
-    if apart is None or (apart[0], apart[1]) != concept.alternatives[0].words:
+    found = _written_on(parts[0], parts[1].lower(), synonyms)
+    if found is None or found[:2] != concept.alternatives[0].words:
         return []
-    number, unit, shorts = apart
-    ways = synonyms.alternatives((unit,)) if synonyms is not None else ()
-    extra = [Alternative("apart", (term,), word_query(term)) for term in _written_on(typed, letters, unit, shorts, ways)]
+    number, _, ways, terms = found
+    extra = [Alternative("apart", (term,), word_query(term)) for term in terms]
     return extra + [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
 
 
 def _written_on(
-    typed: str, letters: str, unit: str, shorts: list[str], ways: tuple[tuple[str, ...], ...]
-) -> list[str]:
-    """Return the terms a number (*typed*) and its unit (*letters* as typed, analysed *unit*, with
-    *ways*, its synonyms) make written on: "300mw", an amount's short forms ("50b", "50bn"; *shorts*),
-    the unit's other name on ("10gw" for "10 gigawatts")."""
+    typed: str, letters: str, synonyms: Synonyms | None
+) -> tuple[str, str, tuple[tuple[str, ...], ...], list[str]] | None:
+    """Return a number (*typed*) and its unit (*letters*, as typed) analysed, the unit's synonyms, and
+    the terms the two make written on: "300mw", an amount's short forms ("50b", "50bn"), the unit's
+    other name on ("10gw" for "10 gigawatts"); None when they are no number and unit."""
+    apart = _number_and_unit(typed + letters)
+    if apart is None:
+        return None
+    number, unit, shorts = apart
+    ways = synonyms.alternatives((unit,)) if synonyms is not None else ()
     ends = [short for short, word in _AMOUNTS.items() if word == letters] or [letters]
     on = [term for end in ends if (term := _single_term(typed + end)) is not None]
     other_names = [term for way in ways if len(way) == 1 if (term := _single_term(typed + way[0])) is not None]
-    return list(dict.fromkeys([*on, *shorts, *other_names]))
+    return number, unit, ways, list(dict.fromkeys([*on, *shorts, *other_names]))
 
 
 def _unit_after_number(number: Concept, concept: Concept, synonyms: Synonyms | None) -> list[Alternative]:
@@ -1239,12 +1242,17 @@ def _unit_after_number(number: Concept, concept: Concept, synonyms: Synonyms | N
     typed = number.text.replace("$", "").strip()
     if not (typed[:1].isdigit() and concept.word and concept.text.isalpha()):
         return []
-    apart = _number_and_unit(typed + concept.text.lower())
-    if apart is None or apart[1] != concept.word:
+    found = _written_on(typed, concept.text.lower(), synonyms)
+    if found is None or found[1] != concept.word:
         return []
-    ways = synonyms.alternatives((apart[1],)) if synonyms is not None else ()
-    terms = _written_on(typed, concept.text.lower(), apart[1], apart[2], ways)
-    return [Alternative("apart", (term,), word_query(term)) for term in terms if term != concept.word]
+    return [Alternative("apart", (term,), word_query(term)) for term in found[3] if term != concept.word]
+
+
+def corrected_query(word: str, concept: Concept | None) -> wq.Query:
+    """Return what a correction to *word* (analysed) finds: the word, and what it stands for when no
+    page writes it (a synonym's variant: "huggingface" is "Hugging Face"; *concept*, where it was typed)."""
+    stands_for = [a.query for a in concept.alternatives if a.via == "synonym"] if concept is not None else []
+    return wq.Or([word_query(word), *stands_for]) if stands_for else word_query(word)
 
 
 def _model_plural(typed: str) -> str | None:

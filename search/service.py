@@ -34,7 +34,7 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import (
-    SEARCH_FIELDS, ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, expand, function_words, keep_informative,
+    ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, corrected_query, expand, function_words, keep_informative,
     typed_marks,
 )
 from search import semantic
@@ -789,16 +789,11 @@ def _document(fields: dict[str, object]) -> dict[str, object]:
 def _shows_correction(snap: Snapshot, parsed: ParsedQuery | None, allowed: set[int] | frozenset[int]) -> bool:
     """Return whether a result (its *allowed* documents, filters applied) holds a corrected word: only
     then does it say "Including results for" (the ways out of an empty one still try the correction)."""
-    if parsed is None:
+    if parsed is None or not parsed.corrections:
         return False
-    for fix in parsed.corrections:
-        if any(not allowed.isdisjoint(snap.term_docs(field, fix.word)) for field in SEARCH_FIELDS):
-            return True
-        # A correction no page writes, a synonym's variant ("huggingface"): what it stands for holds it.
-        if any(not allowed.isdisjoint(matches(a.query, snap)) for c in parsed.typed_concepts() if c.span == fix.span
-               for a in c.alternatives if a.via == "synonym"):
-            return True
-    return False
+    concepts = {c.span: c for c in parsed.typed_concepts()}
+    return any(not allowed.isdisjoint(matches(corrected_query(fix.word, concepts.get(fix.span)), snap))
+               for fix in parsed.corrections)
 
 
 def _holds_any(postings: list[Sequence[int]], docnum: int) -> bool:

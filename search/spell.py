@@ -34,7 +34,7 @@ from whoosh.searching import Searcher
 from index import vectors as doc_vectors
 from index.analysis import english_stemmer, greek_names
 from search.cache import remember
-from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, excluded_at, excluded_in_vain, word_query
+from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, corrected_query, excluded_at, excluded_in_vain
 from search.results import Suggestion
 from search.synonyms import Synonyms
 
@@ -530,9 +530,7 @@ def suggested_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[t
     if not parsed.corrections:
         return []
     corrected = {c.span: c for c in parsed.corrections}
-    # The corrected word, and what it stands for when no page writes it (a synonym's variant, "huggingface").
-    fixed = [wq.Or([word_query(corrected[c.span].word), *(a.query for a in c.alternatives if a.via == "synonym")])
-             for c in parsed.typed_concepts() if c.span in corrected]
+    fixed = [corrected_query(corrected[c.span].word, c) for c in parsed.typed_concepts() if c.span in corrected]
     # A quoted phrase with a misspelt word: the phrase as corrected ("trainng infrastructure").
     fixed += [a.query for c in parsed.concepts for m in (c.members or (c,)) if m.word is None
               for a in m.alternatives if a.via == "typo"]
