@@ -9,6 +9,7 @@ weights, so the contributions add up to the hit's score.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,18 +46,22 @@ def explain(
     cosine: float | None = None,
     best_words: float = 0.0,
     named: str | None = None,
-) -> dict[str, object]:
+    deadline: float | None = None,
+) -> dict[str, object] | None:
     """Return how *docnum* earned its score for *parsed*: each concept's part, weights applied, and
     the meaning term when the document's vector has *cosine* with the query's.  A document *named* by
     the query ("typed", or "corrected": by its correction) comes first whatever its score (``named``
     true; ``named_by_correction`` true for the second): the words its text lacks are still listed as
-    missing, since its text lacks them."""
+    missing, since its text lacks them.  None when the clock passes *deadline* first: a query of
+    hundreds of prefixes takes seconds per hit, and an explanation in part would not add up."""
     coverage = Coverage.of(concept_docs, snap.doc_count, parsed.concepts)
     share = coverage.share(docnum, concept_docs)
     factor = coverage.factor(docnum, concept_docs) if len(coverage.idfs) > 1 else 1.0
     matched = []
     missing = []
     for concept in parsed.concepts:
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
         part = _concept(concept, _weight(concept) * factor, snap, docnum)
         if part is None:
             missing.append(concept.text)

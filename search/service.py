@@ -233,7 +233,8 @@ class SearchService:
         if lifted is not None:  # the card's result is the first result, on every page size
             ranked = [next(pair for pair in ranked if pair[0] == lifted), *(pair for pair in ranked if pair[0] != lifted)]
         ranked = ranked[: params.end]
-        hits = self._hits(snap, params, asked.parsed, found, ranked, cosines, best)
+        hits, unexplained = self._hits(snap, params, asked.parsed, found, ranked, cosines, best, started + self.budget_s)
+        timed_out = timed_out or unexplained
         answer = None
         if lifted is not None and params.page == 1:  # one answer, once: the card shows it, so the list below does not
             answer = self._answer(snap, asked.parsed, lifted, hits[0])  # the card's hit is the first (lifted first)
@@ -349,8 +350,10 @@ class SearchService:
         ranked: list[tuple[int, float]],
         cosines: dict[int, float],
         best: float,
-    ) -> tuple[Hit, ...]:
-        """Return the asked page of *ranked* as hits: highlighted, explained when asked."""
+        deadline: float,
+    ) -> tuple[tuple[Hit, ...], bool]:
+        """Return the asked page of *ranked* as hits, highlighted, explained when asked, and whether
+        the time budget ran out before every hit asked for was explained (those after have none)."""
         page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[(params.page - 1) * params.per_page :]]
         marked = self._highlighted(
             snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed,
@@ -363,17 +366,21 @@ class SearchService:
         # Found by the organisation the query names: its explanation says which (its text lacks the name).
         organisation = snap.label("entity", found.organisation) if found.organisation and explaining else None
         hits = []
+        unexplained = False
         for i, (docnum, score, fields) in enumerate(page):
-            explanation = (
-                explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best, named if docnum == first else None)  # type: ignore[arg-type]
-                if explaining else None
-            )
+            explanation = None
+            if explaining and not unexplained:
+                explanation = explain(
+                    parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best,  # type: ignore[arg-type]
+                    named if docnum == first else None, deadline,
+                )
+                unexplained = explanation is None
             if explanation is not None and docnum in found.tagged:
                 explanation["organisation"] = organisation
             hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation,
                              "name" if docnum == found.named else "meaning" if docnum in found.meaning
                              else "organisation" if docnum in found.tagged else "words"))
-        return tuple(hits)
+        return tuple(hits), unexplained
 
     def _ways_out(self, snap: Snapshot, params: SearchParams, hint: Suggestion | None, total: int) -> tuple[WayOut, ...]:
         """Return, for an empty result of a query or filters, the nearby searches that find something."""

@@ -413,9 +413,39 @@ def test_a_host_the_site_does_not_serve_is_refused_plainly(index_dir, path):
     if path.startswith(("/opensearch", "/feeds")):
         assert b"http://search.example.org/" in served.data
     # Host names are read as DNS reads them: "GOOD.EXAMPLE" and "good.example." were refused.
-    for host in ("SEARCH.Example.ORG", "search.example.org.", "search.example.org:8000"):
+    for host in ("SEARCH.Example.ORG", "search.example.org.", "search.example.org:443"):
         assert client.get(path, headers={"Host": host}).status_code in (200, 404), host
     assert client.get(path, headers={"Host": "search.example.org.evil"}).status_code == 400
+    # A port is the one the server listens on (or 80, 443): another went into links cached a day.
+    on_8000 = {"SERVER_PORT": "8000"}
+    assert client.get(path, headers={"Host": "search.example.org:8000"}, environ_overrides=on_8000).status_code in (200, 404)
+    assert client.get(path, headers={"Host": "search.example.org:1234"}, environ_overrides=on_8000).status_code == 400
+
+
+def test_a_host_served_on_another_port_is_named_with_it(index_dir):
+    from web import create_app
+
+    trusted = ["search.example.org", "search.example.org:8443"]
+    client = create_app({"INDEX_DIR": str(index_dir), "TRUSTED_HOSTS": trusted, "TESTING": True}).test_client()
+    served = client.get("/opensearch.xml", headers={"Host": "search.example.org:8443"})
+    assert served.status_code == 200 and b"http://search.example.org:8443/" in served.data
+    assert client.get("/opensearch.xml", headers={"Host": "search.example.org:8444"}).status_code == 400
+
+
+@pytest.mark.parametrize("host", ['evil.example/"><x>', "a@evil.example", "evil example", ""])
+def test_a_host_header_that_is_no_host_name_is_refused_even_with_every_host_served(client, host):
+    # werkzeug reads such a Host as "", and the page linked its styles to "http:///static/...".
+    for path in ("/?q=stargate", "/opensearch.xml", "/api/search?q=stargate"):
+        refused = client.get(path, headers={"Host": host})
+        assert refused.status_code == 400 and b"evil" not in refused.data and b"http:///" not in refused.data, (host, path)
+    assert client.get("/healthz", headers={"Host": host}).status_code == 200  # a probe writes no link
+
+
+@pytest.mark.parametrize("path", ["/api//search?q=stargate", "/static//style.css", "//evil.example/x"])
+def test_a_path_with_doubled_slashes_is_not_redirected_to_the_host_it_names(client, path):
+    # werkzeug merged the slashes with a 308 to an absolute URL built from the Host header.
+    answer = client.get(path, headers={"Host": "evil.example"})
+    assert answer.status_code == 404 and "Location" not in answer.headers
 
 
 def test_a_health_check_answers_whatever_its_query_string_carries(client):

@@ -852,6 +852,29 @@ def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
     assert not relaxed.timed_out and len(relaxed.hits) == 10 and relaxed.total == 2500
 
 
+def test_explanations_keep_to_the_time_budget(index_dir, monkeypatch):
+    # A query of many prefixes took about a second to explain per hit at 64k: explanations past the
+    # budget are left out, the answer says it ran out of time, and the cut answer is not cached.
+    import search.explain
+
+    service = SearchService(index_dir)
+    asked = SearchParams(q="gpu cluster", explain=True)
+
+    class Late:  # explaining starts after the budget has run out
+        @staticmethod
+        def perf_counter() -> float:
+            return float("inf")
+
+    monkeypatch.setattr(search.explain, "time", Late)
+    late = service.search(asked)
+    assert late.timed_out and len(late.hits) == 10 and all(h.explanation is None for h in late.hits)
+    assert "explanation" not in late.to_json()["hits"][0]
+    monkeypatch.undo()
+    again = service.search(asked)
+    assert not again.timed_out and all(h.explanation is not None for h in again.hits)
+    assert [h.id for h in again.hits] == [h.id for h in late.hits]
+
+
 def _coverage_corpus(tmp_path, filler: int):
     """Write documents for "wombat quokka engine": none has all three words; "engine" is common."""
     docs = [

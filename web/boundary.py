@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
-from flask import Flask, request
+from flask import Flask, current_app, request
+from werkzeug.exceptions import SecurityError
+from werkzeug.sansio.utils import host_is_trusted
 
 from search.params import InvalidParameter
 
@@ -72,10 +74,36 @@ def _text(encoded: bytes) -> str | None:
 def register(app: Flask) -> None:
     """Check every request's query string before its view runs; with TRUSTED_HOSTS, read host names
     as DNS does (case aside, a final dot aside) before Flask compares them."""
+    app.before_request(check_host)
     app.before_request(check_query_string)
+    app.url_map.merge_slashes = False  # "/api//search" redirected to an absolute URL built from the Host
     if app.config.get("TRUSTED_HOSTS"):
         app.config["TRUSTED_HOSTS"] = [host_name(host) for host in app.config["TRUSTED_HOSTS"]]
         app.wsgi_app = _HostNamed(app.wsgi_app, app.config["TRUSTED_HOSTS"][0])  # type: ignore[method-assign]
+
+
+_DEFAULT_PORTS = frozenset({"80", "443"})
+
+
+def check_host() -> None:
+    """Raise SecurityError (a 400, ``untrusted_host``) for a Host the site's links cannot be written
+    from: one that is no host name (werkzeug read ``evil.example/"><x>`` as "" and pages linked to
+    ``http:///static/…``), or, with TRUSTED_HOSTS, a served name on a port the service is not reached
+    on (``good.example:1234`` went into the /opensearch.xml cached a day).  A port is one the server
+    listens on, 80 or 443 (a proxy in front), or one a TRUSTED_HOSTS entry names with its host."""
+    host = request.environ.get("HTTP_HOST")
+    if host is None or request.path in _NO_PARAMETERS:
+        return  # HTTP/1.0 without a Host is answered as the server's own name; probes write no link
+    if not host_is_trusted(host, None):
+        raise SecurityError("The Host header is no host name.")
+    trusted = current_app.config.get("TRUSTED_HOSTS")
+    name, _, port = host_name(host).rpartition(":") if not host.endswith("]") and ":" in host else (host, "", "")
+    if trusted and port and port not in _DEFAULT_PORTS and port != request.environ.get("SERVER_PORT"):
+        if f"{name}:{port}" not in trusted and not any(
+            entry.startswith(".") and entry.endswith(f":{port}") and name.endswith(entry.rpartition(":")[0])
+            for entry in trusted
+        ):
+            raise SecurityError("The Host header names a port the site is not served on.")
 
 
 _HOST = re.compile(r"(?P<name>[^:\[\]]+?)\.?(?P<port>:[0-9]*)?")  # a name (not an IPv6 address) and its port

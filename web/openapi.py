@@ -18,6 +18,7 @@ from search.params import (
     MAX_FILTER_CHARS,
     MAX_FILTER_VALUES,
     MAX_PER_PAGE,
+    MAX_PREFIXES,
     MAX_QUERY_CHARS,
     MAX_QUERY_WORDS,
     MAX_RESULT_WINDOW,
@@ -137,7 +138,8 @@ SCHEMAS: dict[str, Any] = {
                 "first whatever its score, which may be 0 when its text lacks the words.")},
             "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
             "explanation": {"type": "object", "description": (
-                "How the score was reached (only with explain=1): each matched word's part, the meaning "
+                "How the score was reached (only with explain=1, and left out of the hits after the time "
+                "budget ran out, timed_out true): each matched word's part, the meaning "
                 "term, the words the text lacks (missing), named true when the hit is first because its name is the query (by relevance), and "
                 "named_by_correction true when the name is the query's correction; organisation, the organisation's name, for a "
                 "hit found by it (matched_by organisation).")},
@@ -217,7 +219,9 @@ SCHEMAS: dict[str, Any] = {
                 f"How many words of a long query were left out: it is searched by its {MAX_QUERY_WORDS} most "
                 "informative (rarest) concepts.")},
             "timed_out": {"type": "boolean",
-                          "description": "Ranking ran past the time budget; the hits are the best found in time."},
+                          "description": ("Ranking ran past the time budget; the hits are the best found in time. "
+                                          "With explain=1 also when the budget ran out before every hit was "
+                                          "explained: the hits after have none.")},
             "excluded_in_vain": {"type": "array", "items": {"type": "string"}, "description": (
                 "Words the query excludes (-word, NOT word) that no document holds, and excluded quoted "
                 "phrases and hyphenated words with such a word, as typed: excluding them left nothing out (often a "
@@ -383,6 +387,8 @@ PATHS: dict[str, Any] = {
                     f"The query: words, \"quoted phrases\", -excluded words, OR. At most {MAX_QUERY_CHARS} "
                     f"characters once whitespace is collapsed; a longer text (a pasted paragraph) is searched by its "
                     f"{MAX_QUERY_WORDS} most informative words, and dropped_words says how many were left out. "
+                    f"At most {MAX_PREFIXES} prefixes (words typed with a *, each looked up in the whole vocabulary); "
+                    "more is a 400. "
                     "It is read composed (Unicode NFC), with control characters as spaces, as documents are "
                     "stored (a NUL is refused). Empty lists everything. The whole request line is at most "
                     "8,190 bytes as sent (gunicorn's limit, before the app): 4,096 Latin characters fit, but "
