@@ -45,7 +45,8 @@ RAW_SUMMARY_MAX_LENGTH = 4 * SUMMARY_MAX_LENGTH  # as written, markup included: 
 FIELDS = frozenset({"id", "title", "summary", "topics", "kind", "entities", "url", "published", "delete"})
 log = logging.getLogger(__name__)
 _told: set[tuple[Path, str]] = set()
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# ... and the bidirectional overrides and isolates: an id is shown whole, and one reversed the page's text after it.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD]")  # only a \uXXXX escape makes a surrogate; one regex scan is the fastest test
 _BLOCK = 1 << 15  # bytes read at a time: splitting blocks is as fast as reading text (readline is slower)
@@ -110,10 +111,11 @@ def _string(obj: dict[str, Any], key: str, path: Path, lineno: int) -> str:
 
 def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, required: bool) -> tuple[str, ...]:
     value = obj.get(key, [] if not required else None)
-    # Composed, without invisible characters, spaces collapsed: as a request's filter is read.
-    value = [normal_text(v) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
+    # Plain text as a title is ("AT&amp;T" is "AT&T", tags stripped: a value is shown as a facet's
+    # label), then composed, without invisible characters, spaces collapsed: as a request's filter is read.
+    value = [normal_text(plain_text(v)) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
     if value is None or not all(value):
-        raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings")
+        raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings (of text once markup is removed)")
     if any("," in v for v in value):
         raise CorpusError(path, lineno, f"{key!r} values may not contain a comma")
     if too_long := next((v for v in value if len(v) > FACET_VALUE_MAX_CHARS), None):
@@ -205,7 +207,7 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
         return GuideSection(
             id=doc_id, topic=topics[0], heading=title, anchor=slugify(title),
             blocks=tuple(p for p in summary.split("\n") if p.strip()), order=position,
-            topics=topics, entities=entities,
+            topics=topics, entities=entities, published=extra["published"], source_url=extra["url"],
         )
     raise CorpusError(path, lineno, f"'kind' must be {EVENT!r} or {GUIDE!r}, not {kind!r}")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 EVENT = "event"
 GUIDE = "guide"
@@ -12,11 +13,13 @@ KINDS = (EVENT, GUIDE)
 KIND_LABELS = {EVENT: "Event", GUIDE: "Guide section"}
 # Invisible characters that only hint where a line may break or which way text runs (a soft hyphen,
 # a zero-width space, a word joiner, a byte-order mark, the left-to-right, right-to-left and Arabic
-# letter marks, invisible operators, the combining grapheme joiner, the Mongolian vowel separator):
+# letter marks, invisible operators, the combining grapheme joiner, the Mongolian vowel separator,
+# and the bidirectional embeddings, overrides and isolates, U+202A-202E and U+2066-2069: a title
+# holding an unbalanced override reversed the text after it on the page, a facet chip included):
 # dropped from a record's text when it is loaded (corpus/sanitize.py) and from a query
 # (search/params.py), so "star\u00adgate" copied from a web page is "stargate", one word, as a reader
 # sees it.  ZWJ and ZWNJ are kept: they shape Persian and Indic text and emoji.
-INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u2060-\u2064\ufeff]")
+INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,8 @@ class GuideSection:
     topics: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     first_seen: str | None = None  # when the index first held it (set by index/, kept across builds)
+    published: str | None = None  # as an event's: a JSONL guide record may give one
+    source_url: str | None = None  # where the section was published, when a JSONL record gives it
     kind: str = field(default=GUIDE, init=False)
 
     @property
@@ -88,7 +93,14 @@ class GuideSection:
 
     @property
     def url(self) -> str:
-        return f"/guides/{self.topic}#{self.anchor}"
+        return guide_url(self.topic, self.anchor)
+
+
+def guide_url(topic: str, anchor: str = "") -> str:
+    """Return the guide page of *topic* (at the section *anchor*): the topic percent-encoded, as an
+    event's id is, so that one written with ``?``, ``#``, ``/`` or ``<`` (a JSONL topic may) is one
+    path segment, not a query, a fragment or markup in a JSON ``url`` and an Atom link."""
+    return "/guides/" + quote(topic, safe="") + (f"#{anchor}" if anchor else "")
 
 
 Record = Event | GuideSection

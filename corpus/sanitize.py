@@ -28,7 +28,7 @@ NO_TAGS: frozenset[str] = frozenset()
 # Characters bleach (html5lib) does not keep as they are: markup starts, CR (read as a newline),
 # control characters (some turned into "?"), and lone surrogates.  Text without any of them comes
 # out of bleach unchanged but for ">" escaped, which decoding undoes, so it skips bleach entirely.
-_MAY_CHANGE = re.compile("[<&\r\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u2060-\u2064\ufeff]")
+_MAY_CHANGE = re.compile("[<&\r\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]|" + INVISIBLE.pattern)
 # Controls become spaces before bleach (which would make some of them "?") and after decoding
 # (an entity such as &#12; decodes to one); CR and CRLF are line ends.
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")

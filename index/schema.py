@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from index.dates import month_of, timestamp
-from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, SLUG_MAX_CHARS, Record, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, normal_text: for requests (search/)
+from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, SLUG_MAX_CHARS, Record, guide_url, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, normal_text, guide_url: for requests (search/)
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
@@ -73,7 +73,7 @@ def to_document(record: Record, order: int, first_seen: str | None = None) -> di
         "title": record.title,
         "body": record.body,
         "url": event_url(record.id) if record.kind == "event" else record.url,
-        "source_url": getattr(record, "url", None) if record.kind == "event" else None,
+        "source_url": getattr(record, "url", None) if record.kind == "event" else getattr(record, "source_url", None),
         "published": published,
         "position": record.position,
         "order": order,
@@ -105,6 +105,8 @@ def from_document(fields: dict[str, object]) -> dict[str, object]:
         doc[name] = tuple(v for v in str(doc.get(name) or "").split(",") if v)
     if doc.get("kind") == "event" and "id" in doc:
         doc["url"] = event_url(str(doc["id"]))  # also for a snapshot built before ids were encoded
+    elif doc.get("kind") == "guide" and "topic" in doc:  # the same for a guide's topic
+        doc["url"] = guide_url(str(doc["topic"]), str(doc.get("url") or "").partition("#")[2])
     return doc
 
 

@@ -23,8 +23,8 @@ ELLIPSIS = "…"
 SNIPPET_CHARS = 220
 WORD_REACH = 30  # how far a passage's edge moves to take in the rest of the word it cuts
 BEFORE_A_CUT = ",;:-–—"  # left out where a passage is cut after them
-# Tokens ending past this character are not looked at (Whoosh's highlighter's default charlimit).
-CHARLIMIT = 2**15
+# (Whoosh's highlighter looked at the first 32,768 characters only: a match past them in a long
+# summary gave no snippet and no answer card.  Every token is looked at here.)
 
 # (term, position, startchar, endchar), as TermAnalyzer.tokens gives them; a token that also
 # gives its parts ("Trainium2": trainium2, trainium) repeats its characters once per term.
@@ -37,7 +37,7 @@ def highlight_title(text: str, terms: Iterable[str], tokens: Sequence[Token]) ->
     """Return *text* as HTML with every token holding one of *terms* marked."""
     termset = frozenset(terms)
     if termset and text:
-        matches = [(start, end, term) for term, _, start, end in tokens if term in termset and end <= CHARLIMIT]
+        matches = [(start, end, term) for term, _, start, end in tokens if term in termset]
         if matches:
             return _format(text, (0, len(text), matches))
     return _crop(text, len(text))
@@ -64,7 +64,7 @@ def highlight_snippet(
             passages = sorted(passages, key=_score, reverse=True)[:2]
         if passages:
             passages.sort(key=_first)
-            matches = [(tokens[i][2], tokens[i][3], tokens[i][0]) for i in hits if tokens[i][3] <= CHARLIMIT]
+            matches = [(tokens[i][2], tokens[i][3], tokens[i][0]) for i in hits]
             # One ellipsis where text is left out between two passages: the first's.
             return " ".join(_format(text, passage, lead=i == 0) for i, passage in enumerate(joined(text, passages, matches)))
     return _crop(text, chars)
@@ -139,8 +139,6 @@ def _passages(
             i = hits[next_hit]
         term, _, startchar, endchar = tokens[i]
         i += 1
-        if endchar > CHARLIMIT:
-            break
         size = endchar - startchar
         if length + size > maxchars:
             countdown = 0  # the passage is full: it closes with this token

@@ -27,6 +27,7 @@ from urllib.parse import quote
 from whoosh import query as wq
 
 from index import store
+from index.schema import guide_url
 from search.cache import ResultCache, memory_lock, unpatched
 from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title, together
@@ -507,7 +508,7 @@ class SearchService:
                 "guide_url": None,
             }
             if slug in with_guides and not guide_docs.isdisjoint(snap.term_docs("topic", slug)):
-                item["guide_url"] = f"/guides/{quote(slug, safe='')}"
+                item["guide_url"] = guide_url(slug)
             items.append(item)
         items.sort(key=lambda t: (-int(t["count"]), str(t["label"]).lower()))  # type: ignore[call-overload]
         return {"topics": items, "total": everything.total, "snapshot": everything.snapshot}

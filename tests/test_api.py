@@ -152,6 +152,8 @@ def test_security_headers_on_every_response(client):
         response.close()
         headers = response.headers
         assert headers["Content-Security-Policy"].startswith("default-src 'self'")
+        assert "form-action 'self'" in headers["Content-Security-Policy"]  # forms submit here only
+        assert "camera=()" in headers["Permissions-Policy"]
         assert headers["X-Content-Type-Options"] == "nosniff"
         assert "Referrer-Policy" in headers
 
@@ -471,3 +473,10 @@ def test_the_default_order_asked_for_by_name_is_the_same_answer_with_the_same_et
     assert client.get("/api/search?q=stargate&sort=newest").headers["ETag"] not in tags
     browse = {client.get(f"/api/search{extra}").headers["ETag"] for extra in ("", "?sort=newest", "?sort=relevance")}
     assert len(browse) == 1
+
+
+@pytest.mark.parametrize("path", ["/API/search?q=gpu", "/Api/topics", "/healthz/", "/api", "/metrics/x"])
+def test_an_unknown_address_a_program_asks_for_is_a_json_error(client, path):
+    # "/API/search" and "/healthz/" were HTML pages: a client parsing the error got markup.
+    answer = client.get(path)
+    assert answer.status_code == 404 and answer.get_json()["error"]["code"] == "not_found"

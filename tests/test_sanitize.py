@@ -98,7 +98,8 @@ def test_text_is_stored_composed_as_readers_type_it(raw):
     assert plain_text(raw) == _plain(raw)
 
 
-@pytest.mark.parametrize("mark", ["\u00ad", "\u200b", "\u2060", "\ufeff", "\u200e", "\u200f", "\u2062", "\u034f", "\u180e"])
+@pytest.mark.parametrize("mark", ["\u00ad", "\u200b", "\u2060", "\ufeff", "\u200e", "\u200f", "\u2062", "\u034f", "\u180e",
+                                  "\u202e", "\u202a", "\u2066", "\u2069"])
 def test_invisible_marks_inside_words_are_dropped_from_text_and_queries(tmp_path, mark):
     # Copied from a web page, "Star\u00adgate" shows as "Stargate": one word, in the index and in a query.
     doc = {"id": "sg", "title": f"Star{mark}gate reaches Michigan", "summary": f"The cam{mark}pus opens.", "topics": ["t"]}

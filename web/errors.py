@@ -18,8 +18,14 @@ UNAVAILABLE_MESSAGE = (
 )
 
 
+_JSON_PATHS = ("/api", "/healthz", "/metrics")  # what programs ask: their errors are JSON
+
+
 def wants_json() -> bool:
-    return request.path.startswith("/api/") or request.path in ("/api", "/healthz")
+    """Whether the error is a program's: under /api or a probe, in any case and with a final slash
+    ("/API/search", "/healthz/" were HTML pages a client could not read)."""
+    path = request.path.lower()
+    return any(path == root or path.startswith(root + "/") for root in _JSON_PATHS)
 
 
 def error_response(status: int, code: str, message: str, param: str | None = None) -> Response:
