@@ -10,7 +10,7 @@ import pickle
 import shutil
 import signal
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from multiprocessing.connection import Connection, wait
@@ -26,7 +26,7 @@ from whoosh.codec.whoosh3 import W3Segment
 from whoosh.fields import Schema
 from whoosh.filedb.filestore import Storage
 
-from index.dates import now_utc, parse_iso
+from index.dates import now_utc, parse_iso, timestamp
 from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store, vectors
@@ -62,6 +62,47 @@ class _Job:
 
 
 @dataclass(frozen=True, slots=True)
+class Dating:
+    """How the records a build or update indexes are dated, where a reader would not expect it.
+
+    A record without a date of its own is dated to when the index first held it (``to_document``):
+    the build or update that first indexes it, so it sorts as newest and falls into since/until
+    filters as if it were news.  A date after the build or before 1970 is taken as given (it sorts
+    first or last), but is more likely a placeholder (9999-12-31, 0001-01-01) than a fact.  Neither
+    is refused: the summary says how many, so that the sources can be fixed.  Undated records are
+    only worth a word beside dated ones: all undated (the bundled corpus), they keep the order in
+    which they were first indexed, as a reader expects.
+    """
+
+    undated: int = 0  # records without a date of their own
+    dated: int = 0  # records with one
+    undated_now: int = 0  # of those, the ones first indexed now: dated to this build or update
+    future: tuple[str, ...] = ()  # ids of records dated after the build or update
+    before_1970: tuple[str, ...] = ()  # ids of records dated before 1970-01-01
+
+
+def dating(records: Iterable[Record], seen: Container[str], now: str) -> Dating:
+    """Return how *records* are dated when indexed at *now* (a canonical UTC date-time), the ids in
+    *seen* keeping the first_seen the index already knew for them (a rebuild does not redate them)."""
+    undated = undated_now = dated = 0
+    future: list[str] = []
+    before_1970: list[str] = []
+    at = timestamp(now)
+    for record in records:
+        published = getattr(record, "published", None)
+        if not published:
+            undated += 1
+            undated_now += record.id not in seen
+            continue
+        dated += 1
+        if (moment := timestamp(published)) > at:  # as the date column sorts them: a date is its midnight
+            future.append(record.id)
+        elif moment < 0:
+            before_1970.append(record.id)
+    return Dating(undated, dated, undated_now, tuple(future), tuple(before_1970))
+
+
+@dataclass(frozen=True, slots=True)
 class BuildReport:
     snapshot: str
     path: str
@@ -70,6 +111,7 @@ class BuildReport:
     seconds: float
     docs_per_second: float
     size_bytes: int
+    dating: Dating = Dating()
 
 
 def _dedupe(records: Iterable[Record]) -> tuple[list[Record], int]:
@@ -104,6 +146,7 @@ def build_corpus(
     records, replaced = _dedupe(corpus.records)
     with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait):
         seen, now = known_first_seen(root), now_utc()
+        dates = dating(records, seen, now)
         snap_id, work = store.new_workdir(root)
         try:
             matrix = vectors.new_matrix(work, len(records)) if semantic and vectors.enabled() else None
@@ -146,6 +189,7 @@ def build_corpus(
         seconds=round(seconds, 3),
         docs_per_second=round(len(records) / seconds, 1) if seconds else 0.0,
         size_bytes=size,
+        dating=dates,
     )
 
 

@@ -10,7 +10,9 @@ A change file is JSONL (or .jsonl.gz), one operation a line:
 - a delete is ``{"id": "...", "delete": true}`` and nothing else.  Deleting an unknown id is
   reported, not an error, so a change file can be applied twice.
 
-When a line repeats an id, the later line wins, as in a build.  The whole file is validated before
+When a line repeats an id, the later line wins, as in a build, and the report names the ids so
+repeated (``topichub update`` warns of them: an export that repeats an id may hold an edit that was
+meant to win and did not).  The whole file is validated before
 anything is written.  The update copies the published snapshot into a new snapshot folder under the
 write lock, applies the changes there, commits, checks that every change is visible, and publishes
 it like a build: readers see the old snapshot or the new one, never a half-updated index.  The new
@@ -36,6 +38,7 @@ from corpus.enrich import UNIFIED_FIELDS, enrich_records, spelling_key, unify_sp
 from corpus.jsonl import check_id, parse_line, read_objects
 from corpus.records import Event, GuideSection, Record
 from index import store, vectors
+from index.build import Dating, dating
 from index.schema import SCHEMA_VERSION, id_namespace, ids_of, to_document
 
 # A delete line's only keys: anything else is a typo we should not guess at.
@@ -57,6 +60,7 @@ class Changes:
 
     upserts: dict[str, Record]
     deletes: frozenset[str]
+    repeated: tuple[str, ...] = ()  # ids on more than one line (upsert or delete), in the order they repeat
 
     def __len__(self) -> int:
         return len(self.upserts) + len(self.deletes)
@@ -72,6 +76,8 @@ class UpdateReport:
     missing: tuple[str, ...]  # ids asked to be deleted that the index did not hold
     doc_count: int
     seconds: float
+    repeated: tuple[str, ...] = ()  # ids the change file names on more than one line (Changes.repeated)
+    dating: Dating = Dating()  # how the upserts are dated (index.build.dating)
 
     @property
     def changed(self) -> bool:
@@ -83,19 +89,23 @@ def read_changes(path: str | Path) -> Changes:
     path = Path(path)
     upserts: dict[str, Record] = {}
     deletes: set[str] = set()
+    repeated: dict[str, None] = {}  # an ordered set
     for lineno, obj in read_objects(path):
-        if isinstance(obj, dict) and "delete" in obj:
-            doc_id = _delete_id(obj, path, lineno)
-            if doc_id is not None:
-                upserts.pop(doc_id, None)
-                deletes.add(doc_id)
-                continue
-        record = parse_line(obj, path, lineno, 0)  # its place in the listing is the index's to give
-        deletes.discard(record.id)
-        upserts.pop(record.id, None)
-        upserts[record.id] = record
+        deleted = _delete_id(obj, path, lineno) if isinstance(obj, dict) and "delete" in obj else None
+        # A record's place in the listing is the index's to give.
+        record = parse_line(obj, path, lineno, 0) if deleted is None else None
+        doc_id = record.id if record is not None else deleted
+        if doc_id in upserts or doc_id in deletes:  # named by an earlier line, which this one overrides
+            repeated[doc_id] = None
+        upserts.pop(doc_id, None)
+        deletes.discard(doc_id)
+        if record is not None:
+            upserts[doc_id] = record
+        else:
+            deletes.add(doc_id)
     # Updated documents get their related topics and organisations, as a build would give them.
-    return Changes(upserts=dict(zip(upserts, enrich_records(upserts.values()))), deletes=frozenset(deletes))
+    return Changes(upserts=dict(zip(upserts, enrich_records(upserts.values()))), deletes=frozenset(deletes),
+                   repeated=tuple(repeated))
 
 
 def _delete_id(obj: dict[str, object], path: Path, lineno: int) -> str | None:
@@ -135,13 +145,14 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
         if not changes.upserts:  # only deletes: those of ids the index lacks change nothing
             missing = _unknown(previous, changes.deletes)
             if len(missing) == len(changes.deletes):
-                return UpdateReport(previous.name, previous.name, 0, 0, 0, missing, int(meta.get("doc_count", 0)), 0.0)
+                return UpdateReport(previous.name, previous.name, 0, 0, 0, missing, int(meta.get("doc_count", 0)), 0.0,
+                                    repeated=changes.repeated)
         snap_id, work = store.new_workdir(root)
         try:
             for item in previous.iterdir():  # a snapshot is flat: Whoosh files and snapshot.json
                 if item.is_file() and item.name not in _NOT_COPIED:
                     shutil.copy2(item, work / item.name)
-            added, replaced, missing, doc_count = _apply(work, changes)
+            added, replaced, missing, doc_count, dates = _apply(work, changes)
             meta["semantic"] = vectors.update(previous, work, meta.get("semantic"), changes.upserts)
             seconds = time.perf_counter() - started
             meta["id_prefix"] = _namespace(previous, changes)
@@ -177,6 +188,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
         missing=missing,
         doc_count=doc_count,
         seconds=round(seconds, 3),
+        repeated=changes.repeated,
+        dating=dates,
     )
 
 
@@ -211,8 +224,9 @@ def _spellings_kept(searcher, changes: Changes, gone: set[int]) -> dict[str, dic
     return settled
 
 
-def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int]:
-    """Write *changes* into the index in *work*; return (added, replaced, missing ids, doc count)."""
+def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int, Dating]:
+    """Write *changes* into the index in *work*; return (added, replaced, missing ids, doc count, how
+    the upserts are dated: a replaced document keeps its first_seen, a new one is first seen now)."""
     ix = whoosh_index.open_dir(str(work))
     try:
         with ix.searcher() as searcher:
@@ -233,6 +247,7 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
                 writer.delete_by_term("id", doc_id)
             added = 0
             now = now_utc()
+            dates = dating(upserts.values(), kept, now)
             for doc_id, record in upserts.items():
                 old = kept.get(doc_id)
                 if old is not None:  # an edit keeps its place in the listing, and when it was first seen
@@ -254,7 +269,7 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
     replaced = len(changes.upserts) - added
     doc_count = before + added - (len(changes.deletes) - len(missing))
     _check(work, changes, doc_count)
-    return added, replaced, missing, doc_count
+    return added, replaced, missing, doc_count, dates
 
 
 def _last_positions(searcher) -> dict[str, int]:

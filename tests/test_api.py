@@ -395,6 +395,11 @@ def test_a_probe_is_answered_whatever_host_it_names_or_none(index_dir):
         assert client.get("/metrics", headers=headers).status_code == 200, headers
     assert client.get("/healthz", environ_overrides={"HTTP_HOST": None, "SERVER_NAME": "0.0.0.0"}).status_code == 200
     assert client.get("/api/search?q=stargate", headers={"Host": "10.0.0.7:8000"}).status_code == 400  # it writes links
+    # Listed first, ".example.org" (every name under it) was written into the probe's Host as it is: a 400.
+    suffix = create_app({"INDEX_DIR": str(index_dir), "TRUSTED_HOSTS": [".example.org", "search.example.org"], "TESTING": True})
+    for headers in ({"Host": "10.0.0.7:8000"}, {}):
+        assert suffix.test_client().get("/healthz", headers=headers).status_code == 200, headers
+    assert suffix.test_client().get("/api/search?q=stargate", headers={"Host": "a.example.org"}).status_code == 200
 
 
 @pytest.mark.parametrize("path", ["/", "/api/search?q=stargate", "/opensearch.xml", "/feeds/search.atom?q=stargate", "/nope"])

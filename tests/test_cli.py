@@ -192,6 +192,18 @@ def test_serve_rebuilds_an_index_of_another_schema_version(built, monkeypatch):
     assert execs[-1][-1] == "web:create_app()" and f"127.0.0.1:{port}" in execs[-1]
 
 
+def test_serve_keeps_its_stdout_for_the_json_access_log_when_it_builds_first(tmp_path, monkeypatch):
+    # serve's stdout is one JSON object a line (`topichub serve | jq`): the first run's build summary
+    # ("built 57 documents …") was written there, and jq stopped at it.
+    monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setattr(os, "execv", lambda path, args: None)
+    source = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "Alpha", "summary": "First.", "topics": ["t"]}])
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(tmp_path / "index"), "--port", str(free_port())],
+                                env={"TOPICHUB_CORPUS": str(source), "TOPICHUB_SEMANTIC": "0"})
+    assert result.exit_code == 0 and store.current_id(tmp_path / "index") is not None
+    assert result.stdout == "" and "built 1 document in" in result.stderr
+
+
 def test_serve_keeps_serving_the_published_index_when_a_changed_source_no_longer_builds(tmp_path, monkeypatch):
     execs: list[list[str]] = []
     monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(tmp_path / "index"))
@@ -318,6 +330,9 @@ def test_a_snippet_holding_a_line_break_stays_on_its_indented_line(built):
     ({"TOPICHUB_SEMANTIC": "disabled"}, "TOPICHUB_SEMANTIC='disabled' must be 0 or 1"),
     ({"PROMETHEUS_MULTIPROC_DIR": "/proc/nope"}, "PROMETHEUS_MULTIPROC_DIR='/proc/nope' cannot be a folder"),  # gunicorn's traceback
     ({"PROMETHEUS_MULTIPROC_DIR": "/sys/kernel"}, "PROMETHEUS_MULTIPROC_DIR='/sys/kernel'"),  # root passed os.access there: a traceback
+    # Flask refused every Host, /healthz included: every replica left the load balancer's rotation.
+    ({"TOPICHUB_TRUSTED_HOSTS": "*.example.org"}, "TOPICHUB_TRUSTED_HOSTS: '*.example.org' is no host name"),
+    ({"TOPICHUB_TRUSTED_HOSTS": "search.example.org,https://search.example.org"}, "'https://search.example.org' is no host name"),
 ])
 def test_serve_refuses_a_setting_its_workers_could_not_use_in_one_line(tmp_path, env, said):
     result = CliRunner().invoke(main, ["serve", "--index-dir", str(tmp_path / "index")], env=env)
@@ -374,3 +389,95 @@ def test_the_semantic_switch_reads_the_words_an_operator_types(monkeypatch, valu
 
     monkeypatch.setenv("TOPICHUB_SEMANTIC", value)
     assert enabled() is on  # "off" and "false" left the signal on: only "0" was read
+
+
+def test_rollback_to_takes_a_snapshot_as_readlink_current_prints_it(tmp_path):
+    # `readlink current` prints snapshots/ID: --to refused it as "no snapshot snapshots/ID is kept", then listed ID as kept.
+    index_dir = tmp_path / "index"
+    source = write_jsonl(tmp_path / "docs.jsonl", [NEW])
+    for _ in range(2):
+        assert CliRunner().invoke(main, ["build", str(source), "--no-semantic", "--index-dir", str(index_dir)]).exit_code == 0
+    old, new = store.snapshot_ids(index_dir)
+
+    def rollback_to(value: str):
+        return CliRunner().invoke(main, ["rollback", "--to", value, "--index-dir", str(index_dir)])
+
+    served = rollback_to(os.readlink(index_dir / "current"))  # the served one: refused as such, not as unknown
+    assert served.exit_code == 1 and f"snapshot {new} is the one served in {index_dir} already" in served.output
+    for value, said in ((f"snapshots/{old}", f"rolled back from snapshot {new} to {old}"),
+                        (f"{new}/", f"moved forward from snapshot {old} to {new}"),  # as a shell completes a folder
+                        (f"{index_dir / 'snapshots' / old}/", f"rolled back from snapshot {new} to {old}")):
+        result = rollback_to(value)
+        assert result.exit_code == 0 and said in result.output, (value, result.output)
+    assert store.current_id(index_dir) == old
+    for value, named in ((f"snapshots/{'9' * len(new)}", "9" * len(new)), (f"elsewhere/{new}", f"elsewhere/{new}")):
+        unknown = rollback_to(value)
+        assert unknown.exit_code == 1 and f"Error: no snapshot {named} is kept in {index_dir} (kept: {old}, {new})" in unknown.output
+    assert store.current_id(index_dir) == old
+
+
+def _dated(doc_id: str, **more: str) -> dict:
+    return {"id": doc_id, "title": f"Record {doc_id}", "summary": "Words.", "topics": ["t"], **more}
+
+
+def test_build_and_update_warn_of_records_dated_where_a_reader_would_not_look(tmp_path):
+    # An undated record was dated to the build (first in "newest", inside any --since), 9999-12-31 came first
+    # and 0001-01-01 last, and the summary said nothing of any of them.
+    from datetime import datetime, timezone
+
+    index_dir = tmp_path / "index"
+    undated = [_dated("plain"), _dated("another"), _dated("guide-section", kind="guide")]
+    future = [_dated(f"future-{n}", published="9999-12-31") for n in range(4)] + [_dated("later", published="2999-01-01T00:00:00Z")]
+    ancient = [_dated("ancient", published="0001-01-01")]
+    plausible = [_dated("today", published=datetime.now(timezone.utc).date().isoformat()), _dated("epoch", published="1970-01-01")]
+    source = write_jsonl(tmp_path / "docs.jsonl", undated + future + ancient + plausible)
+
+    def cli(*args: str):
+        result = CliRunner().invoke(main, [*args, "--index-dir", str(index_dir)])
+        assert result.exit_code == 0, result.output  # warned of, never refused
+        return result
+
+    built = cli("build", str(source), "--no-semantic")
+    assert f"built {len(undated + future + ancient + plausible)} documents in " in built.stdout
+    assert (f"warning: {len(undated)} records have no date: each is dated to this build, which first indexed it, "
+            "so it sorts as newest") in built.stderr
+    assert (f"warning: {len(future)} records are dated in the future (after this build): "
+            f"ids 'future-0', 'future-1', 'future-2' and {len(future) - 3} more") in built.stderr
+    assert "warning: 1 record is dated before 1970-01-01: id 'ancient'" in built.stderr
+    assert "'today'" not in built.stderr and "'epoch'" not in built.stderr
+    rebuilt = cli("build", str(source), "--no-semantic")  # the undated keep the date they were first indexed
+    assert f"warning: {len(undated)} records have no date: each is dated to the build or update that first indexed it (0 to this build)" in rebuilt.stderr
+
+    changes = write_jsonl(tmp_path / "changes.jsonl", [_dated("plain", title="Edited"), _dated("new-and-undated"), _dated("far", published="9999-01-01")])
+    updated = cli("update", str(changes))
+    assert "2 added, 1 replaced, 0 deleted" in updated.stdout
+    assert "warning: 2 records have no date: each is dated to the build or update that first indexed it (1 to this update)" in updated.stderr
+    assert "warning: 1 record is dated in the future (after this update): id 'far'" in updated.stderr
+    dated = write_jsonl(tmp_path / "dated.jsonl", plausible)
+    assert "warning" not in cli("update", str(dated)).stderr + cli("build", str(dated), "--no-semantic").stderr
+    # A corpus with no dates at all (the bundled one) is listed in the order it was first indexed:
+    # nothing a reader would not expect, so no warning on every `make run`.
+    assert "warning" not in cli("build", str(write_jsonl(tmp_path / "undated.jsonl", undated)), "--no-semantic").stderr
+
+
+def test_update_warns_of_ids_its_file_repeats_and_keeps_the_later_line(built, tmp_path):
+    # The later line won silently: an edit meant to win could lose to a stale copy further down without a word.
+    repeated = ["quokka-one", "quokka-two", "quokka-three"]
+    lines = [*({**NEW, "id": i, "title": f"Quokka first {i}"} for i in repeated),
+             *({**NEW, "id": i, "title": f"Quokka second {i}"} for i in repeated),
+             {**NEW, "id": "quokka-once"}, {**NEW, "id": "quokka-gone"}, {"id": "quokka-gone", "delete": True}]
+    result = CliRunner().invoke(main, ["update", str(write_jsonl(tmp_path / "c.jsonl", lines)), "--index-dir", str(built)])
+    assert result.exit_code == 0, result.output
+    count = len(repeated) + 1  # and quokka-gone, upserted then deleted
+    assert (f"warning: {tmp_path / 'c.jsonl'} names {count} ids on more than one line; the later line wins: "
+            f"ids 'quokka-one', 'quokka-two', 'quokka-three' and {count - 3} more") in result.stderr
+    found = json.loads(CliRunner().invoke(main, ["search", "quokka", "--json", "--per-page", "50", "--index-dir", str(built)]).output)
+    assert {hit["id"]: hit["title"] for hit in found["hits"]} == {
+        **{i: f"Quokka second {i}" for i in repeated}, "quokka-once": NEW["title"]}
+
+    once = CliRunner().invoke(main, ["update", str(write_jsonl(tmp_path / "d.jsonl", [NEW])), "--index-dir", str(built)])
+    assert once.exit_code == 0 and "more than one line" not in once.output
+    twice = write_jsonl(tmp_path / "e.jsonl", [{"id": "never-was", "delete": True}] * 2)  # nothing to change: still said
+    nothing = CliRunner().invoke(main, ["update", str(twice), "--index-dir", str(built)])
+    assert nothing.exit_code == 0 and "stays published" in nothing.stdout
+    assert f"warning: {twice} names 1 id on more than one line; the later line wins: id 'never-was'" in nothing.stderr

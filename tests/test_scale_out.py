@@ -213,6 +213,12 @@ def test_a_snapshot_rolls_out_to_replicas_behind_haproxy_under_load_and_a_killed
     with ExitStack() as stack:
         replicas = [stack.enter_context(replica(root, tmp_path / f"{root.name}.log")) for root in roots]
         lb = stack.enter_context(haproxy(replicas, lb_log))
+        # A client's own X-Forwarded-Proto reached gunicorn from the balancer's 127.0.0.1, which it
+        # trusts: it put https:// into the /opensearch.xml cached a day.  The balancer drops it.
+        forged = urllib.request.Request(lb.base + "/opensearch.xml", headers={"X-Forwarded-Proto": "https", "X-Forwarded-Ssl": "on"})
+        with urllib.request.urlopen(forged, timeout=30) as response:
+            description = response.read().decode()
+        assert 'template="http://' in description and "https://" not in description
 
         # -- the roll-out ------------------------------------------------------------------------
         # Per replica: publish's own copy, verify and switch; the command's wall time; until its /healthz named it.

@@ -4,6 +4,7 @@ either as an HTML page or as JSON; no search logic lives here."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,25 @@ def query_budget(raw: str | None) -> float:
     return budget
 
 
+# A host name as TRUSTED_HOSTS takes it: DNS labels (".example.org" for every name under it), or an
+# IPv4 or bracketed IPv6 address, with an optional port.
+_TRUSTED_HOST = re.compile(r"(?:\.?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?"
+                           r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
+def trusted_hosts(raw: str | None) -> list[str] | None:
+    """Return the host names TOPICHUB_TRUSTED_HOSTS lists (None when unset or empty), or raise
+    ValueError naming the first that is no host name ("*.example.org", "https://search.example.org"):
+    Flask compared it with every Host and refused them all, /healthz included, and every replica left
+    the load balancer's rotation (``topichub serve`` says so before starting)."""
+    hosts = [host.strip() for host in (raw or "").split(",") if host.strip()]
+    for host in hosts:
+        if not _TRUSTED_HOST.fullmatch(host):
+            raise ValueError(f"{host!r} is no host name (write search.example.org, .example.org for every name under it, "
+                             "an address, each with an optional :port)")
+    return hosts or None
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Return the configured app; *config* overrides the defaults (tests pass INDEX_DIR)."""
     app = Flask(__name__, instance_relative_config=True)
@@ -47,7 +67,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         QUERY_BUDGET_S=query_budget(os.environ.get("TOPICHUB_QUERY_BUDGET_S")),
         # The host names the site answers to (comma-separated): the feeds and /opensearch.xml write
         # absolute links from the Host header, so a deployment names its own (docs/operations.md).
-        TRUSTED_HOSTS=[h.strip() for h in os.environ.get("TOPICHUB_TRUSTED_HOSTS", "").split(",") if h.strip()] or None,
+        TRUSTED_HOSTS=trusted_hosts(os.environ.get("TOPICHUB_TRUSTED_HOSTS")),
     )
     if config:
         app.config.from_mapping(config)

@@ -79,7 +79,9 @@ def register(app: Flask) -> None:
     app.url_map.merge_slashes = False  # "/api//search" redirected to an absolute URL built from the Host
     if app.config.get("TRUSTED_HOSTS"):
         app.config["TRUSTED_HOSTS"] = [host_name(host) for host in app.config["TRUSTED_HOSTS"]]
-        app.wsgi_app = _HostNamed(app.wsgi_app, app.config["TRUSTED_HOSTS"][0])  # type: ignore[method-assign]
+        # A probe is answered as the first host listed (".example.org" as "example.org", which it covers).
+        served = app.config["TRUSTED_HOSTS"][0].lstrip(".")
+        app.wsgi_app = _HostNamed(app.wsgi_app, served)  # type: ignore[method-assign]
 
 
 _DEFAULT_PORTS = frozenset({"80", "443"})

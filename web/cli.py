@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +21,7 @@ from corpus.sources import DEFAULT_DIR
 from index import store
 
 if TYPE_CHECKING:
+    from index.build import Dating
     from search.results import WayOut
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
@@ -30,6 +31,31 @@ WAIT_HELP = "Seconds to wait for another build or update to finish before giving
 def _counted(count: int, noun: str) -> str:
     """Return *count* and *noun*, the noun in the singular for 1: "1 document", "1,200 documents"."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _some_ids(ids: Sequence[str], shown: int = 3) -> str:
+    """Return the first *shown* of *ids* and how many more, for a warning: "ids 'a', 'b', 'c' and 9 more"
+    (quoted: an id may hold commas and spaces)."""
+    more = f" and {len(ids) - shown:,} more" if len(ids) > shown else ""
+    return f"{'id' if len(ids) == 1 else 'ids'} {', '.join(map(repr, ids[:shown]))}{more}"
+
+
+def _warn_of_dates(dates: Dating, doing: str) -> None:
+    """Warn on stderr of the records a build or update (*doing*) dates where a reader would not expect
+    (``index.build.Dating``): not refused, as a source may have no dates to give, but said, since
+    otherwise the only sign is a listing out of order or a --since filter that lets them in."""
+    if dates.undated and dates.dated:  # all undated (the bundled corpus): each in the order first indexed, as expected
+        if dates.undated_now == dates.undated:
+            when = f"this {doing}, which first indexed it, so it sorts as newest and falls into --since/--until filters"
+        else:  # a rebuild: those indexed before keep the date they were first indexed
+            when = (f"the build or update that first indexed it ({dates.undated_now:,} to this {doing}), and sorts "
+                    "and falls into --since/--until filters by that date")
+        click.echo(f"warning: {_counted(dates.undated, 'record')} {'has' if dates.undated == 1 else 'have'} no date: "
+                   f"each is dated to {when} (a JSONL line's 'published' dates a record)", err=True)
+    for ids, when in ((dates.future, f"in the future (after this {doing})"), (dates.before_1970, "before 1970-01-01")):
+        if ids:
+            click.echo(f"warning: {_counted(len(ids), 'record')} {'is' if len(ids) == 1 else 'are'} dated {when}: "
+                       f"{_some_ids(ids)}", err=True)
 
 
 def _index_option(func):
@@ -89,8 +115,11 @@ def _writing(doing: str) -> Iterator[None]:
         raise click.ClickException(f"cannot {doing}: {found}") from None
 
 
-def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0, semantic: bool = True) -> None:
-    """Build *sources* into *index_dir* with a progress bar on stderr and a summary line."""
+def _build(
+    sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0, semantic: bool = True, summary_err: bool = False
+) -> None:
+    """Build *sources* into *index_dir* with a progress bar on stderr and a summary line (on stderr
+    with *summary_err*: serve's stdout is the JSON access log, and `jq` stopped at "built 57 …")."""
     from tqdm import tqdm
 
     from corpus.sources import load_corpus
@@ -114,8 +143,10 @@ def _build(sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: flo
         f"built {_counted(report.doc_count, 'document')} in {report.seconds:.1f} s "
         f"({report.docs_per_second:,.0f} documents/s, {report.size_bytes / 1e6:.1f} MB)"
         + (f"; {_counted(report.replaced_duplicates, 'line')} replaced by a later one of the same id" if report.replaced_duplicates else "")
-        + f"\npublished snapshot {report.snapshot} in {index_dir}"
+        + f"\npublished snapshot {report.snapshot} in {index_dir}",
+        err=summary_err,
     )
+    _warn_of_dates(report.dating, "build")
 
 
 @main.command()
@@ -152,6 +183,9 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
 
     with _writing(f"update the index in {index_dir}"):
         report = apply_update(changes, index_dir, lock_wait=wait)
+    if report.repeated:  # the later line won, as in a build: said, as an edit meant to win may not have
+        click.echo(f"warning: {changes} names {_counted(len(report.repeated), 'id')} on more than one line; "
+                   f"the later line wins: {_some_ids(report.repeated)}", err=True)
     if not report.changed:
         why = (f"its {_counted(len(report.missing), 'id')} to delete {'is' if len(report.missing) == 1 else 'are'} "
                "not in the index") if report.missing else "it holds no changes"
@@ -164,6 +198,7 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
         f"{report.deleted} deleted{missing}; {_counted(report.doc_count, 'document')}"
         f"\npublished snapshot {report.snapshot} in {index_dir}"
     )
+    _warn_of_dates(report.dating, "update")
 
 
 def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
@@ -237,7 +272,7 @@ def _check_environment() -> None:
     from gunicorn.util import load_class
 
     from index.vectors import SWITCH, switch
-    from web import WORKER_TIMEOUT_S, query_budget
+    from web import WORKER_TIMEOUT_S, query_budget, trusted_hosts
 
     worker_class = os.environ.get("TOPICHUB_WORKER_CLASS", "gevent")
     try:
@@ -254,6 +289,10 @@ def _check_environment() -> None:
             f"TOPICHUB_QUERY_BUDGET_S={budget!r} must be a number of seconds above 0 and below {WORKER_TIMEOUT_S} "
             "(the worker timeout)"
         ) from None
+    try:
+        trusted_hosts(os.environ.get("TOPICHUB_TRUSTED_HOSTS"))
+    except ValueError as exc:
+        raise click.ClickException(f"TOPICHUB_TRUSTED_HOSTS: {exc}") from None
     try:
         switch(os.environ.get(SWITCH))
     except ValueError as exc:
@@ -309,10 +348,10 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
         message, sources = reason
         click.echo(message, err=True)
         if not _servable(index_dir):
-            _build(sources, index_dir, wait=600)  # nothing to serve until it is built: wait for a writer
+            _build(sources, index_dir, wait=600, summary_err=True)  # nothing to serve until it is built: wait for a writer
         else:
             try:  # a published index this code can serve: a failed rebuild leaves it serving
-                _build(sources, index_dir)
+                _build(sources, index_dir, summary_err=True)
             except click.ClickException as exc:
                 click.echo(f"warning: the rebuild failed ({exc.format_message()}); serving the published index "
                            "as it is (/healthz says sources_changed)", err=True)
@@ -482,19 +521,36 @@ def prune(index_dir: Path, keep: int, wait: float) -> None:
 @_index_option
 @_wait_option
 @click.option("--to", "to", metavar="SNAPSHOT", default=None,
-              help="Serve this kept snapshot instead (an id in snapshots/, older or newer: forward again after a rollback).")
+              help="Serve this kept snapshot instead (an id in snapshots/, older or newer: forward again after a "
+                   "rollback); also as `readlink current` prints it, snapshots/ID.")
 def rollback(index_dir: Path, wait: float, to: str | None) -> None:
     """Serve the snapshot before the current one again (after checking its files).
 
     One rolled back from is passed over by later rollbacks; --to SNAPSHOT serves any kept one.
     """
     with _writing(f"roll back {index_dir}"):
-        served, target = store.rollback(index_dir, lock_wait=wait, to=to)
+        served, target = store.rollback(index_dir, lock_wait=wait, to=None if to is None else _snapshot_id(to))
     if not served:
         click.echo(f"now serving snapshot {target} in {index_dir} (none was current)")
         return
     moved = "rolled back" if target < served else "moved forward"
     click.echo(f"{moved} from snapshot {served} to {target} in {index_dir}")
+
+
+def _snapshot_id(value: str) -> str:
+    """Return the snapshot id that ``rollback --to`` *value* names: the id, or its folder as an operator
+    copies it, ``snapshots/ID`` (what ``readlink current`` prints in the index folder), ``…/snapshots/ID``
+    or ``ID/`` (a shell completes a folder with a slash).  These were refused as "no snapshot
+    snapshots/ID is kept", the list that followed naming ID.  Anything else is passed on as it is,
+    for the store to refuse with the ids it keeps.
+
+    Only the id is read from a longer path: a folder of another index names a snapshot kept here
+    only if it is a copy of it (``publish`` copies under the builder's id, verified before it serves).
+    """
+    head, slash, name = value.rstrip("/").rpartition("/")
+    if name and (not slash or head == "snapshots" or head.endswith("/snapshots")):
+        return name
+    return value
 
 
 if __name__ == "__main__":
