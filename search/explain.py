@@ -132,7 +132,7 @@ def _organisation(explanation: dict[str, object]) -> str:
 _FOUND = {"exact": "as typed", "synonym": "by a synonym", "typo": "by a close spelling", "spelling": "in its other spelling",
           "singular": "as its singular",
           "prefix": "by a word the prefix starts", "joined": "as one word", "loose": "word by word",
-          "apart": "with its unit written apart"}
+          "apart": "with its unit written apart", "split": "as two words"}
 
 
 def readable(explanation: dict[str, object]) -> dict[str, object]:

@@ -969,13 +969,15 @@ def _widened(
         elif not known and (apart := _factor(concept.text, vocabulary)):
             extra = apart  # "1.77x" is the "1.77×" of a page: not a typo of another word
         elif not known:
+            # "multigpu" is the "multi-GPU" of the pages: the two words side by side (besides its typos).
+            extra = _written_apart(concept.text, vocabulary)
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
                 near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
             # The first is the correction the answer shows: the others, in case it is not, weigh less
             # ("nmpy" said "Including results for NumPy" and listed "nipy" first, a rarer word).
-            extra = [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d] * (1.0 if i == 0 else OTHER_TYPO_SHARE)))
-                     for i, (w, d) in enumerate(near)]
+            extra += [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d] * (1.0 if i == 0 else OTHER_TYPO_SHARE)))
+                      for i, (w, d) in enumerate(near)]
             if near and synonyms is not None and not vocabulary.contains(near[0][0]):
                 # A synonym no page writes ("hugingface": "huggingface"): what it stands for ("Hugging Face").
                 extra += [a for a in _ways((near[0][0],), synonyms)[0] if a.via == "synonym"]
@@ -984,6 +986,29 @@ def _widened(
         elif (plural := _model_plural(concept.text)) and vocabulary.contains(plural):
             extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
+
+
+SPLIT_MIN_CHARS = 5  # a word typed as one this long at least is tried as two ("multigpu", "dataparallel")
+SPLIT_MAX_CHARS = 24  # ... and no longer: each cut is two look-ups (0.6 ms a 14-letter word at 64k)
+
+
+def _written_apart(typed: str, vocabulary: Vocabulary) -> list[Alternative]:
+    """Return, for a word the index lacks, the two index words it is written as ("multigpu": "multi"
+    "gpu", which the pages write "multi-GPU"), side by side, at full weight: the split whose rarer
+    half the most documents hold, each half two characters at least; else nothing."""
+    lowered = typed.lower()
+    if not SPLIT_MIN_CHARS <= len(lowered) <= SPLIT_MAX_CHARS or not lowered.isalnum():
+        return []
+    best: tuple[int, str, str] | None = None
+    for cut in range(2, len(lowered) - 1):
+        left, right = _single_term(lowered[:cut]), _single_term(lowered[cut:])
+        if left and right and vocabulary.contains(left) and vocabulary.contains(right):
+            held = min(vocabulary.frequency(left), vocabulary.frequency(right))
+            if best is None or held > best[0]:
+                best = (held, left, right)
+    if best is None:
+        return []
+    return [Alternative("split", best[1:], _side_by_side(best[1:], 1.0))]
 
 
 _TIMES = re.compile(r"(\d+(?:\.\d+)?)[x\u00d7]")

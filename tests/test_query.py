@@ -359,6 +359,19 @@ def test_a_split_name_and_a_british_spelling_find_what_the_reader_means(service,
     assert service.search(SearchParams(q=typed)).hits[0].id == first
 
 
+def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
+    # "multigpu" found nothing, with no suggestion and no way out: the pages write "multi-GPU".
+    found = service.search(SearchParams(q="multigpu", explain=True))
+    assert found.total == service.search(SearchParams(q='"multi gpu"')).total > 0
+    assert found.hits[0].id == "accelerate-nd-parallel-a-guide-to-efficient-multi-gpu-training"
+    assert found.hits[0].explanation["matched"][0]["via"] == "split"
+    assert "multi" in found.hits[0].title_html.lower() and "<mark>" in found.hits[0].title_html
+    # A typo that also splits into two index words is still corrected ("trainum": "train" "um").
+    corrected = service.search(SearchParams(q="trainum"))
+    assert corrected.suggestion is not None and "trainium" in corrected.suggestion.text.lower()
+    assert "<mark>Trainium" in corrected.hits[0].snippet_html
+
+
 def test_a_phrase_still_being_typed_is_searched_as_the_phrase(service):
     # '"data center' (a suggestion chosen before the quote was closed) asks for the phrase, and must not
     # search the word '"data' with its quote mark.
