@@ -412,7 +412,7 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
     if to is not None:
         return _serve_kept(root, to, lock_wait)
     if current_id(root) is None:
-        raise IndexUnavailable(f"no index has been built in {root} yet")
+        raise no_current(root)
     with write_lock(root, wait=lock_wait):
         _remove_leftovers(root)
         served = current_id(root) or ""  # its folder may be gone (deleted by hand): what serve says to fix this way
@@ -461,11 +461,23 @@ def older_snapshots(root: Path, than: str) -> list[str]:
     return [name for name in reversed(snapshot_ids(root)) if name < than]
 
 
+def no_current(root: Path) -> IndexUnavailable:
+    """Return the error of *root* serving no snapshot: never built, or snapshots kept and no
+    ``current`` link (a copy without it, a link deleted by hand), with the command that picks one
+    ("no index has been built" sent an operator to build again over a site's snapshots)."""
+    if kept := snapshot_ids(root):
+        return IndexUnavailable(
+            f"{root} holds {len(kept):,} snapshot{'' if len(kept) == 1 else 's'} but no current link: choose the one to serve "
+            f"with `topichub rollback --to SNAPSHOT --index-dir {root}` (the newest is {kept[-1]})"
+        )
+    return IndexUnavailable(f"no index has been built in {root} yet")
+
+
 def current_path(root: Path) -> Path:
     """Return the published snapshot's folder, or raise IndexUnavailable."""
     snap = current_id(root)
     if snap is None:
-        raise IndexUnavailable(f"no index has been built in {root} yet")
+        raise no_current(root)
     path = snapshots_dir(root) / snap
     if not path.is_dir():
         raise IndexUnavailable(f"the published snapshot {snap} is missing from {root}")

@@ -120,7 +120,7 @@ class SearchService:
             if self._keeps(snap, current):
                 return snap
             if current is None:
-                raise store.IndexUnavailable(f"no index has been built in {self.root} yet")
+                raise store.no_current(self.root)
             try:
                 self._snapshot = Snapshot(self.root, current)
                 if snap is not None:

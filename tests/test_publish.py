@@ -407,6 +407,10 @@ def test_a_rollback_from_a_current_folder_deleted_by_hand_and_one_that_cannot_wr
     assert store.current_id(builder) == good
     (builder / "current").unlink()
     assert "no current link" in refused("serve", "--index-dir", builder)  # not the bundled corpus built over it
+    # search and a plain rollback said "no index has been built": the same way out as serve's, instead.
+    for command in (("search", "quokka"), ("rollback",)):
+        said = refused(*command, "--index-dir", builder)
+        assert "no current link" in said and f"rollback --to SNAPSHOT --index-dir {builder}" in said, command
     assert topichub("rollback", "--to", good, "--index-dir", builder).strip() == f"now serving snapshot {good} in {builder} (none was current)"
 
 

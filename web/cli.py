@@ -208,12 +208,9 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
     from web.health import SourceWatch, replica_origin
 
     if store.current_id(index_dir) is None:
-        if kept := store.snapshot_ids(index_dir):
+        if store.snapshot_ids(index_dir):
             # Not a first run: building the bundled corpus here replaced a site with the demo one.
-            raise click.ClickException(
-                f"{index_dir} holds {_counted(len(kept), 'snapshot')} but no current link: choose the one to serve with "
-                f"`topichub rollback --to SNAPSHOT --index-dir {index_dir}` (the newest is {kept[-1]})"
-            )
+            raise click.ClickException(str(store.no_current(index_dir)))
         return f"no index has been built in {index_dir} yet: building it from {_default_corpus()}", ()
     try:
         meta = store.read_meta(store.current_path(index_dir))
