@@ -190,8 +190,13 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
         if value is not None and not isinstance(value, str):
             raise CorpusError(path, lineno, f"{key!r} must be a string")
         extra[key] = value
-    if extra["url"] is not None and urlsplit(extra["url"].strip()).scheme.lower() not in ("http", "https", ""):
-        extra["url"] = None  # only web or relative links are kept: javascript:, data: and the like are dropped
+    if extra["url"] is not None and (scheme := urlsplit(extra["url"].strip()).scheme.lower()) not in ("http", "https", ""):
+        # Only web or relative links are kept: javascript:, data: and the like are dropped, and said, once a file and scheme.
+        if (path, f"url:{scheme}") not in _told:
+            _told.add((path, f"url:{scheme}"))
+            log.warning("%s:%d: 'url' with the scheme %r dropped (only http, https and relative links are kept)",
+                        path, lineno, scheme[:20])
+        extra["url"] = None
     if extra["published"] is not None:
         try:
             extra["published"] = parse_iso(extra["published"])

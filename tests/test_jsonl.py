@@ -305,6 +305,27 @@ def test_an_unknown_field_is_ignored_and_said_once_per_file_and_name(tmp_path):
                     f"{path}:2: unknown field 'publised' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)"]
 
 
+def test_a_url_that_is_no_web_link_is_dropped_and_said_once_per_file_and_scheme(tmp_path):
+    import logging
+
+    said: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("corpus.jsonl")
+    logger.addHandler(handler)
+    try:
+        path = write_jsonl(tmp_path / "docs.jsonl", [
+            {"id": "a", "title": "Alpha", "summary": "", "topics": ["x"], "url": "javascript:alert(1)"},
+            {"id": "b", "title": "Beta", "summary": "", "topics": ["x"], "url": "JavaScript:alert(2)"},
+            {"id": "c", "title": "Gamma", "summary": "", "topics": ["x"], "url": "https://example.org/c"},
+        ])
+        records = list(load_jsonl(path))
+    finally:
+        logger.removeHandler(handler)
+    assert [r.url for r in records] == [None, None, "https://example.org/c"]  # dropped: it was, silently
+    assert said == [f"{path}:1: 'url' with the scheme 'javascript' dropped (only http, https and relative links are kept)"]
+
+
 def test_a_compressed_file_is_read_whatever_its_name(tmp_path):
     import gzip
 
