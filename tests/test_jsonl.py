@@ -283,7 +283,8 @@ def test_a_title_at_the_limit_is_kept_whole(tmp_path):
     assert record.title == title
 
 
-def test_an_unknown_field_is_ignored_and_said_once_per_file_and_name(tmp_path):
+def _loaded_with_warnings(path):
+    """Return the records of the JSONL file *path* and the warnings its load logged."""
     import logging
 
     said: list[str] = []
@@ -292,36 +293,30 @@ def test_an_unknown_field_is_ignored_and_said_once_per_file_and_name(tmp_path):
     logger = logging.getLogger("corpus.jsonl")
     logger.addHandler(handler)
     try:
-        path = write_jsonl(tmp_path / "docs.jsonl", [
-            {"id": "a", "title": "Alpha", "summary": "", "topics": ["x"], "entites": ["openai"]},
-            {"id": "b", "title": "Beta", "summary": "", "topics": ["x"], "entites": ["nvidia"], "publised": "2024"},
-            {"id": "c", "title": "Gamma", "summary": "", "topics": ["x"], "entities": ["openai"]},
-        ])
-        records = list(load_jsonl(path))
+        return list(load_jsonl(path)), said
     finally:
         logger.removeHandler(handler)
+
+
+def test_an_unknown_field_is_ignored_and_said_once_per_file_and_name(tmp_path):
+    path = write_jsonl(tmp_path / "docs.jsonl", [
+        {"id": "a", "title": "Alpha", "summary": "", "topics": ["x"], "entites": ["openai"]},
+        {"id": "b", "title": "Beta", "summary": "", "topics": ["x"], "entites": ["nvidia"], "publised": "2024"},
+        {"id": "c", "title": "Gamma", "summary": "", "topics": ["x"], "entities": ["openai"]},
+    ])
+    records, said = _loaded_with_warnings(path)
     assert [r.id for r in records] == ["a", "b", "c"]  # the records still load
     assert said == [f"{path}:1: unknown field 'entites' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)",
                     f"{path}:2: unknown field 'publised' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)"]
 
 
 def test_a_url_that_is_no_web_link_is_dropped_and_said_once_per_file_and_scheme(tmp_path):
-    import logging
-
-    said: list[str] = []
-    handler = logging.Handler()
-    handler.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
-    logger = logging.getLogger("corpus.jsonl")
-    logger.addHandler(handler)
-    try:
-        path = write_jsonl(tmp_path / "docs.jsonl", [
-            {"id": "a", "title": "Alpha", "summary": "", "topics": ["x"], "url": "javascript:alert(1)"},
-            {"id": "b", "title": "Beta", "summary": "", "topics": ["x"], "url": "JavaScript:alert(2)"},
-            {"id": "c", "title": "Gamma", "summary": "", "topics": ["x"], "url": "https://example.org/c"},
-        ])
-        records = list(load_jsonl(path))
-    finally:
-        logger.removeHandler(handler)
+    path = write_jsonl(tmp_path / "docs.jsonl", [
+        {"id": "a", "title": "Alpha", "summary": "", "topics": ["x"], "url": "javascript:alert(1)"},
+        {"id": "b", "title": "Beta", "summary": "", "topics": ["x"], "url": "JavaScript:alert(2)"},
+        {"id": "c", "title": "Gamma", "summary": "", "topics": ["x"], "url": "https://example.org/c"},
+    ])
+    records, said = _loaded_with_warnings(path)
     assert [r.url for r in records] == [None, None, "https://example.org/c"]  # dropped: it was, silently
     assert said == [f"{path}:1: 'url' with the scheme 'javascript' dropped (only http, https and relative links are kept)"]
 
