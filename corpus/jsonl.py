@@ -118,6 +118,8 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
         raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings (of text once markup is removed)")
     if any("," in v for v in value):
         raise CorpusError(path, lineno, f"{key!r} values may not contain a comma")
+    if key == "topics" and any(v in (".", "..") for v in value):  # as an id: part of its guide's URL
+        raise CorpusError(path, lineno, "a topic cannot be . or ..: browsers read /guides/. and /guides/.. as folders")
     if too_long := next((v for v in value if len(v) > FACET_VALUE_MAX_CHARS), None):
         raise CorpusError(
             path, lineno,

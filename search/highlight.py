@@ -23,8 +23,11 @@ ELLIPSIS = "…"
 SNIPPET_CHARS = 220
 WORD_REACH = 30  # how far a passage's edge moves to take in the rest of the word it cuts
 BEFORE_A_CUT = ",;:-–—"  # left out where a passage is cut after them
-# (Whoosh's highlighter looked at the first 32,768 characters only: a match past them in a long
-# summary gave no snippet and no answer card.  Every token is looked at here.)
+# Whoosh's highlighter looked at the first 32,768 characters only: a match past them in a long
+# summary gave no snippet and no answer card.  Here every token is looked at, and the passages are
+# found among the first MATCHES_LOOKED_AT matched tokens, wherever they are: a summary of 1 MB
+# holding a word thousands of times took 1 s to highlight when every match made a passage.
+MATCHES_LOOKED_AT = 1000
 
 # (term, position, startchar, endchar), as TermAnalyzer.tokens gives them; a token that also
 # gives its parts ("Trainium2": trainium2, trainium) repeats its characters once per term.
@@ -58,6 +61,7 @@ def highlight_snippet(
             hits = [i for i, token in enumerate(tokens) if token[0] in termset]
         else:
             hits = sorted(chain.from_iterable(where[term] for term in termset if term in where))
+        del hits[MATCHES_LOOKED_AT:]
         # A passage without a match scores 0, under Whoosh's minimum of 1.
         passages = [passage for passage in _passages(tokens, hits, termset, chars, chars // 3) if passage[2]]
         if len(passages) > 2:  # heapq.nlargest(2, ...) is this sort, cut; most texts have one or two

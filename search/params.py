@@ -17,7 +17,9 @@ MAX_QUERY_WORDS = 32
 # ... and with at most this many prefixes (word*): each is looked up in the whole vocabulary before
 # the time budget can cut anything short (520 OR'd two-letter prefixes took 3.5 s at 64k).
 MAX_PREFIXES = 16
-_PREFIX = re.compile(r"\w\*")
+# A star glued to what comes before it (not a blank, a quote, a bracket or another star): a word's,
+# whatever it ends with ("pyt\u0331*", a mark NFC does not merge, was no "\w" and went uncounted).
+_PREFIX = re.compile(r"(?<=[^\s*\"'()+\-])\*")
 MAX_PER_PAGE = 50
 DEFAULT_PER_PAGE = 10
 MAX_RESULT_WINDOW = 1000  # results served, at most: a page may start only before this one

@@ -890,6 +890,9 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     and the words of prefixes."""
     joined, corrections = _joined(parsed.text, parsed.concepts, vocabulary)
     prefixes = sum(1 for concept in parsed.typed_concepts() if concept.prefix)
+    # A word the index lacks is tried as two in a short query only: each is a phrase to match, and 32
+    # such words took 538 ms at 64k against 82 untried (``python -m bench.run_together``).
+    split = len(parsed.concepts) <= SPLIT_MAX_WORDS
     each = min(PREFIX_LIMIT, max(2, PREFIX_TOTAL // prefixes)) if prefixes else PREFIX_LIMIT
     concepts = []
     changed = len(joined) != len(parsed.concepts)
@@ -910,7 +913,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 widened = replace(widened, alternatives=(*widened.alternatives, *units))
         else:
             beside = (joined[at - 1].word if at else None, joined[at + 1].word if at + 1 < len(joined) else None)
-            widened = _widened(concept, vocabulary, synonyms, corrections, each, beside)
+            widened = _widened(concept, vocabulary, synonyms, corrections, each, beside, split)
             if at and (on := _unit_after_number(joined[at - 1], concept, synonyms)):
                 widened = replace(widened, alternatives=(*widened.alternatives, *on))
         changed = changed or widened is not concept
@@ -945,7 +948,7 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
 
 def _widened(
     concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction],
-    prefix_words: int = PREFIX_LIMIT, beside: tuple[str | None, str | None] = (None, None),
+    prefix_words: int = PREFIX_LIMIT, beside: tuple[str | None, str | None] = (None, None), split: bool = False,
 ) -> Concept:
     """Return *concept* with what it may stand for added (``expand``; a prefix its *prefix_words*
     commonest words), and any correction made of it appended to *corrections*; the same object when
@@ -970,7 +973,7 @@ def _widened(
             extra = apart  # "1.77x" is the "1.77×" of a page: not a typo of another word
         elif not known:
             # "multigpu" is the "multi-GPU" of the pages: the two words side by side (besides its typos).
-            extra = _written_apart(concept.text, vocabulary)
+            extra = _written_apart(concept.text, vocabulary) if split else []
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
                 near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
@@ -990,6 +993,7 @@ def _widened(
 
 SPLIT_MIN_CHARS = 5  # a word typed as one this long at least is tried as two ("multigpu", "dataparallel")
 SPLIT_MAX_CHARS = 24  # ... and no longer: each cut is two look-ups (0.6 ms a 14-letter word at 64k)
+SPLIT_MAX_WORDS = 6  # ... in a query of this many concepts at most (``expand``)
 
 
 def _written_apart(typed: str, vocabulary: Vocabulary) -> list[Alternative]:

@@ -437,6 +437,10 @@ def test_a_host_served_on_another_port_is_named_with_it(index_dir):
     served = client.get("/opensearch.xml", headers={"Host": "search.example.org:8443"})
     assert served.status_code == 200 and b"http://search.example.org:8443/" in served.data
     assert client.get("/opensearch.xml", headers={"Host": "search.example.org:8444"}).status_code == 400
+    # ".example.org:8443" covers the domain itself on that port, as ".example.org" does.
+    suffix = create_app({"INDEX_DIR": str(index_dir), "TRUSTED_HOSTS": [".example.org:8443"], "TESTING": True}).test_client()
+    for host in ("example.org:8443", "a.example.org:8443"):
+        assert suffix.get("/opensearch.xml", headers={"Host": host}).status_code == 200, host
 
 
 @pytest.mark.parametrize("host", ['evil.example/"><x>', "a@evil.example", "evil example", ""])

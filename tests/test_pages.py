@@ -631,6 +631,20 @@ def test_a_guide_of_a_topic_written_with_url_characters_is_linked_to_its_page(tm
     footer = re.findall(r'href="(/guides/[^"]*)"', html(client, "/"))
     assert footer and all(client.get(unescape(link)).status_code == 200 for link in footer)
     assert client.get("/guides/..%2F..%2Fetc").status_code == 404
+    # A topic starting with "/" is a path too; "." and ".." would be read as folders: refused.
+    build([write_jsonl(tmp_path / "s.jsonl", [
+        {"id": "g2", "kind": "guide", "title": "Lead setup", "summary": "How to set up the lead rig.", "topics": ["/lead"]},
+    ])], root=tmp_path / "ix2", semantic=False)
+    slashed = create_app({"INDEX_DIR": str(tmp_path / "ix2"), "TESTING": True}).test_client()
+    found = slashed.get("/api/search?q=lead+rig").get_json()
+    url = (found["answer"] or found["hits"][0])["url"]
+    assert slashed.get(url.partition("#")[0]).status_code == 200
+    from corpus.errors import CorpusError
+    from corpus.jsonl import load_jsonl
+
+    for topic in (".", ".."):
+        with pytest.raises(CorpusError, match="cannot be . or .."):
+            list(load_jsonl(write_jsonl(tmp_path / "dots.jsonl", [{"id": "d", "title": "D", "summary": "", "topics": [topic]}])))
 
 
 def test_an_error_page_says_what_it_is_in_its_title_and_skip_link_and_in_its_own_words(client):

@@ -63,6 +63,8 @@ def test_a_query_of_many_prefixes_is_refused_before_it_is_looked_up():
     assert many.param == "q" and str(MAX_PREFIXES) in str(many) and "*" in str(many)
     assert rejected(("q", "python " + " ".join(f"-{p}" for p in prefixes))).param == "q"
     assert parse(("q", " OR ".join(prefixes[:MAX_PREFIXES]))).q.count("*") == MAX_PREFIXES
+    # A mark NFC cannot merge into its letter ("t\u0331") hid the prefix from the count.
+    assert rejected(("q", " OR ".join(p.replace("*", "\u0331*") for p in prefixes[: MAX_PREFIXES + 1]))).param == "q"
     # A star that ends no word is no prefix: "5 * 3", "* rating", a footnote mark alone.
     assert parse(("q", " ".join(["5 * 3"] * 20))).q
 

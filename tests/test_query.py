@@ -366,6 +366,9 @@ def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
     assert found.hits[0].id == "accelerate-nd-parallel-a-guide-to-efficient-multi-gpu-training"
     assert found.hits[0].explanation["matched"][0]["via"] == "split"
     assert "multi" in found.hits[0].title_html.lower() and "<mark>" in found.hits[0].title_html
+    # ... asked in a question too: question words are not counted against the split's limit of words.
+    asked = service.search(SearchParams(q="how do i set up multigpu training on a big cluster of nodes"))
+    assert asked.hits[0].id == found.hits[0].id
     # A typo that also splits into two index words is still corrected ("trainum": "train" "um").
     corrected = service.search(SearchParams(q="trainum"))
     assert corrected.suggestion is not None and "trainium" in corrected.suggestion.text.lower()

@@ -40,10 +40,12 @@ def query_budget(raw: str | None) -> float:
     return budget
 
 
-# A host name as TRUSTED_HOSTS takes it: DNS labels (".example.org" for every name under it), or an
-# IPv4 or bracketed IPv6 address, with an optional port.
-_TRUSTED_HOST = re.compile(r"(?:\.?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?"
-                           r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+# A host name as TRUSTED_HOSTS takes it: DNS labels (".example.org" for every name under it) or an
+# IPv4 address, with an optional port.
+# (Not a bracketed IPv6 address: werkzeug's check never matches one, and listed first it made every
+# probe a 400.)  A port is 1-65535.
+_TRUSTED_HOST = re.compile(r"\.?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?"
+                           r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?")
 
 
 def trusted_hosts(raw: str | None) -> list[str] | None:
@@ -55,7 +57,7 @@ def trusted_hosts(raw: str | None) -> list[str] | None:
     for host in hosts:
         if not _TRUSTED_HOST.fullmatch(host):
             raise ValueError(f"{host!r} is no host name (write search.example.org, .example.org for every name under it, "
-                             "an address, each with an optional :port)")
+                             "an IPv4 address, each with an optional :port from 1 to 65535)")
     return hosts or None
 
 

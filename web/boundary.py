@@ -102,7 +102,8 @@ def check_host() -> None:
     name, _, port = host_name(host).rpartition(":") if not host.endswith("]") and ":" in host else (host, "", "")
     if trusted and port and port not in _DEFAULT_PORTS and port != request.environ.get("SERVER_PORT"):
         if f"{name}:{port}" not in trusted and not any(
-            entry.startswith(".") and entry.endswith(f":{port}") and name.endswith(entry.rpartition(":")[0])
+            entry.startswith(".") and entry.endswith(f":{port}")
+            and (name.endswith(entry.rpartition(":")[0]) or name == entry.rpartition(":")[0][1:])  # the domain too
             for entry in trusted
         ):
             raise SecurityError("The Host header names a port the site is not served on.")

@@ -272,7 +272,7 @@ def guides() -> dict[str, object]:
     return {"guide_links": listed}
 
 
-@bp.get("/guides/<path:topic>")  # a topic may hold a "/" (its URL writes it %2F, read back as "/")
+@bp.get("/guides/<id:topic>", merge_slashes=False)  # a topic may hold a "/", even first (%2F, read back as "/")
 def guide(topic: str) -> str:
     service = get_search()
     sections = service.guide(topic)
