@@ -91,6 +91,10 @@ _QUOTED = re.compile(r'"([^"]*)"')  # a text that is one quoted phrase, as the p
 # After "how", these ask for an amount, not about a thing: "how big is the stargate michigan site".
 HOW_WORDS = frozenset({"big", "large", "long", "old", "far", "often", "tall", "high", "soon"})
 _HOW = re.compile(r"\b[Hh]ow\s+$")
+# An English contraction is function words: the auxiliary before "n't" ("doesn't", "won't") and the
+# ending after an apostrophe ("'t", "'re", "'ve", "'ll", "'d", "'m"; a possessive "'s" stays in its
+# token).  "how to train a model that doesn't fit on one gpu" listed "doesn" and "t" as missing.
+_CONTRACTION = re.compile(r"\b\w+n['’]t\b|(?<=[^\W\d_])['’](?:t|re|ve|ll|d|m)\b", re.IGNORECASE)
 _PLUS = r"(?:^|(?<=[\s(]))\+(?=[\w\"(])"
 _MINUS = r"(?:^|(?<=[\s(]))-(?=[\w\"(])"
 # Anything Whoosh's parser is needed for; text without it is built directly from its words.
@@ -284,6 +288,8 @@ class _Parser(QueryParser):
         self.add_plugin(qplugins.MultifieldPlugin(list(SEARCH_FIELDS)))
 
     def term_query(self, fieldname, text, termclass, boost=1.0, tokenize=True, removestops=True):
+        if removestops and not self.keep_stops and (text := _CONTRACTION.sub(" ", text)).isspace():
+            return None  # "doesn't" alone: function words (a phrase's words are not read here)
         return super().term_query(
             fieldname, text, termclass, boost, tokenize, removestops and not self.keep_stops
         )
@@ -309,6 +315,7 @@ class _Unit:
 def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
     """Return the analysed words of *text* with where they were typed; function words only if alone."""
     tokens = _query_tokens(text) if _is_text_chain(analyzer) else None
+    contracted = [m.span() for m in _CONTRACTION.finditer(text)] if "'" in text or "’" in text else []
     for removestops in (True, False):
         units = []
         if tokens is None:
@@ -318,6 +325,8 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
         for word, start, end in found:
             if removestops and _HOW.search(text, 0, start) and text[start:end].lower() in HOW_WORDS:
                 continue  # "how big is …": the size of the question, not what it is about
+            if removestops and any(s <= start and end <= e for s, e in contracted):
+                continue
             prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None
             units.append(_Unit(word, start, end, prefix))
         if units or not _WORDS.search(text):

@@ -375,6 +375,20 @@ def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
     assert "<mark>Trainium" in corrected.hits[0].snippet_html
 
 
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("how to train a model that doesn't fit on one gpu", "how to train a model that fit on one gpu"),
+    ("they’re building what in texas", "they building what in texas"),  # a typographic apostrophe
+    ('"fine tuning" that doesn\'t fit', '"fine tuning" that fit'),  # through the parser of syntax
+    ("model -zero won't fit", "model -zero fit"),
+])
+def test_a_contraction_is_function_words_not_words_a_page_must_hold(service, typed, meant):
+    # "doesn't" was searched as the words "doesn" and "t", listed as missing from every hit.
+    found = service.search(SearchParams(q=typed, explain=True, per_page=20))
+    assert [h.id for h in found.hits] == [h.id for h in service.search(SearchParams(q=meant, per_page=20)).hits]
+    assert found.hits and not {"doesn", "t", "won", "re"} & set(found.hits[0].explanation["missing"])
+    assert found.match == service.search(SearchParams(q=meant)).match
+
+
 def test_a_phrase_still_being_typed_is_searched_as_the_phrase(service):
     # '"data center' (a suggestion chosen before the quote was closed) asks for the phrase, and must not
     # search the word '"data' with its quote mark.
