@@ -91,6 +91,10 @@ _QUOTED = re.compile(r'"([^"]*)"')  # a text that is one quoted phrase, as the p
 # After "how", these ask for an amount, not about a thing: "how big is the stargate michigan site".
 HOW_WORDS = frozenset({"big", "large", "long", "old", "far", "often", "tall", "high", "soon"})
 _HOW = re.compile(r"\b[Hh]ow\s+$")
+# Ending a "when" question, these ask for the date of what it names: "when did stargate start" put
+# the one page holding "starting" (a word in 1 page of 57) above every Stargate page.
+WHEN_WORDS = frozenset({"start", "begin", "happen", "occur", "end", "finish", "open", "close", "commence"})
+_WHEN = re.compile(r"^\s*[Ww]hen\s+(?:did|does|do|was|were|is|will|has|have)\b")
 # An English contraction is function words: the auxiliary before "n't" ("doesn't", "won't") and the
 # ending after an apostrophe ("'t", "'re", "'ve", "'ll", "'d", "'m"; a possessive "'s" stays in its
 # token).  "how to train a model that doesn't fit on one gpu" listed "doesn" and "t" as missing.
@@ -316,6 +320,7 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
     """Return the analysed words of *text* with where they were typed; function words only if alone."""
     tokens = _query_tokens(text) if _is_text_chain(analyzer) else None
     contracted = [m.span() for m in _CONTRACTION.finditer(text)] if "'" in text or "’" in text else []
+    when = _WHEN.match(text)
     for removestops in (True, False):
         units = []
         if tokens is None:
@@ -327,6 +332,8 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
                 continue  # "how big is …": the size of the question, not what it is about
             if removestops and any(s <= start and end <= e for s, e in contracted):
                 continue
+            if removestops and when and not text[end:].strip(" ?!.") and text[start:end].lower() in WHEN_WORDS:
+                continue  # "when did stargate start": the date asked for, not a word of the answer
             prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None
             units.append(_Unit(word, start, end, prefix))
         if units or not _WORDS.search(text):

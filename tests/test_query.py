@@ -389,6 +389,17 @@ def test_a_contraction_is_function_words_not_words_a_page_must_hold(service, typ
     assert found.match == service.search(SearchParams(q=meant)).match
 
 
+def test_a_when_question_asks_for_the_date_of_what_it_names(service):
+    # "when did stargate start" put the one page holding "starting" above every Stargate page: "start"
+    # is in 1 page of 57, so it outweighed the name.  Ending a "when" question, it asks for a date.
+    for typed in ("when did stargate start", "When did Stargate start?"):
+        found = service.search(SearchParams(q=typed, per_page=5))
+        assert found.match == "all" and all("stargate" in h.title.lower() for h in found.hits), typed
+    # Anywhere else the word is searched: "start" alone, or not at the end of a "when" question.
+    assert service.search(SearchParams(q="start")).total > 0
+    assert service.search(SearchParams(q="stargate start")).match != "all"
+
+
 def test_a_phrase_still_being_typed_is_searched_as_the_phrase(service):
     # '"data center' (a suggestion chosen before the quote was closed) asks for the phrase, and must not
     # search the word '"data' with its quote mark.
