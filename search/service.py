@@ -232,7 +232,8 @@ class SearchService:
         ranked, timed_out, cosines, best = self._order(snap, params, asked, found, started)
         lifted = self._lifted(snap, params, asked.parsed, found, ranked)
         if lifted is not None:  # the card's result is the first result, on every page size
-            ranked = [next(pair for pair in ranked if pair[0] == lifted), *(pair for pair in ranked if pair[0] != lifted)]
+            ranked = [self._scored(snap, asked.parsed, found, ranked, lifted, cosines, best),
+                      *(pair for pair in ranked if pair[0] != lifted)]
         ranked = ranked[: params.end]
         hits, unexplained = self._hits(snap, params, asked.parsed, found, ranked, cosines, best, started + self.budget_s)
         timed_out = timed_out or unexplained
@@ -333,14 +334,23 @@ class SearchService:
         ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, max(end, ANSWER_WITHIN), started + self.budget_s, cosines)
         named = found.named
         if named is not None:  # the document the query names comes first (its hit says so: matched_by "name")
-            score = next((score for docnum, score in ranked if docnum == named), None)
-            if score is None:  # ranked below the page: its score as explain adds it up
-                score = float(explain(parsed, snap, named, found.concept_docs, cosines.get(named), best)["score"])  # type: ignore[arg-type]
-            ranked = [(named, score), *((docnum, s) for docnum, s in ranked if docnum != named)][:end]
+            ranked = [self._scored(snap, parsed, found, ranked, named, cosines, best),
+                      *((docnum, s) for docnum, s in ranked if docnum != named)][:end]
         if found.tagged and len(ranked) < end:  # pages on the organisation named without its name: after the words'
             listed = {docnum for docnum, _ in ranked}
             ranked += [(docnum, 0.0) for docnum in snap.newest_first(found.tagged - listed, end - len(ranked))]
         return ranked, timed_out, cosines, best
+
+    @staticmethod
+    def _scored(
+        snap: Snapshot, parsed: ParsedQuery, found: _Found, ranked: list[tuple[int, float]], docnum: int,
+        cosines: dict[int, float], best: float,
+    ) -> tuple[int, float]:
+        """Return *docnum* with its score: as ranked, or, ranked below the page, as explain adds it up."""
+        score = next((score for ranked_doc, score in ranked if ranked_doc == docnum), None)
+        if score is None:
+            score = float(explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best)["score"])  # type: ignore[arg-type]
+        return docnum, score
 
     def _hits(
         self,
@@ -402,6 +412,10 @@ class SearchService:
             # "a", "the of", and "AND" or "NOT" typed alone (no page writes them as acronyms, as "US"):
             # searched, since there is nothing else, but no question to answer.
             return None
+        if parsed.excluded is None:  # "what is training infrastructure": the topic's guide opens with the answer
+            opening = snap.guide_opening(" ".join(concept.text.strip('"') for concept in parsed.concepts))
+            if opening is not None and opening in found.allowed:
+                return opening
         top = ranked[:ANSWER_WITHIN]
         concept_docs = found.concept_docs
         guides = snap.facet_docs.get("kind", {}).get("guide", frozenset())

@@ -237,6 +237,26 @@ class Snapshot:
                 out.setdefault(_folded_name(org["name"]), slug)
         return out
 
+    @cached_property
+    def _guide_openings(self) -> dict[str, int]:
+        """Each guide's first section, by its topic's value and label, folded (case, blanks, "-")."""
+        firsts: dict[str, tuple[int, int]] = {}
+        for docnum in self.facet_docs.get("kind", {}).get("guide", frozenset()):
+            fields = self.stored(docnum)
+            topic, position = fields.get("topic"), fields.get("position")
+            if isinstance(topic, str) and isinstance(position, int) and (topic not in firsts or position < firsts[topic][0]):
+                firsts[topic] = (position, docnum)
+        out: dict[str, int] = {}
+        for topic, (_, docnum) in firsts.items():
+            for name in (self.label("topic", topic), topic):
+                out.setdefault(_folded_name(name.replace("-", " ")), docnum)
+        return out
+
+    def guide_opening(self, text: str) -> int | None:
+        """Return the first section of the guide whose topic *text* names ("training infrastructure",
+        "Training-Infrastructure"), or None."""
+        return self._guide_openings.get(_folded_name(text.replace("-", " "))) if self._guide_openings else None
+
     def organisation(self, text: str) -> str | None:
         """Return the organisation *text* is the name of ("alibaba", "Mistral  AI"), or None.
 

@@ -697,6 +697,20 @@ def test_a_strong_guide_section_is_the_answer_card(service):
     assert service.search(SearchParams(q="efficiency research", page=2, per_page=5)).answer is None
 
 
+@pytest.mark.parametrize("typed", ["training infrastructure", "What is Training Infrastructure?", "training-infrastructure"])
+def test_a_query_naming_a_topic_opens_its_guide(service, typed):
+    # The hub's own topic found 52 events and no card: every page holds both words, and the guide's
+    # opening, which defines it, ranked below the first three.
+    opening = service.guide("training-infrastructure")[0]
+    result = service.search(SearchParams(q=typed))
+    assert result.answer is not None and result.answer.id == opening["id"] and result.answer.url == opening["url"]
+    assert opening["id"] not in {h.id for h in result.hits} and result.answer.score > 0
+    # None when the query asks for more or for less than the topic.
+    assert service.search(SearchParams(q=typed, kind=("event",))).answer is None
+    assert service.search(SearchParams(q="training infrastructure -openai")).answer is None
+    assert service.search(SearchParams(q="future of training infrastructure")).answer.id != opening["id"]
+
+
 def test_explain_names_matched_words_and_adds_up_to_the_score(service):
     result = service.search(SearchParams(q="stargate michigan datacenter", explain=True))
     for hit in result.hits:
