@@ -341,6 +341,25 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
     return []
 
 
+# A lower-case "not" between two words of a query of nothing else ("stargate not michigan"): what
+# the reader means is "stargate -michigan", but "not" is a function word, so the Michigan pages came
+# first.  Offered (``negation_offers``), not searched: "not" may be the English word.
+_NOT_BETWEEN = re.compile(r"(?<![\w'’-])\w[\w.'’-]*\s+(not)\s+(\w[\w.'’-]*)(?![\w'’-])")
+
+
+def negation_offers(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Return, for each lower-case "not" that *text* puts between two words, the span from "not" to
+    the word after it and that word's span; empty unless every other word of *text* is a plain word
+    (no syntax, no function word: "models that do not fit" is a sentence)."""
+    if _SYNTAX.search(text) or "*" in text:
+        return []
+    words = [m.group().lower() for m in _WORDS.finditer(text)]
+    if any(word in QUERY_STOP_WORDS for word in words if word != "not") or words.count("not") != 1:
+        return []
+    match = _NOT_BETWEEN.search(text)
+    return [((match.start(1), match.end(2)), match.span(2))] if match else []
+
+
 def _prefix_of(typed: str, analyzer: Analyzer) -> str | None:
     """Return the prefix a word typed before a star stands for (folded, not stemmed), or None when it
     is too short to be one."""

@@ -36,6 +36,7 @@ from search.explain import explain
 from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, corrected_query, expand, function_words, keep_informative,
+    negation_offers,
     typed_marks,
 )
 from search import semantic
@@ -253,6 +254,8 @@ class SearchService:
         if hint is None and asked.parsed and asked.vocabulary and found.allowed and not found.named_as_typed:
             rare = rare_word_fixes(asked.parsed, asked.vocabulary, snap.doc_count)
             offered = respelt(written, rare) if rare else None
+            if offered is None and written == asked.parsed.text:
+                offered = _negation_offered(asked.parsed, found)
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
@@ -588,6 +591,16 @@ class SearchService:
         query = wq.And([wq.Term("kind", "guide"), wq.Term("topic", topic)])
         results = searcher.search(query, limit=None, sortedby="order")
         return [_document(snap.stored(hit.docnum)) for hit in results]
+
+
+def _negation_offered(parsed: ParsedQuery, found: _Found) -> Suggestion | None:
+    """Return "stargate -michigan" offered for "stargate not michigan" (``negation_offers``) when
+    leaving the word out would leave out some of the results, and not all of them; else None."""
+    for span, word_span in negation_offers(parsed.text):
+        docs = next((docs for concept, docs in zip(parsed.concepts, found.concept_docs) if concept.span == word_span), None)
+        if docs is not None and 0 < len(found.allowed & docs) < len(found.allowed):
+            return respelt(parsed.text, [(span, "-" + parsed.text[word_span[0] : word_span[1]])])
+    return None
 
 
 def _near(snap: Snapshot, text: str) -> tuple[tuple[int, float], ...]:

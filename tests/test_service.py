@@ -711,6 +711,18 @@ def test_a_query_naming_a_topic_opens_its_guide(service, typed):
     assert service.search(SearchParams(q="future of training infrastructure")).answer.id != opening["id"]
 
 
+def test_a_plain_not_between_two_words_offers_to_exclude_the_second(service):
+    # "stargate not michigan" put the two Michigan pages first: "not" is a function word.
+    typed = service.search(SearchParams(q="stargate not michigan"))
+    assert typed.offered is not None and typed.offered.text == "stargate -michigan"
+    assert typed.offered.html == "stargate <mark>-michigan</mark>"
+    excluded = service.search(SearchParams(q=typed.offered.text))
+    assert 0 < excluded.total < typed.total and not any("michigan" in h.title.lower() for h in excluded.hits)
+    # Not offered for a sentence, for NOT already an operator, or when leaving the word out leaves nothing.
+    for q in ("models that do not fit", "stargate NOT michigan", "stargate -michigan", "michigan not stargate"):
+        assert service.search(SearchParams(q=q)).offered is None, q
+
+
 def test_explain_names_matched_words_and_adds_up_to_the_score(service):
     result = service.search(SearchParams(q="stargate michigan datacenter", explain=True))
     for hit in result.hits:

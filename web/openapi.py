@@ -231,8 +231,10 @@ SCHEMAS: dict[str, Any] = {
                 "searched (excluding a guess could leave out wanted documents). Null when none has.")},
             "did_you_mean": {"oneOf": [{"type": "null"}, _ref("Suggestion")], "description": (
                 "The query respelt where a typed word is one a few documents hold (at most 3, a misspelling "
-                "written in them) and close to a word a hundred times as many hold: offered, not searched. "
-                "Null otherwise, and whenever `suggestion` is given.")},
+                "written in them) and close to a word a hundred times as many hold; or, for a query of plain "
+                "words with a lower-case \"not\" between two (`stargate not michigan`), the query excluding the "
+                "word after it (`stargate -michigan`) when that leaves out some results and not all: offered, "
+                "not searched. Null otherwise, and whenever `suggestion` is given.")},
         },
     },
     "WayOut": {
