@@ -13,6 +13,7 @@ selection, so a count says how many results clicking the value would give.
 from __future__ import annotations
 
 import gc
+import logging
 import os
 from bisect import bisect_left
 import threading
@@ -61,6 +62,7 @@ ANSWER_SCORE_RATIO = 0.6
 LIKE_TERMS = 15
 
 _NO_TERMS: frozenset[str] = frozenset()
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +137,10 @@ class SearchService:
                 # once it is there, and meanwhile the last good snapshot answers.
                 self.refused = Refusal(current, self._folder_key(current), str(exc))
                 good = snap if snap is not None and snap.path.is_dir() else self._older_good(current)
+                # Once a refusal (tried again only when its folder is replaced): /healthz says degraded,
+                # and the log says which snapshot, why, and what answers instead.
+                log.warning("published snapshot %s refused: %s; %s", current, exc,
+                            f"snapshot {good.id} answers instead" if good is not None else "no snapshot can answer")
                 if good is None:
                     raise
                 self._snapshot = good

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -1385,7 +1386,7 @@ def test_a_page_found_by_organisation_says_so_in_its_explanation(service):
     assert all(("organisation" in h.explanation) == (h.matched_by == "organisation") for h in worded)
 
 
-def test_a_large_snapshot_is_opened_beside_the_requests_which_the_open_one_answers_meanwhile(tmp_path, monkeypatch):
+def test_a_large_snapshot_is_opened_beside_the_requests_which_the_open_one_answers_meanwhile(tmp_path, monkeypatch, caplog):
     # At 64k a worker opened each new snapshot inside a request (0.35 s, then 0.16 s for its first
     # search), its other requests queued behind: p99 672 ms through an update and a rollback.
     import threading
@@ -1422,8 +1423,12 @@ def test_a_large_snapshot_is_opened_beside_the_requests_which_the_open_one_answe
     damaged = store.current_id(root)
     segment = next(store.snapshots_dir(root).joinpath(damaged).glob("*.trm"))
     segment.write_bytes(segment.read_bytes()[:-1] + bytes([segment.read_bytes()[-1] ^ 1]))
-    wait_until(lambda: service.search(SearchParams(q="quokka")) and service.refused is not None, "the damaged one refused")
-    assert service.refused.snapshot == damaged and service.search(SearchParams(q="quokka")).snapshot == new
+    with caplog.at_level(logging.WARNING, logger="search.service"):
+        wait_until(lambda: service.search(SearchParams(q="quokka")) and service.refused is not None, "the damaged one refused")
+        assert service.refused.snapshot == damaged and service.search(SearchParams(q="quokka")).snapshot == new
+    # Said once in the log (an operator saw it only in /healthz): which, why, and what answers instead.
+    said = [r.getMessage() for r in caplog.records if r.name == "search.service"]
+    assert len(said) == 1 and damaged in said[0] and f"snapshot {new} answers instead" in said[0], said
 
 
 def test_of_close_spellings_equally_near_the_one_that_names_a_document_is_meant(tmp_path):
