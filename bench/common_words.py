@@ -1,6 +1,6 @@
 """Write search/data/common_words.txt: ``python -m bench.common_words`` (see ``search.spell.derive_common_words``).
 
-Run it after a change of the packaged model or of Webster's list; tests/test_service.py checks that
+Run it after a change of the packaged model, of Webster's list or of wordfreq's; tests/test_service.py checks that
 the file is what the derivation gives.
 """
 
@@ -12,7 +12,7 @@ from search.spell import COMMON_WORDS, derive_common_words
 def main() -> int:
     words = derive_common_words()
     COMMON_WORDS.write_text(
-        "# Common English words: the packaged model's whole-word pieces that Webster's Second lists.\n"
+        "# Common English words: Webster's Second's words that English text uses often (wordfreq) or that the packaged model holds whole.\n"
         "# Made by python -m bench.common_words; read by search.spell.common_word.\n" + "\n".join(words) + "\n",
         encoding="utf-8",
     )

@@ -55,8 +55,8 @@ VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture
 _SPELLINGS = tuple(
     (re.compile(pattern), replacement)
     for pattern, replacement in (
-        (r"^(\w{3,})is(ation|ations|e|es|ed|ing|er|ers)$", r"\1iz\2"),
-        (r"^(\w{3,})iz(ation|ations|e|es|ed|ing|er|ers)$", r"\1is\2"),
+        (r"^(\w{3,})is(ation|ations|e|es|ed|ing|er|ers|able|ability)$", r"\1iz\2"),
+        (r"^(\w{3,})iz(ation|ations|e|es|ed|ing|er|ers|able|ability)$", r"\1is\2"),
         (r"^(\w{2,})ys(e|es|ed|ing)$", r"\1yz\2"),
         (r"^(\w{2,})yz(e|es|ed|ing)$", r"\1ys\2"),
         (r"^(\w{3,})our(s|ed|ing|ful)?$", r"\1or\2"),

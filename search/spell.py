@@ -91,7 +91,11 @@ def _as_shown(written: str, typed: str) -> str:
     return _match_case(written.lower(), typed)
 
 
-COMMON_FROM = 5  # letters at least of a typed word read as a common English word
+COMMON_FROM = 4  # letters at least of a typed word read as a common English word
+# How often (a share of English text, wordfreq's estimate) a word of Webster's list is used, at least, to
+# be a common word: once in some 316,000 words (Zipf 3.5), "lease", "loan" and "wire" and not "tran".
+COMMON_FREQUENCY = 10 ** (3.5 - 9)
+WHOLE_FROM = 5  # letters at least of a word the tokenizer holds whole to be common by that alone
 _INFLECTIONS = (("ing", "e"), ("ing", ""), ("ed", "e"), ("ed", ""), ("es", ""), ("s", ""))
 COMMON_WORDS = Path(__file__).resolve().parent / "data" / "common_words.txt"
 
@@ -103,17 +107,23 @@ def _common_words() -> frozenset[str]:
 
 
 def derive_common_words() -> list[str]:
-    """Return, sorted, the English words the packaged model's tokenizer holds whole and Webster's
-    Second International lists (lower case, letters only): 5,686 common words.  The tokenizer alone
-    also holds word starts and other languages' words ("pover", "memor", "fonction"), Webster's alone
-    rare words a typo can land on.  Written to COMMON_WORDS by ``python -m bench.common_words``
-    (a web worker reading Webster's 234,000 words would hold some 9 MB more)."""
-    from english_words import get_english_words_set  # a test and benchmark dependency only
+    """Return, sorted, the words of Webster's Second International (lower case, letters only) that
+    English text uses at least COMMON_FREQUENCY of the time (wordfreq's large English list) or, of
+    WHOLE_FROM letters at least, that the packaged model's tokenizer holds whole ("manifold",
+    "resize").  Webster's alone holds rare words a typo can land on ("tran" for "train"); the
+    tokenizer alone holds word starts and other languages' words ("pover", "memor", "fonction"), and
+    of four letters Webster's lists many of those ("stre", "apar").  Written to COMMON_WORDS by
+    ``python -m bench.common_words`` (a web worker reading Webster's 234,000 words would hold some
+    9 MB more)."""
+    from english_words import get_english_words_set  # test and benchmark dependencies only
+    from wordfreq import get_frequency_dict
 
     webster = get_english_words_set(["web2"], lower=True, alpha=True)
+    used = get_frequency_dict("en", wordlist="large")
     cut = len(doc_vectors.WORD_MARK)
     pieces = doc_vectors.encoder().tokenizer.get_vocab()
-    return sorted({w for p in pieces if p.startswith(doc_vectors.WORD_MARK) and (w := p[cut:].lower()) in webster})
+    whole = {p[cut:].lower() for p in pieces if p.startswith(doc_vectors.WORD_MARK)}
+    return sorted(w for w in webster if used.get(w, 0.0) >= COMMON_FREQUENCY or (len(w) >= WHOLE_FROM and w in whole))
 
 
 def common_word(typed: str) -> bool:
@@ -123,7 +133,9 @@ def common_word(typed: str) -> bool:
     if len(word) < COMMON_FROM or not word.isalpha():
         return False
     words = _common_words()
-    return word in words or any(word.endswith(end) and word[: -len(end)] + add in words for end, add in _INFLECTIONS)
+    return word in words or any(
+        word.endswith(end) and len(base := word[: -len(end)] + add) >= COMMON_FROM and base in words for end, add in _INFLECTIONS
+    )  # "maes" is no inflection of "ma"
 
 
 class Vocabulary:

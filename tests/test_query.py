@@ -309,7 +309,8 @@ def test_two_typed_words_the_index_has_as_one_become_one_concept():
     assert [c.text for c in both_known.concepts] == ["deep", "speed"]
 
 
-@pytest.mark.parametrize(("typed", "spelled"), [("parallelisation", "parallel"), ("optimisation", "optim"), ("analyze", "analys"), ("colour", "color")])
+@pytest.mark.parametrize(("typed", "spelled"), [("parallelisation", "parallel"), ("optimisation", "optim"), ("analyze", "analys"), ("colour", "color"),
+                                                 ("parallelisable", "paralleliz"), ("parallelizability", "parallelis")])
 def test_a_word_the_index_lacks_is_searched_in_its_other_spelling(typed, spelled):
     parsed = expand(build_query(typed, SCHEMA), FakeVocabulary([spelled, spelled + "x"]))
     [concept] = parsed.concepts
@@ -354,6 +355,8 @@ def test_an_acronym_plural_typed_in_lower_case_is_the_acronym_with_its_synonyms(
 @pytest.mark.parametrize(("typed", "first"), [
     ("fluid stack", "anthropic-commits-50-billion-to-u-s-ai-computing-infrastructure-with-fluidstack"),
     ("parallelisation strategy", "piper-programmable-distributed-training-system-decoupling-parallelism-strategy"),
+    # "-isable" had no other spelling: one page found by meaning alone, "partial" (a QA pass).
+    ("parallelisable", "how-ai-training-scales-gradient-noise-scale-predicts-batch-parallelizability"),
 ])
 def test_a_split_name_and_a_british_spelling_find_what_the_reader_means(service, typed, first):
     assert service.search(SearchParams(q=typed)).hits[0].id == first
