@@ -431,11 +431,14 @@ class SearchService:
         if not top or not concept_docs:
             return None
         best = top[0][1]
+        # The query's most particular word some page holds ("llama" of "llama 4 training cost"): a
+        # section without it holds the question's common words, not its answer.
+        rarest = min((docs for docs in concept_docs if docs), key=len, default=frozenset())
         for docnum, score in top:
             if docnum not in guides:
                 continue
             have = sum(docnum in docs for docs in concept_docs)
-            strong = have == len(concept_docs) or (len(concept_docs) > 2 and 2 * have > len(concept_docs))
+            strong = have == len(concept_docs) or (len(concept_docs) > 2 and 2 * have > len(concept_docs) and docnum in rarest)
             return docnum if strong and score >= ANSWER_SCORE_RATIO * best else None
         return None
 
