@@ -431,7 +431,7 @@ class _Walk:
         if node.fieldname in self.schema and node.words:
             # Only a document holding every word can hold the phrase.  Often none does (a title
             # variant of a body phrase, a quoted text): then Whoosh's span matcher is not built.
-            held = sorted((self.snap.term_docs(node.fieldname, word) for word in node.words), key=len)
+            held = sorted((self.snap.term_docs(node.fieldname, word) for word in dict.fromkeys(node.words)), key=len)
             common = set(held[0])
             for docs in held[1:]:
                 if not common:
@@ -459,13 +459,23 @@ class _Walk:
             texts = [field.to_bytes(word) for word in node.words]
         except ValueError:
             return None
-        ordered = sorted(common)
-        held = [self._positions(node.fieldname, word, text, ordered) for word, text in zip(node.words, texts)]
-        matched: list[int] = []
-        for docnum in ordered:
-            positions = [word.get(docnum) for word in held]
-            if None not in positions and _in_order(positions, node.slop):
-                matched.append(docnum)
+        # Word by word, the documents where the phrase so far stands, with where it ends in each: a
+        # word's positions are read only in those, and once however often the phrase repeats it
+        # ('"the the … the"' read the positions of "the" in 40,000 documents once a word: 61 s).
+        read: dict[bytes, dict[int, list[int]]] = {}
+        ends: dict[int, list[int]] | None = None
+        for word, text in zip(node.words, texts):
+            held = read.get(text)
+            if held is None:  # read for the documents still in the running: a later repeat wants fewer
+                held = read[text] = self._positions(node.fieldname, word, text, sorted(common if ends is None else ends))
+            if ends is None:
+                ends = {docnum: found for docnum in sorted(common) if (found := held.get(docnum))}
+            else:
+                ends = {docnum: chain for docnum, before in ends.items()
+                        if (following := held.get(docnum)) and (chain := _continued(before, following, node.slop))}
+            if not ends:
+                return {}
+        matched = list(ends or ())
         if not matched:
             return {}
         try:  # read only now: often no document holds the words in order
@@ -528,15 +538,10 @@ def _dense_scores(entry: array, cands: Candidates, mult: float) -> dict[int, flo
     return dict(zip(ids[held].tolist(), values.tolist()))
 
 
-def _in_order(positions: list[list[int]], slop: int) -> bool:
-    """Return whether each word (its ascending positions) follows the one before by 1 to *slop* places."""
-    ends = positions[0]
-    for following in positions[1:]:
-        # A word at r continues a chain that ended in [r - slop, r - 1].
-        ends = [r for r in following if (i := bisect_left(ends, r - slop)) < len(ends) and ends[i] < r]
-        if not ends:
-            return False
-    return bool(ends)
+def _continued(ends: list[int], following: list[int], slop: int) -> list[int]:
+    """Return the positions of *following* (ascending) that continue a chain ending at one of *ends*
+    (ascending): a word at r continues a chain that ended in [r - slop, r - 1]."""
+    return [r for r in following if (i := bisect_left(ends, r - slop)) < len(ends) and ends[i] < r]
 
 
 def _tree_sum(scores: list[float]) -> float:

@@ -270,6 +270,41 @@ def test_phrases_match_and_score_as_whooshs_span_matcher_to_the_last_bit(request
     assert matched > 100
 
 
+@pytest.mark.parametrize("root", ["index_dir", "debian_root"])
+def test_a_phrase_repeating_its_words_matches_as_whoosh_and_reads_each_word_once(request, root, monkeypatch):
+    # '"the the … the"' read the positions of "the" once a word typed: 600 of them kept a 64k worker
+    # 61 s, past the time budget, and gunicorn killed it (QA pass Q).
+    import search.evaluator as evaluator
+
+    monkeypatch.setattr(evaluator, "POSITIONS_KEPT_DOCS", 0)  # every word's positions read from the index
+    reads: list[bytes] = []
+    real = evaluator._Walk._read_positions
+
+    def counted(self, fieldname, text, wanted):
+        reads.append(text)
+        return real(self, fieldname, text, wanted)
+
+    monkeypatch.setattr(evaluator._Walk, "_read_positions", counted)
+    snap = SearchService(request.getfixturevalue(root)).snapshot()
+    searcher = snap.searcher()
+    rng = random.Random(5)
+    bodies = [words for fields in searcher.all_stored_fields() if len(words := [t.text for t in snap.analyzer(fields["body"])]) > 3]
+    matched = 0
+    for _ in range(30):
+        words = rng.choice(bodies)
+        start = rng.randrange(len(words) - 1)
+        a, b = words[start : start + 2]
+        for picked in ([a, b], [a] * 6, [a, b] * 3, [a, a, b], [a, b, b, a]):
+            phrase = wq.Phrase("body", picked, slop=rng.choice((1, 2, 3)))
+            reads.clear()
+            expected = {docnum: score for docnum, score in all_scores(phrase, searcher).items() if docnum in snap.all_docs}
+            assert query_docs(phrase, snap) == expected.keys(), phrase
+            assert score_docs(phrase, snap, snap.all_docs) == expected, phrase
+            assert len(reads) == len(set(reads)) <= len(set(picked)), (phrase, reads)
+            matched += len(expected)
+    assert matched > 0
+
+
 def test_the_cache_stays_within_its_bound_and_threads_agree(debian_root, fixed_whoosh):
     service = SearchService(debian_root)
     snap = service.snapshot()
