@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+from bench import positional
 from bench.queries import api_paths, make_queries
 from bench.run import wrk
 from bench.servers import REPO, SERVICE_APP, gunicorn
@@ -29,7 +30,7 @@ CHANGE = {"id": "deb-zzz-publish-stall", "title": "Publish stall probe", "summar
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    args = positional(sys.argv[1:] if argv is None else argv, "bench.publish_stall INDEX_DIR WORK_DIR [CHANGES.jsonl]", 2)
     root, work = Path(args[0]), Path(args[1])
     work.mkdir(parents=True, exist_ok=True)
     changes = Path(args[2]) if len(args) > 2 else work / "change.jsonl"

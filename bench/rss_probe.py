@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench import positional
 from bench.queries import make_queries
 from bench.servers import REPO
 from corpus.jsonl import load_jsonl
@@ -62,4 +63,4 @@ def main(index_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(positional(sys.argv[1:], "bench.rss_probe INDEX_DIR")[0])

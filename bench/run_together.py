@@ -15,6 +15,7 @@ import random
 import sys
 import time
 
+from bench import positional
 from web import create_app
 
 COMMON = ("package library files data python development documentation module support version contains "
@@ -40,4 +41,4 @@ def main(index_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(positional(sys.argv[1:], "bench.run_together INDEX_DIR")[0])

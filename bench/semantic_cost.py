@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import positional
 from bench.queries import api_paths, make_queries
 from bench.rss_probe import DEBIAN, memory_mb
 from bench.servers import SERVICE_APP, gunicorn
@@ -223,7 +224,8 @@ def interleaved(index_dir: str, rounds: int = 3) -> None:
 
 
 if __name__ == "__main__":
+    index_dir = positional(sys.argv[1:], "bench.semantic_cost DIR [--interleaved]")[0]
     if "--interleaved" in sys.argv[2:]:
-        interleaved(sys.argv[1])
+        interleaved(index_dir)
     else:
-        main(sys.argv[1])
+        main(index_dir)

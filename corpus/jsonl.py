@@ -263,7 +263,11 @@ def _decode(line: str, path: Path, lineno: int) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as exc:
-        raise CorpusError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
+        if exc.msg.startswith("Unexpected UTF-8 BOM"):  # the first line's is dropped: this one is further down
+            raise CorpusError(path, lineno, "a byte-order mark (U+FEFF) starts the line: only the file's "
+                                            "first line may begin with one (files joined together?)") from exc
+        # "Unterminated string starting at" ends where the column goes.
+        raise CorpusError(path, lineno, f"invalid JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}") from exc
     except RecursionError:
         raise CorpusError(path, lineno, "invalid JSON: nested too deeply") from None
     except ValueError as exc:  # an integer of more than 4,300 digits

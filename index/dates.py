@@ -31,9 +31,13 @@ def parse_iso(text: str) -> str:
     try:
         if _DATE_ONLY.fullmatch(value):
             return date.fromisoformat(value).isoformat()
-        return format_utc(datetime.fromisoformat(value))
-    except (ValueError, OverflowError):  # overflow: an offset that moves year 1 or 9999 off the calendar
+        moment = datetime.fromisoformat(value)
+    except ValueError:
         raise ValueError(f"{text!r} is not a valid ISO 8601 date or date-time") from None
+    try:
+        return format_utc(moment)
+    except (ValueError, OverflowError):  # an offset that moves year 1 or 9999 off the calendar
+        raise ValueError(f"{text!r} is before year 1 or after year 9999 once its offset is applied (UTC)") from None
 
 
 def format_utc(moment: datetime) -> str:

@@ -38,9 +38,12 @@ _MONTH_DAY = ("(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?
 _LEAP_DAY = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29"
 _TIME = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,6})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?"
 DATE_PATTERN = f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})(?:{_TIME})?$"
+# The same with a space for the "+" of an offset: a URL's query reads an unencoded "+" as a space, so
+# "since=2026-03-01T09:00+02:00" typed as the README writes it arrives as "…T09:00 02:00".
+_PLUS_AS_SPACE = re.compile(r"(T[0-9:.]+) ((?:[01][0-9]|2[0-3]):[0-5][0-9])$")
 _BLANK = " \t\n\r\f\v"  # around a date, or all of it (a form's empty date field): no bound
 # What since and until accept: a date with blanks around it, or blanks only (the spec states it).
-DATE_PARAM_PATTERN = r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1] + r"[ \t\n\r\f\v]*)?$"
+DATE_PARAM_PATTERN = (r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1].replace("Z|[+-]", "Z|[+ -]") + r"[ \t\n\r\f\v]*)?$")
 MONTH_PATTERN = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
 # A kind in any case (the spec's pattern spells that out: JSON Schema patterns have no flags).
 KIND_PATTERN = "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" for c in kind) for kind in KINDS) + ")$"
@@ -148,7 +151,7 @@ def _check_text(name: str, value: str) -> None:
 
 
 def _date(args: MultiMapping, name: str) -> str | None:
-    raw = (args.get(name) or "").strip(_BLANK)
+    raw = _PLUS_AS_SPACE.sub(r"\1+\2", (args.get(name) or "").strip(_BLANK))
     if not raw:
         return None
     message = f"'{name}' must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z)"

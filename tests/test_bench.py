@@ -273,3 +273,15 @@ def test_a_round_one_worker_answered_alone_is_marked_and_left_out_of_the_median(
     # Every round pinned: the median of all of them, each marked.
     every = bench_run._combined([run(800.0, 0.98), run(820.0, 0.97), run(790.0, 1.0)])["unique"]
     assert every["rps"] == 800.0 and every["pinned_rounds"] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("module", ["publish_stall", "rss_probe", "run_together", "semantic_cost"])
+def test_a_benchmark_run_without_its_arguments_prints_its_usage(module):
+    # "python -m bench.publish_stall" alone printed an IndexError's traceback (a QA pass).
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    run = subprocess.run([sys.executable, "-m", f"bench.{module}"], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert run.returncode == 2 and run.stderr.startswith(f"usage: python -m bench.{module} ") and "Traceback" not in run.stderr

@@ -72,7 +72,13 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": 20240501}', "'published' must be a string"),
         ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "n": ' + "7" * 5000 + "}", "invalid JSON"),
-        ("\ufeff" + OK_LINE, "invalid JSON: Unexpected UTF-8 BOM"),  # a BOM is skipped only at the start of the file
+        # A BOM is skipped only at the start of the file; further down it is named, not Python's "decode using utf-8-sig".
+        ("\ufeff" + OK_LINE, "a byte-order mark (U+FEFF) starts the line: only the file's first line may begin with one"),
+        # Python's message ends "starting at": it was "starting at at column 38".
+        ('{"id": "a", "title": "T", "summary": "S', "invalid JSON: Unterminated string starting at column 38"),
+        # A real date-time that its offset takes off the calendar is not called a bad format.
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "0001-01-01T00:00:00+01:00"}',
+         "is before year 1 or after year 9999 once its offset is applied"),
         ('{"id": "a\\u0000b", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character '\\x00'"),
         ('{"id": "a\\tb", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character '\\t'"),
         ('{"id": "a\\u0085b", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character"),

@@ -172,3 +172,17 @@ def test_a_since_whose_next_second_is_past_year_9999_is_named_not_a_crash(raw):
     # A fraction moves 'since' to the next whole second: past the calendar's last one it is a 400.
     assert rejected(("since", raw)).param == "since"
     assert parse(("until", raw)).until == "9999-12-31T23:59:59Z"  # 'until' keeps its second
+
+
+def test_an_offsets_plus_sent_unencoded_in_a_url_is_read_as_the_plus(client):
+    # The README writes since=2026-03-01T09:00+02:00; typed so in a URL the "+" arrives as a space,
+    # and the answer was a 400 "must be an ISO 8601 date" (a QA pass).
+    assert parse(("since", "2026-03-01T09:00 02:00")) == parse(("since", "2026-03-01T09:00+02:00"))
+    assert parse(("until", "2026-03-01T09:00:30.5 14:00")).until == parse(("until", "2026-03-01T09:00:30.5+14:00")).until
+    typed = client.get("/api/search?q=stargate&since=2020-03-01T09:00+02:00")
+    encoded = client.get("/api/search?q=stargate&since=2020-03-01T09:00%2B02:00")
+    assert typed.status_code == encoded.status_code == 200
+    assert typed.get_json()["total"] == encoded.get_json()["total"] > 0
+    # A space is no minus, nor a second offset.
+    assert rejected(("since", "2026-03-01T09:00 -02:00")).param == "since"
+    assert rejected(("since", "2026-03-01 02:00")).param == "since"

@@ -93,7 +93,8 @@ PUBLISHED = {"type": ["string", "null"],
                             "(2024-05-01T09:30:00Z); null when the source gave none."}
 FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first held it (UTC date-time); kept across rebuilds."}
 DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC). A document's "
-              "date is published, else first_seen. Empty (a form's blank date field): no bound.")
+              "date is published, else first_seen. Empty (a form's blank date field): no bound. An offset's + sent "
+              "unencoded reads as a space in a URL (2024-05-01T09:30 02:00): it is taken as the +.")
 
 PREFIX = {"name": "q", "in": "query", "description": "What has been typed so far.",
           "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}}
@@ -416,10 +417,13 @@ PATHS: dict[str, Any] = {
                     "date in order of their words' scores, the same on every page) or listing. Relevance without q "
                     "is newest (there is nothing to be relevant to), and the answer's sort says so."),
                  "schema": {"type": "string", "enum": list(SORTS)}},
-                {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_RESULT_WINDOW,
-                                                            "default": 1}},
-                {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE,
-                                                                "default": DEFAULT_PER_PAGE}},
+                {"name": "page", "in": "query", "description": (
+                    f"The page of results, from 1. Only the first {MAX_RESULT_WINDOW} results are served: a page "
+                    f"starting past result {MAX_RESULT_WINDOW} ((page - 1) * per_page + 1 > {MAX_RESULT_WINDOW}) is a 400 "
+                    "naming page; a page past the last result answers no hits with the true total."),
+                 "schema": {"type": "integer", "minimum": 1, "maximum": MAX_RESULT_WINDOW, "default": 1}},
+                {"name": "per_page", "in": "query", "description": f"Results a page, 1 to {MAX_PER_PAGE}.",
+                 "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": DEFAULT_PER_PAGE}},
                 {"name": "explain", "in": "query", "description": "1 (or true/yes/on) adds each hit's score explanation, and the answer card's.",
                  "schema": {"type": "string", "pattern": BOOLEAN_PATTERN}},
                 IF_NONE_MATCH,
