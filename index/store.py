@@ -276,12 +276,41 @@ def withdrawn(snapshot: Path) -> dict[str, object] | None:
     return read_note(snapshot, WITHDRAWN_FILE)
 
 
+def is_snapshot(folder: Path) -> bool:
+    """Return whether *folder* is a snapshot (complete, or damaged since): a folder of its own, not a
+    link, holding its facts or its manifest.  Anything else in ``snapshots/`` is no snapshot: a
+    ``publish --to`` into it once left ``current`` (a link) and ``snapshots/`` there, which ``prune``
+    then "removed" as snapshots, leaving ``.tmp-pruned-current`` behind."""
+    return (not folder.name.startswith(".") and folder.is_dir() and not folder.is_symlink()
+            and ((folder / META_FILE).is_file() or (folder / MANIFEST_FILE).is_file()))
+
+
 def snapshot_ids(root: Path) -> list[str]:
-    """Return the ids of the complete snapshots under *root*, oldest first (ids start with their UTC time)."""
+    """Return the ids of the snapshots under *root* (``is_snapshot``), oldest first (ids start with their UTC time)."""
     try:
-        return sorted(p.name for p in snapshots_dir(root).iterdir() if p.is_dir() and not p.name.startswith("."))
+        return sorted(p.name for p in snapshots_dir(root).iterdir() if is_snapshot(p))
     except FileNotFoundError:
         return []
+
+
+class NotAReplicaFolder(ValueError):
+    """A ``publish`` target that is no index folder of its own: it lies inside another index's ``snapshots/``."""
+
+
+def check_target(dest_root: Path) -> None:
+    """Raise NotAReplicaFolder if *dest_root* lies inside an index folder's ``snapshots/`` (that folder
+    itself, a snapshot, or anything below): published into, it got a ``current`` link and a
+    ``snapshots/`` of its own inside the other index's snapshots."""
+    target = dest_root.resolve()  # through links, and ".." read as the file system does
+    for folder in (target, *target.parents):
+        if folder.name != "snapshots":
+            continue
+        root = folder.parent
+        if (root / "current").is_symlink() or (root / ".write.lock").is_file() or snapshot_ids(root):
+            raise NotAReplicaFolder(
+                f"{dest_root} is inside the snapshots folder of the index {root}: publish to an index folder "
+                f"of its own (--to {root} to publish to that index)"
+            )
 
 
 def _prune(root: Path, keep: str, old: int = KEEP_OLD) -> list[str]:
@@ -322,6 +351,7 @@ class PublishReport:
 def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) -> PublishReport:
     """Copy the snapshot published under *source_root* into *dest_root*, verify it there, and switch to it."""
     started = time.perf_counter()
+    check_target(dest_root)
     source = current_path(source_root)
     snap_id = source.name
     try:

@@ -321,7 +321,7 @@ def test_a_snippet_holding_a_line_break_stays_on_its_indented_line(built):
 
 
 @pytest.mark.parametrize(("env", "said"), [
-    ({"PORT": "abc"}, "Invalid value for '--port'"),  # a ValueError traceback
+    ({"PORT": "abc"}, "Error: PORT='abc' is not a valid integer range"),  # a ValueError traceback, then "Invalid value for '--port'"
     ({"TOPICHUB_WORKER_CLASS": "bogus"}, "TOPICHUB_WORKER_CLASS='bogus' is not a gunicorn worker class"),  # gunicorn's, after "serving on"
     ({"TOPICHUB_QUERY_BUDGET_S": "abc"}, "TOPICHUB_QUERY_BUDGET_S='abc' must be a number of seconds above 0"),  # workers failed to boot
     ({"TOPICHUB_QUERY_BUDGET_S": "-1"}, "must be a number of seconds above 0"),
@@ -483,3 +483,134 @@ def test_update_warns_of_ids_its_file_repeats_and_keeps_the_later_line(built, tm
     nothing = CliRunner().invoke(main, ["update", str(twice), "--index-dir", str(built)])
     assert nothing.exit_code == 0 and "stays published" in nothing.stdout
     assert f"warning: {twice} names 1 id on more than one line; the later line wins: id 'never-was'" in nothing.stderr
+
+
+def _one_error_line(text: str) -> str:
+    """Return the one line *text* holds, checked to be an ``Error:`` line (no Usage or Try lines, no traceback)."""
+    lines = text.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), text
+    return lines[0]
+
+
+@pytest.mark.parametrize("value", ["maybe", "2"])
+@pytest.mark.parametrize("command", ["build", "search", "serve"])
+def test_every_command_reading_the_semantic_switch_refuses_a_word_it_does_not_know(request, tmp_path, monkeypatch, command, value):
+    # QA: build and search took TOPICHUB_SEMANTIC=maybe for on (a build stored vectors), while serve refused it.
+    monkeypatch.setattr(os, "execv", lambda path, args: pytest.fail("gunicorn started with a bad TOPICHUB_SEMANTIC"))
+    index_dir = request.getfixturevalue("built") if command == "search" else tmp_path / "index"
+    before = sorted(p.name for p in index_dir.rglob("*")) if index_dir.exists() else None
+    args = {"build": ["build"], "search": ["search", "stargate"], "serve": ["serve"]}[command]
+    result = CliRunner().invoke(main, [*args, "--index-dir", str(index_dir)], env={"TOPICHUB_SEMANTIC": value})
+    assert result.exit_code == 1, result.output
+    line = _one_error_line(result.output)
+    assert line.startswith(f"Error: TOPICHUB_SEMANTIC={value!r} must be 0 or 1"), line
+    assert (sorted(p.name for p in index_dir.rglob("*")) if index_dir.exists() else None) == before  # nothing written
+
+
+@pytest.mark.parametrize(("command", "variable", "value", "option"), [
+    ("serve", "PORT", "abc", "--port"),
+    ("serve", "PORT", "70000", "--port"),
+    ("stats", "TOPICHUB_INDEX_DIR", "{file}", "--index-dir"),
+    ("serve", "TOPICHUB_INDEX_DIR", "{file}", "--index-dir"),
+])
+def test_a_bad_value_from_the_environment_is_refused_under_the_variables_name_in_one_line(tmp_path, command, variable, value, option):
+    # QA: PORT=abc said "Invalid value for '--port'", with Usage and Try lines, to an operator who never typed --port.
+    (tmp_path / "a-file").write_text("x")
+    value = value.replace("{file}", str(tmp_path / "a-file"))
+    env = {**os.environ, variable: value}
+    args = [command] + (["--index-dir", str(tmp_path / "index")] if variable != "TOPICHUB_INDEX_DIR" else [])
+    result = subprocess.run([TOPICHUB, *args], capture_output=True, text=True, timeout=120, cwd=REPO, env=env)
+    assert result.returncode == 2, result.stderr  # click's code for a bad option value
+    line = _one_error_line(result.stderr)
+    assert line.startswith(f"Error: {variable}={value!r}") and "Invalid value for" not in line, line
+    assert f"{variable} sets {option}: correct it or unset it" in line, line
+    assert "serving on" not in result.stderr and not (tmp_path / "index").exists()
+    # Typed on the command line, the option is refused as click always did, under its own name.
+    typed = subprocess.run([TOPICHUB, command, option, value], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert typed.returncode == 2 and f"Invalid value for '{option}'" in typed.stderr and "Usage:" in typed.stderr
+
+
+@pytest.mark.parametrize("value", [",", " ", " , "])
+def test_serve_refuses_trusted_hosts_that_name_no_host(tmp_path, monkeypatch, value):
+    # QA: TOPICHUB_TRUSTED_HOSTS="," was taken as unset: the Host check was off and Host: evil.com got a 200.
+    monkeypatch.setattr(os, "execv", lambda path, args: pytest.fail("gunicorn started with the Host check off"))
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(tmp_path / "index")], env={"TOPICHUB_TRUSTED_HOSTS": value})
+    assert result.exit_code == 1, result.output
+    line = _one_error_line(result.output)
+    assert line.startswith(f"Error: TOPICHUB_TRUSTED_HOSTS: {value!r} names no host"), line
+    assert not (tmp_path / "index").exists()  # refused before any build
+    from web import create_app
+
+    monkeypatch.setenv("TOPICHUB_TRUSTED_HOSTS", value)
+    with pytest.raises(ValueError, match="names no host"):  # a worker started by hand refuses it too
+        create_app({"INDEX_DIR": str(tmp_path / "index"), "TESTING": True})
+
+
+def test_empty_or_unset_trusted_hosts_still_answer_every_host(built, monkeypatch):
+    from web import create_app
+
+    for value in ("", None):
+        if value is None:
+            monkeypatch.delenv("TOPICHUB_TRUSTED_HOSTS", raising=False)
+        else:
+            monkeypatch.setenv("TOPICHUB_TRUSTED_HOSTS", value)
+        client = create_app({"INDEX_DIR": str(built), "TESTING": True}).test_client()
+        assert client.get("/", headers={"Host": "evil.example"}).status_code == 200, value
+    monkeypatch.setenv("TOPICHUB_TRUSTED_HOSTS", "search.example.org")  # and a list still restricts them
+    client = create_app({"INDEX_DIR": str(built), "TESTING": True}).test_client()
+    assert client.get("/", headers={"Host": "evil.example"}).status_code == 400
+
+
+def test_the_build_examples_in_the_operations_guide_run_from_the_repository(tmp_path):
+    # QA: `topichub build corpus/ more-topics/ extra.jsonl` named the Python package and two paths that do not exist.
+    import shlex
+
+    guide = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    examples = [shlex.split(line.split("#")[0]) for line in re.findall(r"^topichub build .*$", guide, flags=re.M)]
+    local = [args for args in examples if not any(a.startswith("/") for a in args)]  # not /work/shared
+    assert local, examples
+    for number, args in enumerate(local):
+        result = run(*args[1:], "--index-dir", str(tmp_path / f"index-{number}"))
+        assert result.returncode == 0, (args, result.stderr)
+        assert "published snapshot" in result.stdout
+        sources = [REPO / a for a in args[2:] if not a.startswith("-")]
+        recorded = json.loads(run("stats", "--index-dir", str(tmp_path / f"index-{number}")).stdout)["sources"]
+        assert all(any(Path(r).resolve().is_relative_to(s.resolve()) for r in recorded) for s in sources), (sources, recorded)
+
+
+def test_publish_refuses_a_snapshots_folder_and_prune_leaves_what_is_no_snapshot(tmp_path, monkeypatch):
+    # QA: `publish --to r1/snapshots` made current, snapshots/ and .write.lock inside r1's snapshots, and
+    # `prune --keep 0 --index-dir r1` then said "removed 2 snapshots: current, snapshots" and left .tmp-pruned-current.
+    builder, replica = tmp_path / "builder", tmp_path / "r1"
+    source = write_jsonl(tmp_path / "docs.jsonl", [NEW])
+
+    def topichub(*args: str):
+        return CliRunner().invoke(main, [*map(str, args)])
+
+    assert topichub("build", source, "--no-semantic", "--index-dir", builder).exit_code == 0
+    assert topichub("publish", "--index-dir", builder, "--to", replica).exit_code == 0
+    old = store.current_id(replica)
+    inside = store.snapshots_dir(replica)
+    listing = sorted(p.name for p in inside.iterdir())
+    for targets in ([inside], [tmp_path / "r2", inside / old / "deeper"]):  # every --to checked before any is written
+        refused = topichub("publish", "--index-dir", builder, *(a for t in targets for a in ("--to", t)))
+        assert refused.exit_code == 2, refused.output
+        line = _one_error_line(refused.output)
+        assert f"is inside the snapshots folder of the index {replica}" in line and f"--to {replica}" in line, line
+    assert sorted(p.name for p in inside.iterdir()) == listing and not (tmp_path / "r2").exists()
+
+    # What such a publish left before it was refused: prune and rollback count only snapshots.
+    monkeypatch.setattr(store, "check_target", lambda target: None)
+    store.publish_to(builder, inside)
+    assert {"current", "snapshots", ".write.lock"} <= {p.name for p in inside.iterdir()}
+    assert topichub("build", source, "--no-semantic", "--index-dir", builder).exit_code == 0
+    assert topichub("publish", "--index-dir", builder, "--to", replica).exit_code == 0
+    new = store.current_id(replica)
+    unknown = topichub("rollback", "--to", "current", "--index-dir", replica)
+    assert unknown.exit_code == 1 and f"(kept: {old}, {new})" in unknown.output, unknown.output
+    pruned = topichub("prune", "--keep", "0", "--index-dir", replica)
+    assert pruned.exit_code == 0 and pruned.output.strip() == f"removed 1 snapshot: {old}", pruned.output
+    left = {p.name for p in inside.iterdir()}
+    assert {"current", "snapshots", new} <= left and old not in left, left
+    assert not [name for name in left if name.startswith(".tmp-")], left
+    assert store.current_id(replica) == new and store.snapshot_ids(replica) == [new]

@@ -49,11 +49,18 @@ _TRUSTED_HOST = re.compile(r"\.?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-
 
 
 def trusted_hosts(raw: str | None) -> list[str] | None:
-    """Return the host names TOPICHUB_TRUSTED_HOSTS lists (None when unset or empty), or raise
-    ValueError naming the first that is no host name ("*.example.org", "https://search.example.org"):
-    Flask compared it with every Host and refused them all, /healthz included, and every replica left
-    the load balancer's rotation (``topichub serve`` says so before starting)."""
-    hosts = [host.strip() for host in (raw or "").split(",") if host.strip()]
+    """Return the host names TOPICHUB_TRUSTED_HOSTS lists (None when unset or empty: every Host is
+    answered), or raise ValueError naming the first that is no host name ("*.example.org",
+    "https://search.example.org"): Flask compared it with every Host and refused them all, /healthz
+    included, and every replica left the load balancer's rotation (``topichub serve`` says so before
+    starting).  A value naming no host ("," or " ") is refused too: it turned the check off, for an
+    operator who set it to restrict the hosts."""
+    if not raw:
+        return None
+    hosts = [host.strip() for host in raw.split(",") if host.strip()]
+    if not hosts:
+        raise ValueError(f"{raw!r} names no host (list the site's host names, comma-separated, or leave it unset "
+                         "or empty to answer every host)")
     for host in hosts:
         if not _TRUSTED_HOST.fullmatch(host):
             raise ValueError(f"{host!r} is no host name (write search.example.org, .example.org for every name under it, "

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from click.core import ParameterSource
 
 from corpus.errors import CorpusError
 from corpus.sources import DEFAULT_DIR
@@ -58,11 +59,46 @@ def _warn_of_dates(dates: Dating, doing: str) -> None:
                        f"{_some_ids(ids)}", err=True)
 
 
+class _OneLineError(click.ClickException):
+    """A command line refused in one ``Error:`` line, with exit code 2 as click's own refusals, but
+    without their Usage and Try lines: the operator typed nothing wrong on it (a bad environment
+    variable), or the line holds all there is to say."""
+
+    exit_code = 2
+
+
+class _EnvOption(click.Option):
+    """An option whose default an environment variable sets (``envvar``; empty counts as unset).
+
+    A bad value from there is refused under the variable's name in one line: click said "Invalid
+    value for '--port'", with its Usage lines, to an operator who never typed --port (``PORT=abc``)."""
+
+    def process_value(self, ctx: click.Context, value: object) -> object:
+        try:
+            return super().process_value(ctx, value)
+        except click.BadParameter as exc:
+            if ctx.get_parameter_source(self.name or "") is not ParameterSource.ENVIRONMENT:
+                raise
+            raise _OneLineError(_env_refusal(str(self.envvar), str(value), exc.message, self.opts[0])) from None
+
+
+def _env_refusal(variable: str, value: str, said: str, option: str) -> str:
+    """Return the line refusing *variable*=*value*, which click refused as *said* for *option*:
+    "PORT='abc' is not a valid integer range (PORT sets --port: correct it or unset it)"."""
+    said = said.rstrip(".")
+    for shown in (repr(value), value):  # click's words start with the value, most of them: said once
+        if said.startswith(f"{shown} "):
+            return f"{variable}={value!r} {said[len(shown) + 1:]} ({variable} sets {option}: correct it or unset it)"
+    return f"{variable}={value!r}: {said} ({variable} sets {option}: correct it or unset it)"
+
+
 def _index_option(func):
     return click.option(
         "--index-dir",
+        cls=_EnvOption,
+        envvar="TOPICHUB_INDEX_DIR",
         type=click.Path(file_okay=False, path_type=Path),
-        default=lambda: os.environ.get("TOPICHUB_INDEX_DIR") or str(DEFAULT_INDEX),
+        default=str(DEFAULT_INDEX),
         show_default="instance/index (or $TOPICHUB_INDEX_DIR)",
         help="Folder holding the published index snapshots.",
     )(func)
@@ -165,6 +201,7 @@ def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, s
     SOURCES are topic pages, guides, JSONL files or folders of them (default: the bundled corpus,
     or $TOPICHUB_CORPUS).  The live index is untouched if anything fails.
     """
+    _check_semantic_switch()
     _build(sources, index_dir, procs=procs, wait=wait, semantic=semantic)
 
 
@@ -263,12 +300,22 @@ def _servable(index_dir: Path) -> bool:
         return False
 
 
+def _check_semantic_switch() -> None:
+    """Fail with one line on a ``TOPICHUB_SEMANTIC`` naming neither on nor off, in every command that
+    reads it (build, search, serve): build and search took "maybe" for on, which serve refused."""
+    from index.vectors import SWITCH, switch
+
+    try:
+        switch(os.environ.get(SWITCH))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _check_environment() -> None:
     """Fail with one line, before gunicorn starts, on a setting its workers could not use (they
     failed to boot, or printed gunicorn's traceback after "serving on")."""
     from gunicorn.util import load_class
 
-    from index.vectors import SWITCH, switch
     from web import WORKER_TIMEOUT_S, query_budget, trusted_hosts
 
     worker_class = os.environ.get("TOPICHUB_WORKER_CLASS", "gevent")
@@ -290,10 +337,7 @@ def _check_environment() -> None:
         trusted_hosts(os.environ.get("TOPICHUB_TRUSTED_HOSTS"))
     except ValueError as exc:
         raise click.ClickException(f"TOPICHUB_TRUSTED_HOSTS: {exc}") from None
-    try:
-        switch(os.environ.get(SWITCH))
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+    _check_semantic_switch()
     metrics = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if metrics:  # gunicorn's master empties it, or makes it, before any worker starts: a traceback if it cannot
         folder = Path(metrics)
@@ -327,7 +371,7 @@ def _check_listen(host: str, port: int) -> None:
 @main.command()
 @_index_option
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=click.IntRange(1, 65535), default=lambda: os.environ.get("PORT", "8000"),
+@click.option("--port", cls=_EnvOption, envvar="PORT", type=click.IntRange(1, 65535), default=8000,
               show_default="8000 (or $PORT)")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="gunicorn worker processes (each opens the index itself).")
@@ -397,6 +441,7 @@ def search(
     from search.params import InvalidParameter, parse_params
     from search.service import SearchService
 
+    _check_semantic_switch()
     args = MultiDict([("q", " ".join(query)), ("page", page), ("per_page", per_page)])
     for name, value in (("sort", sort), ("since", since), ("until", until), ("explain", "1" if explain else None)):
         if value:
@@ -490,6 +535,11 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
     `current` moves; a copy cut short or altered is never published.  Running it again is safe: a
     complete copy already there is not copied twice.
     """
+    for target in targets:  # all of them before any is written to
+        try:
+            store.check_target(target)
+        except store.NotAReplicaFolder as exc:
+            raise _OneLineError(str(exc)) from None
     for target in targets:
         try:
             report = store.publish_to(index_dir, target, lock_wait=wait)
