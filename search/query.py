@@ -680,6 +680,23 @@ def excluded_at(text: str, start: int) -> bool:
     return any(match.start(1) == start for match in _EXCLUDED_WORD.finditer(text))
 
 
+def _excluded_words(text: str, limit: int) -> Iterator[tuple[re.Match[str], tuple[int, int] | None]]:
+    """Yield each word *text* excludes outside a quoted phrase, of the first *limit*: its match and
+    where the word stands ("-nvdia's": "nvdia"), None for no single word (a prefix, a hyphenated word)."""
+    for match in islice(_EXCLUDED_WORD.finditer(text), limit):
+        if text.count('"', 0, match.start()) % 2:
+            continue  # inside a quoted phrase: a word of it
+        word_end = _WORD_THEN.match(match.group(1))
+        yield match, None if word_end is None else (match.start(1), match.start(1) + word_end.end(1))
+
+
+def excluded_words(text: str, limit: int = MAX_EXCLUDED_CHECKED) -> list[str]:
+    """Return the single words *text* excludes, as typed ("-Amazon", "NOT amazon's": "Amazon", "amazon")."""
+    if not _SYNTAX.search(text):
+        return []
+    return [text[span[0] : span[1]] for _match, span in _excluded_words(text, limit) if span is not None]
+
+
 def excluded_in_vain(
     text: str, synonyms: Synonyms, contains: Callable[[str], bool], limit: int = MAX_EXCLUDED_CHECKED
 ) -> list[tuple[tuple[int, int], str | None]]:
@@ -704,15 +721,11 @@ def excluded_in_vain(
         return any(not stop and unknown(typed[start:end], term) for term, stop, start, end in _query_tokens(typed))
 
     compounds: list[tuple[tuple[int, int], str | None]] = []
-    for match in islice(_EXCLUDED_WORD.finditer(text), limit):
-        if text.count('"', 0, match.start()) % 2:
-            continue  # inside a quoted phrase: a word of it
-        word_end = _WORD_THEN.match(match.group(1))
-        if word_end is None:  # a prefix ("nvdia*"): not one word; a hyphenated word ("fine-tunning"): as a phrase
+    for match, span in _excluded_words(text, limit):
+        if span is None:  # a prefix ("nvdia*"): not one word; a hyphenated word ("fine-tunning"): as a phrase
             if "*" not in match.group(1) and held_nowhere(match.group(1)):
                 compounds.append((match.span(1), None))
             continue
-        span = (match.start(1), match.start(1) + word_end.end(1))
         word = _single_term(text[span[0] : span[1]])
         if word is None:  # a function word
             continue

@@ -36,9 +36,8 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import (
-    ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, corrected_query, expand, function_words, keep_informative,
-    negation_offers,
-    typed_marks,
+    ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
+    keep_informative, negation_offers, typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -694,6 +693,11 @@ class _Found:
             matched = frozenset()
         else:
             excluded = matches(parsed.excluded, snap) if parsed.excluded is not None else set()
+            for typed in excluded_words(params.q) if parsed.excluded is not None else ():
+                # An organisation's name leaves out the pages tagged with it, as searching for the name
+                # finds them: "anthropic -amazon" kept the page on "three AWS data centers".
+                if (slug := snap.organisation(typed)) is not None:
+                    excluded = excluded | snap.facet_docs["entities"][slug]
             matched = set()
             required = []
             for concept in parsed.concepts:

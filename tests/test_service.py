@@ -698,6 +698,22 @@ def test_a_strong_guide_section_is_the_answer_card(service):
     assert service.search(SearchParams(q="efficiency research", page=2, per_page=5)).answer is None
 
 
+def test_excluding_an_organisations_name_leaves_out_the_pages_tagged_with_it(service):
+    # "anthropic -amazon" kept the guide section on "three AWS data centers", which the gazetteer tags
+    # Amazon and which "amazon" alone finds (a QA pass): an exclusion leaves out what the word finds.
+    snap = service.snapshot()
+    tagged = {snap.stored(docnum)["id"] for docnum in snap.facet_docs["entities"]["amazon"]}
+
+    def shown(q: str) -> set[str]:
+        result = service.search(SearchParams(q=q, per_page=50))
+        assert result.total > 0
+        return {hit.id for hit in result.hits} | ({result.answer.id} if result.answer else set())
+
+    assert tagged & shown("amazon") and tagged & shown("anthropic")
+    assert not tagged & shown("anthropic -amazon") and not tagged & shown("anthropic NOT Amazon")
+    assert tagged & shown("anthropic -aws")  # an alias is narrower than the name: only its own word is left out
+
+
 def test_a_guide_section_lacking_the_querys_most_particular_word_is_no_answer_card(service):
     # "llama 4 training cost" showed "Efficiency research…" as the answer: it holds "training", "cost"
     # and the 4 of "2–4×", most of the words, but no Llama (a QA pass).
