@@ -512,7 +512,9 @@ class SearchService:
         taxonomy = taxonomy if isinstance(taxonomy, dict) else {}
         everything = self.search(SearchParams(per_page=1))
         guides = self.search(SearchParams(kind=("guide",), per_page=1))
+        events = self.search(SearchParams(kind=("event",), per_page=1))
         counts = {value.value: value for value in everything.facets.get("topic", ())}
+        event_counts = {value.value: value.count for value in events.facets.get("topic", ())}
         with_guides = {value.value for value in guides.facets.get("topic", ()) if value.count}
         # A guide is found by its `topic` field, the facet counts `topics`: a topic has a guide page when
         # a guide section names it there (from the postings, not a search and its sections read per topic).
@@ -529,6 +531,8 @@ class SearchService:
                 "label": str(info.get("label") or name),
                 "description": str(info.get("description") or ""),
                 "count": facet.count if facet else 0,
+                # As its topic page states it; without one (0: the taxonomy does not know), the events held.
+                "event_count": info.get("event_count") or event_counts.get(slug, 0),
                 "search_url": f"/?topic={quote(slug, safe='')}",
                 "guide_url": None,
             }

@@ -72,3 +72,18 @@ def test_topics_endpoint_and_guide_page_for_the_second_topic(client):
     html = page.get_data(as_text=True)
     assert "What robotics covers" in html and "Why simulation matters" in html
     assert "Training infrastructure encompasses" not in html
+
+
+def test_each_topic_says_how_many_events_it_has(client, tmp_path):
+    # /api/topics said event_count 0 for the home topic of a hub built from JSONL alone (no topic page
+    # states its count) and left it out for every topic only documents name (a QA pass).
+    topics = {t["slug"]: t for t in client.get("/api/topics").get_json()["topics"]}
+    assert topics["robotics"]["event_count"] == 3  # as its topic page states it
+    assert topics["biology"]["event_count"] == 1  # no page: the events held
+    write_jsonl(tmp_path / "only.jsonl", [
+        {"id": f"e{i}", "title": f"Cluster news {i}", "summary": "GPUs.", "topics": ["training-infrastructure"]} for i in range(4)
+    ] + [{"id": "g1", "title": "Basics", "summary": "What it is.", "topics": ["training-infrastructure"], "kind": "guide"}])
+    build([tmp_path / "only.jsonl"], root=tmp_path / "index")
+    alone = create_app({"INDEX_DIR": str(tmp_path / "index"), "TESTING": True}).test_client()
+    home = next(t for t in alone.get("/api/topics").get_json()["topics"] if t["slug"] == "training-infrastructure")
+    assert home["count"] == 5 and home["event_count"] == 4

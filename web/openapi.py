@@ -306,7 +306,7 @@ SCHEMAS: dict[str, Any] = {
     },
     "Topic": {
         "type": "object",
-        "required": ["slug", "name", "label", "description", "count", "search_url", "guide_url"],
+        "required": ["slug", "name", "label", "description", "count", "event_count", "search_url", "guide_url"],
         "properties": {
             "slug": {"type": "string"},
             "name": {"type": "string"},
@@ -315,7 +315,8 @@ SCHEMAS: dict[str, Any] = {
             "count": {"type": "integer", "minimum": 0, "description": "Documents carrying the topic."},
             "event_count": {"type": "integer", "minimum": 0, "description": (
                 "Events the hub counts for the topic, as its topic page states them (the index may hold fewer: "
-                "count is what it holds); for a topic found by the enrichment rules, the events they put in it.")},
+                "count is what it holds); for a topic found by the enrichment rules, the events they put in it; "
+                "for any other topic (no page states its count), the events the index holds.")},
             "search_url": {"type": "string"},
             "guide_url": {"type": ["string", "null"], "description": "The topic's guide page, if it has one."},
         },
