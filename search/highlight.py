@@ -53,8 +53,12 @@ def highlight_snippet(
     """Return the best passages of *text* (about *chars* long) as HTML with *terms* marked.
 
     *where*, when given, holds each term's tokens by index (``TokenReplay.where``), so the matches
-    are found without reading every token.
+    are found without reading every token.  A text no longer than *chars* is shown whole, as a title
+    is: Whoosh's passages dropped the start of a short guide section ("Nvidia leads; …" of 125
+    characters began "…hyperscaler chips"), more than a third of *chars* before its first match.
     """
+    if len(text) <= chars:
+        return highlight_title(text, terms, tokens)
     termset = frozenset(terms)
     if termset and text:
         if where is None:

@@ -184,12 +184,24 @@ _WORDS = ["Stargate", "GPU", "H100s", "Trainium2", "data", "centers", "in", "Tex
 @example("data " * 6600 + "Stargate in Texas", {"stargat"}, 220)  # past Whoosh's 32,768 characters
 @example("GPU " + "data " * 6550 + "in GPU Texas " * 9, {"gpu", "texa"}, 220)
 def test_passages_are_whooshs_on_any_text(text, terms, chars):
+    # Whoosh's, but a text no longer than a snippet is shown whole, as a title is (Whoosh could drop
+    # its start: see test_a_text_shorter_than_a_snippet_is_shown_whole).
     analyzer = text_analyzer()
     tokens = _tokens(text)
-    expected = whoosh_highlight(text, frozenset(terms), analyzer, "body", chars)
+    expected = whoosh_highlight(text, frozenset(terms), analyzer, "body" if len(text) > chars else "title", chars)
     assert highlight_snippet(text, terms, tokens, chars) == expected
     assert highlight_snippet(text, terms, tokens, chars, where=TokenReplay(tuple(tokens)).where) == expected
     assert highlight_title(text, terms, tokens) == whoosh_highlight(text, frozenset(terms), analyzer, "title")
+
+
+def test_a_text_shorter_than_a_snippet_is_shown_whole():
+    # A guide section of 125 characters showed "…hyperscaler chips (TPU, …) compete on the <mark>roadmap</mark>."
+    # as its answer card, without "Nvidia leads; Groq, Cerebras, Etched and", its point (a QA pass).
+    text = "Nvidia leads; Groq, Cerebras, Etched and a wave of hyperscaler chips (TPU, Trainium, MTIA) compete on the roadmap."
+    shown = highlight_snippet(text, {"roadmap"}, _tokens(text))
+    assert shown.startswith("Nvidia leads; Groq") and shown.endswith("<mark>roadmap</mark>.") and "…" not in shown
+    longer = text + " " + "More words follow here. " * 10
+    assert highlight_snippet(longer, {"roadmap"}, _tokens(longer)).startswith("…")  # a long text is still cut
 
 
 def test_a_match_far_into_a_long_text_is_shown():
