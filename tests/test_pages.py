@@ -610,6 +610,20 @@ def test_the_footer_links_the_guides_the_index_has_and_no_other(client, tmp_path
     assert "/guides/" not in page and "JSON API" in page
 
 
+def _one_guide(tmp_path, topic: str, guide: tuple[str, str], event: tuple[str, str]):
+    """Return a test client of an index of one guide section (id g1) and one event (e1) of *topic*
+    (each a title and a summary), built from JSONL."""
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    build([write_jsonl(tmp_path / "g.jsonl", [
+        {"id": "g1", "kind": "guide", "title": guide[0], "summary": guide[1], "topics": [topic]},
+        {"id": "e1", "title": event[0], "summary": event[1], "topics": [topic]},
+    ])], root=tmp_path / "ix", semantic=False)
+    return create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+
+
 def test_a_guide_of_a_topic_written_with_url_characters_is_linked_to_its_page(tmp_path):
     # A JSONL topic may hold "/", "?", "#" or "<": the guide's url wrote it raw, so the JSON carried
     # markup, the link cut the topic at the "?" and the page was a 404.
@@ -617,12 +631,8 @@ def test_a_guide_of_a_topic_written_with_url_characters_is_linked_to_its_page(tm
     from tests.conftest import write_jsonl
     from web import create_app
 
-    topic = "ml/ops? #1 <x>"
-    build([write_jsonl(tmp_path / "g.jsonl", [
-        {"id": "g1", "kind": "guide", "title": "Wombat rig setup", "summary": "How to set up the wombat rig.", "topics": [topic]},
-        {"id": "e1", "title": "Wombat rig news", "summary": "The wombat rig shipped.", "topics": [topic]},
-    ])], root=tmp_path / "ix", semantic=False)
-    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    client = _one_guide(tmp_path, "ml/ops? #1 <x>", ("Wombat rig setup", "How to set up the wombat rig."),
+                        ("Wombat rig news", "The wombat rig shipped."))
     found = client.get("/api/search?q=wombat+rig+setup&per_page=50").get_json()
     urls = [h["url"] for h in found["hits"] + ([found["answer"]] if found["answer"] else []) if h["id"] == "g1"]
     assert urls and all("<" not in url and " " not in url and url.count("#") == 1 for url in urls)
@@ -674,3 +684,21 @@ def test_a_page_past_the_last_offers_no_ranking_details(client):
     past = client.get("/?q=gpu&page=99").get_data(as_text=True)
     assert "Show why each result ranks" not in past
     assert "Show why each result ranks" in client.get("/?q=gpu").get_data(as_text=True)
+
+
+def test_a_guide_has_one_address_and_its_topic_in_another_case_leads_to_it(tmp_path):
+    # The footer linked /guides/R%C3%A9gulation%20&%20%C3%89thique%20(EU/UK) where /api/topics and the hits
+    # gave …%26…%28EU%2FUK%29 (one page, two addresses); /guides/inference%20chips was a 404 where
+    # /?topic=inference%20chips finds "Inference Chips" (a QA pass).
+    from urllib.parse import quote
+
+    topic = "Régulation & Éthique (EU/UK)"
+    client = _one_guide(tmp_path, topic, ("Calendrier", "Les dates de l'AI Act."), ("AI Act news", "A date was set."))
+    listed = {t["slug"]: t["guide_url"] for t in client.get("/api/topics").get_json()["topics"]}
+    address = listed[topic]
+    footer = html(client, "/").split('<footer', 1)[1]
+    assert [unescape(link) for link in re.findall(r'href="(/guides/[^"]*)"', footer)] == [address]
+    assert client.get(address).status_code == 200
+    other_case = client.get("/guides/" + quote(topic.upper(), safe=""))
+    assert other_case.status_code == 302 and other_case.headers["Location"] == address
+    assert client.get("/guides/" + quote("Nothing Like It", safe="")).status_code == 404

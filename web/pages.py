@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 
+from corpus.records import guide_url
 from index import store
 from index.schema import whole_slug
 from search.explain import readable, summary
@@ -267,16 +268,21 @@ def guides() -> dict[str, object]:
             snap = get_search().snapshot()
         except store.IndexUnavailable:  # the error page of a service with no index to read: no guide to link
             return []
-        return [(topic, snap.label("topic", topic)) for topic in snap.guide_topics]
+        # One address a guide: the one its sections and /api/topics give (the route's own quoting kept "&", "(" and "/").
+        return [(guide_url(topic), snap.label("topic", topic)) for topic in snap.guide_topics]
 
     return {"guide_links": listed}
 
 
 @bp.get("/guides/<id:topic>", merge_slashes=False)  # a topic may hold a "/", even first (%2F, read back as "/")
-def guide(topic: str) -> str:
+def guide(topic: str) -> str | Response:
     service = get_search()
     sections = service.guide(topic)
     if not sections:
+        # The topic written in another case (/guides/inference%20chips): its guide, as /?topic= does.
+        canonical = service.snapshot().canonical_filters(SearchParams(topic=(topic,))).topic[0]
+        if canonical != topic and service.guide(canonical):
+            return redirect(guide_url(canonical))
         abort(404, description=f"No guide for the topic {topic!r}.")
     return render_template(
         "guide.html", topic=topic, sections=sections, label=service.snapshot().label, blocks=text_blocks
