@@ -11,11 +11,12 @@ once per snapshot and kept on the Suggester, keyed by snapshot id, so a publish 
 A word completion keeps everything typed before the word being typed, as typed: the earlier words,
 a search operator (``-star`` gives ``-Stargate``, ``"star`` gives ``"Stargate``) and the start of a
 hyphenated word (``memory-eff`` gives ``memory-efficient``, as the hub writes it, before
-``memory-efficiency``).  The last word's completions that occur in documents holding the earlier words
-come first (``stargate m`` gives ``stargate Michigan``), and so do the words the last two typed words
-start when written as one (``open ai`` gives ``OpenAI``, as the search reads it), by how many
-documents hold them.  While the text excludes something, no
-title, topic or organisation is offered: choosing one would search for what is excluded.
+``memory-efficiency``).  After earlier words some documents hold together, the last word's
+completions are only those that occur in such documents (``stargate m`` gives ``stargate
+Michigan``), the most shared first; the words the last two typed words start when written as one
+are offered too (``open ai`` gives ``OpenAI``, as the search reads it), by how many documents hold
+them.  While the text excludes something, no title, topic or organisation is offered: choosing one
+would search for what is excluded.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import logging
 import re
 import threading
 import unicodedata
+import weakref
 from array import array
 from bisect import bisect_left
 from collections import Counter, defaultdict
@@ -130,9 +132,14 @@ class _WordKeys(dict[str, str | None]):
             offered = not key.replace("-", "").isdigit()  # dates and ranges of numbers are not words
         else:
             key = fold(word)
-            offered = len(key) >= MIN_TERM_CHARS and not key.isdigit() and key not in STOP_WORDS
+            offered = _is_word(key)
         self[word] = key if offered else None
         return self[word]
+
+
+def _is_word(key: str) -> bool:
+    """Return whether *key* (folded, no hyphen) is a word that can be offered: not short, a number or a function word."""
+    return len(key) >= MIN_TERM_CHARS and not key.isdigit() and key not in STOP_WORDS
 
 
 def _pause() -> None:
@@ -144,6 +151,7 @@ class _Candidates:
     """The completions one snapshot can give, read from its stored fields and facet postings."""
 
     def __init__(self, snap: Snapshot, pause: Callable[[], None] | None = None) -> None:
+        self._snap = weakref.ref(snap)  # for words too rare to be offered (``_rare``); kept by the service
         titles: list[tuple[str, str]] = []
         postings: dict[str, array] = defaultdict(lambda: array("i"))
         surfaces: dict[str, Counter[str]] = defaultdict(Counter)
@@ -182,14 +190,28 @@ class _Candidates:
             words[key] = (surfaces[key].most_common(1)[0][0], len(docs))
 
     def _docs_with(self, words: list[str]) -> set[int] | None:
-        """Return the documents holding every one of *words* (folded) that is offered (None: none is)."""
-        lists = sorted((self.postings[key] for key in words if key in self.postings), key=len)
+        """Return the documents holding every one of *words* (folded) that is a word (None: none is):
+        an offered word's from its postings, a word too rare to be offered ("meta", on one page) from
+        the index."""
+        lists = sorted((self.postings[key] if key in self.postings else self._rare(key) for key in words
+                        if key in self.postings or _is_word(key)), key=len)
         docs: set[int] | None = None
         for docnums in lists:
             docs = set(docnums) if docs is None else docs.intersection(docnums)
             if not docs:
                 break
         return docs
+
+    def _rare(self, key: str) -> set[int]:
+        """Return the documents whose title or body holds *key*, a word (folded) too rare to be offered."""
+        snap = self._snap()
+        if snap is None:
+            return set()
+        found: set[int] = set()
+        for term in {token.text for token in snap.analyzer(key)}:
+            for field in ("title", "body"):
+                found.update(snap.term_docs(field, term))
+        return found
 
     def _words(self, before: str, last: str, limit: int) -> list[tuple[_Rank, Suggestion]]:
         """Return the words completing *last* typed after *before*, ranked, each shown after *before* as typed.
@@ -218,9 +240,11 @@ class _Candidates:
                 break  # after a hyphen, a word the hub writes hyphenated, not "fine-" glued to any word
             matches = [(key, surface, count) for key, (surface, count) in words.items() if key.startswith(typed) and key not in earlier]
             shared = self._shared(docs, matches, limit) if docs else {}
-            if group == 1 and start < len(before):
+            if group == 1 and (start < len(before) or docs):
                 # A word glued after a hyphen only where a page holds it with the earlier words: "gcc-1"
-                # offered "gcc-100dpi" and "gcc-1024x768", which no page writes nor means.
+                # offered "gcc-100dpi" and "gcc-1024x768", which no page writes nor means.  After words
+                # some pages hold together, only a word one of them holds: "Conseil d" offered "Conseil
+                # data" and "Conseil deal", searches with no result holding all their words.
                 matches = [match for match in matches if shared.get(match[0], 0) > 0]
             for key, surface, count in matches:
                 rank = (0, KIND_ORDER["term"], group, -shared.get(key, 0), -count, len(key), key)

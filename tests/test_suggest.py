@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from index.build import build
+from search.params import SearchParams
 from search.suggest import fold
 from tests.conftest import write_jsonl
 from web import create_app
@@ -69,6 +70,17 @@ def test_the_last_word_prefers_words_found_with_the_ones_before_it(client):
     assert "stargate michigan" in [fold(text) for text in terms(client, "stargate m")]
     # A word always holds itself: it is not offered again.
     assert "stargate stargate" not in [fold(text) for text in terms(client, "stargate st")]
+
+
+def test_after_words_pages_hold_together_every_word_offered_is_one_such_a_page_holds(client, service):
+    # "Conseil d" offered "Conseil data", "Conseil deal" and "Conseil designs": each a search no result
+    # held all the words of ("partial", a QA pass); here "stargate Hugging", and after "meta" (one page
+    # writes it: too rare to be offered) "meta across".  Each word offered now finds a page with them all.
+    offered = [(typed, text) for typed in ("stargate m", "stargate h", "colossus w", "michigan h", "meta a")
+               for text in terms(client, typed) if " " in text]
+    assert len(offered) >= 4  # "stargate Michigan" among them
+    for typed, text in offered:
+        assert service.search(SearchParams(q=text)).match == "all", (typed, text)
 
 
 def test_two_words_typed_apart_are_completed_as_the_word_they_start_together(client):
