@@ -12,7 +12,9 @@ over records of the topics they are written for, so a 64k-package Debian corpus 
 Enrichment adds and never removes: a record's own topics and organisations stay, and an
 organisation a JSONL line names by its gazetteer name or alias is spelled by its slug.  A topic or
 organisation written several ways across records ("Acme Corp", "ACME CORP") is written one way in
-all of them (``unify_spellings``), so it is one facet value, not several.
+all of them (``unify_spellings``), so it is one facet value, not several; a topic written by a known
+topic's label ("Training Infrastructure", any case) is that topic, by its slug, before the rules run
+(``name_topics``), so it is enriched as the topic's other records are.
 """
 
 from __future__ import annotations
@@ -238,6 +240,12 @@ def enrich(
     topic with the number of events it was given.
     """
     home = taxonomy.home.slug
+    # A topic written by a known topic's label ("Training Infrastructure") is that topic, before the
+    # rules look for the home topic's records: the home topic's and the declared ones' always, the
+    # related topics' when the home topic is there (elsewhere "Funding & investment" may be another's).
+    records = name_topics(records, topic_names([*topics.values(), taxonomy.home]))
+    if any(record.topic == home for record in records):
+        records = name_topics(records, topic_names([*topics.values(), taxonomy.home, *(r.topic for r in taxonomy.related)]))
     out: list[Record] = []
     counts = {rule.topic.slug: 0 for rule in taxonomy.related}
     has_home = False
@@ -284,6 +292,45 @@ def enrich(
 
 
 UNIFIED_FIELDS = ("topics", "entities")
+
+
+def topic_names(topics: Iterable[Topic]) -> dict[str, str]:
+    """Return the slug of each of *topics* by the spelling key (``spelling_key``) of its slug and of its
+    label: "Training Infrastructure" and "training  infrastructure" name ``training-infrastructure``.
+    A slug names its own topic before a label names another; a label two topics share names neither."""
+    topics = list(topics)
+    slugs = {spelling_key(topic.slug): topic.slug for topic in topics}
+    labels: dict[str, str] = {}
+    shared: set[str] = set()
+    for topic in topics:
+        key = spelling_key(topic.name)
+        if key not in slugs and labels.setdefault(key, topic.slug) != topic.slug:
+            shared.add(key)
+    return {**{key: slug for key, slug in labels.items() if key not in shared}, **slugs}
+
+
+def name_topics(records: Iterable[Record], names: Mapping[str, str]) -> list[Record]:
+    """Return *records* with each topic that *names* knows (by ``topic_names``: a known topic's label,
+    or its slug in another case) written by its slug, the home topic (``topic``) included; a record
+    naming one topic two ways keeps it once."""
+    records = list(records)
+    held: set[str] = set()
+    for record in records:
+        held.add(record.topic)
+        held.update(record.topics)
+    renamed = {value: slug for value in held if (slug := names.get(spelling_key(value), value)) != value}
+    if not renamed:
+        return records
+    out = []
+    for record in records:
+        if record.topic in renamed or any(value in renamed for value in record.topics):
+            record = dataclasses.replace(
+                record,
+                topic=renamed.get(record.topic, record.topic),
+                topics=tuple(dict.fromkeys(renamed.get(value, value) for value in record.topics)),
+            )
+        out.append(record)
+    return out
 
 
 def spelling_key(value: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -120,10 +121,55 @@ def normal_text(text: str) -> str:
 
 
 def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:
-    """Return a lowercase ASCII slug of *text*, cut at a word boundary."""
-    spaced = re.sub(r"[^\w]+", " ", unicodedata.normalize("NFKD", text))
+    """Return a lowercase ASCII slug of *text*, cut at a word boundary.
+
+    An accented letter is its base letter: "Données" is ``donnees`` and "Überblick" ``uberblick``
+    (the accent, split off by NFKD, was taken for a separator: ``donne-es``, ``u-berblick``).  Text
+    without a Latin letter or digit ("概要") has no slug and is written ``item``."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    if not decomposed.isascii():  # ASCII text has no combining mark: its slug is as it always was
+        decomposed = "".join(char for char in decomposed if not unicodedata.combining(char))
+    spaced = re.sub(r"[^\w]+", " ", decomposed)
     ascii_text = spaced.encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     if len(slug) > max_length:
         slug = slug[:max_length].rsplit("-", 1)[0]
     return slug or "item"
+
+
+def unique_anchors(
+    sections: Sequence[GuideSection],
+    taken: Mapping[str, Iterable[str]] | None = None,
+    kept: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Return the anchor of each of *sections*, in order, so that no two sections of a topic's guide
+    share one (they would share a URL, /guides/<topic>#<anchor>, and a feed entry's id).
+
+    A section's own anchor is the slug of its heading (``section.anchor`` as loaded); *taken* holds
+    the anchors other sections of a topic's guide have already (an index's, at an update), and *kept*
+    the anchor a section (by id) had before, which it keeps while no other section holds it.  A
+    section whose anchor is taken gets the anchor with the first free suffix, ``-2``, ``-3`` …, after
+    every section that can have its own took it: the first section keeps the plain anchor, and a
+    heading whose slug is ``phase-2`` keeps it beside two headings "Phase".
+    """
+    used: dict[str, set[str]] = {topic: set(anchors) for topic, anchors in (taken or {}).items()}
+    kept = kept or {}
+    anchors: list[str | None] = []
+    for section in sections:
+        held = used.setdefault(section.topic, set())
+        for anchor in (kept.get(section.id), section.anchor):
+            if anchor and anchor not in held:
+                held.add(anchor)
+                anchors.append(anchor)
+                break
+        else:
+            anchors.append(None)
+    for number, section in enumerate(sections):
+        if anchors[number] is None:
+            held = used[section.topic]
+            suffix = 2
+            while f"{section.anchor}-{suffix}" in held:
+                suffix += 1
+            anchors[number] = f"{section.anchor}-{suffix}"
+            held.add(f"{section.anchor}-{suffix}")
+    return anchors  # type: ignore[return-value]

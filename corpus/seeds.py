@@ -10,10 +10,11 @@ by paragraphs; bullet lines start with ``- ``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from corpus.errors import CorpusError
-from corpus.records import Event, GuideSection, Topic, slugify
+from corpus.records import Event, GuideSection, Topic, slugify, unique_anchors
 from corpus.sanitize import plain_text
 
 _META = re.compile(
@@ -109,12 +110,10 @@ def load_guide(path: str | Path, topic: str) -> list[GuideSection]:
         lineno, text = heading
         if not blocks:
             raise CorpusError(path, lineno, f"section heading {text!r} has no text under it")
-        anchor = slugify(text)
-        if any(s.anchor == anchor for s in sections):
-            raise CorpusError(path, lineno, f"section heading {text!r} repeats an earlier one")
+        anchor = slugify(text)  # made unique in the guide once every heading is read
         sections.append(
             GuideSection(
-                id=f"{topic}--{anchor}",
+                id="",
                 topic=topic,
                 heading=text,
                 anchor=anchor,
@@ -137,4 +136,7 @@ def load_guide(path: str | Path, topic: str) -> list[GuideSection]:
     if heading is None:
         raise CorpusError(path, 1, "the guide has no section heading")
     close(len(lines))
-    return sections
+    # Two headings with one slug ("Calendrier de l'AI Act", "Calendrier de l’AI Act") are two sections:
+    # the later one's anchor, and so its id, gets a suffix ("-2"), the first keeping the plain one.
+    anchors = unique_anchors(sections)
+    return [replace(s, id=f"{topic}--{anchor}", anchor=anchor) for s, anchor in zip(sections, anchors)]

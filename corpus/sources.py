@@ -9,6 +9,7 @@ topics, and records of the gazetteer's topics the organisations they name.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from corpus.enrich import (
 )
 from corpus.errors import CorpusError
 from corpus.jsonl import load_jsonl
-from corpus.records import Organisation, Record, Topic
+from corpus.records import GUIDE, Organisation, Record, Topic, unique_anchors
 from corpus.seeds import load_guide, load_topic_page
 from corpus.synonyms import SYNONYMS_FILE, Groups, load_synonym_groups
 
@@ -122,9 +123,28 @@ def load_corpus(
     enriched = enrich(records, topics, taxonomy or load_taxonomy(), gazetteer or load_gazetteer())
     return Corpus(
         topics=enriched.topics,
-        records=enriched.records,
+        records=with_unique_anchors(enriched.records),
         sources=sources,
         fingerprint=fingerprint(sources),
         organisations=enriched.organisations,
         synonyms=load_synonym_groups(),
     )
+
+
+def with_unique_anchors(records: list[Record]) -> list[Record]:
+    """Return *records* with every section of a topic's guide at its own anchor (``unique_anchors``),
+    in listing order: a guide file's sections, then a JSONL file's for the same topic.
+
+    After enrichment, which writes a topic named by its label by its slug (the guide it is in), and as
+    a build keeps records (``index.build._dedupe``): of the lines with one id, the last, at its place."""
+    if not any(record.kind == GUIDE for record in records):
+        return records  # most large corpora: no guide
+    last = {record.id: number for number, record in enumerate(records)}
+    places = [number for number, record in enumerate(records) if record.kind == GUIDE and last[record.id] == number]
+    sections = [records[number] for number in places]
+    anchors = unique_anchors(sections)  # type: ignore[arg-type]
+    out = list(records)
+    for number, section, anchor in zip(places, sections, anchors):
+        if anchor != section.anchor:  # type: ignore[union-attr]
+            out[number] = dataclasses.replace(section, anchor=anchor)
+    return out

@@ -10,6 +10,10 @@ A change file is JSONL (or .jsonl.gz), one operation a line:
 - a delete is ``{"id": "...", "delete": true}`` and nothing else.  Deleting an unknown id is
   reported, not an error, so a change file can be applied twice.
 
+A topic an upsert writes by the label of a topic the index holds is that topic (its slug), as in a
+build, and a guide section gets an anchor no other section of its guide holds (a replaced one keeps
+its own; see ``corpus.records.unique_anchors``).
+
 When a line repeats an id, the later line wins, as in a build, and the report names the ids so
 repeated (``topichub update`` warns of them: an export that repeats an id may hold an edit that was
 meant to win and did not).  The whole file is validated before
@@ -23,6 +27,7 @@ carried into it, nor is the lock file Whoosh's writer leaves behind.
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import time
 from dataclasses import dataclass, replace
@@ -34,9 +39,9 @@ from whoosh import query as wq
 
 from index.dates import now_utc
 from corpus.errors import CorpusError
-from corpus.enrich import UNIFIED_FIELDS, enrich_records, spelling_key, unify_spellings
+from corpus.enrich import UNIFIED_FIELDS, enrich_records, name_topics, spelling_key, topic_names, unify_spellings
 from corpus.jsonl import check_id, parse_line, read_objects
-from corpus.records import Event, GuideSection, Record
+from corpus.records import GUIDE, Event, GuideSection, Record, Topic, unique_anchors
 from index import store, vectors
 from index.build import Dating, dating
 from index.schema import SCHEMA_VERSION, id_namespace, ids_of, to_document
@@ -147,6 +152,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
             if len(missing) == len(changes.deletes):
                 return UpdateReport(previous.name, previous.name, 0, 0, 0, missing, int(meta.get("doc_count", 0)), 0.0,
                                     repeated=changes.repeated)
+        # A topic written by the label of one the index holds ("Compute deals") is that topic (its slug).
+        changes = _named_topics(changes, meta)
         snap_id, work = store.new_workdir(root)
         try:
             for item in previous.iterdir():  # a snapshot is flat: Whoosh files and snapshot.json
@@ -239,7 +246,8 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             before = searcher.doc_count()
             # A topic or organisation the index already writes one way is written that way here too.
             settled = _spellings_kept(searcher, changes, {num for num in existing.values() if num is not None})
-        upserts = dict(zip(changes.upserts, unify_spellings(list(changes.upserts.values()), settled)))
+            upserts = dict(zip(changes.upserts, unify_spellings(list(changes.upserts.values()), settled)))
+            upserts = _anchored(searcher, upserts, kept, existing)
         writer = ix.writer(limitmb=128, compound=False)  # memory-mapped files, as a build writes
         try:
             missing = tuple(sorted(doc_id for doc_id in changes.deletes if doc_id not in kept))
@@ -270,6 +278,49 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
     doc_count = before + added - (len(changes.deletes) - len(missing))
     _check(work, changes, doc_count)
     return added, replaced, missing, doc_count, dates
+
+
+def _named_topics(changes: Changes, meta: dict[str, object]) -> Changes:
+    """Return *changes* with each topic the index holds that an upsert writes by its label (or its slug
+    in another case) written by its slug, as a build writes it (``corpus.enrich.name_topics``)."""
+    held = meta.get("topics")
+    if not isinstance(held, dict) or not changes.upserts:
+        return changes
+    topics = [Topic(slug=str(slug), name=str(fields.get("label") or fields.get("name") or slug), description="", event_count=0)
+              for slug, fields in held.items() if isinstance(fields, dict)]
+    named = name_topics(changes.upserts.values(), topic_names(topics))
+    return replace(changes, upserts=dict(zip(changes.upserts, named)))
+
+
+def _anchored(searcher, upserts: dict[str, Record], kept: dict[str, dict], existing: dict[str, int | None]) -> dict[str, Record]:
+    """Return *upserts* with each guide section at an anchor no other section of its topic's guide
+    holds (``corpus.records.unique_anchors``), as a build gives them: a replaced section keeps its
+    anchor (its heading's slug, or one with a suffix) while it has the same heading's slug; a new one
+    comes after the index's sections, with a suffix (``-2``) when its heading's slug is taken."""
+    sections = [record for record in upserts.values() if isinstance(record, GuideSection)]
+    if not sections:
+        return upserts
+    gone = {num for num in existing.values() if num is not None}
+    taken: dict[str, set[str]] = {}
+    for num in searcher.docs_for_query(wq.Term("kind", GUIDE)):
+        if num not in gone:
+            fields = searcher.stored_fields(num)
+            taken.setdefault(str(fields["topic"]), set()).add(str(fields.get("url") or "").partition("#")[2])
+    before: dict[str, str] = {}  # a replaced section's anchor, when its heading still gives it
+    for section in sections:
+        old = kept.get(section.id)
+        if old is not None and old.get("kind") == GUIDE and old.get("topic") == section.topic:
+            anchor = str(old.get("url") or "").partition("#")[2]
+            if anchor == section.anchor or re.fullmatch(re.escape(section.anchor) + r"-\d+", anchor):
+                before[section.id] = anchor
+    # In listing order: the replaced sections at their places, then the new ones, as the update lists them.
+    sections.sort(key=lambda s: (s.id not in kept, int(kept[s.id]["order"]) if s.id in kept else 0))
+    anchors = unique_anchors(sections, taken, before)
+    out = dict(upserts)
+    for section, anchor in zip(sections, anchors):
+        if anchor != section.anchor:
+            out[section.id] = replace(section, anchor=anchor)
+    return out
 
 
 def _last_positions(searcher) -> dict[str, int]:

@@ -702,3 +702,14 @@ def test_a_guide_has_one_address_and_its_topic_in_another_case_leads_to_it(tmp_p
     other_case = client.get("/guides/" + quote(topic.upper(), safe=""))
     assert other_case.status_code == 302 and other_case.headers["Location"] == address
     assert client.get("/guides/" + quote("Nothing Like It", safe="")).status_code == 404
+
+
+def test_a_topic_asked_for_by_its_label_is_that_topic(client):
+    # /?topic=Training%20Infrastructure answered "Nothing matched with these filters" (a QA pass): the
+    # label is what the facet shows and what a reader types.
+    for path in ("/?topic=Training%20Infrastructure", "/feeds/search.atom?topic=training%20INFRASTRUCTURE",
+                 "/guides/Training%20Infrastructure"):
+        moved = client.get(path)
+        assert moved.status_code == 302 and "training-infrastructure" in moved.headers["Location"], path
+    found = client.get("/api/search?topic=Compute%20deals").get_json()
+    assert found["total"] > 0 and found["filters"]["topic"] == ["compute-deals"]

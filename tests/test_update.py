@@ -212,6 +212,26 @@ def test_an_update_writes_a_topic_or_organisation_the_way_the_index_does(root, t
     assert service.snapshot().canonical_filters(SearchParams(entity=("quokkalabs",))).entity == ("QuokkaLabs",)
 
 
+def test_an_update_reads_a_topic_written_by_its_label_as_that_topic(root, tmp_path):
+    service = SearchService(root)
+    home = service.snapshot().meta["topics"]["training-infrastructure"]["name"]
+    related = service.snapshot().meta["topics"]["data-centers-power"]["name"]
+    text = {"title": "NVIDIA opens a Texas data center campus",
+            "summary": "The new data center draws 2GW of power for GPU training clusters."}
+    by_slug = {"id": "by-slug", **text, "topics": ["training-infrastructure"]}
+    by_label = {"id": "by-label", **text, "topics": [home]}
+    related_only = {"id": "related-only", **text, "topics": [related.upper()]}
+    before = total(service, topic=("training-infrastructure",))
+    update(write_jsonl(tmp_path / "c.jsonl", [by_slug, by_label]), root)
+    update(write_jsonl(tmp_path / "d.jsonl", [related_only]), root)  # alone: no record of the home topic beside it
+    slug_doc, label_doc = service.document("by-slug"), service.document("by-label")
+    assert slug_doc["entities"] and len(slug_doc["topics"]) > 1  # enriched
+    assert [label_doc[f] for f in ("topic", "topics", "entities")] == [slug_doc[f] for f in ("topic", "topics", "entities")]
+    assert service.document("related-only")["topics"] == ["data-centers-power"]
+    facet = [(f.value, f.count) for f in service.search(SearchParams()).facets["topic"] if f.value.casefold() == home.casefold()]
+    assert facet == [] and total(service, topic=("training-infrastructure",)) == before + 2
+
+
 @pytest.mark.parametrize(("bad_id", "reason"), [("x" * 513, "the limit is 512"), ("a\x00b", "control character")])
 def test_a_delete_line_names_its_id_by_the_same_rules_as_an_upsert(root, tmp_path, bad_id, reason):
     published = store.current_id(root)

@@ -1,0 +1,143 @@
+"""Guide sections' anchors: every section of a topic's guide has its own, from a guide file or JSONL,
+at build and at update (two sections at one anchor shared a URL and a feed entry's id)."""
+
+from __future__ import annotations
+
+import re
+
+from index.build import build
+from index.update import update
+from tests.conftest import write_jsonl as _write_jsonl
+from web import create_app
+
+TOPIC = "ai-act"
+
+
+def write_jsonl(path, docs):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _write_jsonl(path, docs)
+
+
+def guide(topic: str, sections: list[tuple[str, str]]) -> list[dict]:
+    """JSONL guide records of *topic*: (id, heading) pairs."""
+    return [{"id": doc_id, "kind": "guide", "title": heading, "summary": f"Text of {doc_id}.", "topics": [topic]}
+            for doc_id, heading in sections]
+
+
+def app_client(root):
+    return create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+
+
+def page_anchors(root, topic: str = TOPIC) -> list[str]:
+    """The ids of the sections on the guide page, in order, as a browser jumps to them."""
+    response = app_client(root).get(f"/guides/{topic}")
+    assert response.status_code == 200
+    return re.findall(r'<section id="([^"]+)"', response.get_data(as_text=True))
+
+
+def section_urls(root, ids) -> dict[str, str]:
+    app = app_client(root)
+    return {doc_id: app.get(f"/api/documents/{doc_id}").get_json()["document"]["url"] for doc_id in ids}
+
+
+def feed_entry_ids(root, query: str) -> list[str]:
+    feed = app_client(root).get("/feeds/search.atom", query_string={"q": query}).get_data(as_text=True)
+    return re.findall(r"<entry>.*?<id>(.*?)</id>", feed, re.S)
+
+
+def test_sections_whose_headings_share_a_slug_get_their_own_anchors_at_build(tmp_path):
+    sections = [("straight", "Calendrier de l'AI Act"), ("curly", "Calendrier de l’AI Act"),
+                ("outline", "概要"), ("outline-again", "概要")]
+    source = write_jsonl(tmp_path / "src" / "act.jsonl", guide(TOPIC, sections))
+    build([source], root=tmp_path / "ix", semantic=False)
+    anchors = page_anchors(tmp_path / "ix")
+    assert anchors == ["calendrier-de-l-ai-act", "calendrier-de-l-ai-act-2", "item", "item-2"]
+    urls = section_urls(tmp_path / "ix", [doc_id for doc_id, _ in sections])
+    assert sorted(urls.values()) == sorted(f"/guides/{TOPIC}#{anchor}" for anchor in anchors)
+    entries = feed_entry_ids(tmp_path / "ix", "calendrier")
+    assert len(entries) == 2 and len(set(entries)) == 2
+
+    # Stable: a rebuild with a third such section after them leaves the first two where they were.
+    sections.append(("update", "Calendrier de l’AI Act"))
+    write_jsonl(tmp_path / "src" / "act.jsonl", guide(TOPIC, sections))
+    build([source], root=tmp_path / "ix", semantic=False)
+    assert page_anchors(tmp_path / "ix") == [*anchors, "calendrier-de-l-ai-act-3"]
+
+
+def test_a_guide_file_holds_two_headings_with_one_slug_and_a_jsonl_section_of_its_topic_a_third(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    # Refused before ("repeats an earlier one"), though the headings differ; "Phase 2" keeps its own slug.
+    (src / f"{TOPIC}.guide.txt").write_text(
+        "Calendrier de l'AI Act\nFirst text.\n"
+        "Calendrier de l’AI Act\nSecond text.\n"
+        "Phase\nThird text.\n"
+        "Phase\nFourth text.\n"
+        "Phase 2\nFifth text.\n",
+        encoding="utf-8",
+    )
+    write_jsonl(src / "more.jsonl", guide(TOPIC, [("jsonl-calendrier", "Calendrier de l'AI Act")]))
+    build([src], root=tmp_path / "ix", semantic=False)
+    assert page_anchors(tmp_path / "ix") == [
+        "calendrier-de-l-ai-act", "calendrier-de-l-ai-act-2", "phase", "phase-3", "phase-2", "calendrier-de-l-ai-act-3",
+    ]
+    # A guide file's section id is its topic and anchor: the same for every build of that file.
+    urls = section_urls(tmp_path / "ix", [f"{TOPIC}--calendrier-de-l-ai-act-2", f"{TOPIC}--phase-3", "jsonl-calendrier"])
+    assert urls == {f"{TOPIC}--calendrier-de-l-ai-act-2": f"/guides/{TOPIC}#calendrier-de-l-ai-act-2",
+                    f"{TOPIC}--phase-3": f"/guides/{TOPIC}#phase-3",
+                    "jsonl-calendrier": f"/guides/{TOPIC}#calendrier-de-l-ai-act-3"}
+
+
+def test_accented_headings_keep_their_letters_in_anchors(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / f"{TOPIC}.guide.txt").write_text(
+        "Données personnelles & RGPD\nText.\nÜberblick\nText.\n", encoding="utf-8"
+    )
+    write_jsonl(src / "more.jsonl", guide(TOPIC, [("robot", "Qu'est-ce qu'un robot humanoïde ?")]))
+    build([src], root=tmp_path / "ix", semantic=False)
+    assert page_anchors(tmp_path / "ix") == ["donnees-personnelles-rgpd", "uberblick", "qu-est-ce-qu-un-robot-humanoide"]
+    assert section_urls(tmp_path / "ix", [f"{TOPIC}--donnees-personnelles-rgpd"])  # the id follows the anchor
+
+
+def test_an_update_gives_a_new_section_its_own_anchor_and_an_edited_one_keeps_its_own(tmp_path):
+    src = tmp_path / "src"
+    first = guide(TOPIC, [("straight", "Calendrier de l'AI Act"), ("data", "Données personnelles")])
+    write_jsonl(src / "act.jsonl", first)
+    root = tmp_path / "ix"
+    build([src], root=root, semantic=False)
+    added = guide(TOPIC, [("curly", "Calendrier de l’AI Act"), ("outline", "概要"), ("outline-again", "概要"),
+                          ("elsewhere", "Calendrier de l'AI Act")])
+    added[-1]["topics"] = ["other-topic"]  # another guide: its own anchors
+    update(write_jsonl(tmp_path / "c1.jsonl", added), root)
+    after_update = page_anchors(root)
+    assert after_update == ["calendrier-de-l-ai-act", "donnees-personnelles", "calendrier-de-l-ai-act-2", "item", "item-2"]
+    assert page_anchors(root, "other-topic") == ["calendrier-de-l-ai-act"]
+    assert len(set(feed_entry_ids(root, "calendrier"))) == 3
+
+    # Edited, each section keeps its anchor: the first its plain one, the later one its suffix.
+    edits = [dict(record, summary="Edited text.") for record in (first[0], added[0], added[2])]
+    update(write_jsonl(tmp_path / "c2.jsonl", edits), root)
+    assert page_anchors(root) == after_update
+
+    # A build of the same documents in the same order gives each the anchor the update gave it.
+    write_jsonl(src / "act.jsonl", first + added)
+    build([src], root=root, semantic=False)
+    assert page_anchors(root) == after_update
+
+
+def test_an_update_whose_heading_moves_onto_a_taken_slug_gets_a_suffix(tmp_path):
+    root = tmp_path / "ix"
+    build([write_jsonl(tmp_path / "src" / "act.jsonl", guide(TOPIC, [("a", "Scope"), ("b", "Timeline")]))],
+          root=root, semantic=False)
+    update(write_jsonl(tmp_path / "c.jsonl", guide(TOPIC, [("b", "Scope")])), root)
+    assert page_anchors(root) == ["scope", "scope-2"]
+
+
+def test_a_deleted_sections_anchor_is_free_again(tmp_path):
+    root = tmp_path / "ix"
+    build([write_jsonl(tmp_path / "src" / "act.jsonl", guide(TOPIC, [("a", "Calendrier de l'AI Act"), ("b", "Scope")]))],
+          root=root, semantic=False)
+    changes = [{"id": "a", "delete": True}, *guide(TOPIC, [("c", "Calendrier de l’AI Act")])]
+    update(write_jsonl(tmp_path / "c.jsonl", changes), root)
+    assert page_anchors(root) == ["scope", "calendrier-de-l-ai-act"]

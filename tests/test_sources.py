@@ -1,0 +1,54 @@
+"""Loading a corpus: a topic written by a known topic's label is that topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.enrich import load_taxonomy
+from corpus.sources import load_corpus
+from index.build import build
+from tests.conftest import write_jsonl
+from web import create_app
+
+HOME = load_taxonomy().home
+RELATED = load_taxonomy().related[0].topic
+TEXT = {"title": "OpenAI signs a compute deal with Microsoft for a new data center",
+        "summary": "The agreement covers a gigawatt campus and Nvidia GPUs."}
+
+
+def record(doc_id: str, *topics: str) -> dict:
+    return {"id": doc_id, **TEXT, "topics": list(topics)}
+
+
+@pytest.mark.parametrize("written", [HOME.name, f"  {HOME.name.upper()} ", HOME.name.lower().replace(" ", "  ")])
+def test_the_home_topic_written_by_its_label_is_the_home_topic_and_is_enriched(tmp_path, written):
+    path = write_jsonl(tmp_path / "docs.jsonl", [record("by-slug", HOME.slug), record("by-label", written)])
+    by_slug, by_label = load_corpus([path]).records
+    assert by_slug.topic == HOME.slug and len(by_slug.topics) > 1 and by_slug.entities  # what enrichment gives
+    assert (by_label.topic, by_label.topics, by_label.entities) == (by_slug.topic, by_slug.topics, by_slug.entities)
+
+
+def test_a_related_topic_and_a_declared_topic_written_by_their_labels_are_those_topics(tmp_path):
+    (tmp_path / "robots.topic.txt").write_text(
+        "Humanoid Robots\nrobots·1 event·last 2h agoRobots that walk.\nRelated entities\nRelated topics (0)\n"
+        "Guides (0)\nRecent events (1)\nA robot walks\nIt walked.\n",
+        encoding="utf-8",
+    )
+    write_jsonl(tmp_path / "docs.jsonl", [record("a", HOME.slug, RELATED.name.upper()), record("b", "humanoid robots")])
+    corpus = load_corpus([tmp_path])
+    records = {r.id: r for r in corpus.records}
+    assert RELATED.slug in records["a"].topics and RELATED.name.upper() not in records["a"].topics
+    assert (records["b"].topic, records["b"].topics) == ("robots", ("robots",))
+    assert set(corpus.topics) >= {"robots", HOME.slug, RELATED.slug}
+    assert all(r.topic in corpus.topics for r in corpus.records)
+
+
+def test_a_topic_written_by_its_label_is_one_facet_value_and_its_filter_finds_it(tmp_path):
+    path = write_jsonl(tmp_path / "docs.jsonl", [record("by-slug", HOME.slug), record("by-label", HOME.name)])
+    build([path], root=tmp_path / "ix", semantic=False)
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    facet = client.get("/api/search", query_string={"q": ""}).get_json()["facets"]["topic"]
+    home = [(f["value"], f["count"]) for f in facet if f["label"] == HOME.name]
+    assert home == [(HOME.slug, 2)]
+    found = client.get("/api/search", query_string={"q": "", "topic": HOME.slug}).get_json()
+    assert sorted(h["id"] for h in found["hits"]) == ["by-label", "by-slug"]
