@@ -713,3 +713,10 @@ def test_a_topic_asked_for_by_its_label_is_that_topic(client):
         assert moved.status_code == 302 and "training-infrastructure" in moved.headers["Location"], path
     found = client.get("/api/search?topic=Compute%20deals").get_json()
     assert found["total"] > 0 and found["filters"]["topic"] == ["compute-deals"]
+
+
+def test_a_topics_results_link_its_guide(client):
+    # A topic's results page linked its guide only from the site's footer (a QA pass).
+    page = html(client, "/?topic=training-infrastructure&q=stargate")
+    assert '<a href="/guides/training-infrastructure">Read the guide: Training Infrastructure</a>' in page.split("<footer", 1)[0]
+    assert "Read the guide" not in html(client, "/?topic=compute-deals")  # a topic without a guide

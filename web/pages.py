@@ -271,7 +271,14 @@ def guides() -> dict[str, object]:
         # One address a guide: the one its sections and /api/topics give (the route's own quoting kept "&", "(" and "/").
         return [(guide_url(topic), snap.label("topic", topic)) for topic in snap.guide_topics]
 
-    return {"guide_links": listed}
+    def guide_of(topic: str) -> str | None:
+        """Return the guide page of *topic*, or None when it has no guide."""
+        try:
+            return guide_url(topic) if topic in get_search().snapshot().guide_topics else None
+        except store.IndexUnavailable:
+            return None
+
+    return {"guide_links": listed, "guide_of": guide_of}
 
 
 @bp.get("/guides/<id:topic>", merge_slashes=False)  # a topic may hold a "/", even first (%2F, read back as "/")
