@@ -13,6 +13,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from index.dates import month_of, timestamp
 from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, SLUG_MAX_CHARS, Record, guide_url, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, normal_text, guide_url: for requests (search/)
+from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): markup pasted into a query
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.

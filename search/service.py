@@ -28,7 +28,7 @@ from urllib.parse import quote
 from whoosh import query as wq
 
 from index import store
-from index.schema import guide_url
+from index.schema import guide_url, plain_text
 from search.cache import ResultCache, memory_lock, unpatched
 from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title, together
@@ -292,8 +292,11 @@ class SearchService:
         """Return the query for *params*: parsed, cut to its informative words, expanded (typos, prefixes)."""
         if not params.q.strip():
             return _Asked(None, None, 0)
+        # Markup pasted with the words ("<b>stargate</b>", an end tag saying it is markup) is its text,
+        # as a document's is: its "b" ranked the pages on "$1B" first.  The query shown is as typed.
+        typed = plain_text(params.q) if "</" in params.q else params.q
         # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
-        text = caps_lock(typed_marks(params.q), lambda word: self._vocabulary(snap).acronym(word))
+        text = caps_lock(typed_marks(typed), lambda word: self._vocabulary(snap).acronym(word))
         parsed = build_query(text, snap.schema, snap.synonyms)
         parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
         if parsed.is_empty:

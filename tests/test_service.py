@@ -1495,3 +1495,11 @@ def test_more_like_this_shows_one_of_the_documents_that_share_an_opening(tmp_pat
     build([write_jsonl(tmp_path / "d.jsonl", docs)], tmp_path / "index")
     like = [d["id"] for d in SearchService(tmp_path / "index").more_like_this("gimp")]
     assert len(like) == 5 and sum(doc_id.startswith("oiio-") for doc_id in like) == 1, like
+
+
+@pytest.mark.parametrize(("pasted", "meant"), [("<b>stargate</b>", "stargate"), ("<em>Trainium</em> <b>deal</b>", "Trainium deal")])
+def test_markup_pasted_with_the_words_is_searched_as_its_text(service, pasted, meant):
+    # "<b>stargate</b>" searched the letter b: the pages on "$1B" and "$4B" and the Series H page came
+    # before any Stargate page (a QA pass).  The query is shown as typed.
+    result, plain = service.search(SearchParams(q=pasted)), service.search(SearchParams(q=meant))
+    assert result.query == pasted and [h.id for h in result.hits] == [h.id for h in plain.hits] and result.total == plain.total
