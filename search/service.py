@@ -705,6 +705,9 @@ class _Found:
                 # finds them: "anthropic -amazon" kept the page on "three AWS data centers".
                 if (slug := snap.organisation(typed)) is not None:
                     excluded = excluded | snap.facet_docs["entities"][slug]
+                # So does a document's name the document ("web browser -chromium": the package chromium).
+                if (name := snap.named(typed)) is not None:
+                    excluded = excluded | {name}
             matched = set()
             required = []
             for concept in parsed.concepts:

@@ -256,3 +256,14 @@ def test_every_package_of_the_debian_sample_is_first_for_its_name(tmp_path):
         if (first.id, first.matched_by) != (doc_id, "name"):
             missed.append((doc_id, first.id))
     assert missed == []
+
+
+def test_excluding_a_name_leaves_out_the_package_it_names(packages):
+    # "web browser -chromium" kept deb-chromium first: it holds "chromium" only in its id, the name
+    # that "chromium" finds it by (QA pass S).  Excluded, the name leaves it out as a word would.
+    _, client = packages
+    assert "pkg-docker" in [h["id"] for h in _search(client, q="tray")["hits"]]
+    kept = [h["id"] for h in _search(client, q="tray -docker")["hits"]]
+    assert "pkg-docker" not in kept
+    assert "pkg-gimp" not in [h["id"] for h in _search(client, q="picture editor -gimp")["hits"]]
+    assert "pkg-gimpx" in [h["id"] for h in _search(client, q="picture editor -gimp")["hits"]]  # another name
