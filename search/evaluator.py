@@ -462,22 +462,21 @@ class _Walk:
         # Word by word, the documents where the phrase so far stands, with where it ends in each: a
         # word's positions are read only in those, and once however often the phrase repeats it
         # ('"the the … the"' read the positions of "the" in 40,000 documents once a word: 61 s).
-        read: dict[bytes, dict[int, list[int]]] = {}
-        ends: dict[int, list[int]] | None = None
-        for word, text in zip(node.words, texts):
-            held = read.get(text)
-            if held is None:  # read for the documents still in the running: a later repeat wants fewer
-                held = read[text] = self._positions(node.fieldname, word, text, sorted(common if ends is None else ends))
-            if ends is None:
-                ends = {docnum: found for docnum in sorted(common) if (found := held.get(docnum))}
-            else:
-                ends = {docnum: chain for docnum, before in ends.items()
-                        if (following := held.get(docnum)) and (chain := _continued(before, following, node.slop))}
+        ordered = sorted(common)
+        first, *rest = zip(node.words, texts)
+        read = {first[1]: self._positions(node.fieldname, *first, ordered)}
+        ends = {docnum: found for docnum in ordered if (found := read[first[1]].get(docnum))}
+        for word, text in rest:
             if not ends:
                 return {}
-        matched = list(ends or ())
-        if not matched:
+            held = read.get(text)
+            if held is None:  # read for the documents still in the running: a later repeat wants fewer
+                held = read[text] = self._positions(node.fieldname, word, text, sorted(ends))
+            ends = {docnum: chain for docnum, before in ends.items()
+                    if (following := held.get(docnum)) and (chain := _continued(before, following, node.slop))}
+        if not ends:
             return {}
+        matched = list(ends)
         try:  # read only now: often no document holds the words in order
             entries = [self.cache.get(self.searcher, node.fieldname, text) for text in texts]
         except Unsupported:

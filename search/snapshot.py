@@ -130,9 +130,10 @@ class Snapshot:
         # counts' tie-break, looked up in C (search/facets.py).
         self.facet_ranks = {facet: _ranks(labels) for facet, labels in self.facet_labels.items()}
         # Each facet's values by their case-folded form, where that names one value only ("OpenAI").
-        self._folded = {facet: _unambiguous_folds(self.facet_docs[field]) for facet, field in FACETS.items()}
+        self._folded = {facet: _unambiguous_folds((value, value) for value in self.facet_docs[field]) for facet, field in FACETS.items()}
         # A topic asked for by its label ("Training Infrastructure"), as a build reads one written so.
-        self._folded["topic"] = {**_unambiguous_labels(self.meta.get("topics"), self.facet_docs["topics"]), **self._folded["topic"]}
+        labels = _unambiguous_folds((label, value) for value, (label, _) in self.facet_labels["topic"].items())
+        self._folded["topic"] = {**labels, **self._folded["topic"]}
         self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
         self.facet_value_of: dict[tuple[str, str, int], FacetValue] = {}  # each one of them, by (facet, value, count)
         # Each facet field's values by document as arrays, for counting large match sets (search/facets.py).
@@ -441,23 +442,13 @@ def _one_word_variants(analysed: Iterable[Iterable[Iterable[str]]], written: Ite
     return found
 
 
-def _unambiguous_folds(values: Iterable[str]) -> dict[str, str]:
-    """Return each value by its case-folded form, leaving out forms that two values share."""
+def _unambiguous_folds(written: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Return each value by the case-folded form of how it is written (its own text, or its label),
+    leaving out forms that two values share."""
     by_fold: dict[str, list[str]] = {}
-    for value in values:
-        by_fold.setdefault(value.casefold(), []).append(value)
+    for text, value in written:
+        by_fold.setdefault(text.casefold(), []).append(value)
     return {fold: same[0] for fold, same in by_fold.items() if len(same) == 1}
-
-
-def _unambiguous_labels(topics: object, held: dict[str, frozenset[int]]) -> dict[str, str]:
-    """Return each topic the documents carry by its label case-folded, leaving out labels two topics share."""
-    labels = ((str(fields.get("label") or fields.get("name") or ""), slug) for slug, fields in
-              (topics.items() if isinstance(topics, dict) else ()) if isinstance(fields, dict) and slug in held)
-    by_fold: dict[str, list[str]] = {}
-    for label, slug in labels:
-        if label:
-            by_fold.setdefault(label.casefold(), []).append(slug)
-    return {fold: slugs[0] for fold, slugs in by_fold.items() if len(slugs) == 1}
 
 
 def _folded_name(text: str) -> str:
