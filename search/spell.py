@@ -46,6 +46,10 @@ FORM_DOCS = 4  # the documents of each field a word's written forms are read fro
 WRITES_DOCS = 64  # the documents of each field searched for the word a typo is close to (``surface``)
 
 
+COMPLETION_MIN_CHARS = 5  # letters a word cut short needs to be completed ("wiresha"; not "cart")
+COMPLETIONS = 4  # index words at most a word cut short is searched as
+
+
 LONGEST_CORRECTED = 40  # characters: a longer "word" is no typo of one (a pasted hash, a run of keys)
 
 
@@ -196,6 +200,22 @@ class Vocabulary:
         if found is None:
             found = self._remember(key, any(self.reader.doc_frequency(f, word) for f in SEARCH_FIELDS))
         return found  # type: ignore[return-value]
+
+    def completions(self, typed: str) -> list[str]:
+        """Return the index words that *typed*, a word the index lacks as analysed, is the start of,
+        the most frequent first: its own letters, when the index has them as the stem of a longer word
+        ("libreoffic", which the stemmer cuts on to "libreoff", is how the index has "LibreOffice");
+        else, for a word of ``COMPLETION_MIN_CHARS`` letters or more that is no English word, the
+        ``COMPLETIONS`` commonest index words it begins ("wiresha": "wireshark"); else none."""
+        folded = self._fold(typed)
+        if folded in FUNCTION_TERMS:
+            return []
+        if self.contains(folded):
+            return [folded]
+        if len(folded) < COMPLETION_MIN_CHARS or not folded.isalpha() or self.common(typed):
+            return []
+        words = [w for w in self.prefixed(folded, COMPLETIONS) if w not in FUNCTION_TERMS]
+        return sorted(words, key=lambda w: (-self.frequency(w), w))
 
     def _fold(self, typed: str) -> str:
         tokens = [t.text for t in self.analyzer(typed, mode="query", no_morph=True, removestops=False)]

@@ -33,6 +33,9 @@ class FakeVocabulary:
     def prefixed(self, prefix, limit):
         return [w for w in self.words if w.startswith(prefix)][:limit]
 
+    def completions(self, typed):
+        return [] if len(typed) < 5 else self.prefixed(typed.lower(), 4)
+
     def acronym(self, word):
         return word in {"gpu", "llm", "tpu"}
 

@@ -1503,3 +1503,31 @@ def test_markup_pasted_with_the_words_is_searched_as_its_text(service, pasted, m
     # before any Stargate page (a QA pass).  The query is shown as typed.
     result, plain = service.search(SearchParams(q=pasted)), service.search(SearchParams(q=meant))
     assert result.query == pasted and [h.id for h in result.hits] == [h.id for h in plain.hits] and result.total == plain.total
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant", "shown"),
+    [
+        # A word cut short, too far from the whole word to be a typo of it (3 letters missing).
+        ("infrastruct", "infrastructure", "infrastructure"),
+        ("infrastruct texas", "infrastructure texas", "infrastructure texas"),
+        # Typed letters the index has as the stem of a longer word, which the stemmer cuts further
+        # ("deepspe" to "deepsp"): at 64k "libreoffic" found nothing, though it is LibreOffice's stem.
+        ("deepspe", "deepspeed", "DeepSpeed"),
+    ],
+)
+def test_a_word_cut_short_finds_what_the_whole_word_finds_and_says_so(service, typed, meant, shown):
+    # "infrastruct", "wiresha" and "libreoffic" found nothing and offered no way out (QA pass S).
+    result, whole = (service.search(SearchParams(q=q, per_page=50)) for q in (typed, meant))
+    assert result.total == whole.total > 0 and {h.id for h in result.hits} == {h.id for h in whole.hits}
+    assert result.suggestion is not None and result.suggestion.text == shown
+    explained = service.search(SearchParams(q=typed, explain=True)).hits[0].explanation
+    assert any(part["via"] == "completion" for part in explained["matched"])
+
+
+@pytest.mark.parametrize("typed", ["asdfgh", "zqxwv", "banana"])
+def test_a_word_no_page_begins_is_not_completed(service, typed):
+    # Completion is for the beginning of an index word; an English word the pages lack ("banana")
+    # is a word of its own, not the start of "bananas…".
+    result = service.search(SearchParams(q=typed))
+    assert result.total == 0 and result.suggestion is None
