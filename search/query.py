@@ -1023,7 +1023,25 @@ def _widened(
         elif not known:
             # "multigpu" is the "multi-GPU" of the pages: the two words side by side (besides its typos).
             extra = _written_apart(concept.text, vocabulary) if split else []
+            words = vocabulary.completions(concept.text)
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
+            if words and near and vocabulary.frequency(near[0][0]) > vocabulary.frequency(words[0]):
+                words = []  # "callde" is "called", not "calldepth": a close spelling more pages hold
+            if words:
+                # A word cut short ("wiresha"; "thunderb": Thunderbird, not "thunderx" one letter off,
+                # which fewer pages hold), or one the stemmer cuts shorter than the index's stem of its
+                # whole word ("libreoffic"): the words it begins, as a prefix. An English word
+                # ("character", which the index has as the stem of "characterized") is that word,
+                # searched by its own stem as the pages' words are: no correction.
+                whole = vocabulary.common(concept.text)
+                # The commonest is the word meant, as the correction shown; the others weigh less, as
+                # close spellings do ("firef": "firefly", rarer, put a FireFly camera before Firefox).
+                weight = 1.0 if whole else PREFIX_WEIGHT
+                extra += [Alternative("completion", (w,), word_query(w, weight * (1.0 if i == 0 else OTHER_TYPO_SHARE)))
+                          for i, w in enumerate(words)]
+                if not whole:
+                    corrections.append(Correction(concept.span, concept.text, words[0], 1))
+                return replace(concept, alternatives=(*concept.alternatives, *extra))
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
                 near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
             # The first is the correction the answer shows: the others, in case it is not, weigh less
@@ -1035,11 +1053,6 @@ def _widened(
                 extra += [a for a in _ways((near[0][0],), synonyms)[0] if a.via == "synonym"]
             if near:
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
-            elif words := vocabulary.completions(concept.text):
-                # A word cut short ("wiresha", "infrastruct"), or one the stemmer cuts shorter than the
-                # index's stem of its whole word ("libreoffic"): the words it begins, as a prefix.
-                extra = [Alternative("completion", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
-                corrections.append(Correction(concept.span, concept.text, words[0], 1))
         elif (plural := _model_plural(concept.text)) and vocabulary.contains(plural):
             extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept

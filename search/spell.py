@@ -48,6 +48,7 @@ WRITES_DOCS = 64  # the documents of each field searched for the word a typo is 
 
 COMPLETION_MIN_CHARS = 5  # letters a word cut short needs to be completed ("wiresha"; not "cart")
 COMPLETIONS = 4  # index words at most a word cut short is searched as
+COMPLETION_STRETCH = 1.5  # ... each at most this many times as long as what was typed (stems)
 
 
 LONGEST_CORRECTED = 40  # characters: a longer "word" is no typo of one (a pasted hash, a run of keys)
@@ -85,6 +86,18 @@ def _match_case(word: str, typed: str) -> str:
 def _capitals_inside(word: str) -> bool:
     """Return whether *word* has a capital past its first letter ("DeepSpeed", "GPUs"; not "Stargate")."""
     return word[1:] != word[1:].lower()
+
+
+CASED_MAX_CHARS = 5  # letters at most of a word typed in capitals that is read as an acronym ("ASIC")
+
+
+def _cased(typed: str) -> bool:
+    """Return whether *typed* was written with capitals inside as a name or an acronym is: in capitals
+    and short ("ASIC"; "KUBERENTES" is caps lock), or in mixed case ("RoCE", "DeepSpeeed")."""
+    letters = [c for c in typed if c.isalpha()]
+    if len(letters) < 2 or not _capitals_inside(typed):
+        return False
+    return len(letters) <= CASED_MAX_CHARS or not typed.isupper()
 
 
 def _as_shown(written: str, typed: str) -> str:
@@ -206,7 +219,8 @@ class Vocabulary:
         the most frequent first: its own letters, when the index has them as the stem of a longer word
         ("libreoffic", which the stemmer cuts on to "libreoff", is how the index has "LibreOffice");
         else, for a word of ``COMPLETION_MIN_CHARS`` letters or more that is no English word, the
-        ``COMPLETIONS`` commonest index words it begins ("wiresha": "wireshark"); else none."""
+        ``COMPLETIONS`` commonest index words it begins, of up to ``COMPLETION_STRETCH`` times its
+        length ("wiresha": "wireshark"); else none."""
         folded = self._fold(typed)
         if folded in FUNCTION_TERMS:
             return []
@@ -214,7 +228,10 @@ class Vocabulary:
             return [folded]
         if len(folded) < COMPLETION_MIN_CHARS or not folded.isalpha() or self.common(typed):
             return []
-        words = [w for w in self.prefixed(folded, COMPLETIONS) if w not in FUNCTION_TERMS]
+        # A beginning, not a fragment: a third of the word at most is missing ("wiresha", "kubern";
+        # not "feldman" of "FeldmanHashMap", a name the pages lack).
+        longest = len(folded) * COMPLETION_STRETCH
+        words = [w for w in self.prefixed(folded, COMPLETIONS) if w not in FUNCTION_TERMS and len(w) <= longest]
         return sorted(words, key=lambda w: (-self.frequency(w), w))
 
     def _fold(self, typed: str) -> str:
@@ -252,6 +269,11 @@ class Vocabulary:
                 # The commonest is an English word, and another one a document's name: the name is
                 # meant (a stable sort keeps the frequency order otherwise: "nmpy" is still NumPy).
                 found.sort(key=lambda pair: self.names(self.surface(pair[0], typed)) is None)
+            if found and _cased(typed):
+                # "ASIC", "RoCE": a word typed with capitals inside is a name or an acronym as its
+                # writer knows it; it is corrected only into one the pages write so ("GPUU": GPU),
+                # never into a plain word ("ASIA", "Race", "OPEN").
+                found = [(w, d) for w, d in found if any(_capitals_inside(way) for _, way in self._written_forms(w))]
         if not found and self.synonym_words:
             found = self._near_synonym(typed, word)
         return self._remember(key, found)  # type: ignore[return-value]

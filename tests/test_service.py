@@ -1166,10 +1166,14 @@ def test_the_answer_card_is_the_first_result_whatever_the_page_size(service, que
 
 
 @pytest.mark.parametrize(("query", "meant"), [("fine turning", "fine tuning"), ("trailing compute", "training compute"),
-                                              ("pover grid", "power grid"), ("memor efficient", "memory efficient")])
+                                              ("pover grid", "power grid"), ("memor efficient", "memory efficient"),
+                                              ("GPUU", "GPU"), ("NVDIA", "NVIDIA"), ("DeepSpeeed", "DeepSpeed"),
+                                              ("KUBERENTES", "KUBERNETES"), ("asic", "asia")])
 def test_a_typo_is_still_corrected_when_it_is_no_english_word_or_the_pages_write_the_correction_so(service, query, meant):
     # "pover" and "memor" are whole pieces of the model's tokenizer but no English words; "turning" is
     # English, but pages write "fine tuning" and none "fine turning" (a QA pass found all four uncorrected).
+    # Typed in capitals, an acronym's or a name's typo is corrected into the acronym or the name (not
+    # into a plain word: below); a long word in capitals is caps lock; lower case is as before.
     result = service.search(SearchParams(q=query))
     assert result.suggestion is not None and result.suggestion.text == meant and result.total
 
@@ -1531,3 +1535,29 @@ def test_a_word_no_page_begins_is_not_completed(service, typed):
     # is a word of its own, not the start of "bananas…".
     result = service.search(SearchParams(q=typed))
     assert result.total == 0 and result.suggestion is None
+
+
+@pytest.mark.parametrize("typed", ["ASIC", "RoCE", "OPEX"])
+def test_a_word_typed_as_an_acronym_or_a_name_is_not_corrected_into_a_plain_word(service, typed):
+    # "ASIC" said "Including results for ASIA", "RoCE" "Race", "OPEX" "OPEN" (pages the reader did
+    # not ask for): the reader wrote the capitals on purpose; the pages write no such word.
+    result = service.search(SearchParams(q=typed))
+    assert result.suggestion is None and result.total == 0
+
+
+def test_a_word_cut_short_is_the_word_it_begins_unless_a_close_spelling_is_commoner(tmp_path, monkeypatch):
+    # At 64k "thunderb" was corrected to "thunderx" (1 package) and "firef" to "fire": every letter
+    # typed was right, the reader had not finished the word.  A close spelling that more pages hold
+    # still wins ("callde" is "called", not "calldepth").
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [{"id": f"t{i}", "title": f"Thunderbird add-on {i}", "summary": "For the mail client.", "topics": ["t"]} for i in range(6)]
+    docs += [{"id": "x", "title": "ThunderX driver", "summary": "A network driver.", "topics": ["t"]}]
+    docs += [{"id": f"c{i}", "title": f"Tool {i}", "summary": "A function called once.", "topics": ["t"]} for i in range(6)]
+    docs += [{"id": "d", "title": "Calldepth", "summary": "Counts a stack.", "topics": ["t"]}]
+    service = _built(tmp_path, docs)
+    result = service.search(SearchParams(q="thunderb", per_page=20))
+    assert result.suggestion is not None and result.suggestion.text == "thunderbird"
+    assert {h.id for h in result.hits[:6]} == {f"t{i}" for i in range(6)}
+    result = service.search(SearchParams(q="callde", per_page=20))
+    assert result.suggestion is not None and result.suggestion.text == "called"
+    assert {h.id for h in result.hits} == {f"c{i}" for i in range(6)}
