@@ -15,6 +15,7 @@ title and snippet unchanged.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from html import escape
@@ -28,6 +29,10 @@ BEFORE_A_CUT = ",;:-–—"  # left out where a passage is cut after them
 # found among the first MATCHES_LOOKED_AT matched tokens, wherever they are: a summary of 1 MB
 # holding a word thousands of times took 1 s to highlight when every match made a passage.
 MATCHES_LOOKED_AT = 1000
+
+# A list item's marker at the start of a line ("- ", "* ", "• ", "2. "): a passage starting on that
+# line starts after it.
+_MARKER = re.compile(r"[ \t]*(?:[-*\u2022\u2023\u25e6]|\d{1,3}[.)])[ \t]+")
 
 # (term, position, startchar, endchar), as TermAnalyzer.tokens gives them; a token that also
 # gives its parts ("Trainium2": trainium2, trainium) repeats its characters once per term.
@@ -97,12 +102,40 @@ def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int,
     final = []
     for start, end in spans:
         found = [match for match in matches if start <= match[0] and match[1] <= end]
+        if found:  # the lines that hold the matches: not the end of the list item before, nor the next
+            start, end = _line_start(text, start, found[0][0]), _line_end(text, end, found[-1][1])
         if end < len(text):  # "today,…" reads "today…" (as ``_crop``); cut on raw text, never on an entity
             floor = max((match[1] for match in found), default=start)
             while end > floor and text[end - 1] in BEFORE_A_CUT + " ":
                 end -= 1
         final.append((start, end, found))
     return final
+
+
+def _line_start(text: str, start: int, first: int) -> int:
+    """Return where a passage from *start* begins when a line starts before its *first* match: that
+    line's start, after its list marker ("…fine-tuning. - Sparse attention: DeepSeek's…" began in the
+    item before the one matched); else *start*."""
+    line = text.rfind("\n", start, first)
+    if line < 0:
+        return start
+    marker = _MARKER.match(text, line + 1, first)
+    return marker.end() if marker else line + 1
+
+
+def _line_end(text: str, end: int, last: int) -> int:
+    """Return where a passage to *end* ends when a line ends after its *last* match: there; else *end*."""
+    line = text.find("\n", last, end)
+    return end if line < 0 else line
+
+
+def at_line_start(text: str, start: int) -> bool:
+    """Return whether *start* is the start of a line of *text*, or of a list item's words after its marker."""
+    line = text.rfind("\n", 0, start) + 1
+    if line == start:
+        return True
+    marker = _MARKER.match(text, line, start + 1)
+    return marker is not None and marker.end() == start
 
 
 def _word_start(text: str, start: int) -> int:
@@ -212,7 +245,7 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
         out.append(f"<mark>{escape(text[match_start:match_end])}</mark>")
         index = match_end
     out.append(escape(text[index:end]))
-    before = ELLIPSIS if start > 0 and lead else ""
+    before = ELLIPSIS if start > 0 and lead and not at_line_start(text, start) else ""
     return f"{before}{''.join(out).strip()}{ellipsis_after(text, end)}"
 
 

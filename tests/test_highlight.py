@@ -24,7 +24,7 @@ from whoosh.highlight import (
 from corpus.sanitize import MARK, clean, plain_text
 from index.analysis import TermAnalyzer, text_analyzer
 from index.build import build
-from search.highlight import ELLIPSIS, SNIPPET_CHARS, ellipsis_after, highlight_snippet, highlight_title, joined, together
+from search.highlight import ELLIPSIS, SNIPPET_CHARS, at_line_start, ellipsis_after, highlight_snippet, highlight_title, joined, together
 from search.params import SearchParams
 from search.service import SearchService
 from search.snapshot import TokenReplay
@@ -107,7 +107,8 @@ class _WhooshMarkFormatter(Formatter):
 
     def format_fragment(self, fragment, replace=False, lead=True):
         body = super().format_fragment(fragment, replace)
-        start = ELLIPSIS if fragment.startchar > 0 and lead else ""
+        # No ellipsis before a passage that starts a line or a list item ("Sparse attention: …", since).
+        start = ELLIPSIS if fragment.startchar > 0 and lead and not at_line_start(fragment.text, fragment.startchar) else ""
         return f"{start}{body.strip()}{ellipsis_after(fragment.text, fragment.endchar)}"  # "scale. …" (since)
 
 
@@ -357,3 +358,15 @@ def test_every_match_a_snippet_shows_is_marked_and_its_entities_stay_whole():
         snippet = highlight_snippet(quoted, {"gizmo"}, _tokens(quoted), chars)
         assert not re.search(r"&(?!(?:amp|lt|gt|quot|#x27);)", snippet), (chars, snippet)
         assert html.escape(html.unescape(re.sub("</?mark>", "", snippet))) == re.sub("</?mark>", "", snippet)
+
+
+def test_a_passage_keeps_to_the_list_item_it_matches():
+    # The card of "sparse attention" began with the end of the item before and the item's "- ".
+    text = ("Recent results:\n- Single-layer RL: training one layer recovers most of the gains, which "
+            "dramatically reduces the compute cost of alignment fine-tuning for every lab.\n- Sparse attention: "
+            "DeepSeek's V3.2-Exp introduced DeepSeek Sparse Attention, achieving efficiency gains in training.\n"
+            "- On-device MoE: MobileMoE demonstrates fewer inference FLOPs than dense baselines on phones.")
+    terms = {"spars", "attent"}
+    snippet = highlight_snippet(text, terms, _tokens(text))
+    assert snippet.startswith("<mark>Sparse</mark> <mark>attention</mark>: DeepSeek"), snippet
+    assert "fine-tuning" not in snippet and "On-device" not in snippet and "- " not in snippet
