@@ -442,8 +442,13 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
     return found
 
 
-def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms) -> list[Concept]:
+# Words joined by hyphens ("post-training", "gpt-3", "year-over-year"): one thing, written so.
+_HYPHENATED = re.compile(r"(?<![\w-])\w+(?:-\w+)+(?![\w-])")
+
+
+def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms, analyzer: Analyzer | None = None) -> list[Concept]:
     concepts: list[Concept] = []
+    joined = [m.span() for m in _HYPHENATED.finditer(text)] if analyzer is not None and "-" in text else []
     i = 0
     while i < len(units):
         unit = units[i]
@@ -458,10 +463,42 @@ def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms) -> list[C
             words = tuple(u.word for u in units[i : i + k])
             if k == 1 or synonyms.alternatives(words):
                 span = (unit.start, units[i + k - 1].end)
+                within = next((hyphen for hyphen in joined if hyphen[0] <= unit.start < hyphen[1]), None) if k == 1 else None
+                if within is not None and (hyphenated := _hyphenated(text, within, units, i, synonyms, analyzer)):
+                    concepts.append(hyphenated[0])
+                    i += hyphenated[1]
+                    break
                 concepts.append(_concept(text[span[0] : span[1]], words, span, synonyms))
                 i += k
                 break
     return concepts
+
+
+def _hyphenated(
+    text: str, span: tuple[int, int], units: list[_Unit], at: int, synonyms: Synonyms, analyzer: Analyzer | None
+) -> tuple[Concept, int] | None:
+    """Return the concept of the words joined by hyphens at *span* (``units[at]`` their first typed
+    word) and how many units it takes, or None when it is one word or a synonym's variant (as before:
+    "fine-tuning" is also "finetuning").  The words are a phrase, function words kept ("year over
+    year"), as if quoted, and each of its words counts for any-words at the loose weight: "post-training"
+    finds the sections that say it before pages of a blog "post" about "training" (a QA pass: 13th)."""
+    inside = [u for u in units[at:] if u.end <= span[1]]
+    words = tuple(u.word for u in inside)
+    if not inside or (len(inside) > 1 and synonyms.alternatives(words)) or analyzer is None:
+        return None
+    found = _phrase_words(text[span[0] : span[1]], analyzer)  # function words kept: "on-line"
+    phrase = tuple(term for term, _, _ in found)
+    if len(phrase) < 2:
+        return None
+    ranges = [(span[0] + start, span[0] + end) for _, start, end in found]  # where each word was typed
+    query = wq.Or([wq.Phrase(f, list(phrase), slop=1, char_ranges=ranges) for f in SEARCH_FIELDS])
+    concept = Concept(
+        text=text[span[0] : span[1]],
+        alternatives=(Alternative("exact", phrase, query),),
+        loose=tuple(word_query(w) for w in dict.fromkeys(words)),
+        span=span,
+    )
+    return concept, len(inside)
 
 
 def _quoted_phrase(text: str, schema: Schema) -> wq.Query | None:
@@ -929,7 +966,7 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
             except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
                 pass
     units = _units(text, analyzer)
-    return assemble(text, _plain_concepts(text, units, synonyms), plain=plain, typed=tuple(u.word for u in units))
+    return assemble(text, _plain_concepts(text, units, synonyms, analyzer), plain=plain, typed=tuple(u.word for u in units))
 
 
 def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | None = None) -> ParsedQuery:
@@ -958,6 +995,9 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 widened = replace(concept, alternatives=(concept.alternatives[0], *extra), members=members)
         elif concept.word is None:  # a quoted phrase (or a group that is no word)
             widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms, corrections)
+            if _HYPHENATED.fullmatch(concept.text) and (word := _single_term(concept.text.replace("-", ""))) and vocabulary.contains(word):
+                # Also as one word: "network-manager" is the "NetworkManager" of the pages.
+                widened = replace(widened, alternatives=(*widened.alternatives, Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT))))
             if units := _units_written_on(concept, synonyms):
                 widened = replace(widened, alternatives=(*widened.alternatives, *units))
         else:

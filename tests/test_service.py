@@ -1561,3 +1561,40 @@ def test_a_word_cut_short_is_the_word_it_begins_unless_a_close_spelling_is_commo
     result = service.search(SearchParams(q="callde", per_page=20))
     assert result.suggestion is not None and result.suggestion.text == "called"
     assert {h.id for h in result.hits} == {f"c{i}" for i in range(6)}
+
+
+@pytest.mark.parametrize(
+    ("typed", "first"),
+    [
+        # The one section that says "post-training" came 13th, after "blog post" pages about training.
+        ("post-training", "training-infrastructure--efficiency-research-as-a-countervailing-force"),
+        # "multi-year" came first for "year-over-year"; the page that says "7x year-over-year" third.
+        ("year-over-year", "anthropic-expands-google-cloud-tpu-usage-to-up-to-one-million-tpus-in-tens-of"),
+    ],
+)
+def test_words_joined_by_hyphens_are_searched_as_written(service, typed, first):
+    def shown(q: str) -> list[str]:
+        result = service.search(SearchParams(q=q, per_page=50))
+        return ([result.answer.id] if result.answer else []) + [h.id for h in result.hits]
+
+    found, phrase = shown(typed), shown(f'"{typed}"')
+    assert found[0] == first
+    assert set(found[: len(phrase)]) == set(phrase)  # the pages that write it come first
+
+
+def test_a_hyphenated_word_marks_only_where_it_is_written(service):
+    # "gpt-3" marked the 3 of "Q3", "Trainium3" and "V3.2" on six other pages (a QA pass).
+    result = service.search(SearchParams(q="gpt-3", per_page=20))
+    marked = [m for h in result.hits for m in re.findall(r"<mark>(.*?)</mark>", h.title_html + h.snippet_html)]
+    assert marked and set(marked) <= {"GPT", "3"} and "GPT" in marked
+
+
+def test_a_hyphenated_word_also_finds_it_written_as_one(tmp_path, monkeypatch):
+    # "on-line" is also the "online" of other pages; "network-manager" the "NetworkManager".
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    docs = [{"id": "a", "title": "Online catalogues", "summary": "Searching a catalogue online.", "topics": ["t"]},
+            {"id": "b", "title": "On-line retrieval", "summary": "Retrieval on-line, at a terminal.", "topics": ["t"]},
+            {"id": "c", "title": "A line", "summary": "Standing on a line.", "topics": ["t"]}]
+    service = _built(tmp_path, docs)
+    result = service.search(SearchParams(q="on-line"))
+    assert {h.id for h in result.hits[:2]} == {"a", "b"}
