@@ -995,9 +995,16 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 widened = replace(concept, alternatives=(concept.alternatives[0], *extra), members=members)
         elif concept.word is None:  # a quoted phrase (or a group that is no word)
             widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms, corrections)
-            if _HYPHENATED.fullmatch(concept.text) and (word := _single_term(concept.text.replace("-", ""))) and vocabulary.contains(word):
-                # Also as one word: "network-manager" is the "NetworkManager" of the pages.
-                widened = replace(widened, alternatives=(*widened.alternatives, Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT))))
+            if concept.span and _HYPHENATED.fullmatch(concept.text) and (word := _single_term(concept.text.replace("-", ""))) and vocabulary.contains(word):
+                # Also as one word: "network-manager" is the "NetworkManager" of the pages; and when
+                # no page has one of its words ("fluid-stack"), only as one word, said as "fluid stack" is.
+                one = Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT))
+                if all(vocabulary.contains(w) for w in concept.alternatives[0].words if w not in FUNCTION_TERMS):
+                    widened = replace(widened, alternatives=(*widened.alternatives, one))
+                else:
+                    corrections[:] = [c for c in corrections if not (c.span and concept.span[0] <= c.span[0] < concept.span[1])]
+                    widened = replace(concept, alternatives=(concept.alternatives[0], one), loose=())
+                    corrections.append(Correction(concept.span, concept.text, word, 1))
             if units := _units_written_on(concept, synonyms):
                 widened = replace(widened, alternatives=(*widened.alternatives, *units))
         else:
@@ -1443,7 +1450,8 @@ def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> s
     """Return the index word that typed words *a* and *b* make when written as one, else None."""
     if not (a.word and b.word) or (vocabulary.contains(a.word) and vocabulary.contains(b.word)):
         return None  # two words the index has are what was asked for (most pairs end here)
-    plain = all(c.span and not c.prefix and c.count == 1 and len(c.alternatives) == 1 for c in (a, b))
+    # Each a word as typed (its synonyms aside: "mobile moe" is MobileMoE, though MoE has synonyms).
+    plain = all(c.span and not c.prefix and c.count == 1 and c.alternatives[0].via == "exact" for c in (a, b))
     if not plain or not _JOINABLE_GAP.fullmatch(text[a.span[1] : b.span[0]]):  # type: ignore[index]
         return None
     word = _single_term(a.text + b.text)
