@@ -1102,7 +1102,15 @@ def _widened(
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
         elif (plural := _model_plural(concept.text)) and vocabulary.contains(plural):
             extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
+    if concept.word and _VERSION.fullmatch(concept.word):
+        # A version is also its releases: "accelerate 1.0" is "Accelerate 1.0.0", which the index
+        # holds as one word (QA pass T: "No result has all of your words" above it).
+        extra += [Alternative("version", (w,), word_query(w)) for w in vocabulary.prefixed(concept.word + ".", VERSION_RELEASES)]
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
+
+
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+VERSION_RELEASES = 8  # releases at most a version typed stands for ("3.11": 3.11.2, 3.11.4 ...)
 
 
 SPLIT_MIN_CHARS = 5  # a word typed as one this long at least is tried as two ("multigpu", "dataparallel")

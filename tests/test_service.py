@@ -1602,3 +1602,12 @@ def test_a_hyphenated_word_also_finds_it_written_as_one(tmp_path, monkeypatch):
     service = _built(tmp_path, docs)
     result = service.search(SearchParams(q="on-line"))
     assert {h.id for h in result.hits[:2]} == {"a", "b"}
+
+
+def test_a_version_finds_its_releases(service):
+    # "accelerate 1.0" said "No result has all of your words" above "Accelerate 1.0.0 Released" (QA pass T).
+    result = service.search(SearchParams(q="accelerate 1.0", explain=True))
+    assert result.match == "all" and result.hits[0].id == "accelerate-1-0-0-released"
+    assert not result.hits[0].explanation["missing"]
+    assert any(part["via"] == "version" for part in result.hits[0].explanation["matched"])
+    assert "accelerate-1-0-0-released" not in _ids(service, "1.1")  # another version is not it
