@@ -11,9 +11,10 @@ once per snapshot and kept on the Suggester, keyed by snapshot id, so a publish 
 A word completion keeps everything typed before the word being typed, as typed: the earlier words,
 a search operator (``-star`` gives ``-Stargate``, ``"star`` gives ``"Stargate``) and the start of a
 hyphenated word (``memory-eff`` gives ``memory-efficient``, as the hub writes it, before
-``memory-efficiency``).  After earlier words some documents hold together, the last word's
-completions are only those that occur in such documents (``stargate m`` gives ``stargate
-Michigan``), the most shared first; the words the last two typed words start when written as one
+``memory-efficiency``).  After earlier words, the last word's completions are only those that
+occur in documents holding them all (``stargate m`` gives ``stargate Michigan``; a word too short
+to be offered counts, ``sk h`` giving ``sk hynix``'s neighbours; after words no document holds
+together, no word), the most shared first; the words the last two typed words start when written as one
 are offered too (``open ai`` gives ``OpenAI``, as the search reads it), by how many documents hold
 them.  While the text excludes something, no title, topic or organisation is offered: choosing one
 would search for what is excluded.
@@ -142,6 +143,13 @@ def _is_word(key: str) -> bool:
     return len(key) >= MIN_TERM_CHARS and not key.isdigit() and key not in STOP_WORDS
 
 
+def _is_short_word(key: str) -> bool:
+    """Return whether *key* (folded) is a word too short to be offered that still says what the earlier
+    words are about ("sk" of "sk h": SK hynix, not "sk Hugging"): two letters or more, no number, no
+    function word."""
+    return len(key) >= 2 and not key.isdigit() and key not in STOP_WORDS
+
+
 def _pause() -> None:
     """Give the requests' thread the interpreter for a moment (a read beside them, in a thread of its own)."""
     unpatched("time", "sleep")(PAUSE_S)
@@ -194,7 +202,7 @@ class _Candidates:
         an offered word's from its postings, a word too rare to be offered ("meta", on one page) from
         the index."""
         lists = sorted((self.postings[key] if key in self.postings else self._rare(key) for key in words
-                        if key in self.postings or _is_word(key)), key=len)
+                        if key in self.postings or _is_word(key) or _is_short_word(key)), key=len)
         docs: set[int] | None = None
         for docnums in lists:
             docs = set(docnums) if docs is None else docs.intersection(docnums)
@@ -240,11 +248,12 @@ class _Candidates:
                 break  # after a hyphen, a word the hub writes hyphenated, not "fine-" glued to any word
             matches = [(key, surface, count) for key, (surface, count) in words.items() if key.startswith(typed) and key not in earlier]
             shared = self._shared(docs, matches, limit) if docs else {}
-            if group == 1 and (start < len(before) or docs):
+            if group == 1 and (start < len(before) or docs is not None):
                 # A word glued after a hyphen only where a page holds it with the earlier words: "gcc-1"
                 # offered "gcc-100dpi" and "gcc-1024x768", which no page writes nor means.  After words
                 # some pages hold together, only a word one of them holds: "Conseil d" offered "Conseil
-                # data" and "Conseil deal", searches with no result holding all their words.
+                # data" and "Conseil deal", searches with no result holding all their words; after words
+                # no page holds together, none ("mobile m" offered "mobile model": no page says "mobile").
                 matches = [match for match in matches if shared.get(match[0], 0) > 0]
             for key, surface, count in matches:
                 rank = (0, KIND_ORDER["term"], group, -shared.get(key, 0), -count, len(key), key)

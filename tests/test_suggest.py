@@ -76,11 +76,14 @@ def test_after_words_pages_hold_together_every_word_offered_is_one_such_a_page_h
     # "Conseil d" offered "Conseil data", "Conseil deal" and "Conseil designs": each a search no result
     # held all the words of ("partial", a QA pass); here "stargate Hugging", and after "meta" (one page
     # writes it: too rare to be offered) "meta across".  Each word offered now finds a page with them all.
-    offered = [(typed, text) for typed in ("stargate m", "stargate h", "colossus w", "michigan h", "meta a")
+    # After a word too short to be offered ("sk h" offered "sk Hugging"), the same (QA pass T); after
+    # a word no page holds ("mobile m" offered "mobile model"), no word.
+    offered = [(typed, text) for typed in ("stargate m", "stargate h", "colossus w", "michigan h", "meta a", "sk h")
                for text in terms(client, typed) if " " in text]
     assert len(offered) >= 4  # "stargate Michigan" among them
     for typed, text in offered:
         assert service.search(SearchParams(q=text)).match == "all", (typed, text)
+    assert terms(client, "mobile m") == []
 
 
 def test_two_words_typed_apart_are_completed_as_the_word_they_start_together(client):
