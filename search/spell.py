@@ -88,6 +88,16 @@ def _capitals_inside(word: str) -> bool:
     return word[1:] != word[1:].lower()
 
 
+SHORT_WORD_CHARS = 4  # letters at most of a typed word that one changed letter makes another word
+
+
+def _changed_letter(surface: str, folded: str) -> bool:
+    """Return whether *surface* differs from *folded* (typed) only by letters changed in place, not by a
+    letter left out, added or swapped with its neighbour."""
+    lowered = surface.lower()
+    return len(lowered) == len(folded) and sorted(lowered) != sorted(folded)
+
+
 CASED_MAX_CHARS = 5  # letters at most of a word typed in capitals that is read as an acronym ("ASIC")
 
 
@@ -241,14 +251,15 @@ class Vocabulary:
     def _remember(self, key: tuple[str, ...], value: object) -> object:
         return remember(self._cache, key, value, CACHE_LIMIT)
 
-    def near(self, typed: str, word: str) -> list[tuple[str, int]]:
+    def near(self, typed: str, word: str, offered: bool = False) -> list[tuple[str, int]]:
         """Return the index words closest to *typed* (analysed: *word*) with their distance, best first:
         of the ``closest`` stems, those whose words, as documents write them, are closest to *typed*.
+        A correction only *offered* (a did-you-mean, not searched) may also change a short word's letter.
 
         Stems tie more often than words: "stargte" (stem "stargt") is one edit from the stems of both
         "Stargate" and "start"; "Stargate" is one edit from what was typed, "start" two, so "start"
         is not searched (it brought a page for "starting in 2027") nor marked."""
-        key = ("near", typed, word)
+        key = ("near", typed, word, str(offered))
         if key in self._cache:
             return self._cache[key]  # type: ignore[return-value]
         found = self.closest(typed, word)
@@ -269,6 +280,10 @@ class Vocabulary:
                 # The commonest is an English word, and another one a document's name: the name is
                 # meant (a stable sort keeps the frequency order otherwise: "nmpy" is still NumPy).
                 found.sort(key=lambda pair: self.names(self.surface(pair[0], typed)) is None)
+            if found and len(folded) <= SHORT_WORD_CHARS and not offered:
+                # In a word this short one letter changed is another word ("maia": MTIA, "asic": Asia,
+                # "roce": race; QA pass T): a letter left out, added or two swapped is still a typo.
+                found = [(w, d) for w, d in found if not _changed_letter(self.surface(w, typed), folded)]
             if found and _cased(typed):
                 # "ASIC", "RoCE": a word typed with capitals inside is a name or an acronym as its
                 # writer knows it; it is corrected only into one the pages write so ("GPUU": GPU),
@@ -657,7 +672,7 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
         typed = parsed.text[concept.span[0] : concept.span[1]]
         if not any(vocabulary.frequency(w) >= held * RARE_RATIO for w, _ in vocabulary.closest(typed, word)):
             continue  # no much commoner word near: its close words' written forms need not be read
-        commoner = [w for w, _ in vocabulary.near(typed, word) if vocabulary.frequency(w) >= held * RARE_RATIO]
+        commoner = [w for w, _ in vocabulary.near(typed, word, offered=True) if vocabulary.frequency(w) >= held * RARE_RATIO]
         if commoner:
             fixes.append((concept.span, vocabulary.surface(commoner[0], typed)))
     return fixes
