@@ -1080,7 +1080,7 @@ def _widened(
                 # whole word ("libreoffic"): the words it begins, as a prefix. An English word
                 # ("character", which the index has as the stem of "characterized") is that word,
                 # searched by its own stem as the pages' words are: no correction.
-                whole = vocabulary.common(concept.text)
+                whole = vocabulary.common(concept.text) and words == [concept.text.lower()]
                 # The commonest is the word meant, as the correction shown; the others weigh less, as
                 # close spellings do ("firef": "firefly", rarer, put a FireFly camera before Firefox).
                 weight = 1.0 if whole else PREFIX_WEIGHT

@@ -98,6 +98,12 @@ def _changed_letter(surface: str, folded: str) -> bool:
     return len(lowered) == len(folded) and sorted(lowered) != sorted(folded)
 
 
+def _part_of_name(written: str, folded: str) -> bool:
+    """Return whether *written* (a word as a page writes it) is a name whose first part is *folded*
+    (typed, folded), a capital starting the next part: "MobileMoE" of "mobile"; not "Pressure"."""
+    return len(written) > len(folded) and written[: len(folded)].lower() == folded and written[len(folded)].isupper()
+
+
 CASED_MAX_CHARS = 5  # letters at most of a word typed in capitals that is read as an acronym ("ASIC")
 
 
@@ -228,20 +234,25 @@ class Vocabulary:
         """Return the index words that *typed*, a word the index lacks as analysed, is the start of,
         the most frequent first: its own letters, when the index has them as the stem of a longer word
         ("libreoffic", which the stemmer cuts on to "libreoff", is how the index has "LibreOffice");
-        else, for a word of ``COMPLETION_MIN_CHARS`` letters or more that is no English word, the
-        ``COMPLETIONS`` commonest index words it begins, of up to ``COMPLETION_STRETCH`` times its
-        length ("wiresha": "wireshark"); else none."""
+        else, for a word of ``COMPLETION_MIN_CHARS`` letters or more, the ``COMPLETIONS`` commonest
+        index words it begins, of up to ``COMPLETION_STRETCH`` times its length ("wiresha":
+        "wireshark"), for an English word only names it is the first part of ("mobile": MobileMoE);
+        else none."""
         folded = self._fold(typed)
         if folded in FUNCTION_TERMS:
             return []
         if self.contains(folded):
             return [folded]
-        if len(folded) < COMPLETION_MIN_CHARS or not folded.isalpha() or self.common(typed):
+        if len(folded) < COMPLETION_MIN_CHARS or not folded.isalpha():
             return []
         # A beginning, not a fragment: a third of the word at most is missing ("wiresha", "kubern";
         # not "feldman" of "FeldmanHashMap", a name the pages lack).
         longest = len(folded) * COMPLETION_STRETCH
         words = [w for w in self.prefixed(folded, COMPLETIONS) if w not in FUNCTION_TERMS and len(w) <= longest]
+        if self.common(typed):
+            # An English word is a word of its own ("press" is not "pressure"), unless a name the pages
+            # write in parts starts with it: "mobile" of "MobileMoE".
+            words = [w for w in words if any(_part_of_name(way, folded) for _, way in self._written_forms(w))]
         return sorted(words, key=lambda w: (-self.frequency(w), w))
 
     def _fold(self, typed: str) -> str:

@@ -1535,12 +1535,20 @@ def test_a_word_cut_short_finds_what_the_whole_word_finds_and_says_so(service, t
     assert any(part["via"] == "completion" for part in explained["matched"])
 
 
-@pytest.mark.parametrize("typed", ["asdfgh", "zqxwv", "banana"])
+@pytest.mark.parametrize("typed", ["asdfgh", "zqxwv", "banana", "press"])
 def test_a_word_no_page_begins_is_not_completed(service, typed):
-    # Completion is for the beginning of an index word; an English word the pages lack ("banana")
-    # is a word of its own, not the start of "bananas…".
+    # Completion is for the beginning of an index word; an English word the pages lack ("banana") is
+    # a word of its own: "press" is not the "pressure" of the pages.
     result = service.search(SearchParams(q=typed))
     assert result.total == 0 and result.suggestion is None
+
+
+def test_an_english_word_that_starts_a_name_finds_the_name(service):
+    # "mobile" found nothing, though MobileMoE is a page's name (QA pass T).
+    result = service.search(SearchParams(q="mobile"))
+    assert result.suggestion is not None and result.suggestion.text == "MobileMoE"
+    shown = ([result.answer.id] if result.answer else []) + [h.id for h in result.hits]
+    assert shown and set(shown) <= _ids(service, "mobilemoe")
 
 
 @pytest.mark.parametrize("typed", ["ASIC", "RoCE", "OPEX", "asic", "maia", "Maia"])
