@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -221,10 +221,30 @@ def parse_params(args: MultiMapping) -> SearchParams:
         # The default asked for by name is the default, as is relevance without a query (newest): one
         # cache entry and one ETag for one answer ("?q=vim" and "?q=vim&sort=relevance" had two).
         params = params.with_(sort=None)
-    low, high = params.date_range
+    low, high = _instant(args, "since"), _instant(args, "until")
     if low is not None and high is not None and high < low:  # never what a reader means: say so
-        raise InvalidParameter("until", f"'until' ({until}) is before 'since' ({since})")
+        raise InvalidParameter("until", f"'until' ({_raw_date(args, 'until')}) is before 'since' ({_raw_date(args, 'since')})")
+    # (Rounded to whole seconds as documents are dated, a window within one second may close before it
+    # opens, "since=…24.5Z&until=…24.6Z": it holds no document, and the answer says so with no result.)
     return params
+
+
+def _raw_date(args: MultiMapping, name: str) -> str:
+    """Return date parameter *name* as it was sent (blanks around it aside, a "+" read as a space restored)."""
+    return _PLUS_AS_SPACE.sub(r"\1+\2", (args.get(name) or "").strip(_BLANK))
+
+
+def _instant(args: MultiMapping, name: str) -> float | None:
+    """Return the moment date parameter *name* (already checked by ``_date``) stands for, exactly, in
+    seconds since the epoch: a date-only until is the end of its day, a fraction of a second is kept."""
+    raw = _raw_date(args, name)
+    if not raw:
+        return None
+    moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    seconds = moment.timestamp()
+    return seconds + _DAY_S - 1e-6 if name == "until" and is_date_only(raw) else seconds
 
 
 def to_query_string(params: SearchParams, **overrides: object) -> list[tuple[str, str]]:

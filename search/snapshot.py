@@ -305,7 +305,9 @@ class Snapshot:
 
     def canonical_filters(self, params: SearchParams) -> SearchParams:
         """Return *params* with each filter value this snapshot lacks, but has in another case, in its
-        own case: ``entity=OpenAI`` filters by ``openai``.  Other unknown values stay (they match nothing)."""
+        own case: ``entity=OpenAI`` filters by ``openai``.  Other unknown values stay (they match nothing).
+        A facet's values combine with OR, so their order says nothing: they are put in order, and a
+        search has one address, one feed id and one ETag however its filters were clicked."""
         if not (params.topic or params.entity or params.kind or params.month):
             return params  # most searches: no filter to look at
         changes: dict[str, tuple[str, ...]] = {}
@@ -313,7 +315,11 @@ class Snapshot:
             values, known = getattr(params, facet), self.facet_docs[field]
             if values and not all(value in known for value in values):
                 folded = self._folded[facet]
-                changes[facet] = tuple(dict.fromkeys(v if v in known else folded.get(v.casefold(), v) for v in values))
+                values = tuple(dict.fromkeys(v if v in known else folded.get(v.casefold(), v) for v in values))
+            if len(values) > 1:
+                values = tuple(sorted(values))
+            if values != getattr(params, facet):
+                changes[facet] = values
         return params.with_(**changes) if changes else params
 
     def label(self, facet: str, value: str) -> str:

@@ -186,3 +186,26 @@ def test_an_offsets_plus_sent_unencoded_in_a_url_is_read_as_the_plus(client):
     # A space is no minus, nor a second offset.
     assert rejected(("since", "2026-03-01T09:00 -02:00")).param == "since"
     assert rejected(("since", "2026-03-01 02:00")).param == "since"
+
+
+@pytest.mark.parametrize(
+    ("since", "until"),
+    [
+        ("2026-12-04T09:02:24.5Z", "2026-12-04T09:02:24.6Z"),  # within one second: 24.5 opens at 25
+        ("2026-12-04T09:02:24.5Z", "2026-12-04T09:02:24.5Z"),
+        ("2026-12-04T23:59:59.5Z", "2026-12-04"),  # a date-only until takes in its whole day
+    ],
+)
+def test_a_window_in_the_right_order_is_never_refused(since, until):
+    # A poller's since=<last poll>&until=<now> got a 400 "'until' (…24Z) is before 'since' (…25Z)",
+    # values it never sent, when both fell in one second (QA pass U): it holds no document.
+    params = parse(("since", since), ("until", until))
+    low, high = params.date_range
+    assert low is not None and high is not None and high < low  # no whole second between: nothing found
+
+
+def test_until_before_since_names_the_values_as_sent():
+    with pytest.raises(InvalidParameter) as caught:
+        parse(("since", "2026-12-04T10:00+02:00"), ("until", "2026-12-04T07:59Z"))
+    assert caught.value.param == "until"
+    assert "2026-12-04T07:59Z" in str(caught.value) and "2026-12-04T10:00+02:00" in str(caught.value)

@@ -100,7 +100,8 @@ class _Args:
 
 @bp.get("/api/search")
 def search() -> Response:
-    params = parse_params(_Args(request.args))
+    # In the snapshot's own case and order (topic=Funding is funding): one ETag for one answer.
+    params = get_search().snapshot().canonical_filters(parse_params(_Args(request.args)))
 
     def answer() -> tuple[dict[str, object], str]:
         result = get_search().search(params)

@@ -3,7 +3,8 @@
 ``/feeds/search.atom`` takes the page's parameters (q, filters, since, until) and answers the same
 search newest first, each entry carrying the highlighted snippet as escaped HTML.  A filter value
 written in another case than the index's (topic=Compute-Deals) is redirected to the feed of the
-canonical value, as the page is, so a search has one feed id and title.  An entry's id is
+canonical value, as the page is, and so is a filter whose values came in another order (they combine
+with OR), so a search has one feed id and title.  An entry's id is
 its document's permanent address here, so a reader never sees one document twice; its ``updated``
 is the document's date (published, else first seen).  The body is a function of the snapshot and the
 request, so the ETag is a digest of it and Last-Modified is when the snapshot was published here
