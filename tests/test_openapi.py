@@ -74,6 +74,7 @@ LIVE = [
     ("/api/search", "/api/search?since=2025-02-30"),
     ("/api/documents/{id}", "/api/documents/expanding-stargate-to-michigan"),
     ("/api/documents/{id}", "/api/documents/nope"),
+    ("/api/documents/{id}", "/api/documents/%FF"),  # a 400 the document did not list (QA pass U)
     ("/api/topics", "/api/topics"),
     ("/healthz", "/healthz"),
     ("/api/openapi.json", "/api/openapi.json"),

@@ -720,3 +720,17 @@ def test_a_topics_results_link_its_guide(client):
     page = html(client, "/?topic=training-infrastructure&q=stargate")
     assert '<a href="/guides/training-infrastructure">Read the guide: Training Infrastructure</a>' in page.split("<footer", 1)[0]
     assert "Read the guide" not in html(client, "/?topic=compute-deals")  # a topic without a guide
+
+
+def test_a_guide_section_s_id_as_an_event_address_leads_to_its_place_in_the_guide(client):
+    # /api/documents serves a guide section by its id, but /events/<that id> was a 404 (QA pass U);
+    # and /guides/<topic>/ with a trailing slash was a 404 too.
+    section = next(h for h in client.get("/api/search?kind=guide&per_page=1").get_json()["hits"])
+    moved = client.get(f"/events/{section['id']}")
+    assert moved.status_code == 302 and moved.headers["Location"] == section["url"]
+    guide, _, anchor = section["url"].partition("#")
+    assert anchor and f'id="{anchor}"' in html(client, guide)
+    slashed = client.get(guide + "/")
+    assert slashed.status_code == 302 and slashed.headers["Location"] == guide
+    assert client.get("/events/no-such-event").status_code == 404
+    assert client.get("/guides/no-such-topic/").status_code == 404

@@ -27,7 +27,8 @@ from search.params import (
     KIND_PATTERN,
     MONTH_PATTERN,
 )
-from search.suggest import MAX_PREFIX_CHARS
+from index.schema import KINDS
+from search.suggest import KIND_ORDER, MAX_PREFIX_CHARS
 
 API_VERSION = "1.0.0"
 JSON = "application/json"
@@ -125,7 +126,7 @@ SCHEMAS: dict[str, Any] = {
         "required": ["id", "kind", "title", "title_html", "snippet_html", "url", "topics", "entities", "score", "position"],
         "properties": {
             "id": {"type": "string"},
-            "kind": {"type": "string", "description": "event or guide"},
+            "kind": {"type": "string", "enum": list(KINDS), "description": "event or guide"},
             "title": {"type": "string"},
             "title_html": {"type": "string", "description": "The title, escaped, with matched words in <mark>."},
             "snippet_html": {"type": "string", "description": "A passage of the body, escaped, matches in <mark>."},
@@ -282,7 +283,7 @@ SCHEMAS: dict[str, Any] = {
         "required": ["id", "kind", "topic", "topics", "entities", "title", "body", "url", "position", "order"],
         "properties": {
             "id": {"type": "string"},
-            "kind": {"type": "string"},
+            "kind": {"type": "string", "enum": list(KINDS)},
             "topic": {"type": "string", "description": "The home topic."},
             "topics": _strings(),
             "entities": _strings(),
@@ -290,8 +291,9 @@ SCHEMAS: dict[str, Any] = {
             "body": {"type": "string"},
             "url": {"type": "string"},
             "source_url": {"type": "string", "description": "Where an event was published, when known."},
-            "published": {**PUBLISHED, "type": "string"},
-            "first_seen": {**FIRST_SEEN, "type": "string"},
+            # Left out when unknown (a hit says null): the document is its stored fields as they are.
+            "published": {"type": "string", "description": PUBLISHED["description"].replace("null when", "absent when")},
+            "first_seen": {"type": "string", "description": FIRST_SEEN["description"]},
             "position": {"type": "integer"},
             "order": {"type": "integer", "description": "Place in the whole listing order."},
         },
@@ -335,7 +337,7 @@ SCHEMAS: dict[str, Any] = {
         "required": ["text", "kind"],
         "properties": {
             "text": {"type": "string"},
-            "kind": {"type": "string"},
+            "kind": {"type": "string", "enum": list(KIND_ORDER)},
             "url": {"type": "string"},
         },
     },
@@ -481,6 +483,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("DocumentResponse"), "The document.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
+                "400": _error("The id is not UTF-8 text once percent-decoded (invalid_parameter, param id)."),
                 "404": _error("No document has this id."),
                 "503": UNAVAILABLE,
             },

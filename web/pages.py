@@ -250,9 +250,12 @@ def favicon() -> Response:
 
 
 @bp.get("/events/<id:doc_id>", merge_slashes=False)  # not merged: "//" may be part of an id
-def event(doc_id: str) -> str:
+def event(doc_id: str) -> str | Response:
     service = get_search()
     doc = service.document(doc_id)
+    if doc is not None and doc.get("kind") == "guide" and doc.get("url"):
+        # A guide section's id (the API's /api/documents serves it): its place in its guide.
+        return redirect(str(doc["url"]))
     if doc is None or doc.get("kind") != "event":
         abort(404, description=f"No event has the id {doc_id!r}.")
     return render_template(
@@ -290,6 +293,8 @@ def guide(topic: str) -> str | Response:
         canonical = service.snapshot().canonical_filters(SearchParams(topic=(topic,))).topic[0]
         if canonical != topic and service.guide(canonical):
             return redirect(guide_url(canonical))
+        if topic.endswith("/") and (bare := topic.rstrip("/")) and service.guide(bare):
+            return redirect(guide_url(bare))  # /guides/training-infrastructure/: the guide, not a 404
         abort(404, description=f"No guide for the topic {topic!r}.")
     return render_template(
         "guide.html", topic=topic, sections=sections, label=service.snapshot().label, blocks=text_blocks
