@@ -171,17 +171,47 @@ def _date(args: MultiMapping, name: str) -> str | None:
 
 def one_value(args: MultiMapping, name: str) -> str | None:
     """Return parameter *name*'s value (None when absent), or raise InvalidParameter when it was given
-    different values: the first would win unseen (an appended override, or a bad second value, ignored)."""
+    different values: the first would win unseen (an appended override, or a bad second value, ignored).
+    Values are compared as they are read: an empty one counts as absent ("q=&q=stargate" is stargate),
+    blanks around one do not count, nor a whole number's leading zeros ("page=2&page=02"), nor the
+    case of a sort or an explain."""
     given = args.getlist(name)
-    if len(given) > 1 and len(set(given)) > 1:
-        raise InvalidParameter(name, f"'{name}' was given {len(given)} different values; give it once")
-    return given[0] if given else None
+    if len(given) <= 1:
+        return given[0] if given else None
+    meant = {_as_read(name, value): value for value in given if value.strip(_BLANK)}
+    if len(meant) > 1:
+        raise InvalidParameter(name, f"'{name}' was given {len(meant)} different values; give it once")
+    return next(iter(meant.values()), given[0])
+
+
+def _as_read(name: str, value: str) -> str:
+    """Return single-valued parameter *name*'s *value* as the reading compares it (``one_value``):
+    sort and explain are read in any case."""
+    value = value.strip(_BLANK)
+    if name in ("sort", "explain"):
+        return value.lower()
+    return value.lstrip("0") or "0" if _DIGITS.fullmatch(value) else value
+
+
+class _Chosen:
+    """A request's parameters, each single-valued one read as ``one_value`` chose it."""
+
+    def __init__(self, args: MultiMapping, chosen: dict[str, str | None]) -> None:
+        self._args, self._chosen = args, chosen
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        if key in self._chosen:
+            value = self._chosen[key]
+            return default if value is None else value
+        return self._args.get(key, default)
+
+    def getlist(self, key: str) -> list[str]:
+        return self._args.getlist(key)
 
 
 def parse_params(args: MultiMapping) -> SearchParams:
     """Return the SearchParams in *args* (a request's query string), or raise InvalidParameter."""
-    for name in SINGLE_VALUED:
-        one_value(args, name)
+    args = _Chosen(args, {name: one_value(args, name) for name in SINGLE_VALUED})
     # Composed (NFC), as the corpus is when loaded: "Jalapen\u0303o" pasted from a decomposed source is "Jalapeño".
     raw = args.get("q") or ""
     _check_text("q", raw)

@@ -209,3 +209,26 @@ def test_until_before_since_names_the_values_as_sent():
         parse(("since", "2026-12-04T10:00+02:00"), ("until", "2026-12-04T07:59Z"))
     assert caught.value.param == "until"
     assert "2026-12-04T07:59Z" in str(caught.value) and "2026-12-04T10:00+02:00" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("pairs", "q", "page", "per_page"),
+    [
+        ((("q", ""), ("q", "stargate")), "stargate", 1, 10),  # an empty value counts as absent
+        ((("q", "stargate"), ("q", "stargate ")), "stargate", 1, 10),  # blanks around it do not count
+        ((("page", "2"), ("page", "02")), "", 2, 10),  # nor a whole number's leading zeros
+        ((("per_page", "10"), ("per_page", "")), "", 1, 10),
+    ],
+)
+def test_a_parameter_repeated_with_the_same_meaning_is_read_once(pairs, q, page, per_page):
+    # Each was a 400 "'q' was given 2 different values" (QA pass U), though the docs say an empty
+    # parameter counts as absent.
+    params = parse(*pairs)
+    assert (params.q.strip(), params.page, params.per_page) == (q, page, per_page)
+
+
+@pytest.mark.parametrize("pairs", [(("q", "a"), ("q", "b")), (("page", "1"), ("page", "2")), (("sort", "newest"), ("sort", "listing"))])
+def test_a_parameter_repeated_with_another_meaning_is_refused(pairs):
+    with pytest.raises(InvalidParameter) as caught:
+        parse(*pairs)
+    assert caught.value.param == pairs[0][0] and "different values" in str(caught.value)
