@@ -102,6 +102,8 @@ class SearchResult:
     excluded_in_vain: tuple[str, ...] = ()  # excluded words no document holds, as typed: they left out nothing
     excluded_suggestion: Suggestion | None = None  # the query with those of them that have a close spelling respelt
     offered: Suggestion | None = None  # did you mean: rare words typed as a few pages misspell them, respelt
+    since: str | None = None  # the date bounds as read: canonical (UTC), a fraction of a second rounded
+    until: str | None = None
 
     @property
     def pages(self) -> int:
@@ -135,6 +137,8 @@ class SearchResult:
             "excluded_suggestion": _flat(self.excluded_suggestion) if self.excluded_suggestion else None,
             "did_you_mean": _flat(self.offered) if self.offered else None,
             "filters": {k: list(v) for k, v in self.filters.items()},
+            "since": self.since,
+            "until": self.until,
             "hits": [_hit_json(hit) for hit in self.hits],
             # Written out: some 30 facet values a page, three times faster than _flat's loop over fields.
             "facets": {

@@ -283,6 +283,8 @@ class SearchService:
             excluded_in_vain=in_vain,
             excluded_suggestion=in_vain_fixed,
             offered=offered,
+            since=params.since,
+            until=params.until,
         )
         if not timed_out:
             self._results.put(snap.id, key, result)

@@ -489,3 +489,17 @@ def test_an_unknown_address_a_program_asks_for_is_a_json_error(client, path):
     # "/API/search" and "/healthz/" were HTML pages: a client parsing the error got markup.
     answer = client.get(path)
     assert answer.status_code == 404 and answer.get_json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("query", "since", "until"),
+    [
+        ("since=2025-03-01T10:00%2B02:00&until=2025-03-31", "2025-03-01T08:00:00Z", "2025-03-31"),  # offset applied
+        ("since=2025-03-01T08:00:00.5Z", "2025-03-01T08:00:01Z", None),  # the next whole second
+        ("q=stargate", None, None),
+    ],
+)
+def test_the_answer_says_how_its_date_bounds_were_read(client, query, since, until):
+    # The filters were echoed but not the dates, so a program could not see how an offset was read (QA pass U).
+    answer = client.get(f"/api/search?{query}").get_json()
+    assert (answer["since"], answer["until"]) == (since, until)

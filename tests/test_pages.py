@@ -734,3 +734,12 @@ def test_a_guide_section_s_id_as_an_event_address_leads_to_its_place_in_the_guid
     assert slashed.status_code == 302 and slashed.headers["Location"] == guide
     assert client.get("/events/no-such-event").status_code == 404
     assert client.get("/guides/no-such-topic/").status_code == 404
+
+
+def test_the_json_link_of_a_search_page_is_that_search(client):
+    # The footer's "JSON API" link was always /api/search?q= (QA pass U).
+    page = html(client, "/?q=stargate&kind=event&per_page=5&page=2")
+    link = unescape(re.search(r'<a href="([^"]*)">JSON API</a>', page).group(1))
+    assert link.startswith("/api/search?")
+    answer = client.get(link).get_json()
+    assert (answer["query"], answer["filters"]["kind"], answer["per_page"], answer["page"]) == ("stargate", ["event"], 5, 2)

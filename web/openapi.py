@@ -176,7 +176,7 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
                      "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out",
-                     "excluded_in_vain", "excluded_suggestion", "did_you_mean"],
+                     "excluded_in_vain", "excluded_suggestion", "did_you_mean", "since", "until"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
             "total": {"type": "integer", "minimum": 0, "description": (
@@ -199,6 +199,12 @@ SCHEMAS: dict[str, Any] = {
                 "required": ["topic", "entity", "kind", "month"],
                 "properties": {"topic": _strings(), "entity": _strings(), "kind": _strings(), "month": _strings()},
             },
+            "since": {"type": ["string", "null"], "description": (
+                "since as read: a date, or a UTC date-time (an offset applied; a fraction of a second is the "
+                "next whole second, as documents are dated to the second); null when not given.")},
+            "until": {"type": ["string", "null"], "description": (
+                "until as read: a date (its whole day), or a UTC date-time (a fraction of a second dropped); "
+                "null when not given.")},
             "hits": {"type": "array", "maxItems": MAX_PER_PAGE, "items": _ref("Hit")},
             "facets": {
                 "type": "object",

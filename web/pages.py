@@ -233,6 +233,7 @@ def page() -> str | Response:
         narrow=narrow,
         clear_url=clear_url,
         feed_url=feed_url(params),
+        api_url="/api/search" + search_url(params, page=params.page)[1:],  # this search, as JSON
         split_facet=split_facet,
         chips_for=hit_chips(result, params),
         typed_title=typed_title(result),
