@@ -1458,8 +1458,11 @@ def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> s
     """Return the index word that typed words *a* and *b* make when written as one, else None."""
     if not (a.word and b.word) or (vocabulary.contains(a.word) and vocabulary.contains(b.word)):
         return None  # two words the index has are what was asked for (most pairs end here)
-    # Each a word as typed (its synonyms aside: "mobile moe" is MobileMoE, though MoE has synonyms).
-    plain = all(c.span and not c.prefix and c.count == 1 and c.alternatives[0].via == "exact" for c in (a, b))
+    # Each a word as typed (its synonyms aside: "mobile moe" is MobileMoE, though MoE has synonyms), of
+    # two characters at least and no prefix, even one too short to be read as one ("stargate s*" was
+    # "Including results for stargate *", the "s" joined on as a plural).
+    plain = all(c.span and not c.prefix and c.count == 1 and c.alternatives[0].via == "exact" and len(c.text) > 1
+                and text[c.span[1] : c.span[1] + 1] != "*" for c in (a, b))
     if not plain or not _JOINABLE_GAP.fullmatch(text[a.span[1] : b.span[0]]):  # type: ignore[index]
         return None
     word = _single_term(a.text + b.text)

@@ -1622,3 +1622,11 @@ def test_a_version_finds_its_releases(service):
     assert not result.hits[0].explanation["missing"]
     assert any(part["via"] == "version" for part in result.hits[0].explanation["matched"])
     assert "accelerate-1-0-0-released" not in _ids(service, "1.1")  # another version is not it
+
+
+@pytest.mark.parametrize("typed", ["stargate s*", "stargate s"])
+def test_a_single_letter_is_not_joined_onto_the_word_before(service, typed):
+    # "stargate s*" said "Including results for stargate *": the "s" was joined on as "stargates".
+    result = service.search(SearchParams(q=typed))
+    assert result.suggestion is None or "*" not in result.suggestion.text and result.suggestion.text != "stargate"
+    assert result.total == service.search(SearchParams(q="stargate")).total
