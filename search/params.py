@@ -151,7 +151,7 @@ def _check_text(name: str, value: str) -> None:
 
 
 def _date(args: MultiMapping, name: str) -> str | None:
-    raw = _PLUS_AS_SPACE.sub(r"\1+\2", (args.get(name) or "").strip(_BLANK))
+    raw = _raw_date(args, name)
     if not raw:
         return None
     message = f"'{name}' must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z)"

@@ -446,9 +446,9 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
 _HYPHENATED = re.compile(r"(?<![\w-])\w+(?:-\w+)+(?![\w-])")
 
 
-def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms, analyzer: Analyzer | None = None) -> list[Concept]:
+def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms, analyzer: Analyzer) -> list[Concept]:
     concepts: list[Concept] = []
-    joined = [m.span() for m in _HYPHENATED.finditer(text)] if analyzer is not None and "-" in text else []
+    joined = [m.span() for m in _HYPHENATED.finditer(text)] if "-" in text else []
     i = 0
     while i < len(units):
         unit = units[i]
@@ -475,7 +475,7 @@ def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms, analyzer:
 
 
 def _hyphenated(
-    text: str, span: tuple[int, int], units: list[_Unit], at: int, synonyms: Synonyms, analyzer: Analyzer | None
+    text: str, span: tuple[int, int], units: list[_Unit], at: int, synonyms: Synonyms, analyzer: Analyzer
 ) -> tuple[Concept, int] | None:
     """Return the concept of the words joined by hyphens at *span* (``units[at]`` their first typed
     word) and how many units it takes, or None when it is one word or a synonym's variant (as before:
@@ -484,7 +484,7 @@ def _hyphenated(
     finds the sections that say it before pages of a blog "post" about "training" (a QA pass: 13th)."""
     inside = [u for u in units[at:] if u.end <= span[1]]
     words = tuple(u.word for u in inside)
-    if not inside or (len(inside) > 1 and synonyms.alternatives(words)) or analyzer is None:
+    if not inside or (len(inside) > 1 and synonyms.alternatives(words)):
         return None
     found = _phrase_words(text[span[0] : span[1]], analyzer)  # function words kept: "on-line"
     phrase = tuple(term for term, _, _ in found)

@@ -50,6 +50,7 @@ KIND_CAPS = {"topic": 3, "organisation": 3, "term": 3, "title": 4}
 KIND_ORDER = {"topic": 0, "organisation": 1, "term": 2, "title": 3}
 MIN_TERM_DOCS = 2  # a word must occur in this many documents to be offered
 MIN_TERM_CHARS = 3
+EARLIER_WORD_CHARS = 2  # an earlier word this short still narrows the completions after it ("sk h")
 # A snapshot up to this size has its completions read in the request that first asks (about 0.4 s at
 # the 64k corpus's rate); a larger one in a thread of its own (``Suggester``).
 READ_INLINE_DOCS = 2_000
@@ -138,16 +139,11 @@ class _WordKeys(dict[str, str | None]):
         return self[word]
 
 
-def _is_word(key: str) -> bool:
-    """Return whether *key* (folded, no hyphen) is a word that can be offered: not short, a number or a function word."""
-    return len(key) >= MIN_TERM_CHARS and not key.isdigit() and key not in STOP_WORDS
-
-
-def _is_short_word(key: str) -> bool:
-    """Return whether *key* (folded) is a word too short to be offered that still says what the earlier
-    words are about ("sk" of "sk h": SK hynix, not "sk Hugging"): two letters or more, no number, no
-    function word."""
-    return len(key) >= 2 and not key.isdigit() and key not in STOP_WORDS
+def _is_word(key: str, least: int = MIN_TERM_CHARS) -> bool:
+    """Return whether *key* (folded, no hyphen) is a word of *least* characters or more, not a number
+    nor a function word: one that can be offered; with a smaller *least*, one that still says what
+    earlier words are about ("sk" of "sk h": SK hynix, not "sk Hugging")."""
+    return len(key) >= least and not key.isdigit() and key not in STOP_WORDS
 
 
 def _pause() -> None:
@@ -202,7 +198,7 @@ class _Candidates:
         an offered word's from its postings, a word too rare to be offered ("meta", on one page) from
         the index."""
         lists = sorted((self.postings[key] if key in self.postings else self._rare(key) for key in words
-                        if key in self.postings or _is_word(key) or _is_short_word(key)), key=len)
+                        if key in self.postings or _is_word(key, EARLIER_WORD_CHARS)), key=len)
         docs: set[int] | None = None
         for docnums in lists:
             docs = set(docnums) if docs is None else docs.intersection(docnums)

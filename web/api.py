@@ -100,8 +100,9 @@ class _Args:
 
 @bp.get("/api/search")
 def search() -> Response:
-    # In the snapshot's own case and order (topic=Funding is funding): one ETag for one answer.
-    params = get_search().snapshot().canonical_filters(parse_params(_Args(request.args)))
+    params = parse_params(_Args(request.args))
+    if any(params.filters().values()):  # in the snapshot's own case and order (topic=Funding is funding): one ETag
+        params = get_search().snapshot().canonical_filters(params)
 
     def answer() -> tuple[dict[str, object], str]:
         result = get_search().search(params)
