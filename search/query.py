@@ -146,6 +146,7 @@ class Vocabulary(Protocol):
     def frequency(self, word: str) -> int: ...
     def common(self, typed: str) -> bool: ...
     def follows(self, first: str, second: str) -> bool: ...
+    def apart(self, first: str, second: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -1113,6 +1114,7 @@ _VERSION = re.compile(r"\d+(?:\.\d+)+")
 VERSION_RELEASES = 8  # releases at most a version typed stands for ("3.11": 3.11.2, 3.11.4 ...)
 
 
+_MODEL_NUMBER = re.compile(r"([a-z]{2,})(\d{1,3})")  # "gpt3", "llama3": a model's name and number typed as one
 SPLIT_MIN_CHARS = 5  # a word typed as one this long at least is tried as two ("multigpu", "dataparallel")
 SPLIT_MAX_CHARS = 24  # ... and no longer: each cut is two look-ups (0.6 ms a 14-letter word at 64k)
 SPLIT_MAX_WORDS = 6  # ... in a query of this many concepts at most (``expand``)
@@ -1121,8 +1123,13 @@ SPLIT_MAX_WORDS = 6  # ... in a query of this many concepts at most (``expand``)
 def _written_apart(typed: str, vocabulary: Vocabulary) -> list[Alternative]:
     """Return, for a word the index lacks, the two index words it is written as ("multigpu": "multi"
     "gpu", which the pages write "multi-GPU"), side by side, at full weight: the split whose rarer
-    half the most documents hold, each half two characters at least; else nothing."""
+    half the most documents hold, each half two characters at least; a model's name and number
+    ("gpt3": "GPT-3") where some page writes them as words of their own; else nothing."""
     lowered = typed.lower()
+    if (model := _MODEL_NUMBER.fullmatch(lowered)) is not None:
+        left, right = _single_term(model[1]), _single_term(model[2])
+        if left and right and vocabulary.contains(left) and vocabulary.contains(right) and vocabulary.apart(left, right):
+            return [Alternative("split", (left, right), _side_by_side((left, right), 1.0))]
     if not SPLIT_MIN_CHARS <= len(lowered) <= SPLIT_MAX_CHARS or not lowered.isalnum():
         return []
     best: tuple[int, str, str] | None = None
@@ -1143,8 +1150,7 @@ _TIMES = re.compile(r"(\d+(?:\.\d+)?)[x\u00d7]")
 def _factor(typed: str, vocabulary: Vocabulary) -> list[Alternative]:
     """Return the number of a factor typed with an x ("1.77x") that pages write with its sign
     ("1.77×", whose sign is no word), when a page holds the number; else nothing (it found nothing).
-    (Letters and a number typed as one, "gpt3" for "GPT-3", were tried apart and not kept: at 64k the
-    number was the tail of the next word, "ruby2" finding "ruby-mysql2" first.)"""
+    (Letters and a number typed as one, "gpt3" for "GPT-3", are ``_written_apart``.)"""
     found = _TIMES.fullmatch(typed.lower())
     number = _single_term(found[1]) if found else None
     return [Alternative("apart", (number,), word_query(number))] if number and vocabulary.contains(number) else []

@@ -32,7 +32,7 @@ from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
 from index import vectors as doc_vectors
-from index.analysis import english_stemmer, greek_names
+from index.analysis import TermAnalyzer, english_stemmer, greek_names
 from search.cache import remember
 from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, corrected_query, excluded_at, excluded_in_vain
 from search.results import Suggestion
@@ -171,6 +171,19 @@ def common_word(typed: str) -> bool:
     )  # "maes" is no inflection of "ma"
 
 
+APART_DOCS_READ = 20  # documents read at most to find two words side by side as words of their own
+APART_TOKENS = 10_000  # raw tokens an analyzer for that keeps analysed
+
+
+def _side_by_side_whole(tokens: list[tuple[str, int, int, int]], first: str, second: str) -> bool:
+    """Return whether *tokens* (``TermAnalyzer.tokens``) have *first* and then *second*, each the
+    only term at its position (a whole word, not a part of one)."""
+    at: dict[int, list[str]] = {}
+    for term, pos, _, _ in tokens:
+        at.setdefault(pos, []).append(term)
+    return any(terms == [first] and at.get(pos + 1) == [second] for pos, terms in at.items())
+
+
 class Vocabulary:
     """The words of one snapshot's index, read through a searcher (see search.query.Vocabulary)."""
 
@@ -221,6 +234,24 @@ class Vocabulary:
         if found is None:
             phrase = wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
             found = self._remember(key, next(iter(phrase.docs(self.searcher)), None) is not None)
+        return found  # type: ignore[return-value]
+
+    def apart(self, first: str, second: str) -> bool:
+        """Return whether some document writes the words *first* and *second* (analysed) side by side
+        as words of their own ("GPT-3"), not where one is a part of a word ("ruby-mysql2" holds "ruby"
+        and then the "2" of "mysql2", at the same position: the index holds a word's parts there)."""
+        key = ("apart", first, second)
+        found = self._cache.get(key)
+        if found is None:
+            phrase = wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
+            analyzer = TermAnalyzer(limit=APART_TOKENS)
+            found = False
+            for docnum in islice(phrase.docs(self.searcher), APART_DOCS_READ):
+                stored = self.searcher.stored_fields(docnum)
+                if any(_side_by_side_whole(analyzer.tokens(str(stored.get(field) or "")), first, second) for field in SEARCH_FIELDS):
+                    found = True
+                    break
+            found = self._remember(key, found)
         return found  # type: ignore[return-value]
 
     def contains(self, word: str) -> bool:

@@ -7,12 +7,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from whoosh import query as wq
 
+from index.build import build
 from index.schema import make_schema
 from search.params import SearchParams
 from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, asked_text, build_query, caps_lock, expand, keep_informative
 from corpus.errors import CorpusError
 from corpus.synonyms import check_groups, load_synonym_groups
+from search.service import SearchService
 from search.synonyms import parse_synonyms
+from tests.conftest import write_jsonl
 
 SCHEMA = make_schema()
 SYNONYMS = parse_synonyms(load_synonym_groups(), SCHEMA["body"].analyzer)
@@ -46,6 +49,9 @@ class FakeVocabulary:
         return False
 
     def follows(self, first, second):
+        return False
+
+    def apart(self, first, second):
         return False
 
 
@@ -379,6 +385,31 @@ def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
     corrected = service.search(SearchParams(q="trainum"))
     assert corrected.suggestion is not None and "trainium" in corrected.suggestion.text.lower()
     assert "<mark>Trainium" in corrected.hits[0].snippet_html
+
+
+@pytest.mark.parametrize(("typed", "apart"), [("gpt3", "gpt 3"), ("llama3", "llama 3"), ("LLaMA3", "llama 3")])
+def test_a_model_name_and_number_typed_as_one_find_the_pages_writing_them_apart(service, typed, apart):
+    # "gpt3" and "llama3" found nothing and offered nothing: the pages write "GPT-3" and "LLaMA 3".
+    found = service.search(SearchParams(q=typed, explain=True))
+    assert found.total > 0 and found.match == "all"
+    assert {h.id for h in found.hits} <= {h.id for h in service.search(SearchParams(q=f'"{apart}"', per_page=50)).hits}
+    assert found.hits[0].explanation["matched"][0]["via"] == "split"
+
+
+SPLIT_DOCS = [
+    {"id": "mysql", "title": "ruby-mysql2", "summary": "A MySQL client library for Ruby.", "topics": ["t"]},
+    {"id": "mmap", "title": "ruby-mmap2", "summary": "Memory-mapped files for Ruby.", "topics": ["t"]},
+    {"id": "gtk", "title": "gtk 2 themes", "summary": "Themes for the GTK 2 toolkit.", "topics": ["t"]},
+]
+
+
+def test_a_number_read_apart_is_a_word_of_its_own_not_the_part_of_another(tmp_path):
+    # At 64k "ruby2" found "ruby-mysql2" first: the index holds "mysql2" and its parts "mysql" and
+    # "2" at one position, so "ruby" and "2" stand side by side there.
+    build([write_jsonl(tmp_path / "docs.jsonl", SPLIT_DOCS)], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    assert [h.id for h in service.search(SearchParams(q="gtk2")).hits] == ["gtk"]
+    assert not [h for h in service.search(SearchParams(q="ruby2", explain=True)).hits if h.matched_by == "words"]
 
 
 @pytest.mark.parametrize(("typed", "meant"), [
