@@ -496,7 +496,9 @@ def _hyphenated(
     concept = Concept(
         text=text[span[0] : span[1]],
         alternatives=(Alternative("exact", phrase, query),),
-        loose=tuple(word_query(w) for w in dict.fromkeys(words)),
+        # A number or a letter alone is no loose word: "gpt-3" found six pages by the "3" of "Q3" and
+        # "Trainium3" (a QA pass), "claude-3" the "3" of "GPT-3".
+        loose=tuple(word_query(w) for w in dict.fromkeys(words) if len(w) > 1 and not w.isdigit()),
         span=span,
     )
     return concept, len(inside)

@@ -379,9 +379,13 @@ class SearchService:
         """Return the asked page of *ranked* as hits, highlighted, explained when asked, and whether
         the time budget ran out before every hit asked for was explained (those after have none)."""
         page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[(params.page - 1) * params.per_page :]]
+        # A page in no concept's documents holds only loose words of a phrase (or none, found by
+        # meaning): its words are marked where they stand, as a page found by meaning has them
+        # ("claude-3" marked nothing in the pages on Claude).
+        loose_only = {docnum for docnum, _, _ in page if not any(docnum in docs for docs in found.concept_docs)}
         marked = self._highlighted(
             snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed,
-            found.meaning,
+            found.meaning | loose_only if loose_only else found.meaning,
         )
         explaining = params.explain and parsed is not None and not parsed.is_empty
         # First by its name under relevance only: by date or listing order it takes its place.

@@ -1604,6 +1604,18 @@ def test_a_hyphenated_word_marks_only_where_it_is_written(service):
     assert marked and set(marked) <= {"GPT", "3"} and "GPT" in marked
 
 
+@pytest.mark.parametrize("typed", ["gpt-3", "claude-3", "llama-3", "zero-3"])
+def test_a_hyphenated_model_number_finds_no_page_by_its_number_alone_and_marks_why_each_matched(service, typed):
+    # "gpt-3" found six pages by the "3" of "Q3" and "Trainium3" alone, marking nothing on them;
+    # "claude-3" listed the pages on Claude without marking "Claude" (QA pass V).
+    name = typed.split("-")[0]
+    result = service.search(SearchParams(q=typed, per_page=50))
+    assert result.hits
+    for hit in result.hits:
+        marked = re.findall(r"<mark>(.*?)</mark>", hit.title_html + hit.snippet_html)
+        assert name in {m.lower() for m in marked}, (hit.id, marked)
+
+
 def test_a_hyphenated_word_also_finds_it_written_as_one(tmp_path, monkeypatch):
     # "on-line" is also the "online" of other pages; "network-manager" the "NetworkManager".
     monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
