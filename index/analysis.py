@@ -80,7 +80,7 @@ _DOTTED_LETTERS = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]$")
 
 def normalize(text: str) -> str:
     """Drop possessives, thousands separators (``7,500`` is ``7500``) and an acronym's plural ``s``
-    (``GPUs`` is ``GPU``: the stemmer keeps the ``s`` after a vowel); join ``U.S`` into ``US``."""
+    (``GPUs`` is ``GPU``: the stemmer keeps the ``s`` after a vowel); join ``U.S`` and ``u.s`` into ``US``."""
     if text[-2:] in ("'s", "’s"):
         text = text[:-2]
     elif text[-1:] == "s" and len(text) > 2 and text[:-1].isupper() and text[:-1].isalpha():
@@ -88,7 +88,9 @@ def normalize(text: str) -> str:
     if "," in text:
         return text.replace(",", "")
     if _DOTTED_LETTERS.match(text):
-        return text.replace(".", "")
+        # Dots make it an acronym however it was typed: "u.s." is the US, not the function word "us"
+        # (a QA pass: "u.s. data centers" searched only "data centers").  Terms are lower-cased after.
+        return text.replace(".", "").upper()
     return text
 
 

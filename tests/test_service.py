@@ -205,6 +205,13 @@ def test_an_acronym_plural_in_lower_case_finds_what_the_acronym_finds(service, t
     assert {h.id for h in lower.hits} == {h.id for h in upper.hits} and lower.total == upper.total > 0
 
 
+@pytest.mark.parametrize(("typed", "as_written"), [("u.s. data centers", "U.S. data centers"), ("u.k. stargate", "U.K. stargate")])
+def test_an_acronym_typed_with_dots_in_lower_case_is_the_acronym(service, typed, as_written):
+    # "u.s. data centers" searched only "data centers": "us" is a function word, the dots say it is not.
+    lower, upper = (service.search(SearchParams(q=q, per_page=50)) for q in (typed, as_written))
+    assert [h.id for h in lower.hits] == [h.id for h in upper.hits] and lower.total == upper.total > 0
+
+
 @pytest.mark.parametrize(
     ("caps", "typed"),
     [
