@@ -45,7 +45,7 @@ from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
 from search.snapshot import Snapshot, TokenReplay
-from search.spell import Speller, exclusion_hint, rare_word_fixes, respelt, suggested_fixes
+from search.spell import Speller, exclusion_hint, far_word_fixes, rare_word_fixes, respelt, suggested_fixes
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
@@ -261,6 +261,9 @@ class SearchService:
             offered = respelt(written, rare) if rare else None
             if offered is None and written == asked.parsed.text:
                 offered = _negation_offered(asked.parsed, found)
+        elif hint is None and asked.parsed and asked.vocabulary and not found.allowed and written == asked.parsed.text:
+            far = far_word_fixes(asked.parsed, asked.vocabulary)  # "starget": nothing found, Stargate offered
+            offered = respelt(written, far) if far else None
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,

@@ -421,6 +421,21 @@ class Vocabulary:
             found = self._words.setdefault(key, frozenset(self._by_letter().get(letter, ())))  # type: ignore[arg-type]
         return found  # type: ignore[return-value]
 
+    def two_edits(self, typed: str) -> str | None:
+        """Return the index word (analysed) the most documents hold among those two edits from *typed*
+        as some document writes it ("stargate" for "starget"), of the ``FAR_TYPO_READ`` commonest that
+        ``FAR_TYPO_HELD`` documents hold at least; else None."""
+        folded = self._fold(typed)
+        key = ("two_edits", folded)
+        if key in self._cache:
+            return self._cache[key]  # type: ignore[return-value]
+        held = {term: self.frequency(term) for term in self._within((folded,), 2)}
+        # The commonest first, their written forms read for a few only (at 64k a five-letter word has
+        # dozens of stems two edits off, and reading a word's forms reads documents).
+        likely = sorted((t for t, n in held.items() if n >= FAR_TYPO_HELD), key=lambda t: (-held[t], t))[:FAR_TYPO_READ]
+        found = next((t for t in likely if any(edit_distance(folded, form) <= 2 for form, _ in self._written_forms(t))), None)
+        return self._remember(key, found)  # type: ignore[return-value]
+
     def _within(self, forms: tuple[str, ...], maxdist: int) -> Iterator[str]:
         """Yield the index words within *maxdist* Levenshtein edits of a form that start with its letter."""
         by_letter = self._by_letter()
@@ -717,6 +732,32 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
         commoner = [w for w, _ in vocabulary.near(typed, word, offered=True) if vocabulary.frequency(w) >= held * RARE_RATIO]
         if commoner:
             fixes.append((concept.span, vocabulary.surface(commoner[0], typed)))
+    return fixes
+
+
+FAR_TYPO_CHARS = (5, 8)  # a word of these lengths may be one edit off when searched, two when offered
+FAR_TYPO_HELD = 3  # documents at least that hold a word two edits off for it to be offered
+FAR_TYPO_READ = 8  # ... of which the commonest this many have their written forms read
+
+
+def far_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[tuple[int, int], str]]:
+    """Return, for a query that found nothing, a spelling to offer for each typed word the index
+    lacks that is two edits from a word ``FAR_TYPO_HELD`` documents hold ("starget": Stargate, which
+    is not searched, since a word of that length is corrected by one edit); empty when any typed word
+    the index lacks has none or is an English word.  The respelt query is offered (a did-you-mean), not searched."""
+    fixes: list[tuple[tuple[int, int], str]] = []
+    for concept in parsed.typed_concepts():
+        word = concept.word
+        if not word or not concept.span or concept.prefix or vocabulary.contains(word):
+            continue
+        typed = parsed.text[concept.span[0] : concept.span[1]]
+        if (not FAR_TYPO_CHARS[0] <= len(typed) <= FAR_TYPO_CHARS[1] or not typed.isalpha()
+                or vocabulary.common(typed) or len(fixes) == RARE_LOOKED_UP):
+            return []  # an English word is meant ("export" is no typo of "expert"), as is a long one
+        far = vocabulary.two_edits(typed)
+        if not far:
+            return []
+        fixes.append((concept.span, vocabulary.surface(far, typed)))
     return fixes
 
 

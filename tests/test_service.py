@@ -821,6 +821,26 @@ def test_a_name_typed_in_two_ranks_its_pages_above_pages_with_one_of_its_words(s
     assert any("Open-source" in hit.title for hit in everything.hits)  # still found, below
 
 
+@pytest.mark.parametrize(("typed", "offered"), [("starget", "stargate"), ("Starget", "Stargate"), ("brodcam", "broadcom")])
+def test_a_query_that_finds_nothing_is_offered_a_word_two_edits_off(service, typed, offered):
+    # "starget" found nothing and said only "Nothing matched": a word of that length is corrected by
+    # one edit, and "Stargate", in 15 pages, is two (QA pass V).  Offered, not searched.
+    result = service.search(SearchParams(q=typed))
+    assert result.total == 0 and result.suggestion is None
+    assert result.offered is not None and result.offered.text == offered
+    assert service.search(SearchParams(q=result.offered.text)).total > 0
+
+
+def test_the_page_of_a_query_that_finds_nothing_offers_the_word_two_edits_off(client):
+    page = client.get("/?q=starget").get_data(as_text=True)
+    assert 'Did you mean <a href="/?q=stargate"><mark>stargate</mark></a>?' in page and "Nothing matched" in page
+
+
+@pytest.mark.parametrize("typed", ["zzzzzz", "banana", "starget qwxzy"])
+def test_nothing_is_offered_for_a_word_no_page_writes_anything_like(service, typed):
+    assert service.search(SearchParams(q=typed)).offered is None
+
+
 def test_a_word_a_few_pages_misspell_is_offered_the_spelling_the_many_write(tmp_path, monkeypatch):
     # At 64k "pyhton" found the 7 packages whose text misspells it, without a word about the 5,615
     # that write "python": a typed word the index holds was never questioned.

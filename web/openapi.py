@@ -241,8 +241,10 @@ SCHEMAS: dict[str, Any] = {
                 "The query respelt where a typed word is one a few documents hold (at most 3, a misspelling "
                 "written in them) and close to a word a hundred times as many hold; or, for a query of plain "
                 "words with a lower-case \"not\" between two (`stargate not michigan`), the query excluding the "
-                "word after it (`stargate -michigan`) when that leaves out some results and not all: offered, "
-                "not searched. Null otherwise, and whenever `suggestion` is given.")},
+                "word after it (`stargate -michigan`) when that leaves out some results and not all; or, for a "
+                "query that found nothing, each typed word the index lacks respelt as the commonest word two "
+                "edits off (`starget`: `stargate`): offered, not searched. Null otherwise, and whenever "
+                "`suggestion` is given.")},
         },
     },
     "WayOut": {
