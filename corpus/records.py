@@ -137,6 +137,33 @@ def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:
     return slug or "item"
 
 
+# The ids the site's pages give their own elements (web/templates, and web/static/app.js's list of
+# completions): a guide section anchored at one of them ("Main", "Q", "TOC heading") shared it with
+# the page's element, so "Skip to content", the search box's label and a link to /guides/…#main went
+# to the wrong one.  A section there gets a suffix, as a second section with one slug does.
+# tests/test_guides.py checks the list against the templates and the script.
+PAGE_IDS = frozenset((
+    "main", "q", "q-hint", "q-suggestions", "q-status", "announce", "doc-title", "mlt", "toc-heading",
+    "results-heading", "summary", "sort-label", "answer-heading", "ways-heading", "filters", "filters-heading",
+    *(f"facet-{name}{end}" for name in ("topic", "entity", "kind", "month") for end in ("", "-heading")),
+))
+PAGE_ID_PATTERN = re.compile(r"q-option-\d+")  # a completion in the search box's list
+# A section's heading has the id of its anchor with this suffix (web/templates/guide.html): a section
+# holds both, so "Sections" and "Sections heading" are not given one id twice.
+HEADING_ID_SUFFIX = "-heading"
+
+
+def _free(anchor: str, held: set[str]) -> bool:
+    """Tell whether a section at *anchor* would share no id with the page or with *held*'s sections."""
+    ids = (anchor, anchor + HEADING_ID_SUFFIX)
+    return not any(i in held or i in PAGE_IDS or PAGE_ID_PATTERN.fullmatch(i) for i in ids)
+
+
+def _hold(anchor: str, held: set[str]) -> str:
+    held.update((anchor, anchor + HEADING_ID_SUFFIX))
+    return anchor
+
+
 def unique_anchors(
     sections: Sequence[GuideSection],
     taken: Mapping[str, Iterable[str]] | None = None,
@@ -150,17 +177,21 @@ def unique_anchors(
     the anchor a section (by id) had before, which it keeps while no other section holds it.  A
     section whose anchor is taken gets the anchor with the first free suffix, ``-2``, ``-3`` …, after
     every section that can have its own took it: the first section keeps the plain anchor, and a
-    heading whose slug is ``phase-2`` keeps it beside two headings "Phase".
+    heading whose slug is ``phase-2`` keeps it beside two headings "Phase".  Nor is an anchor one of
+    the ids the page gives its own elements (``PAGE_IDS``) or another section's heading: a section
+    titled "Main" is at ``main-2``.
     """
-    used: dict[str, set[str]] = {topic: set(anchors) for topic, anchors in (taken or {}).items()}
+    used: dict[str, set[str]] = {}
+    for topic, anchors in (taken or {}).items():
+        for anchor in anchors:
+            _hold(anchor, used.setdefault(topic, set()))
     kept = kept or {}
     anchors: list[str | None] = []
     for section in sections:
         held = used.setdefault(section.topic, set())
         for anchor in (kept.get(section.id), section.anchor):
-            if anchor and anchor not in held:
-                held.add(anchor)
-                anchors.append(anchor)
+            if anchor and _free(anchor, held):
+                anchors.append(_hold(anchor, held))
                 break
         else:
             anchors.append(None)
@@ -168,8 +199,7 @@ def unique_anchors(
         if anchors[number] is None:
             held = used[section.topic]
             suffix = 2
-            while f"{section.anchor}-{suffix}" in held:
+            while not _free(f"{section.anchor}-{suffix}", held):
                 suffix += 1
-            anchors[number] = f"{section.anchor}-{suffix}"
-            held.add(f"{section.anchor}-{suffix}")
+            anchors[number] = _hold(f"{section.anchor}-{suffix}", held)
     return anchors  # type: ignore[return-value]

@@ -4,13 +4,40 @@ at build and at update (two sections at one anchor shared a URL and a feed entry
 from __future__ import annotations
 
 import re
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
 
+from corpus.records import PAGE_ID_PATTERN, PAGE_IDS
+from corpus.sources import load_corpus
 from index.build import build
 from index.update import update
 from tests.conftest import write_jsonl as _write_jsonl
 from web import create_app
 
 TOPIC = "ai-act"
+WEB = Path(__file__).resolve().parent.parent / "web"
+# The seed guide's anchors: search results, feeds and readers' bookmarks link to them.
+SEED_ANCHORS = ["what-this-area-covers", "why-it-matters", "how-it-evolved", "the-physical-buildout",
+                "geopolitical-and-security-dimensions", "efficiency-research-as-a-countervailing-force",
+                "where-it-is-heading"]
+
+
+class _Ids(HTMLParser):
+    """Every id attribute of a page, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.ids += [value for name, value in attrs if name == "id"]
+
+
+def page_ids(html: str) -> list[str]:
+    parser = _Ids()
+    parser.feed(html)
+    return parser.ids
 
 
 def write_jsonl(path, docs):
@@ -141,3 +168,41 @@ def test_a_deleted_sections_anchor_is_free_again(tmp_path):
     changes = [{"id": "a", "delete": True}, *guide(TOPIC, [("c", "Calendrier de l’AI Act")])]
     update(write_jsonl(tmp_path / "c.jsonl", changes), root)
     assert page_anchors(root) == ["scope", "calendrier-de-l-ai-act"]
+
+
+def test_sections_titled_as_the_page_s_own_elements_do_not_take_their_ids(tmp_path):
+    # "Main" was <section id="main"> beside <main id="main">: "Skip to content" and a hit linking
+    # /guides/…#main went to the top; "Q" took the search box's id, "TOC heading" the sections' list's.
+    sections = [("main", "Main"), ("q", "Q"), ("toc", "TOC heading"), ("list", "Sections"),
+                ("list-heading", "Sections heading"), ("summary", "Summary")]
+    write_jsonl(tmp_path / "src" / "act.jsonl", guide(TOPIC, sections))
+    build([tmp_path / "src"], root=tmp_path / "ix", semantic=False)
+    client = app_client(tmp_path / "ix")
+    ids = page_ids(client.get(f"/guides/{TOPIC}").get_data(as_text=True))
+    assert [i for i, n in Counter(ids).items() if n > 1] == []
+    assert {"main", "q", "toc-heading"} <= set(ids)  # the page's own, where its links and labels point
+    anchors = page_anchors(tmp_path / "ix")
+    assert anchors == ["main-2", "q-2", "toc-heading-2", "sections", "sections-heading-2", "summary-2"]
+    hits = client.get("/api/search", query_string={"q": "main", "kind": "guide"}).get_json()["hits"]
+    assert [hit["url"] for hit in hits if hit["id"] == "main"] == [f"/guides/{TOPIC}#main-2"]
+    assert "main-2" in ids
+
+
+def test_the_seed_guide_keeps_its_anchors():
+    sections = [record for record in load_corpus().records if record.kind == "guide"]
+    assert [section.anchor for section in sections] == SEED_ANCHORS
+
+
+def test_every_id_the_pages_give_their_own_elements_is_kept_from_anchors():
+    templates = "".join(path.read_text(encoding="utf-8") for path in (WEB / "templates").glob("*.html"))
+    fixed = set(re.findall(r'\bid="([^"{]+)"', templates))
+    script = (WEB / "static" / "app.js").read_text(encoding="utf-8")
+    assert fixed and set(re.findall(r'\.id = "([^"]+)";', script))
+    assert fixed | set(re.findall(r'\.id = "([^"]+)";', script)) <= PAGE_IDS
+    # The ids made from a value: the completions' ("q-option-" + i), the facets' (search page).
+    numbered = re.findall(r'\.id = "([^"]+)" \+', script)
+    assert numbered == ["q-option-"] and all(PAGE_ID_PATTERN.fullmatch(f"{prefix}{n}") for prefix in numbered for n in (0, 12))
+    facets = {f"facet-{name}{end}" for name in ("topic", "entity", "kind", "month") for end in ("", "-heading")}
+    assert facets <= PAGE_IDS
+    made = set(re.findall(r'\bid="([^"]*\{\{[^"]*)"', templates))
+    assert made == {"{{ anchor }}", "{{ anchor }}-heading", "facet-{{ name }}", "facet-{{ name }}-heading"}
