@@ -188,3 +188,27 @@ def test_the_order_of_a_filter_s_values_does_not_make_another_feed(client):
     tags = {client.get(url.replace("/feeds/search.atom", "/api/search")).headers["ETag"] for url in (first, second)}
     assert len(tags) == 1
     assert client.get("/api/search?q=library&topic=LIBS").headers["ETag"] == client.get("/api/search?q=library&topic=libs").headers["ETag"]
+
+
+def entry_dates(client, query: str) -> tuple[list[str], list[str]]:
+    _, parsed, _ = feed(client, query)
+    return [entry.link.rsplit("/", 1)[1] for entry in parsed.entries], [entry.updated for entry in parsed.entries]
+
+
+@pytest.mark.parametrize("q", ["python library", "perl module"])
+def test_a_multi_word_search_s_feed_lists_its_entries_newest_first(client, q):
+    # The newest sort puts the documents holding every word first: the feed listed 2025-06-11, …,
+    # 2024-12-08, then newer pages holding one word, under a subtitle saying newest first.
+    ids, updated = entry_dates(client, f"q={q.replace(' ', '+')}")
+    assert len(updated) == 20 and updated == sorted(updated, reverse=True)
+    assert updated == [as_date_time(DATE[i]) for i in ids]
+    # The same entries as before: the newest sort's first 20.
+    hits = client.get("/api/search", query_string={"q": q, "sort": "newest", "per_page": 20}).get_json()["hits"]
+    assert sorted(ids) == sorted(hit["id"] for hit in hits)
+
+
+def test_the_seed_corpus_feed_of_a_multi_word_search_is_newest_first(index_dir):
+    seed = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+    _, parsed, _ = feed(seed, "q=gpu+power")
+    updated = [entry.updated for entry in parsed.entries]
+    assert updated and updated == sorted(updated, reverse=True)

@@ -1,7 +1,8 @@
 """Following the site from elsewhere: an Atom feed for every search, and an OpenSearch description.
 
-``/feeds/search.atom`` takes the page's parameters (q, filters, since, until) and answers the same
-search newest first, each entry carrying the highlighted snippet as escaped HTML.  A filter value
+``/feeds/search.atom`` takes the page's parameters (q, filters, since, until) and answers the first
+results of the same search sorted newest (those holding every word first), listed strictly newest
+first by the date each entry shows, each entry carrying the highlighted snippet as escaped HTML.  A filter value
 written in another case than the index's (topic=Compute-Deals) is redirected to the feed of the
 canonical value, as the page is, and so is a filter whose values came in another order (they combine
 with OR), so a search has one feed id and title.  An entry's id is
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from urllib.parse import urlencode
 
@@ -27,6 +29,7 @@ from werkzeug.datastructures import MultiDict
 
 from index.dates import as_date_time, format_utc
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, one_value, parse_params, to_query_string
+from search.results import Hit
 from search.snapshot import Snapshot
 from search.suggest import check_prefix
 from web import get_search
@@ -59,6 +62,22 @@ def _published_at(snap: Snapshot) -> datetime:
     return datetime.fromtimestamp(int(snap.served_since), timezone.utc)
 
 
+def newest_first(hits: Sequence[Hit], undated: str) -> list[tuple[Hit, str]]:
+    """Return *hits* with the date each entry shows (*undated* for a hit without one), newest first.
+
+    The newest sort puts the documents holding every word of a query first, so a feed of "gpu power"
+    listed 2026-03-01, then 2024-05-10, then 2026-12-04, under a subtitle saying newest first: the
+    search still chooses the entries, and they are listed by their dates, those of one date in the
+    search's order."""
+    dated = [(hit, _date(hit) or undated) for hit in hits]
+    return sorted(dated, key=lambda entry: entry[1], reverse=True)  # stable: ties keep the search's order
+
+
+def _date(hit: Hit) -> str | None:
+    """Return *hit*'s date as an entry shows it (published, else first seen; RFC 3339, in UTC), if it has one."""
+    return as_date_time(hit.published or hit.first_seen) if hit.published or hit.first_seen else None
+
+
 @bp.get("/feeds/search.atom")
 def search_feed() -> Response:
     read = MultiDict([(name, value) for name, value in request.args.items(multi=True) if name in FEED_PARAMS])
@@ -75,8 +94,11 @@ def search_feed() -> Response:
     result = service.search(params)
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
     root = request.url_root
-    dates = [as_date_time(hit.published or hit.first_seen) for hit in result.hits if hit.published or hit.first_seen]
+    dates = [date for hit in result.hits if (date := _date(hit))]
     published_at = _published_at(snap)
+    # The newest entry's date; nothing matching yet, when that was last true; after a step back
+    # (a rollback took entries away), no earlier than the step: a feed's updated never goes back.
+    updated = max([*dates, *([format_utc(published_at)] if snap.stepped_back or not dates else [])])
     body = render_template(
         "feed.xml",
         params=params,
@@ -84,9 +106,8 @@ def search_feed() -> Response:
         root=root,
         self_url=f"{root}feeds/search.atom" + (f"?{query}" if query else ""),
         page_url=f"{root}" + (f"?{query}" if query else ""),
-        # The newest entry's date; nothing matching yet, when that was last true; after a step back
-        # (a rollback took entries away), no earlier than the step: a feed's updated never goes back.
-        updated=max([*dates, *([format_utc(published_at)] if snap.stepped_back or not dates else [])]),
+        entries=newest_first(result.hits, updated),
+        updated=updated,
         as_date_time=as_date_time,
         label=snap.label,
     )
