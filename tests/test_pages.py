@@ -743,3 +743,31 @@ def test_the_json_link_of_a_search_page_is_that_search(client):
     assert link.startswith("/api/search?")
     answer = client.get(link).get_json()
     assert (answer["query"], answer["filters"]["kind"], answer["per_page"], answer["page"]) == ("stargate", ["event"], 5, 2)
+
+
+def json_link(page: str) -> str:
+    return unescape(re.search(r'<a href="([^"]*)">JSON API</a>', page).group(1))
+
+
+def test_the_json_link_of_an_event_page_is_that_event(client, service):
+    # It was /api/search?q= (every document) on an event page (a QA pass).
+    hit = service.search(SearchParams(q="stargate", kind=("event",))).hits[0]
+    link = json_link(html(client, hit.url))
+    assert link == "/api/documents/" + hit.url.removeprefix("/events/")
+    answer = client.get(link).get_json()
+    assert answer["document"]["id"] == hit.id and answer["more_like_this"]
+
+
+def test_the_json_link_of_a_guide_page_lists_its_sections_in_order(client, tmp_path):
+    # It was /api/search?q= (every document) on a guide page (a QA pass): now this guide's sections,
+    # searched by topic and kind in listing order, as the page lists them.
+    page = html(client, "/guides/training-infrastructure")
+    answer = client.get(json_link(page)).get_json()
+    anchors = re.findall(r'<section id="([^"]+)"', page)
+    assert len(anchors) == 7 and answer["total"] == 7
+    assert [hit["url"] for hit in answer["hits"]] == [f"/guides/training-infrastructure#{a}" for a in anchors]
+    # A topic holding URL characters is one filter value, not a cut query.
+    odd = _one_guide(tmp_path, "ml/ops? #1 <x>", ("Wombat rig setup", "How to set it up."), ("Wombat news", "It shipped."))
+    guide_url = odd.get("/api/documents/g1").get_json()["document"]["url"].partition("#")[0]
+    answer = odd.get(json_link(html(odd, guide_url))).get_json()
+    assert [hit["id"] for hit in answer["hits"]] == ["g1"] and answer["filters"]["topic"] == ["ml/ops? #1 <x>"]

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 
-from corpus.records import guide_url
+from corpus.records import GUIDE, guide_url
 from index import store
 from index.schema import whole_slug
 from search.explain import readable, summary
-from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
 from web import get_search
 from web.dates import exact, relative
@@ -96,6 +96,11 @@ def feed_url(params: SearchParams) -> str:
     """Return the Atom feed that follows *params*' search: the same query, filters and dates, newest first."""
     query = urlencode(to_query_string(params, sort=None, page=1, per_page=DEFAULT_PER_PAGE, explain=False))
     return "/feeds/search.atom" + (f"?{query}" if query else "")
+
+
+def api_url(params: SearchParams) -> str:
+    """Return the JSON twin of the page of *params*: the same search, page and all, from /api/search."""
+    return "/api/search" + search_url(params, page=params.page)[1:]
 
 
 def page_window(page: int, pages: int, radius: int = PAGE_RADIUS) -> list[int | None]:
@@ -233,7 +238,7 @@ def page() -> str | Response:
         narrow=narrow,
         clear_url=clear_url,
         feed_url=feed_url(params),
-        api_url="/api/search" + search_url(params, page=params.page)[1:],  # this search, as JSON
+        api_url=api_url(params),  # this search, as JSON
         split_facet=split_facet,
         chips_for=hit_chips(result, params),
         typed_title=typed_title(result),
@@ -260,7 +265,8 @@ def event(doc_id: str) -> str | Response:
     if doc is None or doc.get("kind") != "event":
         abort(404, description=f"No event has the id {doc_id!r}.")
     return render_template(
-        "event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.snapshot().label, blocks=text_blocks
+        "event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.snapshot().label, blocks=text_blocks,
+        api_url="/api/documents/" + quote(doc_id, safe=""),  # this event and more like it, as JSON
     )
 
 
@@ -297,6 +303,10 @@ def guide(topic: str) -> str | Response:
         if topic.endswith("/") and (bare := topic.rstrip("/")) and service.guide(bare):
             return redirect(guide_url(bare))  # /guides/training-infrastructure/: the guide, not a 404
         abort(404, description=f"No guide for the topic {topic!r}.")
+    # This guide's sections as JSON, in its order: the search the API offers for them (/api/search
+    # lists no more than MAX_PER_PAGE a page, a longer guide's "pages" says how many more there are).
+    sections_json = SearchParams(topic=(topic,), kind=(GUIDE,), sort="listing", per_page=MAX_PER_PAGE)
     return render_template(
-        "guide.html", topic=topic, sections=sections, label=service.snapshot().label, blocks=text_blocks
+        "guide.html", topic=topic, sections=sections, label=service.snapshot().label, blocks=text_blocks,
+        api_url=api_url(sections_json),
     )
