@@ -771,3 +771,35 @@ def test_the_json_link_of_a_guide_page_lists_its_sections_in_order(client, tmp_p
     guide_url = odd.get("/api/documents/g1").get_json()["document"]["url"].partition("#")[0]
     answer = odd.get(json_link(html(odd, guide_url))).get_json()
     assert [hit["id"] for hit in answer["hits"]] == ["g1"] and answer["filters"]["topic"] == ["ml/ops? #1 <x>"]
+
+
+@pytest.mark.parametrize("typed", ["/events/Introducing-Stargate-UAE", "/events/introducing-stargate-uae/",
+                                   "/events/Introducing-Stargate-UAE/"])
+def test_an_event_address_in_another_case_or_with_a_slash_leads_to_the_event(client, typed):
+    # Both were 404 while /guides/Training-Infrastructure and /guides/training-infrastructure/ led to
+    # the guide (a QA pass).
+    moved = client.get(typed)
+    assert moved.status_code == 302 and moved.headers["Location"] == "/events/introducing-stargate-uae"
+    assert "Introducing Stargate UAE" in html(client, moved.headers["Location"])
+
+
+def test_an_unknown_event_address_is_a_404_however_it_is_typed(client):
+    for typed in ("/events/no-such-event", "/events/No-Such-Event/", "/events/introducing-stargate-uae-2"):
+        assert client.get(typed).status_code == 404, typed
+
+
+def test_an_event_address_two_ids_could_mean_is_guessed_neither(tmp_path):
+    # Ids are case-sensitive: "Quoll" and "QUOLL" are two events, and "quoll" names neither of them.
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    ids = ["Quoll", "QUOLL", "numbat", "trail/"]
+    docs = [{"id": doc_id, "title": f"Marsupial {n}", "summary": "Marsupials.", "topics": ["t"]} for n, doc_id in enumerate(ids)]
+    build([write_jsonl(tmp_path / "ids.jsonl", docs)], root=tmp_path / "ix", semantic=False)
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    assert [client.get(f"/events/{typed}").status_code for typed in ("Quoll", "QUOLL", "quoll", "quoll/")] == [200, 200, 404, 404]
+    assert client.get("/events/Quoll/").headers["Location"] == "/events/Quoll"
+    assert client.get("/events/NUMBAT").headers["Location"] == "/events/numbat"
+    assert client.get("/events/trail/").status_code == 200  # an id ending in "/" is its own address
+    assert client.get("/events/TRAIL/").headers["Location"] == "/events/trail%2F"

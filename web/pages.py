@@ -11,14 +11,15 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import quote, urlencode
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 
 from corpus.records import GUIDE, guide_url
 from index import store
-from index.schema import whole_slug
+from index.schema import event_url, ids_of, whole_slug
 from search.explain import readable, summary
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
+from search.snapshot import Snapshot
 from web import get_search
 from web.dates import exact, relative
 
@@ -259,6 +260,10 @@ def favicon() -> Response:
 def event(doc_id: str) -> str | Response:
     service = get_search()
     doc = service.document(doc_id)
+    if doc is None and (meant := _meant_id(doc_id)) is not None:
+        # /events/Introducing-Stargate-UAE, /events/introducing-stargate-uae/: the event's one address,
+        # as a guide's topic in another case or with a "/" is (a guide section's id goes on to its guide).
+        return redirect(event_url(meant))
     if doc is not None and doc.get("kind") == "guide" and doc.get("url"):
         # A guide section's id (the API's /api/documents serves it): its place in its guide.
         return redirect(str(doc["url"]))
@@ -268,6 +273,34 @@ def event(doc_id: str) -> str | Response:
         "event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.snapshot().label, blocks=text_blocks,
         api_url="/api/documents/" + quote(doc_id, safe=""),  # this event and more like it, as JSON
     )
+
+
+def _meant_id(typed: str) -> str | None:
+    """Return the id an event address not found means, when one document's id is it but for case or
+    a trailing "/" (ids are case-sensitive: two that differ only so are each their own, and neither is
+    guessed); else None."""
+    service = get_search()
+    bare = typed.rstrip("/")
+    if bare and bare != typed and service.document(bare) is not None:
+        return bare
+    folds = _ids_by_fold(service.snapshot())
+    for text in dict.fromkeys(text for text in (typed, bare) if text):
+        live = [doc_id for doc_id in folds.get(text.casefold(), ()) if service.document(doc_id) is not None]
+        if len(live) == 1:
+            return live[0]
+    return None
+
+
+def _ids_by_fold(snap: Snapshot) -> dict[str, tuple[str, ...]]:
+    """Return the snapshot's ids by their case-folded form (a deleted document's too), read once a
+    snapshot and kept on the app: only an address not found asks, and a large index has 64k ids."""
+    kept = current_app.extensions.get("ids_by_fold")
+    if kept is None or kept[0] != snap.id:
+        folds: dict[str, list[str]] = {}
+        for doc_id in ids_of(snap.searcher().reader()):
+            folds.setdefault(doc_id.casefold(), []).append(doc_id)
+        kept = current_app.extensions["ids_by_fold"] = (snap.id, {fold: tuple(ids) for fold, ids in folds.items()})
+    return kept[1]
 
 
 @bp.app_context_processor
