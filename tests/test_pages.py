@@ -789,7 +789,8 @@ def test_an_unknown_event_address_is_a_404_however_it_is_typed(client):
 
 
 def test_an_event_address_two_ids_could_mean_is_guessed_neither(tmp_path):
-    # Ids are case-sensitive: "Quoll" and "QUOLL" are two events, and "quoll" names neither of them.
+    # Ids are case-sensitive: "Quoll" and "QUOLL" are two events, and "quoll" names neither of them
+    # (an id with capitals is found as written; a lower-case one however it is typed).
     from index.build import build
     from tests.conftest import write_jsonl
     from web import create_app
