@@ -6,7 +6,10 @@ first by the date each entry shows, each entry carrying the highlighted snippet 
 written in another case than the index's (topic=Compute-Deals) is redirected to the feed of the
 canonical value, as the page is, and so is a filter whose values came in another order (they combine
 with OR), so a search has one feed id and title.  An entry's id is
-its document's permanent address here, so a reader never sees one document twice; its ``updated``
+its document's permanent address here, made of the document's id (``/events/<id>``, which leads a
+guide section's id on to its place in the guide): a section's anchor follows its heading and the
+other sections', so an id made of it changed when a heading was edited and passed to another section
+when one was removed (a QA pass).  A reader never sees one document twice.  An entry's ``updated``
 is the document's date (published, else first seen).  The body is a function of the snapshot and the
 request, so the ETag is a digest of it and Last-Modified is when the snapshot was published here
 (switched to, by a build, update, publish or rollback): a
@@ -28,6 +31,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from werkzeug.datastructures import MultiDict
 
 from index.dates import as_date_time, format_utc
+from index.schema import event_url
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, one_value, parse_params, to_query_string
 from search.results import Hit
 from search.snapshot import Snapshot
@@ -109,6 +113,7 @@ def search_feed() -> Response:
         entries=newest_first(result.hits, updated),
         updated=updated,
         as_date_time=as_date_time,
+        event_url=event_url,
         label=snap.label,
     )
     response = _xml(body, ATOM)
