@@ -89,7 +89,10 @@ def search_feed() -> Response:
     service = get_search()
     snap = service.snapshot()
     canonical = snap.canonical_filters(asked)  # topic=Compute-Deals: the feed of compute-deals
-    if canonical != asked:
+    # A date bound as sent other than as read (since=2026-11-01T00:00+01:00 is 2026-10-31T23:00:00Z):
+    # the feed's id and title give the bound as read, so the address must too (a QA pass).
+    dated_otherwise = any(one_value(read, name) not in (None, getattr(asked, name)) for name in DATE_BOUNDS)
+    if canonical != asked or dated_otherwise:
         # Redirected, as the page is: a search has one feed, one address, one id and one title (the
         # reader subscribes to the address it lands on), rather than a copy under each spelling.
         # Not permanent: the values are the snapshot's, and another snapshot may have other ones.
