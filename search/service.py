@@ -433,7 +433,7 @@ class SearchService:
             # searched, since there is nothing else, but no question to answer.
             return None
         if parsed.excluded is None:  # "what is training infrastructure": the topic's guide opens with the answer
-            opening = snap.guide_opening(" ".join(concept.text.strip('"') for concept in parsed.concepts))
+            opening = snap.guide_opening(" ".join(concept.text.strip('"') for concept in parsed.concepts), parsed.typed)
             if opening is not None and opening in found.allowed:
                 return opening
         top = ranked[:ANSWER_WITHIN]

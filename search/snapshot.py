@@ -255,10 +255,26 @@ class Snapshot:
                 out.setdefault(_folded_name(name.replace("-", " ")), docnum)
         return out
 
-    def guide_opening(self, text: str) -> int | None:
+    def guide_opening(self, text: str, words: tuple[str, ...] | None = None) -> int | None:
         """Return the first section of the guide whose topic *text* names ("training infrastructure",
-        "Training-Infrastructure"), or None."""
-        return self._guide_openings.get(_folded_name(text.replace("-", " "))) if self._guide_openings else None
+        "Training-Infrastructure"), or whose topic's words, analysed as a query's, are *words* (the
+        query's, analysed: "trainning infrastructure", whose first word the stemmer reads as
+        "training"'s), or None."""
+        if not self._guide_openings:
+            return None
+        found = self._guide_openings.get(_folded_name(text.replace("-", " ")))
+        return found if found is not None or not words else self._guide_openings_by_words.get(words)
+
+    @cached_property
+    def _guide_openings_by_words(self) -> dict[tuple[str, ...], int]:
+        """Each guide's first section by its topic's words as a query's are analysed (value and label)."""
+        analyzer = self.schema["title"].analyzer
+        out: dict[tuple[str, ...], int] = {}
+        for name, docnum in self._guide_openings.items():
+            words = tuple(t.text for t in analyzer(name, mode="query"))
+            if words:
+                out.setdefault(words, docnum)
+        return out
 
     def organisation(self, text: str) -> str | None:
         """Return the organisation *text* is the name of ("alibaba", "Mistral  AI"), or None.
