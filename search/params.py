@@ -36,14 +36,16 @@ _YEAR = "(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"
 _MONTH_DAY = ("(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
               "|02-(?:0[1-9]|1[0-9]|2[0-8]))")
 _LEAP_DAY = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29"
-_TIME = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,6})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?"
+# RFC 3339 allows a lower-case "t" and "z", and Go's RFC3339Nano writes nine digits of a second's
+# fraction: both were a 400 (a QA pass).  The value is read in upper case (``_raw_date``).
+_TIME = r"[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,9})?)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?"
 DATE_PATTERN = f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})(?:{_TIME})?$"
 # The same with a space for the "+" of an offset: a URL's query reads an unencoded "+" as a space, so
 # "since=2026-03-01T09:00+02:00" typed as the README writes it arrives as "…T09:00 02:00".
 _PLUS_AS_SPACE = re.compile(r"(T[0-9:.]+) ((?:[01][0-9]|2[0-3]):[0-5][0-9])$")
 _BLANK = " \t\n\r\f\v"  # around a date, or all of it (a form's empty date field): no bound
 # What since and until accept: a date with blanks around it, or blanks only (the spec states it).
-DATE_PARAM_PATTERN = (r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1].replace("Z|[+-]", "Z|[+ -]") + r"[ \t\n\r\f\v]*)?$")
+DATE_PARAM_PATTERN = (r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1].replace("[Zz]|[+-]", "[Zz]|[+ -]") + r"[ \t\n\r\f\v]*)?$")
 MONTH_PATTERN = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
 # A kind in any case (the spec's pattern spells that out: JSON Schema patterns have no flags).
 KIND_PATTERN = "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" for c in kind) for kind in KINDS) + ")$"
@@ -159,7 +161,7 @@ def _date(args: MultiMapping, name: str) -> str | None:
         raise InvalidParameter(name, message)
     try:
         canonical = parse_iso(raw)  # to the second, as documents are dated
-        if name == "since" and len(canonical) > 10 and datetime.fromisoformat(raw).microsecond:
+        if name == "since" and len(canonical) > 10 and _FRACTION.search(raw):
             # 08:00:00.5 leaves out what was dated 08:00:00: the bound is the next whole second.
             canonical = format_utc(datetime.fromisoformat(raw) + timedelta(seconds=1))
         return canonical
@@ -260,8 +262,12 @@ def parse_params(args: MultiMapping) -> SearchParams:
 
 
 def _raw_date(args: MultiMapping, name: str) -> str:
-    """Return date parameter *name* as it was sent (blanks around it aside, a "+" read as a space restored)."""
-    return _PLUS_AS_SPACE.sub(r"\1+\2", (args.get(name) or "").strip(_BLANK))
+    """Return date parameter *name* as it was sent (blanks around it aside, a "+" read as a space
+    restored, in upper case: "t" and "z" are "T" and "Z")."""
+    return _PLUS_AS_SPACE.sub(r"\1+\2", (args.get(name) or "").strip(_BLANK).upper())
+
+
+_FRACTION = re.compile(r"\.[0-9]*[1-9]")  # a fraction of a second that is not zero
 
 
 def _instant(args: MultiMapping, name: str) -> float | None:

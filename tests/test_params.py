@@ -189,6 +189,23 @@ def test_an_offsets_plus_sent_unencoded_in_a_url_is_read_as_the_plus(client):
 
 
 @pytest.mark.parametrize(
+    ("sent", "read"),
+    [
+        ("2026-03-01t07:00:00z", "2026-03-01T07:00:00Z"),  # RFC 3339 lets "t" and "z" be lower case
+        ("2026-03-01T07:00:00.123456789Z", "2026-03-01T07:00:01Z"),  # Go's RFC3339Nano: nine digits
+        ("2026-03-01T07:00:00.000000001Z", "2026-03-01T07:00:01Z"),  # a fraction below a microsecond
+        ("2026-03-01T07:00:00.000000000Z", "2026-03-01T07:00:00Z"),  # none
+        ("2026-03-01t09:00:00.5+02:00", "2026-03-01T07:00:01Z"),
+    ],
+)
+def test_a_date_time_as_rfc_3339_and_its_clients_write_it_is_read(sent, read):
+    # Both were a 400 "'since' must be an ISO 8601 date … or date-time" (QA pass W).
+    assert parse(("since", sent)).since == read
+    assert parse(("until", sent)).until == read.replace(":01Z", ":00Z")  # until keeps its second
+    assert rejected(("since", "2026-03-01T07:00:00.1234567890Z")).param == "since"  # ten digits: no
+
+
+@pytest.mark.parametrize(
     ("since", "until"),
     [
         ("2026-12-04T09:02:24.5Z", "2026-12-04T09:02:24.6Z"),  # within one second: 24.5 opens at 25

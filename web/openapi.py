@@ -93,7 +93,8 @@ PUBLISHED = {"type": ["string", "null"],
              "description": "When the source published it: an ISO 8601 date (2024-05-01) or UTC date-time "
                             "(2024-05-01T09:30:00Z); null when the source gave none."}
 FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first held it (UTC date-time); kept across rebuilds."}
-DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC). A document's "
+DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC; as RFC 3339 "
+              "allows, t and z in lower case; a fraction of a second of up to 9 digits). A document's "
               "date is published, else first_seen. Empty (a form's blank date field): no bound. An offset's + sent "
               "unencoded reads as a space in a URL (2024-05-01T09:30 02:00): it is taken as the +.")
 
