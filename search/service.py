@@ -256,14 +256,15 @@ class SearchService:
             also = fixes if shown and written == params.q else []  # the did-you-mean's, in the same places
             in_vain, in_vain_fixed = exclusion_hint(params.q, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
         offered = None
-        if hint is None and asked.parsed and asked.vocabulary and found.allowed and not found.named_as_typed:
-            rare = rare_word_fixes(asked.parsed, asked.vocabulary, snap.doc_count)
-            offered = respelt(written, rare) if rare else None
-            if offered is None and written == asked.parsed.text:
-                offered = _negation_offered(asked.parsed, found)
-        elif hint is None and asked.parsed and asked.vocabulary and not found.allowed and written == asked.parsed.text:
-            far = far_word_fixes(asked.parsed, asked.vocabulary)  # "starget": nothing found, Stargate offered
-            offered = respelt(written, far) if far else None
+        if hint is None and asked.parsed and asked.vocabulary and not found.named_as_typed:
+            if found.allowed:
+                rare = rare_word_fixes(asked.parsed, asked.vocabulary, snap.doc_count)
+                offered = respelt(written, rare) if rare else None
+                if offered is None and written == asked.parsed.text:
+                    offered = _negation_offered(asked.parsed, found)
+            elif written == asked.parsed.text:  # "starget": nothing found, Stargate offered
+                far = far_word_fixes(asked.parsed, asked.vocabulary)
+                offered = respelt(written, far) if far else None
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
@@ -382,13 +383,11 @@ class SearchService:
         """Return the asked page of *ranked* as hits, highlighted, explained when asked, and whether
         the time budget ran out before every hit asked for was explained (those after have none)."""
         page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[(params.page - 1) * params.per_page :]]
-        # A page in no concept's documents holds only loose words of a phrase (or none, found by
-        # meaning): its words are marked where they stand, as a page found by meaning has them
-        # ("claude-3" marked nothing in the pages on Claude).
-        loose_only = {docnum for docnum, _, _ in page if not any(docnum in docs for docs in found.concept_docs)}
+        # A page in no concept's documents (found by meaning, or holding only a phrase's loose words)
+        # has the phrase's words marked where they stand ("claude-3" marked nothing on the Claude pages).
+        outside = {docnum for docnum, _, _ in page if not any(docnum in docs for docs in found.concept_docs)}
         marked = self._highlighted(
-            snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed,
-            found.meaning | loose_only if loose_only else found.meaning,
+            snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed, outside
         )
         explaining = params.explain and parsed is not None and not parsed.is_empty
         # First by its name under relevance only: by date or listing order it takes its place.
@@ -468,11 +467,12 @@ class SearchService:
 
     def _highlighted(
         self, snap: Snapshot, texts: list[tuple[int, str, str]], parsed: ParsedQuery | None,
-        by_meaning: AbstractSet[int] = frozenset(),
+        outside: AbstractSet[int] = frozenset(),
     ) -> list[str]:
         """Return each (docnum, field, text) as safe HTML with *parsed*'s terms marked: titles whole,
         bodies as snippets; a quoted phrase's words where the phrase stands, and anywhere in the
-        documents found *by_meaning* (they hold the words, not the phrase)."""
+        documents *outside* every concept's (found by meaning or by loose words: they hold the words,
+        not the phrase)."""
         terms = parsed.terms if parsed is not None else _NO_TERMS
         postings: dict[str, list[Sequence[int]]] = {}  # each field's documents of each term, read once
         only = parsed.only_together if parsed is not None else _NO_TERMS
@@ -489,7 +489,7 @@ class SearchService:
                 held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
                 # Words only a multi-word synonym brings are marked where it stands whole: such a
                 # text's highlight also depends on which those are, and on the synonyms.
-                here = loose if by_meaning and docnum in by_meaning else only
+                here = loose if docnum in outside else only
                 apart = held & here if here else _NO_TERMS
                 keys.append((docnum, field, held, apart, parsed.together, parsed.together_slops) if apart else (docnum, field, held))  # type: ignore[union-attr]
             else:
