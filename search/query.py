@@ -487,12 +487,10 @@ def _hyphenated(
     words = tuple(u.word for u in inside)
     if not inside or (len(inside) > 1 and synonyms.alternatives(words)):
         return None
-    found = _phrase_words(text[span[0] : span[1]], analyzer)  # function words kept: "on-line"
-    phrase = tuple(term for term, _, _ in found)
-    if len(phrase) < 2:
+    made = hyphenated_query(text[span[0] : span[1]], analyzer, span[0])
+    if made is None:
         return None
-    ranges = [(span[0] + start, span[0] + end) for _, start, end in found]  # where each word was typed
-    query = wq.Or([wq.Phrase(f, list(phrase), slop=1, char_ranges=ranges) for f in SEARCH_FIELDS])
+    phrase, query = made
     concept = Concept(
         text=text[span[0] : span[1]],
         alternatives=(Alternative("exact", phrase, query),),
@@ -502,6 +500,18 @@ def _hyphenated(
         span=span,
     )
     return concept, len(inside)
+
+
+def hyphenated_query(text: str, analyzer: Analyzer, offset: int = 0) -> tuple[tuple[str, ...], wq.Query] | None:
+    """Return the analysed words of *text*, a hyphenated word typed at *offset* of the query, and the
+    query that finds them side by side as it is searched (function words kept: "on-line"), or None for
+    fewer than two words.  The suggestions ask it of a word they would glue after a hyphen."""
+    found = _phrase_words(text, analyzer)
+    if len(found) < 2:
+        return None
+    phrase = tuple(term for term, _, _ in found)
+    ranges = [(offset + start, offset + end) for _, start, end in found]  # where each word was typed
+    return phrase, wq.Or([wq.Phrase(f, list(phrase), slop=1, char_ranges=ranges) for f in SEARCH_FIELDS])
 
 
 def _quoted_phrase(text: str, schema: Schema) -> wq.Query | None:

@@ -11,7 +11,8 @@ once per snapshot and kept on the Suggester, keyed by snapshot id, so a publish 
 A word completion keeps everything typed before the word being typed, as typed: the earlier words,
 a search operator (``-star`` gives ``-Stargate``, ``"star`` gives ``"Stargate``) and the start of a
 hyphenated word (``memory-eff`` gives ``memory-efficient``, as the hub writes it, before
-``memory-efficiency``).  After earlier words, the last word's completions are only those that
+``memory-efficiency``; a single word is glued after a hyphen only where a page writes it so, side
+by side: ``ai-t`` gives ``ai-training``, not ``ai-targeting``).  After earlier words, the last word's completions are only those that
 occur in documents holding them all (``stargate m`` gives ``stargate Michigan``; a word too short
 to be offered counts, ``sk h`` giving ``sk hynix``'s neighbours; after words no document holds
 together, no word), the most shared first; the words the last two typed words start when written as one
@@ -39,7 +40,9 @@ from urllib.parse import urlencode
 from index.analysis import STOP_WORDS
 from index.schema import INVISIBLE
 from search.cache import unpatched
+from search.evaluator import matches
 from search.params import InvalidParameter
+from search.query import hyphenated_query
 from search.snapshot import Snapshot
 
 _log = logging.getLogger(__name__)
@@ -50,6 +53,8 @@ KIND_CAPS = {"topic": 3, "organisation": 3, "term": 3, "title": 4}
 KIND_ORDER = {"topic": 0, "organisation": 1, "term": 2, "title": 3}
 MIN_TERM_DOCS = 2  # a word must occur in this many documents to be offered
 MIN_TERM_CHARS = 3
+# After a hyphen, how many words glued to it are looked up as the search reads them (``_written_glued``).
+GLUED_CHECKS = 12
 EARLIER_WORD_CHARS = 2  # an earlier word this short still narrows the completions after it ("sk h")
 # A snapshot up to this size has its completions read in the request that first asks (about 0.4 s at
 # the 64k corpus's rate); a larger one in a thread of its own (``Suggester``).
@@ -160,7 +165,9 @@ class _Candidates:
         postings: dict[str, array] = defaultdict(lambda: array("i"))
         surfaces: dict[str, Counter[str]] = defaultdict(Counter)
         keys = _WordKeys()
-        for docnum, fields in enumerate(snap.searcher().reader().all_stored_fields()):
+        # The reader's own document numbers, as ``_rare`` gets them from the index: counting the
+        # documents read instead shifted every one after a deleted document (an update deletes).
+        for docnum, fields in snap.searcher().reader().iter_docs():
             if pause is not None and not docnum % PAUSE_EVERY:
                 pause()
             title = str(fields.get("title") or "")
@@ -220,8 +227,9 @@ class _Candidates:
     def _words(self, before: str, last: str, limit: int) -> list[tuple[_Rank, Suggestion]]:
         """Return the words completing *last* typed after *before*, ranked, each shown after *before* as typed.
 
-        After a hyphen, the hyphenated words the hub writes, or single words when it writes none that
-        fits; among them, those sharing the most documents with the earlier words, then the most frequent.
+        After a hyphen, the hyphenated words the hub writes, or, when it writes none that fits, single
+        words some page writes right after the typed parts (``_written_glued``: what the search then
+        finds); among them, those sharing the most documents with the earlier words, then the most frequent.
         """
         token = before.rfind(" ") + 1
         start = len(before) - len(before[token:].lstrip(_OPERATORS))  # the typed word's start, after its operators
@@ -251,10 +259,29 @@ class _Candidates:
                 # data" and "Conseil deal", searches with no result holding all their words; after words
                 # no page holds together, none ("mobile m" offered "mobile model": no page says "mobile").
                 matches = [match for match in matches if shared.get(match[0], 0) > 0]
-            for key, surface, count in matches:
-                rank = (0, KIND_ORDER["term"], group, -shared.get(key, 0), -count, len(key), key)
-                ranked.append((rank, Suggestion(before + surface.split("-", typed_parts)[-1], "term")))
+            found = sorted(((0, KIND_ORDER["term"], group, -shared.get(key, 0), -count, len(key), key), surface)
+                           for key, surface, count in matches)
+            if group == 1 and start < len(before):
+                found = self._written_glued(before[start:], found, min(limit, KIND_CAPS["term"]))
+            ranked.extend((rank, Suggestion(before + surface.split("-", typed_parts)[-1], "term")) for rank, surface in found)
         return ranked + self._joined(before, last)
+
+    def _written_glued(self, start: str, found: list[tuple[_Rank, str]], limit: int) -> list[tuple[_Rank, str]]:
+        """Return the first *limit* words of *found* (ranked) that some page writes after *start*, the
+        hyphenated word's typed parts, as the search reads the word glued so: its words side by side.
+        "state-of-the-a" offered "state-of-the-announcement" and "ai-t" "ai-targeting", searches no
+        page matched whole.  At most GLUED_CHECKS words are looked up."""
+        snap = self._snap()
+        if snap is None:
+            return []
+        kept = []
+        for rank, surface in found[:GLUED_CHECKS]:
+            made = hyphenated_query(start + surface, snap.analyzer)
+            if made is None or matches(made[1], snap):
+                kept.append((rank, surface))
+                if len(kept) == limit:
+                    break
+        return kept
 
     def _joined(self, before: str, last: str) -> list[tuple[_Rank, Suggestion]]:
         """Return the words that the last two typed words start when written as one ("open ai" gives
