@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
 from urllib.parse import quote
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
@@ -17,7 +18,8 @@ from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): m
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 9  # 9: a Greek letter's accents folded, and a document's Greek letters also indexed by their names ("μP" also as "mup")
+SCHEMA_VERSION = 10  # 10: revised, when a rebuild or update last changed what a document says
+# 9: a Greek letter's accents folded, and a document's Greek letters also indexed by their names ("μP" also as "mup")
 # 8 (briefly): Greek letters folded to their names in documents and queries alike
 # 7: an acronym's plural is the acronym ("GPUs" is "gpu")
 # 6: first_seen, and the date (published, else first_seen) as a column and a month
@@ -47,6 +49,7 @@ def make_schema() -> Schema:
         position=STORED(),
         order=NUMERIC(int, stored=True, sortable=True, signed=False, shift_step=0),
         first_seen=STORED(),
+        revised=STORED(),  # when a build or update last changed what the document says (None: never since first seen)
         # A document's date: published, else first_seen.  Newest-first order and since/until read its
         # column (seconds since the epoch, 64 bits for dates before 1970); the month is a facet.
         date=NUMERIC(int, bits=64, sortable=True, shift_step=0),
@@ -54,11 +57,12 @@ def make_schema() -> Schema:
     )
 
 
-def to_document(record: Record, order: int, first_seen: str | None = None) -> dict[str, object]:
+def to_document(record: Record, order: int, first_seen: str | None = None, revised: str | None = None) -> dict[str, object]:
     """Return the Whoosh document for *record*, the *order*-th in listing order.
 
     *first_seen*, when given, stands for the record's own (a build stamps each record so, without
-    copying it: ``index.build._write_segments``)."""
+    copying it: ``index.build._write_segments``); *revised* is when a build or update last changed
+    what it says (``content_digest``), None if none has."""
     topics = tuple(dict.fromkeys((record.topic, *record.topics)))
     published = getattr(record, "published", None)
     if first_seen is None:
@@ -79,9 +83,24 @@ def to_document(record: Record, order: int, first_seen: str | None = None) -> di
         "position": record.position,
         "order": order,
         "first_seen": first_seen,
+        "revised": revised,
         "date": moment[0],
         "month": moment[1],
     }
+
+
+# What a document says: a change to any of these is a revision (not its place in the listing, nor its dates).
+CONTENT_FIELDS = ("kind", "topic", "topics", "entities", "title", "body", "url", "source_url", "published")
+
+
+def content_digest(document: Mapping[str, object]) -> bytes:
+    """Return a digest of what *document* (``to_document``'s, or its stored fields) says: equal for
+    the same ``CONTENT_FIELDS``, whatever its order, first_seen or revised."""
+    digest = hashlib.blake2b(digest_size=16)
+    for name in CONTENT_FIELDS:
+        digest.update(repr(document.get(name)).encode("utf-8", "surrogatepass"))
+        digest.update(b"\x1f")
+    return digest.digest()
 
 
 @lru_cache(maxsize=4096)

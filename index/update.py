@@ -4,7 +4,8 @@ A change file is JSONL (or .jsonl.gz), one operation a line:
 
 - an upsert is a document in the JSONL corpus format (``id``, ``title``, ``summary``, ``topics``,
   optionally ``kind``, ``entities``, ``url``, ``published``; see corpus/jsonl.py).  A known id is
-  replaced and keeps its place in listing order (``order`` and ``position``) and its ``first_seen``;
+  replaced and keeps its place in listing order (``order`` and ``position``) and its ``first_seen``,
+  and is stamped ``revised`` now when it says something else than before (``index.schema.content_digest``);
   a new id is added at the end of it, first seen now: its ``order`` follows the last document's, and
   its ``position`` the largest of its kind's (a build numbers them by their place in their source);
 - a delete is ``{"id": "...", "delete": true}`` and nothing else.  Deleting an unknown id is
@@ -44,7 +45,7 @@ from corpus.jsonl import check_id, parse_line, read_objects
 from corpus.records import GUIDE, Event, GuideSection, Record, Topic, unique_anchors
 from index import store, vectors
 from index.build import Dating, dating
-from index.schema import SCHEMA_VERSION, id_namespace, ids_of, to_document
+from index.schema import SCHEMA_VERSION, content_digest, id_namespace, ids_of, to_document
 
 # A delete line's only keys: anything else is a typo we should not guess at.
 _DELETE_KEYS = {"id", "delete"}
@@ -266,7 +267,10 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
                     next_order += 1
                     added += 1
                 record = replace(_at_position(record, position), first_seen=first_seen)
-                writer.update_document(**to_document(record, order))
+                document = to_document(record, order, revised=old.get("revised") if old is not None else None)
+                if old is not None and content_digest(document) != content_digest(old):
+                    document["revised"] = now  # it says something else: a feed shows the entry as updated
+                writer.update_document(**document)
         except BaseException:
             writer.cancel()
             raise

@@ -42,6 +42,7 @@ class Hit:
     explanation: dict[str, object] | None = None
     published: str | None = None  # ISO 8601 date or UTC date-time, when the source gave one
     first_seen: str | None = None  # when the index first held the document (UTC)
+    revised: str | None = None  # when a rebuild or update last changed what it says (UTC); None: never
     matched_by: str = "words"  # or "meaning" (its vector alone), "name" (its name is the query), "organisation" (tagged with the one the query names)
 
 
@@ -170,6 +171,7 @@ def _hit_json(hit: Hit) -> dict[str, object]:
         "explanation": hit.explanation,
         "published": hit.published,
         "first_seen": hit.first_seen,
+        "revised": hit.revised,
         "matched_by": hit.matched_by,
     }
     if hit.explanation is None:

@@ -841,6 +841,7 @@ def _hit(
         explanation=explanation,
         published=fields.get("published"),
         first_seen=fields.get("first_seen"),
+        revised=fields.get("revised"),
         matched_by=matched_by,
     )
 

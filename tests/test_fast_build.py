@@ -21,7 +21,7 @@ from corpus.sources import DEFAULT_DIR, load_corpus
 from index import store, vectors
 from index.analysis import TOKEN_PATTERN, TermAnalyzer, text_analyzer
 from index.build import build_corpus
-from index.schema import make_schema, to_document
+from index.schema import make_schema
 from index.update import apply_changes, read_changes
 from search.params import SearchParams
 from search.service import SearchService
@@ -62,11 +62,10 @@ def corpus(tmp_path_factory):
 
 def _whoosh_write_index(work: Path, records, seen, now, matrix, *, procs: int, progress) -> None:
     """The reference: every document through Whoosh's own SegmentWriter, one segment, then embedded."""
-    records = build_module.with_first_seen(records, seen, now)
     ix = whoosh_index.create_in(str(work), make_schema())
     writer = ix.writer(limitmb=256, compound=False)
     for order, record in enumerate(records, start=1):
-        writer.add_document(**to_document(record, order))
+        writer.add_document(**build_module.indexed(record, order, seen.get(record.id), now))
     writer.commit()
     if matrix is not None:
         matrix[:] = vectors.embed_records(records)

@@ -85,6 +85,29 @@ def test_entry_ids_are_stable_across_requests_and_updates(client, dated_index, t
     assert [e.id for e in after.entries[1:]] == [e.id for e in before.entries[:-1]]
 
 
+def test_an_entry_whose_document_was_corrected_is_updated_when_it_was(dated_index, tmp_path, monkeypatch):
+    # An entry's updated was its date for good: a summary corrected by an update reached no feed reader.
+    copy = tmp_path / "index"
+    shutil.copytree(dated_index, copy, symlinks=True)
+    client = create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client()
+    _, before, _ = feed(client, "topic=libs")
+    first, second = before.entries[0], before.entries[1]
+    corrected = client.get(f"/api/documents/{first.link.rsplit('/', 1)[1]}").get_json()["document"]
+    unchanged = client.get(f"/api/documents/{second.link.rsplit('/', 1)[1]}").get_json()["document"]
+    monkeypatch.setattr("index.update.now_utc", lambda: "2031-05-06T07:08:09Z")
+    fields = ("id", "title", "summary", "topics", "entities", "published")
+    update(write_jsonl(tmp_path / "c.jsonl", [
+        {**{k: corrected[k] for k in fields if corrected.get(k)}, "summary": corrected["body"] + " Corrected."},
+        {**{k: unchanged[k] for k in fields if unchanged.get(k)}, "summary": unchanged["body"]},  # the same again
+    ]), copy)
+    _, after, _ = feed(client, "topic=libs")
+    entries = {entry.id: entry for entry in after.entries}
+    assert entries[first.id].updated == "2031-05-06T07:08:09Z" and entries[first.id].published == first.published
+    assert entries[second.id].updated == second.updated  # re-sent as it was: not a revision
+    assert after.feed.updated == "2031-05-06T07:08:09Z"
+    assert [e.id for e in after.entries] == [e.id for e in before.entries]  # still listed by their dates
+
+
 def test_conditional_get_answers_304_until_the_feed_changes(client):
     response, _, _ = feed(client, "q=library")
     etag, modified = response.headers["ETag"], response.headers["Last-Modified"]

@@ -163,6 +163,25 @@ def test_first_seen_survives_rebuilds_and_updates(tmp_path, monkeypatch):
     assert [hit.id for hit in service.search(SearchParams(per_page=2)).hits] == ["deb-newer", docs[0]["id"]]
 
 
+def test_a_rebuild_marks_revised_only_the_documents_that_say_something_else(tmp_path, monkeypatch):
+    docs = LINES[:4]
+    root = tmp_path / "index"
+    monkeypatch.setattr("index.build.now_utc", lambda: "2025-01-01T00:00:00Z")
+    build([write_jsonl(tmp_path / "a.jsonl", docs)], root=root)
+    service = SearchService(root)
+    assert not any("revised" in service.document(d["id"]) for d in docs)
+    monkeypatch.setattr("index.build.now_utc", lambda: "2025-02-01T00:00:00Z")
+    moved = [docs[1], {**docs[0], "summary": docs[0]["summary"] + " Fixed a typo."}, *docs[2:]]  # listed in another order
+    build([write_jsonl(tmp_path / "b.jsonl", moved)], root=root)
+    revised = {d["id"]: service.document(d["id"]).get("revised") for d in docs}
+    assert revised == {**{d["id"]: None for d in docs}, docs[0]["id"]: "2025-02-01T00:00:00Z"}
+    # A third build of the same text keeps the revision it had; the first seen date never moves.
+    monkeypatch.setattr("index.build.now_utc", lambda: "2025-03-01T00:00:00Z")
+    build([write_jsonl(tmp_path / "c.jsonl", moved)], root=root)
+    assert service.document(docs[0]["id"])["revised"] == "2025-02-01T00:00:00Z"
+    assert service.document(docs[0]["id"])["first_seen"] == "2025-01-01T00:00:00Z"
+
+
 def test_hits_and_documents_carry_their_dates_in_json(client):
     dated = next(doc for doc in LINES if "published" in doc)
     undated = next(doc for doc in LINES if "published" not in doc)

@@ -14,6 +14,7 @@ from index.update import UpdateError, update
 from search.params import SearchParams
 from search.service import SearchService
 from tests.conftest import DATA, write_jsonl
+from web import create_app
 
 NEW = {"id": "quokka-cluster", "title": "Quokka cluster goes live", "summary": "A marsupial-themed GPU cluster.",
        "topics": ["training-infrastructure"], "entities": ["Quokka Labs"]}
@@ -54,6 +55,26 @@ def test_upsert_replaces_a_known_id_in_place(root, tmp_path):
     assert doc["title"] == "Stargate Michigan renamed Wombat"
     assert (doc["order"], doc["position"]) == (old["order"], old["position"])
     assert [hit.id for hit in service.search(SearchParams(q="wombats")).hits] == [KNOWN]
+
+
+def test_a_document_that_says_something_else_is_revised_when_it_was(root, tmp_path, monkeypatch):
+    service = SearchService(root)
+    old = service.document(KNOWN)
+    assert "revised" not in old
+    same = {"id": KNOWN, "title": old["title"], "summary": old["body"], "topics": list(old["topics"]),
+            "entities": list(old["entities"]), **({"url": old["source_url"]} if old.get("source_url") else {})}
+    monkeypatch.setattr("index.update.now_utc", lambda: "2030-01-02T03:04:05Z")
+    update(write_jsonl(tmp_path / "same.jsonl", [same]), root)
+    assert "revised" not in service.document(KNOWN)  # sent again as it was: no revision
+    update(write_jsonl(tmp_path / "edit.jsonl", [{**same, "summary": old["body"] + " Updated."}]), root)
+    assert service.document(KNOWN)["revised"] == "2030-01-02T03:04:05Z"
+    hit = next(hit for hit in service.search(SearchParams(q="michigan")).hits if hit.id == KNOWN)
+    assert hit.revised == "2030-01-02T03:04:05Z" and hit.first_seen == old["first_seen"]
+    page = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client().get(f"/events/{KNOWN}").get_data(as_text=True)
+    assert 'updated <time datetime="2030-01-02T03:04:05Z"' in page
+    monkeypatch.setattr("index.update.now_utc", lambda: "2030-02-02T00:00:00Z")
+    update(write_jsonl(tmp_path / "again.jsonl", [{**same, "summary": old["body"] + " Updated."}]), root)
+    assert service.document(KNOWN)["revised"] == "2030-01-02T03:04:05Z"  # the last change stays the revision
 
 
 def test_new_ids_come_after_the_last_of_their_kind_whatever_their_line(root, tmp_path):

@@ -10,7 +10,8 @@ its document's permanent address here, made of the document's id (``/events/<id>
 guide section's id on to its place in the guide): a section's anchor follows its heading and the
 other sections', so an id made of it changed when a heading was edited and passed to another section
 when one was removed (a QA pass).  A reader never sees one document twice.  An entry's ``updated``
-is the document's date (published, else first seen).  The body is a function of the snapshot and the
+is when a rebuild or update last changed what the document says (``revised``), else the document's
+date (published, else first seen); entries are listed by that date.  The body is a function of the snapshot and the
 request, so the ETag is a digest of it and Last-Modified is when the snapshot was published here
 (switched to, by a build, update, publish or rollback): a
 reader polling with If-None-Match or If-Modified-Since gets 304 until something changes.
@@ -82,6 +83,13 @@ def _date(hit: Hit) -> str | None:
     return as_date_time(hit.published or hit.first_seen) if hit.published or hit.first_seen else None
 
 
+def entry_updated(hit: Hit, date: str) -> str:
+    """Return when *hit*'s entry was last updated: when a rebuild or update last changed what it says,
+    else its *date*.  It stayed its date: a corrected summary reached no feed reader (a QA pass)."""
+    revised = as_date_time(hit.revised) if hit.revised else None
+    return max(date, revised) if revised else date
+
+
 @bp.get("/feeds/search.atom")
 def search_feed() -> Response:
     read = MultiDict([(name, value) for name, value in request.args.items(multi=True) if name in FEED_PARAMS])
@@ -105,7 +113,8 @@ def search_feed() -> Response:
     published_at = _published_at(snap)
     # The newest entry's date; nothing matching yet, when that was last true; after a step back
     # (a rollback took entries away), no earlier than the step: a feed's updated never goes back.
-    updated = max([*dates, *([format_utc(published_at)] if snap.stepped_back or not dates else [])])
+    revised = [as_date_time(hit.revised) for hit in result.hits if hit.revised]
+    updated = max([*dates, *revised, *([format_utc(published_at)] if snap.stepped_back or not dates else [])])
     body = render_template(
         "feed.xml",
         params=params,
@@ -116,6 +125,7 @@ def search_feed() -> Response:
         entries=newest_first(result.hits, updated),
         updated=updated,
         as_date_time=as_date_time,
+        entry_updated=entry_updated,
         event_url=event_url,
         label=snap.label,
     )

@@ -93,6 +93,9 @@ PUBLISHED = {"type": ["string", "null"],
              "description": "When the source published it: an ISO 8601 date (2024-05-01) or UTC date-time "
                             "(2024-05-01T09:30:00Z); null when the source gave none."}
 FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first held it (UTC date-time); kept across rebuilds."}
+REVISED = {"type": ["string", "null"], "description": (
+    "When a rebuild or update last changed what it says (title, text, topics, organisations, links or "
+    "published date; UTC date-time), null when none has since it was first seen. A feed entry's updated.")}
 DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC; as RFC 3339 "
               "allows, t and z in lower case; a fraction of a second of up to 9 digits). A document's "
               "date is published, else first_seen. Empty (a form's blank date field): no bound. An offset's + sent "
@@ -148,6 +151,7 @@ SCHEMAS: dict[str, Any] = {
                 "hit found by it (matched_by organisation).")},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
+            "revised": REVISED,
             "matched_by": {"type": "string", "enum": ["words", "meaning", "name", "organisation"], "description": (
                 "words: the hit matches the query's words as asked; meaning: it was found by its meaning alone "
                 "(its vector is among the query's nearest) and does not match them as asked: it shares no "
@@ -303,6 +307,7 @@ SCHEMAS: dict[str, Any] = {
             # Left out when unknown (a hit says null): the document is its stored fields as they are.
             "published": {"type": "string", "description": PUBLISHED["description"].replace("null when", "absent when")},
             "first_seen": {"type": "string", "description": FIRST_SEEN["description"]},
+            "revised": {"type": "string", "description": REVISED["description"].replace("null when", "absent when")},
             "position": {"type": "integer"},
             "order": {"type": "integer", "description": "Place in the whole listing order."},
         },
