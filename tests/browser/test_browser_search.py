@@ -350,3 +350,25 @@ def test_focus_comes_back_to_the_dates_after_applying_them(page: Page):
         apply.press("Enter")
     assert query_of(page)["since"] == ["2020-01-01"]
     expect(page.locator(".facet-form .dates button[type=submit]")).to_be_focused()
+
+
+def test_typing_on_after_choosing_a_suggestion_leaves_none_announced_as_chosen(page: Page):
+    """After ArrowDown then another letter, the box still pointed at an option (aria-activedescendant) in
+    the new list, none of which was selected: a screen reader said "OpenAI", and Enter searched the text."""
+    page.goto("/")
+    box = page.locator("#q")
+    box.press_sequentially("open", delay=40)
+    options = page.get_by_role("listbox", name="Suggestions").get_by_role("option")
+    expect(options.first).to_be_visible()
+    box.press("ArrowDown")
+    box.press("ArrowDown")
+    expect(box).to_have_attribute("aria-activedescendant", "q-option-1")
+    box.press_sequentially("a", delay=40)
+    expect(options.first).to_contain_text(re.compile("openai", re.I))
+    page.wait_for_timeout(400)  # the new list is in place
+    expect(page.locator("#q-suggestions [aria-selected=true]")).to_have_count(0)
+    expect(box).not_to_have_attribute("aria-activedescendant", re.compile(".*"))
+    with page.expect_navigation():
+        box.press("Enter")
+    assert query_of(page)["q"] == ["opena"]  # what was typed: no option was chosen
+

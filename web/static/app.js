@@ -185,7 +185,6 @@
     function render(typed, suggestions) {
       items = suggestions;
       list.textContent = "";
-      active = -1;
       suggestions.forEach(function (item, i) {
         var li = document.createElement("li");
         li.id = "q-option-" + i;
@@ -203,6 +202,8 @@
         li.addEventListener("click", function () { choose(item); });
         list.appendChild(li);
       });
+      // A new list has no option chosen: the box no longer points at one (a screen reader named the old one).
+      highlight(-1);
       if (suggestions.length) {
         list.hidden = false;
         box.setAttribute("aria-expanded", "true");
@@ -231,6 +232,7 @@
     }
 
     box.addEventListener("input", function () {
+      highlight(-1);  // the option chosen was for the words before: Enter now searches what is typed
       window.clearTimeout(timer);
       timer = window.setTimeout(fetchSuggestions, 150);
     });
