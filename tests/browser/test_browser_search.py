@@ -372,3 +372,21 @@ def test_typing_on_after_choosing_a_suggestion_leaves_none_announced_as_chosen(p
         box.press("Enter")
     assert query_of(page)["q"] == ["opena"]  # what was typed: no option was chosen
 
+
+def test_ticking_a_filter_with_dates_the_wrong_way_round_says_so_beside_the_dates(page: Page):
+    """From after Until, typed but not applied, then a topic ticked: the page went to the 400 error page
+    ("'until' (2026-01-01) is before 'since'"); "Apply dates" was held by the browser, ticking a box was not."""
+    page.goto("/?q=stargate")
+    page.locator(".facet-form input[name=since]").fill("2026-06-01")
+    page.locator(".facet-form input[name=until]").fill("2026-01-01")
+    value, _ = narrowing_value(page, "topic")
+    checkbox(page, "topic", value).click()
+    page.wait_for_timeout(500)  # a navigation would have started by now
+    assert query_of(page) == {"q": ["stargate"]}  # still the results page, not the error page
+    # Focus is on a date, where the browser says what is wrong.
+    assert page.evaluate("document.activeElement.closest('.dates') !== null && document.activeElement.type === 'date'")
+    # Once the dates are right, the ticked box and the dates are applied together.
+    page.locator(".facet-form input[name=until]").fill("2026-12-31")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Apply dates").click()
+    assert query_of(page)["topic"] == [value] and query_of(page)["until"] == ["2026-12-31"]

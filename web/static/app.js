@@ -66,6 +66,12 @@
   });
   document.querySelectorAll(".facet-form input[type=checkbox]").forEach(function (box) {
     box.addEventListener("change", function () {
+      // Dates the browser holds as wrong (Until before From, half typed) are said beside them, as they are
+      // on "Apply dates": a tick sent them anyway, to the error page.  The tick waits, and goes with them.
+      if (box.form.checkValidity && !box.form.checkValidity()) {
+        box.form.reportValidity();
+        return;
+      }
       try { sessionStorage.setItem(FOCUS_KEY, box.name + "\u0000" + box.value); } catch (e) { /* storage off */ }
       sendFilters(box.form);
     });
