@@ -48,3 +48,24 @@ def test_pages_fit_the_screen_in_light_and_dark(browser: Browser, base_url: str,
             shutil.copyfile(shot, SCREENSHOTS / shot.name)
     finally:
         context.close()
+
+
+def test_text_grows_with_the_readers_font_size(browser: Browser, base_url: str):
+    """A reader who sets a larger font size in the browser (32 px) got the headings, the search box and
+    the filters' column twice as large, but the snippets, the summary and the filters' labels left at 16 px:
+    the body's size was written in pixels."""
+    context = browser.new_context(base_url=base_url, viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Page.enable")
+        cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
+        for url, selector in (("/?q=stargate", ".hit .snippet"), ("/?q=stargate", ".facet-label"),
+                              ("/events/expanding-stargate-to-michigan", ".summary-text")):
+            page.goto(url)
+            size = page.locator(selector).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+            assert size == 32, f"{selector} of {url} is {size}px with the browser's font size at 32px"
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0
+    finally:
+        context.close()
