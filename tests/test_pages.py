@@ -453,6 +453,22 @@ def test_a_new_search_from_a_400_page_keeps_the_filters_that_were_fine(client):
     assert kept == [("entity", "openai"), ("topic", "compute-deals")]
 
 
+def test_a_400_page_whose_box_keeps_filters_says_so_as_a_result_page_does(client):
+    # The box of an error page carried the filters to the next search without a word (its hint said only
+    # "Press / to search"), where a result page's says "A new search keeps the active filters".
+    def hint(url: str) -> str:
+        return re.search(r'<p id="q-hint" class="hint">(.*?)</p>', client.get(url).get_data(as_text=True), re.S).group(1)
+
+    said = "A new search keeps the active filters."
+    assert said in hint("/?q=stargate&topic=compute-deals")
+    assert said in hint("/?q=stargate&topic=compute-deals&page=abc")
+    assert said in hint("/?q=stargate&since=2025-01-01&sort=bogus")
+    # Nothing kept, or only how results are shown (sort, page size): nothing said, as on a result page.
+    assert said not in hint("/?q=stargate&page=abc")
+    assert said not in hint("/?q=stargate&sort=newest&per_page=20&page=abc")
+    assert said not in hint("/?q=stargate&topic=%C3%28")  # the one filter was what could not be used
+    assert said not in hint("/events/no-such-event")
+
 def test_a_misspelt_query_says_the_results_include_its_correction(client):
     # The hits already hold the correction (a misspelt word is one the index lacks): the page says so,
     # rather than asking "Did you mean" what it has done.
