@@ -179,6 +179,19 @@ def _hit_json(hit: Hit) -> dict[str, object]:
     return item
 
 
+# A document's fields as /api/documents gives them, in this order; each is there, null when its source
+# gave none (a stored document leaves such a field out): a hit's published is null too, so a client
+# reads one shape from both (QA pass X).
+DOCUMENT_FIELDS = ("id", "kind", "topic", "topics", "entities", "title", "body", "url", "source_url", "published",
+                   "first_seen", "position", "order")
+
+
+def document_json(doc: dict[str, object]) -> dict[str, object]:
+    """Return a decoded stored document as the API writes it: every field of DOCUMENT_FIELDS, in order
+    (None for one it lacks), then any other it holds."""
+    return {**{name: doc.get(name) for name in DOCUMENT_FIELDS}, **doc}
+
+
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 

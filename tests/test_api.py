@@ -244,6 +244,35 @@ def test_document_and_more_like_this(client):
     assert all(d["title"] and d["url"] for d in similar)
 
 
+DOCUMENT_KEYS = ["id", "kind", "topic", "topics", "entities", "title", "body", "url", "source_url", "published",
+                 "first_seen", "position", "order"]
+
+
+def test_a_document_gives_every_field_a_hit_gives_in_one_shape(tmp_path):
+    """/api/documents/<id> left out an unknown published (and source_url) where a hit in /api/search
+    sent "published": null: a client reading doc["published"] failed on one and not the other."""
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    records = [
+        {"id": "dated", "title": "Quokka cluster opens", "summary": "A quokka cluster of GPUs opens.", "topics": ["compute"],
+         "url": "https://example.org/dated", "published": "2025-03-01T09:00:00+02:00"},
+        {"id": "undated", "title": "Quokka chips", "summary": "Quokka chips for a GPU cluster.", "topics": ["compute"]},
+    ]
+    build([write_jsonl(tmp_path / "docs.jsonl", records)], root=tmp_path / "index")
+    client = create_app({"INDEX_DIR": str(tmp_path / "index"), "TESTING": True}).test_client()
+    hits = {hit["id"]: hit for hit in client.get("/api/search?q=quokka").get_json()["hits"]}
+    for doc_id, published, source in [("dated", "2025-03-01T07:00:00Z", "https://example.org/dated"), ("undated", None, None)]:
+        body = client.get(f"/api/documents/{doc_id}").get_json()
+        for doc in (body["document"], *body["more_like_this"]):
+            assert list(doc) == DOCUMENT_KEYS, doc["id"]
+        doc = body["document"]
+        assert (doc["published"], doc["source_url"]) == (published, source)
+        for name in ("id", "kind", "title", "url", "topics", "entities", "position", "published", "first_seen"):
+            assert doc[name] == hits[doc_id][name], name
+
+
 @pytest.mark.parametrize("doc_id", ["nope", "a/b", "%2e%2e", "x" * 300, "événement"])
 def test_unknown_document_is_a_json_404(client, doc_id):
     response = client.get(f"/api/documents/{doc_id}")

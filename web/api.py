@@ -20,6 +20,7 @@ from werkzeug.datastructures import MultiDict
 
 from index import store
 from search.params import parse_params
+from search.results import document_json
 from web import get_search
 from web.health import SourceWatch, replica_origin
 from web.openapi import API_VERSION, spec
@@ -119,7 +120,8 @@ def document(doc_id: str) -> Response:
         doc = service.document(doc_id)
         if doc is None:
             abort(404, description=f"No document has the id {doc_id!r}.")
-        return {"document": doc, "more_like_this": service.more_like_this(doc_id)}, snap.id
+        similar = [document_json(other) for other in service.more_like_this(doc_id)]
+        return {"document": document_json(doc), "more_like_this": similar}, snap.id
 
     return _cached(("document", doc_id), answer)
 

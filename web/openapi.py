@@ -127,7 +127,8 @@ SCHEMAS: dict[str, Any] = {
     },
     "Hit": {
         "type": "object",
-        "required": ["id", "kind", "title", "title_html", "snippet_html", "url", "topics", "entities", "score", "position"],
+        "required": ["id", "kind", "title", "title_html", "snippet_html", "url", "topics", "entities", "score", "position",
+                     "published", "first_seen", "matched_by"],
         "properties": {
             "id": {"type": "string"},
             "kind": {"type": "string", "enum": list(KINDS), "description": "event or guide"},
@@ -293,7 +294,9 @@ SCHEMAS: dict[str, Any] = {
     },
     "Document": {
         "type": "object",
-        "required": ["id", "kind", "topic", "topics", "entities", "title", "body", "url", "position", "order"],
+        "description": "A document's stored fields: each of these is given, null when unknown (as in a hit).",
+        "required": ["id", "kind", "topic", "topics", "entities", "title", "body", "url", "source_url", "published",
+                     "first_seen", "position", "order"],
         "properties": {
             "id": {"type": "string"},
             "kind": {"type": "string", "enum": list(KINDS)},
@@ -303,11 +306,12 @@ SCHEMAS: dict[str, Any] = {
             "title": {"type": "string"},
             "body": {"type": "string"},
             "url": {"type": "string"},
-            "source_url": {"type": "string", "description": "Where an event was published, when known."},
-            # Left out when unknown (a hit says null): the document is its stored fields as they are.
-            "published": {"type": "string", "description": PUBLISHED["description"].replace("null when", "absent when")},
-            "first_seen": {"type": "string", "description": FIRST_SEEN["description"]},
-            "revised": {"type": "string", "description": REVISED["description"].replace("null when", "absent when")},
+            "source_url": {"type": ["string", "null"], "description": "Where it was published (a record's url), when "
+                                                                        "known; null when the source gave none."},
+            # Every field is given, null when unknown, as a hit gives published and first_seen.
+            "published": PUBLISHED,
+            "first_seen": FIRST_SEEN,
+            "revised": REVISED,
             "position": {"type": "integer"},
             "order": {"type": "integer", "description": "Place in the whole listing order."},
         },
