@@ -215,6 +215,16 @@ def test_if_none_match_forms(client, held, status):
     assert (answer.data == b"") == (status == 304)
 
 
+def test_if_none_match_any_is_no_304_for_a_document_that_does_not_exist(client):
+    """If-None-Match: * holds any current answer; an unknown id has none, so it is its 404 (it was a 304,
+    and a client revalidating a deleted document kept its copy for good)."""
+    missing = client.get("/api/documents/nope", headers={"If-None-Match": "*"})
+    assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"
+    held = client.get("/api/documents/expanding-stargate-to-michigan", headers={"If-None-Match": "*"})
+    assert held.status_code == 304 and held.data == b""
+    assert held.headers["ETag"] == client.get("/api/documents/expanding-stargate-to-michigan").headers["ETag"]
+
+
 def test_a_new_snapshot_changes_the_etag(tmp_path):
     from index.build import build
     from web import create_app

@@ -68,12 +68,15 @@ def _cached(request_parts: tuple[object, ...], answer: Callable[[], tuple[dict[s
     # Most requests send no If-None-Match: looked up in the environ first, since werkzeug's reading of
     # a missing header (a header view, a KeyError caught, an empty ETags) cost some 10 µs an unseen search.
     held = request.if_none_match if request.environ.get("HTTP_IF_NONE_MATCH") else None
-    if held:  # only then is the snapshot needed before answering
+    if held and not held.star_tag:  # only then is the snapshot needed before answering
         etag = _etag(get_search().snapshot().id, *request_parts)
         if held.contains_weak(etag):
             return _validators(Response(status=304), etag)
     body, used = answer()  # the ETag names the snapshot the answer came from: a publish may land in between
-    return _validators(jsonify(body), _etag(used, *request_parts))
+    etag = _etag(used, *request_parts)
+    if held and held.star_tag:  # "*" holds any current answer: known only once there is one (no 404 raised)
+        return _validators(Response(status=304), etag)
+    return _validators(jsonify(body), etag)
 
 
 def _validators(response: Response, etag: str) -> Response:

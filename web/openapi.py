@@ -83,7 +83,8 @@ IF_NONE_MATCH = {
     "name": "If-None-Match",
     "in": "header",
     "required": False,
-    "description": "An ETag from an earlier answer: if it is still current the answer is 304, with no body.",
+    "description": ("An ETag from an earlier answer: if it is still current the answer is 304, with no body. "
+                    "* holds any current answer: 304 unless there is none (an unknown document is its 404)."),
     "schema": {"type": "string"},
 }
 NOT_MODIFIED = {"description": "The client's copy (named by If-None-Match) is current.", "headers": CACHE_HEADERS}
