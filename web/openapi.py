@@ -104,7 +104,9 @@ DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z;
 
 PREFIX = {"name": "q", "in": "query", "description": "What has been typed so far.",
           "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}}
-BAD_PARAMETER = "A parameter is invalid; error.param names it."
+BAD_PARAMETER = "A parameter is invalid, or its percent-encoding is not UTF-8 (x=%FF); error.param names it."
+# Every route checks its query string so, even one reading no parameter (an unknown one is otherwise ignored).
+NOT_UTF8 = _error("A parameter's name or value is not UTF-8 once percent-decoded (x=%FF); error.param names it.")
 
 ERROR_BODY = {
     "type": "object",
@@ -504,7 +506,8 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("DocumentResponse"), "The document.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
-                "400": _error("The id is not UTF-8 text once percent-decoded (invalid_parameter, param id)."),
+                "400": _error("The id is not UTF-8 text once percent-decoded (invalid_parameter, param id), or a "
+                              "parameter is not (x=%FF: param x)."),
                 "404": _error("No document has this id."),
                 "503": UNAVAILABLE,
             },
@@ -518,6 +521,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("TopicsResponse"), "Every topic.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
+                "400": NOT_UTF8,
                 "503": UNAVAILABLE,
             },
         }
@@ -537,7 +541,8 @@ PATHS: dict[str, Any] = {
         "get": {
             "operationId": "openapi",
             "summary": "This document.",
-            "responses": {"200": _json({"type": "object", "required": ["openapi", "paths"]}, "The OpenAPI document.")},
+            "responses": {"200": _json({"type": "object", "required": ["openapi", "paths"]}, "The OpenAPI document."),
+                          "400": NOT_UTF8},
         }
     },
 }
