@@ -46,9 +46,18 @@ _PLUS_AS_SPACE = re.compile(r"(T[0-9:.]+) ((?:[01][0-9]|2[0-3]):[0-5][0-9])$")
 _BLANK = " \t\n\r\f\v"  # around a date, or all of it (a form's empty date field): no bound
 # What since and until accept: a date with blanks around it, or blanks only (the spec states it).
 DATE_PARAM_PATTERN = (r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1].replace("[Zz]|[+-]", "[Zz]|[+ -]") + r"[ \t\n\r\f\v]*)?$")
-MONTH_PATTERN = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
-# A kind in any case (the spec's pattern spells that out: JSON Schema patterns have no flags).
-KIND_PATTERN = "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" for c in kind) for kind in KINDS) + ")$"
+
+
+def _any_case(words: tuple[str, ...]) -> str:
+    """Return the spec's pattern for one of *words* in any case (JSON Schema patterns have no flags), or
+    an empty value, which is read as none (a form's blank field)."""
+    return "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in word) for word in words) + ")?$"
+
+
+# What the spec says kind, sort and month accept: each read in any case (a month has none), an empty one as absent.
+MONTH_PATTERN = "^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$"
+KIND_PATTERN = _any_case(KINDS)
+SORT_PATTERN = _any_case(SORTS)
 _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
 _SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
 _TRUE = {"1", "true", "yes", "on"}

@@ -26,6 +26,7 @@ from search.params import (
     DATE_PARAM_PATTERN,
     KIND_PATTERN,
     MONTH_PATTERN,
+    SORT_PATTERN,
 )
 from index.schema import KINDS
 from search.suggest import KIND_ORDER, MAX_PREFIX_CHARS
@@ -441,8 +442,9 @@ PATHS: dict[str, Any] = {
                     "relevance (default with q), newest (published, else first_seen; default without q; with q, "
                     "the documents with every word first, then the rest, each newest first, documents of the same "
                     "date in order of their words' scores, the same on every page) or listing. Relevance without q "
-                    "is newest (there is nothing to be relevant to), and the answer's sort says so."),
-                 "schema": {"type": "string", "enum": list(SORTS)}},
+                    "is newest (there is nothing to be relevant to), and the answer's sort says so. Read in any "
+                    "case (NEWEST); empty is the default."),
+                 "schema": {"type": "string", "pattern": SORT_PATTERN}},
                 {"name": "page", "in": "query", "description": (
                     f"The page of results, from 1. Only the first {MAX_RESULT_WINDOW} results are served: a page "
                     f"starting past result {MAX_RESULT_WINDOW} ((page - 1) * per_page + 1 > {MAX_RESULT_WINDOW}) is a 400 "
