@@ -283,6 +283,14 @@ def test_a_document_gives_every_field_a_hit_gives_in_one_shape(tmp_path):
             assert doc[name] == hits[doc_id][name], name
 
 
+def test_a_document_answer_names_its_snapshot_as_search_and_topics_do(client, index_dir):
+    """A search and the topics said which snapshot answered, a document did not: a client could not
+    tell a document read after a publish from one of the search that listed it (QA pass X)."""
+    searched = client.get("/api/search?q=stargate").get_json()["snapshot"]
+    answer = client.get("/api/documents/expanding-stargate-to-michigan").get_json()
+    assert answer["snapshot"] == searched == client.get("/api/topics").get_json()["snapshot"] == store.current_id(index_dir)
+
+
 @pytest.mark.parametrize("doc_id", ["nope", "a/b", "%2e%2e", "x" * 300, "événement"])
 def test_unknown_document_is_a_json_404(client, doc_id):
     response = client.get(f"/api/documents/{doc_id}")

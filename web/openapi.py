@@ -322,10 +322,11 @@ SCHEMAS: dict[str, Any] = {
     },
     "DocumentResponse": {
         "type": "object",
-        "required": ["document", "more_like_this"],
+        "required": ["document", "more_like_this", "snapshot"],
         "properties": {
             "document": _ref("Document"),
             "more_like_this": {"type": "array", "items": _ref("Document")},
+            "snapshot": {"type": "string", "description": "The index snapshot that answered, as a search's."},
         },
     },
     "Topic": {
