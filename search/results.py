@@ -183,7 +183,7 @@ def _hit_json(hit: Hit) -> dict[str, object]:
 # gave none (a stored document leaves such a field out): a hit's published is null too, so a client
 # reads one shape from both (QA pass X).
 DOCUMENT_FIELDS = ("id", "kind", "topic", "topics", "entities", "title", "body", "url", "source_url", "published",
-                   "first_seen", "position", "order")
+                   "first_seen", "revised", "position", "order")
 
 
 def document_json(doc: dict[str, object]) -> dict[str, object]:

@@ -255,7 +255,7 @@ def test_document_and_more_like_this(client):
 
 
 DOCUMENT_KEYS = ["id", "kind", "topic", "topics", "entities", "title", "body", "url", "source_url", "published",
-                 "first_seen", "position", "order"]
+                 "first_seen", "revised", "position", "order"]
 
 
 def test_a_document_gives_every_field_a_hit_gives_in_one_shape(tmp_path):
@@ -279,7 +279,7 @@ def test_a_document_gives_every_field_a_hit_gives_in_one_shape(tmp_path):
             assert list(doc) == DOCUMENT_KEYS, doc["id"]
         doc = body["document"]
         assert (doc["published"], doc["source_url"]) == (published, source)
-        for name in ("id", "kind", "title", "url", "topics", "entities", "position", "published", "first_seen"):
+        for name in ("id", "kind", "title", "url", "topics", "entities", "position", "published", "first_seen", "revised"):
             assert doc[name] == hits[doc_id][name], name
 
 

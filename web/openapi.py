@@ -132,7 +132,7 @@ SCHEMAS: dict[str, Any] = {
     "Hit": {
         "type": "object",
         "required": ["id", "kind", "title", "title_html", "snippet_html", "url", "topics", "entities", "score", "position",
-                     "published", "first_seen", "matched_by"],
+                     "published", "first_seen", "revised", "matched_by"],
         "properties": {
             "id": {"type": "string"},
             "kind": {"type": "string", "enum": list(KINDS), "description": "event or guide"},
@@ -300,7 +300,7 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "description": "A document's stored fields: each of these is given, null when unknown (as in a hit).",
         "required": ["id", "kind", "topic", "topics", "entities", "title", "body", "url", "source_url", "published",
-                     "first_seen", "position", "order"],
+                     "first_seen", "revised", "position", "order"],
         "properties": {
             "id": {"type": "string"},
             "kind": {"type": "string", "enum": list(KINDS)},
