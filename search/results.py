@@ -17,14 +17,24 @@ class Suggestion:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A guide section that answers the query well, shown above the events."""
+    """A guide section that answers the query well, shown above the events: the first result, so it
+    carries every field a hit does (a client paging through results read no date nor kind of it)."""
 
     id: str
     title: str
     url: str  # the guide page with the section's #anchor
-    snippet_html: str
+    snippet_html: str  # the whole passage, not a hit's cropped snippet
     score: float = 0.0  # its score as the first result, which it is
     explanation: dict[str, object] | None = None  # with explain=1, as a hit's
+    kind: str = "guide"
+    title_html: str = ""
+    topics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    position: int = 0
+    published: str | None = None
+    first_seen: str | None = None
+    revised: str | None = None
+    matched_by: str = "words"
 
 
 @dataclass(frozen=True, slots=True)

@@ -463,6 +463,15 @@ class SearchService:
             snippet_html=self._highlighted(snap, [(docnum, "body", fields["body"])], parsed)[0],
             score=hit.score,
             explanation=hit.explanation,
+            kind=hit.kind,
+            title_html=hit.title_html,
+            topics=hit.topics,
+            entities=hit.entities,
+            position=hit.position,
+            published=hit.published,
+            first_seen=hit.first_seen,
+            revised=hit.revised,
+            matched_by=hit.matched_by,
         )
 
     def _highlighted(

@@ -283,6 +283,22 @@ def test_a_document_gives_every_field_a_hit_gives_in_one_shape(tmp_path):
             assert doc[name] == hits[doc_id][name], name
 
 
+def test_the_answer_card_carries_every_field_a_hit_does(client):
+    # The card is result 1 and left out of hits, yet it lacked kind, topics, dates and matched_by (QA
+    # pass X): a client paging through results lost the first result's date and kind.
+    body = client.get("/api/search?q=training+infrastructure").get_json()
+    card = body["answer"]
+    hit = body["hits"][0]
+    assert card is not None and set(hit) - {"explanation"} <= set(card)
+    doc = client.get(f"/api/documents/{card['id']}").get_json()["document"]
+    for name in ("kind", "topics", "entities", "position", "published", "first_seen", "revised"):
+        assert card[name] == doc[name], name
+    assert card["kind"] == "guide" and card["matched_by"] == "words" and card["title_html"]
+    # On a page of one result, the card is that result, the same.
+    again = client.get("/api/search?q=training+infrastructure&per_page=1&page=1").get_json()["answer"]
+    assert again == card
+
+
 def test_a_document_answer_names_its_snapshot_as_search_and_topics_do(client, index_dir):
     """A search and the topics said which snapshot answered, a document did not: a client could not
     tell a document read after a publish from one of the search that listed it (QA pass X)."""

@@ -285,7 +285,9 @@ SCHEMAS: dict[str, Any] = {
     },
     "Answer": {
         "type": "object",
-        "required": ["id", "title", "url", "snippet_html", "score", "explanation"],
+        "description": "The first result, with every field of a hit; its snippet_html is the section's whole passage.",
+        "required": ["id", "title", "url", "snippet_html", "score", "explanation", "kind", "title_html", "topics",
+                     "entities", "position", "published", "first_seen", "revised", "matched_by"],
         "properties": {
             "id": {"type": "string"},
             "title": {"type": "string"},
@@ -294,6 +296,15 @@ SCHEMAS: dict[str, Any] = {
             "score": {"type": "number", "description": "Its ranking score, as a hit's: it is the first result."},
             "explanation": {"oneOf": [{"type": "null"}, {"type": "object"}], "description": (
                 "How the score was reached, as a hit's explanation (only with explain=1; else null).")},
+            "kind": {"type": "string", "enum": list(KINDS)},
+            "title_html": {"type": "string", "description": "The title, escaped, with matched words in <mark>."},
+            "topics": _strings(),
+            "entities": _strings(),
+            "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
+            "published": PUBLISHED,
+            "first_seen": FIRST_SEEN,
+            "revised": REVISED,
+            "matched_by": {"type": "string", "enum": ["words", "meaning", "name", "organisation"]},
         },
     },
     "Document": {
