@@ -368,11 +368,13 @@ SCHEMAS: dict[str, Any] = {
     },
     "Completion": {
         "type": "object",
-        "required": ["text", "kind"],
+        "required": ["text", "kind", "url"],
         "properties": {
             "text": {"type": "string"},
             "kind": {"type": "string", "enum": list(KIND_ORDER)},
-            "url": {"type": "string"},
+            "url": {"type": ["string", "null"], "description": (
+                "Where choosing it leads: a title's document, a topic's or organisation's filtered list; null "
+                "for a word, which completes the query (search it as q).")},
         },
     },
     "SuggestResponse": {
