@@ -247,7 +247,6 @@ class SearchService:
         if lifted is not None and params.page == 1:  # one answer, once: the card shows it, so the list below does not
             answer = self._answer(snap, asked.parsed, lifted, hits[0])  # the card's hit is the first (lifted first)
             hits = tuple(hit for hit in hits if hit.id != answer.id)
-        ways = self._ways_out(snap, params, hint, len(found.allowed)) if with_ways else ()
         facets = count_facets(snap, params, found.matched, found.selected)
         match = found.match_level(asked.parsed)
         shown = hint is not None and _shows_correction(snap, asked.parsed, found.allowed)
@@ -265,6 +264,9 @@ class SearchService:
             elif written == asked.parsed.text:  # "starget": nothing found, Stargate offered
                 far = far_word_fixes(asked.parsed, asked.vocabulary)
                 offered = respelt(written, far) if far else None
+        # An empty result's ways out start with its respelling: the correction, else the word offered
+        # ("starget" offered stargate, whose 15 results no way out named: QA pass X).
+        ways = self._ways_out(snap, params, hint or offered, len(found.allowed)) if with_ways else ()
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,
