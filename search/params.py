@@ -197,10 +197,13 @@ def one_value(args: MultiMapping, name: str) -> str | None:
 
 def _as_read(name: str, value: str) -> str:
     """Return single-valued parameter *name*'s *value* as the reading compares it (``one_value``):
-    sort and explain are read in any case."""
+    sort and explain are read in any case, q as the search reads it (one Unicode form: "café" sent
+    composed and decomposed was two values, a 400, though both search the same)."""
     value = value.strip(_BLANK)
     if name in ("sort", "explain"):
         return value.lower()
+    if name == "q":
+        return normal_text(value)
     return value.lstrip("0") or "0" if _DIGITS.fullmatch(value) else value
 
 
