@@ -21,6 +21,7 @@ from search.params import MAX_PER_PAGE, SearchParams, parse_params
 from search.service import SearchService
 from tests.conftest import DATED, DATED_FIRST_SEEN, write_jsonl
 from web import create_app
+from web.dates import exact
 
 
 def _lines() -> list[dict]:
@@ -201,6 +202,10 @@ def test_pages_show_dates_relative_with_the_exact_one_in_a_time_element(client):
     assert ' ago</time>' in page
     event = unescape(client.get(f"/events/{NEWEST[0]}").get_data(as_text=True))
     assert f'<time datetime="{first}"' in event
+    # The document's page writes the exact date out: a title is read only by a mouse (QA pass Z).
+    assert f"</time> ({exact(first)})</p>" in event
+    listed = unescape(client.get("/?per_page=50").get_data(as_text=True))
+    assert f'<time datetime="{first}"' in listed and f"({exact(first)})" not in listed  # a hit keeps to its relative date
 
 
 @pytest.mark.parametrize(
