@@ -369,6 +369,21 @@ def _prefix_of(typed: str, analyzer: Analyzer) -> str | None:
     return folded[-1] if folded and len(folded[-1]) >= PREFIX_MIN_CHARS else None
 
 
+# A word typed right before a star, as the parser takes it for a prefix ("gpu*", "u.s*").
+_STARRED = re.compile(r"(?<![\w*])([^\W_][\w'’.-]*)\*")
+
+
+def short_prefixes(text: str, analyzer: Analyzer) -> tuple[str, ...]:
+    """Return the prefixes of *text* too short to be searched as one ("s*": a word of one letter, as
+    folded), as typed with their stars: each is searched as its word, and the answer says so.  A star
+    inside quotes is no prefix."""
+    if "*" not in text:
+        return ()
+    outside = _QUOTED.sub(lambda quoted: " " * len(quoted.group()), text)
+    short = [text[m.start(1) : m.end()] for m in _STARRED.finditer(outside) if _prefix_of(m.group(1), analyzer) is None]
+    return tuple(dict.fromkeys(short))
+
+
 def _prefix_concept(text: str, span: tuple[int, int], word: str, prefix: str) -> Concept:
     """Return the concept of a prefix typed at *span* (its star included): the word as typed; its words
     are added by ``expand``."""

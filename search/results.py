@@ -113,6 +113,7 @@ class SearchResult:
     excluded_in_vain: tuple[str, ...] = ()  # excluded words no document holds, as typed: they left out nothing
     excluded_suggestion: Suggestion | None = None  # the query with those of them that have a close spelling respelt
     offered: Suggestion | None = None  # did you mean: rare words typed as a few pages misspell them, respelt
+    short_prefixes: tuple[str, ...] = ()  # "s*": too short for a prefix, searched as the word, as typed
     since: str | None = None  # the date bounds as read: canonical (UTC), a fraction of a second rounded
     until: str | None = None
 
@@ -147,6 +148,7 @@ class SearchResult:
             "excluded_in_vain": list(self.excluded_in_vain),
             "excluded_suggestion": _flat(self.excluded_suggestion) if self.excluded_suggestion else None,
             "did_you_mean": _flat(self.offered) if self.offered else None,
+            "short_prefixes": list(self.short_prefixes),
             "filters": {k: list(v) for k, v in self.filters.items()},
             "since": self.since,
             "until": self.until,

@@ -37,7 +37,7 @@ from search.explain import explain
 from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
-    keep_informative, negation_offers, typed_marks,
+    keep_informative, negation_offers, short_prefixes, typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -289,6 +289,7 @@ class SearchService:
             excluded_in_vain=in_vain,
             excluded_suggestion=in_vain_fixed,
             offered=offered,
+            short_prefixes=short_prefixes(params.q, snap.analyzer) if asked.parsed else (),
             since=params.since,
             until=params.until,
         )

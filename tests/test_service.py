@@ -788,6 +788,19 @@ def test_bounded_prefix_finds_words_starting_with_it(service):
     assert any("<mark>GPUs</mark>" in h.snippet_html for h in result.hits)
 
 
+@pytest.mark.parametrize(("q", "short"), [("s*", ["s*"]), ("a* gpu*", ["a*"]), ("s* S* x*", ["s*", "S*", "x*"]),
+                                         ('"s*"', []), ("st*", []), ("*", [])])
+def test_a_prefix_too_short_to_be_one_is_named_in_the_answer(client, q, short):
+    # "s*" said only "Nothing matched", though the README says a prefix has two letters at least: it
+    # was searched as the word "s", and nothing told the reader (a QA pass).
+    body = client.get("/api/search", query_string={"q": q}).get_json()
+    assert body["short_prefixes"] == short
+    page = client.get("/", query_string={"q": q}).get_data(as_text=True)
+    assert ("A word needs two letters at least before a <kbd>*</kbd>" in page) == bool(short)
+    if short:
+        assert f"<q>{short[0]}</q>" in page
+
+
 def test_a_prefix_stands_for_its_words_in_a_query_with_syntax(service):
     # With OR, AND or + the parser read "nvid*" as the stem "nvid": "nvid* OR amd" found 2 pages,
     # "+nvid* amd" and "nvid* AND amd" none (a QA pass).

@@ -29,6 +29,7 @@ from search.params import (
     SORT_PATTERN,
 )
 from index.schema import KINDS
+from search.query import PREFIX_MIN_CHARS
 from search.suggest import KIND_ORDER, MAX_PREFIX_CHARS
 
 API_VERSION = "1.0.0"
@@ -186,7 +187,7 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
                      "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out",
-                     "excluded_in_vain", "excluded_suggestion", "did_you_mean", "since", "until"],
+                     "excluded_in_vain", "excluded_suggestion", "did_you_mean", "short_prefixes", "since", "until"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
             "total": {"type": "integer", "minimum": 0, "description": (
@@ -247,6 +248,9 @@ SCHEMAS: dict[str, Any] = {
             "excluded_suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")], "description": (
                 "The query with those of excluded_in_vain that have a close spelling respelt: offered, not "
                 "searched (excluding a guess could leave out wanted documents). Null when none has.")},
+            "short_prefixes": {"type": "array", "items": {"type": "string"}, "description": (
+                f"Words typed with a star that are too short to be a prefix (fewer than {PREFIX_MIN_CHARS} "
+                "letters: s*), as typed: each was searched as its word. Empty otherwise.")},
             "did_you_mean": {"oneOf": [{"type": "null"}, _ref("Suggestion")], "description": (
                 "The query respelt where a typed word is one a few documents hold (at most 3, a misspelling "
                 "written in them) and close to a word a hundred times as many hold; or, for a query of plain "
