@@ -297,20 +297,29 @@ class NotAReplicaFolder(ValueError):
     """A ``publish`` target that is no index folder of its own: it lies inside another index's ``snapshots/``."""
 
 
-def check_target(dest_root: Path) -> None:
-    """Raise NotAReplicaFolder if *dest_root* lies inside an index folder's ``snapshots/`` (that folder
-    itself, a snapshot, or anything below): published into, it got a ``current`` link and a
-    ``snapshots/`` of its own inside the other index's snapshots."""
-    target = dest_root.resolve()  # through links, and ".." read as the file system does
+def index_holding(path: Path) -> Path | None:
+    """Return the index folder whose ``snapshots/`` holds *path* (that folder itself, a snapshot, or
+    anything below, ``current`` included), or None: such a path is no index folder of its own."""
+    target = path.resolve()  # through links, and ".." read as the file system does
     for folder in (target, *target.parents):
         if folder.name != "snapshots":
             continue
         root = folder.parent
         if (root / "current").is_symlink() or (root / ".write.lock").is_file() or snapshot_ids(root):
-            raise NotAReplicaFolder(
-                f"{dest_root} is inside the snapshots folder of the index {root}: publish to an index folder "
-                f"of its own (--to {root} to publish to that index)"
-            )
+            return root
+    return None
+
+
+def check_target(dest_root: Path) -> None:
+    """Raise NotAReplicaFolder if *dest_root* lies inside an index folder's ``snapshots/`` (that folder
+    itself, a snapshot, or anything below): published into, it got a ``current`` link and a
+    ``snapshots/`` of its own inside the other index's snapshots."""
+    root = index_holding(dest_root)
+    if root is not None:
+        raise NotAReplicaFolder(
+            f"{dest_root} is inside the snapshots folder of the index {root}: publish to an index folder "
+            f"of its own (--to {root} to publish to that index)"
+        )
 
 
 def _prune(root: Path, keep: str, old: int = KEEP_OLD) -> list[str]:

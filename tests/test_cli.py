@@ -614,3 +614,24 @@ def test_publish_refuses_a_snapshots_folder_and_prune_leaves_what_is_no_snapshot
     assert {"current", "snapshots", new} <= left and old not in left, left
     assert not [name for name in left if name.startswith(".tmp-")], left
     assert store.current_id(replica) == new and store.snapshot_ids(replica) == [new]
+
+
+@pytest.mark.parametrize("inside", ["current", "snapshots", "snapshots/{id}"])
+@pytest.mark.parametrize("command", ["build", "update", "search", "stats", "prune", "rollback"])
+def test_an_index_dir_inside_an_index_s_snapshots_folder_is_refused(built, tmp_path, command, inside):
+    # QA: `build --index-dir IX/current` wrote current, snapshots/ and .write.lock into the published
+    # snapshot being served (and `--index-dir IX/snapshots` made an index inside the snapshots folder),
+    # exit 0; `stats --index-dir IX/current` said "no index has been built in IX/current yet".
+    listing = sorted(str(p.relative_to(built)) for p in built.rglob("*"))
+    wrong = built / inside.replace("{id}", store.current_id(built) or "")
+    changes = write_jsonl(tmp_path / "c.jsonl", [NEW])
+    args = {"build": ["build", str(changes), "--no-semantic"], "update": ["update", str(changes)], "search": ["search", "x"],
+            "stats": ["stats"], "prune": ["prune"], "rollback": ["rollback"]}[command]
+    result = CliRunner().invoke(main, [*args, "--index-dir", str(wrong)])
+    assert result.exit_code == 2, result.output
+    line = _one_error_line(result.output)
+    assert f"--index-dir {wrong} is inside the snapshots folder of the index {built}" in line, line
+    assert f"(--index-dir {built})" in line, line
+    assert sorted(str(p.relative_to(built)) for p in built.rglob("*")) == listing  # nothing written
+    from_env = CliRunner().invoke(main, args, env={"TOPICHUB_INDEX_DIR": str(wrong)})
+    assert from_env.exit_code == 2 and _one_error_line(from_env.output).startswith(f"Error: TOPICHUB_INDEX_DIR={str(wrong)!r} is inside")

@@ -92,6 +92,19 @@ def _env_refusal(variable: str, value: str, said: str, option: str) -> str:
     return f"{variable}={value!r}: {said} ({variable} sets {option}: correct it or unset it)"
 
 
+def _index_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    """Refuse an --index-dir inside an index's ``snapshots/`` (``IX/current``, ``IX/snapshots``): a build
+    there wrote its ``current``, ``snapshots/`` and lock into the published snapshot being served, and
+    a read said no index had been built in it."""
+    root = store.index_holding(value)
+    if root is not None:
+        given = (f"{param.envvar}={str(value)!r}" if ctx.get_parameter_source(param.name or "") is ParameterSource.ENVIRONMENT
+                 else f"--index-dir {value}")
+        raise _OneLineError(f"{given} is inside the snapshots folder of the index {root}: name the index folder "
+                            f"itself (--index-dir {root})")
+    return value
+
+
 def _index_option(func):
     return click.option(
         "--index-dir",
@@ -100,6 +113,7 @@ def _index_option(func):
         type=click.Path(file_okay=False, path_type=Path),
         default=str(DEFAULT_INDEX),
         show_default="instance/index (or $TOPICHUB_INDEX_DIR)",
+        callback=_index_folder,
         help="Folder holding the published index snapshots.",
     )(func)
 
