@@ -635,3 +635,23 @@ def test_an_index_dir_inside_an_index_s_snapshots_folder_is_refused(built, tmp_p
     assert sorted(str(p.relative_to(built)) for p in built.rglob("*")) == listing  # nothing written
     from_env = CliRunner().invoke(main, args, env={"TOPICHUB_INDEX_DIR": str(wrong)})
     assert from_env.exit_code == 2 and _one_error_line(from_env.output).startswith(f"Error: TOPICHUB_INDEX_DIR={str(wrong)!r} is inside")
+
+
+@pytest.mark.parametrize("args", [
+    ["build", "{source}", "--no-semantic", "--index-dir", ""],
+    ["build", "{source}", "--no-semantic", "--index-dir="],
+    ["stats", "--index-dir", ""],
+    ["publish", "--index-dir", "{built}", "--to", ""],
+])
+def test_an_empty_folder_option_is_refused_not_read_as_the_current_folder(built, tmp_path, monkeypatch, args):
+    # QA: `build --index-dir ""` (a script's unset "$IDX") built into the current folder, exit 0,
+    # leaving current, snapshots/ and .write.lock there; `publish --to ""` published into it.
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    source = write_jsonl(tmp_path / "c.jsonl", [NEW])
+    names = {"{source}": str(source), "{built}": str(built)}
+    result = CliRunner().invoke(main, [names.get(a, a) for a in args])
+    assert result.exit_code == 2, result.output
+    assert "is empty" in result.output and "Traceback" not in result.output, result.output
+    assert list(work.iterdir()) == []

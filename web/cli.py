@@ -92,6 +92,19 @@ def _env_refusal(variable: str, value: str, said: str, option: str) -> str:
     return f"{variable}={value!r}: {said} ({variable} sets {option}: correct it or unset it)"
 
 
+class _Folder(click.Path):
+    """A folder given by an option (--index-dir, --to); an empty one is refused: read as Path(""), it was
+    the current folder, and `build --index-dir "$UNSET"` built there."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
+        if value == "":
+            self.fail("the folder is empty (write . for the current folder)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def _index_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
     """Refuse an --index-dir inside an index's ``snapshots/`` (``IX/current``, ``IX/snapshots``): a build
     there wrote its ``current``, ``snapshots/`` and lock into the published snapshot being served, and
@@ -110,7 +123,7 @@ def _index_option(func):
         "--index-dir",
         cls=_EnvOption,
         envvar="TOPICHUB_INDEX_DIR",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=_Folder(),
         default=str(DEFAULT_INDEX),
         show_default="instance/index (or $TOPICHUB_INDEX_DIR)",
         callback=_index_folder,
@@ -539,7 +552,7 @@ def stats(index_dir: Path) -> None:
 
 @main.command()
 @_index_option
-@click.option("--to", "targets", multiple=True, required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--to", "targets", multiple=True, required=True, type=_Folder(),
               help="A replica's index folder, local or mounted (repeatable: published to each in turn).")
 @_wait_option
 def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
