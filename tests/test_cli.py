@@ -655,3 +655,40 @@ def test_an_empty_folder_option_is_refused_not_read_as_the_current_folder(built,
     assert result.exit_code == 2, result.output
     assert "is empty" in result.output and "Traceback" not in result.output, result.output
     assert list(work.iterdir()) == []
+
+
+@pytest.mark.parametrize(("variable", "meant"), [
+    ("TOPICHUB_INDEX_DIRECTORY", "TOPICHUB_INDEX_DIR"),
+    ("TOPICHUB_INDEXDIR", "TOPICHUB_INDEX_DIR"),
+    ("topichub_index_dir", "TOPICHUB_INDEX_DIR"),
+    ("TOPICHUB_SEMANTICS", "TOPICHUB_SEMANTIC"),
+    ("TOPICHUB_QUERY_BUDGET", "TOPICHUB_QUERY_BUDGET_S"),
+    ("TOPICHUB_TRUSTED_HOST", "TOPICHUB_TRUSTED_HOSTS"),
+    ("TOPICHUB_NOTHING_LIKE_IT", None),
+])
+@pytest.mark.parametrize("command", ["build", "serve", "search"])
+def test_a_misspelt_setting_is_refused_naming_the_one_meant(tmp_path, monkeypatch, command, variable, meant):
+    # QA: TOPICHUB_INDEX_DIRECTORY=/srv/… was ignored without a word: serve built the bundled corpus
+    # into instance/index and served it; TOPICHUB_SEMANTICS=0 left the meaning signal on.
+    monkeypatch.setattr(os, "execv", lambda path, args: pytest.fail("gunicorn started with a misspelt setting"))
+    args = {"build": ["build", "--no-semantic"], "serve": ["serve"], "search": ["search", "x"]}[command]
+    result = CliRunner().invoke(main, [*args, "--index-dir", str(tmp_path / "index")], env={variable: str(tmp_path / "elsewhere")})
+    assert result.exit_code == 2, result.output
+    line = _one_error_line(result.output)
+    assert line.startswith(f"Error: {variable} is no setting of topichub"), line
+    assert (f"did you mean {meant}?" in line) if meant else ("did you mean" not in line and "TOPICHUB_INDEX_DIR" in line), line
+    assert not (tmp_path / "index").exists() and not (tmp_path / "elsewhere").exists()
+
+
+def test_the_settings_of_the_docs_and_the_load_balancer_are_no_misspelling(built):
+    env = {"TOPICHUB_CORPUS": "", "TOPICHUB_WORKER_CLASS": "sync", "TOPICHUB_QUERY_BUDGET_S": "2", "TOPICHUB_SEMANTIC": "0",
+           "TOPICHUB_TRUSTED_HOSTS": "", "TOPICHUB_LB_BIND": ":80", "TOPICHUB_REPLICA_1": "10.0.0.1:8000",
+           "TOPICHUB_REPLICA_12": "10.0.0.12:8000", "TOPICHUB_SCREENSHOTS": "1"}
+    result = CliRunner().invoke(main, ["stats"], env={**env, "TOPICHUB_INDEX_DIR": str(built)})
+    assert result.exit_code == 0, result.output
+    guide = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"TOPICHUB_[A-Z0-9_]*[A-Z0-9](?![A-Z0-9_<])", guide)) - {"TOPICHUB_INDEX_DIRECTORY", "TOPICHUB_SEMANTICS"}
+    assert len(documented) >= 9, documented
+    for name in documented:  # every name the guide sets is taken (the two misspellings it quotes are not)
+        taken = CliRunner().invoke(main, ["stats", "--index-dir", str(built)], env={name: ""})
+        assert taken.exit_code == 0, (name, taken.output)

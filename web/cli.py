@@ -6,8 +6,10 @@ Errors are one line on stderr and a non-zero exit code, never a traceback: 1 whe
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -105,10 +107,31 @@ class _Folder(click.Path):
         return super().convert(value, param, ctx)
 
 
+# The settings read from the environment (docs/operations.md), and the names beside them that are
+# not topichub's own: deploy/haproxy.cfg's addresses and the browser tests' switch.
+SETTINGS = ("TOPICHUB_INDEX_DIR", "TOPICHUB_CORPUS", "TOPICHUB_WORKER_CLASS", "TOPICHUB_QUERY_BUDGET_S",
+            "TOPICHUB_SEMANTIC", "TOPICHUB_TRUSTED_HOSTS")
+_NOT_SETTINGS = re.compile(r"TOPICHUB_(?:LB_BIND|REPLICA_[0-9]+|SCREENSHOTS)")
+
+
+def _check_setting_names() -> None:
+    """Refuse a ``TOPICHUB_`` variable that is no setting, naming the one it is closest to: a misspelt
+    one was ignored without a word (TOPICHUB_INDEX_DIRECTORY=/srv/… served the bundled corpus built
+    into instance/index; TOPICHUB_SEMANTICS=0 left the meaning signal on)."""
+    for name in sorted(os.environ):
+        if not name.upper().startswith("TOPICHUB_") or name in SETTINGS or _NOT_SETTINGS.fullmatch(name):
+            continue
+        close = difflib.get_close_matches(name.upper(), SETTINGS, n=1, cutoff=0.75)
+        meant = f" (did you mean {close[0]}?)" if close else f"; its settings are {', '.join(SETTINGS)}"
+        raise _OneLineError(f"{name} is no setting of topichub{meant}: correct it or unset it")
+
+
 def _index_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
     """Refuse an --index-dir inside an index's ``snapshots/`` (``IX/current``, ``IX/snapshots``): a build
     there wrote its ``current``, ``snapshots/`` and lock into the published snapshot being served, and
-    a read said no index had been built in it."""
+    a read said no index had been built in it.  And, as every command has this option, a misspelt
+    setting (``_check_setting_names``), after --help: an operator reading the help is not refused."""
+    _check_setting_names()
     root = store.index_holding(value)
     if root is not None:
         given = (f"{param.envvar}={str(value)!r}" if ctx.get_parameter_source(param.name or "") is ParameterSource.ENVIRONMENT
@@ -460,7 +483,6 @@ def search(
     Quote a query with syntax: `topichub search "python -doc"` (or `topichub search -- python -doc`),
     since a word starting with - is otherwise read as an option."""
     import html
-    import re
 
     from werkzeug.datastructures import MultiDict
 
