@@ -692,3 +692,24 @@ def test_the_settings_of_the_docs_and_the_load_balancer_are_no_misspelling(built
     for name in documented:  # every name the guide sets is taken (the two misspellings it quotes are not)
         taken = CliRunner().invoke(main, ["stats", "--index-dir", str(built)], env={name: ""})
         assert taken.exit_code == 0, (name, taken.output)
+
+
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_serve_binds_an_ipv6_host_as_gunicorn_reads_it(built, monkeypatch, host):
+    # QA: `serve --host ::1` said "serving on http://::1:8000/", then gunicorn stopped with
+    # "Error: '' is not a valid port number." (it reads ::1:8000 as host ::1:8000 and an empty port).
+    import socket
+
+    with socket.socket(socket.AF_INET6) as probe:
+        try:
+            probe.bind(("::1", 0))
+        except OSError:
+            pytest.skip("no IPv6 loopback here")
+        port = probe.getsockname()[1]
+    started: list[list[str]] = []
+    monkeypatch.setattr(os, "execv", lambda path, args: started.append(args))
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--host", host, "--port", str(port)])
+    assert result.exit_code == 0, result.output
+    assert f"serving on http://[::1]:{port}/" in result.output, result.output
+    bind = started[0][started[0].index("--bind") + 1]
+    assert bind == f"[::1]:{port}", bind

@@ -433,7 +433,10 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     when its sources changed since the build (unless updates were applied to it since).
     """
     _check_environment()
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1], as a URL writes it
     _check_listen(host, port)  # before a rebuild that may take minutes
+    # An IPv6 address in brackets, as gunicorn's --bind and a URL take it: ::1:8000 was read as host and an empty port.
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     reason = _needs_build(index_dir)
     if reason is not None:
         message, sources = reason
@@ -450,12 +453,12 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     args = [
         sys.executable, "-m", "gunicorn",
         "--config", "python:web.gunicorn_conf",
-        "--bind", f"{host}:{port}",
+        "--bind", address,
         "--workers", str(workers),
         "--threads", str(threads),
         "web:create_app()",
     ]
-    click.echo(f"serving on http://{host}:{port}/ with {workers} workers", err=True)
+    click.echo(f"serving on http://{address}/ with {workers} workers", err=True)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(sys.executable, args)
