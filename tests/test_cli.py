@@ -335,8 +335,13 @@ def test_a_snippet_holding_a_line_break_stays_on_its_indented_line(built):
     ({"TOPICHUB_TRUSTED_HOSTS": "search.example.org,https://search.example.org"}, "'https://search.example.org' is no host name"),
     ({"TOPICHUB_TRUSTED_HOSTS": "[::1],127.0.0.1"}, "'[::1]' is no host name"),  # werkzeug never matches one
     ({"TOPICHUB_TRUSTED_HOSTS": "example.org:99999"}, "'example.org:99999' is no host name"),
+    # gunicorn's own "Error: 'proxy.lan' does not appear to be an IPv4 or IPv6 network", after "serving on" and a build.
+    ({"FORWARDED_ALLOW_IPS": "proxy.lan"}, "Error: FORWARDED_ALLOW_IPS='proxy.lan': 'proxy.lan' is no IP address or network"),
+    ({"FORWARDED_ALLOW_IPS": "10.0.0.1, 10.0.0.300"}, "FORWARDED_ALLOW_IPS='10.0.0.1, 10.0.0.300': '10.0.0.300' is no IP"),
+    ({"FORWARDED_ALLOW_IPS": "10.0.0.1/8"}, "'10.0.0.1/8' is no IP address or network"),  # host bits set: 10.0.0.0/8
 ])
-def test_serve_refuses_a_setting_its_workers_could_not_use_in_one_line(tmp_path, env, said):
+def test_serve_refuses_a_setting_its_workers_could_not_use_in_one_line(tmp_path, monkeypatch, env, said):
+    monkeypatch.setattr(os, "execv", lambda path, args: pytest.fail(f"gunicorn started with {env}"))
     result = CliRunner().invoke(main, ["serve", "--index-dir", str(tmp_path / "index")], env=env)
     assert result.exit_code in (1, 2) and said in result.output
     assert "Traceback" not in result.output and "serving on" not in result.output

@@ -388,6 +388,7 @@ def _check_environment() -> None:
     except ValueError as exc:
         raise click.ClickException(f"TOPICHUB_TRUSTED_HOSTS: {exc}") from None
     _check_semantic_switch()
+    _check_forwarded_allow_ips(os.environ.get("FORWARDED_ALLOW_IPS"))
     metrics = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if metrics:  # gunicorn's master empties it, or makes it, before any worker starts: a traceback if it cannot
         folder = Path(metrics)
@@ -402,6 +403,25 @@ def _check_environment() -> None:
         except OSError as exc:
             raise click.ClickException(
                 f"PROMETHEUS_MULTIPROC_DIR={metrics!r} is not a folder this user can write to: {exc.strerror or exc}"
+            ) from None
+
+
+def _check_forwarded_allow_ips(allowed: str | None) -> None:
+    """Fail with one line on a ``FORWARDED_ALLOW_IPS`` gunicorn would refuse: it did so after "serving
+    on" (and after a build), in words naming no variable ("'proxy.lan' does not appear to be an IPv4
+    or IPv6 network").  Read as gunicorn reads it: comma-separated, each an address, a network or *."""
+    import ipaddress
+
+    from gunicorn.config import validate_string_to_list
+
+    for address in validate_string_to_list(allowed) if allowed is not None else ():
+        try:
+            if address != "*":
+                ipaddress.ip_network(address)
+        except ValueError:
+            raise click.ClickException(
+                f"FORWARDED_ALLOW_IPS={allowed!r}: {address!r} is no IP address or network (list the proxies' "
+                "addresses or networks, comma-separated, such as 10.0.0.5,10.1.0.0/16, or * for any)"
             ) from None
 
 
