@@ -2,7 +2,8 @@
 
 Each object has ``id``, ``title``, ``summary`` (a string, possibly empty) and ``topics`` (a non-empty list, the first being the
 document's home topic), and optionally ``kind`` (``event`` or ``guide``), ``entities``, ``url`` and
-``published`` (an ISO 8601 date or date-time, see index/dates.py).  An id has at most 512 characters
+``published`` (an ISO 8601 date or date-time, see index/dates.py); an optional field given null is
+left out.  An id has at most 512 characters
 (``ID_MAX_LENGTH``) and no control characters; a title at most 1,000 (``TITLE_MAX_LENGTH``).  An id that repeats replaces the earlier document, as an
 update would.  A line that breaks these rules stops the load with its file and line number.
 
@@ -110,7 +111,9 @@ def _string(obj: dict[str, Any], key: str, path: Path, lineno: int) -> str:
 
 
 def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, required: bool) -> tuple[str, ...]:
-    value = obj.get(key, [] if not required else None)
+    value = obj.get(key)
+    if value is None and not required:  # left out or null, as an optional url or published may be
+        value = []
     # Plain text as a title is ("AT&amp;T" is "AT&T", tags stripped: a value is shown as a facet's
     # label), then composed, without invisible characters, spaces collapsed: as a request's filter is read.
     value = [normal_text(plain_text(v)) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
@@ -204,7 +207,7 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
             extra["published"] = parse_iso(extra["published"])
         except ValueError as exc:
             raise CorpusError(path, lineno, f"'published' must be an ISO 8601 date or date-time: {exc}") from None
-    kind = obj.get("kind", EVENT)
+    kind = EVENT if obj.get("kind") is None else obj["kind"]  # null: left out, as for the other optional fields
     if kind == EVENT:
         return Event(
             id=doc_id, topic=topics[0], title=title, summary=summary, position=position,
@@ -216,7 +219,8 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
             blocks=tuple(p for p in summary.split("\n") if p.strip()), order=position,
             topics=topics, entities=entities, published=extra["published"], source_url=extra["url"],
         )
-    raise CorpusError(path, lineno, f"'kind' must be {EVENT!r} or {GUIDE!r}, not {kind!r}")
+    # Said in JSON, as the line wrote it: 'not True' and 'not None' were Python's words for true and null.
+    raise CorpusError(path, lineno, f"'kind' must be {EVENT!r} or {GUIDE!r}, not {json.dumps(kind, ensure_ascii=False)[:60]}")
 
 
 def _tell_unknown(obj: dict[str, Any], path: Path, lineno: int) -> None:

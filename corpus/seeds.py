@@ -70,6 +70,8 @@ def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:
     events: list[Event] = []
     seen: dict[str, int] = {}
     body = lines[len(_HEADERS) + 2 :]
+    while body and not body[-1].strip():  # blank lines at the end, as an editor leaves them: no event
+        body.pop()
     first = len(_HEADERS) + 3
     for index in range(0, len(body), 2):
         lineno = first + index

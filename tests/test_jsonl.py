@@ -63,6 +63,8 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a", "title": "T", "summary": "S", "topics": []}', "'topics' must name at least one topic"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": "x"}', "'topics' must be a list"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "kind": "tweet"}', "'kind' must be"),
+        # Said as the line wrote it: "not True" was Python's word for JSON's true (QA pass Y).
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "kind": true}', "'kind' must be 'event' or 'guide', not true"),
         ('{"id": "a", "title": "T", "summary": 3, "topics": ["x"]}', "'summary' must be a string"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "last Tuesday"}', "'published' must be an ISO 8601"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-02-30"}', "'published' must be an ISO 8601"),
@@ -405,3 +407,13 @@ def test_an_id_with_a_bidirectional_override_is_refused_with_its_line(tmp_path):
     with pytest.raises(CorpusError, match="control character") as info:
         list(load_jsonl(path))
     assert info.value.line == 2
+
+
+def test_null_optional_fields_are_left_out(tmp_path):
+    # "entities": null and "kind": null were refused ('not None', QA pass Y), while a null url or
+    # published was read as left out: every optional field now reads null so.
+    path = tmp_path / "nulls.jsonl"
+    path.write_text(json.dumps({"id": "a", "title": "T", "summary": "S", "topics": ["x"], "kind": None,
+                                "entities": None, "url": None, "published": None}) + "\n", encoding="utf-8")
+    (record,) = load_jsonl(path)
+    assert (record.kind, record.entities, record.published) == ("event", (), None)

@@ -101,6 +101,17 @@ def test_malformed_topic_page_names_file_and_line(tmp_path, mutate, line, words)
     assert str(info.value).startswith(f"{path}:{line}: ")
 
 
+def test_blank_lines_after_the_last_event_are_no_event(tmp_path):
+    # An editor's trailing blank lines were refused as "empty event title" (QA pass Y); guides and
+    # JSONL files skip blank lines already.
+    path = _broken(tmp_path, "padded.topic.txt", _page_lines() + ["", "  ", ""])
+    topic, events = load_topic_page(path)
+    assert len(events) == 50
+    # A blank line between events is still an empty title, named by its line.
+    with pytest.raises(CorpusError, match="empty event title"):
+        load_topic_page(_broken(tmp_path, "gap.topic.txt", _page_lines()[:8] + [""] + _page_lines()[8:]))
+
+
 def test_declared_event_count_must_match(tmp_path):
     lines = _page_lines()
     path = _broken(tmp_path, "bad.topic.txt", lines[:-2])
