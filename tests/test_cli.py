@@ -718,3 +718,16 @@ def test_serve_binds_an_ipv6_host_as_gunicorn_reads_it(built, monkeypatch, host)
     assert f"serving on http://[::1]:{port}/" in result.output, result.output
     bind = started[0][started[0].index("--bind") + 1]
     assert bind == f"[::1]:{port}", bind
+
+
+def test_an_empty_worker_class_is_the_default_as_every_empty_setting_is(monkeypatch):
+    # TOPICHUB_WORKER_CLASS= was refused ("'' is not a gunicorn worker class", QA pass Y), while every
+    # other setting reads empty as unset: gunicorn's config and serve's check read it by one function.
+    import web
+    import web.cli
+
+    monkeypatch.setenv("TOPICHUB_WORKER_CLASS", "")
+    web.cli._check_environment()  # no refusal
+    assert web.worker_class() == "gevent"
+    monkeypatch.setenv("TOPICHUB_WORKER_CLASS", "gthread")
+    assert web.worker_class() == "gthread"

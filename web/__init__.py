@@ -30,6 +30,12 @@ class IdConverter(PathConverter):
 WORKER_TIMEOUT_S = 30
 
 
+def worker_class() -> str:
+    """Return the gunicorn worker class TOPICHUB_WORKER_CLASS names, gevent when it is unset or empty (as
+    every other setting reads empty: an empty one was refused as "'' is not a gunicorn worker class")."""
+    return os.environ.get("TOPICHUB_WORKER_CLASS") or "gevent"
+
+
 def query_budget(raw: str | None) -> float:
     """Return the seconds TOPICHUB_QUERY_BUDGET_S gives a search (its default when unset or empty), or
     raise ValueError when it is no number above 0 and below the worker timeout, which would kill a

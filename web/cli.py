@@ -366,9 +366,9 @@ def _check_environment() -> None:
     failed to boot, or printed gunicorn's traceback after "serving on")."""
     from gunicorn.util import load_class
 
-    from web import WORKER_TIMEOUT_S, query_budget, trusted_hosts
+    from web import WORKER_TIMEOUT_S, query_budget, trusted_hosts, worker_class as configured_worker_class
 
-    worker_class = os.environ.get("TOPICHUB_WORKER_CLASS", "gevent")
+    worker_class = configured_worker_class()
     try:
         load_class(worker_class, section="gunicorn.workers")
     except (RuntimeError, ImportError, AttributeError):  # (gunicorn's message holds a whole traceback)

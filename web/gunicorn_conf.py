@@ -18,7 +18,7 @@ from pathlib import Path
 import gunicorn.http.wsgi
 import gunicorn.util
 
-from web import WORKER_TIMEOUT_S
+from web import WORKER_TIMEOUT_S, worker_class as configured_worker_class
 from web.observability import configure_logging
 from web.security import HEADERS
 
@@ -46,7 +46,7 @@ gunicorn.util.write_error = _write_error
 
 # Asynchronous workers: a connection waiting for a slow or idle client costs a greenlet, not a
 # worker, so hundreds of them do not hold up other readers (docs/operations.md says why gevent).
-worker_class = os.environ.get("TOPICHUB_WORKER_CLASS", "gevent")
+worker_class = configured_worker_class()
 worker_connections = 1000
 # The app is created in each worker, not in the master: nothing is shared that could go stale
 # (open index files, per-snapshot facet postings) and a worker that dies takes nothing with it.
