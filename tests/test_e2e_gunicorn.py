@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import signal
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 
 import pytest
 
-from bench.servers import SERVICE_APP
+from bench.servers import REPO, SERVICE_APP, free_port
 from bench.servers import gunicorn as serve
 from tests.attack_support import open_paths
 from tests.servers import get, gunicorn
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
@@ -99,3 +104,35 @@ def test_a_server_opens_no_control_socket_another_server_could_take_over(index_d
         assert get(server.base + "/healthz")[0] == 200
         assert not [p for p in (*home.rglob("*"), *runtime.rglob("*")) if p.name.endswith(".ctl")]
     assert "Control socket" not in (tmp_path / "gunicorn.log").read_text()
+
+
+def test_ctrl_c_stops_the_server_without_a_traceback(index_dir, tmp_path):
+    """Ctrl-C in the terminal of `make run` signals the master and every worker; the master then tells
+    each worker to quit again.  A gevent worker quit for both, the second time while its interpreter
+    was shutting down, and printed a traceback ending "SystemExit: 0" (QA pass Y)."""
+    port, log_path = free_port(), tmp_path / "gunicorn.log"
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", "python:web.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
+             "--workers", "2", SERVICE_APP],
+            cwd=REPO, env={**os.environ, "TOPICHUB_INDEX_DIR": str(index_dir)}, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # a process group of its own, as a terminal's job is
+        )
+    try:
+        wait_until(lambda: _answers(f"http://127.0.0.1:{port}/healthz"), "the server answering", alive=proc)
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C: to the whole group
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    said = log_path.read_text()
+    assert "Shutting down: Master" in said
+    assert "Traceback" not in said and "SystemExit" not in said, said
+
+
+def _answers(url: str) -> bool:
+    try:
+        return get(url)[0] == 200
+    except OSError:
+        return False

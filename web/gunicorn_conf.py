@@ -151,14 +151,33 @@ _trim = _malloc_trim()
 
 def post_fork(server, worker) -> None:
     """Keep the collector's automatic full passes out of the request path (see FULL_COLLECT_EVERY),
-    and under gevent workers (not ``--worker-class sync``) let each answer pass the turn."""
+    under gevent workers (not ``--worker-class sync``) let each answer pass the turn, and quit once
+    (``_quit_once``)."""
     global _pass_turn
+    _quit_once(worker)
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(gen0, gen1, 1_000_000)  # a full pass only after a million generation-1 passes
     if type(worker).__module__ == "gunicorn.workers.ggevent":
         import gevent
 
         _pass_turn = gevent.sleep
+
+
+def _quit_once(worker) -> None:
+    """Make *worker* quit once: Ctrl-C sends SIGINT to every worker and the master then sends each
+    SIGQUIT, and a gevent worker ran its quit (``sys.exit`` in a greenlet) for both, the second while
+    the interpreter was shutting down: a traceback ending "SystemExit: 0" from every worker on each
+    Ctrl-C of ``make run`` (QA pass Y; gunicorn#3239).  Set before the worker registers its signal
+    handlers (``init_signals`` takes ``self.handle_quit``), so it holds from the first signal on."""
+    quit_now = worker.handle_quit
+    quitting: list[int] = []
+
+    def quit_once(sig, frame) -> None:
+        if not quitting:
+            quitting.append(sig)
+            quit_now(sig, frame)
+
+    worker.handle_quit = quit_once
 
 
 def post_request(worker, req, environ, resp) -> None:
