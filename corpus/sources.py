@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,10 +26,12 @@ from corpus.enrich import (
     load_taxonomy,
 )
 from corpus.errors import CorpusError
-from corpus.jsonl import load_jsonl
+from corpus.jsonl import REPEATS_TOLD, load_jsonl
 from corpus.records import GUIDE, Organisation, Record, Topic, unique_anchors
 from corpus.seeds import load_guide, load_topic_page
 from corpus.synonyms import SYNONYMS_FILE, Groups, load_synonym_groups
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "data"
 # Besides the sources themselves, a fingerprint covers the rules that change what gets indexed.
@@ -106,8 +109,10 @@ def load_corpus(
         raise CorpusError(", ".join(map(str, paths)), None, "holds no topic page, guide or JSONL file")
     topics: dict[str, Topic] = {}
     records: list[Record] = []
+    first_in: dict[str, Path] = {}  # each id's first source file
     for path in sources:
         kind = _kind(path)
+        start = len(records)
         if kind == "topic":
             topic, events = load_topic_page(path)
             if topic.slug in topics:
@@ -118,6 +123,7 @@ def load_corpus(
             records.extend(load_guide(path, _slug_of(path, GUIDE_SUFFIX)))
         else:
             records.extend(load_jsonl(path))
+        _tell_repeated_across(records[start:], path, first_in)
     if not records:  # an empty export would replace every document with none: refuse it, publish nothing
         raise CorpusError(", ".join(map(str, paths)), None, "holds no documents: nothing was built")
     enriched = enrich(records, topics, taxonomy or load_taxonomy(), gazetteer or load_gazetteer())
@@ -129,6 +135,24 @@ def load_corpus(
         organisations=enriched.organisations,
         synonyms=load_synonym_groups(),
     )
+
+
+def _tell_repeated_across(records: list[Record], path: Path, first_in: dict[str, Path]) -> None:
+    """Warn of each id of *records* (read from *path*) that an earlier source file holds, naming both
+    files (the first REPEATS_TOLD, then a count), and note the ids first seen here in *first_in*.  The
+    later document replaces the earlier, as in one file; a repeat across files was said only as a
+    count ("1 line replaced by a later one of the same id"), and the event it replaced was gone
+    without a word (QA pass Y).  Repeats within one file are told by the file's loader."""
+    repeated = 0
+    for record in records:
+        earlier = first_in.setdefault(record.id, path)
+        if earlier != path:
+            repeated += 1
+            if repeated <= REPEATS_TOLD:
+                log.warning("%s: id %r was read before from %s; this one replaces it", path, record.id, earlier)
+    if repeated > REPEATS_TOLD:
+        log.warning("%s: %d more ids were read before from other files, each replaced by this file's", path,
+                    repeated - REPEATS_TOLD)
 
 
 def with_unique_anchors(records: list[Record]) -> list[Record]:

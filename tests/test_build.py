@@ -129,6 +129,21 @@ def test_repeated_ids_keep_the_last_version_and_name_their_lines(tmp_path, caplo
     assert json.loads((store.current_path(tmp_path / "ix") / store.META_FILE).read_text())["doc_count"] == 1
 
 
+def test_an_id_repeated_in_another_file_names_both_files(tmp_path, caplog):
+    # A JSONL line repeating a seed event's id replaced the event, and the build said only "1 line
+    # replaced by a later one of the same id" (QA pass Y).
+    event = "building-the-compute-infrastructure-for-the-intelligence-age"
+    extra = write_jsonl(tmp_path / "extra.jsonl", [{"id": event, "title": "Clash", "summary": "s", "topics": ["x"]},
+                                                   {"id": "new-one", "title": "New", "summary": "s", "topics": ["x"]}])
+    with caplog.at_level("WARNING"):
+        report = build([DEFAULT_DIR, extra], root=tmp_path / "ix")
+    warned = [r.getMessage() for r in caplog.records if "read before" in r.getMessage()]
+    assert warned == [f"{extra}: id {event!r} was read before from {DEFAULT_DIR / 'training-infrastructure.topic.txt'}; "
+                      "this one replaces it"]
+    assert report.replaced_duplicates == 1
+    assert SearchService(tmp_path / "ix").document(event)["title"] == "Clash"
+
+
 @pytest.mark.parametrize("content", ["", "\n  \n"])
 def test_a_source_of_no_documents_is_refused_and_the_index_keeps_answering(tmp_path, content):
     # An empty export must not replace every document with none (it used to publish an index that
