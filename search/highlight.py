@@ -1,4 +1,4 @@
-"""Highlighting: the one place where result HTML is made, safe by construction.
+"""Highlighting: where a hit's HTML is made (a correction's, by spell.respelt), safe by construction.
 
 A highlight is made from the tokens the index's analysis gave the stored text (``TermAnalyzer.tokens``:
 term, position and the characters it came from), so a query for ``trainium`` marks ``Trainium2``
