@@ -4,10 +4,10 @@ A text becomes *concepts*: each thing the reader asked for, as a typed word or a
 is a known variant ("data centre"), with the alternatives that also satisfy it (its synonyms, and,
 once the service has looked at the index's vocabulary, close spellings of a word the index does not
 have, or the words a ``gpu*`` prefix stands for).  Alternatives other than the typed words weigh
-less, so exact matches rank first.  ``all_words`` (every concept must match) ranks first and
-``any_words`` (at least one) fills the rest, so a long question is never an empty page.  A concept
-typed ``+word``, or joined by ``AND`` to the one beside it, is ``required``: a document without it
-is no match.
+less, so exact matches rank first.  A document holding any concept is a match (``any_words``;
+``all_words`` needs every one, and the service does not rank by it: search/ranking.py has no tiers),
+so a long question is never an empty page.  A concept typed ``+word``, or joined by ``AND`` to the one
+beside it, is ``required``: a document without it is no match.
 
 The search box also understands "quoted phrases", ``-excluded`` words, ``OR``, ``AND``, ``NOT`` and
 parentheses; field names, ranges and boosts are not syntax here, so ``title:x`` searches the words

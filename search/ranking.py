@@ -8,16 +8,17 @@ A document's score is its BM25F relevance to the query times how much of the que
   synonym, a close spelling), BM25 in the title plus BM25 in the body (search.weighting has the idf);
 - ``qtf_c`` is how often the concept was typed: a pasted paragraph repeats what it is about;
 - ``coverage`` is the share of the query's rarity the document holds: the BM25 idf of the concepts
-  it matches over that of all the concepts.  A document with every concept has 1; one that matches
-  only "much" and "investment" of "how much did microsoft invest in openai" has far less than one
-  with "microsoft", "investment" and "openai";
+  it matches over that of all the concepts.  A document with every concept has 1; of "how much did
+  microsoft invest in openai" (concepts "microsoft", "invest", "openai": "how", "much", "did" and "in"
+  are none), one that matches only "invest" has far less;
 - ``n`` is the number of concepts (at least 2): the exponent is 2 for two words and falls to 0.125
   for a 32-concept paragraph.  A reader who types three words wants all three; a pasted paragraph
   is matched only in part by every good answer.
 
-There are no tiers: a document matching every word outranks one matching some only when its score
-is higher, and hits come back in score order.  The exponent was chosen across collections
-(docs/relevance.md).
+To that a meaning term is added (``SEMANTIC_WEIGHT`` below), and a bare number weighs
+``NUMBER_WEIGHT`` of a word.  There are no tiers: a document matching every word outranks one
+matching some only when its score is higher, and hits come back in score order.  The exponent was
+chosen across collections (docs/relevance.md).
 """
 
 from __future__ import annotations

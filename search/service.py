@@ -1,10 +1,10 @@
 """The search service: run a request's queries against the published snapshot.
 
-Ranking is BM25F over title and body (titles weigh three times as much).  Documents that match every
-word rank first; documents that match only some follow, so a long question still finds what is
-there.  Among those, when the query has three or more concepts, a document covering more of it ranks
-first, each concept weighing by its rarity (idf): for "train large models on a single gpu", a page
-with "single" and "gpu" beats one with "train", "large" and "models", words half the corpus has.
+Ranking is one score (search/ranking.py): BM25F over title and body (the title weighing as the body)
+times the share of the query a document covers, each concept weighing by its rarity (idf).  A document
+with only some of the words is a match too, so a long question still finds what is there; there are
+no tiers, so one with every word ranks first only when it scores higher (by date, ``sort=newest``, the
+documents with every concept do come first).
 Totals and facet counts are exact: they come from the set of matching document numbers,
 not from scoring every match.  Facets are disjunctive: each facet's counts ignore that facet's own
 selection, so a count says how many results clicking the value would give.
