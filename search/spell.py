@@ -5,10 +5,10 @@ it is compared, both as typed and as analysed, with the vocabulary's words of th
 listed once per snapshot, by RapidFuzz's Levenshtein distance in C (Whoosh's automaton over the
 term lists, used before, took 60–490 ms for a long misspelling at 64k documents); an adjacent
 transposition ("kuberentes") counts as one edit.  How far a word may be from its match grows
-with its length: not at all under 4 characters, 1 edit up to 8, 2 from 9; the first letter must be
-right (or swapped with the second), which keeps "mining" from matching "fine".  The closest words win,
-the most frequent first.  For a did-you-mean the analysed word is turned back into a word a reader
-would type, taken from a document that contains it.
+with its length: not at all under 4 characters or past 40 (``LONGEST_CORRECTED``), 1 edit up to 8,
+2 from 9; the first letter must be right (or swapped with the second), which keeps "mining" from
+matching "fine".  The closest words win, the most frequent first.  For a did-you-mean the analysed
+word is turned back into a word a reader would type, taken from a document that contains it.
 
 Look-ups are cached per snapshot in a bounded dict the service holds (snapshots never change).
 """
