@@ -5,7 +5,8 @@ results of the same search sorted newest (those holding every word first), liste
 first by the date each entry shows, each entry carrying the highlighted snippet as escaped HTML.  A filter value
 written in another case than the index's (topic=Compute-Deals) is redirected to the feed of the
 canonical value, as the page is, and so is a filter whose values came in another order (they combine
-with OR), so a search has one feed id and title.  An entry's id is
+with OR) and a date bound sent otherwise than it is read (since=2025-01-01T00:00%2B01:00 to
+since=2024-12-31T23:00:00Z), so a search has one feed id and title.  An entry's id is
 its document's permanent address here, made of the document's id (``/events/<id>``, which leads a
 guide section's id on to its place in the guide): a section's anchor follows its heading and the
 other sections', so an id made of it changed when a heading was edited and passed to another section

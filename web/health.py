@@ -1,9 +1,9 @@
 """Whether the corpus sources changed since the published snapshot was built.
 
-A build records its source files and a SHA-256 fingerprint over them (and over the enrichment
-rules, taxonomy and organisations, which change what is indexed too).  Rehashing a 10 MB corpus on
-every health check would be wasteful, so the last answer is kept per (path, size, mtime) of every
-source: it is recomputed only when one of them moved.  One SourceWatch hangs on each app.
+A build records its source files and a SHA-256 fingerprint over them (and over the rule files:
+taxonomy, organisations and synonyms, which change what is indexed too; ``RULE_FILES``).  Rehashing
+a 10 MB corpus on every health check would be wasteful, so the last answer is kept per (path, size,
+mtime) of every source and rule file: it is recomputed only when one of them moved.  One SourceWatch hangs on each app.
 
 A replica serves snapshots built elsewhere and copied in by ``topichub publish``, which leaves an
 ``origin.json`` beside them: its health names the builder's fingerprint and build time and where
