@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from heapq import heappop, heappush
 from itertools import chain
 from html import escape
 
@@ -271,26 +272,47 @@ def together(
     """Return *tokens* and *where* (each term's tokens by index) with the terms in *only* left out
     (never marked) where they are not part of one of *phrases*: its words in order, each 1 to *slop*
     positions after the one before (*slop*: one for all, or each phrase's), as the phrase query matched them.  "United" is marked in
-    "United Kingdom" for a query whose synonym that is, and not in "United States"."""
+    "United Kingdom" for a query whose synonym that is, and not in "United States".
+
+    The phrases are walked together, as a tree of their words, from each place a first word stands,
+    in text order, so a place costs the same however many phrases there are; and the walk stops once
+    MATCHES_LOOKED_AT of their words are marked before the place it is at, the matches a snippet
+    looks at (a word marked after them could only be in the tail of the last passage).  Each phrase
+    walked from every place its first word stood took 34 s of a 42 s request: 28 phrases OR'ed, on
+    13 summaries of a hostile corpus near the 1,000,000 characters allowed (QA pass AA)."""
+    slops = [slop] * len(phrases) if isinstance(slop, int) else slop
+    trees: dict[int, dict[str, dict]] = {}  # by slop: each phrase's words, a branch a word; _END where one ends
+    for phrase, gaps in zip(phrases, slops):
+        if phrase:
+            node = trees.setdefault(gaps, {})
+            for word in phrase:
+                node = node.setdefault(word, {})
+            node[_END] = {}
     at: dict[tuple[str, int], list[int]] = {}  # (term, position) -> the tokens holding it
+    terms_at: dict[int, list[str]] = {}  # position -> the phrases' terms there
     for term in frozenset(chain.from_iterable(phrases)):
         for i in where.get(term, ()):
-            at.setdefault((term, tokens[i][1]), []).append(i)
+            held = at.setdefault((term, tokens[i][1]), [])
+            if not held:
+                terms_at.setdefault(tokens[i][1], []).append(term)
+            held.append(i)
     kept: set[int] = set()
-    slops = [slop] * len(phrases) if isinstance(slop, int) else slop
-    for phrase, gaps in zip(phrases, slops):
-        for (term, pos), indexes in at.items():
-            if term != phrase[0]:
-                continue
-            run, here = [indexes], pos
-            for word in phrase[1:]:
-                step = next((here + gap for gap in range(1, gaps + 1) if (word, here + gap) in at), None)
-                if step is None:
-                    break
-                run.append(at[(word, step)])
-                here = step
-            else:
-                kept.update(chain.from_iterable(run))
+    counted: list[int] = []  # the positions of the tokens kept, not yet counted as before the walk
+    before = 0  # tokens kept before the place the walk is at
+    whole: dict[tuple[int, int], bool] = {}  # (branch, position): whether a phrase goes on from there to its end
+    for pos in sorted(terms_at):
+        while counted and counted[0] < pos:
+            heappop(counted)
+            before += 1
+        if before >= MATCHES_LOOKED_AT:
+            break
+        for term in terms_at[pos]:
+            for gaps, tree in trees.items():
+                if term in tree:
+                    for i in _walk(tree[term], term, pos, gaps, at, terms_at, whole):
+                        if i not in kept:
+                            kept.add(i)
+                            heappush(counted, tokens[i][1])
     dropped = {i for term in only for i in where.get(term, ()) if i not in kept}
     if not dropped:
         return tuple(tokens), dict(where)
@@ -302,3 +324,32 @@ def together(
         else:
             narrowed.pop(term, None)
     return tuple(("", *token[1:]) if i in dropped else token for i, token in enumerate(tokens)), narrowed
+
+
+_END = ""  # no term is empty
+
+
+def _walk(
+    node: dict[str, dict], term: str, pos: int, gaps: int, at: Mapping[tuple[str, int], list[int]],
+    terms_at: Mapping[int, list[str]], whole: dict[tuple[int, int], bool],
+) -> list[int]:
+    """Return the tokens of every phrase of *node*'s branch that stands whole from *term* at *pos*
+    (empty when none does), deciding each (branch, position) once (*whole*): a place the phrases reach
+    by several ways is walked on once.  Iterative: a quoted phrase may have hundreds of words."""
+    found: list[int] = []
+    stack: list[tuple[dict[str, dict], str, int, bool]] = [(node, term, pos, False)]
+    while stack:
+        node, term, pos, after = stack.pop()
+        key = (id(node), pos)
+        steps = [(node[word], word, pos + gap) for gap in range(1, gaps + 1) for word in terms_at.get(pos + gap, ()) if word in node]
+        if not after:
+            if key in whole:
+                continue
+            stack.append((node, term, pos, True))
+            stack.extend((child, word, place, False) for child, word, place in steps if (id(child), place) not in whole)
+            continue
+        ends = _END in node or any(whole[(id(child), place)] for child, _, place in steps)
+        whole[key] = ends
+        if ends:
+            found += at[(term, pos)]
+    return found
