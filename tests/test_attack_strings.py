@@ -152,6 +152,15 @@ HOSTILE_DOCS = [
         "topics": ["training-infrastructure"],
         "entities": ["<i>entity</i>"],
     },
+    {
+        # A source whose address holds a right-to-left override and a line break: a title's are dropped
+        # as it is loaded, an address is kept as written (it is data), and its page showed it reversed.
+        "id": "rtl-source",
+        "title": "Zanzibar source",
+        "summary": "A Zanzibar source address written to be read backwards.",
+        "topics": ["training-infrastructure"],
+        "url": "https://evil.example/#\u202e/moc.elpmaxe.doog//:sptth\r\n x",
+    },
 ]
 
 
@@ -206,6 +215,16 @@ def test_hostile_document_is_inert_on_its_event_page(hostile_client, hostile, ur
     assert "href=javascript" not in body.lower().replace(" ", "").replace('"', "")  # the url is no link
     if url.endswith("xss-event"):
         assert_shown_as_text(body)
+
+
+def test_a_source_address_is_shown_as_it_is_sent_never_reordered(hostile_client, hostile):  # noqa: F811
+    # QA pass AA: the Source link of https://evil.example/#<U+202E>/moc.elpmaxe.doog//:sptth read
+    # "https://evil.example/#https://good.example.com/": the override reversed the rest of the address.
+    hostile["hostile corpus"] += 1
+    body = check_page(hostile_client.get("/events/rtl-source"), template_tags())
+    assert "\u202e" not in body and "\r" not in body
+    sent = "https://evil.example/#%E2%80%AE/moc.elpmaxe.doog//:sptth%0D%0A%20x"  # as a browser sends it
+    assert f'<a href="{sent}" rel="noopener noreferrer">{sent}</a>' in body
 
 
 def test_hostile_section_is_inert_in_the_guide(hostile_client, hostile):  # noqa: F811
