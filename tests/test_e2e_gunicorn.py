@@ -136,3 +136,13 @@ def _answers(url: str) -> bool:
         return get(url)[0] == 200
     except OSError:
         return False
+
+
+def test_a_client_s_script_name_header_does_not_move_the_links(server):
+    """gunicorn took SCRIPT_NAME from a request header of a trusted address (127.0.0.1, where a proxy
+    on the host forwards from): "/evil" then began every link of the day-cached OpenSearch description,
+    and a path outside it was gunicorn's 500 (QA pass AA)."""
+    status, _, body = get(server + "/opensearch.xml", {"SCRIPT_NAME": "/evil"})
+    assert status == 200 and b"/evil" not in body
+    status, _, _ = get(server + "/healthz", {"SCRIPT_NAME": "/elsewhere"})
+    assert status == 200

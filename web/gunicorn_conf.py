@@ -69,6 +69,11 @@ limit_request_line = 8190
 # ~/.gunicorn/gunicorn.ctl): a second service on the host (a replica, a test server) takes it over,
 # and stopping either removes it.  The service is run with signals (docs/operations.md), so none.
 control_socket_disable = True
+# gunicorn (22+) reads SCRIPT_NAME and PATH_INFO request headers from a trusted proxy (127.0.0.1 by
+# default) into the WSGI environ: any client of a same-host proxy that passes them on (HAProxy does)
+# could set the links of the cached OpenSearch description and feeds ("SCRIPT_NAME: /evil"), or get
+# gunicorn's 500 (QA pass AA).  The service is served at the root: none is read.
+forwarder_headers = ""
 
 
 # Metrics shared between workers (prometheus_client's multiprocess mode) live in files in one folder:
