@@ -1502,6 +1502,35 @@ def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> s
     return word if word and vocabulary.contains(word) else None
 
 
+def _fewer_members(parsed: ParsedQuery, doc_frequency: Callable[[str], int], limit: int) -> tuple[ParsedQuery, int]:
+    """Return *parsed* with its OR groups' members and its other concepts at most *limit* in all, the
+    rarest kept (as ``keep_informative`` keeps concepts), and how many were left out.  An OR group was
+    one concept however many members it had: 4,096 characters of quoted phrases OR'ed took 17 s of a
+    worker at 64k, and 700 words OR'ed 3-5 s, each member matched and respelt (QA pass AA)."""
+    units = [(at, member) for at, c in enumerate(parsed.concepts) for member in (c.members or (c,))]
+
+    def rarity(unit: tuple[int, Concept]) -> tuple[bool, int]:
+        df = min((doc_frequency(w) for w in unit[1].alternatives[0].words), default=0)
+        return df == 0, df
+
+    kept = {id(member) for _, member in sorted(units, key=rarity)[:limit]}
+    concepts = []
+    for concept in parsed.concepts:
+        if not concept.members:
+            if id(concept) in kept:
+                concepts.append(concept)
+            continue
+        members = tuple(m for m in concept.members if id(m) in kept)
+        if len(members) == 1:
+            concepts.append(replace(members[0], required=concept.required))
+        elif members:
+            words = tuple(sorted({w for m in members for w in m.alternatives[0].words}))
+            exact = Alternative("exact", words, wq.Or([m.alternatives[0].query for m in members]))
+            concepts.append(replace(concept, text=" OR ".join(m.text for m in members), members=members,
+                                    alternatives=(exact, *(a for m in members for a in m.alternatives[1:]))))
+    return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, parsed.corrections), len(units) - len(kept)
+
+
 def _typed_once(parsed: ParsedQuery, analyzer: Analyzer) -> bool:
     """Return whether no analysed word of *parsed* was typed twice (as ``_units`` reads it, without
     running it: a query with syntax, a quoted phrase above all, has no ``typed`` words kept)."""
@@ -1525,6 +1554,11 @@ def keep_informative(
     was typed.  Words the index does not hold at all are kept last: in a long text they are more
     often noise than the typo of a rare word.  Also returns how many concepts were left out.
     """
+    members = sum(len(c.members) for c in parsed.concepts if c.members)
+    if members and len(parsed.concepts) - sum(1 for c in parsed.concepts if c.members) + members > limit:
+        parsed, dropped = _fewer_members(parsed, doc_frequency, limit)
+        kept, more = keep_informative(parsed, analyzer, doc_frequency, limit)
+        return kept, dropped + more
     if len(parsed.concepts) <= limit and _typed_once(parsed, analyzer):
         # The usual query: no word typed twice, so each concept (a run of typed words) is typed once.
         return parsed, 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from index.build import build
-from search.params import SearchParams
+from search.params import MAX_QUERY_WORDS, SearchParams
 from search.service import SearchService
 from tests.conftest import write_jsonl
 
@@ -1015,6 +1015,24 @@ def test_a_long_query_ranks_pages_covering_its_rarer_words_first(tmp_path):
     # A two-word query keeps plain BM25 order among partial matches: the title match wins.
     two = [h.id for h in SearchService(tmp_path / "ix").search(SearchParams(q="wombat engine")).hits]
     assert two[0] == "wombat-engine"
+
+
+def test_an_or_group_s_members_count_toward_the_words_a_query_is_searched_by(tmp_path):
+    # An OR group was one concept however many members it had: 4,096 characters of quoted phrases
+    # OR'ed held a worker 13-17 s at 64k (QA pass AA).  Its members now count toward the 32, the
+    # rarest kept, as a long query's words are.
+    commons = ["plum" + a + b for a in "bcdfghk" for b in "bcdfghk"][:40]  # no two stem alike
+    docs = [{"id": f"d{i}", "title": f"Page {i}", "summary": " ".join(commons), "topics": ["t"]} for i in range(6)]
+    docs.append({"id": "zebra", "title": "Zebra page", "summary": "zebra " + " ".join(commons[:3]), "topics": ["t"]})
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    result = service.search(SearchParams(q=" OR ".join([*commons, "zebra"]), explain=True))
+    assert result.dropped_words == 41 - MAX_QUERY_WORDS
+    zebra = next(hit for hit in result.hits if hit.id == "zebra")
+    assert "'zebra'" in str(zebra.explanation)  # the rarest member is kept, and scores
+    phrases = " OR ".join(f'"{a} {b}"' for a, b in zip(commons, commons[1:]))
+    assert service.search(SearchParams(q=phrases)).dropped_words == 39 - MAX_QUERY_WORDS
+    assert service.search(SearchParams(q="plumbb OR plumbc zebra")).dropped_words == 0
 
 
 def test_coverage_ranking_keeps_to_the_time_budget_and_exact_totals(tmp_path):
