@@ -89,6 +89,18 @@ def test_an_empty_search_prints_the_ways_out_the_page_offers(built):
     assert "Try instead" not in search("stargate").output
 
 
+def test_search_says_when_a_prefix_was_too_short_or_words_were_left_out(built):
+    # The page and the JSON said both; the CLI printed only "0 results" (QA pass AB).
+    def search(q: str, *options: str) -> str:
+        return CliRunner().invoke(main, ["search", "--index-dir", str(built), *options, "--", q]).output
+
+    assert "s* was searched as its word" in search("s*")
+    long = " ".join(f"word{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(40))
+    dropped = json.loads(search(long, "--json"))["dropped_words"]
+    assert dropped > 0 and f"{dropped} others were left out" in search(long)
+    assert "left out" not in search("stargate") and "prefix" not in search("stargate")
+
+
 def test_search_says_what_it_corrected_and_which_hit_a_name_found(built):
     corrected = CliRunner().invoke(main, ["search", "kuberentes", "--index-dir", str(built)])
     assert corrected.exit_code == 0 and "Including results for: kubernetes" in corrected.output

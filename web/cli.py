@@ -546,6 +546,12 @@ def search(
         click.echo(f"Including results for: {result.suggestion.text}")
     if result.offered and result.total:
         click.echo(f"Did you mean: {result.offered.text}")
+    if result.short_prefixes:  # the page's notes, as the JSON's fields (QA pass AB: the CLI said neither)
+        click.echo(f"A word needs two letters at least before a * to be a prefix: {', '.join(result.short_prefixes)} "
+                   f"{'was' if len(result.short_prefixes) == 1 else 'were'} searched as "
+                   f"{'its word' if len(result.short_prefixes) == 1 else 'their words'}.")
+    if result.dropped_words:
+        click.echo(f"Your query is long: it was searched by its most telling words; {result.dropped_words} others were left out.")
     if result.excluded_in_vain:  # the page's note: these exclusions left nothing out
         said = " or ".join([", ".join(result.excluded_in_vain[:-1]), result.excluded_in_vain[-1]] if len(result.excluded_in_vain) > 1 else result.excluded_in_vain)
         them = "it" if len(result.excluded_in_vain) == 1 else "them"
