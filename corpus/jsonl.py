@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from index.dates import parse_iso
 from corpus.errors import CorpusError
-from corpus.records import EVENT, FACET_VALUE_MAX_CHARS, GUIDE, Event, GuideSection, Record, normal_text, slugify
+from corpus.records import EVENT, FACET_VALUE_MAX_CHARS, GUIDE, Event, GuideSection, Record, normal_text, slugify, visible_url
 from corpus.sanitize import plain_text
 
 _OPTIONAL_STRINGS = ("url", "published")
@@ -195,13 +195,8 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
         if value is not None and not isinstance(value, str):
             raise CorpusError(path, lineno, f"{key!r} must be a string")
         extra[key] = value
-    if extra["url"] is not None and (scheme := urlsplit(extra["url"].strip()).scheme.lower()) not in ("http", "https", ""):
-        # Only web or relative links are kept: javascript:, data: and the like are dropped, and said, once a file and scheme.
-        if (path, f"url:{scheme}") not in _told:
-            _told.add((path, f"url:{scheme}"))
-            log.warning("%s:%d: 'url' with the scheme %r dropped (only http, https and relative links are kept)",
-                        path, lineno, scheme[:20])
-        extra["url"] = None
+    if extra["url"] is not None:
+        extra["url"] = _source_url(extra["url"], path, lineno)
     if extra["published"] is not None:
         try:
             extra["published"] = parse_iso(extra["published"])
@@ -221,6 +216,25 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
         )
     # Said in JSON, as the line wrote it: 'not True' and 'not None' were Python's words for true and null.
     raise CorpusError(path, lineno, f"'kind' must be {EVENT!r} or {GUIDE!r}, not {json.dumps(kind, ensure_ascii=False)[:60]}")
+
+
+def _source_url(url: str, path: Path, lineno: int) -> str | None:
+    """Return a record's url as kept: web or relative links only, javascript:, data: and the like
+    dropped, and said once a file and scheme; also a "relative" one that names another host (``//host``,
+    ``/\\host``: browsers read both as off-site); what a reader does not see as written (control
+    characters, a line break, a right-to-left override) percent-encoded, as the JSON API gives it to
+    clients that link it (QA pass AA: they were given raw)."""
+    url = visible_url(url.strip())
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https") or (not scheme and not parts.netloc and not url.startswith(("//", "/\\", "\\"))):
+        return url
+    said = scheme or "//"
+    if (path, f"url:{said}") not in _told:
+        _told.add((path, f"url:{said}"))
+        why = f"the scheme {scheme[:20]!r}" if scheme else "no scheme but another host (//…)"
+        log.warning("%s:%d: 'url' with %s dropped (only http, https and relative links are kept)", path, lineno, why)
+    return None
 
 
 def _tell_unknown(obj: dict[str, Any], path: Path, lineno: int) -> None:

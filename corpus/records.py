@@ -21,6 +21,16 @@ KIND_LABELS = {EVENT: "Event", GUIDE: "Guide section"}
 # (search/params.py), so "star\u00adgate" copied from a web page is "stargate", one word, as a reader
 # sees it.  ZWJ and ZWNJ are kept: they shape Persian and Indic text and emoji.
 INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# What an address may hold that a reader does not see as written: blanks, control characters and the
+# invisible ones (bidirectional overrides among them).
+_UNSEEN_IN_URL = re.compile(r"[\s\x00-\x1f\x7f-\x9f]|" + INVISIBLE.pattern)
+
+
+def visible_url(url: str) -> str:
+    """Return *url* with what a reader does not see as written percent-encoded, as a browser sends it:
+    ``https://evil.example/#`` then a right-to-left override and ``/moc.elpmaxe.doog//:sptth`` read
+    "https://evil.example/#https://good.example.com/" (QA pass AA)."""
+    return _UNSEEN_IN_URL.sub(lambda unseen: quote(unseen[0], safe=""), url)
 
 
 @dataclass(frozen=True, slots=True)

@@ -329,6 +329,23 @@ def test_a_url_that_is_no_web_link_is_dropped_and_said_once_per_file_and_scheme(
     assert said == [f"{path}:1: 'url' with the scheme 'javascript' dropped (only http, https and relative links are kept)"]
 
 
+def test_a_url_is_kept_as_a_client_can_link_it(tmp_path):
+    # The JSON API gave a url as written (QA pass AA): a line break, control characters, a right-to-left
+    # override that made "evil.example" read as "good.example.com"; and "//evil.example/x" or
+    # "/\\evil.example/x", which browsers read as another host, passed as relative links.
+    path = write_jsonl(tmp_path / "docs.jsonl", [
+        {"id": "a", "title": "A", "summary": "", "topics": ["x"], "url": "https://evil.example/#\u202e/moc.elpmaxe.doog//:sptth"},
+        {"id": "b", "title": "B", "summary": "", "topics": ["x"], "url": "https://example.org/a b\r\nc"},
+        {"id": "c", "title": "C", "summary": "", "topics": ["x"], "url": "//evil.example/x"},
+        {"id": "d", "title": "D", "summary": "", "topics": ["x"], "url": "/\\evil.example/x"},
+        {"id": "e", "title": "E", "summary": "", "topics": ["x"], "url": "/events/a-local-page"},
+    ])
+    records, said = _loaded_with_warnings(path)
+    assert [r.url for r in records] == ["https://evil.example/#%E2%80%AE/moc.elpmaxe.doog//:sptth",
+                                        "https://example.org/a%20b%0D%0Ac", None, None, "/events/a-local-page"]
+    assert said == [f"{path}:3: 'url' with no scheme but another host (//…) dropped (only http, https and relative links are kept)"]
+
+
 def test_a_compressed_file_is_read_whatever_its_name(tmp_path):
     import gzip
 

@@ -13,7 +13,7 @@ from urllib.parse import quote, urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 
-from corpus.records import GUIDE, INVISIBLE, guide_url
+from corpus.records import GUIDE, guide_url, visible_url
 from index import store
 from index.schema import event_url, whole_slug
 from search.explain import readable, summary
@@ -91,11 +91,6 @@ def _kept_args(param: str | None, names: Iterable[str]) -> list[tuple[str, str]]
 bp.add_app_template_global(without_param)
 bp.add_app_template_global(kept_filters)
 
-# What an address may hold that a reader does not see as written: blanks, control characters and the
-# invisible ones (INVISIBLE: bidirectional overrides among them).
-_UNSEEN = re.compile(r"[\s\x00-\x1f\x7f-\x9f]|" + INVISIBLE.pattern)
-
-
 @bp.app_template_global()
 def source_link(url: object) -> str | None:
     """Return a document's source address as its page links it and shows it, or None for one that is
@@ -105,7 +100,7 @@ def source_link(url: object) -> str | None:
     (QA pass AA), as a title holding one reversed the text after it before such marks were dropped."""
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
         return None
-    return _UNSEEN.sub(lambda unseen: quote(unseen[0], safe=""), url)
+    return visible_url(url)  # also done on load since (corpus/jsonl.py): an index built before keeps them
 
 
 def feed_url(params: SearchParams) -> str:
