@@ -38,11 +38,13 @@ _MONTH_DAY = ("(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?
 _LEAP_DAY = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29"
 # RFC 3339 allows a lower-case "t" and "z", and Go's RFC3339Nano writes nine digits of a second's
 # fraction: both were a 400 (a QA pass).  The value is read in upper case (``_raw_date``).
-_TIME = r"[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,9})?)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?"
+# RFC 3339 (5.6) also lets a space stand for the "T", as SQL and Python's str() write a date-time, and
+# strftime's %z writes an offset without its colon (+0200): both were a 400 (QA passes X and Q).
+_TIME = r"[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,9})?)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9])?"
 DATE_PATTERN = f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})(?:{_TIME})?$"
 # The same with a space for the "+" of an offset: a URL's query reads an unencoded "+" as a space, so
 # "since=2026-03-01T09:00+02:00" typed as the README writes it arrives as "…T09:00 02:00".
-_PLUS_AS_SPACE = re.compile(r"(T[0-9:.]+) ((?:[01][0-9]|2[0-3]):[0-5][0-9])$")
+_PLUS_AS_SPACE = re.compile(r"([T ][0-9:.]+) ((?:[01][0-9]|2[0-3]):?[0-5][0-9])$")
 _BLANK = " \t\n\r\f\v"  # around a date, or all of it (a form's empty date field): no bound
 # What since and until accept: a date with blanks around it, or blanks only (the spec states it).
 DATE_PARAM_PATTERN = (r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1].replace("[Zz]|[+-]", "[Zz]|[+ -]") + r"[ \t\n\r\f\v]*)?$")

@@ -185,7 +185,18 @@ def test_an_offsets_plus_sent_unencoded_in_a_url_is_read_as_the_plus(client):
     assert typed.get_json()["total"] == encoded.get_json()["total"] > 0
     # A space is no minus, nor a second offset.
     assert rejected(("since", "2026-03-01T09:00 -02:00")).param == "since"
-    assert rejected(("since", "2026-03-01 02:00")).param == "since"
+    assert rejected(("since", "2026-03-01T09:00+01:00 02:00")).param == "since"
+    # With a space for the T, an unencoded + is still the offset's.
+    assert parse(("since", "2026-03-01 09:00 02:00")) == parse(("since", "2026-03-01T09:00+02:00"))
+
+
+@pytest.mark.parametrize("sent", ["2026-03-01 09:30:00", "2026-03-01 11:30:00+02:00", "2026-03-01T11:30:00+0200",
+                                  "2026-03-01 05:30-0400", "2026-03-01t09:30:00.000z"])
+def test_a_date_time_as_sql_python_and_strftime_write_it_is_read(sent):
+    # RFC 3339 lets a space stand for the T (SQL and Python's str() write it so) and strftime's %z
+    # writes +0200: both were a 400 "'since' must be an ISO 8601 date" (QA pass X).
+    assert parse(("since", sent)).since == "2026-03-01T09:30:00Z"
+    assert parse(("until", sent)).until == "2026-03-01T09:30:00Z"
 
 
 @pytest.mark.parametrize(

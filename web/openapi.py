@@ -100,7 +100,8 @@ REVISED = {"type": ["string", "null"], "description": (
     "When a rebuild or update last changed what it says (title, text, topics, organisations, links or "
     "published date; UTC date-time), null when none has since it was first seen. A feed entry's updated.")}
 DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC; as RFC 3339 "
-              "allows, t and z in lower case; a fraction of a second of up to 9 digits). A document's "
+              "allows, t and z in lower case and a space for the T; a fraction of a second of up to 9 digits; an "
+              "offset with or without its colon, +02:00 or +0200). A document's "
               "date is published, else first_seen. Empty (a form's blank date field): no bound. An offset's + sent "
               "unencoded reads as a space in a URL (2024-05-01T09:30 02:00): it is taken as the +.")
 
