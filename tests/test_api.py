@@ -158,6 +158,23 @@ def test_security_headers_on_every_response(client):
         assert "Referrer-Policy" in headers
 
 
+def test_the_api_is_shared_with_every_origin_and_the_pages_with_none(client):
+    # A page of another origin could read no answer of the API (tests/browser/test_browser_cors.py).
+    origin = {"Origin": "https://dashboard.example"}
+    for url in ("/api/search?q=stargate", "/api/search?page=0", "/api/nothing", "/api/suggest?q=sta"):
+        headers = client.get(url, headers=origin).headers
+        assert headers["Access-Control-Allow-Origin"] == "*", url
+        assert "ETag" in headers["Access-Control-Expose-Headers"]
+    asked = {**origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "if-none-match"}
+    preflight = client.options("/api/search?q=stargate", headers=asked)
+    assert preflight.status_code == 200 and preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "GET" in preflight.headers["Access-Control-Allow-Methods"]
+    assert "If-None-Match" in preflight.headers["Access-Control-Allow-Headers"]
+    for url in ("/?q=stargate", "/guides/training-infrastructure", "/feeds/search.atom?q=stargate"):
+        assert "Access-Control-Allow-Origin" not in client.get(url, headers=origin).headers, url
+    assert "Access-Control-Allow-Methods" not in client.get("/api/search?q=x", headers=origin).headers
+
+
 def test_page_searches_without_javascript_and_keeps_state_in_url(client):
     page = client.get("/?q=trainium").get_data(as_text=True)
     assert '<label for="q"' in page

@@ -22,6 +22,21 @@ HEADERS = {
 
 _LOWER = tuple((name.lower(), name, value) for name, value in HEADERS.items())
 
+# The JSON API is public, read-only and uses no cookie, so a page of any origin may read it (a
+# dashboard calling /api/search from the browser): every /api/ answer says so, and names the headers
+# beyond the safelisted ones a client reads.  A preflight (sent before a request with If-None-Match
+# or X-Request-ID) learns the methods and headers the API takes.  Pages, feeds and forms are not shared.
+API_PREFIX = "/api/"
+CORS_HEADERS = (
+    ("Access-Control-Allow-Origin", "*"),
+    ("Access-Control-Expose-Headers", "ETag, X-Request-ID, Retry-After"),
+)
+PREFLIGHT_HEADERS = (
+    ("Access-Control-Allow-Methods", "GET, HEAD"),
+    ("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, X-Request-ID"),
+    ("Access-Control-Max-Age", "86400"),
+)
+
 
 def secured(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Return a response's *headers* with each of HEADERS the app did not set itself added, less Server."""
@@ -44,8 +59,16 @@ class SecureHeaders:
         self.wsgi_app = wsgi_app
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            return start_response(status, secured(headers), exc_info)
+        if environ.get("PATH_INFO", "").startswith(API_PREFIX):
+            shared = CORS_HEADERS
+            if environ.get("REQUEST_METHOD") == "OPTIONS" and "HTTP_ACCESS_CONTROL_REQUEST_METHOD" in environ:
+                shared += PREFLIGHT_HEADERS
+
+            def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+                return start_response(status, secured([*headers, *shared]), exc_info)
+        else:
+            def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+                return start_response(status, secured(headers), exc_info)
 
         return self.wsgi_app(environ, start)
 
