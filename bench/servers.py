@@ -4,6 +4,7 @@ real server the end-to-end tests talk to."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +29,27 @@ class Server:
         """Return the pids of the gunicorn master's worker processes."""
         children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
         return [int(pid) for pid in children]
+
+
+def handles_its_own_signals(pid: int) -> bool:
+    """Return whether gunicorn worker *pid* has set its own signal handlers (it catches SIGABRT).
+
+    Until then it has its master's, inherited at fork: a SIGTERM or SIGINT sent in that window is
+    taken for the master's and lost, and the master waits graceful_timeout (10 s) to kill it.
+    """
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signal.SIGABRT - 1) & 1)
+    return False
+
+
+def workers_booted(pid: int, workers: int) -> bool:
+    """Return whether gunicorn master *pid* has all *workers* running, each with its own signal handlers."""
+    try:
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        return len(children) == workers and all(handles_its_own_signals(c) for c in children)
+    except (OSError, ValueError):  # a worker that ended as it was read
+        return False
 
 
 def free_port() -> int:
@@ -76,6 +98,11 @@ def gunicorn(app: str, env: dict[str, str], workers: int, log_path: Path, thread
                     if proc.poll() is not None or time.monotonic() > deadline:
                         raise RuntimeError(f"gunicorn ({app}) did not start; see {log_path}") from None
                     time.sleep(0.2)
+            # One worker answering is not all of them booted; stopped before, the server takes 10 s to stop.
+            while not workers_booted(proc.pid, workers):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"gunicorn ({app}) did not start its workers; see {log_path}")
+                time.sleep(0.01)
             yield Server(base, proc.pid)
         finally:
             proc.terminate()

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from bench.servers import REPO, SERVICE_APP, free_port
+from bench.servers import REPO, SERVICE_APP, free_port, workers_booted
 from bench.servers import gunicorn as serve
 from tests.attack_support import open_paths
 from tests.servers import get, gunicorn
@@ -120,6 +120,7 @@ def test_ctrl_c_stops_the_server_without_a_traceback(index_dir, tmp_path):
         )
     try:
         wait_until(lambda: _answers(f"http://127.0.0.1:{port}/healthz"), "the server answering", alive=proc)
+        wait_until(lambda: workers_booted(proc.pid, 2), "both workers to boot", alive=proc)
         os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C: to the whole group
         assert proc.wait(timeout=30) == 0
     finally:
