@@ -54,8 +54,8 @@ def test_failed_build_leaves_the_old_index_answering(tmp_path, monkeypatch):
     assert store.current_id(tmp_path) == published
     assert [p.name for p in store.snapshots_dir(tmp_path).iterdir()] == [published]
     after = SearchService(tmp_path).search(SearchParams(q="stargate"))
-    assert after.total == before.total == 15
-    assert service.search(SearchParams(q="stargate")).total == 15
+    assert before.total > 0 and [h.id for h in after.hits] == [h.id for h in before.hits] and after.total == before.total
+    assert service.search(SearchParams(q="stargate")).total == before.total
 
 
 def test_a_build_whose_vectors_fail_in_an_indexing_process_publishes_nothing(tmp_path, monkeypatch):
@@ -151,12 +151,13 @@ def test_a_source_of_no_documents_is_refused_and_the_index_keeps_answering(tmp_p
     index_dir = tmp_path / "index"
     build(root=index_dir)
     published = store.current_id(index_dir)
+    before = SearchService(index_dir).search(SearchParams(q="stargate")).total
     empty = tmp_path / "export.jsonl"
     empty.write_text(content)
     with pytest.raises(CorpusError, match="export.jsonl: holds no documents"):
         build([empty], root=index_dir)
     assert store.current_id(index_dir) == published
-    assert SearchService(index_dir).search(SearchParams(q="stargate")).total == 15
+    assert SearchService(index_dir).search(SearchParams(q="stargate")).total == before > 0
 
 
 def test_an_index_of_no_documents_answers_every_search(tmp_path):

@@ -15,6 +15,7 @@ import pytest
 
 from bench.servers import REPO, SERVICE_APP, free_port, workers_booted
 from bench.servers import gunicorn as serve
+from search.params import SearchParams
 from tests.attack_support import open_paths
 from tests.servers import get, gunicorn
 from tests.waiting import wait_until
@@ -28,11 +29,13 @@ def server(index_dir, tmp_path):
         yield base
 
 
-def test_gunicorn_serves_page_and_api(server):
+def test_gunicorn_serves_page_and_api(server, service):
     status, headers, body = get(server + "/api/search?q=stargate")
     assert status == 200
     data = json.loads(body)
-    assert data["total"] == 15
+    in_process = service.search(SearchParams(q="stargate"))
+    assert in_process.total > 0 and data["total"] == in_process.total
+    assert [h["id"] for h in data["hits"]] == [h.id for h in in_process.hits]
     assert all("Stargate" in h["title"] or "<mark>" in h["snippet_html"] for h in data["hits"])
     assert "gunicorn" not in headers.get("Server", "").lower()
     assert headers["Content-Security-Policy"].startswith("default-src 'self'")
