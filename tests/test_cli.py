@@ -177,13 +177,19 @@ def test_a_second_writer_gets_a_clear_message_or_waits(built, tmp_path):
 
     # A writer that agrees to wait: the lock is let go only once the update is seen waiting on it
     # (holding the lock file open), and the update then goes through.
-    with store.write_lock(built):
-        waiting = subprocess.Popen([TOPICHUB, "update", str(changes), "--index-dir", str(built), "--wait", "60"],
-                                   cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        lock = str((built / ".write.lock").resolve())
-        wait_until(lambda: lock in open_paths(waiting.pid), "the update to wait on the lock", alive=waiting)
-        assert waiting.poll() is None  # still waiting: the lock is ours
-    out, err = waiting.communicate(timeout=120)
+    waiting = None
+    try:
+        with store.write_lock(built):
+            waiting = subprocess.Popen([TOPICHUB, "update", str(changes), "--index-dir", str(built), "--wait", "60"],
+                                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            lock = str((built / ".write.lock").resolve())
+            wait_until(lambda: lock in open_paths(waiting.pid), "the update to wait on the lock", alive=waiting)
+            assert waiting.poll() is None  # still waiting: the lock is ours
+        out, err = waiting.communicate(timeout=120)
+    finally:  # a failed check above leaves no update running on after the test
+        if waiting is not None and waiting.poll() is None:
+            waiting.kill()
+            waiting.communicate()
     assert waiting.returncode == 0 and "1 added" in out, err
 
 
@@ -269,7 +275,11 @@ def test_serve_builds_a_missing_index_then_serves_it(tmp_path):
         assert answers[-1]["status"] == "ok" and answers[-1]["doc_count"] == 57
     finally:
         proc.terminate()
-        proc.wait(timeout=15)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:  # not stopped: killed, not left serving after the test
+            proc.kill()
+            proc.wait()
         log.close()
     assert "building it from" in (tmp_path / "serve.log").read_text()
 
