@@ -9,6 +9,7 @@ from index.update import update
 from search.params import SearchParams
 from search.suggest import fold
 from tests.conftest import write_jsonl
+from tests.waiting import wait_until
 from web import create_app
 
 
@@ -210,7 +211,6 @@ def test_a_large_snapshot_is_read_beside_the_requests_and_the_one_before_answers
     read in a thread of its own: the first ask gets no completion, at once, rather than waiting; after
     a publish the snapshot before answers until the new one is read."""
     import threading
-    import time
 
     from search import suggest
     from search.service import SearchService
@@ -223,14 +223,9 @@ def test_a_large_snapshot_is_read_beside_the_requests_and_the_one_before_answers
     serving = [first]
     suggester = suggest.Suggester(lambda: serving[0])
 
-    def completions(deadline_s: float = 60.0) -> list:
-        ends = time.monotonic() + deadline_s
-        while not (found := suggester.suggest("star")) and time.monotonic() < ends:
-            time.sleep(0.05)
-        return found
-
     assert suggester.suggest("star") == []  # nothing read yet, and no waiting for it
-    assert any(s.text == "Stargate" for s in completions())
+    wait_until(lambda: suggester.suggest("star"), "the completions to be read")
+    assert any(s.text == "Stargate" for s in suggester.suggest("star"))
     release = threading.Event()
     real = suggest._Candidates.__init__
 
@@ -248,31 +243,37 @@ def test_a_large_snapshot_is_read_beside_the_requests_and_the_one_before_answers
     serving[0] = first
     assert suggester.suggest("star") and suggester._reading == second.id
     release.set()
-    ends = time.monotonic() + 60
-    while suggester._reading is not None and time.monotonic() < ends:
-        time.sleep(0.05)
+    wait_until(lambda: suggester._reading is None, "the overtaken read to end")
     assert suggester._cached[0] == first.id
     serving[0] = second  # published again: read now, and served once read
     suggester.suggest("star")
-    ends = time.monotonic() + 60
-    while suggester._cached[0] != second.id and time.monotonic() < ends:
-        time.sleep(0.05)
-    assert suggester._cached[0] == second.id and any(s.text == "Stargate" for s in suggester.suggest("star"))
+    wait_until(lambda: suggester._cached[0] == second.id, "the published snapshot's completions to be read")
+    assert any(s.text == "Stargate" for s in suggester.suggest("star"))
 
 
 def test_completions_are_not_kept_by_browsers_while_a_snapshot_is_read(index_dir, monkeypatch):
     """The empty answer of a large snapshot's first read was 'public, max-age=60': browsers and
     proxies kept "no suggestions" for a minute after every start or publish."""
-    import time
+    import threading
 
     from search import suggest
 
     monkeypatch.setattr(suggest, "READ_INLINE_DOCS", 0)
+    release = threading.Event()  # the read is held until both endpoints have answered during it
+    real = suggest._Candidates.__init__
+
+    def held(self, snap, **kwargs):
+        release.wait(60)
+        real(self, snap, **kwargs)
+
+    monkeypatch.setattr(suggest._Candidates, "__init__", held)
     client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
     first = client.get("/api/suggest?q=star")
     assert first.get_json()["suggestions"] == [] and first.headers["Cache-Control"] == "no-store"
-    assert client.get("/api/suggest/opensearch?q=star").headers["Cache-Control"] in ("no-store", "public, max-age=60")
-    ends = time.monotonic() + 60
-    while not (answer := client.get("/api/suggest?q=star")).get_json()["suggestions"] and time.monotonic() < ends:
-        time.sleep(0.05)
+    opensearch = client.get("/api/suggest/opensearch?q=star")
+    assert opensearch.get_json()[1] == [] and opensearch.headers["Cache-Control"] == "no-store"
+    release.set()
+    wait_until(lambda: client.get("/api/suggest?q=star").get_json()["suggestions"], "the completions to be read")
+    answer = client.get("/api/suggest?q=star")
     assert answer.get_json()["suggestions"] and answer.headers["Cache-Control"] == "public, max-age=60"
+    assert client.get("/api/suggest/opensearch?q=star").headers["Cache-Control"] == "public, max-age=60"
