@@ -286,7 +286,7 @@ def assert_unavailable(client) -> None:
     for url in ("/events/expanding-stargate-to-michigan", "/guides/training-infrastructure"):
         assert client.get(url).status_code == 503
     health = client.get("/healthz")
-    assert health.status_code == 503 and health.get_json()["status"] == "degraded"
+    assert health.status_code == 503 and health.get_json()["status"] == "degraded" and health.headers["Retry-After"]
 
 
 @pytest.fixture(scope="module")
