@@ -182,6 +182,9 @@ def test_results_are_numbered_without_a_gap_across_pages_when_a_card_is_shown(cl
         (10, 20, [1, None, 8, 9, 10, 11, 12, None, 20]),
         (20, 20, [1, None, 18, 19, 20]),
         (4, 100, [1, 2, 3, 4, 5, 6, None, 100]),
+        # One page between the first or last and the window: that page is linked, not an ellipsis.
+        (5, 20, [1, 2, 3, 4, 5, 6, 7, None, 20]),
+        (16, 20, [1, None, 14, 15, 16, 17, 18, 19, 20]),
     ],
 )
 def test_page_window_links_first_last_and_nearby_pages(page, pages, expected):
