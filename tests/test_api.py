@@ -282,6 +282,15 @@ def test_document_and_more_like_this(client):
     assert all(d["title"] and d["url"] for d in similar)
 
 
+def test_a_documents_etag_is_its_own(client):
+    # A client holding one document's ETag, sending it for another, must get the other, not a 304.
+    first, second = (hit["id"] for hit in client.get("/api/search?q=stargate&per_page=2").get_json()["hits"])
+    held = client.get(f"/api/documents/{first}").headers["ETag"]
+    assert client.get(f"/api/documents/{first}", headers={"If-None-Match": held}).status_code == 304
+    other = client.get(f"/api/documents/{second}", headers={"If-None-Match": held})
+    assert other.status_code == 200 and other.get_json()["document"]["id"] == second and other.headers["ETag"] != held
+
+
 DOCUMENT_KEYS = ["id", "kind", "topic", "topics", "entities", "title", "body", "url", "source_url", "published",
                  "first_seen", "revised", "position", "order"]
 
