@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from bench.servers import free_port  # noqa: F401  (re-exported for the tests)
 
 from corpus.sources import DEFAULT_DIR, load_corpus
+from index import store
 from index.build import build
 from search.service import SearchService
 from web import create_app
@@ -26,6 +29,7 @@ SEED_CHECKSUMS = DATA / "seeds.sha256"
 # A few hundred Debian packages with published dates in several forms (cut by bench/make_debian_dated.py).
 DATED = REPO / "tests" / "data" / "debian-dated.jsonl"
 DATED_FIRST_SEEN = "2025-03-15T08:00:00Z"  # when the dated index "first saw" its packages
+TOPICHUB = str(Path(sys.executable).parent / "topichub")  # the installed command, as an operator runs it
 TOPIC_PAGE = DEFAULT_DIR / "training-infrastructure.topic.txt"
 GUIDE = DEFAULT_DIR / "training-infrastructure.guide.txt"
 
@@ -72,6 +76,18 @@ def write_jsonl(path: Path, docs: list[dict]) -> Path:
     return path
 
 
+
+
+def topichub(*args: object) -> str:
+    """Run the installed topichub command in a process of its own; return its output, failing on an error."""
+    result = subprocess.run([TOPICHUB, *map(str, args)], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def leftovers(root: Path) -> list[str]:
+    """Return what unfinished builds and publishes left in index folder *root*: temporary folders and links."""
+    return sorted(p.name for p in [*store.snapshots_dir(root).glob(".tmp-*"), *root.glob(".current-*")])
 
 
 def debian_lines(count: int) -> list[str]:

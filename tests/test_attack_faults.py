@@ -19,7 +19,7 @@ import pytest
 from index import store
 from index.build import build, build_corpus
 from tests.attack_support import children, hostile, open_paths, proc_stat  # noqa: F401 - fixture
-from tests.conftest import REPO, debian_lines
+from tests.conftest import REPO, debian_lines, leftovers
 from tests.waiting import wait_until
 from web import create_app
 from web.errors import UNAVAILABLE_MESSAGE
@@ -44,10 +44,6 @@ def served(client) -> tuple[str, int]:
     search = client.get("/api/search?q=stargate")
     assert search.status_code == 200
     return health.get_json()["snapshot"], search.get_json()["total"]
-
-
-def leftovers(root: Path) -> list[str]:
-    return sorted(p.name for p in [*store.snapshots_dir(root).glob(".tmp-*"), *root.glob(".current-*")])
 
 
 def build_process(args: list[str], stdout=subprocess.DEVNULL) -> subprocess.Popen:

@@ -6,7 +6,6 @@ import json
 import re
 import os
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -15,11 +14,10 @@ from click.testing import CliRunner
 
 from index import store
 from tests.attack_support import open_paths
-from tests.conftest import REPO, free_port, write_jsonl
+from tests.conftest import REPO, TOPICHUB, free_port, write_jsonl
 from tests.waiting import wait_until
 from web.cli import main
 
-TOPICHUB = str(Path(sys.executable).parent / "topichub")
 NEW = {"id": "quokka-cluster", "title": "Quokka cluster goes live", "summary": "A marsupial GPU cluster.",
        "topics": ["training-infrastructure"]}
 

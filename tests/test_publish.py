@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from index import store
-from tests.conftest import REPO, write_jsonl
+from tests.conftest import REPO, leftovers, write_jsonl
 from tests.waiting import wait_until
 from web import create_app
 from web.cli import _needs_build, main
@@ -53,10 +53,6 @@ def numbats(client) -> tuple[str, int]:
     """Return the snapshot that answered a search for the new document, and how many it found."""
     body = client.get("/api/search?q=numbat").get_json()
     return body["snapshot"], body["total"]
-
-
-def leftovers(root: Path) -> list[str]:
-    return sorted(p.name for p in [*store.snapshots_dir(root).glob(".tmp-*"), *root.glob(".current-*")])
 
 
 @pytest.fixture()

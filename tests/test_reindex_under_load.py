@@ -5,23 +5,19 @@ from __future__ import annotations
 import pytest
 import json
 import shutil
-import subprocess
-import sys
 import threading
 import urllib.error
 import urllib.request
 from collections import defaultdict
-from pathlib import Path
 
 from corpus.sources import DEFAULT_DIR
 from index import store
 from index.build import build
-from tests.conftest import REPO, write_jsonl
+from tests.conftest import topichub, write_jsonl
 from tests.servers import gunicorn
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
-TOPICHUB = str(Path(sys.executable).parent / "topichub")
 BUILT = {"id": "zebrafish-cluster", "title": "Zebrafish cluster", "summary": "A zebrafish-named cluster.",
          "topics": ["training-infrastructure"]}
 UPDATED = {"id": "okapi-cluster", "title": "Okapi cluster", "summary": "An okapi-named cluster.",
@@ -38,12 +34,6 @@ def fetch(url: str) -> tuple[int, dict | None]:
             return exc.code, None
     except (OSError, ValueError):
         return 0, None
-
-
-def topichub(*args: str) -> str:
-    result = subprocess.run([TOPICHUB, *args], capture_output=True, text=True, timeout=300, cwd=REPO)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 def test_requests_never_fail_while_build_and_update_publish(tmp_path):

@@ -16,7 +16,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -33,13 +32,12 @@ from bench.servers import free_port
 from corpus.sources import DEFAULT_DIR
 from index import store
 from tests.attack_support import proc_stat
-from tests.conftest import REPO, write_jsonl
+from tests.conftest import REPO, TOPICHUB, topichub, write_jsonl
 from tests.waiting import wait_until
 from web import create_app
 
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
-TOPICHUB = str(Path(sys.executable).parent / "topichub")
 HAPROXY_CFG = REPO / "deploy" / "haproxy.cfg"
 REPLICAS = 3
 CLIENTS = 3  # the load's concurrency: requests in flight at once, at most
@@ -81,12 +79,6 @@ def fetch(url: str) -> Answer:
         return Answer(url, 0, None, cut=True)
     except (OSError, ValueError, http.client.HTTPException):
         return Answer(url, 0, None)
-
-
-def topichub(*args: object) -> str:
-    result = subprocess.run([TOPICHUB, *map(str, args)], capture_output=True, text=True, timeout=300, cwd=REPO)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 @dataclass(frozen=True, slots=True)
