@@ -119,6 +119,9 @@ def test_delete_removes_and_reports_unknown_ids(root, tmp_path):
     report = update(changes, root)
     assert report.deleted == 1 and report.missing == ("never-was",) and report.doc_count == before - 1
     assert service.document(KNOWN) is None and total(service) == before - 1
+    # The snapshot's record of the update counts what it deleted, not the ids it was asked to delete.
+    recorded = store.read_meta(store.current_path(root))["updates"][-1]
+    assert (recorded["deleted"], recorded["upserted"], recorded["doc_count"]) == (1, 0, before - 1)
     # applying the same file again changes nothing but is not an error, and publishes nothing
     again = update(changes, root)
     assert again.deleted == 0 and set(again.missing) == {KNOWN, "never-was"} and total(service) == before - 1
