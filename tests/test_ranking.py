@@ -60,7 +60,7 @@ def test_acronyms_that_look_like_function_words_still_count(service):
 def test_hits_come_back_in_score_order_and_explain_adds_up(service, query):
     result = service.search(SearchParams(q=query, explain=True, per_page=20))
     scores = [hit.score for hit in result.hits]
-    assert scores == sorted(scores, reverse=True)
+    assert len(scores) > 1 and scores == sorted(scores, reverse=True)  # with one hit or none, no order is checked
     for hit in result.hits:
         assert hit.explanation["score"] == pytest.approx(hit.score, abs=1e-3)
         meaning = hit.explanation.get("meaning", {}).get("score", 0.0)
