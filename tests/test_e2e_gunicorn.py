@@ -135,6 +135,35 @@ def test_ctrl_c_stops_the_server_without_a_traceback(index_dir, tmp_path):
     assert "Traceback" not in said and "SystemExit" not in said, said
 
 
+def test_a_stop_signal_reaching_a_worker_still_booting_stops_it():
+    """From the fork until it sets its own handlers a worker had its master's: a SIGTERM, or Ctrl-C's
+    SIGINT, then went to the master's handler in the worker and was lost, and the master waited its
+    graceful_timeout, 10 s, to kill the worker (a restart right after a start; QA pass AD).  The
+    handler post_fork sets is gunicorn's own SIGTERM handler: the worker's loop ends before it starts."""
+    from gunicorn.workers.base import Worker
+
+    from web import gunicorn_conf
+
+    class Booting:  # a worker between its fork and init_signals: only what post_fork touches
+        alive = True
+        handle_exit = Worker.handle_exit
+        handle_quit = Worker.handle_quit
+
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
+    before = {sig: signal.getsignal(sig) for sig in stops}
+    masters: list[int] = []  # the signals the master's handler, inherited at the fork, took
+    try:
+        for sig in stops:
+            signal.signal(sig, lambda taken, frame: masters.append(taken))
+            worker = Booting()
+            gunicorn_conf.post_fork(None, worker)
+            os.kill(os.getpid(), sig)  # the handler runs before the next line
+            assert worker.alive is False and masters == [], signal.Signals(sig).name
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def _answers(url: str) -> bool:
     try:
         return get(url)[0] == 200

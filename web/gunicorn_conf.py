@@ -11,6 +11,7 @@ import html
 import itertools
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -157,9 +158,10 @@ _trim = _malloc_trim()
 def post_fork(server, worker) -> None:
     """Keep the collector's automatic full passes out of the request path (see FULL_COLLECT_EVERY),
     under gevent workers (not ``--worker-class sync``) let each answer pass the turn, and quit once
-    (``_quit_once``)."""
+    (``_quit_once``); a stop signal that comes while it boots ends it (``_stop_while_booting``)."""
     global _pass_turn
     _quit_once(worker)
+    _stop_while_booting(worker)
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(gen0, gen1, 1_000_000)  # a full pass only after a million generation-1 passes
     if type(worker).__module__ == "gunicorn.workers.ggevent":
@@ -183,6 +185,18 @@ def _quit_once(worker) -> None:
             quit_now(sig, frame)
 
     worker.handle_quit = quit_once
+
+
+def _stop_while_booting(worker) -> None:
+    """Make a stop signal that reaches *worker* before it sets its own handlers end it.
+
+    A worker keeps its master's handlers from the fork until ``init_signals``, after gevent's
+    patching: a SIGTERM, SIGINT or SIGQUIT in that time went to the master's handler, in the wrong
+    process, and was lost, so a server stopped while a worker booted (a restart or Ctrl-C right after
+    a start) waited graceful_timeout, 10 s, and then killed that worker (QA pass AD).  Here the
+    signal ends the worker's loop before it starts, as its own SIGTERM handler does."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
+        signal.signal(sig, worker.handle_exit)
 
 
 def post_request(worker, req, environ, resp) -> None:
