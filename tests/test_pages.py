@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from urllib.parse import parse_qs, urlencode, urlsplit
+from html.parser import HTMLParser
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
 
@@ -146,7 +147,7 @@ def test_the_guide_answer_is_shown_once(client, url):
     assert len(body["hits"]) == min(body["per_page"], body["total"]) - 1  # the card is the first result
     page = html(client, "/" + url)
     assert page.count(f'href="{answer["url"]}"') == 1  # the card's link, and no hit repeating it
-    hits = re.findall(r'<li class="hit">.*?<h2><a href="([^"]+)"', page, re.S)
+    hits = re.findall(r'<li class="hit">.*?<h2 dir="auto"><a href="([^"]+)"', page, re.S)
     assert hits == [hit["url"] for hit in body["hits"]]
     # The card is result 1 of the page, so the hits are numbered from 2 and the next page goes on from 11.
     assert '<ol class="hits" start="2">' in page or not body["hits"]
@@ -301,7 +302,7 @@ def test_explain_adds_a_why_this_result_disclosure(client):
     page = html(client, "/?q=stargate&explain=1")
     # Each named by its result: ten toggles all named "Why this result" (QA pass J).
     whys = re.findall(r'<details class="why"><summary>Why this result<span class="visually-hidden">: ([^<]+)</span></summary>', page)
-    titles = re.findall(r'<li class="hit">.*?<h2><a href="[^"]+">(.*?)</a>', page, re.S)
+    titles = re.findall(r'<li class="hit">.*?<h2 dir="auto"><a href="[^"]+">(.*?)</a>', page, re.S)
     assert len(whys) == len(titles) > 0 and [unescape(w) for w in whys] == [unescape(re.sub(r"<[^>]+>", "", t)) for t in titles]
     # The explain setting survives paging and sorting.
     pager = page.split('class="pager"', 1)[1]
@@ -311,13 +312,13 @@ def test_explain_adds_a_why_this_result_disclosure(client):
 def test_event_page_shows_topics_organisations_and_five_similar(client, service):
     hit = next(h for h in service.search(SearchParams(q="stargate")).hits if h.entities and h.kind == "event")
     page = html(client, hit.url)
-    assert f"<h1 id=\"doc-title\">{hit.title}</h1>" in unescape(page)
+    assert f"<h1 id=\"doc-title\" dir=\"auto\">{hit.title}</h1>" in unescape(page)
     for topic in hit.topics:
         assert f'href="/?topic={topic}"' in page
     for entity in hit.entities:
         assert f'href="/?entity={entity}"' in page
     similar = page.split('id="mlt"', 1)[1].split("</section>", 1)[0]
-    urls = re.findall(r'<a href="(/[^"]+)">', similar)
+    urls = re.findall(r'<a href="(/[^"]+)" dir="auto">', similar)
     assert len(urls) == 5 and hit.url not in urls
     for url in urls:
         assert client.get(url.split("#")[0]).status_code == 200
@@ -382,15 +383,15 @@ def test_a_page_past_the_last_says_so_and_leads_to_the_last_page(client):
 def test_a_quoted_phrase_is_shown_with_its_own_quotes_only(client):
     assert re.match(r'\d+ results for "data center" in', summary_text(html(client, '/?q="data+center"')))
     page = html(client, '/?q="data+center"')
-    assert "<q>" not in page.split('id="summary"', 1)[1].split("</p>", 1)[0]  # no typographic quotes around it
-    assert "<q>stargate</q>" in html(client, "/?q=stargate")  # a plain query keeps them
+    assert "<q" not in page.split('id="summary"', 1)[1].split("</p>", 1)[0]  # no typographic quotes around it
+    assert "<q dir=\"auto\">stargate</q>" in html(client, "/?q=stargate")  # a plain query keeps them
 
 
 def test_a_400_page_keeps_the_query_and_leads_back_without_the_bad_parameter(client):
     response = client.get("/?q=stargate&topic=compute-deals&page=abc&junk=1")
     assert response.status_code == 400
     page = response.get_data(as_text=True)
-    assert 'id="q" name="q" type="search" value="stargate"' in page
+    assert 'id="q" name="q" type="search" dir="auto" value="stargate"' in page
     back = re.search(r'<a href="([^"]*)">Back to your search without <code>page</code></a>', page)
     assert back and unescape(back.group(1)) == "/?q=stargate&topic=compute-deals"
     assert client.get(unescape(back.group(1))).status_code == 200
@@ -617,7 +618,7 @@ def test_an_empty_result_blames_the_filters_only_when_taking_them_off_finds_some
 
 
 def test_the_footer_links_the_guides_the_index_has_and_no_other(client, tmp_path):
-    assert '<a href="/guides/training-infrastructure">Guide: Training Infrastructure</a>' in html(client, "/")
+    assert '<a href="/guides/training-infrastructure">Guide: <bdi>Training Infrastructure</bdi></a>' in html(client, "/")
     # A corpus without guides (the Debian packages) linked a guide that answered 404 from every page.
     from index.build import build
     from tests.conftest import write_jsonl
@@ -738,7 +739,7 @@ def test_a_topic_asked_for_by_its_label_is_that_topic(client):
 def test_a_topics_results_link_its_guide(client):
     # A topic's results page linked its guide only from the site's footer (a QA pass).
     page = html(client, "/?topic=training-infrastructure&q=stargate")
-    assert '<a href="/guides/training-infrastructure">Read the guide: Training Infrastructure</a>' in page.split("<footer", 1)[0]
+    assert '<a href="/guides/training-infrastructure">Read the guide: <bdi>Training Infrastructure</bdi></a>' in page.split("<footer", 1)[0]
     assert "Read the guide" not in html(client, "/?topic=compute-deals")  # a topic without a guide
 
 
@@ -824,3 +825,52 @@ def test_an_event_address_two_ids_could_mean_is_guessed_neither(tmp_path):
     assert client.get("/events/NUMBAT").headers["Location"] == "/events/numbat"
     assert client.get("/events/trail/").status_code == 200  # an id ending in "/" is its own address
     assert client.get("/events/TRAIL/").headers["Location"] == "/events/trail%2F"
+
+
+class _Direction(HTMLParser):
+    """Collect the text of a page that holds right-to-left letters and sits in no element whose
+    direction follows its text (``dir="auto"``, or a ``<bdi>``), with the open elements around it.
+    Text only screen readers read (``visually-hidden``) is not laid out, so it needs neither."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[tuple[str, bool]] = []
+        self.astray: list[tuple[str, list[str]]] = []
+        self.inputs: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "input":
+            self.inputs.append(dict(attrs))
+        if tag not in self.VOID:
+            attrs = dict(attrs)
+            unseen = "visually-hidden" in (attrs.get("class") or "").split()
+            self.open.append((tag, tag == "bdi" or attrs.get("dir") == "auto" or unseen))
+
+    def handle_endtag(self, tag):
+        while self.open and self.open.pop()[0] != tag:
+            pass
+
+    def handle_data(self, data):
+        tags = [tag for tag, _ in self.open]
+        if _RTL.search(data) and "title" not in tags and not any(isolated for _, isolated in self.open):
+            self.astray.append((data.strip(), tags))
+
+
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")  # Hebrew, Arabic (and their presentation forms)
+
+
+def test_right_to_left_text_is_shown_right_to_left_on_every_page(tmp_path):
+    # An Arabic or Hebrew title, snippet, topic or query was laid out left to right: its full stop
+    # stood at its left end, and words around a Latin name were put in the wrong order.
+    client = _one_guide(tmp_path, "ישראל", ("מרכז נתונים: מבוא", "מרכז נתונים חדש בתל אביב (NVIDIA)."),
+                        ("الرياض تبني مركز بيانات", "أعلنت المملكة عن حاسوب عملاق في الرياض."))
+    client.get("/api/search?q=x")  # the index opens
+    pages = ["/?q=מרכז+נתונים", "/?q=الرياض", "/?q=الرياض&topic=ישראל", "/?q=الرياضي+xyz", "/events/e1", "/guides/" + quote("ישראל")]
+    for url in pages:
+        checker = _Direction()
+        checker.feed(html(client, url))
+        assert _RTL.search(html(client, url)), url
+        assert not checker.astray, (url, checker.astray)
+        assert [i.get("dir") for i in checker.inputs if i.get("id") == "q"] == ["auto"], url

@@ -863,7 +863,7 @@ def test_a_query_that_finds_nothing_is_offered_a_word_two_edits_off(service, typ
 def test_the_page_of_a_query_that_finds_nothing_offers_the_word_two_edits_off(client):
     page = client.get("/?q=starget").get_data(as_text=True)
     assert "Nothing matched" in page and page.count("Did you mean") == 1
-    assert 'href="/?q=stargate">Did you mean <q>stargate</q>' in page
+    assert 'href="/?q=stargate">Did you mean <q dir="auto">stargate</q>' in page
 
 
 @pytest.mark.parametrize("typed", ["zzzzzz", "banana", "starget qwxzy"])
@@ -891,7 +891,7 @@ def test_a_word_a_few_pages_misspell_is_offered_the_spelling_the_many_write(tmp_
     from web import create_app
 
     page = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client().get("/?q=pyhton+bindings")
-    assert 'Did you mean <a href="/?q=python+bindings"><mark>python</mark> bindings</a>?' in page.get_data(as_text=True)
+    assert 'Did you mean <a dir="auto" href="/?q=python+bindings"><mark>python</mark> bindings</a>?' in page.get_data(as_text=True)
 
 
 def test_a_name_typed_in_two_finds_the_name_not_pages_with_one_half(service):

@@ -198,6 +198,7 @@
         li.setAttribute("aria-selected", "false");
         var text = document.createElement("span");
         text.className = "s-text";
+        text.dir = "auto";  // a completion in Arabic or Hebrew reads right to left
         markPrefix(text, item.text, typed);
         var kind = document.createElement("span");
         kind.className = "s-kind";
