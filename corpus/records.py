@@ -118,6 +118,15 @@ Record = Event | GuideSection
 
 
 SLUG_MAX_CHARS = 80
+# Latin letters that Unicode does not decompose into a base letter and an accent, written as readers
+# type them on an English keyboard: "Straße" is "strasse", "Ørsted" "orsted", "Łódź" "lodz", "Æon"
+# "aeon".  The slug, the index's terms (index/analysis.py) and completions (search/suggest.py) all
+# read them so, so "strasse" finds "Straße" and a slug no longer drops them ("Ørsted" was "rsted").
+LATIN_LETTERS = str.maketrans({
+    "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l",
+    "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ı": "i", "ħ": "h",
+    "Ħ": "H", "ŀ": "l", "Ŀ": "L", "ŧ": "t", "Ŧ": "T", "ĸ": "k", "ŋ": "n", "Ŋ": "N",
+})
 # A topic or an organisation is a filter's value (?topic=…, ?entity=…): what a request may carry.
 FACET_VALUE_MAX_CHARS = 64
 _CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -134,11 +143,12 @@ def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:
     """Return a lowercase ASCII slug of *text*, cut at a word boundary.
 
     An accented letter is its base letter: "Données" is ``donnees`` and "Überblick" ``uberblick``
-    (the accent, split off by NFKD, was taken for a separator: ``donne-es``, ``u-berblick``).  Text
+    (the accent, split off by NFKD, was taken for a separator: ``donne-es``, ``u-berblick``), and a
+    letter of ``LATIN_LETTERS`` is written as it says ("Straße" is ``strasse``, not ``strae``).  Text
     without a Latin letter or digit ("概要") has no slug and is written ``item``."""
     decomposed = unicodedata.normalize("NFKD", text)
     if not decomposed.isascii():  # ASCII text has no combining mark: its slug is as it always was
-        decomposed = "".join(char for char in decomposed if not unicodedata.combining(char))
+        decomposed = "".join(char for char in decomposed if not unicodedata.combining(char)).translate(LATIN_LETTERS)
     spaced = re.sub(r"[^\w]+", " ", decomposed)
     ascii_text = spaced.encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")

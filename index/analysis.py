@@ -11,6 +11,7 @@ dropped so they do not drown the content words; ``US`` or ``IT`` typed in capita
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from itertools import chain
 
@@ -19,9 +20,21 @@ from whoosh.analysis import Analyzer, CharsetFilter, Filter, LowercaseFilter, Re
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
 
+from corpus.records import LATIN_LETTERS
+
 # Accents folded: Whoosh's accent_map, and a Greek letter's accents (λόγος is λογος); the micro
-# sign is the letter mu (µs is μs).
-CHARSET_MAP = {**accent_map, **str.maketrans("άέήίόύώϊϋΐΰµ", "αεηιουωιυιυμ")}
+# sign is the letter mu (µs is μs).  Latin letters without a decomposition are written as readers
+# type them (corpus.records.LATIN_LETTERS: accent_map made "Straße" "strase", so "strasse" missed it,
+# and kept "æ" and "œ"), ligatures are their letters ("ﬁnal" is "final"), and the combining dot
+# that lower-casing "İ" leaves ("i̇stanbul") is dropped, so "istanbul" finds "İstanbul".
+LIGATURES = "ﬀﬁﬂﬃﬄﬅﬆĳ"
+CHARSET_MAP = {
+    **accent_map,
+    **str.maketrans("άέήίόύώϊϋΐΰµ", "αεηιουωιυιυμ"),
+    **{code: letters.lower() for code, letters in LATIN_LETTERS.items()},
+    **{ord(ligature): unicodedata.normalize("NFKC", ligature) for ligature in LIGATURES},
+    0x0307: None,
+}
 # Greek letters by their names, as readers type them in Latin letters (``greek_names``).
 _GREEK_NAMES = {
     ord(letter): name

@@ -13,12 +13,14 @@ from collections.abc import Iterable, Mapping
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from index.dates import month_of, timestamp
-from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, SLUG_MAX_CHARS, Record, guide_url, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, normal_text, guide_url: for requests (search/)
+from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, LATIN_LETTERS, SLUG_MAX_CHARS, Record, guide_url, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, LATIN_LETTERS, normal_text, guide_url: for requests (search/)
 from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): markup pasted into a query
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 10  # 10: revised, when a rebuild or update last changed what a document says
+SCHEMA_VERSION = 11  # 11: Latin letters without a decomposition folded as typed (ß "ss", æ "ae", œ "oe", þ "th"),
+# ligatures written out ("ﬁ" "fi") and the dot lower-casing "İ" leaves dropped ("İstanbul" is "istanbul")
+# 10: revised, when a rebuild or update last changed what a document says
 # 9: a Greek letter's accents folded, and a document's Greek letters also indexed by their names ("μP" also as "mup")
 # 8 (briefly): Greek letters folded to their names in documents and queries alike
 # 7: an acronym's plural is the acronym ("GPUs" is "gpu")
@@ -203,7 +205,7 @@ def whole_slug(text: str) -> str:
 
 
 def _ascii_letters(char: str) -> bytes:
-    return unicodedata.normalize("NFKD", char).encode("ascii", "ignore")
+    return unicodedata.normalize("NFKD", char).translate(LATIN_LETTERS).encode("ascii", "ignore")
 
 
 def title_slug(text: str) -> tuple[str, str] | None:

@@ -38,7 +38,7 @@ from itertools import chain
 from urllib.parse import urlencode
 
 from index.analysis import STOP_WORDS
-from index.schema import INVISIBLE
+from index.schema import INVISIBLE, LATIN_LETTERS
 from search.cache import unpatched
 from search.evaluator import matches
 from search.params import InvalidParameter
@@ -98,9 +98,10 @@ class _Candidate:
 
 
 def fold(text: str) -> str:
-    """Return *text* lower-cased, without accents, with runs of punctuation and spaces as one space."""
+    """Return *text* lower-cased, without accents, with runs of punctuation and spaces as one space;
+    a Latin letter without a decomposition as readers type it ("Łódź" is "lodz", "Ørsted" "orsted")."""
     decomposed = unicodedata.normalize("NFKD", text)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c)).translate(LATIN_LETTERS)
     return " ".join(_NON_WORD.sub(" ", bare.casefold()).split())
 
 

@@ -1718,3 +1718,43 @@ def test_a_single_letter_is_not_joined_onto_the_word_before(service, typed):
     result = service.search(SearchParams(q=typed))
     assert result.suggestion is None or "*" not in result.suggestion.text and result.suggestion.text != "stargate"
     assert result.total == service.search(SearchParams(q="stargate")).total
+
+
+_LETTERS_APART = [
+    {"id": "de", "title": "Die Straße der Rechenzentren", "summary": "Eine Großstadt baut an der Hauptstraße.", "topics": ["Deutschland"]},
+    {"id": "dk", "title": "Ørsted powers the Æon cluster", "summary": "Wind power for Ærø island.", "topics": ["Danmark"]},
+    {"id": "pl", "title": "Łódź opens a datacenter", "summary": "A new hall in Łódź, Poland.", "topics": ["Polska"]},
+    {"id": "tr", "title": "İstanbul veri merkezi açıldı", "summary": "İzmir ve Iğdır sunucuları.", "topics": ["Türkiye"]},
+    {"id": "fr", "title": "L'Œuvre du cœur", "summary": "Une œuvre ﬁnale et eﬃcace, à Þórshöfn.", "topics": ["France"]},
+] + [{"id": f"filler-{n}", "title": f"Cluster news {n}", "summary": "Racks, power and cooling.", "topics": ["misc"]} for n in range(6)]
+
+
+@pytest.fixture(scope="module")
+def letters_apart(tmp_path_factory):
+    from web import create_app
+
+    root = tmp_path_factory.mktemp("letters") / "ix"
+    build([write_jsonl(root.parent / "d.jsonl", _LETTERS_APART)], root, semantic=False)
+    return SearchService(root), create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+
+
+@pytest.mark.parametrize(("typed", "doc_id", "written"), [
+    ("strasse", "de", "Straße"), ("STRASSE", "de", "Straße"), ("grossstadt", "de", "Großstadt"),
+    ("aeon", "dk", "Æon"), ("orsted", "dk", "Ørsted"), ("aero", "dk", "Ærø"),
+    ("lodz", "pl", "Łódź"), ("istanbul", "tr", "İstanbul"), ("izmir", "tr", "İzmir"), ("igdir", "tr", "Iğdır"),
+    ("oeuvre", "fr", "Œuvre"), ("coeur", "fr", "cœur"), ("finale", "fr", "ﬁnale"), ("efficace", "fr", "eﬃcace"),
+    ("thorshofn", "fr", "Þórshöfn"),
+])
+def test_a_letter_typed_as_an_english_keyboard_writes_it_finds_the_page_and_marks_the_word_as_written(letters_apart, typed, doc_id, written):
+    # "strasse" was searched as a typo ("Including results for straße"), "aeon", "oeuvre", "final" and
+    # "efficient" found nothing ("Æon", "Œuvre" and the ligatures were indexed as written), "istanbul"
+    # was a typo of "i̇stanbul" (lower-casing "İ" leaves a combining dot), and "Ørsted"'s slug was "rsted".
+    service, client = letters_apart
+    result = service.search(SearchParams(q=typed))
+    assert result.suggestion is None and [h.id for h in result.hits] == [doc_id]
+    hit = result.hits[0]
+    assert f"<mark>{written}</mark>" in hit.title_html + hit.snippet_html
+    if written in hit.title:  # completions (of titles) read the letter the same way: "lod" was no start of "Łódź"
+        prefix = typed[:4].lower()
+        completed = client.get(f"/api/suggest?q={prefix}").get_json()["suggestions"]
+        assert hit.title in [s["text"] for s in completed], (prefix, completed)
