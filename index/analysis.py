@@ -1,6 +1,7 @@
 """Analysis: how text becomes index terms, the same way for documents and for queries.
 
-The chain splits words (keeping ``1.0.0``, ``V3.2`` and ``7,500`` whole), also indexes the parts of
+The chain splits words (keeping ``1.0.0``, ``V3.2`` and ``7,500`` whole, and a word with the combining
+marks written on it: ``हिन्दी``, ``مُحَمَّد``), also indexes the parts of
 words that join letters and digits (``Trainium2`` gives ``trainium2`` and ``trainium``; ``5GW`` gives
 ``5gw``, ``5`` and ``gw``), lowercases, folds accents (``Jalapeño`` is ``jalapeno``) and stems English.
 Nothing is dropped for being short or common when indexing, so ``AI``, ``US``, ``IT`` and ``GW`` stay
@@ -26,14 +27,18 @@ from corpus.records import LATIN_LETTERS
 # sign is the letter mu (µs is μs).  Latin letters without a decomposition are written as readers
 # type them (corpus.records.LATIN_LETTERS: accent_map made "Straße" "strase", so "strasse" missed it,
 # and kept "æ" and "œ"), ligatures are their letters ("ﬁnal" is "final"), and the combining dot
-# that lower-casing "İ" leaves ("i̇stanbul") is dropped, so "istanbul" finds "İstanbul".
+# that lower-casing "İ" leaves ("i̇stanbul") is dropped, so "istanbul" finds "İstanbul".  Marks a
+# reader leaves out are dropped too: Latin accents NFC could not compose, Arabic vowel marks
+# (harakat) and Hebrew points (niqqud), so "محمد" finds "مُحَمَّد"; an Indic vowel sign is the word's own.
 LIGATURES = "ﬀﬁﬂﬃﬄﬅﬆĳ"
 CHARSET_MAP = {
     **accent_map,
     **str.maketrans("άέήίόύώϊϋΐΰµ", "αεηιουωιυιυμ"),
     **{code: letters.lower() for code, letters in LATIN_LETTERS.items()},
     **{ord(ligature): unicodedata.normalize("NFKC", ligature) for ligature in LIGATURES},
-    0x0307: None,
+    **dict.fromkeys(range(0x0300, 0x0370)),  # accent_map wrote some of these as letters (U+0308 as "t")
+    **dict.fromkeys(map(ord, "ׇֿׁׂٰׅׄ")),
+    **dict.fromkeys([*range(0x0591, 0x05BE), *range(0x0610, 0x061B), *range(0x064B, 0x0660), *range(0x06D6, 0x06EE)]),
 }
 # Greek letters by their names, as readers type them in Latin letters (``greek_names``).
 _GREEK_NAMES = {
@@ -56,9 +61,28 @@ def greek_names(term: str) -> str | None:
     written this way, so ``μg`` finds micrograms and not a coffee mug."""
     return term.translate(_GREEK_NAMES) if _GREEK.search(term) else None
 
+
+
+def _mark_ranges() -> str:
+    """Return a regular expression character class's ranges of the combining marks (categories Mn, Mc
+    and Me) of the Basic Multilingual Plane."""
+    marks = [code for code in range(0x0300, 0x10000) if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me")]
+    ranges, start = [], marks[0]
+    for previous, code in zip(marks, marks[1:] + [-1]):
+        if code != previous + 1:
+            ranges.append(f"{chr(start)}-{chr(previous)}" if previous > start else chr(start))
+            start = code
+    return "".join(ranges)
+
+
+# A word: a letter, digit or "_", then those and the combining marks written on them.  \w alone took
+# a mark for a break: a Hindi word was cut at each vowel sign ("हिन्दी" was ह, न, द) and an Arabic or
+# Hebrew word written with its vowel points at each point, so the word typed without them found nothing.
+MARKS = _mark_ranges()
+WORD = r"\w[\w" + MARKS + "]*"
 # A number with thousands separators, or a word optionally joined by dots (1.0.0, V3.2, U.S),
 # with an English possessive ending kept inside the token so that it can be dropped.
-TOKEN_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\w+(?:\.\w+)*(?:['’]s\b)?"
+TOKEN_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|" + WORD + r"(?:\." + WORD + r")*(?:['’]s\b)?"
 
 STOP_WORDS = frozenset(
     """

@@ -31,7 +31,7 @@ from whoosh.qparser import AndGroup, QueryParser
 from whoosh.qparser.common import attach
 from whoosh.qparser import plugins as qplugins
 
-from index.analysis import CHARSET_MAP, QUERY_STOP_WORDS, TOKEN_PATTERN, normalize, stem_english, text_analyzer
+from index.analysis import CHARSET_MAP, QUERY_STOP_WORDS, TOKEN_PATTERN, WORD, normalize, stem_english, text_analyzer
 from search.cache import remember
 from search.synonyms import Synonyms
 
@@ -86,7 +86,7 @@ CONCEPT_CACHE = 10_000
 _MADE: tuple[Synonyms | None, dict[tuple[str, ...], tuple[tuple[Alternative, ...], tuple[wq.Query, ...]]]] = (None, {})
 _CHAIN_TYPES = [type(item) for item in text_analyzer().items]
 _TOKEN = re.compile(TOKEN_PATTERN)
-_WORDS = re.compile(r"\w+(?:[.'’]\w+)*")
+_WORDS = re.compile(WORD + "(?:[.'’]" + WORD + ")*")  # a word's combining marks are its own (index.analysis.WORD)
 _QUOTED = re.compile(r'"([^"]*)"')  # a text that is one quoted phrase, as the parser's PhrasePlugin reads it
 # After "how", these ask for an amount, not about a thing: "how big is the stargate michigan site".
 HOW_WORDS = frozenset({"big", "large", "long", "old", "far", "often", "tall", "high", "soon"})

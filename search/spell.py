@@ -32,7 +32,7 @@ from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
 from index import vectors as doc_vectors
-from index.analysis import TermAnalyzer, english_stemmer, greek_names
+from index.analysis import WORD, TermAnalyzer, english_stemmer, greek_names
 from search.cache import remember
 from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, corrected_query, excluded_at, excluded_in_vain
 from search.results import Suggestion
@@ -41,7 +41,7 @@ from search.synonyms import Synonyms
 CACHE_LIMIT = 4096
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
 _DIGIT = re.compile(r"\d")
-_WRITTEN_WORD = re.compile(r"\w+")
+_WRITTEN_WORD = re.compile(WORD)
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
 WRITES_DOCS = 64  # the documents of each field searched for the word a typo is close to (``surface``)
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from itertools import chain
 from urllib.parse import urlencode
 
-from index.analysis import STOP_WORDS
+from index.analysis import MARKS, STOP_WORDS, WORD
 from index.schema import INVISIBLE, LATIN_LETTERS
 from search.cache import unpatched
 from search.evaluator import matches
@@ -63,9 +63,10 @@ READ_INLINE_DOCS = 2_000
 # that a request waiting for the interpreter gets it (a health check took 1.1-1.6 s during a read).
 PAUSE_EVERY = 50
 PAUSE_S = 0.005
-_WORD = re.compile(r"\w+")
-_HYPHENATED = re.compile(r"\w+(?:-\w+)+")
-_NON_WORD = re.compile(r"[\W_]+")
+# A word's combining marks are its own (index.analysis.WORD): "हिन्दी" is one word, not ह, न and द.
+_WORD = re.compile(WORD)
+_HYPHENATED = re.compile(WORD + "(?:-" + WORD + ")+")
+_NON_WORD = re.compile(f"(?:[^\\w{MARKS}]|_)+")
 # What the search box reads before a word: an exclusion, an inclusion, a group, a phrase (search/query.py).
 _OPERATORS = '-+("'
 _EXCLUDING = re.compile(r'(?:^|[\s(])-(?=[\w"(])')

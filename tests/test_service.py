@@ -1726,6 +1726,9 @@ _LETTERS_APART = [
     {"id": "pl", "title": "Łódź opens a datacenter", "summary": "A new hall in Łódź, Poland.", "topics": ["Polska"]},
     {"id": "tr", "title": "İstanbul veri merkezi açıldı", "summary": "İzmir ve Iğdır sunucuları.", "topics": ["Türkiye"]},
     {"id": "fr", "title": "L'Œuvre du cœur", "summary": "Une œuvre ﬁnale et eﬃcace, à Þórshöfn.", "topics": ["France"]},
+    {"id": "hi", "title": "हिन्दी में नया केंद्र", "summary": "दिल्ली में कंप्यूटर।", "topics": ["भारत"]},
+    {"id": "ar", "title": "مُحَمَّد يَفْتَحُ مَرْكَزَ بَيَانَاتٍ", "summary": "خَبَرٌ جَدِيدٌ", "topics": ["العربية"]},
+    {"id": "he", "title": "שָׁלוֹם עוֹלָם", "summary": "מַחְשֵׁב חָדָשׁ", "topics": ["עברית"]},
 ] + [{"id": f"filler-{n}", "title": f"Cluster news {n}", "summary": "Racks, power and cooling.", "topics": ["misc"]} for n in range(6)]
 
 
@@ -1744,11 +1747,16 @@ def letters_apart(tmp_path_factory):
     ("lodz", "pl", "Łódź"), ("istanbul", "tr", "İstanbul"), ("izmir", "tr", "İzmir"), ("igdir", "tr", "Iğdır"),
     ("oeuvre", "fr", "Œuvre"), ("coeur", "fr", "cœur"), ("finale", "fr", "ﬁnale"), ("efficace", "fr", "eﬃcace"),
     ("thorshofn", "fr", "Þórshöfn"),
+    # Combining marks: a vowel sign is part of its word, vowel points a reader leaves out are folded away.
+    ("हिन्दी", "hi", "हिन्दी"), ("केंद्र", "hi", "केंद्र"), ("محمد", "ar", "مُحَمَّد"), ("بيانات", "ar", "بَيَانَاتٍ"),
+    ("שלום", "he", "שָׁלוֹם"), ("מחשב", "he", "מַחְשֵׁב"),
 ])
-def test_a_letter_typed_as_an_english_keyboard_writes_it_finds_the_page_and_marks_the_word_as_written(letters_apart, typed, doc_id, written):
+def test_a_word_typed_as_readers_type_it_finds_the_page_and_marks_the_word_as_written(letters_apart, typed, doc_id, written):
     # "strasse" was searched as a typo ("Including results for straße"), "aeon", "oeuvre", "final" and
     # "efficient" found nothing ("Æon", "Œuvre" and the ligatures were indexed as written), "istanbul"
     # was a typo of "i̇stanbul" (lower-casing "İ" leaves a combining dot), and "Ørsted"'s slug was "rsted".
+    # A word was cut at each combining mark: "हिन्दी" was ह, न and द (each letter marked apart), and
+    # "محمد" found nothing where a page writes "مُحَمَّد" with its vowel marks.
     service, client = letters_apart
     result = service.search(SearchParams(q=typed))
     assert result.suggestion is None and [h.id for h in result.hits] == [doc_id]
