@@ -32,7 +32,7 @@ from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
 from index import vectors as doc_vectors
-from index.analysis import WORD, TermAnalyzer, english_stemmer, greek_names
+from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, english_stemmer, greek_names
 from search.cache import remember
 from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, corrected_query, excluded_at, excluded_in_vain
 from search.results import Suggestion
@@ -557,7 +557,9 @@ class Vocabulary:
                 before = (t.pos, t.text)
                 forms[t.text] += 1
                 way = text[t.startchar : t.endchar]
-                if len(way) == len(t.text):  # the token's letters (a part's span is its whole word's: "mips64el")
+                # The token's letters (a part's span is its whole word's: "mips64el"), or a word with a
+                # letter folded to two or a mark folded away ("Straße" is "strasse", "مُحَمَّد" "محمد").
+                if len(way) == len(t.text) or way.lower().translate(CHARSET_MAP) == t.text:
                     spelt.setdefault(t.text, Counter())[way] += 1
                 if greek_names(t.text) is not None:
                     written.setdefault(t.text, text[t.startchar : t.endchar])

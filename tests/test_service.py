@@ -1766,3 +1766,12 @@ def test_a_word_typed_as_readers_type_it_finds_the_page_and_marks_the_word_as_wr
         prefix = typed[:4].lower()
         completed = client.get(f"/api/suggest?q={prefix}").get_json()["suggestions"]
         assert hit.title in [s["text"] for s in completed], (prefix, completed)
+
+
+@pytest.mark.parametrize(("typed", "written"), [("strase", "straße"), ("Strase", "Straße"), ("lodzz", "łódź"), ("aeom", "æon")])
+def test_a_correction_to_a_word_with_a_letter_folded_to_two_is_written_as_the_page_writes_it(letters_apart, typed, written):
+    # "strase" said "Including results for strasse", "aeom" "aeon": a written form counted only where
+    # it was as long as its folded term, and "Straße" is one letter shorter than "strasse".
+    service, _ = letters_apart
+    result = service.search(SearchParams(q=typed))
+    assert result.suggestion is not None and result.suggestion.text == written and result.hits
