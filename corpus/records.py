@@ -118,6 +118,28 @@ Record = Event | GuideSection
 
 
 SLUG_MAX_CHARS = 80
+
+
+def _mark_ranges() -> str:
+    """Return a regular expression character class's ranges of the combining marks (categories Mn, Mc
+    and Me) of the Basic Multilingual Plane."""
+    marks = [code for code in range(0x0300, 0x10000) if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me")]
+    ranges, start = [], marks[0]
+    for previous, code in zip(marks, marks[1:] + [-1]):
+        if code != previous + 1:
+            ranges.append(f"{chr(start)}-{chr(previous)}" if previous > start else chr(start))
+            start = code
+    return "".join(ranges)
+
+
+# A word: a letter, digit or "_", then those and the combining marks written on them.  \w alone took
+# a mark for a break: a Hindi word was cut at each vowel sign ("हिन्दी" was ह, न, द) and an Arabic or
+# Hebrew word written with its vowel points at each point, so the word typed without them found nothing.
+MARKS = _mark_ranges()
+WORD = r"\w[\w" + MARKS + "]*"
+# A slug's word where the text has no Latin letter or digit: letters and digits with their marks.
+_SLUG_WORD = re.compile(r"(?:[^\W_]|[" + MARKS + r"])+")
+
 # Latin letters that Unicode does not decompose into a base letter and an accent, written as readers
 # type them on an English keyboard: "Straße" is "strasse", "Ørsted" "orsted", "Łódź" "lodz", "Æon"
 # "aeon".  The slug, the index's terms (index/analysis.py) and completions (search/suggest.py) all
@@ -145,13 +167,20 @@ def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:
     An accented letter is its base letter: "Données" is ``donnees`` and "Überblick" ``uberblick``
     (the accent, split off by NFKD, was taken for a separator: ``donne-es``, ``u-berblick``), and a
     letter of ``LATIN_LETTERS`` is written as it says ("Straße" is ``strasse``, not ``strae``).  Text
-    without a Latin letter or digit ("概要") has no slug and is written ``item``."""
+    without a Latin letter or digit is its words lower-cased ("概要" is ``概要``, "Москва строит" is
+    ``москва-строит``): every such title was ``item``, so a topic page's events were ``item``,
+    ``item-2`` … in listing order, and an event added at the top took the id, page and first_seen of
+    the one before it.  Text without a letter or digit at all is written ``item``."""
     decomposed = unicodedata.normalize("NFKD", text)
     if not decomposed.isascii():  # ASCII text has no combining mark: its slug is as it always was
         decomposed = "".join(char for char in decomposed if not unicodedata.combining(char)).translate(LATIN_LETTERS)
     spaced = re.sub(r"[^\w]+", " ", decomposed)
     ascii_text = spaced.encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if not slug and not text.isascii():
+        # No Latin letter or digit: its words as written, lower-cased ("Москва строит" is
+        # ``москва-строит``), so each event keeps its own id whatever the page lists before it.
+        slug = "-".join(_SLUG_WORD.findall(unicodedata.normalize("NFC", text).lower()))
     if len(slug) > max_length:
         slug = slug[:max_length].rsplit("-", 1)[0]
     return slug or "item"

@@ -21,7 +21,7 @@ from whoosh.analysis import Analyzer, CharsetFilter, Filter, LowercaseFilter, Re
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
 
-from corpus.records import LATIN_LETTERS
+from corpus.records import LATIN_LETTERS, MARKS, WORD  # noqa: F401 - MARKS and WORD for requests (search/)
 
 # Accents folded: Whoosh's accent_map, and a Greek letter's accents (λόγος is λογος); the micro
 # sign is the letter mu (µs is μs).  Latin letters without a decomposition are written as readers
@@ -62,24 +62,6 @@ def greek_names(term: str) -> str | None:
     return term.translate(_GREEK_NAMES) if _GREEK.search(term) else None
 
 
-
-def _mark_ranges() -> str:
-    """Return a regular expression character class's ranges of the combining marks (categories Mn, Mc
-    and Me) of the Basic Multilingual Plane."""
-    marks = [code for code in range(0x0300, 0x10000) if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me")]
-    ranges, start = [], marks[0]
-    for previous, code in zip(marks, marks[1:] + [-1]):
-        if code != previous + 1:
-            ranges.append(f"{chr(start)}-{chr(previous)}" if previous > start else chr(start))
-            start = code
-    return "".join(ranges)
-
-
-# A word: a letter, digit or "_", then those and the combining marks written on them.  \w alone took
-# a mark for a break: a Hindi word was cut at each vowel sign ("हिन्दी" was ह, न, द) and an Arabic or
-# Hebrew word written with its vowel points at each point, so the word typed without them found nothing.
-MARKS = _mark_ranges()
-WORD = r"\w[\w" + MARKS + "]*"
 # A number with thousands separators, or a word optionally joined by dots (1.0.0, V3.2, U.S),
 # with an English possessive ending kept inside the token so that it can be dropped.
 TOKEN_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|" + WORD + r"(?:\." + WORD + r")*(?:['’]s\b)?"

@@ -78,7 +78,7 @@ def test_sections_whose_headings_share_a_slug_get_their_own_anchors_at_build(tmp
     source = write_jsonl(tmp_path / "src" / "act.jsonl", guide(TOPIC, sections))
     build([source], root=tmp_path / "ix", semantic=False)
     anchors = page_anchors(tmp_path / "ix")
-    assert anchors == ["calendrier-de-l-ai-act", "calendrier-de-l-ai-act-2", "item", "item-2"]
+    assert anchors == ["calendrier-de-l-ai-act", "calendrier-de-l-ai-act-2", "概要", "概要-2"]
     urls = section_urls(tmp_path / "ix", [doc_id for doc_id, _ in sections])
     assert sorted(urls.values()) == sorted(f"/guides/{TOPIC}#{anchor}" for anchor in anchors)
     entries = feed_entry_ids(tmp_path / "ix", "calendrier")
@@ -138,7 +138,7 @@ def test_an_update_gives_a_new_section_its_own_anchor_and_an_edited_one_keeps_it
     added[-1]["topics"] = ["other-topic"]  # another guide: its own anchors
     update(write_jsonl(tmp_path / "c1.jsonl", added), root)
     after_update = page_anchors(root)
-    assert after_update == ["calendrier-de-l-ai-act", "donnees-personnelles", "calendrier-de-l-ai-act-2", "item", "item-2"]
+    assert after_update == ["calendrier-de-l-ai-act", "donnees-personnelles", "calendrier-de-l-ai-act-2", "概要", "概要-2"]
     assert page_anchors(root, "other-topic") == ["calendrier-de-l-ai-act"]
     assert len(set(feed_entry_ids(root, "calendrier"))) == 3
 

@@ -136,3 +136,32 @@ def test_invalid_utf8_is_reported_with_its_line(tmp_path):
     path.write_bytes(b"Name\nslug\xff\n")
     with pytest.raises(CorpusError, match=r"x.topic.txt:2: is not valid UTF-8"):
         load_topic_page(path)
+
+
+def _russian_page(path, events):
+    lines = ["Инфраструктура обучения", f"infra-ru·{len(events)} events·last 2h agoВычисления и дата-центры.",
+             "Related entities", "Related topics (0)", "Guides (0)", f"Recent events ({len(events)})"]
+    path.write_text("\n".join(lines + [line for event in events for line in event]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_an_event_titled_without_latin_letters_keeps_its_page_when_the_topic_page_gains_one(tmp_path):
+    # Every such title was slugged "item": the events were item, item-2 … in listing order, so an event
+    # added at the top took /events/item, and the first_seen (and feed entry id) of the one before it.
+    from index.build import build
+    from search.params import SearchParams
+    from search.service import SearchService
+
+    moscow = ("Москва строит центр обработки данных", "Новый центр в Москве.")
+    sber = ("Сбербанк запускает суперкомпьютер", "Суперкомпьютер для обучения моделей.")
+    yandex = ("Яндекс открывает дата-центр", "Новый дата-центр в Финляндии.")
+    page = tmp_path / "src" / "infra-ru.topic.txt"
+    page.parent.mkdir()
+    build([_russian_page(page, [moscow, sber])], root=tmp_path / "ix", semantic=False)
+    before = {h.title: h for h in SearchService(tmp_path / "ix").search(SearchParams(per_page=50)).hits}
+    build([_russian_page(page, [yandex, moscow, sber])], root=tmp_path / "ix", semantic=False)
+    after = {h.title: h for h in SearchService(tmp_path / "ix").search(SearchParams(per_page=50)).hits}
+    for title, _ in (moscow, sber):
+        assert (after[title].url, after[title].first_seen) == (before[title].url, before[title].first_seen)
+    assert after[yandex[0]].url not in {h.url for h in before.values()}
+    assert all(h.revised is None for h in after.values())  # nothing changed what an event says: none "updated"
