@@ -390,3 +390,19 @@ def test_ticking_a_filter_with_dates_the_wrong_way_round_says_so_beside_the_date
     with page.expect_navigation():
         page.get_by_role("button", name="Apply dates").click()
     assert query_of(page)["topic"] == [value] and query_of(page)["until"] == ["2026-12-31"]
+
+
+def test_a_completion_bolds_the_letters_typed_and_reads_in_its_own_direction(page: Page):
+    # Lower-casing "İ" gives two characters: the bold fell one letter late per "İ" before the word
+    # typed ("İzmir data center" typed "data": "İzmir d<b>ata </b>center").  An Arabic completion was
+    # laid out left to right.
+    completions = [{"text": "İzmir İstanbul data center", "kind": "title", "url": "/events/x"},
+                   {"text": "مركز data بيانات", "kind": "title", "url": "/events/y"}]
+    page.route("**/api/suggest?*", lambda route: route.fulfill(json={"query": "data", "suggestions": completions}))
+    page.goto("/")
+    page.locator("#q").press_sequentially("data", delay=40)
+    texts = page.get_by_role("listbox", name="Suggestions").get_by_role("option").locator(".s-text")
+    expect(texts).to_have_count(2)
+    assert texts.nth(0).locator("b").inner_text() == "data"
+    assert [texts.nth(i).get_attribute("dir") for i in range(2)] == ["auto", "auto"]
+    assert texts.nth(1).evaluate("node => getComputedStyle(node).direction") == "rtl"

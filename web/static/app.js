@@ -176,7 +176,9 @@
 
     function markPrefix(li, text, typed) {
       // Bold the typed part where it starts a word: built with DOM nodes, never with HTML strings.
-      var lower = text.toLowerCase();
+      // Each character lower-cased on its own, kept where that changes its length ("İ" is "i̇"), so
+      // that a place in the lower-cased text is the same place in the text.
+      var lower = Array.from(text, function (c) { var l = c.toLowerCase(); return l.length === c.length ? l : c; }).join("");
       var needle = typed.toLowerCase();
       var at = lower.indexOf(needle);
       while (at > 0 && /\w/.test(lower.charAt(at - 1))) { at = lower.indexOf(needle, at + 1); }
