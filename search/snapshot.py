@@ -331,7 +331,7 @@ class Snapshot:
             values, known = getattr(params, facet), self.facet_docs[field]
             if values and not all(value in known for value in values):
                 folded = self._folded[facet]
-                values = tuple(dict.fromkeys(v if v in known else folded.get(v.casefold(), v) for v in values))
+                values = tuple(dict.fromkeys(v if v in known else folded.get(_fold_case(v), v) for v in values))
             if len(values) > 1:
                 values = tuple(sorted(values))
             if values != getattr(params, facet):
@@ -469,12 +469,18 @@ def _unambiguous_folds(written: Iterable[tuple[str, str]]) -> dict[str, str]:
     leaving out forms that two values share."""
     by_fold: dict[str, list[str]] = {}
     for text, value in written:
-        by_fold.setdefault(text.casefold(), []).append(value)
+        by_fold.setdefault(_fold_case(text), []).append(value)
     return {fold: same[0] for fold, same in by_fold.items() if len(same) == 1}
 
 
+def _fold_case(text: str) -> str:
+    """Return *text* case-folded, without the combining dot that folding "İ" leaves: "TÜRKİYE" is
+    "türkiye", as "Türkiye" is (it was "türki̇ye", so the topic typed in capitals was no topic)."""
+    return text.casefold().replace("\u0307", "")
+
+
 def _folded_name(text: str) -> str:
-    return " ".join(text.casefold().split())
+    return " ".join(_fold_case(text).split())
 
 
 def _ranks(labels: dict[str, tuple[str, str]]) -> dict[str, int]:

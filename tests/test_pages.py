@@ -874,3 +874,13 @@ def test_right_to_left_text_is_shown_right_to_left_on_every_page(tmp_path):
         assert _RTL.search(html(client, url)), url
         assert not checker.astray, (url, checker.astray)
         assert [i.get("dir") for i in checker.inputs if i.get("id") == "q"] == ["auto"], url
+
+
+def test_a_turkish_topic_typed_in_capitals_is_the_topic(tmp_path):
+    # "TÜRKİYE" case-folds to "türki̇ye", with the combining dot of "İ": it was no topic, and the page
+    # listed nothing, where "TÜRKIYE" was redirected to "Türkiye".
+    client = _one_guide(tmp_path, "Türkiye", ("İstanbul rehberi", "Veri merkezleri."), ("İzmir haberleri", "Yeni sunucular."))
+    for typed in ("TÜRKİYE", "türkiye"):
+        moved = client.get("/", query_string={"topic": typed})
+        assert moved.status_code == 302 and moved.headers["Location"] == "/?topic=T%C3%BCrkiye", typed
+    assert client.get("/api/search", query_string={"topic": "TÜRKİYE"}).get_json()["total"] == 2
