@@ -462,7 +462,13 @@ def new_matrix(work: Path, rows: int) -> np.ndarray:
     """
     for name in (VECTORS_FILE, SIGNS_FILE, LENGTHS_FILE, IDS_FILE):
         (work / name).unlink(missing_ok=True)  # new files, never written through one an older snapshot shares
-    return np.lib.format.open_memmap(work / VECTORS_FILE, mode="w+", dtype=np.int8, shape=(rows, DIM))
+    matrix = np.lib.format.open_memmap(work / VECTORS_FILE, mode="w+", dtype=np.int8, shape=(rows, DIM))
+    # The file is sparse: a row written to a page the disk has no room for killed the build with
+    # SIGBUS ("Bus error", no message, a .tmp- folder left).  Its blocks taken now, a full disk is
+    # an OSError here, which the build reports in one line and cleans up.
+    with (work / VECTORS_FILE).open("r+b") as handle:
+        os.posix_fallocate(handle.fileno(), 0, os.fstat(handle.fileno()).st_size)
+    return matrix
 
 
 def write(work: Path, ids: Sequence[str | None], matrix: np.ndarray) -> dict[str, object]:

@@ -391,6 +391,10 @@ def _masked_no_space(*args, **kwargs):
     [
         ("build", "index.build.build_corpus", _masked_no_space, "cannot write the index in"),
         ("update", "index.update.shutil.copy2", _no_space, "cannot update the index in"),
+        # No room for the vectors file: its rows were written into a sparse mapping, and the build died
+        # of SIGBUS ("Bus error", exit 135, no Error line, a .tmp- folder left behind).
+        ("build", "index.vectors.os.posix_fallocate", _no_space, "cannot write the index in"),
+        ("update", "index.vectors.os.posix_fallocate", _no_space, "cannot update the index in"),
         ("rollback", "index.store.write_lock", lambda *a, **k: _read_only(), "cannot roll back"),
         ("prune", "index.store.write_lock", lambda *a, **k: _read_only(), "cannot prune"),
     ],

@@ -67,6 +67,13 @@ def test_build_stores_int8_rows_per_document_with_the_model_recorded(root):
     assert {vectors.VECTORS_FILE, vectors.SIGNS_FILE, vectors.LENGTHS_FILE, vectors.IDS_FILE} <= set(recorded)
 
 
+def test_the_vectors_file_holds_its_disk_space_before_any_row_is_written(tmp_path):
+    # Sparse, a row written where a full disk had no room killed the build with SIGBUS, no message.
+    vectors.new_matrix(tmp_path, 4096)
+    size = (tmp_path / vectors.VECTORS_FILE).stat()
+    assert size.st_blocks * 512 >= size.st_size
+
+
 def test_the_seed_build_matches_its_documents(index_dir):
     assert_rows_match_documents(index_dir)
 
