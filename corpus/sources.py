@@ -107,6 +107,11 @@ def load_corpus(
     sources = discover(paths)
     if not sources:
         raise CorpusError(", ".join(map(str, paths)), None, "holds no topic page, guide or JSONL file")
+    # Fingerprinted before they are read, and checked unchanged after: a file replaced while a build
+    # read it was indexed as it was and recorded as it is now, so the index said its sources were
+    # unchanged and serve never rebuilt it; one rewritten in place was read half old, half new.
+    states = _states(sources)
+    printed = fingerprint(sources)
     topics: dict[str, Topic] = {}
     records: list[Record] = []
     first_in: dict[str, Path] = {}  # each id's first source file
@@ -127,14 +132,33 @@ def load_corpus(
     if not records:  # an empty export would replace every document with none: refuse it, publish nothing
         raise CorpusError(", ".join(map(str, paths)), None, "holds no documents: nothing was built")
     enriched = enrich(records, topics, taxonomy or load_taxonomy(), gazetteer or load_gazetteer())
+    synonyms = load_synonym_groups()
+    for path, before, after in zip((*sources, *RULE_FILES), states, _states(sources)):
+        if before != after:
+            raise CorpusError(path, None, "changed while it was being read (replaced or written to): nothing was "
+                                          "built; run the build again once it is written")
     return Corpus(
         topics=enriched.topics,
         records=with_unique_anchors(enriched.records),
         sources=sources,
-        fingerprint=fingerprint(sources),
+        fingerprint=printed,
         organisations=enriched.organisations,
-        synonyms=load_synonym_groups(),
+        synonyms=synonyms,
     )
+
+
+def _states(sources: Sequence[Path]) -> list[tuple[int, int, int] | None]:
+    """Return each of *sources*' and the rule files' (inode, size, modification time), None for one
+    gone: what a file replaced, written to or deleted changes."""
+    states: list[tuple[int, int, int] | None] = []
+    for path in (*sources, *RULE_FILES):
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            states.append(None)
+        else:
+            states.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return states
 
 
 def _tell_repeated_across(records: list[Record], path: Path, first_in: dict[str, Path]) -> None:

@@ -52,3 +52,38 @@ def test_a_topic_written_by_its_label_is_one_facet_value_and_its_filter_finds_it
     assert home == [(HOME.slug, 2)]
     found = client.get("/api/search", query_string={"q": "", "topic": HOME.slug}).get_json()
     assert sorted(h["id"] for h in found["hits"]) == ["by-label", "by-slug"]
+
+
+def test_a_source_replaced_while_a_build_reads_it_is_refused_and_the_next_build_takes_the_new_one(tmp_path, monkeypatch):
+    # The export replaced by its next version (written beside, then renamed over) while a build read
+    # it: the index held the old documents under the new file's fingerprint, so /healthz said
+    # sources_changed false and serve never rebuilt, the new documents missing for good.
+    from click.testing import CliRunner
+
+    import corpus.sources
+    from corpus.sources import fingerprint
+    from index import store
+    from web.cli import main
+
+    source = write_jsonl(tmp_path / "docs.jsonl", [record("first-version", HOME.slug)])
+    root = tmp_path / "index"
+    build([source], root=root)
+    served = store.current_id(root)
+    read = corpus.sources.load_jsonl
+
+    def read_then_replaced(path):
+        records = read(path)
+        write_jsonl(tmp_path / "next.jsonl", [record("second-version", HOME.slug)]).replace(source)
+        return records
+
+    monkeypatch.setattr(corpus.sources, "load_jsonl", read_then_replaced)
+    result = CliRunner().invoke(main, ["build", str(source), "--index-dir", str(root)])
+    assert result.exit_code == 1, result.output
+    assert f"Error: {source}: changed while it was being read" in result.output and "Traceback" not in result.output
+    assert store.current_id(root) == served
+    monkeypatch.undo()
+    result = CliRunner().invoke(main, ["build", str(source), "--index-dir", str(root)])  # the same command again
+    assert result.exit_code == 0, result.output
+    meta = store.read_meta(store.current_path(root))
+    assert meta["fingerprint"] == fingerprint([source]) and meta["doc_count"] == 1
+    assert create_app({"INDEX_DIR": str(root)}).test_client().get("/api/documents/second-version").status_code == 200
