@@ -75,6 +75,12 @@ class Refusal:
 
 LIKE_POOL = 4  # candidates looked at for "more like this", per document shown
 
+# After an unexpected error the open snapshot's files are checked against its manifest: their sizes
+# each time (a stat a file), their checksums (a read of the whole index: about 0.3 s at 64k) at most
+# once in RECHECK_SUMS_S, so that a query that fails for another reason cannot make every worker
+# hash the index over and over.
+RECHECK_SUMS_S = 60.0
+
 # A published snapshot of more documents than the open one's OPEN_INLINE_DOCS is opened beside the
 # requests, the open one answering meanwhile (``SearchService._opened_beside``); a smaller one in the
 # request that finds it (a few milliseconds on the seed corpus).
@@ -97,6 +103,7 @@ class SearchService:
         self._opening: str | None = None
         self._opened: Snapshot | None = None
         self._failed: str | None = None
+        self._summed_at = -RECHECK_SUMS_S  # when refuse_if_damaged last read the open snapshot's files
         self._speller = Speller()
         self._results: ResultCache[SearchResult] = ResultCache()
         self._highlights: ResultCache[str] = ResultCache(HIGHLIGHT_CACHE_SIZE)
@@ -146,6 +153,29 @@ class SearchService:
             else:
                 self.refused = None
             return self._snapshot
+
+    def refuse_if_damaged(self) -> bool:
+        """After an unexpected error, refuse the open snapshot if its files no longer match its manifest
+        (cut short or altered under the running server: Whoosh then raised anything, a 500 on every
+        search touching them) and return True; the next request opens the newest older one that verifies.
+        """
+        snap = self._snapshot
+        if snap is None:
+            return False
+        now = time.monotonic()
+        sums = now - self._summed_at >= RECHECK_SUMS_S
+        if sums:
+            self._summed_at = now
+        try:
+            store.check_files(snap.path, snap.id, sums=sums)
+        except store.IndexUnavailable as exc:
+            with self._lock:
+                if self._snapshot is snap:
+                    self._snapshot = None
+                    self.refused = Refusal(snap.id, self._folder_key(snap.id), str(exc))
+                    log.warning("snapshot %s refused while it answered: %s", snap.id, exc)
+            return True
+        return False
 
     def _opened_beside(self, snap: Snapshot, current: str) -> Snapshot | None:
         """Return the snapshot to answer with while published snapshot *current* is opened beside the

@@ -508,3 +508,24 @@ def test_a_replica_refuses_a_damaged_snapshot_and_keeps_serving_the_last_good_on
     topichub("publish", "--index-dir", builder, "--to", replica)  # replaces the damaged copy
     assert numbats(client) == (new, 1)
     assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize("cut", ["segment cut short", "segment rewritten"])
+def test_a_snapshot_damaged_under_a_running_worker_is_refused_not_a_500_on_every_search(builder, cut):
+    # A segment file of the open snapshot cut short (a restore or a disk gone wrong) gave Whoosh's
+    # "Block tag error" and a KeyError: a 500 on every search and page touching it, /healthz "ok".
+    first, new = store.older_snapshots(builder, store.current_id(builder))[0], store.current_id(builder)
+    client = create_app({"INDEX_DIR": str(builder), "TESTING": True}).test_client()
+    assert numbats(client) == (new, 1)  # opened
+    segment = max(store.snapshots_dir(builder).joinpath(new).glob("*.pst"), key=lambda p: p.stat().st_size)
+    if cut == "segment cut short":
+        segment.write_bytes(segment.read_bytes()[:100])
+    else:  # same size, other bytes: only the checksums tell
+        segment.write_bytes(bytes(segment.stat().st_size))
+    statuses = [client.get(url).status_code for url in ("/api/search?q=gpu", "/?q=texas", "/api/search?q=chips")]
+    assert 500 not in statuses and statuses[0] == 503, statuses
+    assert numbats(client) == (first, 0)  # the last good snapshot answers, without a restart
+    body = client.get("/healthz").get_json()
+    assert body["status"] == "degraded" and body["refused"] == new and body["snapshot"] == first
+    topichub("rollback", "--index-dir", builder)  # what the operator does: healthy again
+    assert client.get("/healthz").status_code == 200 and numbats(client) == (first, 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
 
 from index.store import IndexUnavailable
@@ -87,5 +87,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
+        service = current_app.extensions.get("search")
+        if service is not None and service.refuse_if_damaged():  # its files cut short or altered since it opened
+            return _unavailable(IndexUnavailable(f"the snapshot that answered {request.path} is damaged: {exc!r}"))
         log.exception("unexpected error on %s", request.path)
         return error_response(500, "internal_error", "Something went wrong on our side; the error was logged.")
