@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,7 +86,7 @@ def fingerprint(sources: Sequence[Path]) -> str:
     """Return a SHA-256 over the names and bytes of *sources*, in order, and of the enrichment rules."""
     digest = hashlib.sha256()
     for path in (*sources, *RULE_FILES):
-        digest.update(path.name.encode() + b"\0")
+        digest.update(os.fsencode(path.name) + b"\0")  # a name need not be UTF-8: its bytes as the file system has them
         with path.open("rb") as handle:
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(chunk)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from corpus.enrich import load_taxonomy
@@ -87,3 +89,21 @@ def test_a_source_replaced_while_a_build_reads_it_is_refused_and_the_next_build_
     meta = store.read_meta(store.current_path(root))
     assert meta["fingerprint"] == fingerprint([source]) and meta["doc_count"] == 1
     assert create_app({"INDEX_DIR": str(root)}).test_client().get("/api/documents/second-version").status_code == 200
+
+
+def test_a_source_whose_name_is_not_utf8_builds_and_is_watched(tmp_path):
+    # A name written by another system's encoding (Latin-1 "é"): the build's fingerprint encoded it
+    # as UTF-8 and stopped with a UnicodeEncodeError traceback, nothing built.
+    from click.testing import CliRunner
+
+    from index import store
+    from web.cli import main
+
+    source = tmp_path / os.fsdecode(b"caf\xe9.jsonl")
+    write_jsonl(source, [record("in-latin-1", HOME.slug)])
+    root = tmp_path / "index"
+    result = CliRunner().invoke(main, ["build", str(source), "--index-dir", str(root)])
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    assert store.current_id(root) is not None
+    health = create_app({"INDEX_DIR": str(root)}).test_client().get("/healthz").get_json()
+    assert health["sources_changed"] is False
