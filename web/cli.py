@@ -406,6 +406,33 @@ def _check_environment() -> None:
             ) from None
 
 
+# Each worker's metrics are three files of 64 KiB (prometheus_client), written through a mapping and
+# doubled as they fill: room for each to double once is asked for before gunicorn starts.
+METRICS_ROOM_PER_WORKER = 3 * 128 * 1024
+
+
+def _check_metrics_room(workers: int) -> None:
+    """Fail with one line when the metrics folder's disk has no room for the workers' files: on a full
+    disk each worker died of SIGBUS at its first request and gunicorn started another, thousands a
+    minute, no request answered and no word of why."""
+    import tempfile
+
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    folder = Path(given) if given else Path(tempfile.gettempdir())  # where gunicorn_conf makes its own
+    probe = folder / f".topichub-room-{os.getpid()}"
+    try:
+        with probe.open("wb") as handle:
+            os.posix_fallocate(handle.fileno(), 0, workers * METRICS_ROOM_PER_WORKER)
+    except OSError as exc:
+        where = f"PROMETHEUS_MULTIPROC_DIR={given!r}" if given else f"{folder} (the metrics folder's place without PROMETHEUS_MULTIPROC_DIR)"
+        raise click.ClickException(
+            f"{where} has no room for the {workers} workers' metrics files ({exc.strerror or exc}): free some "
+            "space there, or point PROMETHEUS_MULTIPROC_DIR at a folder on a disk with room"
+        ) from None
+    finally:
+        probe.unlink(missing_ok=True)
+
+
 def _check_forwarded_allow_ips(allowed: str | None) -> None:
     """Fail with one line on a ``FORWARDED_ALLOW_IPS`` gunicorn would refuse: it did so after "serving
     on" (and after a build), in words naming no variable ("'proxy.lan' does not appear to be an IPv4
@@ -453,6 +480,7 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     when its sources changed since the build (unless updates were applied to it since).
     """
     _check_environment()
+    _check_metrics_room(workers)
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1], as a URL writes it
     _check_listen(host, port)  # before a rebuild that may take minutes
     # An IPv6 address in brackets, as gunicorn's --bind and a URL take it: ::1:8000 was read as host and an empty port.
