@@ -207,15 +207,25 @@ def known_documents(root: Path) -> dict[str, Known]:
     """Return what the published snapshot knows of each document id (empty when none is readable).
 
     A snapshot written before first_seen existed gives its build time: its documents were in the
-    index at least since then.  A damaged or missing snapshot gives nothing, so the rebuild that
-    repairs it still runs; its documents count as first seen now.
+    index at least since then.  A damaged or missing published snapshot gives way to the newest
+    older one that verifies and was not rolled back from (the one ``serve`` answers from meanwhile):
+    the rebuild that repaired it dated every document to itself, and the feeds and the newest-first
+    listing offered them all as new.  With none readable the rebuild still runs, everything first
+    seen now.
     """
-    try:
-        path = store.current_path(root)
-        meta = store.read_meta(path)
-        ix = whoosh_index.open_dir(str(path))
-    except (store.IndexUnavailable, whoosh_index.IndexError, OSError):
-        return {}
+    current = store.current_id(root)
+    for snap_id in [current, *store.stand_ins(root, current)] if current is not None else []:
+        path = store.snapshots_dir(root) / snap_id
+        try:
+            meta = store.read_meta(path)
+            ix = whoosh_index.open_dir(str(path))
+        except (store.IndexUnavailable, whoosh_index.IndexError, OSError):
+            continue
+        return _known(meta, ix)
+    return {}
+
+
+def _known(meta: dict[str, object], ix: whoosh_index.Index) -> dict[str, Known]:
     built = meta.get("built_at")
     fallback = parse_iso(built) if isinstance(built, str) else now_utc()
     try:

@@ -503,6 +503,13 @@ def older_snapshots(root: Path, than: str) -> list[str]:
     return [name for name in reversed(snapshot_ids(root)) if name < than]
 
 
+def stand_ins(root: Path, than: str) -> list[str]:
+    """Return the ids of the snapshots that may stand in for a damaged or missing *than*, newest first:
+    the older ones, less those rolled back from (withdrawn: never served again in its place, as a
+    rollback passes them over)."""
+    return [name for name in older_snapshots(root, than) if withdrawn(snapshots_dir(root) / name) is None]
+
+
 def no_current(root: Path) -> IndexUnavailable:
     """Return the error of *root* serving no snapshot: never built, or snapshots kept and no
     ``current`` link (a copy without it, a link deleted by hand), with the command that picks one

@@ -235,9 +235,7 @@ class SearchService:
         return refused is not None and refused.snapshot == current and refused.key == self._folder_key(current)
 
     def _older_good(self, than: str) -> Snapshot | None:
-        for snap_id in store.older_snapshots(self.root, than):
-            if store.withdrawn(store.snapshots_dir(self.root) / snap_id) is not None:
-                continue  # rolled back from: never served again in its place, as a rollback passes it over
+        for snap_id in store.stand_ins(self.root, than):
             try:
                 return Snapshot(self.root, snap_id)
             except store.IndexUnavailable:

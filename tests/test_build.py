@@ -170,3 +170,24 @@ def test_an_index_of_no_documents_answers_every_search(tmp_path):
     service = SearchService(tmp_path)
     for params in (SearchParams(q="stargate"), SearchParams(), SearchParams(sort="newest"), SearchParams(sort="listing")):
         assert service.search(params).total == 0
+
+
+def test_a_rebuild_over_a_damaged_snapshot_keeps_the_dates_the_last_good_one_holds(tmp_path, monkeypatch):
+    # The published snapshot damaged (a segment cut short): serve answers from the one before, but
+    # the rebuild that repaired it read no first_seen at all and dated every document to itself,
+    # so the newest-first listing and the feeds offered the whole corpus as new.
+    source = write_jsonl(tmp_path / "docs.jsonl", [
+        {"id": f"doc-{n}", "title": f"Cluster {n}", "summary": "A training cluster.", "topics": ["training-infrastructure"]}
+        for n in range(3)
+    ])
+    root = tmp_path / "index"
+    for when in ("2025-01-01T00:00:00Z", "2025-02-01T00:00:00Z"):
+        monkeypatch.setattr("index.build.now_utc", lambda when=when: when)
+        build([source], root=root)
+    damaged = store.current_path(root)
+    segment = max(damaged.glob("*.pst"), key=lambda p: p.stat().st_size)
+    segment.write_bytes(segment.read_bytes()[:100])
+    monkeypatch.setattr("index.build.now_utc", lambda: "2025-03-01T00:00:00Z")
+    build([source], root=root)
+    hits = SearchService(root).search(SearchParams(q="")).hits
+    assert len(hits) == 3 and {hit.first_seen for hit in hits} == {"2025-01-01T00:00:00Z"}
