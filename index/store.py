@@ -8,7 +8,7 @@ Layout of an index folder::
     snapshots/<id>/origin.json     on a replica: where the snapshot was published from, and when
     snapshots/<id>/withdrawn.json  a snapshot rolled back from (or replaced by an older one): never rolled back to
     .current-<id>                  the next ``current`` link, before it is swapped in (likewise)
-    .write.lock                    held by the one writer (fcntl lock, released if it dies)
+    .write.lock                    names the one writer, which locks it and the folder (flock, released if it dies)
 
 A build killed at any moment leaves ``current`` on the old snapshot: the new one is only linked
 once it is complete, and its leftovers are removed by the next build, which holds the lock.
@@ -171,32 +171,44 @@ def _fsync_tree(path: Path) -> None:
 
 @contextmanager
 def write_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
-    """Hold the index folder's single write lock; wait up to *wait* seconds, then raise WriterBusy."""
+    """Hold the index folder's single write lock; wait up to *wait* seconds, then raise WriterBusy.
+
+    The lock is on the index folder itself as well as on ``.write.lock`` (which names the holder):
+    that file outlives every writer, and deleted by hand as a stale lock while a build ran, it let a
+    second writer in, whose clean-up removed the running build's folder ("No such file or directory").
+    """
     root.mkdir(parents=True, exist_ok=True)
-    handle = (root / ".write.lock").open("a+")
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        handle = (root / ".write.lock").open("a+")
+    except BaseException:
+        os.close(folder)
+        raise
     deadline = time.monotonic() + wait
     try:
-        while True:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-                if time.monotonic() >= deadline:
-                    handle.seek(0)
-                    holder = handle.read().strip() or "unknown"
-                    raise WriterBusy(
-                        f"another build or update is writing {root} (process {holder}); try again when it ends"
-                    ) from None
-                time.sleep(0.1)
+        for fd in (folder, handle.fileno()):  # the file too: a writer of an older version locks only that
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                        raise
+                    if time.monotonic() >= deadline:
+                        handle.seek(0)
+                        holder = handle.read().strip() or "unknown"
+                        raise WriterBusy(
+                            f"another build or update is writing {root} (process {holder}); try again when it ends"
+                        ) from None
+                    time.sleep(0.1)
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))
         handle.flush()
         yield
     finally:
-        handle.close()  # closing releases the lock
+        handle.close()  # closing releases the locks
+        os.close(folder)
 
 
 def _remove_leftovers(root: Path) -> None:

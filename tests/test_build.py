@@ -104,6 +104,17 @@ def test_one_writer_at_a_time(tmp_path):
     build(root=tmp_path)  # the lock is released afterwards
 
 
+def test_a_lock_file_deleted_by_hand_while_a_writer_runs_still_keeps_a_second_writer_out(tmp_path):
+    # .write.lock stays after every writer, naming a process long gone: deleted as a stale lock while a
+    # build ran, it let a second build in, which removed the first one's folder under it.
+    build(root=tmp_path)
+    with store.write_lock(tmp_path):
+        (tmp_path / ".write.lock").unlink()
+        with pytest.raises(store.WriterBusy, match="another build or update"):
+            build(root=tmp_path)
+    build(root=tmp_path)  # and released afterwards
+
+
 def test_repeated_ids_keep_the_last_version_and_name_their_lines(tmp_path, caplog):
     docs = write_jsonl(
         tmp_path / "d.jsonl",
