@@ -142,7 +142,11 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
     store.current_path(root)  # no index: say so before creating a lock file in a folder that is wrong
     with store.write_lock(root, wait=lock_wait):
         previous = store.current_path(root)
-        meta = store.read_meta(previous)
+        try:
+            meta = store.read_meta(previous)
+        except store.IndexUnavailable as exc:  # what is there to update is gone: say how to get an index back
+            raise store.IndexUnavailable(f"{exc}: nothing to update; serve the snapshot before it "
+                                         f"(topichub rollback) or build, then update again") from None
         if meta.get("schema_version") != SCHEMA_VERSION:
             raise UpdateError(
                 f"the published snapshot has schema version {meta.get('schema_version')}, this code writes "

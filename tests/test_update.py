@@ -185,6 +185,16 @@ def test_no_index_or_another_schema_version_is_refused(tmp_path, root, monkeypat
         update(changes, root)
 
 
+def test_an_update_of_a_damaged_snapshot_says_how_to_get_one_to_update(root, tmp_path):
+    # It said only "snapshot X is damaged: …", while serve answered from the one before.
+    published = store.current_path(root)
+    segment = max(published.glob("*.pst"), key=lambda p: p.stat().st_size)
+    segment.write_bytes(segment.read_bytes()[:100])
+    with pytest.raises(store.IndexUnavailable, match=r"is damaged: .* \(topichub rollback\) or build, then update again"):
+        update(write_jsonl(tmp_path / "c.jsonl", [NEW]), root)
+    assert store.current_path(root) == published and not list(store.snapshots_dir(root).glob(".tmp-*"))
+
+
 def test_a_second_writer_fails_clearly_or_waits(root, tmp_path):
     changes = write_jsonl(tmp_path / "c.jsonl", [NEW])
     with store.write_lock(root):
