@@ -202,7 +202,7 @@ def test_query_text_is_escaped_in_the_page(client):
 def test_document_pages(client, service):
     event = client.get("/events/expanding-stargate-to-michigan")
     title = service.document("expanding-stargate-to-michigan")["title"]
-    assert event.status_code == 200 and f'<h1 id="doc-title">{escape(title)}</h1>' in event.get_data(as_text=True)
+    assert event.status_code == 200 and f'<h1 id="doc-title" dir="auto">{escape(title)}</h1>' in event.get_data(as_text=True)
     guide = client.get("/guides/training-infrastructure").get_data(as_text=True)
     assert 'id="efficiency-research-as-a-countervailing-force"' in guide
     assert client.get("/events/nope").status_code == 404
