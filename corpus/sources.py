@@ -28,7 +28,7 @@ from corpus.enrich import (
 )
 from corpus.errors import CorpusError
 from corpus.jsonl import REPEATS_TOLD, load_jsonl
-from corpus.records import GUIDE, Organisation, Record, Topic, unique_anchors
+from corpus.records import GUIDE, Event, Organisation, Record, Topic, unique_anchors
 from corpus.seeds import load_guide, load_topic_page
 from corpus.synonyms import SYNONYMS_FILE, Groups, load_synonym_groups
 
@@ -114,8 +114,9 @@ def load_corpus(
     states = _states(sources)
     printed = fingerprint(sources)
     topics: dict[str, Topic] = {}
-    records: list[Record] = []
+    records: list[Record | None] = []  # None: an event a later topic page lists too (_listed_in_both)
     first_in: dict[str, Path] = {}  # each id's first source file
+    listed: dict[str, int] = {}  # each topic page event's place in records, by id
     for path in sources:
         kind = _kind(path)
         start = len(records)
@@ -124,12 +125,13 @@ def load_corpus(
             if topic.slug in topics:
                 raise CorpusError(path, 2, f"topic {topic.slug!r} is defined twice")
             topics[topic.slug] = topic
-            records.extend(events)
+            records.extend(_listed_in_both(records, events, listed, path, first_in))
         elif kind == "guide":
             records.extend(load_guide(path, _slug_of(path, GUIDE_SUFFIX)))
         else:
             records.extend(load_jsonl(path))
         _tell_repeated_across(records[start:], path, first_in)
+    records = [record for record in records if record is not None]
     if not records:  # an empty export would replace every document with none: refuse it, publish nothing
         raise CorpusError(", ".join(map(str, paths)), None, "holds no documents: nothing was built")
     enriched = enrich(records, topics, taxonomy or load_taxonomy(), gazetteer or load_gazetteer())
@@ -146,6 +148,29 @@ def load_corpus(
         organisations=enriched.organisations,
         synonyms=synonyms,
     )
+
+
+def _listed_in_both(records: list[Record | None], events: list[Event], listed: dict[str, int],
+                    path: Path, first_in: dict[str, Path]) -> list[Event]:
+    """Return *events* (read from the topic page *path*) with each one an earlier topic page lists too
+    (the same title, so the same id) in that page's topics as well, its earlier record set to None in
+    *records*; note each event's place in *listed*.  An event two topics list is one document in both:
+    the later page's replaced the earlier one's, so the earlier topic lost it from its search, facet
+    and feed (QA pass AF)."""
+    out: list[Event] = []
+    for offset, event in enumerate(events):
+        earlier = records[listed[event.id]] if event.id in listed else None
+        if isinstance(earlier, Event) and earlier.topic != event.topic:
+            if earlier.summary != event.summary:
+                log.warning("%s: event %r is listed in topic %r too, with another summary; this one is kept",
+                            path, event.title, earlier.topic)
+            others = (earlier.topic, *earlier.topics, *event.topics)
+            event = dataclasses.replace(event, topics=tuple(t for t in dict.fromkeys(others) if t != event.topic))
+            records[listed[event.id]] = None
+            first_in[event.id] = path  # one document in both topics: no id replaced to warn of
+        listed[event.id] = len(records) + offset
+        out.append(event)
+    return out
 
 
 def _states(sources: Sequence[Path]) -> list[tuple[int, int, int] | None]:

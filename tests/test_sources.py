@@ -107,3 +107,23 @@ def test_a_source_whose_name_is_not_utf8_builds_and_is_watched(tmp_path):
     assert store.current_id(root) is not None
     health = create_app({"INDEX_DIR": str(root)}).test_client().get("/healthz").get_json()
     assert health["sources_changed"] is False
+
+
+TWO_TOPICS = os.path.join(os.path.dirname(__file__), "data", "two-topics")
+SHARED = "red-team-benchmark-for-inference-accelerators-released"
+
+
+def test_an_event_two_topic_pages_list_is_one_document_found_in_both_topics(tmp_path):
+    # The same event (title, so id) on two topics' pages: the later page's replaced the earlier's,
+    # so AI Safety Research's filter, facet count and feed lacked an event its page lists.
+    build([TWO_TOPICS], root=tmp_path / "ix", semantic=False)
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    for topic in ("ai-safety-research", "inference-hardware"):
+        found = client.get("/api/search", query_string={"q": "", "topic": topic, "per_page": 50}).get_json()
+        assert SHARED in [h["id"] for h in found["hits"]], topic
+    found = client.get("/api/search", query_string={"q": "consortium"}).get_json()
+    assert [h["id"] for h in found["hits"]] == [SHARED] and found["total"] == 1
+    counts = {f["value"]: f["count"] for f in found["facets"]["topic"]}
+    assert counts.get("ai-safety-research") == counts.get("inference-hardware") == 1
+    document = client.get(f"/api/documents/{SHARED}").get_json()["document"]
+    assert set(document["topics"]) == {"ai-safety-research", "inference-hardware"}
