@@ -117,6 +117,7 @@ def load_corpus(
     records: list[Record | None] = []  # None: an event a later topic page lists too (_listed_in_both)
     first_in: dict[str, Path] = {}  # each id's first source file
     listed: dict[str, int] = {}  # each topic page event's place in records, by id
+    taxonomy = taxonomy or load_taxonomy()
     for path in sources:
         kind = _kind(path)
         start = len(records)
@@ -125,7 +126,7 @@ def load_corpus(
             if topic.slug in topics:
                 raise CorpusError(path, 2, f"topic {topic.slug!r} is defined twice")
             topics[topic.slug] = topic
-            records.extend(_listed_in_both(records, events, listed, path, first_in))
+            records.extend(_listed_in_both(records, events, listed, path, first_in, taxonomy.home.slug))
         elif kind == "guide":
             records.extend(load_guide(path, _slug_of(path, GUIDE_SUFFIX)))
         else:
@@ -134,7 +135,7 @@ def load_corpus(
     records = [record for record in records if record is not None]
     if not records:  # an empty export would replace every document with none: refuse it, publish nothing
         raise CorpusError(", ".join(map(str, paths)), None, "holds no documents: nothing was built")
-    enriched = enrich(records, topics, taxonomy or load_taxonomy(), gazetteer or load_gazetteer())
+    enriched = enrich(records, topics, taxonomy, gazetteer or load_gazetteer())
     synonyms = load_synonym_groups()
     for path, before, after in zip((*sources, *RULE_FILES), states, _states(sources)):
         if before != after:
@@ -151,12 +152,13 @@ def load_corpus(
 
 
 def _listed_in_both(records: list[Record | None], events: list[Event], listed: dict[str, int],
-                    path: Path, first_in: dict[str, Path]) -> list[Event]:
+                    path: Path, first_in: dict[str, Path], home: str) -> list[Event]:
     """Return *events* (read from the topic page *path*) with each one an earlier topic page lists too
     (the same title, so the same id) in that page's topics as well, its earlier record set to None in
     *records*; note each event's place in *listed*.  An event two topics list is one document in both:
     the later page's replaced the earlier one's, so the earlier topic lost it from its search, facet
-    and feed (QA pass AF)."""
+    and feed (QA pass AF).  Its topic is the later page's, or the taxonomy's *home* topic when that
+    page lists it: enrichment (related topics, organisations) is for the home topic's events."""
     out: list[Event] = []
     for offset, event in enumerate(events):
         earlier = records[listed[event.id]] if event.id in listed else None
@@ -164,8 +166,9 @@ def _listed_in_both(records: list[Record | None], events: list[Event], listed: d
             if earlier.summary != event.summary:
                 log.warning("%s: event %r is listed in topic %r too, with another summary; this one is kept",
                             path, event.title, earlier.topic)
-            others = (earlier.topic, *earlier.topics, *event.topics)
-            event = dataclasses.replace(event, topics=tuple(t for t in dict.fromkeys(others) if t != event.topic))
+            both = (event.topic, earlier.topic, *earlier.topics, *event.topics)
+            topic = home if home in both[:2] else event.topic
+            event = dataclasses.replace(event, topic=topic, topics=tuple(t for t in dict.fromkeys(both) if t != topic))
             records[listed[event.id]] = None
             first_in[event.id] = path  # one document in both topics: no id replaced to warn of
         listed[event.id] = len(records) + offset

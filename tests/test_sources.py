@@ -7,7 +7,7 @@ import os
 import pytest
 
 from corpus.enrich import load_taxonomy
-from corpus.sources import load_corpus
+from corpus.sources import DEFAULT_DIR, load_corpus
 from index.build import build
 from tests.conftest import write_jsonl
 from web import create_app
@@ -127,3 +127,18 @@ def test_an_event_two_topic_pages_list_is_one_document_found_in_both_topics(tmp_
     assert counts.get("ai-safety-research") == counts.get("inference-hardware") == 1
     document = client.get(f"/api/documents/{SHARED}").get_json()["document"]
     assert set(document["topics"]) == {"ai-safety-research", "inference-hardware"}
+
+
+def test_a_home_topic_event_another_topic_page_lists_too_keeps_its_related_topics_and_organisations(tmp_path):
+    # Listed again by a page read after the home topic's ("zz-later" sorts after it), the event was
+    # that page's event only: no related topics, no organisations, as if the home topic lacked it.
+    home_page = DEFAULT_DIR / f"{HOME.slug}.topic.txt"
+    alone = load_corpus([home_page]).records[0]
+    lines = home_page.read_text(encoding="utf-8").splitlines()
+    (tmp_path / "zz-later.topic.txt").write_text(
+        "Later Topic\nzz-later·1 event·last 2h agoA topic read after the home one.\nRelated entities\n"
+        f"Related topics (0)\nGuides (0)\nRecent events (1)\n{lines[6]}\n{lines[7]}\n", encoding="utf-8")
+    both = {r.id: r for r in load_corpus([home_page, tmp_path]).records}[alone.id]
+    assert alone.topics and alone.entities  # what enrichment gives the home topic's event
+    assert set(both.topics) | {both.topic} == {*alone.topics, alone.topic, "zz-later"}
+    assert both.entities == alone.entities
