@@ -320,8 +320,10 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "id": {"type": "string"},
             "kind": {"type": "string", "enum": list(KINDS)},
-            "topic": {"type": "string", "description": "The home topic."},
-            "topics": _strings(),
+            "topic": {"type": "string", "description": "The document's own topic: an event two topic pages list has "
+                      "the later page's (the hub's home topic when that is one of them)."},
+            "topics": {**_strings(), "description": "Every topic the document is in, its own first: what the topic "
+                       "filter and facet count it under."},
             "entities": _strings(),
             "title": {"type": "string"},
             "body": {"type": "string"},
