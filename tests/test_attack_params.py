@@ -177,9 +177,19 @@ def test_limits_are_a_400_naming_the_parameter(client, hostile, raw, param):  # 
 
 
 def test_the_deepest_allowed_page_answers(client, hostile):  # noqa: F811
-    hostile["over the limits"] += 2
-    assert client.get("/api/search?page=20&per_page=50").status_code == 200
-    assert client.get("/?page=1000&per_page=1").status_code == 200
+    hostile["over the limits"] += 4
+    # The last page a search serves (results 951 to 1,000) is answered as asked, empty past the end
+    # with the true total; the one after it is the 400 naming 'page' (checked only for a 200 before).
+    everything = client.get("/api/search").get_json()["total"]
+    deepest = client.get("/api/search?page=20&per_page=50")
+    assert deepest.status_code == 200
+    body = deepest.get_json()
+    assert (body["page"], body["per_page"], body["total"], body["hits"]) == (20, 50, everything, [])
+    beyond = client.get("/api/search?page=21&per_page=50")
+    assert beyond.status_code == 400 and beyond.get_json()["error"]["param"] == "page"
+    page = client.get("/?page=1000&per_page=1")
+    assert page.status_code == 200 and "page 1000" in page.get_data(as_text=True)
+    assert client.get("/?page=1001&per_page=1").status_code == 400
 
 
 def test_a_page_past_the_end_is_empty_with_the_true_total(client, hostile):  # noqa: F811
