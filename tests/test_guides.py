@@ -231,3 +231,19 @@ def test_a_guide_section_keeps_its_feed_entry_id_when_headings_change(tmp_path):
     assert set(first) == {"introduction", "introduction-2"} and set(edited) == {"getting-started", "introduction"}
     assert edited["getting-started"] == first["introduction"]  # g-intro, its heading edited
     assert edited["introduction"] == first["introduction-2"] == removed["introduction"]  # g-risk
+
+
+def test_a_topic_without_a_guide_points_its_guide_address_to_its_events(tmp_path):
+    # AI Safety Research has a topic page and no guide: /guides/ai-safety-research said only "No guide
+    # for the topic 'ai-safety-research'" and led back to an empty search (QA pass AF).
+    build([Path(__file__).parent / "data" / "two-topics"], root=tmp_path / "ix", semantic=False)
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    page = client.get("/guides/ai-safety-research")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 404 and "AI Safety Research has no guide" in text
+    link = re.search(r'<a href="([^"]+)">Events on AI Safety Research</a>', text)
+    assert link, text
+    events = client.get("/api/search", query_string={"topic": "ai-safety-research"}).get_json()
+    assert events["total"] > 0 and client.get(link[1].replace("/?", "/api/search?")).get_json()["total"] == events["total"]
+    unknown = client.get("/guides/no-such-topic").get_data(as_text=True)
+    assert "Events on" not in unknown  # a topic the hub does not follow gets no such way on

@@ -28,8 +28,10 @@ def wants_json() -> bool:
     return any(path == root or path.startswith(root + "/") for root in _JSON_PATHS)
 
 
-def error_response(status: int, code: str, message: str, param: str | None = None) -> Response:
-    """Return the one error shape: JSON for the API, an explained page for a browser."""
+def error_response(status: int, code: str, message: str, param: str | None = None,
+                   way_on: tuple[str, str] | None = None) -> Response:
+    """Return the one error shape: JSON for the API, an explained page for a browser (with *way_on*,
+    an address and its text, where the page can offer a better way on than back to search)."""
     if wants_json():
         body: dict[str, object] = {"code": code, "message": message}
         if param is not None:
@@ -37,7 +39,7 @@ def error_response(status: int, code: str, message: str, param: str | None = Non
         response = jsonify({"error": body})
     else:
         response = Response(
-            render_template("error.html", status=status, code=code, message=message, param=param),
+            render_template("error.html", status=status, code=code, message=message, param=param, way_on=way_on),
             mimetype="text/html",
         )
     response.status_code = status

@@ -21,6 +21,7 @@ from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, 
 from search.results import FacetValue, Hit, SearchResult
 from web import get_search
 from web.dates import exact, relative
+from web.errors import error_response
 
 bp = Blueprint("pages", __name__)
 bp.add_app_template_global(relative)
@@ -331,6 +332,11 @@ def guide(topic: str) -> str | Response:
             return redirect(guide_url(canonical))
         if topic.endswith("/") and (bare := topic.rstrip("/")) and service.guide(bare):
             return redirect(guide_url(bare))  # /guides/training-infrastructure/: the guide, not a 404
+        snap = service.snapshot()
+        if topic in snap.meta.get("topics", {}):  # a topic with events and no guide: its events, then
+            name = snap.label("topic", topic)
+            return error_response(404, "not_found", f"The topic {name} has no guide.",
+                                  way_on=(search_url(SearchParams(topic=(topic,))), f"Events on {name}"))
         abort(404, description=f"No guide for the topic {topic!r}.")
     # This guide's sections as JSON, in its order: the search the API offers for them (/api/search
     # lists no more than MAX_PER_PAGE a page, a longer guide's "pages" says how many more there are).
