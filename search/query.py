@@ -1554,8 +1554,8 @@ def keep_informative(
     was typed.  Words the index does not hold at all are kept last: in a long text they are more
     often noise than the typo of a rare word.  Also returns how many concepts were left out.
     """
-    members = sum(len(c.members) for c in parsed.concepts if c.members)
-    if members and len(parsed.concepts) - sum(1 for c in parsed.concepts if c.members) + members > limit:
+    grouped = any(c.members for c in parsed.concepts)  # each OR group's members count, one concept each
+    if grouped and sum(len(c.members) or 1 for c in parsed.concepts) > limit:
         parsed, dropped = _fewer_members(parsed, doc_frequency, limit)
         kept, more = keep_informative(parsed, analyzer, doc_frequency, limit)
         return kept, dropped + more

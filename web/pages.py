@@ -326,13 +326,13 @@ def guide(topic: str) -> str | Response:
     service = get_search()
     sections = service.guide(topic)
     if not sections:
+        snap = service.snapshot()
         # The topic written in another case (/guides/inference%20chips): its guide, as /?topic= does.
-        canonical = service.snapshot().canonical_filters(SearchParams(topic=(topic,))).topic[0]
+        canonical = snap.canonical_filters(SearchParams(topic=(topic,))).topic[0]
         if canonical != topic and service.guide(canonical):
             return redirect(guide_url(canonical))
         if topic.endswith("/") and (bare := topic.rstrip("/")) and service.guide(bare):
             return redirect(guide_url(bare))  # /guides/training-infrastructure/: the guide, not a 404
-        snap = service.snapshot()
         if topic in snap.meta.get("topics", {}):  # a topic with events and no guide: its events, then
             name = snap.label("topic", topic)
             return error_response(404, "not_found", f"The topic {name} has no guide.",

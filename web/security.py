@@ -59,16 +59,14 @@ class SecureHeaders:
         self.wsgi_app = wsgi_app
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        shared: tuple[tuple[str, str], ...] = ()
         if environ.get("PATH_INFO", "").startswith(API_PREFIX):
             shared = CORS_HEADERS
             if environ.get("REQUEST_METHOD") == "OPTIONS" and "HTTP_ACCESS_CONTROL_REQUEST_METHOD" in environ:
                 shared += PREFLIGHT_HEADERS
 
-            def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-                return start_response(status, secured([*headers, *shared]), exc_info)
-        else:
-            def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-                return start_response(status, secured(headers), exc_info)
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            return start_response(status, secured([*headers, *shared] if shared else headers), exc_info)
 
         return self.wsgi_app(environ, start)
 
