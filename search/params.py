@@ -142,7 +142,9 @@ def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> in
 
 
 def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
-    given = args.getlist(name)
+    # ``topic[]=a&topic[]=b`` is how jQuery's $.param, the qs library (axios's default) and PHP's forms
+    # write a list: the same filter.  Ignored as an unknown parameter, it searched everything unfiltered.
+    given = args.getlist(name) + args.getlist(name + "[]")
     if not given:  # the usual case: most requests name no filter at all
         return ()
     for value in given:  # before the value is read as the corpus stores it, which drops control characters

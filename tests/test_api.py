@@ -39,6 +39,32 @@ def test_topic_filter_is_repeatable(client):
     assert body["total"] > 0
 
 
+@pytest.mark.parametrize("name", ["topic", "entity", "kind", "month"])
+def test_a_filter_written_as_a_list_filters(client, name):
+    """topic[]=x, as jQuery's $.param, qs (axios's default) and PHP write a list: it was ignored as an
+    unknown parameter, and the search answered unfiltered."""
+    unfiltered = client.get("/api/search?per_page=1").get_json()
+    values = [f["value"] for f in unfiltered["facets"][name] if f["count"] < unfiltered["total"]]
+    values += ["1999-01", "1999-02"] if name == "month" else []  # the seed's documents are all of one month
+    value, other = values[:2]
+    plain = client.get(f"/api/search?per_page=1&{name}={value}").get_json()
+    listed = client.get(f"/api/search?per_page=1&{name}%5B%5D={value}").get_json()
+    assert listed["total"] == plain["total"] < unfiltered["total"]
+    assert listed["filters"][name] == [value]
+    both = client.get(f"/api/search?per_page=1&{name}={value}&{name}[]={other}").get_json()
+    assert sorted(both["filters"][name]) == sorted([value, other])
+    assert both["total"] == client.get(f"/api/search?per_page=1&{name}={value}&{name}={other}").get_json()["total"]
+    page = client.get(f"/?{name}[]={value}").get_data(as_text=True)  # the page reads it too, and writes it plainly
+    assert f'href="/feeds/search.atom?{name}={value}"' in page
+
+
+def test_a_filter_written_as_a_list_is_checked_as_one(client):
+    wrong = client.get("/api/search?q=compute&kind[]=podcast")
+    assert wrong.status_code == 400 and wrong.get_json()["error"]["param"] == "kind"
+    many = client.get("/api/search?q=compute&" + "&".join(["topic=t"] * 6 + ["topic[]=u"] * 5))
+    assert many.status_code == 400 and many.get_json()["error"]["param"] == "topic"
+
+
 @pytest.mark.parametrize(
     ("query", "param"),
     [

@@ -64,7 +64,8 @@ def _filter(name: str, description: str, pattern: str = NO_NUL_PATTERN, case: st
     return {
         "name": name,
         "in": "query",
-        "description": f"{description} Repeat it to allow several values (they combine with OR).{in_case}",
+        "description": (f"{description} Repeat it to allow several values (they combine with OR); {name}[]=… (as "
+                        f"jQuery, qs and PHP write a list) is read as {name}, and the two count together.{in_case}"),
         "style": "form",
         "explode": True,
         "schema": {
