@@ -586,6 +586,9 @@ class SearchService:
                 # As its topic page states it; without one (0: the taxonomy does not know), the events held.
                 "event_count": info.get("event_count") or event_counts.get(slug, 0),
                 "search_url": f"/?topic={quote(slug, safe='')}",
+                # A program's own: the same search as JSON, and the topic's newest as Atom.
+                "api_url": f"/api/search?topic={quote(slug, safe='')}",
+                "feed_url": f"/feeds/search.atom?topic={quote(slug, safe='')}",
                 "guide_url": None,
             }
             if slug in with_guides and not guide_docs.isdisjoint(snap.term_docs("topic", slug)):

@@ -387,6 +387,12 @@ def test_topics_list_each_topic_with_the_count_a_filter_gives(client):
         filtered = client.get("/api/search", query_string={"topic": topic["slug"], "per_page": 1}).get_json()
         assert topic["count"] == filtered["total"] > 0, topic["slug"]
         assert topic["name"] and topic["label"]
+        # A program follows the topic's own addresses: its search as JSON, and its feed.
+        listed = client.get(topic["api_url"] + "&per_page=1").get_json()
+        assert listed["total"] == topic["count"] and listed["filters"]["topic"] == [topic["slug"]]
+        feed = client.get(topic["feed_url"])
+        assert feed.status_code == 200 and feed.mimetype == "application/atom+xml"
+        assert feed.get_data(as_text=True).count("<entry>") == min(topic["count"], 20)
     home = body["topics"][slugs.index("training-infrastructure")]
     assert home["name"] == "Training Infrastructure" and home["count"] == body["total"] == 57
     assert client.get(home["guide_url"]).status_code == 200

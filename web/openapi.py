@@ -350,7 +350,8 @@ SCHEMAS: dict[str, Any] = {
     },
     "Topic": {
         "type": "object",
-        "required": ["slug", "name", "label", "description", "count", "event_count", "search_url", "guide_url"],
+        "required": ["slug", "name", "label", "description", "count", "event_count", "search_url", "api_url", "feed_url",
+                     "guide_url"],
         "properties": {
             "slug": {"type": "string"},
             "name": {"type": "string"},
@@ -361,7 +362,9 @@ SCHEMAS: dict[str, Any] = {
                 "Events the hub counts for the topic, as its topic page states them (the index may hold fewer: "
                 "count is what it holds); for a topic found by the enrichment rules, the events they put in it; "
                 "for any other topic (no page states its count), the events the index holds.")},
-            "search_url": {"type": "string"},
+            "search_url": {"type": "string", "description": "The search page filtered to the topic."},
+            "api_url": {"type": "string", "description": "The same search as JSON (/api/search filtered to the topic)."},
+            "feed_url": {"type": "string", "description": "The Atom feed of the topic's newest documents."},
             "guide_url": {"type": ["string", "null"], "description": "The topic's guide page, if it has one."},
         },
     },
