@@ -50,6 +50,18 @@ def test_completions_that_start_with_the_prefix_come_first(client):
     assert starts == sorted(starts, reverse=True)
 
 
+@pytest.mark.parametrize("q", ["com", "train", "ai", "goo", "micro", "nv", "star"])
+def test_completions_come_in_the_order_the_docs_state(client, q):
+    """Those starting with the typed text first; then topics, organisations, words, titles: "com" puts
+    the title "Complete-muE…" before the organisation "Open Compute Project", which only a later word
+    of starts."""
+    found = suggest(client, q)
+    order = {"topic": 0, "organisation": 1, "term": 2, "title": 3}
+    places = [(0 if any(fold(s["text"]).startswith(w) for w in (q, "-" + q)) else 1, order[s["kind"]]) for s in found]
+    assert len({kind for _, kind in places}) > 1, found
+    assert places == sorted(places), found
+
+
 @pytest.mark.parametrize("facet, kind", [("topic", "topic"), ("entity", "organisation")])
 def test_facet_values_are_suggested_and_lead_to_the_filtered_list(client, facet, kind):
     facets = client.get("/api/search?q=").get_json()["facets"][facet]
