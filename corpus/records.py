@@ -136,7 +136,12 @@ def _mark_ranges() -> str:
 # a mark for a break: a Hindi word was cut at each vowel sign ("हिन्दी" was ह, न, द) and an Arabic or
 # Hebrew word written with its vowel points at each point, so the word typed without them found nothing.
 MARKS = _mark_ranges()
-WORD = r"\w[\w" + MARKS + "]*"
+# Chinese characters and Japanese hiragana are written without spaces between words: each is a word of
+# its own, as Unicode's word boundaries (UAX #29) and Lucene's standard tokenizer make them, so that
+# "北京" finds "北京建设新的数据中心" (a run was one word, found only whole).  A query reads a run of them
+# as the phrase of its characters (search/query.py).  Katakana and Hangul words stay whole (UAX #29).
+IDEOGRAPHS = "\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+WORD = r"(?:[" + IDEOGRAPHS + r"]|[^\W" + IDEOGRAPHS + r"](?:[^\W" + IDEOGRAPHS + r"]|[" + MARKS + r"])*)"
 # A slug's word where the text has no Latin letter or digit: letters and digits with their marks.
 _SLUG_WORD = re.compile(r"(?:[^\W_]|[" + MARKS + r"])+")
 

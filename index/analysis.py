@@ -21,7 +21,7 @@ from whoosh.analysis import Analyzer, CharsetFilter, Filter, LowercaseFilter, Re
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
 
-from corpus.records import LATIN_LETTERS, MARKS, WORD  # noqa: F401 - MARKS and WORD for requests (search/)
+from corpus.records import IDEOGRAPHS, LATIN_LETTERS, MARKS, WORD  # noqa: F401 - IDEOGRAPHS, MARKS and WORD for requests (search/)
 
 # Accents folded: Whoosh's accent_map, and a Greek letter's accents (λόγος is λογος); the micro
 # sign is the letter mu (µs is μs).  Latin letters without a decomposition are written as readers
@@ -197,6 +197,13 @@ def text_analyzer():
 
 
 _TOKEN = re.compile(TOKEN_PATTERN)  # RegexTokenizer compiles its pattern the same way (re.UNICODE is the default)
+_IDEOGRAPH = re.compile("[" + IDEOGRAPHS + "]")
+
+
+def _one_token(chunk: str) -> bool:
+    """Return whether the whitespace-free *chunk* is one token without the pattern: \\w is what
+    isalnum() accepts, and "_", but each Chinese character is a token of its own (``WORD``)."""
+    return chunk.isalnum() and (chunk.isascii() or _IDEOGRAPH.search(chunk) is None)
 
 
 class TermAnalyzer:
@@ -271,7 +278,7 @@ class TermAnalyzer:
         """Analyse the chunks not seen before."""
         known, parts, token_terms = self._chunks, self._parts, self.token_terms
         for chunk in set(chunks).difference(known).difference(parts):
-            if chunk.isalnum():  # one token: \w is what isalnum() accepts, and "_"
+            if _one_token(chunk):
                 found: tuple[tuple[str, ...], ...] = (token_terms(chunk),)
             else:
                 # A token never spans whitespace (the pattern's only \b follows a word character),
@@ -325,7 +332,7 @@ class TermAnalyzer:
         """Give the chunks not seen before their codes."""
         known, token_codes, learn = self._codes, self._token_codes, self._learn_token
         for chunk in set(chunks).difference(known):
-            if chunk.isalnum():  # one token, as in _learn
+            if _one_token(chunk):
                 known[chunk] = token_codes.get(chunk) or learn(chunk)
             else:
                 known[chunk] = tuple(chain.from_iterable([token_codes.get(t) or learn(t) for t in _TOKEN.findall(chunk)]))

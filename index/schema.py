@@ -18,7 +18,8 @@ from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): m
 from index.analysis import text_analyzer
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 12  # 12: a word holds the combining marks written on it (a Hindi vowel sign, Arabic harakat), which
+SCHEMA_VERSION = 13  # 13: each Chinese character (and hiragana) is a word, as Unicode's word boundaries make it
+# 12: a word holds the combining marks written on it (a Hindi vowel sign, Arabic harakat), which
 # fold away where readers leave them out (Latin accents NFC could not compose, harakat, Hebrew points)
 # 11: Latin letters without a decomposition folded as typed (ß "ss", æ "ae", œ "oe", þ "th"),
 # ligatures written out ("ﬁ" "fi") and the dot lower-casing "İ" leaves dropped ("İstanbul" is "istanbul")

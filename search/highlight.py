@@ -247,7 +247,9 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
         index = match_end
     out.append(escape(text[index:end]))
     before = ELLIPSIS if start > 0 and lead and not at_line_start(text, start) else ""
-    return f"{before}{''.join(out).strip()}{ellipsis_after(text, end)}"
+    # Marks with nothing between them are one: "北京" is two words of the index, one word to its reader.
+    # (Escaped text holds no "<", so only two marks side by side can meet there.)
+    return f"{before}{''.join(out).strip().replace('</mark><mark>', '')}{ellipsis_after(text, end)}"
 
 
 def ellipsis_after(text: str, end: int) -> str:

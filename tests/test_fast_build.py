@@ -245,6 +245,9 @@ ODD_TEXTS = [
     "it's O’Reilly’s users' U.S.-sited (U.K.) e.g. i.e. 1,000,000.5 7,50 v1.2.3-rc1",
     "Trainium2 Trainium2 trainium2, TRAINIUM2. 5GW 5gw",
     "μP µs ΜP β-VAE λόγος ΣΊΣΥΦΟΣ ϕ ϵ-greedy μp2 Δt π-calculus",  # Greek: also indexed by the letters' names
+    # Chinese characters and hiragana are a word each, also in a chunk with no punctuation to split it at
+    # (the one-token shortcut took "北京建设新的数据中心" whole); katakana and Hangul words stay whole.
+    "北京建设新的数据中心", "一家公司在北京建设了新的数据中心。", "東京でGPUクラスタを構築 々 〆", "서울 데이터 센터 Straße",
 ]
 
 

@@ -1729,6 +1729,9 @@ _LETTERS_APART = [
     {"id": "hi", "title": "हिन्दी में नया केंद्र", "summary": "दिल्ली में कंप्यूटर।", "topics": ["भारत"]},
     {"id": "ar", "title": "مُحَمَّد يَفْتَحُ مَرْكَزَ بَيَانَاتٍ", "summary": "خَبَرٌ جَدِيدٌ", "topics": ["العربية"]},
     {"id": "he", "title": "שָׁלוֹם עוֹלָם", "summary": "מַחְשֵׁב חָדָשׁ", "topics": ["עברית"]},
+    {"id": "zh-bj", "title": "北京建设新的数据中心", "summary": "一家公司在北京建设了新的数据中心。", "topics": ["中国"]},
+    {"id": "zh-sh", "title": "上海的芯片工厂", "summary": "上海的新工厂生产芯片。北方的京剧与此无关。", "topics": ["中国"]},
+    {"id": "ja", "title": "東京でGPUクラスタを構築", "summary": "ソフトバンクは東京に新しいデータセンターを建設します。", "topics": ["日本"]},
 ] + [{"id": f"filler-{n}", "title": f"Cluster news {n}", "summary": "Racks, power and cooling.", "topics": ["misc"]} for n in range(6)]
 
 
@@ -1766,6 +1769,23 @@ def test_a_word_typed_as_readers_type_it_finds_the_page_and_marks_the_word_as_wr
         prefix = typed[:4].lower()
         completed = client.get(f"/api/suggest?q={prefix}").get_json()["suggestions"]
         assert hit.title in [s["text"] for s in completed], (prefix, completed)
+
+
+@pytest.mark.parametrize(("typed", "found", "written"), [
+    ("北京", ["zh-bj"], "北京"), ("数据中心", ["zh-bj"], "数据中心"), ("芯片", ["zh-sh"], "芯片"),
+    ("東京", ["ja"], "東京"), ("データセンター", ["ja"], "データセンター"), ("北京 数据", ["zh-bj"], "北京"),
+    ("京", ["ja", "zh-bj", "zh-sh"], "京"),
+])
+def test_chinese_and_japanese_words_are_found_inside_the_text_that_runs_them_together(letters_apart, typed, found, written):
+    # Chinese and Japanese write no spaces between words: "北京建设新的数据中心" was one word of the
+    # index, so "北京" (Beijing) found nothing, only "北京*" did.  Each character is now a word, and
+    # characters typed side by side are their phrase: 北 and 京 apart ("北方的京剧") do not match "北京".
+    service, _ = letters_apart
+    result = service.search(SearchParams(q=typed))
+    assert sorted(h.id for h in result.hits) == found and result.suggestion is None
+    for hit in result.hits:  # marked as one word, not character by character
+        assert f"<mark>{written}</mark>" in hit.title_html + hit.snippet_html, hit
+        assert "</mark><mark>" not in hit.title_html + hit.snippet_html
 
 
 @pytest.mark.parametrize(("typed", "written"), [("strase", "straße"), ("Strase", "Straße"), ("lodzz", "łódź"), ("aeom", "æon")])
