@@ -16,6 +16,7 @@ import html
 import re
 import threading
 import unicodedata
+from collections.abc import Mapping
 
 import bleach
 from bleach.html5lib_shim import HTML_TAGS
@@ -23,6 +24,8 @@ from bleach.html5lib_shim import HTML_TAGS
 from corpus.records import INVISIBLE
 
 MARK = frozenset({"mark"})  # the one tag a highlight may carry
+# What a guide's text may carry on its page (web/pages.py event_links): links to events, and marks.
+EVENT_LINKS = (frozenset({"a", "mark"}), {"a": frozenset({"href"})})
 NO_TAGS: frozenset[str] = frozenset()
 
 # Characters bleach (html5lib) does not keep as they are: markup starts, CR (read as a newline),
@@ -52,15 +55,18 @@ _TAG = re.compile(r"<(?=/?([A-Za-z][^\t\n\f />]{0,%d}))" % max(map(len, ELEMENTS
 _cleaners = threading.local()
 
 
-def clean(markup: str, tags: frozenset[str] = NO_TAGS) -> str:
-    """Return *markup* with every tag not in *tags*, and every attribute, removed by bleach."""
+def clean(markup: str, tags: frozenset[str] = NO_TAGS, attributes: Mapping[str, frozenset[str]] | None = None) -> str:
+    """Return *markup* with every tag not in *tags*, and every attribute not in *attributes* (tag →
+    names), removed by bleach; a link's address may be relative, or http(s) (``EVENT_LINKS``)."""
     cleaners = getattr(_cleaners, "by_tags", None)
     if cleaners is None:
         cleaners = _cleaners.by_tags = {}
-    cleaner = cleaners.get(tags)
+    key = (tags, tuple(sorted((attributes or {}).items())))
+    cleaner = cleaners.get(key)
     if cleaner is None:
-        cleaner = cleaners[tags] = bleach.Cleaner(
-            tags=tags, attributes={}, protocols=[], strip=True, strip_comments=True
+        cleaner = cleaners[key] = bleach.Cleaner(
+            tags=tags, attributes={tag: sorted(names) for tag, names in (attributes or {}).items()},
+            protocols=["http", "https"] if attributes else [], strip=True, strip_comments=True
         )
     return cleaner.clean(markup)
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from markupsafe import Markup, escape
 
 from corpus.records import GUIDE, guide_url, visible_url
 from index import store
@@ -222,6 +223,43 @@ def text_blocks(body: str) -> list[tuple[str, list[str]]]:
     return blocks
 
 
+# An event's address written in a guide's text: "/events/" and what follows it up to a blank, a quote,
+# a bracket or markup, after the start of the text, a blank, an opening bracket or quote.  Trailing
+# punctuation (the sentence's full stop) is taken off until what is left names an event.
+_EVENT_PATH = re.compile(r"(?<![^\s(\[{\"'\u201c\u2018\u00ab])/events/[^\s<>\"'()\[\]{}\u201d\u2019\u00bb]+")
+_AFTER_PATH = ".,;:!?\u2026"
+
+
+def event_links(text: str, is_event: Callable[[str], bool]) -> Markup:
+    """Return *text* escaped, each address of an event it writes (``/events/ID``, the ID as written or
+    percent-encoded) that *is_event* knows made a link to that event's page: the one markup added is
+    ``<a href="/events/ID">`` around the escaped address, the href the event's own (``event_url``).
+    An address of no event (a typo, a deleted event, a guide section's id) stays text."""
+    out: list[str] = []
+    at = 0
+    for found in _EVENT_PATH.finditer(text):
+        linked = _event_at(found[0], is_event)
+        if linked is not None:
+            path, doc_id = linked
+            out += [escape(text[at:found.start()]), Markup('<a href="{}">{}</a>').format(event_url(doc_id), path)]
+            at = found.start() + len(path)
+    return Markup("").join((*out, escape(text[at:])))
+
+
+def _event_at(path: str, is_event: Callable[[str], bool]) -> tuple[str, str] | None:
+    """Return the address *path* writes (less the punctuation after it) and the id of the event it
+    names, or None when it names none."""
+    while len(path) > len("/events/"):
+        written = path[len("/events/"):]
+        for doc_id in dict.fromkeys((written, unquote(written))):
+            if is_event(doc_id):
+                return path, doc_id
+        if path[-1] not in _AFTER_PATH:
+            return None
+        path = path[:-1]
+    return None
+
+
 @bp.get("/")
 def page() -> str | Response:
     params = parse_params(request.args)
@@ -341,7 +379,11 @@ def guide(topic: str) -> str | Response:
     # This guide's sections as JSON, in its order: the search the API offers for them (/api/search
     # lists no more than MAX_PER_PAGE a page, a longer guide's "pages" says how many more there are).
     sections_json = SearchParams(topic=(topic,), kind=(GUIDE,), sort="listing", per_page=MAX_PER_PAGE)
+    def is_event(doc_id: str) -> bool:
+        doc = service.document(doc_id)
+        return doc is not None and doc.get("kind") == "event"
+
     return render_template(
         "guide.html", topic=topic, sections=sections, label=service.snapshot().label, blocks=text_blocks,
-        api_url=api_url(sections_json),
+        api_url=api_url(sections_json), linked=lambda text: event_links(text, is_event),
     )
