@@ -1,4 +1,5 @@
-"""The guide page as a reader reads it: the events its text names by address are links to them."""
+"""The guide page as a reader reads it: the events its text names by address are links to them, and it
+says when the hub first held it and last updated it."""
 
 from __future__ import annotations
 
@@ -141,3 +142,47 @@ def test_a_hostile_guide_and_event_ids_make_no_markup_but_links(tmp_path):
     assert client.get(unescape(found[0][0])).status_code == 200
     assert all(re.sub(r'<a href="[^"]*">|</a>', "", text).count("<") == 0 for text in texts)
     assert "<script" not in "".join(texts) and "<img" not in page
+
+
+def when_lines(page: str) -> list[tuple[str, list[str]]]:
+    """Return each date line of *page* as its words (the times left out) and its times' datetime values."""
+    return [(re.sub(r"<time[^>]*>.*?</time>|\([^)]*\)", "…", line).strip(), re.findall(r'<time datetime="([^"]+)"', line))
+            for line in re.findall(r'<p class="when">(.*?)</p>', page, re.S)]
+
+
+def section_of(page: str, anchor: str) -> str:
+    found = re.search(rf'<section id="{anchor}".*?</section>', page, re.S)
+    assert found, anchor
+    return found[0]
+
+
+def test_a_guide_says_when_the_hub_first_saw_it_and_no_more_when_built_today(tmp_path):
+    # The guide page showed no date at all: a reader could not tell how fresh it was.
+    build(root=tmp_path / "ix", semantic=False)  # the seed guide, as `topichub build` indexes it
+    client = client_of(tmp_path / "ix")
+    first = client.get("/api/documents/training-infrastructure--what-this-area-covers").get_json()["document"]["first_seen"]
+    page = client.get("/guides/training-infrastructure").get_data(as_text=True)
+    assert when_lines(page) == [("Added to the hub … …", [first])]  # the guide's, under its name; no section's
+    assert page.index("<h1") < page.index('<p class="when">') < page.index('class="guide-section"')
+
+
+def test_a_guide_says_when_it_and_each_changed_section_were_last_revised(tmp_path, monkeypatch):
+    monkeypatch.setattr("index.build.now_utc", lambda: "2026-01-05T09:00:00Z")
+    sections = [{"id": f"g{n}", "kind": "guide", "title": f"Wombat part {n}", "summary": f"Wombat text {n}.", "topics": ["wombats"]}
+                for n in (1, 2, 3)]
+    build([write_jsonl(tmp_path / "g.jsonl", sections)], root=tmp_path / "ix", semantic=False)
+    from index.update import update
+
+    monkeypatch.setattr("index.update.now_utc", lambda: "2026-02-10T10:30:00Z")
+    update(write_jsonl(tmp_path / "edit.jsonl", [{**sections[1], "summary": "Wombat text 2, corrected."}]), tmp_path / "ix")
+    monkeypatch.setattr("index.update.now_utc", lambda: "2026-03-01T08:00:00Z")
+    update(write_jsonl(tmp_path / "add.jsonl", [{"id": "g4", "kind": "guide", "title": "Wombat part 4",
+                                                  "summary": "Wombat text 4.", "topics": ["wombats"]}]), tmp_path / "ix")
+    page = client_of(tmp_path / "ix").get("/guides/wombats").get_data(as_text=True)
+    guide_line = page[page.index("</h1>"): page.index('class="guide-section"')]
+    assert when_lines(guide_line) == [("Added to the hub … … · updated … …", ["2026-01-05T09:00:00Z", "2026-03-01T08:00:00Z"])]
+    assert when_lines(section_of(page, "wombat-part-1")) == []  # as the guide says: not repeated
+    assert when_lines(section_of(page, "wombat-part-2")) == [
+        ("Added to the hub … … · updated … …", ["2026-01-05T09:00:00Z", "2026-02-10T10:30:00Z"])]
+    assert when_lines(section_of(page, "wombat-part-4")) == [("Added to the hub … …", ["2026-03-01T08:00:00Z"])]
+    assert "(5 January 2026, 09:00 UTC)" in guide_line  # written out, as an event's page does

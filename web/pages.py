@@ -379,11 +379,27 @@ def guide(topic: str) -> str | Response:
     # This guide's sections as JSON, in its order: the search the API offers for them (/api/search
     # lists no more than MAX_PER_PAGE a page, a longer guide's "pages" says how many more there are).
     sections_json = SearchParams(topic=(topic,), kind=(GUIDE,), sort="listing", per_page=MAX_PER_PAGE)
+    dated = guide_dates(sections)
+
     def is_event(doc_id: str) -> bool:
         doc = service.document(doc_id)
         return doc is not None and doc.get("kind") == "event"
 
     return render_template(
         "guide.html", topic=topic, sections=sections, label=service.snapshot().label, blocks=text_blocks,
-        api_url=api_url(sections_json), linked=lambda text: event_links(text, is_event),
+        api_url=api_url(sections_json), linked=lambda text: event_links(text, is_event), dated=dated,
+        # A section's own dates, when they say more than the guide's: its date, an edit, or a later arrival.
+        own_dates=lambda s: bool(s.get("published") or s.get("revised") or s.get("first_seen") != dated.get("first_seen")),
     )
+
+
+def guide_dates(sections: Sequence[dict[str, object]]) -> dict[str, str | None]:
+    """Return when a guide (its *sections*) was first seen by the hub, the earliest a section was, and
+    last revised: the latest a section was revised or, after that first time, added; None when it has
+    not been since.  Empty for an index that does not date its documents."""
+    seen = [str(s["first_seen"]) for s in sections if s.get("first_seen")]
+    if not seen:
+        return {}
+    first = min(seen)  # canonical UTC date-times (index/dates.py): their order is their text's
+    last = max([*seen, *(str(s["revised"]) for s in sections if s.get("revised"))])
+    return {"first_seen": first, "revised": last if last > first else None}
