@@ -88,6 +88,11 @@ class Taxonomy:
 
     home: Topic
     related: tuple[TopicRule, ...]
+    path: Path = TAXONOMY_FILE  # where it was read: a source contradicting it is told of with it
+
+    def former(self, slug: str) -> Topic | None:
+        """Return the taxonomy's topic that had *slug* before it was renamed, or None."""
+        return next((topic for topic in (self.home, *(r.topic for r in self.related)) if slug in topic.formerly), None)
 
     def topics_for(self, text: str) -> tuple[str, ...]:
         """Return the slugs of the related topics whose rules match *text*, in taxonomy order."""
@@ -155,12 +160,30 @@ def _slug(entry: Mapping[str, Any], path: Path, where: str) -> str:
 def _topic(entry: Any, path: Path, where: str) -> Topic:
     if not isinstance(entry, dict):
         raise CorpusError(path, None, f"{where} must be a JSON object")
+    formerly = entry.get("formerly", [])
+    if not isinstance(formerly, list) or not all(isinstance(old, str) and _SLUG.fullmatch(old) for old in formerly):
+        raise CorpusError(path, None, f"{where}: 'formerly' must be a list of slugs (lowercase words joined by hyphens)")
     return Topic(
         slug=_slug(entry, path, where),
         name=_text(entry, "label", path, where),
         description=_text(entry, "description", path, where),
         event_count=0,
+        formerly=tuple(dict.fromkeys(formerly)),
     )
+
+
+def _check_former_slugs(topics: Iterable[Topic], path: Path) -> None:
+    """Refuse a former slug (``formerly``) that is a topic's slug now, or that two topics claim: its old
+    addresses could lead to one topic only."""
+    topics = list(topics)
+    current = {topic.slug for topic in topics}
+    claimed: dict[str, str] = {}
+    for topic in topics:
+        for old in topic.formerly:
+            if old in current:
+                raise CorpusError(path, None, f"topic {topic.slug!r}: former slug {old!r} is a topic's slug now")
+            if claimed.setdefault(old, topic.slug) != topic.slug:
+                raise CorpusError(path, None, f"former slug {old!r} is claimed by {claimed[old]!r} and {topic.slug!r}")
 
 
 def load_taxonomy(path: str | Path = TAXONOMY_FILE) -> Taxonomy:
@@ -183,7 +206,8 @@ def load_taxonomy(path: str | Path = TAXONOMY_FILE) -> Taxonomy:
         if not words and not exact:
             raise CorpusError(path, None, f"{where}: {topic.slug!r} has no rules")
         related.append(TopicRule(topic, _compile(w.lower() for w in words), _compile(exact)))
-    return Taxonomy(home=home, related=tuple(related))
+    _check_former_slugs([home, *(rule.topic for rule in related)], path)
+    return Taxonomy(home=home, related=tuple(related), path=path)
 
 
 def load_gazetteer(path: str | Path = ORGANISATIONS_FILE) -> Gazetteer:
@@ -277,7 +301,8 @@ def enrich(
 
     all_topics = dict(topics)
     if has_home:
-        all_topics.setdefault(home, taxonomy.home)
+        # The home topic's topic page says who it is; the taxonomy, which slugs it had before.
+        all_topics[home] = dataclasses.replace(all_topics.get(home, taxonomy.home), formerly=taxonomy.home.formerly)
         for rule in taxonomy.related:
             all_topics.setdefault(rule.topic.slug, dataclasses.replace(rule.topic, event_count=counts[rule.topic.slug]))
     # A known organisation by its slug, whichever way its name is written ("google deepmind", which
@@ -295,18 +320,21 @@ UNIFIED_FIELDS = ("topics", "entities")
 
 
 def topic_names(topics: Iterable[Topic]) -> dict[str, str]:
-    """Return the slug of each of *topics* by the spelling key (``spelling_key``) of its slug and of its
-    label: "Training Infrastructure" and "training  infrastructure" name ``training-infrastructure``.
-    A slug names its own topic before a label names another; a label two topics share names neither."""
+    """Return the slug of each of *topics* by the spelling key (``spelling_key``) of its slug, of its
+    label and of the slugs it had before (``formerly``): "Training Infrastructure" and "training
+    infrastructure" name ``training-infrastructure``, and so does a renamed topic's old slug, so a
+    source still writing it is that topic.  A slug names its own topic before a label names another,
+    a label before a former slug; a label two topics share names neither."""
     topics = list(topics)
     slugs = {spelling_key(topic.slug): topic.slug for topic in topics}
+    former = {spelling_key(old): topic.slug for topic in topics for old in topic.formerly}
     labels: dict[str, str] = {}
     shared: set[str] = set()
     for topic in topics:
         key = spelling_key(topic.name)
         if key not in slugs and labels.setdefault(key, topic.slug) != topic.slug:
             shared.add(key)
-    return {**{key: slug for key, slug in labels.items() if key not in shared}, **slugs}
+    return {**former, **{key: slug for key, slug in labels.items() if key not in shared}, **slugs}
 
 
 def name_topics(records: Iterable[Record], names: Mapping[str, str]) -> list[Record]:

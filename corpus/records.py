@@ -35,12 +35,14 @@ def visible_url(url: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Topic:
-    """A topic page's header: who it is and how many events it says it has."""
+    """A topic page's header: who it is and how many events it says it has, and the slugs it had before
+    it was renamed (the taxonomy's ``formerly``): their addresses lead to its own."""
 
     slug: str
     name: str
     description: str
     event_count: int
+    formerly: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,6 +125,9 @@ def load_corpus(
             topic, events = load_topic_page(path)
             if topic.slug in topics:
                 raise CorpusError(path, 2, f"topic {topic.slug!r} is defined twice")
+            if (renamed := taxonomy.former(topic.slug)) is not None:
+                raise CorpusError(path, 2, f"topic {topic.slug!r} is a former slug of {renamed.slug!r} in "
+                                           f"{taxonomy.path}: a topic's slug now cannot be one")
             topics[topic.slug] = topic
             records.extend(_listed_in_both(records, events, listed, path, first_in, taxonomy.home.slug))
         elif kind == "guide":

@@ -41,7 +41,7 @@ from search.synonyms import Synonyms
 from search.weighting import Weighting
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from search.facets import FacetColumn
     from search.params import SearchParams
@@ -133,7 +133,10 @@ class Snapshot:
         self._folded = {facet: _unambiguous_folds((value, value) for value in self.facet_docs[field]) for facet, field in FACETS.items()}
         # A topic asked for by its label ("Training Infrastructure"), as a build reads one written so.
         labels = _unambiguous_folds((label, value) for value, (label, _) in self.facet_labels["topic"].items())
-        self._folded["topic"] = {**labels, **self._folded["topic"]}
+        # A topic asked for by a slug it had before it was renamed (the taxonomy's "formerly"): its
+        # address moved for good (the pages and feeds answer it with a 301, the API reads it as the topic).
+        self.former_topics = _former_slugs(self.meta.get("topics"), self.facet_docs[FACETS["topic"]])
+        self._folded["topic"] = {**_unambiguous_folds(self.former_topics.items()), **labels, **self._folded["topic"]}
         self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
         self.facet_value_of: dict[tuple[str, str, int], FacetValue] = {}  # each one of them, by (facet, value, count)
         # Each facet field's values by document as arrays, for counting large match sets (search/facets.py).
@@ -462,6 +465,15 @@ def _one_word_variants(analysed: Iterable[Iterable[Iterable[str]]], written: Ite
             if len(words) == 1 and isinstance(typed, str) and typed.strip().isalnum():
                 found.setdefault(words[0], typed.strip())
     return found
+
+
+def _former_slugs(topics: object, held: Mapping[str, object]) -> dict[str, str]:
+    """Return each former slug of the build's *topics* (meta "topics") by the topic's slug now, but one
+    that documents (*held*, the topics facet's postings) or a topic still hold."""
+    if not isinstance(topics, dict):
+        return {}
+    return {old: slug for slug, fields in topics.items() if isinstance(fields, dict)
+            for old in (fields.get("formerly") or ()) if isinstance(old, str) and old not in held and old not in topics}
 
 
 def _unambiguous_folds(written: Iterable[tuple[str, str]]) -> dict[str, str]:

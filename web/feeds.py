@@ -39,7 +39,7 @@ from search.results import Hit
 from search.snapshot import Snapshot
 from search.suggest import check_prefix
 from web import get_search
-from web.pages import feed_url
+from web.pages import feed_url, moved
 from web.suggest import cache_control, get_suggester
 
 bp = Blueprint("feeds", __name__)
@@ -104,8 +104,9 @@ def search_feed() -> Response:
     if canonical != asked or dated_otherwise:
         # Redirected, as the page is: a search has one feed, one address, one id and one title (the
         # reader subscribes to the address it lands on), rather than a copy under each spelling.
-        # Not permanent: the values are the snapshot's, and another snapshot may have other ones.
-        return redirect(feed_url(canonical))
+        # Not permanent: the values are the snapshot's, and another snapshot may have other ones; but
+        # for a renamed topic's former slug, which the taxonomy says moved for good.
+        return redirect(feed_url(canonical), moved(snap, asked))
     params = asked.with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
     result = service.search(params)
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))

@@ -366,6 +366,10 @@ SCHEMAS: dict[str, Any] = {
             "api_url": {"type": "string", "description": "The same search as JSON (/api/search filtered to the topic)."},
             "feed_url": {"type": "string", "description": "The Atom feed of the topic's newest documents."},
             "guide_url": {"type": ["string", "null"], "description": "The topic's guide page, if it has one."},
+            "formerly": {"type": "array", "items": {"type": "string"}, "description": (
+                "The slugs the topic had before it was renamed (the taxonomy's formerly): a filter, guide or "
+                "feed address written with one leads to the topic. Empty for a topic never renamed; absent for a "
+                "topic only documents name, and from an index built before the field.")},
         },
     },
     "TopicsResponse": {
@@ -451,7 +455,10 @@ PATHS: dict[str, Any] = {
                     "past that the server answers 414 with an HTML body, not the JSON error."),
                  "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN},
                  "example": "stargate"},
-                _filter("topic", "Only documents carrying this topic slug.", case="Training-Infrastructure: training-infrastructure"),
+                _filter("topic", "Only documents carrying this topic slug. A slug a topic had before it was renamed "
+                                 "(its formerly, in /api/topics) is read as the topic's slug now, which the answer's "
+                                 "filters give (the page and the feed answer it with a 301 to the new slug).",
+                        case="Training-Infrastructure: training-infrastructure"),
                 _filter("entity", "Only documents naming this organisation."),
                 _filter("kind", "Only this type of document: event or guide, in any case (any other value is a 400 naming kind).",
                         KIND_PATTERN, case=None),

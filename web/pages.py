@@ -20,6 +20,7 @@ from index.schema import event_url, whole_slug
 from search.explain import readable, summary
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import FacetValue, Hit, SearchResult
+from search.snapshot import Snapshot
 from web import get_search
 from web.dates import exact, relative
 from web.errors import error_response
@@ -158,6 +159,13 @@ def page_heading(params: SearchParams, label: Callable[[str, str], str]) -> str:
     return f"Events and guide sections filtered by {chosen}" if chosen else "All events and guide sections"
 
 
+def moved(snap: Snapshot, params: SearchParams) -> int:
+    """Return the status of a redirect of *params* to the snapshot's own filters: 301 when a topic is
+    asked for by a slug it had before it was renamed (the taxonomy's ``formerly``: its addresses moved
+    for good), else 302 (another case, a label: another snapshot may hold other values)."""
+    return 301 if any(topic in snap.former_topics for topic in params.topic) else 302
+
+
 def split_facet(values: Sequence[FacetValue], top: int = FACET_TOP) -> tuple[list[FacetValue], list[FacetValue]]:
     """Return the values to show at once (the top ones and every selected one) and the rest."""
     shown = [v for i, v in enumerate(values) if i < top or v.selected]
@@ -268,7 +276,7 @@ def page() -> str | Response:
     canonical = snap.canonical_filters(params)  # entity=OpenAI: the address says openai
     if canonical != params or any(name in request.args and not request.args[name] for name in DATE_BOUNDS):
         # Also the filter form's empty date fields, sent when it is submitted without script.
-        return redirect(search_url(canonical, page=canonical.page))
+        return redirect(search_url(canonical, page=canonical.page), moved(snap, params))
     result = service.search(params)
     label, prefix = snap.label, snap.id_prefix
     return render_template(
@@ -365,6 +373,8 @@ def guide(topic: str) -> str | Response:
     sections = service.guide(topic)
     if not sections:
         snap = service.snapshot()
+        if topic in snap.former_topics:  # a renamed topic's guide: at its new slug's address, for good
+            return redirect(guide_url(snap.former_topics[topic]), 301)
         # The topic written in another case (/guides/inference%20chips): its guide, as /?topic= does.
         canonical = snap.canonical_filters(SearchParams(topic=(topic,))).topic[0]
         if canonical != topic and service.guide(canonical):
