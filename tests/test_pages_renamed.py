@@ -59,6 +59,8 @@ def test_a_renamed_topics_guide_address_leads_to_its_new_one_for_good(renamed):
     assert old.status_code == 301 and old.headers["Location"] == f"/guides/{NEW_HOME}"
     new = renamed.get(old.headers["Location"])
     assert new.status_code == 200 and "What this area covers" in new.get_data(as_text=True)
+    slashed = renamed.get(f"/guides/{OLD_HOME}/")  # as the guide's own address with a "/" leads to it
+    assert slashed.status_code == 301 and slashed.headers["Location"] == f"/guides/{NEW_HOME}"
 
 
 def test_a_renamed_topics_filter_on_the_search_page_leads_to_the_new_slug(renamed):

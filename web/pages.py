@@ -373,8 +373,9 @@ def guide(topic: str) -> str | Response:
     sections = service.guide(topic)
     if not sections:
         snap = service.snapshot()
-        if topic in snap.former_topics:  # a renamed topic's guide: at its new slug's address, for good
-            return redirect(guide_url(snap.former_topics[topic]), 301)
+        current = snap.former_topics.get(topic) or snap.former_topics.get(topic.rstrip("/"))
+        if current:  # a renamed topic's guide (/guides/OLD, /guides/OLD/): at its new slug's address, for good
+            return redirect(guide_url(current), 301)
         # The topic written in another case (/guides/inference%20chips): its guide, as /?topic= does.
         canonical = snap.canonical_filters(SearchParams(topic=(topic,))).topic[0]
         if canonical != topic and service.guide(canonical):
