@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +31,8 @@ from typing import Any
 
 from corpus.errors import CorpusError
 from corpus.records import EVENT, Organisation, Record, Topic
+
+log = logging.getLogger(__name__)
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 TAXONOMY_FILE = DATA_DIR / "taxonomy.json"
@@ -157,9 +160,15 @@ def _slug(entry: Mapping[str, Any], path: Path, where: str) -> str:
     return slug
 
 
-def _topic(entry: Any, path: Path, where: str) -> Topic:
+_TOPIC_KEYS = ("slug", "label", "description", "formerly")
+_RULE_KEYS = ("words", "exact")
+
+
+def _topic(entry: Any, path: Path, where: str, keys: Sequence[str] = _TOPIC_KEYS) -> Topic:
     if not isinstance(entry, dict):
         raise CorpusError(path, None, f"{where} must be a JSON object")
+    for key in entry.keys() - set(keys):  # "formely" did nothing, and said nothing
+        log.warning("%s: %s: key %r is not one the taxonomy reads (%s), and is ignored", path, where, key, ", ".join(keys))
     formerly = entry.get("formerly", [])
     if not isinstance(formerly, list) or not all(isinstance(old, str) and _SLUG.fullmatch(old) for old in formerly):
         raise CorpusError(path, None, f"{where}: 'formerly' must be a list of slugs (lowercase words joined by hyphens)")
@@ -198,7 +207,7 @@ def load_taxonomy(path: str | Path = TAXONOMY_FILE) -> Taxonomy:
     seen = {home.slug}
     for number, entry in enumerate(entries, start=1):
         where = f"related topic {number}"
-        topic = _topic(entry, path, where)
+        topic = _topic(entry, path, where, (*_TOPIC_KEYS, *_RULE_KEYS))
         if topic.slug in seen:
             raise CorpusError(path, None, f"{where}: slug {topic.slug!r} is used twice")
         seen.add(topic.slug)
