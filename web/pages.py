@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote, urlencode
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
 
+from corpus.jsonl import ID_MAX_LENGTH
 from corpus.records import GUIDE, guide_url, visible_url
 from index import store
 from index.schema import event_url, whole_slug
@@ -236,6 +237,7 @@ def text_blocks(body: str) -> list[tuple[str, list[str]]]:
 # punctuation (the sentence's full stop) is taken off until what is left names an event.
 _EVENT_PATH = re.compile(r"(?<![^\s(\[{\"'\u201c\u2018\u00ab])/events/[^\s<>\"'()\[\]{}\u201d\u2019\u00bb]+")
 _AFTER_PATH = ".,;:!?\u2026"
+_ADDRESS_MAX_CHARS = 12 * ID_MAX_LENGTH  # an id's longest, each character percent-encoded UTF-8 (4 bytes, %XX each)
 
 
 def event_links(text: str, is_event: Callable[[str], bool]) -> Markup:
@@ -255,16 +257,18 @@ def event_links(text: str, is_event: Callable[[str], bool]) -> Markup:
 
 
 def _event_at(path: str, is_event: Callable[[str], bool]) -> tuple[str, str] | None:
-    """Return the address *path* writes (less the punctuation after it) and the id of the event it
-    names, or None when it names none."""
-    while len(path) > len("/events/"):
-        written = path[len("/events/"):]
+    """Return the address *path* writes (less the punctuation after it: up to three characters of it,
+    or all) and the id of the event it names, or None when it names none.  An address longer than an
+    id can be, percent-encoded, is none: each try reads the address again (one of 10,000 full stops
+    took 0.5 s, and a section may hold 1,000,000 characters)."""
+    bare = path.rstrip(_AFTER_PATH)
+    for end in dict.fromkeys((*range(len(path), max(len(bare), len(path) - 3) - 1, -1), len(bare))):
+        written = path[len("/events/"):end]
+        if not written or len(written) > _ADDRESS_MAX_CHARS:
+            continue
         for doc_id in dict.fromkeys((written, unquote(written))):
             if is_event(doc_id):
-                return path, doc_id
-        if path[-1] not in _AFTER_PATH:
-            return None
-        path = path[:-1]
+                return path[:end], doc_id
     return None
 
 
