@@ -50,6 +50,33 @@ def test_pages_fit_the_screen_in_light_and_dark(browser: Browser, base_url: str,
         context.close()
 
 
+def test_a_guide_linking_an_event_of_a_long_id_fits_a_phone(browser: Browser, tmp_path: Path):
+    # A guide's link to an event whose id has no hyphen to break at (and the event's own long words)
+    # made the page 586 px wide on a 360 px screen: the reader scrolled sideways to read each line.
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from tests.servers import gunicorn
+
+    long_id = "deb-libreoffice_l10n_extremely_long_package_identifier_without_breaks_v2"
+    build([write_jsonl(tmp_path / "long.jsonl", [
+        {"id": long_id, "title": "Long", "summary": f"Built from {long_id}_source_tarball.", "topics": ["longs"]},
+        {"id": "g1", "kind": "guide", "title": "Long guide", "topics": ["longs"],
+         "summary": f"See /events/{long_id} for details.\n- And /events/{long_id} in a list."},
+    ])], root=tmp_path / "ix", semantic=False)
+    with gunicorn(tmp_path / "ix", tmp_path, workers=1) as base:
+        context = browser.new_context(base_url=base, viewport=PHONE)
+        page = context.new_page()
+        try:
+            for url in ("/guides/longs", f"/events/{long_id}"):
+                page.goto(url)
+                overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                assert overflow <= 0, f"{url} is {overflow}px wider than a {PHONE['width']}px screen"
+            page.goto("/guides/longs")
+            assert page.get_by_role("link", name=f"/events/{long_id}").count() == 2
+        finally:
+            context.close()
+
+
 def test_text_grows_with_the_readers_font_size(browser: Browser, base_url: str):
     """A reader who sets a larger font size in the browser (32 px) got the headings, the search box and
     the filters' column twice as large, but the snippets, the summary and the filters' labels left at 16 px:
