@@ -234,7 +234,7 @@ def text_blocks(body: str) -> list[tuple[str, list[str]]]:
 
 # An event's address written in a guide's text: "/events/" and what follows it up to a blank, a quote,
 # a bracket or markup, after the start of the text, a blank, an opening bracket or quote.  Trailing
-# punctuation (the sentence's full stop) is taken off until what is left names an event.
+# punctuation (the sentence's full stop) is taken off, when the address with it names no event.
 _EVENT_PATH = re.compile(r"(?<![^\s(\[{\"'\u201c\u2018\u00ab])/events/[^\s<>\"'()\[\]{}\u201d\u2019\u00bb]+")
 _AFTER_PATH = ".,;:!?\u2026"
 _ADDRESS_MAX_CHARS = 12 * ID_MAX_LENGTH  # an id's longest, each character percent-encoded UTF-8 (4 bytes, %XX each)
