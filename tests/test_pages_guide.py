@@ -140,6 +140,23 @@ def test_an_address_trailed_by_punctuation_is_looked_up_a_few_times_only():
     assert len(asked) <= 10 and all(len(doc_id) <= 10_000 for doc_id in asked)
 
 
+def test_a_guide_writing_one_address_many_times_looks_it_up_once(tmp_path, monkeypatch):
+    # Each address was looked up again wherever it was written: 20,000 addresses of 2,000 events took 2.4 s.
+    build([write_jsonl(tmp_path / "g.jsonl", [
+        {"id": "wombat-rig", "title": "Wombat rig", "summary": "The wombat rig.", "topics": ["w"]},
+        {"id": "g1", "kind": "guide", "title": "Rigs", "topics": ["w"],
+         "summary": " ".join(["/events/wombat-rig /events/no-rig."] * 200)},
+    ])], root=tmp_path / "ix", semantic=False)
+    from search.service import SearchService
+
+    asked: list[str] = []
+    looked_up = SearchService.document
+    monkeypatch.setattr(SearchService, "document", lambda self, doc_id: asked.append(doc_id) or looked_up(self, doc_id))
+    page = client_of(tmp_path / "ix").get("/guides/w").get_data(as_text=True)
+    assert page.count('<a href="/events/wombat-rig">') == 200
+    assert sorted(asked) == ["no-rig", "no-rig.", "wombat-rig"]  # each once
+
+
 def test_a_hostile_guide_and_event_ids_make_no_markup_but_links(tmp_path):
     hostile = 'x"><img src=x onerror=alert(1)>'
     summary = " ".join([f"/events/{quote(hostile, safe='')}", f"/events/{hostile}", *XSS, *(f"/events/{x}" for x in XSS)])
