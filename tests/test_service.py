@@ -1788,6 +1788,16 @@ def test_chinese_and_japanese_words_are_found_inside_the_text_that_runs_them_tog
         assert "</mark><mark>" not in hit.title_html + hit.snippet_html
 
 
+@pytest.mark.parametrize(("typed", "title"), [("北京", "北京建设新的数据中心"), ("数据", "北京建设新的数据中心"), ("芯片", "上海的芯片工厂"),
+                                           ("京", "東京でGPUクラスタを構築")])
+def test_a_chinese_word_completes_the_titles_that_hold_it_anywhere(letters_apart, typed, title):
+    # A completion matches where the typed text starts a word of the title, and a run of Chinese
+    # characters is a word each: "数据" (data) completed nothing in "北京建设新的数据中心".
+    _, client = letters_apart
+    completed = client.get("/api/suggest", query_string={"q": typed}).get_json()["suggestions"]
+    assert title in [s["text"] for s in completed if s["kind"] == "title"], completed
+
+
 @pytest.mark.parametrize(("typed", "written"), [("strase", "straße"), ("Strase", "Straße"), ("lodzz", "łódź"), ("aeom", "æon")])
 def test_a_correction_to_a_word_with_a_letter_folded_to_two_is_written_as_the_page_writes_it(letters_apart, typed, written):
     # "strase" said "Including results for strasse", "aeom" "aeon": a written form counted only where
