@@ -8,6 +8,9 @@ Layout of an index folder::
     snapshots/<id>/origin.json     on a replica: where the snapshot was published from, and when
     snapshots/<id>/withdrawn.json  a snapshot rolled back from (or replaced by an older one): never rolled back to
     .current-<id>                  the next ``current`` link, before it is swapped in (likewise)
+    .publishing-<id>               snapshots/<id> moved into place and not yet served: removed once ``current``
+                                   names it; a writer that died before that left an orphan, never listed
+                                   (no rollback or fallback picks it) and removed by the next writer
     .write.lock                    names the one writer, which locks it and the folder (flock, released if it dies)
 
 A build killed at any moment leaves ``current`` on the old snapshot: the new one is only linked
@@ -43,6 +46,7 @@ MANIFEST_FILE = "files.json"
 ORIGIN_FILE = "origin.json"
 WITHDRAWN_FILE = "withdrawn.json"
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
+PUBLISHING = ".publishing-"  # + an id: that snapshot was moved into place and is not yet served
 
 log = logging.getLogger(__name__)
 
@@ -211,10 +215,24 @@ def write_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
         os.close(folder)
 
 
-def _remove_leftovers(root: Path) -> None:
-    """Remove what a writer that died left behind (call under the write lock: none of it is live)."""
+def _remove_leftovers(root: Path, adopt: str | None = None) -> None:
+    """Remove what a writer that died left behind (call under the write lock: none of it is live).
+
+    A snapshot moved into place whose writer died before switching ``current`` to it never served:
+    it is removed, with a warning, but for *adopt* (the snapshot the caller is about to serve: a
+    publish run again after one killed there finishes it, nothing copied twice)."""
     base = snapshots_dir(root)
     base.mkdir(parents=True, exist_ok=True)
+    current = current_id(root)
+    for marker in root.glob(f"{PUBLISHING}*"):
+        snap_id = marker.name[len(PUBLISHING):]
+        if snap_id == adopt and snap_id != current:
+            continue
+        if snap_id != current and (base / snap_id).exists():
+            log.warning("removed snapshot %s: its writer stopped after moving it into place and before "
+                        "publishing it (it never served)", snap_id)
+            shutil.rmtree(base / snap_id, ignore_errors=True)  # unlisted while its marker is there
+        marker.unlink(missing_ok=True)
     for stale in base.glob(".tmp-*"):
         shutil.rmtree(stale, ignore_errors=True)
     for stale_link in root.glob(".current-*"):
@@ -232,15 +250,36 @@ def new_workdir(root: Path) -> tuple[str, Path]:
 
 
 def publish(root: Path, snap_id: str, work: Path) -> Path:
-    """Move a committed, checked build into place and point ``current`` at it atomically."""
+    """Move a committed, checked build into place and point ``current`` at it atomically.
+
+    Failing before the switch, the snapshot goes back to *work*, for the caller to remove; killed
+    there, it is an orphan that ``_remove_leftovers`` removes."""
     write_meta(work, _manifest(work), MANIFEST_FILE)
     _fsync_tree(work)
     final = snapshots_dir(root) / snap_id
+    marker = _mark_publishing(root, snap_id)
     os.rename(work, final)
-    _fsync_dir(snapshots_dir(root))
-    _switch(root, snap_id)
+    try:
+        _fsync_dir(snapshots_dir(root))
+        _switch(root, snap_id)
+    except BaseException:
+        if current_id(root) != snap_id:  # not served: no snapshot, only a folder its writer removes
+            os.rename(final, work)
+            marker.unlink(missing_ok=True)
+        raise
+    marker.unlink(missing_ok=True)
     _prune(root, keep=snap_id)
     return final
+
+
+def _mark_publishing(root: Path, snap_id: str) -> Path:
+    """Note, durably, that snapshots/*snap_id* is about to be moved into place and is not served yet
+    (a writer killed before the switch left a complete snapshot that never served, which a rollback
+    then "rolled back" to); return the note, to remove once ``current`` names it."""
+    marker = root / f"{PUBLISHING}{snap_id}"
+    marker.touch()
+    _fsync_dir(root)
+    return marker
 
 
 def _switch(root: Path, snap_id: str) -> None:
@@ -273,6 +312,7 @@ def _serve(root: Path, snap_id: str, previous: str | None) -> None:
             (left / WITHDRAWN_FILE).unlink(missing_ok=True)
         raise
     (snapshots_dir(root) / snap_id / WITHDRAWN_FILE).unlink(missing_ok=True)
+    (root / f"{PUBLISHING}{snap_id}").unlink(missing_ok=True)  # a copy moved into place: served now
 
 
 def read_note(snapshot: Path, name: str) -> dict[str, object] | None:
@@ -301,9 +341,13 @@ def is_snapshot(folder: Path) -> bool:
 
 
 def snapshot_ids(root: Path) -> list[str]:
-    """Return the ids of the snapshots under *root* (``is_snapshot``), oldest first (ids start with their UTC time)."""
+    """Return the ids of the snapshots under *root* (``is_snapshot``), oldest first (ids start with their UTC time).
+
+    One moved into place and never served (its writer died before the switch: ``publish``) is not
+    listed: a rollback, the service's fallback and ``prune`` took it for one that had served."""
+    unserved = {p.name[len(PUBLISHING):] for p in root.glob(f"{PUBLISHING}*")} - {current_id(root)}
     try:
-        return sorted(p.name for p in snapshots_dir(root).iterdir() if is_snapshot(p))
+        return sorted(p.name for p in snapshots_dir(root).iterdir() if is_snapshot(p) and p.name not in unserved)
     except FileNotFoundError:
         return []
 
@@ -387,7 +431,7 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
     if not isinstance(recorded, dict) or not all(isinstance(n, str) and n == Path(n).name for n in recorded):
         raise IndexUnavailable(f"snapshot {snap_id} in {source_root} has a damaged {MANIFEST_FILE}; not published")
     with write_lock(dest_root, wait=lock_wait):
-        _remove_leftovers(dest_root)
+        _remove_leftovers(dest_root, adopt=snap_id)
         previous = current_id(dest_root)
         final = snapshots_dir(dest_root) / snap_id
         copied = 0 if _verifies(final) else _copy_in(source, dest_root, (*recorded, MANIFEST_FILE))
@@ -427,6 +471,7 @@ def _copy_in(source: Path, dest_root: Path, names: tuple[str, ...]) -> int:
         final = base / snap_id
         if final.exists():  # there but damaged: set aside first, as rename cannot replace a full folder
             os.rename(final, base / f".tmp-damaged-{snap_id}")
+        _mark_publishing(dest_root, snap_id)  # removed by _serve once served
         os.rename(work, final)
         _fsync_dir(base)
     except BaseException:

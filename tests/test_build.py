@@ -75,6 +75,22 @@ def test_a_build_whose_vectors_fail_in_an_indexing_process_publishes_nothing(tmp
     assert [p.name for p in store.snapshots_dir(tmp_path).iterdir()] == [published]
 
 
+def test_a_build_whose_switch_fails_leaves_no_snapshot_behind(tmp_path, monkeypatch):
+    # The disk filled up as current was being switched: the new snapshot, complete and never served,
+    # stayed in snapshots/ (the size of an index, on a full disk) until the next writer.
+    build(root=tmp_path)
+    published = store.current_id(tmp_path)
+
+    def no_room(root, snap_id):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store, "_switch", no_room)
+    with pytest.raises(OSError, match="No space left"):
+        build(root=tmp_path)
+    assert store.current_id(tmp_path) == published
+    assert sorted(p.name for p in [*store.snapshots_dir(tmp_path).iterdir(), *tmp_path.glob(".publishing-*")]) == [published]
+
+
 def test_a_stale_temporary_folder_is_cleaned_by_the_next_build(tmp_path):
     build(root=tmp_path)
     stale = store.snapshots_dir(tmp_path) / ".tmp-crashed"

@@ -277,6 +277,44 @@ def test_a_publish_killed_at_any_step_serves_a_whole_snapshot_and_finishes_when_
     assert numbats(client) == (new, 1)
 
 
+def _snapshot_folders(root: Path) -> set[str]:
+    return {p.name for p in store.snapshots_dir(root).iterdir() if not p.name.startswith(".")}
+
+
+WRITERS = {"build": lambda tmp: ("build", REPO / "corpus" / "data", "--procs", 1),
+           "update": lambda tmp: ("update", write_jsonl(tmp / "late.jsonl", [{**NEW, "id": "late-numbat"}]))}
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_writer_killed_before_its_switch_is_never_rolled_back_to_and_the_next_writer_removes_it(builder, tmp_path, writer):
+    # S0, S1 (current); a build or update killed between moving its snapshot into place and switching
+    # current left a complete snapshot that never served, which a rollback after the next build chose.
+    good, before = store.current_id(builder), _snapshot_folders(builder)
+    killed("after-rename", *WRITERS[writer](tmp_path), "--index-dir", builder)
+    (orphan,) = _snapshot_folders(builder) - before
+    assert store.current_id(builder) == good and orphan not in store.snapshot_ids(builder)
+
+    result = run("build", REPO / "corpus" / "data", "--index-dir", builder, "--procs", 1)
+    assert result.returncode == 0, result.stderr
+    assert f"removed snapshot {orphan}: its writer stopped after moving it into place and before publishing it" in result.stderr
+    assert orphan not in _snapshot_folders(builder) and leftovers(builder) == []
+    newest = store.current_id(builder)
+    assert topichub("rollback", "--index-dir", builder).strip() == f"rolled back from snapshot {newest} to {good} in {builder}"
+    assert health(builder)[0] == 200
+
+
+def test_a_first_build_killed_before_its_switch_is_built_again_not_offered_to_serve(tmp_path):
+    root = tmp_path / "index"
+    killed("after-rename", "build", REPO / "corpus" / "data", "--index-dir", root, "--procs", 1)
+    (orphan,) = _snapshot_folders(root)
+    assert store.current_id(root) is None
+    # serve said "holds 1 snapshot but no current link: choose the one to serve with rollback --to" (it never served)
+    assert _needs_build(root)[0].startswith(f"no index has been built in {root} yet")
+    assert f"no snapshot {orphan} is kept" in refused("rollback", "--to", orphan, "--index-dir", root)
+    topichub("build", REPO / "corpus" / "data", "--index-dir", root, "--procs", 1)
+    assert _snapshot_folders(root) == {store.current_id(root)} and leftovers(root) == []
+
+
 # docs/operations.md's two steps to another host, here from one folder to another.
 RSYNC = ["rsync", "-a", "--delete", "--exclude", ".write.lock", "--exclude", ".current-*", "--exclude", ".tmp-*"]
 
