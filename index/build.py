@@ -44,6 +44,7 @@ MIN_PART_DOCS = 1_000
 _PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt options (glibc's malloc.h)
 _PROGRESS_EVERY = 500  # documents between progress messages from an indexing process
+_POLL_SECONDS = 0.2  # how long the build waits on its indexing processes before it checks for one
 
 
 class BuildError(RuntimeError):
@@ -119,6 +120,8 @@ def _dedupe(records: Iterable[Record]) -> tuple[list[Record], int]:
     by_id: dict[str, Record] = {}
     seen = 0
     for record in records:
+        if not seen % store.STOP_EVERY:
+            store.check_stop()
         seen += 1
         by_id.pop(record.id, None)  # a repeated id replaces the earlier one, at its new place
         by_id[record.id] = record
@@ -148,13 +151,16 @@ def build_corpus(
     with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait):
         seen, now = known_documents(root), now_utc()
         dates = dating(records, seen, now)
+        store.check_stop()
         snap_id, work = store.new_workdir(root)
         try:
             matrix = vectors.new_matrix(work, len(records)) if semantic and vectors.enabled() else None
             _write_index(work, records, seen, now, matrix, procs=procs, progress=progress)
+            store.check_stop()
             _check(work, len(records))
             # A fresh build numbers its documents in the order of *records* (segments in range order).
             semantic_meta = None if matrix is None else vectors.write(work, [r.id for r in records], matrix)
+            store.check_stop()
             seconds = time.perf_counter() - started
             store.write_meta(
                 work,
@@ -291,6 +297,8 @@ def _write_segments(
             builder = SegmentBuilder(schema, storage, analyzer=analyzer)
             try:
                 for n in range(lo, hi):
+                    if not n % store.STOP_EVERY:
+                        store.check_stop()
                     record = records[n]
                     builder.add(indexed(record, offset + n + 1, seen.get(record.id), now))
                     if report is not None:
@@ -359,9 +367,13 @@ def _worker(conn: Connection, job: _Job, start: int, stop: int, parent: int) -> 
         conn.send(("done", segments))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which raises it
         try:
-            conn.send(("error", pickle.loads(pickle.dumps(exc))))
+            error = pickle.loads(pickle.dumps(exc))
         except Exception:  # noqa: BLE001 - an exception that does not pickle is sent as text
-            conn.send(("error", BuildError(f"indexing process failed: {type(exc).__name__}: {exc}")))
+            error = BuildError(f"indexing process failed: {type(exc).__name__}: {exc}")
+        try:
+            conn.send(("error", error))
+        except OSError:
+            pass  # the parent stopped listening (it is stopping, and ends this process): a traceback here said nothing
     finally:
         conn.close()
 
@@ -380,10 +392,12 @@ def _parallel_segments(job: _Job, parts: int, progress: Progress | None) -> list
         results: dict[Connection, list[W3Segment]] = {}
         open_conns = [conn for _, conn in workers]
         while open_conns:
-            for conn in wait(open_conns):
+            store.check_stop()
+            for conn in wait(open_conns, timeout=_POLL_SECONDS):
                 try:
                     kind, payload = conn.recv()
                 except EOFError:
+                    store.check_stop()  # killed with the build's own process group (it is being stopped)
                     raise BuildError("an indexing process died before finishing its documents") from None
                 if kind == "progress":
                     if progress is not None:
@@ -398,7 +412,7 @@ def _parallel_segments(job: _Job, parts: int, progress: Progress | None) -> list
         for proc, conn in workers:
             conn.close()
             if proc.is_alive():
-                proc.terminate()
+                proc.kill()  # not SIGTERM: an indexing process forked under stop_on_signals would only note it
             proc.join()
 
 

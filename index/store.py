@@ -14,7 +14,9 @@ Layout of an index folder::
     .write.lock                    names the one writer, which locks it and the folder (flock, released if it dies)
 
 A build killed at any moment leaves ``current`` on the old snapshot: the new one is only linked
-once it is complete, and its leftovers are removed by the next build, which holds the lock.
+once it is complete, and its leftovers are removed by the next build, which holds the lock.  A build
+or update asked to stop (SIGTERM, SIGINT: ``stop_on_signals``) stops at its next ``check_stop``,
+raising ``Stopped``, and removes its temporary folder itself.
 ``files.json`` records each file's size and SHA-256 at publish, so a truncated or altered snapshot
 is refused when it is opened (IndexUnavailable, a 503) instead of failing in the middle of a search.
 
@@ -34,6 +36,8 @@ import json
 import logging
 import os
 import shutil
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +51,8 @@ ORIGIN_FILE = "origin.json"
 WITHDRAWN_FILE = "withdrawn.json"
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
 PUBLISHING = ".publishing-"  # + an id: that snapshot was moved into place and is not yet served
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)  # what systemd, docker stop, Kubernetes and Ctrl-C send
+STOP_EVERY = 256  # records a writer handles between two check_stop calls
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +63,55 @@ class IndexUnavailable(RuntimeError):
 
 class WriterBusy(RuntimeError):
     """Another build or update holds the write lock."""
+
+
+class Stopped(RuntimeError):
+    """A signal asked the writer to stop, and it stopped at a safe point: nothing was published."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+    def __reduce__(self):  # sent back from an indexing process as it is
+        return Stopped, (self.signum,)
+
+
+_stop_signal: int | None = None  # set by the handler of stop_on_signals, read by check_stop
+_stop_handled = False  # within stop_on_signals
+
+
+def _note_stop(signum: int, frame: object) -> None:
+    """Only note the signal: an exception raised here landed anywhere (inside logging's fork handler,
+    an import lock's callback), was swallowed there, and the build ran on and published."""
+    global _stop_signal
+    if _stop_signal is None:
+        _stop_signal = signum
+
+
+def check_stop() -> None:
+    """Raise Stopped if a stop signal came since ``stop_on_signals`` began: a writer calls it at its
+    safe points (between records, files and segments, and last before ``current`` is switched)."""
+    if _stop_signal is not None:
+        raise Stopped(_stop_signal)
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within it, SIGTERM and SIGINT ask the writer to stop at its next ``check_stop`` (the main thread
+    only; indexing processes forked meanwhile inherit the handler and stop at theirs)."""
+    global _stop_signal, _stop_handled
+    if _stop_handled or threading.current_thread() is not threading.main_thread():
+        yield  # within another (serve's, around its build), which keeps the flag to its end; or no handler can be set
+        return
+    _stop_signal = None
+    before = {sig: signal.signal(sig, _note_stop) for sig in STOP_SIGNALS}
+    _stop_handled = True
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        _stop_signal, _stop_handled = None, False
 
 
 def snapshots_dir(root: Path) -> Path:
@@ -204,6 +259,7 @@ def write_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
                         raise WriterBusy(
                             f"another build or update is writing {root} (process {holder}); try again when it ends"
                         ) from None
+                    check_stop()  # asked to stop while it waits (--wait)
                     time.sleep(0.1)
         handle.seek(0)
         handle.truncate()
@@ -252,8 +308,8 @@ def new_workdir(root: Path) -> tuple[str, Path]:
 def publish(root: Path, snap_id: str, work: Path) -> Path:
     """Move a committed, checked build into place and point ``current`` at it atomically.
 
-    Failing before the switch, the snapshot goes back to *work*, for the caller to remove; killed
-    there, it is an orphan that ``_remove_leftovers`` removes."""
+    Asked to stop (``check_stop``) or failing before the switch, the snapshot goes back to *work*,
+    for the caller to remove; killed there, it is an orphan that ``_remove_leftovers`` removes."""
     write_meta(work, _manifest(work), MANIFEST_FILE)
     _fsync_tree(work)
     final = snapshots_dir(root) / snap_id
@@ -261,6 +317,7 @@ def publish(root: Path, snap_id: str, work: Path) -> Path:
     os.rename(work, final)
     try:
         _fsync_dir(snapshots_dir(root))
+        check_stop()
         _switch(root, snap_id)
     except BaseException:
         if current_id(root) != snap_id:  # not served: no snapshot, only a folder its writer removes
@@ -471,6 +528,7 @@ def _copy_in(source: Path, dest_root: Path, names: tuple[str, ...]) -> int:
         final = base / snap_id
         if final.exists():  # there but damaged: set aside first, as rename cannot replace a full folder
             os.rename(final, base / f".tmp-damaged-{snap_id}")
+        check_stop()
         _mark_publishing(dest_root, snap_id)  # removed by _serve once served
         os.rename(work, final)
         _fsync_dir(base)

@@ -159,12 +159,15 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                                     repeated=changes.repeated)
         # A topic written by the label of one the index holds ("Compute deals") is that topic (its slug).
         changes = _named_topics(changes, meta)
+        store.check_stop()
         snap_id, work = store.new_workdir(root)
         try:
             for item in previous.iterdir():  # a snapshot is flat: Whoosh files and snapshot.json
                 if item.is_file() and item.name not in _NOT_COPIED:
+                    store.check_stop()
                     shutil.copy2(item, work / item.name)
             added, replaced, missing, doc_count, dates = _apply(work, changes)
+            store.check_stop()
             meta["semantic"] = vectors.update(previous, work, meta.get("semantic"), changes.upserts)
             seconds = time.perf_counter() - started
             meta["id_prefix"] = _namespace(previous, changes)
@@ -261,7 +264,9 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             added = 0
             now = now_utc()
             dates = dating(upserts.values(), kept, now)
-            for doc_id, record in upserts.items():
+            for done, (doc_id, record) in enumerate(upserts.items()):
+                if not done % store.STOP_EVERY:
+                    store.check_stop()
                 old = kept.get(doc_id)
                 if old is not None:  # an edit keeps its place in the listing, and when it was first seen
                     position, order, first_seen = int(old["position"]), int(old["order"]), old.get("first_seen") or now

@@ -85,6 +85,19 @@ def topichub(*args: object) -> str:
     return result.stdout
 
 
+# For a command run with `python -c SCRIPT`: after(real, when) wraps step *real* so that the script's
+# act() (a SIGKILL, a SIGTERM) follows it when when(*args) holds: a moment inside a command, reached exactly.
+AFTER_STEP = """
+def after(real, when=lambda *args: True):
+    def step(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if when(*args):
+            act()
+        return result
+    return step
+"""
+
+
 def leftovers(root: Path) -> list[str]:
     """Return what unfinished builds and publishes left in index folder *root*: temporary folders and links."""
     return sorted(p.name for p in [*store.snapshots_dir(root).glob(".tmp-*"), *root.glob(".current-*")])

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from index import store
-from tests.conftest import REPO, leftovers, write_jsonl
+from tests.conftest import AFTER_STEP, REPO, leftovers, write_jsonl
 from tests.waiting import wait_until
 from web import create_app
 from web.cli import _needs_build, main
@@ -219,13 +219,9 @@ from web.cli import _needs_build, main
 def die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 
-def after(real, when=lambda *args: True):
-    def step(*args, **kwargs):
-        result = real(*args, **kwargs)
-        if when(*args):
-            die()
-        return result
-    return step
+act = die
+""" + AFTER_STEP + """
+
 
 copies = []
 def second_copy(src, dst):

@@ -1,7 +1,8 @@
 """The operator's command line: ``topichub build | update | serve | search | stats | publish | prune | rollback``.
 
 Errors are one line on stderr and a non-zero exit code, never a traceback: 1 when the work failed
-(bad corpus line, another writer busy, no index), 2 when the command line itself was wrong.
+(bad corpus line, another writer busy, no index), 2 when the command line itself was wrong, 128 +
+the signal when SIGTERM or SIGINT stopped a build or update (143, 130).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -184,21 +185,39 @@ def _os_error(exc: BaseException) -> OSError | None:
     return None
 
 
-@contextmanager
-def _writing(doing: str) -> Iterator[None]:
-    """Turn what stops a write to an index folder into one ``Error:`` line: a refusal in its own
-    words, a disk that is full or read-only as "cannot *doing*: …" (never a traceback)."""
-    from index.update import UpdateError
+class _Stopped(click.ClickException):
+    """A command stopped by a signal (SIGTERM, SIGINT) at a safe point: one ``Error:`` line, and the
+    exit code of a process the signal ended, 128 + its number (143 for SIGTERM, 130 for SIGINT)."""
 
-    try:
-        yield
-    except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
-        raise click.ClickException(str(exc)) from None
-    except Exception as exc:
-        found = _os_error(exc)
-        if found is None:
-            raise
-        raise click.ClickException(f"cannot {doing}: {found}") from None
+    def __init__(self, message: str, signum: int) -> None:
+        super().__init__(message)
+        self.exit_code = 128 + signum
+
+
+@contextmanager
+def _writing(doing: str, stoppable: str | None = None) -> Iterator[None]:
+    """Turn what stops a write to an index folder into one ``Error:`` line: a refusal in its own
+    words, a disk that is full or read-only as "cannot *doing*: …" (never a traceback).
+
+    *stoppable* (the writer's name, "build"): SIGTERM and SIGINT stop it at its next safe point
+    (``store.stop_on_signals``) and say so; they killed it with exit 143 and no word, its temporary
+    folder left behind."""
+    with store.stop_on_signals() if stoppable else nullcontext():  # before the imports: a second or more
+        from index.update import UpdateError
+
+        try:
+            store.check_stop()  # asked while the command started
+            yield
+        except store.Stopped as exc:
+            raise _Stopped(f"{stoppable} stopped by {exc}; the live index is untouched, nothing was published",
+                           exc.signum) from None
+        except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
+            raise click.ClickException(str(exc)) from None
+        except Exception as exc:
+            found = _os_error(exc)
+            if found is None:
+                raise
+            raise click.ClickException(f"cannot {doing}: {found}") from None
 
 
 def _build(
@@ -206,16 +225,17 @@ def _build(
 ) -> None:
     """Build *sources* into *index_dir* with a progress bar on stderr and a summary line (on stderr
     with *summary_err*: serve's stdout is the JSON access log, and `jq` stopped at "built 57 …")."""
-    from tqdm import tqdm
+    with _writing(f"write the index in {index_dir}", stoppable="build"):
+        from tqdm import tqdm
 
-    from corpus.sources import load_corpus
-    from index.build import build_corpus
+        from corpus.sources import load_corpus
+        from index.build import build_corpus
 
-    with _writing(f"write the index in {index_dir}"):
         # The lock before the sources are read: of two builds into one folder, the first started goes first.
         with store.write_lock(index_dir, wait=wait):
             # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
             corpus = load_corpus(tuple(p.resolve() for p in sources or (_default_corpus(),)))
+            store.check_stop()  # a stop asked while the sources were read
             unique = len({record.id for record in corpus.records})
             with tqdm(total=unique, unit="doc", desc="indexing", file=sys.stderr, disable=unique < 1000,
                       mininterval=0.5) as bar:
@@ -266,9 +286,9 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
     Each line of CHANGES is a document in the JSONL corpus format, which is added or replaces the document
     with its id, or {"id": "...", "delete": true}, which removes it.  See docs/operations.md.
     """
-    from index.update import update as apply_update
+    with _writing(f"update the index in {index_dir}", stoppable="update"):
+        from index.update import update as apply_update
 
-    with _writing(f"update the index in {index_dir}"):
         report = apply_update(changes, index_dir, lock_wait=wait)
     if report.repeated:  # the later line won, as in a build: said, as an edit meant to win may not have
         click.echo(f"warning: {changes} names {_counted(len(report.repeated), 'id')} on more than one line; "
@@ -485,18 +505,30 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     _check_listen(host, port)  # before a rebuild that may take minutes
     # An IPv6 address in brackets, as gunicorn's --bind and a URL take it: ::1:8000 was read as host and an empty port.
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    reason = _needs_build(index_dir)
-    if reason is not None:
-        message, sources = reason
-        click.echo(message, err=True)
-        if not _servable(index_dir):
-            _build(sources, index_dir, wait=600, summary_err=True)  # nothing to serve until it is built: wait for a writer
-        else:
-            try:  # a published index this code can serve: a failed rebuild leaves it serving
-                _build(sources, index_dir, summary_err=True)
-            except click.ClickException as exc:
-                click.echo(f"warning: the rebuild failed ({exc.format_message()}); serving the published index "
-                           "as it is (/healthz says sources_changed)", err=True)
+    with store.stop_on_signals():  # to the exec: a stop asked during or after a build is not served
+        reason = _needs_build(index_dir)
+        if reason is not None:
+            message, sources = reason
+            click.echo(message, err=True)
+            if not _servable(index_dir):
+                _build(sources, index_dir, wait=600, summary_err=True)  # nothing to serve until it is built: wait for a writer
+            else:
+                try:  # a published index this code can serve: a failed rebuild leaves it serving
+                    _build(sources, index_dir, summary_err=True)
+                except _Stopped:
+                    raise
+                except click.ClickException as exc:
+                    click.echo(f"warning: the rebuild failed ({exc.format_message()}); serving the published index "
+                               "as it is (/healthz says sources_changed)", err=True)
+        _serve_unless_stopped(index_dir, address, workers, threads)
+
+
+def _serve_unless_stopped(index_dir: Path, address: str, workers: int, threads: int) -> None:
+    """Exec gunicorn on *address*, unless a stop signal came before (during serve's build, after its last check)."""
+    try:
+        store.check_stop()
+    except store.Stopped as exc:
+        raise _Stopped(f"serve stopped by {exc} before it started serving", exc.signum) from None
     os.environ["TOPICHUB_INDEX_DIR"] = str(index_dir.resolve())
     args = [
         sys.executable, "-m", "gunicorn",

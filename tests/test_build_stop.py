@@ -1,0 +1,169 @@
+"""A build, update or serve's first build stopped by SIGTERM (systemd, docker stop, Kubernetes) or
+SIGINT (Ctrl-C) stops at its next safe point: one Error line, exit 128 + the signal, its temporary
+folder removed, its indexing processes ended, the lock released and the published snapshot serving.
+They exited 143 with no word, a .tmp- folder left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.servers import free_port
+from index import store
+from search.params import SearchParams
+from search.service import SearchService
+from tests.conftest import AFTER_STEP, REPO, leftovers, write_jsonl
+
+SEED = REPO / "corpus" / "data"
+NEW = {"id": "numbat-cluster", "title": "Numbat cluster opens", "summary": "A numbat-named GPU cluster.",
+       "topics": ["training-infrastructure"]}
+
+# The command signals itself once it reaches the named moment, then carries on as it would.
+SIGNAL_AT = """
+import os, shutil, signal, sys
+from pathlib import Path
+import corpus.sources
+import index.build
+from index import store
+from web.cli import main
+
+sig = getattr(signal, sys.argv[2])
+sent = []
+
+def send():
+    if not sent:
+        sent.append(True)
+        os.kill(os.getpid(), sig)
+
+act = send
+""" + AFTER_STEP + """
+moment = sys.argv[1]
+if moment == "reading":
+    corpus.sources.load_corpus = after(corpus.sources.load_corpus)
+elif moment == "indexing":
+    index.build.indexed = after(index.build.indexed, when=lambda record, order, *rest: order == 10)
+elif moment == "copying":
+    store.shutil.copy2 = after(shutil.copy2)
+elif moment == "publishing":
+    store.os.rename = after(os.rename, when=lambda src, dst: Path(dst).parent.name == "snapshots")
+main(sys.argv[3:])
+"""
+
+STOPPED = "the live index is untouched, nothing was published"
+
+
+def signalled(moment: str, sig: str, *args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", SIGNAL_AT, moment, sig, *map(str, args)], cwd=REPO, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **(env or {})})
+
+
+def errors(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("Error:")]
+
+
+def stars(root: Path) -> tuple[str, list[str]]:
+    """Return the snapshot that answers a search, and the ids it finds."""
+    result = SearchService(root).search(SearchParams(q="stargate"))
+    return result.snapshot, [hit.id for hit in result.hits]
+
+
+def assert_stopped(proc: subprocess.CompletedProcess, doing: str, sig: str, root: Path, before: tuple[str, list[str]]) -> None:
+    assert proc.returncode == 128 + getattr(signal, sig), proc.stderr
+    assert errors(proc.stderr) == [f"Error: {doing} stopped by {sig}; {STOPPED}"], proc.stderr
+    assert "Traceback" not in proc.stderr and "published snapshot" not in proc.stdout + proc.stderr
+    assert leftovers(root) == [] and list(root.glob(".publishing-*")) == []
+    assert stars(root) == before and before[1]
+    with store.write_lock(root):  # released
+        pass
+
+
+@pytest.fixture()
+def published(tmp_path) -> tuple[Path, tuple[str, list[str]]]:
+    root = tmp_path / "index"
+    subprocess.run([sys.executable, "-m", "web.cli", "build", SEED, "--index-dir", root, "--procs", "1"], cwd=REPO,
+                   check=True, capture_output=True, timeout=120)
+    return root, stars(root)
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("moment", ["reading", "indexing", "publishing"])
+def test_a_build_told_to_stop_stops_in_one_line_and_publishes_nothing(published, moment, sig):
+    root, before = published
+    proc = signalled(moment, sig, "build", SEED, "--index-dir", root, "--procs", 1)
+    assert_stopped(proc, "build", sig, root, before)
+    assert store.snapshot_ids(root) == [before[0]]
+
+
+@pytest.mark.parametrize("moment", ["copying", "publishing"])
+def test_an_update_told_to_stop_stops_in_one_line_and_publishes_nothing(published, tmp_path, moment):
+    root, before = published
+    proc = signalled(moment, "SIGTERM", "update", write_jsonl(tmp_path / "new.jsonl", [NEW]), "--index-dir", root)
+    assert_stopped(proc, "update", "SIGTERM", root, before)
+    assert SearchService(root).search(SearchParams(q="numbat")).total == 0
+
+
+def test_serve_told_to_stop_during_its_first_build_stops_without_serving(tmp_path):
+    root = tmp_path / "index"
+    proc = signalled("indexing", "SIGTERM", "serve", "--index-dir", root, "--port", free_port(), env={"TOPICHUB_CORPUS": str(SEED)})
+    assert proc.returncode == 143, proc.stderr
+    assert errors(proc.stderr) == [f"Error: build stopped by SIGTERM; {STOPPED}"], proc.stderr
+    assert "Traceback" not in proc.stderr and "serving on" not in proc.stderr
+    assert store.current_id(root) is None and leftovers(root) == []
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found |= {int(n) for n in (task / "children").read_text().split()}
+        except FileNotFoundError:
+            pass  # a thread that ended meanwhile (tqdm's monitor)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sig", "to_group"), [("SIGTERM", False), ("SIGINT", True)])
+def test_a_large_build_stopped_while_its_processes_index_ends_them_and_publishes_nothing(published, tmp_path, sig, to_group):
+    # SIGTERM to the build alone (docker stop, kill PID); SIGINT to its process group (Ctrl-C), its
+    # indexing processes included.
+    root, before = published
+    corpus = tmp_path / "large.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"widget-{n}", "title": f"Widget {n}", "summary": f"Widget number {n}, a small gadget.",
+                                          "topics": ["training-infrastructure"]}) + "\n" for n in range(40_000)))
+    build = subprocess.Popen([sys.executable, "-m", "web.cli", "build", corpus, "--index-dir", root, "--procs", "2"], cwd=REPO,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (list(store.snapshots_dir(root).glob(".tmp-*")) and len(workers := children(build.pid)) == 2):
+            assert build.poll() is None and time.monotonic() < deadline, build.communicate()
+            time.sleep(0.01)
+        if to_group:
+            os.killpg(build.pid, getattr(signal, sig))
+        else:
+            build.send_signal(getattr(signal, sig))
+        out, err = build.communicate(timeout=60)
+    finally:
+        if build.poll() is None:
+            build.kill()
+    assert_stopped(subprocess.CompletedProcess(build.args, build.returncode, out, err), "build", sig, root, before)
+    assert not any(alive(pid) for pid in workers)
+    assert store.snapshot_ids(root) == [before[0]]
+
+    again = subprocess.run([sys.executable, "-m", "web.cli", "build", corpus, "--index-dir", root, "--procs", "2"], cwd=REPO,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert SearchService(root).search(SearchParams(q="widget")).total == 40_000
