@@ -512,6 +512,7 @@ def _copy_in(source: Path, dest_root: Path, names: tuple[str, ...]) -> int:
     copied = 0
     try:
         for name in names:
+            check_stop()
             try:
                 shutil.copy2(source / name, work / name)
             except FileNotFoundError:

@@ -1,4 +1,4 @@
-"""A build, update or serve's first build stopped by SIGTERM (systemd, docker stop, Kubernetes) or
+"""A build, update, publish or serve's first build stopped by SIGTERM (systemd, docker stop, Kubernetes) or
 SIGINT (Ctrl-C) stops at its next safe point: one Error line, exit 128 + the signal, its temporary
 folder removed, its indexing processes ended, the lock released and the published snapshot serving.
 They exited 143 with no word, a .tmp- folder left behind."""
@@ -17,6 +17,7 @@ import pytest
 
 from bench.servers import free_port
 from index import store
+from index.update import update
 from search.params import SearchParams
 from search.service import SearchService
 from tests.conftest import AFTER_STEP, REPO, leftovers, write_jsonl
@@ -49,6 +50,8 @@ if moment == "reading":
     corpus.sources.load_corpus = after(corpus.sources.load_corpus)
 elif moment == "indexing":
     index.build.indexed = after(index.build.indexed, when=lambda record, order, *rest: order == 10)
+elif moment == "waiting":  # for the lock another writer holds (--wait)
+    store.time.sleep = after(store.time.sleep)
 elif moment == "copying":
     store.shutil.copy2 = after(shutil.copy2)
 elif moment == "publishing":
@@ -101,12 +104,34 @@ def test_a_build_told_to_stop_stops_in_one_line_and_publishes_nothing(published,
     assert store.snapshot_ids(root) == [before[0]]
 
 
+def test_a_build_told_to_stop_while_it_waits_for_the_lock_stops_in_one_line(published):
+    root, before = published
+    with store.write_lock(root):
+        proc = signalled("waiting", "SIGTERM", "build", SEED, "--index-dir", root, "--procs", 1, "--wait", 60)
+    assert_stopped(proc, "build", "SIGTERM", root, before)
+
+
 @pytest.mark.parametrize("moment", ["copying", "publishing"])
 def test_an_update_told_to_stop_stops_in_one_line_and_publishes_nothing(published, tmp_path, moment):
     root, before = published
     proc = signalled(moment, "SIGTERM", "update", write_jsonl(tmp_path / "new.jsonl", [NEW]), "--index-dir", root)
     assert_stopped(proc, "update", "SIGTERM", root, before)
     assert SearchService(root).search(SearchParams(q="numbat")).total == 0
+
+
+def test_a_publish_told_to_stop_mid_copy_stops_in_one_line_and_the_replica_keeps_serving(published, tmp_path):
+    root, before = published
+    replica = tmp_path / "replica"
+    store.publish_to(root, replica)
+    update(write_jsonl(tmp_path / "new.jsonl", [NEW]), root)
+    proc = signalled("copying", "SIGTERM", "publish", "--index-dir", root, "--to", replica)
+    assert proc.returncode == 143, proc.stderr
+    assert errors(proc.stderr) == [f"Error: publish stopped by SIGTERM; {replica} serves what it served, nothing was "
+                                   "published there"], proc.stderr
+    assert "Traceback" not in proc.stderr and leftovers(replica) == [] and list(replica.glob(".publishing-*")) == []
+    assert stars(replica) == before
+    store.publish_to(root, replica)  # the next one copies it whole
+    assert store.current_id(replica) == store.current_id(root)
 
 
 def test_serve_told_to_stop_during_its_first_build_stops_without_serving(tmp_path):

@@ -678,16 +678,20 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
             store.check_target(target)
         except store.NotAReplicaFolder as exc:
             raise _OneLineError(str(exc)) from None
-    for target in targets:
-        try:
-            report = store.publish_to(index_dir, target, lock_wait=wait)
-        except (store.IndexUnavailable, store.WriterBusy) as exc:
-            raise click.ClickException(f"{target}: {exc}") from None
-        except OSError as exc:
-            raise click.ClickException(f"cannot publish to {target}: {exc}") from None
-        moved = "already served" if report.previous == report.snapshot else f"was {report.previous or 'nothing'}"
-        click.echo(f"published snapshot {report.snapshot} in {target} ({moved}; "
-                   f"{report.copied_bytes / 1e6:.1f} MB copied in {report.seconds:.2f} s)")
+    with store.stop_on_signals():  # a copy of a large snapshot takes a while: SIGTERM ended it without a word
+        for target in targets:
+            try:
+                report = store.publish_to(index_dir, target, lock_wait=wait)
+            except store.Stopped as exc:
+                raise _Stopped(f"publish stopped by {exc}; {target} serves what it served, nothing was published "
+                               "there", exc.signum) from None
+            except (store.IndexUnavailable, store.WriterBusy) as exc:
+                raise click.ClickException(f"{target}: {exc}") from None
+            except OSError as exc:
+                raise click.ClickException(f"cannot publish to {target}: {exc}") from None
+            moved = "already served" if report.previous == report.snapshot else f"was {report.previous or 'nothing'}"
+            click.echo(f"published snapshot {report.snapshot} in {target} ({moved}; "
+                       f"{report.copied_bytes / 1e6:.1f} MB copied in {report.seconds:.2f} s)")
 
 
 @main.command()
