@@ -14,8 +14,8 @@ Layout of an index folder::
     .write.lock                    names the one writer, which locks it and the folder (flock, released if it dies)
 
 A build killed at any moment leaves ``current`` on the old snapshot: the new one is only linked
-once it is complete, and its leftovers are removed by the next build, which holds the lock.  A build
-or update asked to stop (SIGTERM, SIGINT: ``stop_on_signals``) stops at its next ``check_stop``,
+once it is complete, and its leftovers are removed by the next build, which holds the lock.  A writer
+(build, update, publish) asked to stop (SIGTERM, SIGINT: ``stop_on_signals``) stops at its next ``check_stop``,
 raising ``Stopped``, and removes its temporary folder itself.
 ``files.json`` records each file's size and SHA-256 at publish, so a truncated or altered snapshot
 is refused when it is opened (IndexUnavailable, a 503) instead of failing in the middle of a search.
