@@ -325,8 +325,20 @@ def publish(root: Path, snap_id: str, work: Path) -> Path:
             marker.unlink(missing_ok=True)
         raise
     marker.unlink(missing_ok=True)
-    _prune(root, keep=snap_id)
+    _prune_published(root, snap_id)
     return final
+
+
+def _prune_published(root: Path, snap_id: str) -> list[str]:
+    """Prune after *snap_id* was published; return the ids deleted.  An old snapshot that cannot be
+    deleted is a warning: the work is done (the command said "Error: cannot write the index" and
+    exited 1, the new snapshot served all the same)."""
+    try:
+        return _prune(root, keep=snap_id)
+    except OSError as exc:
+        log.warning("published snapshot %s, but the older snapshots could not all be deleted (%s): run "
+                    "`topichub prune` once that is fixed", snap_id, exc)
+        return []
 
 
 def _mark_publishing(root: Path, snap_id: str) -> Path:
@@ -494,7 +506,7 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
         copied = 0 if _verifies(final) else _copy_in(source, dest_root, (*recorded, MANIFEST_FILE))
         if previous != snap_id:
             _serve(dest_root, snap_id, previous)
-        pruned = _prune(dest_root, keep=snap_id)
+        pruned = _prune_published(dest_root, snap_id)
     return PublishReport(snap_id, previous, copied, round(time.perf_counter() - started, 3), tuple(pruned))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -89,6 +90,24 @@ def test_a_build_whose_switch_fails_leaves_no_snapshot_behind(tmp_path, monkeypa
         build(root=tmp_path)
     assert store.current_id(tmp_path) == published
     assert sorted(p.name for p in [*store.snapshots_dir(tmp_path).iterdir(), *tmp_path.glob(".publishing-*")]) == [published]
+
+
+def test_a_build_that_cannot_delete_an_old_snapshot_is_published_and_says_so(tmp_path, monkeypatch, caplog):
+    # It failed with "Error: cannot write the index ...: Permission denied", exit 1, and served the new snapshot.
+    for _ in range(3):
+        build(root=tmp_path)
+    oldest = store.snapshot_ids(tmp_path)[0]
+    real = os.rename
+
+    def refused(src, dst):
+        if Path(dst).name.startswith(".tmp-pruned-"):
+            raise PermissionError(13, "Permission denied", str(src))
+        return real(src, dst)
+
+    monkeypatch.setattr(store.os, "rename", refused)
+    report = build(root=tmp_path)
+    assert store.current_id(tmp_path) == report.snapshot and oldest in store.snapshot_ids(tmp_path)
+    assert f"published snapshot {report.snapshot}, but the older snapshots could not all be deleted" in caplog.text
 
 
 def test_a_stale_temporary_folder_is_cleaned_by_the_next_build(tmp_path):
