@@ -284,10 +284,15 @@ def _remove_leftovers(root: Path, adopt: str | None = None) -> None:
         snap_id = marker.name[len(PUBLISHING):]
         if snap_id == adopt and snap_id != current:
             continue
-        if snap_id != current and (base / snap_id).exists():
+        orphan = base / snap_id
+        if snap_id != current and orphan.exists():
+            shutil.rmtree(orphan, ignore_errors=True)
+            if orphan.exists():  # not all of it could be deleted: unlisted while its marker is there
+                log.warning("snapshot %s never served (its writer stopped before publishing it) and could not all "
+                            "be deleted: delete %s", snap_id, orphan)
+                continue
             log.warning("removed snapshot %s: its writer stopped after moving it into place and before "
                         "publishing it (it never served)", snap_id)
-            shutil.rmtree(base / snap_id, ignore_errors=True)  # unlisted while its marker is there
         marker.unlink(missing_ok=True)
     for stale in base.glob(".tmp-*"):
         shutil.rmtree(stale, ignore_errors=True)

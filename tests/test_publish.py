@@ -299,6 +299,27 @@ def test_a_writer_killed_before_its_switch_is_never_rolled_back_to_and_the_next_
     assert health(builder)[0] == 200
 
 
+def test_an_orphan_the_next_writer_cannot_delete_stays_unlisted(builder, monkeypatch):
+    # Its marker went with the first try, so what was left of it was listed again: a rollback candidate.
+    good, before = store.current_id(builder), _snapshot_folders(builder)
+    killed("after-rename", "build", REPO / "corpus" / "data", "--index-dir", builder, "--procs", 1)
+    (orphan,) = _snapshot_folders(builder) - before
+    real = shutil.rmtree
+
+    def partly(path, ignore_errors=False):
+        if Path(path).name == orphan:
+            (Path(path) / store.MANIFEST_FILE).unlink()  # one file gone, the rest refused
+            return None
+        return real(path, ignore_errors=ignore_errors)
+
+    monkeypatch.setattr(store.shutil, "rmtree", partly)
+    topichub("prune", "--index-dir", builder)
+    assert orphan in _snapshot_folders(builder) and orphan not in store.snapshot_ids(builder)
+    monkeypatch.undo()
+    topichub("prune", "--index-dir", builder)
+    assert orphan not in _snapshot_folders(builder) and store.current_id(builder) == good
+
+
 def test_a_first_build_killed_before_its_switch_is_built_again_not_offered_to_serve(tmp_path):
     root = tmp_path / "index"
     killed("after-rename", "build", REPO / "corpus" / "data", "--index-dir", root, "--procs", 1)
