@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from whoosh.searching import Searcher
 
 from corpus.jsonl import load_jsonl
 from corpus.sanitize import _plain, plain_text
+from index.build import build
+from search.service import SearchService
 from tests.conftest import write_jsonl
 
 
@@ -24,3 +27,30 @@ def test_a_character_reference_of_thousands_of_digits_is_read_as_html_reads_it(t
     (record,) = load_jsonl(write_jsonl(tmp_path / "r.jsonl", [doc]))
     assert record.body == f"ref {read_as} end" and record.title == plain_text(f"ref {reference[:900]}")
     assert plain_text(reference) == _plain(reference)
+
+
+def _distinct_words(count: int) -> list[str]:
+    """*count* distinct words of letters only, none an English word the corpus holds (``qzaa``, ``qzab`` …)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return ["qz" + letters[i // 676 % 26] + letters[i // 26 % 26] + letters[i % 26] for i in range(count)]
+
+
+def test_more_like_this_weighs_the_words_of_a_long_text_s_opening_only(tmp_path, monkeypatch):
+    # Without vectors, a summary of 140,000 distinct words had each of them looked up to weigh it:
+    # its page (/events/<id>, which shows the related events) took 5.4 s.  The work is counted, not timed.
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    filler = " ".join(_distinct_words(17_000))  # about 100,000 characters
+    docs = [{"id": "long", "title": "Lattice cooling notes", "summary": f"Cryogenic lattice cooling. {filler}", "topics": ["t"]},
+            {"id": "near", "title": "Cryogenic lattice", "summary": "Cooling a lattice cryogenically.", "topics": ["t"]},
+            {"id": "far", "title": "Grid power", "summary": "The grid carries power to the campus.", "topics": ["t"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix")
+    weighed: list[str] = []
+    key_terms = Searcher.key_terms_from_text
+    monkeypatch.setattr(Searcher, "key_terms_from_text", lambda self, field, text, **kw: weighed.append(text) or key_terms(self, field, text, **kw))
+    service = SearchService(tmp_path / "ix")
+    assert [doc["id"] for doc in service.more_like_this("long")] == ["near"]
+    assert len(weighed) == 1 and len(weighed[0]) < len(filler) / 4 and weighed[0].startswith("Lattice cooling notes Cryogenic")
+    assert weighed[0].split()[-1] in filler.split()  # cut between words
+    weighed.clear()
+    service.more_like_this("near")
+    assert weighed == ["Cryogenic lattice Cooling a lattice cryogenically."]  # a text of usual length is weighed whole
