@@ -611,7 +611,7 @@ class SearchService:
     def more_like_this(self, doc_id: str, count: int = 5) -> list[dict[str, object]]:
         """Return up to *count* documents most like *doc_id*, best first: the nearest in meaning when
         the snapshot has vectors, else those sharing the most of its key words (Whoosh's Bo1 key terms
-        of its title and text, their first 20,000 characters, bare numbers left out).  Key words alone made the MTIA roadmap ("300",
+        of its title and text, their first 100,000 characters, bare numbers left out).  Key words alone made the MTIA roadmap ("300",
         "500") like the Stargate announcement ("$500 billion") and Anthropic's funding round like an
         NVIDIA DGX page; by meaning, the first five are chip deals and Anthropic's other deals."""
         snap = self.snapshot()
@@ -627,9 +627,10 @@ class SearchService:
         else:
             fields = searcher.stored_fields(docnum)
             # Its key words are its opening's: weighing each word looks it up in the index, and a summary
-            # of 133,000 distinct words took 4.5 CPU seconds to weigh, 0.1 s since (QA pass AI); no seed text is as long.
+            # of 133,000 distinct words took 4.5 CPU seconds to weigh, 0.3 s since (QA pass AI); no seed
+            # or Debian text is as long (20,000 changed those of texlive-latex-extra, an A-Z list).
             text = f"{fields['title']} {fields['body']}"
-            if len(text) > (opening_max := 20_000):
+            if len(text) > (opening_max := 100_000):
                 text = text[:opening_max].rsplit(None, 1)[0]  # a word cut in two is no word of the text
             try:
                 terms = searcher.key_terms_from_text("body", text, numterms=2 * LIKE_TERMS)
