@@ -7,19 +7,22 @@ elements a browser knows are stripped: ``<https://ardour.org/>``, ``<sources.lis
 ``-j<jobs>`` in a package description are text, and stay.  Pages and snippets then only need to
 HTML-escape that text: search.highlight adds nothing but ``<mark>`` around whole words, which
 ``clean(markup, MARK)`` leaves unchanged (tests/test_highlight.py proves it by hypothesis, with the
-Big List of Naughty Strings and XSS vectors among its examples).
+Big List of Naughty Strings and XSS vectors among its examples).  A long text goes to bleach in pieces
+(``_clean_in_pieces``), text without markup not at all: what is stored is what bleach gives for the
+whole text (tests/test_sanitize.py), in time that grows with its length, not its square.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import string
 import threading
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import bleach
-from bleach.html5lib_shim import HTML_TAGS
+from bleach.html5lib_shim import HTML_TAGS, match_entity
 
 from corpus.records import INVISIBLE
 
@@ -80,13 +83,187 @@ def plain_text(text: str) -> str:
     and composed (NFC: "n" and a combining tilde are "ñ", as a reader types it, so the words match)."""
     if not _MAY_CHANGE.search(text):
         return unicodedata.normalize("NFC", text)
-    return _plain(text)
+    return _plain(text, _clean_in_pieces)
 
 
-def _plain(text: str) -> str:
-    """Return what ``plain_text`` returns, always going through bleach (its reference)."""
+def _plain(text: str, cleaner: Callable[[str], str] = clean) -> str:
+    """Return what ``plain_text`` returns, going through bleach *cleaner* (by default the whole text at
+    once, the reference)."""
     text = _TAG.sub(_tag_or_text, _CONTROLS.sub(" ", _CR.sub("\n", text)))
-    return unicodedata.normalize("NFC", INVISIBLE.sub("", _CONTROLS.sub(" ", _CR.sub("\n", _unescape(clean(text))))))
+    return unicodedata.normalize("NFC", INVISIBLE.sub("", _CONTROLS.sub(" ", _CR.sub("\n", _unescape(cleaner(text))))))
+
+
+# Bleach's own costs grow with the square of a text's length (QA pass AI): html5lib appends each piece
+# of text to all the text before it in its element ("<x" 500,000 times, 1 MB: 80 s), compares each
+# attribute's name with every earlier one of its tag (15,000 attributes: 5 s), and bleach reads the
+# digits of a character reference one by one off the front of the rest of the text ("&#" and 100,000
+# digits: 0.9 s; 4 MB, some 20 minutes).  So a long text goes to bleach in pieces of about PIECE
+# characters, cut where bleach, reading the pieces one by one, gives what it gives for the whole text
+# (tests/test_sanitize.py proves it by hypothesis); its tags' attributes are left out (they are dropped
+# anyway) and a long reference is written short.
+PIECE = 4096
+# Where html5lib reads markup: "<" and "!", "?", "/" or a letter (after _TAG, only an element's name).
+_MARKUP = re.compile("<[!?/A-Za-z]")
+# A tag as html5lib reads it, in the plain cases only: its name, then attributes with or without a
+# value (quoted or not), separated by blanks or "/"; no "<", and no quote but a value's.
+_SIMPLE_TAG = re.compile(
+    r"""<(/?)([A-Za-z][^\t\n\f />]*)(?:[\t\n\f /]|[^\t\n\f />="'<][^\t\n\f />="'<]*"""
+    r"""(?:[\t\n\f ]*=[\t\n\f ]*(?:"[^"]*"|'[^']*'|[^\t\n\f >"'<=`]+))?)*>"""
+)
+_COMMENT_END = re.compile("--!?>")
+# The elements html5lib opens and closes without looking further back than the one open last (in "in
+# body", without tables, forms, lists of options, foreign or raw text): a piece can be cut inside them
+# and the next one start by opening them again.  Each one's handling, by html5lib's parser:
+_VOID = frozenset("area br embed img keygen wbr param source track input".split())  # opened and closed at once
+_FORMATTING = frozenset("a b big code em font i s small strike strong tt u".split())  # listed as formatting too
+_CLOSE_P = frozenset(
+    "address article aside blockquote center details dir div dl fieldset figcaption figure footer header hgroup "
+    "main menu nav ol p section summary ul li dd dt h1 h2 h3 h4 h5 h6".split()
+)  # each closes an open <p> first
+_PHRASING = frozenset("span abbr cite dfn kbd q samp sub sup var mark time data bdi bdo label output acronym ins del".split())
+_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+_LIST_ITEMS = frozenset(("li", "dd", "dt"))
+_REOPENED_MAX = 32  # elements a piece reopens at most
+# A character reference's digits, when 9 or more: bleach reads them one at a time.
+_LONG_REF = re.compile("&#(?:([0-9]{9,})|([xX])([0-9a-fA-F]{9,}))")
+_ENDS_REF_NAME = frozenset("<&=;" + string.whitespace)  # bleach's end_characters
+_DECIDES_REF = re.compile("[%s]" % re.escape("".join(sorted(_ENDS_REF_NAME))))
+
+
+def _clean_in_pieces(markup: str, piece: int = PIECE) -> str:
+    """Return ``clean(markup)`` (its characters escaped or not: it is decoded next), bleach reading a
+    long *markup* in pieces of about *piece* characters, and none that holds no markup."""
+    if len(markup) <= piece:
+        return _text_as_bleach_writes_it(markup) if _MARKUP.search(markup) is None else clean(markup)
+    cleaned = []
+    for reopen, text in _pieces(_LONG_REF.sub(_short_ref, markup), piece):
+        if _MARKUP.search(text) is None:  # text, inside the elements open or not
+            cleaned.append(_text_as_bleach_writes_it(text))
+            continue
+        if not reopen:
+            cleaned.append(clean(text))
+            continue
+        whole, head = clean(reopen + text), clean(reopen)  # reopening the elements writes nothing but newlines
+        if not whole.startswith(head):  # (not seen: then the whole text, as it was)
+            return clean(markup)
+        cleaned.append(whole[len(head) :])
+    return "".join(cleaned)
+
+
+def _pieces(markup: str, piece: int) -> Iterator[tuple[str, str]]:
+    """Yield (tags reopening the elements open where it starts, text) for the pieces of *markup*.
+
+    A piece ends where html5lib's state is known, as long as the markup before is comments and tags of
+    elements in plain nesting (in _VOID, _FORMATTING, _CLOSE_P and _PHRASING, each closed by an end tag
+    of the last one open): before an "&" of text, or before markup once what follows the piece's last
+    "&" cannot make a reference of it (bleach reads text on across the tags it strips: "&am<b>p;" is
+    "&amp;").  There nothing but the elements open is carried from one piece to the next, so the next
+    piece starts by opening them again (after a void tag when a tag came before: bleach writes a block's
+    start tag as a newline unless it is the first tag)."""
+    open_: list[str] = []  # the elements open, last opened last
+    tagged = False  # a tag has been read
+    pending = False  # the text since the piece's last "&" may yet make a reference of it
+    parts: list[str] = []  # the piece so far
+    size = 0
+    reopen = ""
+    at: int | None = 0
+    while at is not None:
+        found = _MARKUP.search(markup, at)
+        end = found.start() if found else len(markup)
+        while size + end - at > piece:  # the text up to the markup: cut before an "&"
+            cut = markup.find("&", at + max(1, piece - size), end)
+            if cut < 0:
+                break
+            parts.append(markup[at:cut])
+            yield reopen, "".join(parts)
+            reopen = ("<wbr>" if tagged else "") + "".join(f"<{name}>" for name in open_)
+            parts, size, at = [], 0, cut
+        text = markup[at:end]
+        parts.append(text)
+        size += len(text)
+        if (amp := text.rfind("&")) >= 0 or pending:
+            pending = _DECIDES_REF.search(text, amp + 1) is None
+        if not found:
+            break
+        if size >= piece and not pending:  # cut before the markup
+            yield reopen, "".join(parts)
+            reopen = ("<wbr>" if tagged else "") + "".join(f"<{name}>" for name in open_)
+            parts, size = [], 0
+        at, tag = _read_markup(markup, end, open_)
+        if at is None:  # markup whose effect is not followed: the rest is one piece
+            tag = markup[end:]
+        parts.append(tag)
+        size += len(tag)
+        tagged = tagged or tag[1 + (tag[1] == "/") :][:1].isalpha()  # not a comment, doctype or "</" and no name
+    yield reopen, "".join(parts)
+
+
+def _read_markup(markup: str, start: int, open_: list[str]) -> tuple[int | None, str]:
+    """Read the markup at *start* as html5lib does; return where it ends and how to write it, updating
+    *open_*; or (None, "") when its effect on the text after it is not followed here."""
+    if markup.startswith("<!--", start):
+        if markup.startswith(">", start + 4):
+            return start + 5, "<!---->"
+        if markup.startswith("->", start + 4):
+            return start + 6, "<!---->"
+        closed = _COMMENT_END.search(markup, start + 4)
+        return (closed.end(), "<!---->") if closed else (None, "")
+    if markup[start + 1] in "!?" or (markup[start + 1] == "/" and not markup[start + 2 : start + 3].isalpha()):
+        closed = markup.find(">", start + 2)  # a doctype or a bogus comment (which bleach may keep as text): as written
+        return (closed + 1, markup[start : closed + 1]) if closed >= 0 else (None, "")
+    tag = _SIMPLE_TAG.match(markup, start)
+    if tag is None:
+        return None, ""
+    name = tag[2].lower()
+    if tag[1]:  # an end tag: of the element open last, it closes it
+        if not open_ or open_[-1] != name:
+            return None, ""
+        open_.pop()
+        return tag.end(), f"</{name}>"
+    if name in _CLOSE_P or name == "hr":
+        if "p" in open_:  # closes it: only when it is the last open
+            if open_[-1] != "p":
+                return None, ""
+            open_.pop()
+        if name in _HEADINGS and open_ and open_[-1] in _HEADINGS:
+            return None, ""
+        if name in _LIST_ITEMS and _LIST_ITEMS.intersection(open_):
+            return None, ""
+    elif name == "a" and "a" in open_:
+        return None, ""
+    elif name not in _VOID and name not in _FORMATTING and name not in _PHRASING:
+        return None, ""
+    if name not in _VOID and name != "hr":
+        if len(open_) == _REOPENED_MAX:
+            return None, ""
+        open_.append(name)
+    return tag.end(), f"<{name}>"
+
+
+def _text_as_bleach_writes_it(text: str) -> str:
+    """Return *text*, which holds no markup, as bleach writes it, but for "<" and ">" (which it escapes):
+    each "&" escaped unless it starts a reference bleach keeps (``match_entity``'s, ended by ";")."""
+    parts = text.split("&")
+    written = [parts[0]]
+    for part in parts[1:]:
+        name = match_entity("&" + part)
+        written.append("&amp;" + part if name is None else f"&{name};{part[len(name) + 1 :]}")
+    return "".join(written)
+
+
+def _short_ref(match: re.Match[str]) -> str:
+    """Return a numeric character reference of many digits as bleach and html.unescape read it, in few."""
+    after = match.string[match.end() : match.end() + 2]
+    if _MARKUP.match(match.string, match.end()) or _MARKUP.match(match.string, match.end() + 1):
+        return match[0]  # a tag may follow, which bleach strips: it reads the text after it as following on
+    # Bleach's match_entity: a reference ends at ";", or one character past its digits before a ";".
+    if not (after[:1] == ";" or (after[:1] and after[0] not in _ENDS_REF_NAME and after[1:2] == ";")):
+        return "&amp;" + match[0][1:]  # not one: text, its "&" as bleach writes it
+    if match[1] is not None:
+        digits = match[1].lstrip("0") or "0"
+        return "&#" + (digits if len(digits) <= 7 else "1114112")
+    digits = match[3].lstrip("0") or "0"
+    return "&#" + match[2] + (digits if len(digits) <= 6 else "110000")
 
 
 def _unescape(markup: str) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from whoosh.searching import Searcher
 
+from corpus import sanitize
 from corpus.jsonl import load_jsonl
-from corpus.sanitize import _plain, plain_text
+from corpus.sanitize import PIECE, _plain, plain_text
 from index.build import build
 from search.service import SearchService
 from tests.conftest import write_jsonl
@@ -27,6 +30,28 @@ def test_a_character_reference_of_thousands_of_digits_is_read_as_html_reads_it(t
     (record,) = load_jsonl(write_jsonl(tmp_path / "r.jsonl", [doc]))
     assert record.body == f"ref {read_as} end" and record.title == plain_text(f"ref {reference[:900]}")
     assert plain_text(reference) == _plain(reference)
+
+
+HOSTILE_TEXTS = [  # (what a title or summary holds, what is stored)
+    ("<x" * 100_000, "<x" * 100_000),  # html5lib appended each "<" and "x" to all the text before: 1 MB, 80 s
+    ("<b>" + "&amp;" * 40_000 + "</b>", "&" * 40_000),  # the same, inside an element
+    ("<b " + " ".join(f"a{i}=1" for i in range(15_000)) + ">bold</b>", "bold"),  # each name compared with all before: 5 s
+    ("<p>" + "<a href='x'>link</a> &amp; " * 10_000, "link & " * 10_000),
+    ("&#" + "1" * 100_000 + ";", "\ufffd"),  # bleach read each digit off the front of a list of the rest: 0.9 s
+]
+
+
+@pytest.mark.parametrize(("hostile", "stored"), HOSTILE_TEXTS, ids=["tag-starts", "in-an-element", "attributes", "links", "digits"])
+def test_hostile_text_reaches_bleach_in_pieces_of_bounded_length(monkeypatch, hostile, stored):
+    # Loading such a line took minutes; the work is bounded, not timed: bleach (html5lib) reads no more
+    # than a piece of some PIECE characters at a time, tags without their attributes, references short.
+    read: list[str] = []
+    clean, match_entity = sanitize.clean, sanitize.match_entity
+    monkeypatch.setattr(sanitize, "clean", lambda markup: read.append(markup) or clean(markup))
+    monkeypatch.setattr(sanitize, "match_entity", lambda text: read.append(text[:40]) or match_entity(text))
+    assert plain_text(hostile) == stored
+    assert max(map(len, read), default=0) <= 2 * PIECE
+    assert not any(re.match("&#[xX]?[0-9a-fA-F]{9}", text) for text in read)
 
 
 def _distinct_words(count: int) -> list[str]:
