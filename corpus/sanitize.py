@@ -94,36 +94,33 @@ def _plain(text: str, cleaner: Callable[[str], str] = clean) -> str:
 
 
 # Bleach's own costs grow with the square of a text's length (QA pass AI): html5lib appends each piece
-# of text to all the text before it in its element ("<x" 500,000 times, 1 MB: 80 s), compares each
-# attribute's name with every earlier one of its tag (15,000 attributes: 5 s), and bleach reads the
-# digits of a character reference one by one off the front of the rest of the text ("&#" and 100,000
-# digits: 0.9 s; 4 MB, some 20 minutes).  So a long text goes to bleach in pieces of about PIECE
-# characters, cut where bleach, reading the pieces one by one, gives what it gives for the whole text
-# (tests/test_sanitize.py proves it by hypothesis); its tags' attributes are left out (they are dropped
-# anyway) and a long reference is written short.
+# of text to all the text before it ("<x" 500,000 times, 1 MB: 88 s), compares each attribute's name
+# with every earlier one of its tag (15,000 attributes: 5 s), and bleach reads the digits of a character
+# reference one by one off the front of the rest of the text ("&#" and 100,000 digits: 0.7 s).  So a
+# long text goes to bleach in pieces of about PIECE characters, cut where bleach, reading the pieces
+# one by one, gives what it gives for the whole text (tests/test_sanitize.py proves it by hypothesis);
+# its tags' attributes are left out and a long reference is written short.  Bleach's parser sees no
+# element at all: its tokenizer turns every tag it strips into text ("", or "\n" for a block's start
+# tag after the first tag), so nothing but that "after the first tag" is carried from piece to piece.
 PIECE = 4096
 # Where html5lib reads markup: "<" and "!", "?", "/" or a letter (after _TAG, only an element's name).
 _MARKUP = re.compile("<[!?/A-Za-z]")
-# A tag as html5lib reads it, in the plain cases only: its name, then attributes with or without a
-# value (quoted or not), separated by blanks or "/"; no "<", and no quote but a value's.
-_SIMPLE_TAG = re.compile(
-    r"""<(/?)([A-Za-z][^\t\n\f />]*)(?:[\t\n\f /]|[^\t\n\f />="'<][^\t\n\f />="'<]*"""
-    r"""(?:[\t\n\f ]*=[\t\n\f ]*(?:"[^"]*"|'[^']*'|[^\t\n\f >"'<=`]+))?)*>"""
+# A tag as html5lib's tokenizer reads it: its name, then attributes (a name, which may start with "=",
+# and a value, quoted or not, or none), separated by blanks or "/", to the first ">" outside a quoted
+# value.  Each attribute is read once (an atomic group): where html5lib reads no tag (no ">" before the
+# end of the text), neither does this.
+_TAG_ITEM = (
+    r"""[\t\n\f /]|(?>[^\t\n\f />][^\t\n\f />=]*"""
+    r"""(?:[\t\n\f ]*=[\t\n\f ]*(?:"[^"]*"|'[^']*'|[^\t\n\f >"'][^\t\n\f >]*|(?=>))|(?![\t\n\f ]*=)))"""
 )
+_TAG_START = r"<(/?)([A-Za-z][^\t\n\f />]*)(?:%s)*+" % _TAG_ITEM
+_TAG_READ = re.compile(_TAG_START + ">")
+_TAG_NAME = re.compile(r"</?[A-Za-z][^\t\n\f />]*")
+_TAG_ITEMS = re.compile(_TAG_ITEM)
+# A tag whose quoted value runs to the end of the text: html5lib reads it all, and bleach writes nothing.
+_TAG_UNENDED = re.compile(_TAG_START + r"""[^\t\n\f />][^\t\n\f />=]*[\t\n\f ]*=[\t\n\f ]*["']""")
 _COMMENT_END = re.compile("--!?>")
-# The elements html5lib opens and closes without looking further back than the one open last (in "in
-# body", without tables, forms, lists of options, foreign or raw text): a piece can be cut inside them
-# and the next one start by opening them again.  Each one's handling, by html5lib's parser:
-_VOID = frozenset("area br embed img keygen wbr param source track input".split())  # opened and closed at once
-_FORMATTING = frozenset("a b big code em font i s small strike strong tt u".split())  # listed as formatting too
-_CLOSE_P = frozenset(
-    "address article aside blockquote center details dir div dl fieldset figcaption figure footer header hgroup "
-    "main menu nav ol p section summary ul li dd dt h1 h2 h3 h4 h5 h6".split()
-)  # each closes an open <p> first
-_PHRASING = frozenset("span abbr cite dfn kbd q samp sub sup var mark time data bdi bdo label output acronym ins del".split())
-_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
-_LIST_ITEMS = frozenset(("li", "dd", "dt"))
-_REOPENED_MAX = 32  # elements a piece reopens at most
+_CUT = re.compile("[&<]")  # where text may be cut: before a reference, or a "<" that is text
 # A character reference's digits, when 9 or more: bleach reads them one at a time.
 _LONG_REF = re.compile("&#(?:([0-9]{9,})|([xX])([0-9a-fA-F]{9,}))")
 _ENDS_REF_NAME = frozenset("<&=;" + string.whitespace)  # bleach's end_characters
@@ -136,48 +133,36 @@ def _clean_in_pieces(markup: str, piece: int = PIECE) -> str:
     if len(markup) <= piece:
         return _text_as_bleach_writes_it(markup) if _MARKUP.search(markup) is None else clean(markup)
     cleaned = []
-    for reopen, text in _pieces(_LONG_REF.sub(_short_ref, markup), piece):
-        if _MARKUP.search(text) is None:  # text, inside the elements open or not
+    for after_a_tag, text in _pieces(_LONG_REF.sub(_short_ref, markup), piece):
+        if _MARKUP.search(text) is None:
             cleaned.append(_text_as_bleach_writes_it(text))
-            continue
-        if not reopen:
-            cleaned.append(clean(text))
-            continue
-        whole, head = clean(reopen + text), clean(reopen)  # reopening the elements writes nothing but newlines
-        if not whole.startswith(head):  # (not seen: then the whole text, as it was)
-            return clean(markup)
-        cleaned.append(whole[len(head) :])
+        else:  # a void tag first, which bleach writes as nothing, when a tag came before
+            cleaned.append(clean("<wbr>" + text if after_a_tag else text))
     return "".join(cleaned)
 
 
-def _pieces(markup: str, piece: int) -> Iterator[tuple[str, str]]:
-    """Yield (tags reopening the elements open where it starts, text) for the pieces of *markup*.
+def _pieces(markup: str, piece: int) -> Iterator[tuple[bool, str]]:
+    """Yield (whether a tag comes before it, text) for the pieces of *markup*.
 
-    A piece ends where html5lib's state is known, as long as the markup before is comments and tags of
-    elements in plain nesting (in _VOID, _FORMATTING, _CLOSE_P and _PHRASING, each closed by an end tag
-    of the last one open): before an "&" of text, or before markup once what follows the piece's last
-    "&" cannot make a reference of it (bleach reads text on across the tags it strips: "&am<b>p;" is
-    "&amp;").  There nothing but the elements open is carried from one piece to the next, so the next
-    piece starts by opening them again (after a void tag when a tag came before: bleach writes a block's
-    start tag as a newline unless it is the first tag)."""
-    open_: list[str] = []  # the elements open, last opened last
+    A piece ends before an "&" or a "<" of text, or before markup once what follows the piece's last "&"
+    cannot make a reference of it (bleach reads text on across the tags it strips: "&am<b>p;" is
+    "&amp;"), as long as the markup before is comments, doctypes and tags that end (_TAG_READ)."""
     tagged = False  # a tag has been read
     pending = False  # the text since the piece's last "&" may yet make a reference of it
     parts: list[str] = []  # the piece so far
     size = 0
-    reopen = ""
+    starts_after_tag = False
     at: int | None = 0
     while at is not None:
         found = _MARKUP.search(markup, at)
         end = found.start() if found else len(markup)
-        while size + end - at > piece:  # the text up to the markup: cut before an "&"
-            cut = markup.find("&", at + max(1, piece - size), end)
-            if cut < 0:
+        while size + end - at > piece:  # the text up to the markup: cut before an "&" or a "<"
+            cut = _CUT.search(markup, at + max(1, piece - size), end)
+            if cut is None:
                 break
-            parts.append(markup[at:cut])
-            yield reopen, "".join(parts)
-            reopen = ("<wbr>" if tagged else "") + "".join(f"<{name}>" for name in open_)
-            parts, size, at = [], 0, cut
+            parts.append(markup[at : cut.start()])
+            yield starts_after_tag, "".join(parts)
+            starts_after_tag, parts, size, at = tagged, [], 0, cut.start()
         text = markup[at:end]
         parts.append(text)
         size += len(text)
@@ -186,58 +171,50 @@ def _pieces(markup: str, piece: int) -> Iterator[tuple[str, str]]:
         if not found:
             break
         if size >= piece and not pending:  # cut before the markup
-            yield reopen, "".join(parts)
-            reopen = ("<wbr>" if tagged else "") + "".join(f"<{name}>" for name in open_)
-            parts, size = [], 0
-        at, tag = _read_markup(markup, end, open_)
-        if at is None:  # markup whose effect is not followed: the rest is one piece
-            tag = markup[end:]
-        parts.append(tag)
-        size += len(tag)
-        tagged = tagged or tag[1 + (tag[1] == "/") :][:1].isalpha()  # not a comment, doctype or "</" and no name
-    yield reopen, "".join(parts)
+            yield starts_after_tag, "".join(parts)
+            starts_after_tag, parts, size = tagged, [], 0
+        at, written = _read_markup(markup, end)
+        if at is None:  # markup not read here: the rest is one piece
+            written = markup[end:]
+        parts.append(written)
+        size += len(written)
+        tagged = tagged or written[1 + (written[1:2] == "/") :][:1].isalpha()  # not a comment, doctype or "</" and no name
+    yield starts_after_tag, "".join(parts)
 
 
-def _read_markup(markup: str, start: int, open_: list[str]) -> tuple[int | None, str]:
-    """Read the markup at *start* as html5lib does; return where it ends and how to write it, updating
-    *open_*; or (None, "") when its effect on the text after it is not followed here."""
+def _read_markup(markup: str, start: int) -> tuple[int | None, str]:
+    """Read the markup at *start* as html5lib does; return where it ends and how to write it for bleach,
+    or (None, "") for markup without its end that bleach keeps as text (a comment, a doctype or a tag
+    whose quoted value runs on to the end is read to the end, and written as nothing)."""
     if markup.startswith("<!--", start):
         if markup.startswith(">", start + 4):
             return start + 5, "<!---->"
         if markup.startswith("->", start + 4):
             return start + 6, "<!---->"
         closed = _COMMENT_END.search(markup, start + 4)
-        return (closed.end(), "<!---->") if closed else (None, "")
+        return (closed.end(), "<!---->") if closed else (len(markup), "")  # to the end: a comment, written as nothing
     if markup[start + 1] in "!?" or (markup[start + 1] == "/" and not markup[start + 2 : start + 3].isalpha()):
         closed = markup.find(">", start + 2)  # a doctype or a bogus comment (which bleach may keep as text): as written
-        return (closed + 1, markup[start : closed + 1]) if closed >= 0 else (None, "")
-    tag = _SIMPLE_TAG.match(markup, start)
-    if tag is None:
-        return None, ""
-    name = tag[2].lower()
-    if tag[1]:  # an end tag: of the element open last, it closes it
-        if not open_ or open_[-1] != name:
-            return None, ""
-        open_.pop()
-        return tag.end(), f"</{name}>"
-    if name in _CLOSE_P or name == "hr":
-        if "p" in open_:  # closes it: only when it is the last open
-            if open_[-1] != "p":
-                return None, ""
-            open_.pop()
-        if name in _HEADINGS and open_ and open_[-1] in _HEADINGS:
-            return None, ""
-        if name in _LIST_ITEMS and _LIST_ITEMS.intersection(open_):
-            return None, ""
-    elif name == "a" and "a" in open_:
-        return None, ""
-    elif name not in _VOID and name not in _FORMATTING and name not in _PHRASING:
-        return None, ""
-    if name not in _VOID and name != "hr":
-        if len(open_) == _REOPENED_MAX:
-            return None, ""
-        open_.append(name)
-    return tag.end(), f"<{name}>"
+        if closed < 0:  # to the end: nothing, but "</" and no name, which bleach keeps as text
+            return (None, "") if markup[start + 1] == "/" else (len(markup), "")
+        return closed + 1, markup[start : closed + 1]
+    tag = _TAG_READ.match(markup, start)
+    if tag is not None:
+        return tag.end(), f"<{tag[1]}{tag[2]}>"
+    if _TAG_UNENDED.match(markup, start):
+        return len(markup), ""
+    # A tag to the end of the text: bleach writes it as text, or as nothing, by the state html5lib ends
+    # in, which its name, its last attributes and what follows them tell (the others read once here).
+    at = _TAG_NAME.match(markup, start).end()
+    items = [at]
+    while (item := _TAG_ITEMS.match(markup, at)) and item.end() > at:
+        at = item.end()
+        items.append(at)
+    probe = markup[start:] if len(items) <= 4 else f"{markup[start : items[0]]} {markup[items[-4] :]}"
+    written = clean(probe) if len(probe) <= PIECE else None
+    if written is None or written and written != clean(probe.replace("<", "&lt;")):
+        return None, ""  # (not seen but for a long last attribute)
+    return len(markup), written and markup[start:].replace("<", "&lt;")  # as text: "&lt;" is read as "<"
 
 
 def _text_as_bleach_writes_it(text: str) -> str:

@@ -38,10 +38,15 @@ HOSTILE_TEXTS = [  # (what a title or summary holds, what is stored)
     ("<b " + " ".join(f"a{i}=1" for i in range(15_000)) + ">bold</b>", "bold"),  # each name compared with all before: 5 s
     ("<p>" + "<a href='x'>link</a> &amp; " * 10_000, "link & " * 10_000),
     ("&#" + "1" * 100_000 + ";", "\ufffd"),  # bleach read each digit off the front of a list of the rest: 0.9 s
+    ("<table><svg>" + "&lt;" * 40_000, "<" * 40_000),  # bleach's parser sees no element: any tag is as good
+    ("<b x'y=1 <i>" + "&amp;" * 40_000 + "</b>", "&" * 40_000),  # a quote and a "<" in attribute names
+    ("text <b title=\"" + "&amp;" * 40_000, "text "),  # a value to the end: html5lib reads it all as the value
+    ("<b " + " ".join(f"a{i}=1" for i in range(15_000)), "<b " + " ".join(f"a{i}=1" for i in range(15_000))),  # bleach: text
 ]
 
 
-@pytest.mark.parametrize(("hostile", "stored"), HOSTILE_TEXTS, ids=["tag-starts", "in-an-element", "attributes", "links", "digits"])
+@pytest.mark.parametrize(("hostile", "stored"), HOSTILE_TEXTS,
+                         ids=["tag-starts", "in-an-element", "attributes", "links", "digits", "table", "quoted", "unended", "unended-attributes"])
 def test_hostile_text_reaches_bleach_in_pieces_of_bounded_length(monkeypatch, hostile, stored):
     # Loading such a line took minutes; the work is bounded, not timed: bleach (html5lib) reads no more
     # than a piece of some PIECE characters at a time, tags without their attributes, references short.
