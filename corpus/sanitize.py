@@ -117,6 +117,8 @@ _TAG_START = r"<(/?)([A-Za-z][^\t\n\f />]*)(?:%s)*+" % _TAG_ITEM
 _TAG_READ = re.compile(_TAG_START + ">")
 _TAG_NAME = re.compile(r"</?[A-Za-z][^\t\n\f />]*")
 _TAG_ITEMS = re.compile(_TAG_ITEM)
+# An attribute, its name's first character and its value's (html5lib's state after it is the same).
+_ATTRIBUTE = re.compile(r"""([^\t\n\f />])[^\t\n\f />=]*([\t\n\f ]*=[\t\n\f ]*)?(?:"[^"]*"|'([^']*)'|([^\t\n\f >"']))?.*""", re.DOTALL)
 # A tag whose quoted value runs to the end of the text: html5lib reads it all, and bleach writes nothing.
 _TAG_UNENDED = re.compile(_TAG_START + r"""[^\t\n\f />][^\t\n\f />=]*[\t\n\f ]*=[\t\n\f ]*["']""")
 _COMMENT_END = re.compile("--!?>")
@@ -210,11 +212,21 @@ def _read_markup(markup: str, start: int) -> tuple[int | None, str]:
     while (item := _TAG_ITEMS.match(markup, at)) and item.end() > at:
         at = item.end()
         items.append(at)
-    probe = markup[start:] if len(items) <= 4 else f"{markup[start : items[0]]} {markup[items[-4] :]}"
+    bounds = items[-4:]  # the last three attributes and blanks
+    kept = [_ATTRIBUTE.sub(_first_characters, markup[a:b]) for a, b in zip(bounds, bounds[1:])]
+    probe = markup[start : items[0]] + (" " if len(items) > 4 else "") + "".join(kept) + markup[items[-1] :]
     written = clean(probe) if len(probe) <= PIECE else None
     if written is None or written and written != clean(probe.replace("<", "&lt;")):
         return None, ""  # (not seen but for a long last attribute)
     return len(markup), written and markup[start:].replace("<", "&lt;")  # as text: "&lt;" is read as "<"
+
+
+def _first_characters(attribute: re.Match[str]) -> str:
+    """Return *attribute* as its name's first character, and its value's (a quoted one as empty quotes)."""
+    if not attribute[2]:
+        return attribute[1]
+    quote = "'" if attribute[3] is not None else '"' if attribute[4] is None else ""
+    return attribute[1] + attribute[2] + (quote * 2 if quote else attribute[4])
 
 
 def _text_as_bleach_writes_it(text: str) -> str:

@@ -42,11 +42,14 @@ HOSTILE_TEXTS = [  # (what a title or summary holds, what is stored)
     ("<b x'y=1 <i>" + "&amp;" * 40_000 + "</b>", "&" * 40_000),  # a quote and a "<" in attribute names
     ("text <b title=\"" + "&amp;" * 40_000, "text "),  # a value to the end: html5lib reads it all as the value
     ("<b " + " ".join(f"a{i}=1" for i in range(15_000)), "<b " + " ".join(f"a{i}=1" for i in range(15_000))),  # bleach: text
+    ("<b " + "&" * 100_000, "<b " + "&" * 100_000),  # one name to the end, each "&" added to it on its own
+    ("<b a=" + "&amp;" * 40_000, "<b a=" + "&" * 40_000),  # one value to the end, unquoted
 ]
 
 
 @pytest.mark.parametrize(("hostile", "stored"), HOSTILE_TEXTS,
-                         ids=["tag-starts", "in-an-element", "attributes", "links", "digits", "table", "quoted", "unended", "unended-attributes"])
+                         ids=["tag-starts", "in-an-element", "attributes", "links", "digits", "table", "quoted", "unended", "unended-attributes", "unended-name",
+                              "unended-value"])
 def test_hostile_text_reaches_bleach_in_pieces_of_bounded_length(monkeypatch, hostile, stored):
     # Loading such a line took minutes; the work is bounded, not timed: bleach (html5lib) reads no more
     # than a piece of some PIECE characters at a time, tags without their attributes, references short.
