@@ -59,6 +59,8 @@ ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
 # "More like this" without vectors: a document's LIKE_TERMS key words.
 LIKE_TERMS = 15
+# ... picked from the first LIKE_TEXT_CHARS characters of its title and text (``more_like_this``).
+LIKE_TEXT_CHARS = 100_000
 
 _NO_TERMS: frozenset[str] = frozenset()
 log = logging.getLogger(__name__)
@@ -630,8 +632,8 @@ class SearchService:
             # of 133,000 distinct words took 4.5 CPU seconds to weigh, 0.3 s since (QA pass AI); no seed
             # or Debian text is as long (20,000 changed those of texlive-latex-extra, an A-Z list).
             text = f"{fields['title']} {fields['body']}"
-            if len(text) > (opening_max := 100_000):
-                text = text[:opening_max].rsplit(None, 1)[0]  # a word cut in two is no word of the text
+            if len(text) > LIKE_TEXT_CHARS:
+                text = text[:LIKE_TEXT_CHARS].rsplit(None, 1)[0]  # a word cut in two is no word of the text
             try:
                 terms = searcher.key_terms_from_text("body", text, numterms=2 * LIKE_TERMS)
             except ZeroDivisionError:  # Whoosh's Bo1 model, when no word of the text is in any body
