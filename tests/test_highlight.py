@@ -280,6 +280,8 @@ _text = st.one_of(
     st.text(alphabet=string.printable, max_size=300),
     st.sampled_from(NAUGHTY + XSS),
     st.lists(st.one_of(st.sampled_from(NAUGHTY + XSS), st.text(max_size=30), st.just("Stargate GPU2 ")), max_size=12).map(" ".join),
+    # Chinese characters are a word each, and marks side by side are joined into one ("<mark>北京</mark>").
+    st.text(alphabet="北京建设的数据中心東京でデータ서울 <>&\"'/;=", max_size=200),
 )
 
 
@@ -293,6 +295,7 @@ def _assert_inert(markup: str) -> None:
 @example("Trainium2 <b>chips</b> & Trainium", 1, SNIPPET_CHARS)
 @example("".join(XSS) * 3, 2, 40)
 @example("\x0c" + "a" * 30 + "\x0b", 1, 10)
+@example("北京<script>alert(1)</script>数据&lt;中心</mark><mark>", 1, 40)
 def test_bleach_leaves_every_title_and_snippet_unchanged(raw, every, chars):
     text = plain_text(raw)  # as every record's text is stored
     tokens = _tokens(text)
