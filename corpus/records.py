@@ -143,6 +143,7 @@ MARKS = _mark_ranges()
 # "北京" finds "北京建设新的数据中心" (a run was one word, found only whole).  A query reads a run of them
 # as the phrase of its characters (search/query.py).  Katakana and Hangul words stay whole (UAX #29).
 IDEOGRAPHS = "\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+IDEOGRAPH = re.compile("[" + IDEOGRAPHS + "]")  # one such character
 WORD = r"(?:[" + IDEOGRAPHS + r"]|[^\W" + IDEOGRAPHS + r"](?:[^\W" + IDEOGRAPHS + r"]|[" + MARKS + r"])*)"
 # A slug's word where the text has no Latin letter or digit: letters and digits with their marks.
 _SLUG_WORD = re.compile(r"(?:[^\W_]|[" + MARKS + r"])+")

@@ -21,7 +21,7 @@ from whoosh.analysis import Analyzer, CharsetFilter, Filter, LowercaseFilter, Re
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
 
-from corpus.records import IDEOGRAPHS, LATIN_LETTERS, MARKS, WORD  # noqa: F401 - IDEOGRAPHS, MARKS and WORD for requests (search/)
+from corpus.records import IDEOGRAPH, IDEOGRAPHS, LATIN_LETTERS, MARKS, WORD  # noqa: F401 - IDEOGRAPHS, MARKS and WORD for requests (search/)
 
 # Accents folded: Whoosh's accent_map, and a Greek letter's accents (λόγος is λογος); the micro
 # sign is the letter mu (µs is μs).  Latin letters without a decomposition are written as readers
@@ -197,13 +197,12 @@ def text_analyzer():
 
 
 _TOKEN = re.compile(TOKEN_PATTERN)  # RegexTokenizer compiles its pattern the same way (re.UNICODE is the default)
-_IDEOGRAPH = re.compile("[" + IDEOGRAPHS + "]")
 
 
 def _one_token(chunk: str) -> bool:
     """Return whether the whitespace-free *chunk* is one token without the pattern: \\w is what
     isalnum() accepts, and "_", but each Chinese character is a token of its own (``WORD``)."""
-    return chunk.isalnum() and (chunk.isascii() or _IDEOGRAPH.search(chunk) is None)
+    return chunk.isalnum() and (chunk.isascii() or IDEOGRAPH.search(chunk) is None)
 
 
 class TermAnalyzer:

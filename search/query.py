@@ -31,7 +31,7 @@ from whoosh.qparser import AndGroup, QueryParser
 from whoosh.qparser.common import attach
 from whoosh.qparser import plugins as qplugins
 
-from index.analysis import CHARSET_MAP, IDEOGRAPHS, QUERY_STOP_WORDS, TOKEN_PATTERN, WORD, normalize, stem_english, text_analyzer
+from index.analysis import CHARSET_MAP, IDEOGRAPH, IDEOGRAPHS, QUERY_STOP_WORDS, TOKEN_PATTERN, WORD, normalize, stem_english, text_analyzer
 from search.cache import remember
 from search.synonyms import Synonyms
 
@@ -463,7 +463,6 @@ _HYPHENATED = re.compile(r"(?<![\w-])\w+(?:-\w+)+(?![\w-])")
 # Chinese characters (and hiragana) typed side by side: each is a word of the index (index.analysis.WORD),
 # and the run is what was written, so it is searched as their phrase: "北京" is not 北 and 京 anywhere.
 _IDEOGRAPH_RUN = re.compile("[" + IDEOGRAPHS + "]{2,}")
-_IDEOGRAPH = re.compile("[" + IDEOGRAPHS + "]")
 
 
 def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms, analyzer: Analyzer) -> list[Concept]:
@@ -909,7 +908,7 @@ def assemble(
         together += [phrase for _, phrase in quoted]
         only_together = frozenset(w for words, _ in together for w in words) - alone
         # (A Chinese character is no word of its own to mark: 京 of "東京" is not marked in "北京".)
-        quoted_words = frozenset(w for _, (words, _) in quoted for w in words if w not in FUNCTION_TERMS and not _IDEOGRAPH.fullmatch(w)) & only_together
+        quoted_words = frozenset(w for _, (words, _) in quoted for w in words if w not in FUNCTION_TERMS and not IDEOGRAPH.fullmatch(w)) & only_together
     together = list(dict.fromkeys(together))
     return ParsedQuery(
         text=text,

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from itertools import chain
 from urllib.parse import urlencode
 
-from index.analysis import IDEOGRAPHS, MARKS, STOP_WORDS, WORD
+from index.analysis import IDEOGRAPH, MARKS, STOP_WORDS, WORD
 from index.schema import INVISIBLE, LATIN_LETTERS
 from search.cache import unpatched
 from search.evaluator import matches
@@ -66,7 +66,6 @@ PAUSE_S = 0.005
 # A word's combining marks are its own (index.analysis.WORD): "हिन्दी" is one word, not ह, न and द.
 _WORD = re.compile(WORD)
 _HYPHENATED = re.compile(WORD + "(?:-" + WORD + ")+")
-_IDEOGRAPH = re.compile("[" + IDEOGRAPHS + "]")
 _NON_WORD = re.compile(f"(?:[^\\w{MARKS}]|_)+")
 # What the search box reads before a word: an exclusion, an inclusion, a group, a phrase (search/query.py).
 _OPERATORS = '-+("'
@@ -106,7 +105,7 @@ def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c)).translate(LATIN_LETTERS)
     if not bare.isascii():
-        bare = _IDEOGRAPH.sub(r" \g<0> ", bare)
+        bare = IDEOGRAPH.sub(r" \g<0> ", bare)
     return " ".join(_NON_WORD.sub(" ", bare.casefold()).split())
 
 
