@@ -15,7 +15,7 @@ Layout of an index folder::
 
 A build killed at any moment leaves ``current`` on the old snapshot: the new one is only linked
 once it is complete, and its leftovers are removed by the next build, which holds the lock.  A writer
-(build, update, publish) asked to stop (SIGTERM, SIGINT: ``stop_on_signals``) stops at its next ``check_stop``,
+(build, update, publish) asked to stop (SIGTERM, SIGINT, SIGHUP: ``stop_on_signals``) stops at its next ``check_stop``,
 raising ``Stopped``, and removes its temporary folder itself.
 ``files.json`` records each file's size and SHA-256 at publish, so a truncated or altered snapshot
 is refused when it is opened (IndexUnavailable, a 503) instead of failing in the middle of a search.
@@ -51,7 +51,10 @@ ORIGIN_FILE = "origin.json"
 WITHDRAWN_FILE = "withdrawn.json"
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
 PUBLISHING = ".publishing-"  # + an id: that snapshot was moved into place and is not yet served
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)  # what systemd, docker stop, Kubernetes and Ctrl-C send
+# What systemd, docker stop, Kubernetes and Ctrl-C send, and a terminal that closes (an ssh session
+# dropped).  One a process started with it ignored stays ignored: `nohup topichub build …` runs on
+# when its terminal closes, and a script's background job (SIGINT ignored) ignores Ctrl-C.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 STOP_EVERY = 256  # records a writer handles between two check_stop calls
 
 log = logging.getLogger(__name__)
@@ -97,14 +100,15 @@ def check_stop() -> None:
 
 @contextmanager
 def stop_on_signals() -> Iterator[None]:
-    """Within it, SIGTERM and SIGINT ask the writer to stop at its next ``check_stop`` (the main thread
-    only; indexing processes forked meanwhile inherit the handler and stop at theirs)."""
+    """Within it, SIGTERM, SIGINT and SIGHUP ask the writer to stop at its next ``check_stop`` (the main
+    thread only; indexing processes forked meanwhile inherit the handler and stop at theirs); a signal
+    the process ignores (``nohup``) stays ignored."""
     global _stop_signal, _stop_handled
     if _stop_handled or threading.current_thread() is not threading.main_thread():
         yield  # within another (serve's, around its build), which keeps the flag to its end; or no handler can be set
         return
     _stop_signal = None
-    before = {sig: signal.signal(sig, _note_stop) for sig in STOP_SIGNALS}
+    before = {sig: signal.signal(sig, _note_stop) for sig in STOP_SIGNALS if signal.getsignal(sig) is not signal.SIG_IGN}
     _stop_handled = True
     try:
         yield

@@ -1,5 +1,5 @@
-"""A build, update, publish or serve's first build stopped by SIGTERM (systemd, docker stop, Kubernetes) or
-SIGINT (Ctrl-C) stops at its next safe point: one Error line, exit 128 + the signal, its temporary
+"""A build, update, publish or serve's first build stopped by SIGTERM (systemd, docker stop, Kubernetes),
+SIGINT (Ctrl-C) or SIGHUP (its terminal closed) stops at its next safe point: one Error line, exit 128 + the signal, its temporary
 folder removed, its indexing processes ended, the lock released and the published snapshot serving.
 They exited 143 with no word, a .tmp- folder left behind."""
 
@@ -36,6 +36,8 @@ from index import store
 from web.cli import main
 
 sig = getattr(signal, sys.argv[2])
+if os.environ.get("IGNORED") == sys.argv[2]:  # as nohup (SIGHUP) or a script's background job (SIGINT) start it
+    signal.signal(sig, signal.SIG_IGN)
 sent = []
 
 def send():
@@ -95,13 +97,23 @@ def published(tmp_path) -> tuple[Path, tuple[str, list[str]]]:
     return root, stars(root)
 
 
-@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
-@pytest.mark.parametrize("moment", ["reading", "indexing", "publishing"])
+@pytest.mark.parametrize(("sig", "moment"), [(sig, moment) for sig in ("SIGTERM", "SIGINT") for moment in ("reading", "indexing", "publishing")]
+                         + [("SIGHUP", "indexing")])
 def test_a_build_told_to_stop_stops_in_one_line_and_publishes_nothing(published, moment, sig):
     root, before = published
     proc = signalled(moment, sig, "build", SEED, "--index-dir", root, "--procs", 1)
     assert_stopped(proc, "build", sig, root, before)
     assert store.snapshot_ids(root) == [before[0]]
+
+
+@pytest.mark.parametrize("sig", ["SIGHUP", "SIGINT"])
+def test_a_build_started_ignoring_a_signal_runs_on_through_it(published, sig):
+    # `nohup topichub build …` whose terminal then closes; a script's background job when Ctrl-C is pressed
+    root, before = published
+    proc = signalled("indexing", sig, "build", SEED, "--index-dir", root, "--procs", 1, env={"IGNORED": sig})
+    assert proc.returncode == 0 and errors(proc.stderr) == [], proc.stderr
+    assert store.current_id(root) != before[0] and len(store.snapshot_ids(root)) == 2
+    assert stars(root)[1] == before[1]
 
 
 def test_a_build_told_to_stop_while_it_waits_for_the_lock_stops_in_one_line(published):

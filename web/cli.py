@@ -2,7 +2,7 @@
 
 Errors are one line on stderr and a non-zero exit code, never a traceback: 1 when the work failed
 (bad corpus line, another writer busy, no index), 2 when the command line itself was wrong, 128 +
-the signal when SIGTERM or SIGINT stopped a build or update (143, 130).
+the signal when SIGTERM, SIGINT or SIGHUP stopped a build or update (143, 130, 129).
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def _os_error(exc: BaseException) -> OSError | None:
 
 
 class _Stopped(click.ClickException):
-    """A command stopped by a signal (SIGTERM, SIGINT) at a safe point: one ``Error:`` line, and the
+    """A command stopped by a signal (SIGTERM, SIGINT, SIGHUP) at a safe point: one ``Error:`` line, and the
     exit code of a process the signal ended, 128 + its number (143 for SIGTERM, 130 for SIGINT)."""
 
     def __init__(self, message: str, signum: int) -> None:
@@ -199,7 +199,7 @@ def _writing(doing: str, stoppable: str | None = None) -> Iterator[None]:
     """Turn what stops a write to an index folder into one ``Error:`` line: a refusal in its own
     words, a disk that is full or read-only as "cannot *doing*: …" (never a traceback).
 
-    *stoppable* (the writer's name, "build"): SIGTERM and SIGINT stop it at its next safe point
+    *stoppable* (the writer's name, "build"): SIGTERM, SIGINT and SIGHUP stop it at its next safe point
     (``store.stop_on_signals``) and say so; they killed it with exit 143 and no word, its temporary
     folder left behind."""
     with store.stop_on_signals() if stoppable else nullcontext():  # before the imports: a second or more
