@@ -137,6 +137,7 @@ class Snapshot:
         # address moved for good (the pages and feeds answer it with a 301, the API reads it as the topic).
         self.former_topics = _former_slugs(self.meta.get("topics"), self.facet_docs[FACETS["topic"]])
         self._folded["topic"] = {**_unambiguous_folds(self.former_topics.items()), **labels, **self._folded["topic"]}
+        self._former_folds = frozenset(map(_fold_case, self.former_topics))
         self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
         self.facet_value_of: dict[tuple[str, str, int], FacetValue] = {}  # each one of them, by (facet, value, count)
         # Each facet field's values by document as arrays, for counting large match sets (search/facets.py).
@@ -321,6 +322,10 @@ class Snapshot:
     def stored(self, docnum: int) -> dict[str, object]:
         """Return document *docnum*'s stored fields, decoded (cached: treat the dict as read-only)."""
         return self._stored.get_or_make(docnum, lambda: from_document(self.searcher().stored_fields(docnum)))
+
+    def was_topic(self, text: str) -> bool:
+        """Return whether *text* is, in any case, a slug a topic had before it was renamed (``former_topics``)."""
+        return _fold_case(text) in self._former_folds
 
     def canonical_filters(self, params: SearchParams) -> SearchParams:
         """Return *params* with each filter value this snapshot lacks, but has in another case, in its

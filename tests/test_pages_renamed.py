@@ -61,6 +61,9 @@ def test_a_renamed_topics_guide_address_leads_to_its_new_one_for_good(renamed):
     assert new.status_code == 200 and "What this area covers" in new.get_data(as_text=True)
     slashed = renamed.get(f"/guides/{OLD_HOME}/")  # as the guide's own address with a "/" leads to it
     assert slashed.status_code == 301 and slashed.headers["Location"] == f"/guides/{NEW_HOME}"
+    upper = renamed.get(f"/guides/{OLD_HOME.upper()}")  # in another case too (it was a 302)
+    assert upper.status_code == 301 and upper.headers["Location"] == f"/guides/{NEW_HOME}"
+    assert renamed.get(f"/guides/{NEW_HOME.upper()}").status_code == 302  # the new slug in another case: as before
 
 
 def test_a_renamed_topics_filter_on_the_search_page_leads_to_the_new_slug(renamed):
@@ -70,8 +73,11 @@ def test_a_renamed_topics_filter_on_the_search_page_leads_to_the_new_slug(rename
     asked = renamed.get(f"/api/search?q=stargate&topic={NEW}").get_json()
     assert asked["total"] > 0
     assert f"{asked['total']} results" in renamed.get(old.headers["Location"]).get_data(as_text=True)
-    # Another case is still a redirect to the index's own spelling, not one for good.
+    # Another case is still a redirect to the index's own spelling, not one for good; the old slug in
+    # another case moved for good as it did (it was a 302).
     assert renamed.get(f"/?topic={NEW.upper()}").status_code == 302
+    old_upper = renamed.get(f"/?q=stargate&topic={OLD.upper()}")
+    assert old_upper.status_code == 301 and old_upper.headers["Location"] == old.headers["Location"]
 
 
 def test_the_api_reads_a_renamed_topics_former_slug_as_the_topic_and_says_so(renamed):

@@ -163,9 +163,9 @@ def page_heading(params: SearchParams, label: Callable[[str, str], str]) -> str:
 
 def moved(snap: Snapshot, params: SearchParams) -> int:
     """Return the status of a redirect of *params* to the snapshot's own filters: 301 when a topic is
-    asked for by a slug it had before it was renamed (the taxonomy's ``formerly``: its addresses moved
-    for good), else 302 (another case, a label: another snapshot may hold other values)."""
-    return 301 if any(topic in snap.former_topics for topic in params.topic) else 302
+    asked for by a slug it had before it was renamed, in any case (the taxonomy's ``formerly``: its
+    addresses moved for good), else 302 (another case, a label: another snapshot may hold other values)."""
+    return 301 if any(snap.was_topic(topic) for topic in params.topic) else 302
 
 
 def split_facet(values: Sequence[FacetValue], top: int = FACET_TOP) -> tuple[list[FacetValue], list[FacetValue]]:
@@ -381,10 +381,11 @@ def guide(topic: str) -> str | Response:
         current = snap.former_topics.get(topic) or snap.former_topics.get(topic.rstrip("/"))
         if current:  # a renamed topic's guide (/guides/OLD, /guides/OLD/): at its new slug's address, for good
             return redirect(guide_url(current), 301)
-        # The topic written in another case (/guides/inference%20chips): its guide, as /?topic= does.
+        # The topic written in another case (/guides/inference%20chips): its guide, as /?topic= does
+        # (for good when it is a former slug in another case).
         canonical = snap.canonical_filters(SearchParams(topic=(topic,))).topic[0]
         if canonical != topic and service.guide(canonical):
-            return redirect(guide_url(canonical))
+            return redirect(guide_url(canonical), 301 if snap.was_topic(topic) else 302)
         if topic.endswith("/") and (bare := topic.rstrip("/")) and service.guide(bare):
             return redirect(guide_url(bare))  # /guides/training-infrastructure/: the guide, not a 404
         if topic in snap.meta.get("topics", {}):  # a topic with events and no guide: its events, then
