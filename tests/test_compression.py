@@ -1,0 +1,79 @@
+"""Answers travel compressed when the client accepts it: a search page, a JSON answer, a feed or a guide
+in a quarter to a half of their size, decoded to exactly what an uncompressed request gets.
+Every answer said nothing of compression and was sent whole (a 20 KB page, a 10 KB answer)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import zlib
+
+import brotli
+import pytest
+from backports import zstd
+
+DECODE = {"gzip": gzip.decompress, "zstd": zstd.decompress, "br": brotli.decompress, "deflate": zlib.decompress}
+# What each kind of client sends: Chromium and Firefox, curl --compressed, Python's requests, a gzip-only client.
+BROWSER = "gzip, deflate, br, zstd"
+
+
+def _same_answer(path: str, plain: bytes, decoded: bytes) -> bool:
+    if path.startswith("/api/search"):  # the JSON differs only in its own time
+        one, other = json.loads(plain), json.loads(decoded)
+        one.pop("took_ms"), other.pop("took_ms")
+        return one == other
+    took = re.compile(rb" in (?:\d+|&lt;1) ms")  # a page says how long its search took
+    return took.sub(b"", plain) == took.sub(b"", decoded)
+
+
+@pytest.mark.parametrize("path", ["/api/search?q=stargate", "/?q=stargate", "/feeds/search.atom?q=stargate",
+                                  "/api/openapi.json", "/guides/training-infrastructure"])
+@pytest.mark.parametrize(("accepted", "coding"), [(BROWSER, "zstd"), ("gzip, deflate", "gzip"), ("br", "br"),
+                                                  ("gzip;q=0.5, br;q=1.0", "br"), ("deflate", "deflate")])
+def test_an_answer_comes_compressed_as_the_client_accepts_it_and_decodes_to_the_same(client, path, accepted, coding):
+    plain = client.get(path)
+    packed = client.get(path, headers={"Accept-Encoding": accepted})
+    assert plain.status_code == packed.status_code == 200
+    assert plain.headers.get("Content-Encoding") is None and packed.headers["Content-Encoding"] == coding
+    assert int(packed.headers["Content-Length"]) == len(packed.data) < len(plain.data) / 2
+    assert _same_answer(path, plain.data, DECODE[coding](packed.data))
+    assert packed.headers["Content-Type"] == plain.headers["Content-Type"]
+
+
+@pytest.mark.parametrize("accepted", [None, "identity", "gzip;q=0, identity", "compress"])
+def test_a_client_that_accepts_no_known_coding_gets_the_answer_whole(client, accepted):
+    response = client.get("/api/search?q=stargate", headers={"Accept-Encoding": accepted} if accepted else {})
+    assert response.headers.get("Content-Encoding") is None and response.get_json()["total"] > 0
+
+
+def test_every_answer_tells_caches_that_it_varies_with_accept_encoding(client):
+    # A shared cache that kept the compressed answer must not give it to a client that cannot read it.
+    for path in ("/api/search?q=stargate", "/?q=stargate", "/healthz", "/api/search?q=%22"):
+        for headers in ({}, {"Accept-Encoding": BROWSER}):
+            assert "Accept-Encoding" in client.get(path, headers=headers).headers["Vary"]
+
+
+def test_a_small_answer_is_sent_as_it_is(client):
+    # Under 500 bytes a coding's own framing outweighs what it saves.
+    health = client.get("/healthz", headers={"Accept-Encoding": BROWSER})
+    assert len(client.get("/healthz").data) < 500 and health.headers.get("Content-Encoding") is None
+    assert health.get_json()["status"] == "ok"
+
+
+def test_a_compressed_answer_is_revalidated_by_its_etag(client):
+    headers = {"Accept-Encoding": "gzip"}
+    first = client.get("/api/search?q=stargate", headers=headers)
+    again = client.get("/api/search?q=stargate", headers={**headers, "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+    with client.get("/static/style.css", headers={"Accept-Encoding": BROWSER}) as style, client.get("/static/style.css") as whole:
+        assert style.headers.get("Content-Encoding") is None and style.data == whole.data  # streamed: sent as it is
+    with client.get("/static/style.css", headers={"Accept-Encoding": BROWSER, "If-None-Match": style.headers["ETag"]}) as cached:
+        assert cached.status_code == 304
+
+
+def test_an_error_answer_compressed_still_says_what_was_wrong(client):
+    response = client.get("/api/search?q=stargate&per_page=5000&page=x", headers={"Accept-Encoding": "gzip"})
+    assert response.status_code == 400
+    body = gzip.decompress(response.data) if response.headers.get("Content-Encoding") == "gzip" else response.data
+    assert "page" in json.loads(body)["error"]["message"]
