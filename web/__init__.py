@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask, Response, current_app, request
 from flask_compress import Compress
 from werkzeug.routing import PathConverter
 
@@ -35,7 +35,18 @@ class IdConverter(PathConverter):
 # files, which browsers keep) go as they are: flask-compress's stream left each file for the garbage
 # collector to close.
 COMPRESSION = {"COMPRESS_ALGORITHM": ["zstd", "gzip", "br", "deflate"], "COMPRESS_LEVEL": 1, "COMPRESS_MIN_SIZE": 500,
-               "COMPRESS_STREAMS": False}
+               "COMPRESS_STREAMS": False, "COMPRESS_REGISTER": False}
+
+
+def compress_answers(app: Flask) -> None:
+    """Compress *app*'s answers to requests that accept a coding (``COMPRESSION``).  A request that
+    accepts none (wrk, ``make bench``) skips flask-compress's hook and its header work altogether;
+    ``Vary: Accept-Encoding`` is then added with the security headers (web/security.py)."""
+    compress = Compress(app)
+
+    @app.after_request
+    def compressed(response: Response) -> Response:
+        return compress.after_request(response) if "HTTP_ACCEPT_ENCODING" in request.environ else response
 
 # gunicorn's worker timeout (web/gunicorn_conf.py): a worker silent for longer is killed and restarted.
 WORKER_TIMEOUT_S = 30
@@ -120,7 +131,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.register(app)
     security.register(app)
     observability.register(app, metrics)
-    Compress(app)
+    compress_answers(app)
     return app
 
 
