@@ -265,6 +265,9 @@ def _load(server: dict[str, object], mixes: dict[str, list[str]], queries: list[
             used = [sum(cpu_times(pid)) - start for pid, start in zip(pids, before)]
             # wrk's connections are at times all taken by one worker (docs/performance.md): say so.
             figures[mix]["busiest_worker_share"] = round(max(used) / sum(used), 2) if sum(used) > 0 else None
+            # The workers' user + system CPU a request: what the app costs, whatever else the machine
+            # ran meanwhile (wrk shares its cores), where requests/s move with the machine's load.
+            figures[mix]["worker_cpu_ms"] = round(sum(used) / max(1, int(figures[mix]["requests"])) * 1e3, 3)
         worker = max((memory_mb(pid) for pid in running.worker_pids()), key=lambda m: m["rss"])
         figures["worker_rss_mb"] = worker["rss"]
         figures["worker_memory_mb"] = worker  # RSS, PSS, USS, anonymous and file-backed
@@ -288,6 +291,9 @@ def _combined(runs: list[dict[str, object]]) -> dict[str, object]:
         spread = [e for e in each if not _pinned(e)] or each
         for key in ("rps", "p50_ms", "p90_ms", "p99_ms", "mean_ms"):
             merged[key] = round(statistics.median(e[key] for e in spread), 2)
+        if all("worker_cpu_ms" in e for e in each):  # results written before it was measured lack it
+            merged["worker_cpu_ms"] = round(statistics.median(e["worker_cpu_ms"] for e in spread), 3)
+            merged["rounds_worker_cpu_ms"] = [e["worker_cpu_ms"] for e in each]
         merged["pinned_rounds"] = [i for i, e in enumerate(each) if _pinned(e)]
         merged["requests"] = sum(e["requests"] for e in each)
         merged["wrapped_requests"] = max(e["wrapped_requests"] for e in each)
@@ -441,6 +447,9 @@ def markdown(results: dict[str, object]) -> str:
                 lines.append(f"| {name} | HTTP {mix}, p50 / p99 ms | {sv['p50_ms']:.1f} / {_rounds(sv, 'p99_ms', '.1f')} | "
                              f"{rv['p50_ms']:.1f} / {_rounds(rv, 'p99_ms', '.1f')} | {ratio(sv['p99_ms'], rv['p99_ms'])} | "
                              f"{p99_target} |")
+                if "worker_cpu_ms" in sv and "worker_cpu_ms" in rv:
+                    lines.append(f"| {name} | HTTP {mix}, the workers' CPU a request, ms | {_rounds(sv, 'worker_cpu_ms', '.3f')} | "
+                                 f"{_rounds(rv, 'worker_cpu_ms', '.3f')} | {ratio(sv['worker_cpu_ms'], rv['worker_cpu_ms'])} | |")
                 if "load_average" in sv:
                     lines.append(f"| {name} | HTTP {mix}, load average (1 min) at start → end | "
                                  f"{sv['load_average'][0]:.2f} → {sv['load_average'][1]:.2f} | "

@@ -233,7 +233,7 @@ def test_multi_segment_build_answers_like_a_single_segment_one(tmp_path):
 def test_http_rounds_are_reported_as_their_median_with_each_round_and_unique_queries_against_issue_16():
     def run(rps, p99):
         mix = {"rps": rps, "p50_ms": 1.0, "p90_ms": 2.0, "p99_ms": p99, "mean_ms": 1.0, "requests": 10,
-               "errors": {"read": 1}, "wrapped_requests": 0, "load_average": [1.0, 1.2]}
+               "errors": {"read": 1}, "wrapped_requests": 0, "load_average": [1.0, 1.2], "worker_cpu_ms": 2000 / rps}
         return {"unique": mix, "worker_rss_mb": 50.0, "worker_memory_mb": {"rss": 50.0, "pss": 40.0, "uss": 30.0}}
 
     combined = bench_run._combined([run(900.0, 12.0), run(1100.0, 30.0)])
@@ -258,6 +258,9 @@ def test_http_rounds_are_reported_as_their_median_with_each_round_and_unique_que
     assert "1,000 (900, 1,100)" in row and "1,100 (1,200, 1,000)" in row and "≥ 1× reference: **missed**" in row
     latency = next(line for line in table.splitlines() if "HTTP unique, p50 / p99" in line)
     assert "21.0 (12.0, 30.0)" in latency and "p99 ≤ 15: **missed**" in latency
+    # What each request cost the workers, beside the rate the machine's load moves.
+    cpu = next(line for line in table.splitlines() if "HTTP unique, the workers' CPU a request" in line)
+    assert "2.020 (2.222, 1.818)" in cpu and "1.833 (1.667, 2.000)" in cpu and "| 1.1 |" in cpu
 
 
 def test_a_round_one_worker_answered_alone_is_marked_and_left_out_of_the_median():
