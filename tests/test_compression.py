@@ -77,3 +77,21 @@ def test_an_error_answer_compressed_still_says_what_was_wrong(client):
     assert response.status_code == 400
     body = gzip.decompress(response.data) if response.headers.get("Content-Encoding") == "gzip" else response.data
     assert "page" in json.loads(body)["error"]["message"]
+
+
+
+def test_a_feed_is_revalidated_by_the_etag_of_either_coding_and_its_304_says_the_etag_of_its_200(client):
+    # The feed's compressed answer had its own strong ETag ("…:gzip"): sent back by a reader that takes
+    # no gzip it was a 200, and a 304 to a gzip reader (If-Modified-Since) named the uncompressed one.
+    path = "/feeds/search.atom?q=stargate"
+    plain, packed = client.get(path), client.get(path, headers={"Accept-Encoding": "gzip"})
+    assert packed.headers["Content-Encoding"] == "gzip"
+    for etag in (plain.headers["ETag"], packed.headers["ETag"]):
+        for accepted in ({}, {"Accept-Encoding": "gzip"}):
+            again = client.get(path, headers={**accepted, "If-None-Match": etag})
+            assert again.status_code == 304 and again.data == b""
+    for first in (plain, packed):
+        accepted = {"Accept-Encoding": "gzip"} if first is packed else {}
+        again = client.get(path, headers={**accepted, "If-Modified-Since": first.headers["Last-Modified"]})
+        assert again.status_code == 304 and again.headers["ETag"] == first.headers["ETag"]
+        assert again.headers["Vary"] == "Accept-Encoding"
