@@ -79,6 +79,38 @@ def test_an_error_answer_compressed_still_says_what_was_wrong(client):
     assert "page" in json.loads(body)["error"]["message"]
 
 
+@pytest.mark.parametrize(("accepted", "allowed"), [
+    ("gzip;q=0", {None}),                       # gzip refused: it was sent gzip
+    ("zstd;q=0, gzip;q=0", {None}),             # both refused: it was sent gzip
+    ("gzip;q=0, *", {"zstd"}),                  # anything but gzip: it was sent gzip
+    ("identity;q=0, *;q=0", {None}),            # nothing acceptable: sent as it is, never a 406
+    ("gzip; q=0.5", {"gzip"}),                  # a weight after a space (RFC 9110's OWS): it was ignored
+    ("x-gzip", {"gzip"}),                       # x-gzip is gzip (RFC 9110, 8.4.1.3)
+])
+def test_a_coding_the_client_refuses_is_never_sent_and_one_it_accepts_is(client, accepted, allowed):
+    plain = client.get("/api/search?q=stargate").get_json()
+    response = client.get("/api/search?q=stargate", headers={"Accept-Encoding": accepted})
+    coding = response.headers.get("Content-Encoding")
+    assert response.status_code == 200 and coding in allowed
+    decoded = json.loads(DECODE[coding](response.data) if coding else response.data)
+    assert decoded["hits"] == plain["hits"]
+
+
+def test_a_client_that_refuses_the_uncompressed_answer_gets_a_small_one_compressed(client):
+    # "gzip, identity;q=0": the answer whole is not acceptable, gzip is; /healthz went as it was.
+    response = client.get("/healthz", headers={"Accept-Encoding": "gzip, identity;q=0"})
+    assert response.headers["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(response.data))["status"] == "ok"
+
+
+@pytest.mark.parametrize("precondition", ['"*"', '*', '"nope"', 'W/"nope"'])
+def test_a_precondition_gets_the_same_answer_compressed_or_not(client, precondition):
+    # If-Match on a search: 200 sent whole, but 412 with the whole answer gzipped in its body when compressed.
+    path = "/api/search?q=stargate"
+    plain = client.get(path, headers={"If-Match": precondition})
+    packed = client.get(path, headers={"If-Match": precondition, "Accept-Encoding": "gzip"})
+    assert packed.status_code == plain.status_code
+
 
 def test_a_feed_is_revalidated_by_the_etag_of_either_coding_and_its_304_says_the_etag_of_its_200(client):
     # The feed's compressed answer had its own strong ETag ("…:gzip"): sent back by a reader that takes

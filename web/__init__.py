@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, current_app, request
-from flask_compress import Compress
+from flask import Flask, current_app
 from werkzeug.routing import PathConverter
 
 from search.service import DEFAULT_BUDGET_S, SearchService
@@ -26,27 +25,6 @@ class IdConverter(PathConverter):
     regex = ".+?"
     part_isolating = False  # spans "/" (werkzeug decides it from the regex, which has none)
 
-
-# Answers (pages, JSON, feeds) of 500 bytes or more are compressed when the request accepts it
-# (flask-compress; every answer says ``Vary: Accept-Encoding`` for caches).  Of the codings a client
-# accepts equally, the fastest for the size it gives: a 10 KB search answer is 2.6 KB by zstd in
-# 45 µs, 2.8 KB by gzip at level 1 in 35 µs (2.5 KB at gzip's default, 6, in 88 µs), and brotli at
-# its default of 4 takes 99 µs (docs/operations.md, "Compression").  Streamed answers (the static
-# files, which browsers keep) go as they are: flask-compress's stream left each file for the garbage
-# collector to close.
-COMPRESSION = {"COMPRESS_ALGORITHM": ["zstd", "gzip", "br", "deflate"], "COMPRESS_LEVEL": 1, "COMPRESS_MIN_SIZE": 500,
-               "COMPRESS_STREAMS": False, "COMPRESS_REGISTER": False}
-
-
-def compress_answers(app: Flask) -> None:
-    """Compress *app*'s answers to requests that accept a coding (``COMPRESSION``).  A request that
-    accepts none (wrk, ``make bench``) skips flask-compress's hook and its header work altogether;
-    ``Vary: Accept-Encoding`` is then added with the security headers (web/security.py)."""
-    compress = Compress(app)
-
-    @app.after_request
-    def compressed(response: Response) -> Response:
-        return compress.after_request(response) if "HTTP_ACCEPT_ENCODING" in request.environ else response
 
 # gunicorn's worker timeout (web/gunicorn_conf.py): a worker silent for longer is killed and restarted.
 WORKER_TIMEOUT_S = 30
@@ -106,10 +84,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         # absolute links from the Host header, so a deployment names its own (docs/operations.md).
         TRUSTED_HOSTS=trusted_hosts(os.environ.get("TOPICHUB_TRUSTED_HOSTS")),
     )
-    app.config.from_mapping(COMPRESSION)
     if config:
         app.config.from_mapping(config)
-    from web import api, boundary, errors, feeds, observability, pages, security, suggest
+    from web import api, boundary, compression, errors, feeds, observability, pages, security, suggest
 
     app.json = api.JsonProvider(app)
     app.json.sort_keys = False
@@ -131,7 +108,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.register(app)
     security.register(app)
     observability.register(app, metrics)
-    compress_answers(app)
+    compression.compress_answers(app)
     return app
 
 

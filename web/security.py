@@ -17,8 +17,8 @@ HEADERS = {
     "X-Frame-Options": "DENY",
     # The pages use no device or sensor: nothing on them may ask for one.
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
-    # An answer is compressed or not by the request's Accept-Encoding (web.compress_answers): a shared
-    # cache is to keep the two apart.  Added here when flask-compress did not run (no Accept-Encoding).
+    # An answer is compressed or not by the request's Accept-Encoding (web/compression.py): a shared
+    # cache is to keep the two apart.  Added here when the request sent none (that step did not run).
     "Vary": "Accept-Encoding",
 }
 
