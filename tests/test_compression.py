@@ -83,6 +83,8 @@ def test_an_error_answer_compressed_still_says_what_was_wrong(client):
     ("gzip;q=0", {None}),                       # gzip refused: it was sent gzip
     ("zstd;q=0, gzip;q=0", {None}),             # both refused: it was sent gzip
     ("gzip;q=0, *", {"zstd"}),                  # anything but gzip: it was sent gzip
+    ("*", {"gzip"}),                            # no coding named: it was sent zstd, which few clients read
+    ("br, *", {"br"}),                          # the coding named, not one "*" stands for: it was sent zstd
     ("identity;q=0, *;q=0", {None}),            # nothing acceptable: sent as it is, never a 406
     ("gzip; q=0.5", {"gzip"}),                  # a weight after a space (RFC 9110's OWS): it was ignored
     ("x-gzip", {"gzip"}),                       # x-gzip is gzip (RFC 9110, 8.4.1.3)

@@ -3,11 +3,12 @@
 Of the codings a client accepts with the highest weight, the first of ``CODINGS``: zstd, then gzip at
 level 1, brotli at quality 4, deflate (a 10 KB search answer is 2.6 KB by zstd in 45 µs, 2.8 KB by gzip
 in 35 µs; brotli takes 99 µs).  A coding weighted ``q=0`` is refused, ``*`` stands for every coding the
-header does not name, ``x-gzip`` is gzip.  The answer whole (identity) is sent when the client prefers
-it; when it is under 500 bytes (a coding's framing outweighs what it saves; longer text always shrinks,
-and only text is compressed, so nothing compressed already is compressed again); and when the client
-refuses identity (``identity;q=0``, ``*;q=0``) but accepts no coding either: RFC 9110 lets a server
-disregard the header rather than answer 406, and a 406 would take /healthz from a load balancer.
+header does not name (gzip first, the one every client reads), ``x-gzip`` is gzip.  The answer whole
+(identity) is sent when the client prefers it; when it is under 500 bytes (a coding's framing
+outweighs what it saves; longer text always shrinks, and only text is compressed, so nothing
+compressed already is compressed again); and when the client refuses identity (``identity;q=0``,
+``*;q=0``) but accepts no coding either: RFC 9110 lets a server disregard the header rather than
+answer 406, and a 406 would take /healthz from a load balancer.
 A client that refuses identity and accepts a coding gets even a small answer compressed.
 
 Only a 200 of text (HTML, JSON, XML, Atom, the metrics) is compressed, after the view answered any
@@ -44,6 +45,8 @@ MIN_SIZE = 500
 # RFC 9110's qvalue: 0 to 1 with up to three decimals.  An entry with any other weight is left out.
 _QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
 _ALIASES = {"x-gzip": "gzip"}
+# What "*" stands for, first taken: a client that names no coding gets the one every client reads.
+_ANY = ("gzip", *(coding for coding in CODINGS if coding != "gzip"))
 
 
 @lru_cache(maxsize=256)
@@ -62,12 +65,13 @@ def negotiate(accept_encoding: str) -> tuple[str | None, bool]:
                 weight = float(value) if _QVALUE.fullmatch(value) else -1.0
         if name and weight >= 0:
             weights.setdefault(_ALIASES.get(name, name), weight)
-    anything = weights.get("*", 0.0)
     best, best_weight = None, 0.0
-    for coding in CODINGS:
-        weight = weights.get(coding, anything)
-        if weight > best_weight:
-            best, best_weight = coding, weight
+    for coding in CODINGS:  # first the codings the client names
+        if weights.get(coding, 0.0) > best_weight:
+            best, best_weight = coding, weights[coding]
+    unnamed = [coding for coding in _ANY if coding not in weights]
+    if unnamed and weights.get("*", 0.0) > best_weight:
+        best, best_weight = unnamed[0], weights["*"]
     identity = weights.get("identity", weights.get("*", 1.0))
     if best is not None and "identity" in weights and identity > best_weight:
         return None, True  # the client prefers the answer whole
