@@ -20,13 +20,13 @@ answer share one.  Streamed answers (the static files, which browsers keep) go a
 from __future__ import annotations
 
 import gzip
-import re
 import zlib
 from collections.abc import Callable
 from functools import lru_cache
 
 import brotli
 from flask import Flask, Response, request
+from werkzeug.http import parse_accept_header
 
 try:
     from compression import zstd  # Python 3.14
@@ -42,8 +42,6 @@ CODINGS: dict[str, Callable[[bytes], bytes]] = {
 }
 # Under this, a coding's own framing outweighs what it saves.
 MIN_SIZE = 500
-# RFC 9110's qvalue: 0 to 1 with up to three decimals.  An entry with any other weight is left out.
-_QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
 _ALIASES = {"x-gzip": "gzip"}
 # What "*" stands for, first taken: a client that names no coding gets the one every client reads.
 _ANY = ("gzip", *(coding for coding in CODINGS if coding != "gzip"))
@@ -54,17 +52,8 @@ def negotiate(accept_encoding: str) -> tuple[str | None, bool]:
     """Return the coding to send for the *accept_encoding* a request sent (None: the answer whole) and
     whether the answer whole is acceptable to it."""
     weights: dict[str, float] = {}
-    for entry in accept_encoding.split(","):
-        name, *params = entry.split(";")
-        name = name.strip().lower()
-        weight = 1.0
-        for param in params:
-            key, _, value = param.partition("=")
-            if key.strip().lower() == "q":
-                value = value.strip()
-                weight = float(value) if _QVALUE.fullmatch(value) else -1.0
-        if name and weight >= 0:
-            weights.setdefault(_ALIASES.get(name, name), weight)
+    for name, weight in parse_accept_header(accept_encoding):  # werkzeug leaves out a weight that is no qvalue
+        weights.setdefault(_ALIASES.get(name.lower(), name.lower()), weight)
     best, best_weight = None, 0.0
     for coding in CODINGS:  # first the codings the client names
         if weights.get(coding, 0.0) > best_weight:
