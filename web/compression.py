@@ -69,19 +69,14 @@ def negotiate(accept_encoding: str) -> tuple[str | None, bool]:
 
 def compress_answers(app: Flask) -> None:
     """Compress *app*'s answers as each request's Accept-Encoding allows.  A request that sends none
-    (wrk, ``make bench``) skips this altogether; ``Vary: Accept-Encoding`` is then added with the
-    security headers (web/security.py)."""
+    (wrk, ``make bench``) skips this altogether.  ``Vary: Accept-Encoding`` is every answer's, added
+    with the security headers (web/security.py), compressed or not."""
 
     @app.after_request
     def compressed(response: Response) -> Response:
         accepted = request.environ.get("HTTP_ACCEPT_ENCODING")
         if accepted is None:
             return response
-        vary = response.headers.get("Vary")
-        if not vary:
-            response.headers["Vary"] = "Accept-Encoding"
-        elif "accept-encoding" not in vary.lower():
-            response.headers["Vary"] = f"{vary}, Accept-Encoding"
         coding, whole_acceptable = negotiate(accepted)
         if (coding is None or response.status_code != 200 or response.is_streamed
                 or "Content-Encoding" in response.headers or not _textual(response.mimetype)):

@@ -18,7 +18,7 @@ HEADERS = {
     # The pages use no device or sensor: nothing on them may ask for one.
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
     # An answer is compressed or not by the request's Accept-Encoding (web/compression.py): a shared
-    # cache is to keep the two apart.  Added here when the request sent none (that step did not run).
+    # cache is to keep the two apart.  Every answer's, errors and 304s too; no view sets a Vary of its own.
     "Vary": "Accept-Encoding",
 }
 
