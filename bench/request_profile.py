@@ -6,12 +6,13 @@ body is read to the end and closed, so the access line is written and the histog
 The metrics are prometheus_client's multiprocess ones (files in a temporary folder, as under
 gunicorn) and the access lines go to /dev/null through the app's JSON logging setup.
 
-    .venv/bin/python -m bench.request_profile INDEX_DIR [--mix unique|distinct] [--count 2000] [--profile OUT]
+    .venv/bin/python -m bench.request_profile INDEX_DIR [--mix unique|distinct] [--route api|page] [--count 2000] [--profile OUT]
 
 prints the CPU time per request (``time.process_time``) and, with ``--calls``, the Python function
 calls per request counted by cProfile (a figure a loaded machine does not move); ``--profile OUT``
 saves the cProfile stats.  Queries are the seed corpus's (``bench.queries``), none repeated, after
 ``--warm`` untimed ones (1,000) that fill the per-snapshot caches as a server's first seconds do.
+``--route page`` asks for the search page (``/?q=``, what a browser loads) instead of ``/api/search``.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_dir")
     parser.add_argument("--mix", choices=("unique", "distinct"), default="unique")
+    parser.add_argument("--route", choices=("api", "page"), default="api", help="/api/search (default) or the search page /")
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--warm", type=int, default=1000, help="untimed requests first (default 1000)")
     parser.add_argument("--calls", action="store_true", help="count Python calls per request with cProfile")
@@ -107,6 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bench.queries import api_paths
 
         paths = api_paths(_queries(args.mix, args.count + args.warm))
+        if args.route == "page":
+            from bench.worker_cpu import pages
+
+            paths = pages(paths)
         for path in paths[args.count :]:
             _get(app, path)
         timed = paths[: args.count]
@@ -119,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if profiler is not None:
             profiler.disable()
         cpu, wall = time.process_time() - cpu, time.perf_counter() - started
-        print(f"{len(timed)} requests ({args.mix}): CPU {cpu / len(timed) * 1e3:.3f} ms a request, "
+        print(f"{len(timed)} {args.route} requests ({args.mix}): CPU {cpu / len(timed) * 1e3:.3f} ms a request, "
               f"wall {wall / len(timed) * 1e3:.3f} ms" + (" (profiled)" if profiler else ""))
         if profiler is not None:
             stats = pstats.Stats(profiler)

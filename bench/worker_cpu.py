@@ -12,6 +12,8 @@ access line, the system calls), and a busy machine moves it less; set beside
 The cases (``--cases``, comma-separated):
 
 - ``service``, ``reference``: the unseen seed queries of ``make bench``'s unique mix, in its order;
+- ``service-page``: the same queries' search pages (``/?q=``, what a browser loads: the search and
+  its HTML);
 - ``service-cached``: 20 of those queries over and over (every answer from the result cache);
 - ``service-unlogged``: ``service`` with the access line switched off (its logger's level raised in
   each worker), to weigh the line;
@@ -38,7 +40,7 @@ from bench.run import UNIQUE_POOL, wrk
 from bench.servers import REFERENCE_APP, SERVICE_APP, cpu_times, gunicorn
 from corpus.sources import load_corpus
 
-CASES = ("service", "reference", "service-cached", "service-unlogged", "reference-health", "reference-dressed", "floor",
+CASES = ("service", "reference", "service-page", "service-cached", "service-unlogged", "reference-health", "reference-dressed", "floor",
          "wsgi-floor")
 FLOOR_APP = "bench.worker_cpu:create_floor_app()"
 WSGI_FLOOR_APP = "bench.worker_cpu:create_wsgi_floor_app()"
@@ -90,6 +92,11 @@ def create_wsgi_floor_app():
     return app
 
 
+def pages(paths: Sequence[str]) -> list[str]:
+    """Return the search pages of the /api/search *paths*: the same query and parameters."""
+    return ["/" + path.removeprefix("/api/search") for path in paths]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_dir")
@@ -119,6 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         plans = {
             "service": (SERVICE_APP, service, (), unique[-1000:], timed),
             "reference": (REFERENCE_APP, reference, (), unique[-1000:], timed),
+            "service-page": (SERVICE_APP, service, (), pages(unique[-1000:]), pages(timed)),
             "service-cached": (SERVICE_APP, service, (), unique[:20], unique[:20]),
             "service-unlogged": (SERVICE_APP, {**service, "PYTHONPATH": str(work)}, unlogged, unique[-1000:], timed),
             "reference-health": (REFERENCE_APP, reference, (), ["/healthz"], ["/healthz"]),

@@ -127,6 +127,9 @@ class SearchParams:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+_FIELDS = frozenset(SearchParams.__dataclass_fields__)
+
+
 def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> int:
     raw = (args.get(name) or "").strip()
     if raw == "":
@@ -299,24 +302,34 @@ def _instant(args: MultiMapping, name: str) -> float | None:
     return seconds + _DAY_S - 1e-6 if name == "until" and is_date_only(raw) else seconds
 
 
+URL_ORDER = ("q", *FILTERS, *DATE_BOUNDS, "sort", "per_page", "page", "explain")  # as a URL writes them
+
+
+def url_values(params: SearchParams, overrides: dict[str, object]) -> list[tuple[str, object]]:
+    """Return each parameter's value in URL order, *overrides* taking the place of *params*' own.
+
+    The overrides are read beside *params*, not through a new SearchParams: a result page builds
+    some thirty links (a chip per hit's topic and organisation, the pages, the sorts), and a copy of
+    the parameters for each was a tenth of the page's time."""
+    if overrides.keys() - _FIELDS:
+        raise TypeError(f"no such search parameter: {sorted(overrides.keys() - _FIELDS)[0]!r}")
+    return [(name, overrides[name] if name in overrides else getattr(params, name)) for name in URL_ORDER]
+
+
+def url_pairs(name: str, value: object) -> list[tuple[str, str]]:
+    """Return the (name, value) pairs parameter *name* at *value* writes in a URL: none at its default."""
+    if name in FILTERS:
+        return [(name, v) for v in value]  # type: ignore[attr-defined]
+    if name == "per_page":
+        return [] if value == DEFAULT_PER_PAGE else [(name, str(value))]
+    if name == "page":
+        return [] if value == 1 else [(name, str(value))]
+    if name == "explain":
+        return [(name, "1")] if value else []
+    return [(name, value)] if value else []  # type: ignore[list-item]  # q, since, until, sort
+
+
 def to_query_string(params: SearchParams, **overrides: object) -> list[tuple[str, str]]:
     """Return the (name, value) pairs that reproduce *params* in a URL, with *overrides* applied."""
-    p = params.with_(**overrides) if overrides else params
-    pairs: list[tuple[str, str]] = []
-    if p.q:
-        pairs.append(("q", p.q))
-    for name in FILTERS:
-        pairs.extend((name, v) for v in getattr(p, name))
-    for name in DATE_BOUNDS:
-        if getattr(p, name):
-            pairs.append((name, getattr(p, name)))
-    if p.sort:
-        pairs.append(("sort", p.sort))
-    if p.per_page != DEFAULT_PER_PAGE:
-        pairs.append(("per_page", str(p.per_page)))
-    if p.page != 1:
-        pairs.append(("page", str(p.page)))
-    if p.explain:
-        pairs.append(("explain", "1"))
-    return pairs
+    return [pair for name, value in url_values(params, overrides) for pair in url_pairs(name, value)]
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 from html import unescape
 from html.parser import HTMLParser
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, quote, urlencode, urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from werkzeug.datastructures import MultiDict
 
 from search.alternatives import any_words_query, ways_out
-from search.params import MAX_QUERY_CHARS, SearchParams
+from search.params import MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
 from search.results import WayOut
-from web.pages import page_window, text_blocks
+from web.pages import page_window, search_url, text_blocks
 
 
 def html(client, url: str) -> str:
@@ -884,3 +887,37 @@ def test_a_turkish_topic_typed_in_capitals_is_the_topic(tmp_path):
         moved = client.get("/", query_string={"topic": typed})
         assert moved.status_code == 302 and moved.headers["Location"] == "/?topic=T%C3%BCrkiye", typed
     assert client.get("/api/search", query_string={"topic": "TÜRKİYE"}).get_json()["total"] == 2
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12).map(str.strip).filter(bool)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    q=st.one_of(st.just(""), _TEXT, st.sampled_from(["a & b", "x=1", "50%", "c++", "a+b", "#frag", "?q", "日本"])),
+    topic=st.lists(_TEXT, max_size=3, unique=True),
+    entity=st.lists(_TEXT, max_size=2, unique=True),
+    page=st.integers(1, 20),
+    per_page=st.sampled_from([10, 20, 50]),
+    sort=st.sampled_from([None, "newest", "listing"]),
+    override=st.one_of(
+        st.builds(lambda v: {"entity": (v,)}, _TEXT), st.builds(lambda n: {"page": n}, st.integers(1, 9)),
+        st.builds(lambda s: {"sort": s}, st.sampled_from(["relevance", "newest"])), st.just({"explain": True}),
+        st.builds(lambda v: {"q": v}, _TEXT)),
+)
+def test_a_page_link_reads_back_as_the_search_it_links(q, topic, entity, page, per_page, sort, override):
+    # The result page's links (a chip's, a page's, a sort's) encode each parameter once per page
+    # and reuse it (web.pages.search_url): the link must still be urlencode's, and read back as
+    # the parameters of the search it stands for, whatever the words hold.
+    params = parse_params(MultiDict([("q", q), *(("topic", t) for t in topic), *(("entity", e) for e in entity),
+                   ("page", str(page)), ("per_page", str(per_page)), *([("sort", sort)] if sort else [])]))
+    url = search_url(params, **override)
+    linked = {"page": 1, **override}  # a link goes to the first page unless it names one
+    query = urlencode(to_query_string(params, **linked))
+    assert url == "/" + (f"?{query}" if query else "")
+    assert parse_qsl(urlsplit(url).query, keep_blank_values=True) == to_query_string(params, **linked)
+
+
+def test_a_link_with_a_parameter_the_search_lacks_is_a_mistake_said_at_once():
+    with pytest.raises(TypeError, match="'colour'"):
+        to_query_string(SearchParams(q="a"), colour="red")

@@ -8,6 +8,7 @@ said to be "7 hours ago".
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from index.dates import is_date_only, to_datetime
 
@@ -50,6 +51,7 @@ def _ago(amount: int, future: bool, unit: str, plain: bool = False) -> str:
     return f"in {text}" if future else f"{text} ago"
 
 
+@lru_cache(maxsize=4096)  # a result page writes one for each hit's date (4 µs each, strftime's month names)
 def exact(iso: str) -> str:
     """Return *iso* written out for people: "1 May 2024", "1 May 2024, 09:30 UTC", or with its
     seconds when it has some ("09:30:05 UTC": two filters a second apart read the same)."""

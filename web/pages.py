@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache
+from typing import NamedTuple
+from functools import cache, lru_cache
 from urllib.parse import quote, unquote, urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
@@ -20,7 +21,7 @@ from corpus.records import GUIDE, guide_url, visible_url
 from index import store
 from index.schema import event_url, whole_slug
 from search.explain import readable, summary
-from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string, url_pairs, url_values
 from search.results import FacetValue, Hit, SearchResult
 from search.snapshot import Snapshot
 from web import get_search
@@ -43,8 +44,15 @@ PAGE_RADIUS = 2  # numbered page links either side of the current page
 def search_url(params: SearchParams, **overrides: object) -> str:
     """Return the page URL for *params* with *overrides* applied (page resets unless given)."""
     overrides.setdefault("page", 1)
-    query = urlencode(to_query_string(params, **overrides))
+    query = "&".join(filter(None, [_encoded(name, value) for name, value in url_values(params, overrides)]))
     return "/" + (f"?{query}" if query else "")
+
+
+@lru_cache(maxsize=4096)
+def _encoded(name: str, value: object) -> str:
+    """Return parameter *name* at *value* as urlencode writes it in a URL: a page's thirty links
+    repeat its query and filters, each of them encoded once."""
+    return urlencode(url_pairs(name, value))
 
 
 def toggle(params: SearchParams, facet: str, value: str) -> str:
@@ -192,13 +200,24 @@ def typed_title(result: SearchResult) -> Callable[[Hit], bool]:
     return typed
 
 
-def hit_chips(result: SearchResult, params: SearchParams) -> Callable[[Hit], list[tuple[str, str]]]:
+class Chip(NamedTuple):
+    """A hit's topic or organisation, as its link shows it: the page narrowed to it alone."""
+
+    name: str  # the facet
+    label: str
+    url: str
+    current: bool  # a selected value of the facet
+    removes: bool  # the facet's one selected value: the link takes the filter off
+
+
+def hit_chips(result: SearchResult, params: SearchParams, label: Callable[[str, str], str]) -> Callable[[Hit], list[Chip]]:
     """Return a function giving a hit's topic and organisation chips, without those on every result.
 
     Of a facet already filtered, only the chips of its selected values, when several are (each
     narrows to itself alone): another value would replace the filter and could widen the results
     ("Training Infrastructure" under Compute deals: 13 results to 33), and a value selected alone is
-    on every hit, where the filter's own chip above removes it."""
+    on every hit, where the filter's own chip above removes it.  A value on several hits of the page
+    is made into its chip once."""
     selected = {name: set(values) for name in ("topic", "entity") if (values := getattr(params, name, ()))}
     shown = {name: values if len(values) > 1 else set() for name, values in selected.items()}
     everywhere = {
@@ -208,10 +227,17 @@ def hit_chips(result: SearchResult, params: SearchParams) -> Callable[[Hit], lis
         for v in values
         if v.count == result.total
     }
+    made: dict[tuple[str, str], Chip] = {}
 
-    def chips(hit: Hit) -> list[tuple[str, str]]:
+    def chip(name: str, value: str) -> Chip:
+        if (name, value) not in made:
+            values = getattr(params, name)
+            made[name, value] = Chip(name, label(name, value), narrow(params, name, value), value in values, values == (value,))
+        return made[name, value]
+
+    def chips(hit: Hit) -> list[Chip]:
         pairs = [("topic", v) for v in hit.topics] + [("entity", v) for v in hit.entities]
-        return [pair for pair in pairs if pair not in everywhere and (pair[0] not in shown or pair[1] in shown[pair[0]])]
+        return [chip(*pair) for pair in pairs if pair not in everywhere and (pair[0] not in shown or pair[1] in shown[pair[0]])]
 
     return chips
 
@@ -298,12 +324,11 @@ def page() -> str | Response:
         past_end=result.total > 0 and result.page > result.pages,
         search_url=search_url,
         toggle=toggle,
-        narrow=narrow,
         clear_url=clear_url,
         feed_url=feed_url(params),
         api_url=api_url(params),  # this search, as JSON
         split_facet=split_facet,
-        chips_for=hit_chips(result, params),
+        chips_for=hit_chips(result, params, label),
         typed_title=typed_title(result),
         explained=summary,
         figures=readable,
