@@ -60,6 +60,11 @@ def api_paths(queries: Sequence[str]) -> list[str]:
     return ["/api/search?" + urlencode({"q": q}) for q in queries]
 
 
+def page_paths(paths: Sequence[str]) -> list[str]:
+    """Return the search pages (what a browser loads) of the /api/search *paths*: the same query and parameters."""
+    return ["/" + path.removeprefix("/api/search") for path in paths]
+
+
 def repeated_mix(queries: Sequence[str], length: int, seed: int, popular: int = 50) -> list[str]:
     """Return *length* queries drawn from the first *popular* with Zipf-like weights (a few are hot)."""
     rng = random.Random(seed)

@@ -106,13 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile", help="save cProfile stats of the timed requests here")
     args = parser.parse_args(argv)
     with app_as_a_worker(args.index_dir) as app:
-        from bench.queries import api_paths
+        from bench.queries import api_paths, page_paths
 
         paths = api_paths(_queries(args.mix, args.count + args.warm))
         if args.route == "page":
-            from bench.worker_cpu import pages
-
-            paths = pages(paths)
+            paths = page_paths(paths)
         for path in paths[args.count :]:
             _get(app, path)
         timed = paths[: args.count]

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench import fts5
-from bench.queries import KINDS, api_paths, make_queries, query_kind
+from bench.queries import KINDS, api_paths, make_queries, page_paths, query_kind
 from bench.run import UNIQUE_POOL, wrk
 from bench.servers import REFERENCE_APP, SERVICE_APP, cpu_times, gunicorn
 from corpus.sources import load_corpus
@@ -92,11 +92,6 @@ def create_wsgi_floor_app():
     return app
 
 
-def pages(paths: Sequence[str]) -> list[str]:
-    """Return the search pages of the /api/search *paths*: the same query and parameters."""
-    return ["/" + path.removeprefix("/api/search") for path in paths]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_dir")
@@ -126,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         plans = {
             "service": (SERVICE_APP, service, (), unique[-1000:], timed),
             "reference": (REFERENCE_APP, reference, (), unique[-1000:], timed),
-            "service-page": (SERVICE_APP, service, (), pages(unique[-1000:]), pages(timed)),
+            "service-page": (SERVICE_APP, service, (), page_paths(unique[-1000:]), page_paths(timed)),
             "service-cached": (SERVICE_APP, service, (), unique[:20], unique[:20]),
             "service-unlogged": (SERVICE_APP, {**service, "PYTHONPATH": str(work)}, unlogged, unique[-1000:], timed),
             "reference-health": (REFERENCE_APP, reference, (), ["/healthz"], ["/healthz"]),

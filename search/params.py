@@ -311,8 +311,8 @@ def url_values(params: SearchParams, overrides: dict[str, object]) -> list[tuple
     The overrides are read beside *params*, not through a new SearchParams: a result page builds
     some thirty links (a chip per hit's topic and organisation, the pages, the sorts), and a copy of
     the parameters for each was a tenth of the page's time."""
-    if overrides.keys() - _FIELDS:
-        raise TypeError(f"no such search parameter: {sorted(overrides.keys() - _FIELDS)[0]!r}")
+    if unknown := overrides.keys() - _FIELDS:
+        raise TypeError(f"no such search parameter: {sorted(unknown)[0]!r}")
     return [(name, overrides[name] if name in overrides else getattr(params, name)) for name in URL_ORDER]
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
 from functools import cache, lru_cache
+from typing import NamedTuple
 from urllib.parse import quote, unquote, urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
