@@ -64,9 +64,16 @@ main(sys.argv[3:])
 STOPPED = "the live index is untouched, nothing was published"
 
 
+def as_from_a_terminal() -> None:
+    """Give a started command SIGINT and SIGHUP as a shell's foreground job has them, however the suite was
+    launched: a background job or nohup starts with them ignored, and a build keeps a signal it finds ignored."""
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def signalled(moment: str, sig: str, *args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", SIGNAL_AT, moment, sig, *map(str, args)], cwd=REPO, capture_output=True,
-                          text=True, timeout=120, env={**os.environ, **(env or {})})
+                          text=True, timeout=120, env={**os.environ, **(env or {})}, preexec_fn=as_from_a_terminal)
 
 
 def errors(stderr: str) -> list[str]:
@@ -182,7 +189,8 @@ def test_a_large_build_stopped_while_its_processes_index_ends_them_and_publishes
     corpus.write_text("".join(json.dumps({"id": f"widget-{n}", "title": f"Widget {n}", "summary": f"Widget number {n}, a small gadget.",
                                           "topics": ["training-infrastructure"]}) + "\n" for n in range(40_000)))
     build = subprocess.Popen([sys.executable, "-m", "web.cli", "build", corpus, "--index-dir", root, "--procs", "2"], cwd=REPO,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             preexec_fn=as_from_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while not (list(store.snapshots_dir(root).glob(".tmp-*")) and len(workers := children(build.pid)) == 2):
