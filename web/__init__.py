@@ -86,7 +86,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     if config:
         app.config.from_mapping(config)
-    from web import api, boundary, compression, errors, feeds, observability, pages, security, suggest
+    from web import api, boundary, compression, errors, feeds, observability, pages, preconditions, security, suggest
 
     app.json = api.JsonProvider(app)
     app.json.sort_keys = False
@@ -106,6 +106,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(feeds.bp)
     boundary.register(app)
     errors.register(app)
+    preconditions.register(app)
     security.register(app)
     observability.register(app, metrics)
     compression.compress_answers(app)

@@ -91,6 +91,10 @@ IF_NONE_MATCH = {
     "schema": {"type": "string"},
 }
 NOT_MODIFIED = {"description": "The client's copy (named by If-None-Match) is current.", "headers": CACHE_HEADERS}
+PRECONDITION_FAILED = _error(
+    "The request sent If-Match and no current answer matches it (precondition_failed, with this answer's ETag): "
+    "these ETags are weak and If-Match compares strong ones, so only If-Match: * holds. Revalidate with If-None-Match."
+)
 UNAVAILABLE = _error("No usable index is published (a first build has not finished, or it must be rebuilt).")
 
 PUBLISHED = {"type": ["string", "null"],
@@ -491,6 +495,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("SearchResponse"), "A page of results.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
+                "412": PRECONDITION_FAILED,
                 "400": _error(BAD_PARAMETER),
                 "503": UNAVAILABLE,
             },
@@ -540,6 +545,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("DocumentResponse"), "The document.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
+                "412": PRECONDITION_FAILED,
                 "400": _error("The id is not UTF-8 text once percent-decoded (invalid_parameter, param id), or a "
                               "parameter is not (x=%FF: param x)."),
                 "404": _error("No document has this id."),
@@ -555,6 +561,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("TopicsResponse"), "Every topic.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
+                "412": PRECONDITION_FAILED,
                 "400": NOT_UTF8,
                 "503": UNAVAILABLE,
             },
