@@ -12,21 +12,37 @@ learns the current ETag.  Only a success or a 304 is judged: a 404 stays a 404, 
 
 from __future__ import annotations
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, after_this_request, request
 from werkzeug.http import parse_date, parse_etags
 
 from web.errors import error_response
 
 _HEADERS = ("HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE")
-_HELD = "_preconditions"
 
 
 def set_aside() -> None:
-    """Take a GET's If-Match and If-Unmodified-Since out of the request, for ``judged`` to read."""
+    """Take a request's If-Match and If-Unmodified-Since out before its view reads them, and judge them
+    against its answer once there is one (a request without them, almost every one, costs one look)."""
     environ = request.environ
     if "HTTP_IF_MATCH" not in environ and "HTTP_IF_UNMODIFIED_SINCE" not in environ:
-        return  # almost every request
-    setattr(g, _HELD, {name: environ.pop(name) for name in _HEADERS if name in environ})
+        return
+    held = {name: environ.pop(name) for name in _HEADERS if name in environ}
+    after_this_request(lambda response: judged(response, held))
+
+
+def judged(response: Response, held: dict[str, str]) -> Response:
+    """Return *response*, or the 412 that replaces it when *held*'s precondition does not hold for it."""
+    if not (200 <= response.status_code < 300 or response.status_code == 304):
+        return response
+    why = failed(response, held)
+    if why is None:
+        return response
+    answer = error_response(412, "precondition_failed", why)
+    for name in ("ETag", "Last-Modified"):
+        if name in response.headers:
+            answer.headers[name] = response.headers[name]
+    response.close()  # a static file's answer holds the file open
+    return answer
 
 
 def failed(response: Response, held: dict[str, str]) -> str | None:
@@ -50,20 +66,5 @@ def failed(response: Response, held: dict[str, str]) -> str | None:
 
 
 def register(app: Flask) -> None:
-    """Judge every GET's If-Match and If-Unmodified-Since against its answer."""
+    """Judge every request's If-Match and If-Unmodified-Since against its answer."""
     app.before_request(set_aside)
-
-    @app.after_request
-    def judged(response: Response) -> Response:
-        held = g.pop(_HELD, None)
-        if held is None or not (200 <= response.status_code < 300 or response.status_code == 304):
-            return response
-        why = failed(response, held)
-        if why is None:
-            return response
-        answer = error_response(412, "precondition_failed", why)
-        for name in ("ETag", "Last-Modified"):
-            if name in response.headers:
-                answer.headers[name] = response.headers[name]
-        response.close()  # a static file's answer holds the file open
-        return answer
