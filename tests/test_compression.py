@@ -107,8 +107,8 @@ def test_a_client_that_refuses_the_uncompressed_answer_gets_a_small_one_compress
 
 @pytest.mark.parametrize("precondition", ['"*"', '*', '"nope"', 'W/"nope"'])
 def test_a_precondition_gets_the_same_answer_compressed_or_not(client, precondition):
-    # If-Match on a search: 200 sent whole, but 412 with the whole answer gzipped in its body when compressed
-    # (the 412 is now judged in web/preconditions.py, before compression, and carries the error, not the answer).
+    # If-Match on a search: once 200 sent whole but 412 with the whole answer gzipped when compressed; now
+    # judged before compression (web/preconditions.py), so both are the same status.
     path = "/api/search?q=stargate"
     plain = client.get(path, headers={"If-Match": precondition})
     packed = client.get(path, headers={"If-Match": precondition, "Accept-Encoding": "gzip"})

@@ -495,8 +495,8 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("SearchResponse"), "A page of results.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
-                "412": PRECONDITION_FAILED,
                 "400": _error(BAD_PARAMETER),
+                "412": PRECONDITION_FAILED,
                 "503": UNAVAILABLE,
             },
         }
@@ -545,10 +545,10 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("DocumentResponse"), "The document.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
-                "412": PRECONDITION_FAILED,
                 "400": _error("The id is not UTF-8 text once percent-decoded (invalid_parameter, param id), or a "
                               "parameter is not (x=%FF: param x)."),
                 "404": _error("No document has this id."),
+                "412": PRECONDITION_FAILED,
                 "503": UNAVAILABLE,
             },
         }
@@ -561,8 +561,8 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("TopicsResponse"), "Every topic.", CACHE_HEADERS),
                 "304": NOT_MODIFIED,
-                "412": PRECONDITION_FAILED,
                 "400": NOT_UTF8,
+                "412": PRECONDITION_FAILED,
                 "503": UNAVAILABLE,
             },
         }
