@@ -86,7 +86,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     if config:
         app.config.from_mapping(config)
-    from web import api, boundary, compression, errors, feeds, observability, pages, preconditions, security, suggest
+    from web import api, boundary, compression, crawlers, errors, feeds, observability, pages, preconditions, security, suggest
 
     app.json = api.JsonProvider(app)
     app.json.sort_keys = False
@@ -104,6 +104,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(suggest.bp)
     app.register_blueprint(feeds.bp)
+    app.register_blueprint(crawlers.bp)
     boundary.register(app)
     errors.register(app)
     preconditions.register(app)

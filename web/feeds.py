@@ -56,11 +56,11 @@ SUGGESTIONS = "application/x-suggestions+json"
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _xml(body: str, mimetype: str) -> Response:
+def xml_response(body: str, mimetype: str) -> Response:
     return Response(_NOT_XML.sub("", body), mimetype=mimetype)
 
 
-def _published_at(snap: Snapshot) -> datetime:
+def published_at(snap: Snapshot) -> datetime:
     """Return when what the snapshot serves was published here: when ``current`` came to point at it.
 
     Its build or update time went back after a rollback (an older build served again), and a reader
@@ -112,11 +112,11 @@ def search_feed() -> Response:
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
     root = request.url_root
     dates = [date for hit in result.hits if (date := _date(hit))]
-    published_at = _published_at(snap)
+    served = published_at(snap)
     # The newest entry's date; nothing matching yet, when that was last true; after a step back
     # (a rollback took entries away), no earlier than the step: a feed's updated never goes back.
     revised = [as_date_time(hit.revised) for hit in result.hits if hit.revised]
-    updated = max([*dates, *revised, *([format_utc(published_at)] if snap.stepped_back or not dates else [])])
+    updated = max([*dates, *revised, *([format_utc(served)] if snap.stepped_back or not dates else [])])
     body = render_template(
         "feed.xml",
         params=params,
@@ -131,18 +131,18 @@ def search_feed() -> Response:
         event_url=event_url,
         label=snap.label,
     )
-    response = _xml(body, ATOM)
+    response = xml_response(body, ATOM)
     # Weak, as every other answer's: the same text gzipped or whole is one feed, revalidated by either's
     # ETag, and a 304 says the ETag its 200 says (a strong one has to differ from coding to coding).
     response.set_etag(hashlib.sha256(response.get_data()).hexdigest()[:32], weak=True)
-    response.last_modified = published_at
+    response.last_modified = served
     response.headers["Cache-Control"] = FEED_CACHE
     return response.make_conditional(request)
 
 
 @bp.get("/opensearch.xml")
 def opensearch() -> Response:
-    response = _xml(render_template("opensearch.xml", root=request.url_root), OPENSEARCH)
+    response = xml_response(render_template("opensearch.xml", root=request.url_root), OPENSEARCH)
     response.headers["Cache-Control"] = "public, max-age=86400"
     return response
 

@@ -1,0 +1,138 @@
+"""robots.txt and the sitemaps, read as crawlers read them: searches off limits, every page listed."""
+
+from __future__ import annotations
+
+import re
+import urllib.robotparser
+import xml.etree.ElementTree as ET
+from datetime import datetime
+from math import ceil
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from protego import Protego
+
+from index.build import build
+from tests.conftest import write_jsonl
+from web import create_app
+
+HOST = "http://hub.example/"
+NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+W3C_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?")
+
+
+def client_of(index_dir, **config):
+    return create_app({"INDEX_DIR": str(index_dir), "TESTING": True, **config}).test_client()
+
+
+def readers(client):
+    """Return robots.txt read by Python's parser and by Protego (Scrapy's; Google's matching rules)."""
+    text = client.get("/robots.txt", base_url=HOST).get_data(as_text=True)
+    stdlib = urllib.robotparser.RobotFileParser()
+    stdlib.parse(text.splitlines())
+    stdlib.modified()  # the parser answers False to everything until it has a time of reading
+    return text, [lambda url: stdlib.can_fetch("AnyBot", url), lambda url: Protego.parse(text).can_fetch(url, "AnyBot")]
+
+
+def sitemap_entries(client, path="/sitemap.xml"):
+    """Return the (loc, lastmod) of a urlset at *path*, checking it is one."""
+    response = client.get(path, base_url=HOST)
+    assert response.status_code == 200 and response.mimetype == "application/xml"
+    root = ET.fromstring(response.data)
+    assert root.tag == f"{{{NS['s']}}}urlset"
+    return [(url.findtext("s:loc", namespaces=NS), url.findtext("s:lastmod", namespaces=NS)) for url in root]
+
+
+def local(loc: str) -> str:
+    """Return the path and query of absolute address *loc* on HOST."""
+    assert loc.startswith(HOST), loc
+    parts = urlsplit(loc)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def test_robots_keep_crawlers_off_every_search_link_a_results_page_has(client):
+    text, can_fetch = readers(client)
+    page = client.get("/?q=training&sort=newest", base_url=HOST).get_data(as_text=True)
+    links = {unquote(href).replace("&amp;", "&") for href in re.findall(r'href="([^"]+)"', page)}
+    searches = {link for link in links if link.startswith("/?")}
+    assert len(searches) > 10  # facet, sort and page links
+    pages = {link for link in links if link.startswith(("/events/", "/guides/"))}
+    assert pages
+    for fetch in can_fetch:
+        for link in searches | {"/feeds/search.atom?q=training", "/api/search?q=training", "/metrics"}:
+            assert not fetch(HOST.rstrip("/") + link), link
+        for link in pages | {"/", "/sitemap.xml", "/static/style.css"}:
+            assert fetch(HOST.rstrip("/") + link), link
+    assert f"Sitemap: {HOST}sitemap.xml" in text.splitlines()
+    assert Protego.parse(text).sitemaps and list(Protego.parse(text).sitemaps) == [f"{HOST}sitemap.xml"]
+
+
+def test_the_sitemap_lists_every_page_once_and_each_answers(client, seed_corpus):
+    entries = sitemap_entries(client)
+    locs = [loc for loc, _ in entries]
+    assert len(locs) == len(set(locs))
+    events = [r for r in seed_corpus.records if r.kind == "event"]
+    topics = {r.topic for r in seed_corpus.records if r.kind == "guide"}
+    assert locs[0] == HOST
+    assert {local(loc) for loc in locs} == {"/", *(f"/guides/{t}" for t in topics), *(f"/events/{e.id}" for e in events)}
+    _, can_fetch = readers(client)
+    for loc in locs:
+        assert client.get(local(loc), base_url=HOST).status_code == 200, loc  # a page, not a redirect
+        assert all(fetch(loc) for fetch in can_fetch), loc
+
+
+def test_lastmod_is_when_the_page_last_changed(client):
+    for loc, lastmod in sitemap_entries(client)[1:]:
+        assert lastmod and W3C_DATETIME.fullmatch(lastmod), (loc, lastmod)
+        path = local(loc)
+        if path.startswith("/events/"):
+            doc = client.get("/api/documents/" + path.removeprefix("/events/")).get_json()["document"]
+            assert lastmod == (doc["revised"] or doc["first_seen"])
+    assert datetime.fromisoformat(lastmod.replace("Z", "+00:00")) <= datetime.now().astimezone()
+
+
+def test_past_its_size_the_sitemap_is_an_index_of_parts_holding_the_same_pages(index_dir):
+    whole = [loc for loc, _ in sitemap_entries(client_of(index_dir))]
+    client = client_of(index_dir, SITEMAP_URLS=10)
+    response = client.get("/sitemap.xml", base_url=HOST)
+    index = ET.fromstring(response.data)
+    assert index.tag == f"{{{NS['s']}}}sitemapindex"
+    parts = [sitemap.findtext("s:loc", namespaces=NS) for sitemap in index]
+    assert parts == [f"{HOST}sitemaps/{n}.xml" for n in range(1, ceil(len(whole) / 10) + 1)]
+    listed = []
+    for part in parts:
+        entries = sitemap_entries(client, local(part))
+        assert 0 < len(entries) <= 10
+        listed += [loc for loc, _ in entries]
+    assert listed == whole
+    for beyond in (0, len(parts) + 1):
+        assert client.get(f"/sitemaps/{beyond}.xml").status_code == 404
+    assert [loc for loc, _ in sitemap_entries(client_of(index_dir), "/sitemaps/1.xml")] == whole
+
+
+def test_a_crawler_revalidating_gets_304(client):
+    first = client.get("/sitemap.xml", base_url=HOST)
+    assert first.headers["Cache-Control"].startswith("public") and first.headers["Last-Modified"]
+    again = client.get("/sitemap.xml", base_url=HOST, headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and not again.data
+    dated = client.get("/sitemap.xml", base_url=HOST, headers={"If-Modified-Since": first.headers["Last-Modified"]})
+    assert dated.status_code == 304
+    other_host = client.get("/sitemap.xml", base_url="http://mirror.example/", headers={"If-None-Match": first.headers["ETag"]})
+    assert other_host.status_code == 200 and b"http://mirror.example/" in other_host.data
+
+
+@pytest.mark.parametrize("doc_id", ['a&b<c>"d\'e', "q?x=1#frag", "slash/and%25", "Ünïcode ➜ id"])
+def test_any_id_or_topic_is_a_well_formed_address_that_leads_to_its_page(tmp_path, doc_id):
+    topic = 'r&d <"labs">'
+    records = [
+        {"id": doc_id, "title": "Quokka cluster opens", "summary": "A quokka cluster.", "topics": [topic]},
+        {"id": "guide-1", "kind": "guide", "title": "Quokka guide", "summary": "All about quokkas.", "topics": [topic]},
+    ]
+    build([write_jsonl(tmp_path / "docs.jsonl", records)], root=tmp_path / "index")
+    client = client_of(tmp_path / "index")
+    paths = [local(loc) for loc, _ in sitemap_entries(client)]
+    assert len(paths) == 3
+    for path in paths:
+        assert client.get(path, base_url=HOST).status_code == 200, path
+    assert unquote(paths[2]) == f"/events/{doc_id}"
+    assert unquote(paths[1]) == f"/guides/{topic}"

@@ -1,0 +1,127 @@
+"""What crawlers read: ``/robots.txt``, and sitemaps of every page worth indexing.
+
+A results page is no page to crawl: each of its facet links (topic, organisation, type, month), sort
+links and page links makes another address, and their combinations have no end, so a crawler
+following them asks for searches nobody reads and spends the workers' CPU on them (searches are the
+service's dearest answers).  ``/robots.txt`` keeps crawlers off the searches (``/?…``), the API, the
+feeds and the metrics, and names ``/sitemap.xml``, which lists what a search engine should hold
+instead: the home page, each guide and each event's page, with when each last changed (``lastmod``:
+an event's when a rebuild last changed what it says, else when the hub first saw it; a guide's the
+same of its latest section).
+
+A sitemap holds at most 50,000 addresses (sitemaps.org), so past that ``/sitemap.xml`` is an index of
+``/sitemaps/1.xml``, ``/sitemaps/2.xml`` …: the home page and the guides, then the events in listing
+order, which a build or an update extends at its end, so the earlier parts keep their addresses.  A
+part is made of the snapshot and the host, so its ETag is their digest: a crawler revalidating gets
+a 304 without the part being made again.  A worker keeps the parts it made (up to 8 MB): at 64k
+events a part reads 50,000 stored documents, some 0.9 s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from math import ceil
+
+from flask import Blueprint, Response, abort, current_app, render_template, request
+from werkzeug.http import is_resource_modified
+
+from corpus.records import guide_url
+from index.dates import as_date_time, format_utc
+from index.schema import event_url
+from search.cache import Bounded
+from search.snapshot import FACETS
+from web import get_search
+from web.feeds import published_at, xml_response
+from web.pages import PAGE_PARAMS, guide_dates
+
+bp = Blueprint("crawlers", __name__)
+
+# Addresses a sitemap may hold (sitemaps.org: 50,000, and 50 MB, which 50,000 of ours stay well under).
+SITEMAP_URLS = 50_000
+SITEMAP = "application/xml"
+CRAWL_CACHE = "public, max-age=3600"
+# The parts a worker keeps once made, by their size: both of the 64k corpus's (5.4 and 1.5 MB).
+SITEMAP_CACHE_BYTES = 8_000_000
+# Where crawlers are not to go: searches ("/?q=…", "/?topic=…"; "/" itself is the home page), the
+# JSON API, the feeds (a feed reader does not read robots.txt), the metrics and the health check.
+# Each search parameter that may come first, not "/?": Python's urllib.robotparser, which some
+# crawlers use, reads "Disallow: /?" as "Disallow: /" (it drops the empty query) and keeps off everything.
+DISALLOWED = (*(f"/?{name}=" for name in sorted(PAGE_PARAMS)), "/api/", "/feeds/", "/metrics", "/healthz")
+
+
+@bp.get("/robots.txt")
+def robots() -> Response:
+    lines = ["# Searches are not pages to crawl: every facet link makes another one.", "User-agent: *"]
+    lines += [f"Disallow: {path}" for path in DISALLOWED]
+    lines.append(f"Sitemap: {request.url_root}sitemap.xml")
+    response = Response("\n".join(lines) + "\n", mimetype="text/plain")
+    response.headers["Cache-Control"] = CRAWL_CACHE
+    return response
+
+
+@bp.get("/sitemap.xml")
+def sitemap() -> Response:
+    """The sitemap of every page, or, past SITEMAP_URLS addresses, the index of its parts."""
+    return _part(None)
+
+
+@bp.get("/sitemaps/<int:part>.xml")
+def sitemap_part(part: int) -> Response:
+    """Part *part* (from 1) of the sitemap."""
+    return _part(part)
+
+
+def _part(part: int | None) -> Response:
+    snap = get_search().snapshot()
+    per_part = int(current_app.config.get("SITEMAP_URLS", SITEMAP_URLS))
+    guides = snap.guide_topics
+    events = snap.facet_docs[FACETS["kind"]].get("event", frozenset())
+    parts = max(1, ceil((1 + len(guides) + len(events)) / per_part))
+    if part is not None and not 1 <= part <= parts:
+        abort(404, description=f"The sitemap has {parts} part{'s' if parts > 1 else ''}; there is no part {part}.")
+    root = request.url_root
+    modified = published_at(snap)
+    key = (snap.id, root, per_part, part)
+    etag = hashlib.sha256(repr(key).encode()).hexdigest()[:32]
+    if not is_resource_modified(request.environ, etag=etag, last_modified=modified):
+        response = Response(status=304)
+    else:
+        def make() -> bytes:
+            if part is None and parts > 1:
+                links = [f"{root}sitemaps/{n}.xml" for n in range(1, parts + 1)]
+                body = render_template("sitemap-index.xml", links=links, lastmod=format_utc(modified))
+            else:
+                first = ((part or 1) - 1) * per_part
+                body = render_template("sitemap.xml", urls=_urls(root, guides, events, first, per_part))
+            return xml_response(body, SITEMAP).get_data()
+
+        made = current_app.extensions.setdefault("sitemaps", Bounded(SITEMAP_CACHE_BYTES, cost=len))
+        response = Response(made.get_or_make(key, make), mimetype=SITEMAP)
+    response.set_etag(etag, weak=True)
+    response.last_modified = modified
+    response.headers["Cache-Control"] = CRAWL_CACHE
+    return response
+
+
+def _urls(root: str, guides: tuple[str, ...], events: frozenset[int], first: int, count: int) -> Iterator[tuple[str, str | None]]:
+    """Yield (address, lastmod) of the sitemap's addresses *first* to *first* + *count*: the home page,
+    the guides, then the events in listing order."""
+    service = get_search()
+    snap = service.snapshot()
+    pages: list[tuple[str, str | None]] = [(root, None)]
+    for topic in guides:
+        dated = guide_dates(service.guide(topic))
+        changed = dated.get("revised") or dated.get("first_seen")
+        pages.append((root + guide_url(topic).lstrip("/"), as_date_time(changed) if changed else None))
+    yield from pages[first : first + count]
+    skip = max(0, first - len(pages))
+    wanted = count - max(0, min(count, len(pages) - first))
+    if wanted <= 0:
+        return
+    searcher = snap.searcher()
+    # Stored fields read here, not through Snapshot.stored: its cache is the searches', not the crawlers'.
+    for docnum in snap.in_listing_order(events, skip + wanted)[skip:]:
+        fields = searcher.stored_fields(docnum)
+        changed = fields.get("revised") or fields.get("first_seen") or fields.get("published")
+        yield root + event_url(str(fields["id"])).lstrip("/"), as_date_time(str(changed)) if changed else None
