@@ -6,15 +6,19 @@ import re
 import urllib.robotparser
 import xml.etree.ElementTree as ET
 from datetime import datetime
+from html.parser import HTMLParser
 from math import ceil
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from protego import Protego
 
 from index.build import build
 from tests.conftest import write_jsonl
 from web import create_app
+from web.pages import DESCRIPTION_CHARS, description
 
 HOST = "http://hub.example/"
 NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
@@ -136,3 +140,64 @@ def test_any_id_or_topic_is_a_well_formed_address_that_leads_to_its_page(tmp_pat
         assert client.get(path, base_url=HOST).status_code == 200, path
     assert unquote(paths[2]) == f"/events/{doc_id}"
     assert unquote(paths[1]) == f"/guides/{topic}"
+
+
+class _Head(HTMLParser):
+    """The <meta> and <link> tags of a page, as (name or property or rel) → content or href."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: dict[str, list[str]] = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "meta" and (a.get("name") or a.get("property")):
+            self.tags.setdefault(a.get("name") or a["property"], []).append(a["content"])
+        elif tag == "link" and a.get("rel") == "canonical":
+            self.tags.setdefault("canonical", []).append(a["href"])
+
+
+def head_of(client, path):
+    parser = _Head()
+    response = client.get(path, base_url=HOST)
+    assert response.status_code == 200
+    parser.feed(response.get_data(as_text=True))
+    return parser.tags
+
+
+def test_each_listed_page_names_its_sitemap_address_and_describes_itself(client):
+    for loc, _ in sitemap_entries(client)[1:]:
+        path = local(loc)
+        for asked in (path, path + "?utm_source=newsletter"):  # a copy with a query string names the one address
+            tags = head_of(client, asked)
+            assert tags["canonical"] == tags["og:url"] == [loc], asked
+            [text] = tags["description"]
+            assert 40 <= len(text) <= DESCRIPTION_CHARS and tags["og:description"] == [text], asked
+            assert "robots" not in tags
+        if path.startswith("/events/"):
+            doc_id = path.removeprefix("/events/")
+        else:  # a guide: its first section's
+            first = client.get(f"/api/search?topic={path.removeprefix('/guides/')}&kind=guide&sort=listing&per_page=1")
+            doc_id = first.get_json()["hits"][0]["id"]
+        opening = client.get(f"/api/documents/{doc_id}").get_json()["document"]["body"]
+        assert " ".join(opening.split())[:30] == text[:30], (loc, text)
+
+
+def test_searches_ask_not_to_be_indexed_and_the_home_page_does_not(client):
+    assert "robots" not in head_of(client, "/") and head_of(client, "/")["description"]
+    for search in ("/?q=stargate", "/?topic=training-infrastructure", "/?q=zzzqqq"):
+        assert head_of(client, search)["robots"] == ["noindex"], search
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400), st.integers(min_value=5, max_value=200))
+def test_a_description_is_the_text_run_into_one_line_cut_at_a_word(text, limit):
+    flat = " ".join(word for word in text.split() if word != "-")
+    made = description(text, limit)
+    if len(flat) <= limit:
+        assert made == flat
+        return
+    assert len(made) <= limit and made.endswith("…")
+    kept = made[:-1]
+    assert flat.startswith(kept)
+    if " " in flat[: limit - 1]:  # cut where a word ends (and the punctuation before it dropped), not inside one
+        assert flat[len(kept)] in " ,;:.–—-"

@@ -242,6 +242,22 @@ def hit_chips(result: SearchResult, params: SearchParams, label: Callable[[str, 
     return chips
 
 
+# A page's description as search engines and link previews show it: some 160 characters.
+DESCRIPTION_CHARS = 160
+
+
+@bp.app_template_filter("description")
+def description(text: str, limit: int = DESCRIPTION_CHARS) -> str:
+    """Return *text* as a page's description: its whitespace and bullets run into one line, cut at the
+    last space within *limit* characters (with an ellipsis) when it is longer."""
+    flat = " ".join(word for word in text.split() if word != "-")
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    cut = cut[: cut.rfind(" ")] if " " in cut else cut
+    return cut.rstrip(" ,;:.–—-") + "…"
+
+
 def text_blocks(body: str) -> list[tuple[str, list[str]]]:
     """Return *body*'s lines grouped as paragraphs ("p", [text]) and bullet lists ("ul", items)."""
     blocks: list[tuple[str, list[str]]] = []
