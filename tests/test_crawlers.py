@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from protego import Protego
 
 from index.build import build
+from index.update import update
 from tests.conftest import write_jsonl
 from web import create_app
 from web.pages import DESCRIPTION_CHARS, description
@@ -201,3 +202,25 @@ def test_a_description_is_the_text_run_into_one_line_cut_at_a_word(text, limit):
     assert flat.startswith(kept)
     if " " in flat[: limit - 1]:  # cut where a word ends (and the punctuation before it dropped), not inside one
         assert flat[len(kept)] in " ,;:.–—-"
+
+
+def test_after_an_update_the_sitemap_drops_the_deleted_dates_the_edited_and_adds_the_new_last(tmp_path, monkeypatch):
+    root = tmp_path / "index"
+    monkeypatch.setattr("index.build.now_utc", lambda: "2026-01-01T00:00:00Z")  # first seen a while before the update
+    build(root=root)
+    before = sitemap_entries(client_of(root))
+    gone, edited = local(before[-1][0]).removeprefix("/events/"), local(before[2][0]).removeprefix("/events/")
+    changes = [
+        {"id": gone, "delete": True},
+        {"id": edited, "title": "Edited event", "summary": "What it says now.", "topics": ["training-infrastructure"]},
+        {"id": "brand-new-event", "title": "Brand new event", "summary": "A new one.", "topics": ["training-infrastructure"]},
+    ]
+    update(write_jsonl(tmp_path / "changes.jsonl", changes), root)
+    client = client_of(root)
+    after = sitemap_entries(client)
+    paths = [local(loc) for loc, _ in after]
+    assert f"/events/{gone}" not in paths and paths[-1] == "/events/brand-new-event"
+    assert len(after) == len(before)
+    lastmod = dict(after)[f"{HOST}events/{edited}"]
+    revised = client.get(f"/api/documents/{edited}").get_json()["document"]["revised"]
+    assert revised and lastmod == revised and lastmod > dict(before)[f"{HOST}events/{edited}"]
