@@ -11,7 +11,8 @@ same of its latest section).
 
 A sitemap holds at most 50,000 addresses (sitemaps.org), so past that ``/sitemap.xml`` is an index of
 ``/sitemaps/1.xml``, ``/sitemaps/2.xml`` …: the home page and the guides, then the events in listing
-order, which a build or an update extends at its end, so the earlier parts keep their addresses.  A
+order, where an update puts new events at the end: adding events leaves the earlier parts as they were
+(a deletion moves the events after it up by one).  A
 part is made of the snapshot and the host, so its ETag is their digest: a crawler revalidating gets
 a 304 without the part being made again.  A worker keeps the parts it made (up to 8 MB): at 64k
 events a part reads 50,000 stored documents, some 0.9 s.
