@@ -199,7 +199,7 @@ def test_the_api_is_shared_with_every_origin_and_the_pages_with_none(client):
         headers = client.get(url, headers=origin).headers
         assert headers["Access-Control-Allow-Origin"] == "*", url
         # What docs/operations.md says a client may read and send: a script reads no header not exposed.
-        assert _listed(headers["Access-Control-Expose-Headers"]) == {"etag", "x-request-id", "retry-after"}, url
+        assert _listed(headers["Access-Control-Expose-Headers"]) == {"etag", "link", "x-request-id", "retry-after"}, url
     asked = {**origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "if-none-match"}
     preflight = client.options("/api/search?q=stargate", headers=asked)
     assert preflight.status_code == 200 and preflight.headers["Access-Control-Allow-Origin"] == "*"
@@ -637,3 +637,28 @@ def test_the_answer_says_how_its_date_bounds_were_read(client, query, since, unt
     # The filters were echoed but not the dates, so a program could not see how an offset was read (QA pass U).
     answer = client.get(f"/api/search?{query}").get_json()
     assert (answer["since"], answer["until"]) == (since, until)
+
+
+def test_a_program_pages_through_every_result_by_the_link_header(client):
+    """requests' and RFC 8288's reading of Link: following "next" from page 1 reaches every result once."""
+    from requests.utils import parse_header_links
+
+    def links(response):
+        return {link["rel"]: link["url"] for link in parse_header_links(response.headers.get("Link", ""))}
+
+    url, seen, pages = "http://localhost/api/search?q=training&per_page=7&explain=1", [], 0
+    first = client.get(url)
+    total, last = first.get_json()["total"], links(first)["last"]
+    while url:
+        response = client.get(url)
+        body, found = response.get_json(), links(response)
+        seen += [hit["id"] for hit in body["hits"]] + ([body["answer"]["id"]] if body.get("answer") else [])
+        pages += 1
+        assert found["first"] == "http://localhost/api/search?q=training&per_page=7&explain=1" and found["last"] == last
+        assert ("prev" in found) == (body["page"] > 1)
+        assert all("explain=1" in link for link in found.values())  # the same search, page by page
+        url = found.get("next")
+    assert pages == first.get_json()["pages"] > 2 and len(seen) == len(set(seen)) == total
+    assert "Link" not in client.get("/api/search?q=h100").headers  # one page: nothing to follow
+    past = links(client.get("/api/search?q=training&per_page=7&page=50"))
+    assert set(past) == {"first", "last"}  # past the end: back to the pages there are

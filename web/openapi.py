@@ -90,6 +90,14 @@ IF_NONE_MATCH = {
                     "* holds any current answer: 304 unless there is none (an unknown document is its 404)."),
     "schema": {"type": "string"},
 }
+PAGE_LINKS = {
+    "description": ('When there is more than one page (or a page past the first was asked for): RFC 8288 links '
+                    'to the first, previous, next and last pages of the same search, absolute, rel "first", '
+                    '"prev", "next", "last" (a page that does not exist is left out): '
+                    'requests reads them as response.links["next"]["url"].'),
+    "required": False,
+    "schema": {"type": "string"},
+}
 NOT_MODIFIED = {"description": "The client's copy (named by If-None-Match) is current.", "headers": CACHE_HEADERS}
 PRECONDITION_FAILED = _error(
     "The request sent If-Match and no current answer matches it (precondition_failed, with this answer's ETag): "
@@ -493,7 +501,7 @@ PATHS: dict[str, Any] = {
                 IF_NONE_MATCH,
             ],
             "responses": {
-                "200": _json(_ref("SearchResponse"), "A page of results.", CACHE_HEADERS),
+                "200": _json(_ref("SearchResponse"), "A page of results.", {**CACHE_HEADERS, "Link": PAGE_LINKS}),
                 "304": NOT_MODIFIED,
                 "400": _error(BAD_PARAMETER),
                 "412": PRECONDITION_FAILED,

@@ -32,7 +32,7 @@ _LOWER = tuple((name.lower(), name, value) for name, value in HEADERS.items())
 API_PREFIX = "/api/"
 CORS_HEADERS = (
     ("Access-Control-Allow-Origin", "*"),
-    ("Access-Control-Expose-Headers", "ETag, X-Request-ID, Retry-After"),
+    ("Access-Control-Expose-Headers", "ETag, Link, X-Request-ID, Retry-After"),
 )
 PREFLIGHT_HEADERS = (
     ("Access-Control-Allow-Methods", "GET, HEAD"),
