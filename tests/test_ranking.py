@@ -47,6 +47,18 @@ def test_question_words_are_never_concepts(service, query, filler):
         assert filler not in matched and filler not in hit.explanation["missing"]
 
 
+@pytest.mark.parametrize("query", ["fsdp vs deepspeed", "fsdp versus deepspeed", "fsdp vs. deepspeed"])
+def test_a_comparison_searches_the_two_things_compared(service, query):
+    """"vs" was a concept: the one page holding FSDP and DeepSpeed was "most of the words" (match "most"),
+    every page lost coverage for lacking "vs", and "versus" listed a pipeline paper for that word alone."""
+    result = service.search(SearchParams(q=query, explain=True))
+    assert result.match == "all" and result.hits[0].id == "from-deepspeed-to-fsdp-and-back-again-with-hugging-face-accelerate"
+    for hit in result.hits:
+        concepts = {part["concept"].lower() for part in hit.explanation["matched"]} | set(hit.explanation["missing"])
+        assert concepts <= {"fsdp", "deepspeed"}, (hit.id, concepts)
+    assert [hit.id for hit in result.hits] == [hit.id for hit in service.search(SearchParams(q="fsdp deepspeed")).hits]
+
+
 def test_acronyms_that_look_like_function_words_still_count(service):
     result = service.search(SearchParams(q="data centers outside the US", explain=True))
     assert any(part["concept"] == "US" for part in result.hits[0].explanation["matched"]) or "US" in result.hits[0].explanation["missing"]
