@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask, current_app, request
 from werkzeug.routing import PathConverter
 
 from search.service import DEFAULT_BUDGET_S, SearchService
@@ -98,6 +98,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["search"] = service
     app.extensions["suggest"] = Suggester(service.snapshot)
     app.extensions["source_watch"] = SourceWatch()
+    app.extensions["site_roots"] = {}  # site_root's, by what they are made of
 
     app.url_map.converters["id"] = IdConverter
     app.register_blueprint(pages.bp)
@@ -112,6 +113,28 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     observability.register(app, metrics)
     compression.compress_answers(app)
     return app
+
+
+# The site roots an app keeps (Host headers are the client's to choose: past this, each is made anew).
+SITE_ROOTS_KEPT = 256
+
+
+def site_root() -> str:
+    """Return the request's ``url_root`` (``https://search.example.org/``), the base of every absolute
+    link: made once per app for each scheme, Host, server name and port and script root it is made of.
+    werkzeug makes it anew each time (some 9 µs: the Host checked against TRUSTED_HOSTS, parsed, quoted),
+    and a search answer's Link header needs it; the same parts, checked under the same app's
+    settings, give the same root or the same refusal (raised, so never kept)."""
+    environ = request.environ
+    key = (environ.get("wsgi.url_scheme"), environ.get("HTTP_HOST"), environ.get("SERVER_NAME"),
+           environ.get("SERVER_PORT"), environ.get("SCRIPT_NAME"))
+    roots: dict[tuple[object, ...], str] = current_app.extensions["site_roots"]
+    root = roots.get(key)
+    if root is None:
+        root = request.url_root
+        if len(roots) < SITE_ROOTS_KEPT:
+            roots[key] = root
+    return root
 
 
 def get_search() -> SearchService:

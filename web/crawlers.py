@@ -32,7 +32,7 @@ from index.dates import as_date_time, format_utc
 from index.schema import event_url
 from search.cache import Bounded
 from search.snapshot import FACETS
-from web import get_search
+from web import get_search, site_root
 from web.feeds import published_at, xml_response
 from web.pages import PAGE_PARAMS, guide_dates
 
@@ -55,7 +55,7 @@ DISALLOWED = (*(f"/?{name}=" for name in sorted(PAGE_PARAMS)), "/api/", "/feeds/
 def robots() -> Response:
     lines = ["# Searches are not pages to crawl: every facet link makes another one.", "User-agent: *"]
     lines += [f"Disallow: {path}" for path in DISALLOWED]
-    lines.append(f"Sitemap: {request.url_root}sitemap.xml")
+    lines.append(f"Sitemap: {site_root()}sitemap.xml")
     response = Response("\n".join(lines) + "\n", mimetype="text/plain")
     response.headers["Cache-Control"] = CRAWL_CACHE
     return response
@@ -81,7 +81,7 @@ def _part(part: int | None) -> Response:
     parts = max(1, ceil((1 + len(guides) + len(events)) / per_part))
     if part is not None and not 1 <= part <= parts:
         abort(404, description=f"The sitemap has {parts} part{'s' if parts > 1 else ''}; there is no part {part}.")
-    root = request.url_root
+    root = site_root()
     modified = published_at(snap)
     key = (snap.id, root, per_part, part)
     etag = hashlib.sha256(repr(key).encode()).hexdigest()[:32]

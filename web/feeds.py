@@ -38,7 +38,7 @@ from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, one_value, par
 from search.results import Hit
 from search.snapshot import Snapshot
 from search.suggest import check_prefix
-from web import get_search
+from web import get_search, site_root
 from web.pages import feed_url, moved
 from web.suggest import cache_control, get_suggester
 
@@ -110,7 +110,7 @@ def search_feed() -> Response:
     params = asked.with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
     result = service.search(params)
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
-    root = request.url_root
+    root = site_root()
     dates = [date for hit in result.hits if (date := _date(hit))]
     served = published_at(snap)
     # The newest entry's date; nothing matching yet, when that was last true; after a step back
@@ -142,7 +142,7 @@ def search_feed() -> Response:
 
 @bp.get("/opensearch.xml")
 def opensearch() -> Response:
-    response = xml_response(render_template("opensearch.xml", root=request.url_root), OPENSEARCH)
+    response = xml_response(render_template("opensearch.xml", root=site_root()), OPENSEARCH)
     response.headers["Cache-Control"] = "public, max-age=86400"
     return response
 
@@ -157,7 +157,7 @@ def opensearch_suggestions() -> Response:
     prefix = check_prefix(one_value(request.args, "q"))
     suggester = get_suggester()
     suggestions = suggester.suggest(prefix)
-    root = request.url_root.rstrip("/")
+    root = site_root().rstrip("/")
     response = jsonify([
         prefix,
         [s.text for s in suggestions],
