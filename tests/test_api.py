@@ -662,3 +662,18 @@ def test_a_program_pages_through_every_result_by_the_link_header(client):
     assert "Link" not in client.get("/api/search?q=h100").headers  # one page: nothing to follow
     past = links(client.get("/api/search?q=training&per_page=7&page=50"))
     assert set(past) == {"first", "last"}  # past the end: back to the pages there are
+
+
+def test_the_link_header_names_the_host_asked_and_an_untrusted_one_is_still_refused(index_dir):
+    """The site root is kept per app and Host (web.site_root): each answer still names its own host."""
+    from web import create_app
+
+    client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True,
+                         "TRUSTED_HOSTS": ["a.example", "b.example"]}).test_client()
+    for _ in range(2):
+        for host in ("a.example", "b.example"):
+            link = client.get("/api/search?q=training&per_page=5", base_url=f"http://{host}/").headers["Link"]
+            assert link.startswith(f"<http://{host}/api/search?")
+            assert all(f"<http://{host}/" in part for part in link.split(", "))
+        refused = client.get("/api/search?q=training&per_page=5", base_url="http://evil.example/")
+        assert refused.status_code == 400 and "Link" not in refused.headers
