@@ -79,11 +79,9 @@ STOP_WORDS = frozenset(
 )
 
 # Words that only shape a question ("how much", "how many", and question words typed without their
-# apostrophe: "whats the biggest deal" matched the one title holding "what", "What this area covers"),
-# or a comparison ("fsdp vs deepspeed": the one page holding both was "most of the words", and
-# "fsdp versus deepspeed" listed a pipeline paper for its "versus"): never a concept a document can
-# cover.  "VS" typed in capitals stays a word, as every acronym does.
-QUESTION_WORDS = frozenset({"much", "many", "whats", "wheres", "whens", "hows", "whos", "whys", "whose", "vs", "versus"})
+# apostrophe: "whats the biggest deal" matched the one title holding "what", "What this area covers"):
+# never a concept a document can cover.
+QUESTION_WORDS = frozenset({"much", "many", "whats", "wheres", "whens", "hows", "whos", "whys", "whose"})
 QUERY_STOP_WORDS = STOP_WORDS | QUESTION_WORDS
 
 _PARTS = re.compile(r"[^\W\d_]+|\d+")

@@ -95,6 +95,11 @@ _HOW = re.compile(r"\b[Hh]ow\s+$")
 # the one page holding "starting" (a word in 1 page of 57) above every Stargate page.
 WHEN_WORDS = frozenset({"start", "begin", "happen", "occur", "end", "finish", "open", "close", "commence"})
 _WHEN = re.compile(r"^\s*[Ww]hen\s+(?:did|does|do|was|were|is|will|has|have)\b")
+# Between two words, these make a comparison of them, not a word of the answer: "fsdp vs deepspeed"
+# made the one page holding both "most of the words" (it lacked "vs"), and "fsdp versus deepspeed"
+# listed a pipeline paper for "versus".  First or last they are a word ("vs code"), as is "VS".
+COMPARISON_WORDS = frozenset({"vs", "versus"})
+_WORD_CHAR = re.compile(r"\w")
 # An English contraction is function words: the auxiliary before "n't" ("doesn't", "won't") and the
 # ending after an apostrophe ("'t", "'re", "'ve", "'ll", "'d", "'m"; a possessive "'s" stays in its
 # token).  "how to train a model that doesn't fit on one gpu" listed "doesn" and "t" as missing.
@@ -336,11 +341,20 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
                 continue
             if removestops and when and not text[end:].strip(" ?!.") and text[start:end].lower() in WHEN_WORDS:
                 continue  # "when did stargate start": the date asked for, not a word of the answer
+            if removestops and _compares(text, start, end):
+                continue  # "fsdp vs deepspeed": the two things compared
             prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None
             units.append(_Unit(word, start, end, prefix))
         if units or not _WORDS.search(text):
             return units
     return []
+
+
+def _compares(text: str, start: int, end: int) -> bool:
+    """Return whether the word typed at *start*:*end* of *text* is a comparison between two words."""
+    typed = text[start:end]
+    return (typed.lower() in COMPARISON_WORDS and not typed.isupper()
+            and _WORD_CHAR.search(text, 0, start) is not None and _WORD_CHAR.search(text, end) is not None)
 
 
 # A lower-case "not" between two words of a query of nothing else ("stargate not michigan"): what
@@ -618,6 +632,8 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         first = next(iter(node.leaves()), node)
         if word:
             span = _typed_span(first)
+            if span and _compares(text, *span):
+                continue  # "fsdp vs deepspeed -zero": the two things compared, as in a plain query
             concepts.append(_prefixed(text, _concept(text[span[0] : span[1]] if span else word, (word,), span, synonyms), schema))
         elif members := _or_members(text, node, synonyms, schema):
             words = tuple(sorted(_leaf_terms(node)))

@@ -47,16 +47,27 @@ def test_question_words_are_never_concepts(service, query, filler):
         assert filler not in matched and filler not in hit.explanation["missing"]
 
 
-@pytest.mark.parametrize("query", ["fsdp vs deepspeed", "fsdp versus deepspeed", "fsdp vs. deepspeed"])
+@pytest.mark.parametrize("query", ["fsdp vs deepspeed", "fsdp versus deepspeed", "fsdp vs. deepspeed", "Fsdp Vs Deepspeed",
+                                   "fsdp vs deepspeed -xyzzy"])
 def test_a_comparison_searches_the_two_things_compared(service, query):
     """"vs" was a concept: the one page holding FSDP and DeepSpeed was "most of the words" (match "most"),
     every page lost coverage for lacking "vs", and "versus" listed a pipeline paper for that word alone."""
     result = service.search(SearchParams(q=query, explain=True))
     assert result.match == "all" and result.hits[0].id == "from-deepspeed-to-fsdp-and-back-again-with-hugging-face-accelerate"
     for hit in result.hits:
-        concepts = {part["concept"].lower() for part in hit.explanation["matched"]} | set(hit.explanation["missing"])
-        assert concepts <= {"fsdp", "deepspeed"}, (hit.id, concepts)
+        concepts = {part["concept"] for part in hit.explanation["matched"]} | set(hit.explanation["missing"])
+        assert {concept.lower() for concept in concepts} <= {"fsdp", "deepspeed"}, (hit.id, concepts)
     assert [hit.id for hit in result.hits] == [hit.id for hit in service.search(SearchParams(q="fsdp deepspeed")).hits]
+
+
+@pytest.mark.parametrize("query", ["vs code", "fsdp vs", "fsdp VS deepspeed", "versus"])
+def test_vs_first_last_alone_or_in_capitals_is_a_word(service, query):
+    """Only between two words is "vs" a comparison: "vs code" (the editor, in the 64k Debian corpus) and
+    "VS" (an acronym, as "US") are searched for."""
+    from search.query import build_query
+
+    concepts = [concept.text.lower() for concept in build_query(query, service.snapshot().schema).concepts]
+    assert any(text in ("vs", "versus") for text in concepts), concepts
 
 
 def test_acronyms_that_look_like_function_words_still_count(service):
