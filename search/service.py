@@ -659,9 +659,10 @@ class SearchService:
                 break
         return shown
 
-    def guide(self, topic: str) -> list[dict[str, object]]:
-        """Return the sections of *topic*'s guide in order (empty when it has none)."""
-        snap = self.snapshot()
+    def guide(self, topic: str, snap: Snapshot | None = None) -> list[dict[str, object]]:
+        """Return the sections of *topic*'s guide in order (empty when it has none), in *snap* if given
+        (a view reading several things of one snapshot), else in the current one."""
+        snap = snap or self.snapshot()
         searcher = snap.searcher()
         query = wq.And([wq.Term("kind", "guide"), wq.Term("topic", topic)])
         results = searcher.search(query, limit=None, sortedby="order")

@@ -99,6 +99,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["suggest"] = Suggester(service.snapshot)
     app.extensions["source_watch"] = SourceWatch()
     app.extensions["site_roots"] = {}  # site_root's, by what they are made of
+    app.extensions["sitemaps"] = crawlers.made_parts()
+    app.jinja_env.globals["site_root"] = site_root  # the pages' canonical addresses (web/templates/_share.html)
 
     app.url_map.converters["id"] = IdConverter
     app.register_blueprint(pages.bp)

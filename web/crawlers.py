@@ -31,7 +31,7 @@ from corpus.records import guide_url
 from index.dates import as_date_time, format_utc
 from index.schema import event_url
 from search.cache import Bounded
-from search.snapshot import FACETS
+from search.snapshot import FACETS, Snapshot
 from web import get_search, site_root
 from web.feeds import published_at, xml_response
 from web.pages import PAGE_PARAMS, guide_dates
@@ -49,6 +49,11 @@ SITEMAP_CACHE_BYTES = 8_000_000
 # Each search parameter that may come first, not "/?": Python's urllib.robotparser, which some
 # crawlers use, reads "Disallow: /?" as "Disallow: /" (it drops the empty query) and keeps off everything.
 DISALLOWED = (*(f"/?{name}=" for name in sorted(PAGE_PARAMS)), "/api/", "/feeds/", "/metrics", "/healthz")
+
+
+def made_parts() -> Bounded[tuple[object, ...], bytes]:
+    """Return the store of the sitemap parts an app's worker has made (``create_app`` keeps one)."""
+    return Bounded(SITEMAP_CACHE_BYTES, cost=len)
 
 
 @bp.get("/robots.txt")
@@ -74,11 +79,9 @@ def sitemap_part(part: int) -> Response:
 
 
 def _part(part: int | None) -> Response:
-    snap = get_search().snapshot()
+    snap = get_search().snapshot()  # one snapshot for the whole answer: a publish may land meanwhile
     per_part = int(current_app.config.get("SITEMAP_URLS", SITEMAP_URLS))
-    guides = snap.guide_topics
-    events = snap.facet_docs[FACETS["kind"]].get("event", frozenset())
-    parts = max(1, ceil((1 + len(guides) + len(events)) / per_part))
+    parts = max(1, ceil((1 + len(snap.guide_topics) + len(_events(snap))) / per_part))
     if part is not None and not 1 <= part <= parts:
         abort(404, description=f"The sitemap has {parts} part{'s' if parts > 1 else ''}; there is no part {part}.")
     root = site_root()
@@ -94,25 +97,26 @@ def _part(part: int | None) -> Response:
                 body = render_template("sitemap-index.xml", links=links, lastmod=format_utc(modified))
             else:
                 first = ((part or 1) - 1) * per_part
-                body = render_template("sitemap.xml", urls=_urls(root, guides, events, first, per_part))
+                body = render_template("sitemap.xml", urls=_urls(snap, root, first, per_part))
             return xml_response(body, SITEMAP).get_data()
 
-        made = current_app.extensions.setdefault("sitemaps", Bounded(SITEMAP_CACHE_BYTES, cost=len))
-        response = Response(made.get_or_make(key, make), mimetype=SITEMAP)
+        response = Response(current_app.extensions["sitemaps"].get_or_make(key, make), mimetype=SITEMAP)
     response.set_etag(etag, weak=True)
     response.last_modified = modified
     response.headers["Cache-Control"] = CRAWL_CACHE
     return response
 
 
-def _urls(root: str, guides: tuple[str, ...], events: frozenset[int], first: int, count: int) -> Iterator[tuple[str, str | None]]:
-    """Yield (address, lastmod) of the sitemap's addresses *first* to *first* + *count*: the home page,
-    the guides, then the events in listing order."""
-    service = get_search()
-    snap = service.snapshot()
+def _events(snap: Snapshot) -> frozenset[int]:
+    return snap.facet_docs[FACETS["kind"]].get("event", frozenset())
+
+
+def _urls(snap: Snapshot, root: str, first: int, count: int) -> Iterator[tuple[str, str | None]]:
+    """Yield (address, lastmod) of *snap*'s sitemap addresses *first* to *first* + *count*: the home
+    page, the guides, then the events in listing order."""
     pages: list[tuple[str, str | None]] = [(root, None)]
-    for topic in guides:
-        dated = guide_dates(service.guide(topic))
+    for topic in snap.guide_topics:
+        dated = guide_dates(get_search().guide(topic, snap))
         changed = dated.get("revised") or dated.get("first_seen")
         pages.append((root + guide_url(topic).lstrip("/"), as_date_time(changed) if changed else None))
     yield from pages[first : first + count]
@@ -122,7 +126,7 @@ def _urls(root: str, guides: tuple[str, ...], events: frozenset[int], first: int
         return
     searcher = snap.searcher()
     # Stored fields read here, not through Snapshot.stored: its cache is the searches', not the crawlers'.
-    for docnum in snap.in_listing_order(events, skip + wanted)[skip:]:
+    for docnum in snap.in_listing_order(_events(snap), skip + wanted)[skip:]:
         fields = searcher.stored_fields(docnum)
         changed = fields.get("revised") or fields.get("first_seen") or fields.get("published")
         yield root + event_url(str(fields["id"])).lstrip("/"), as_date_time(str(changed)) if changed else None
