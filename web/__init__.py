@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from flask import Flask, current_app, request
 from werkzeug.routing import PathConverter
@@ -119,10 +120,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 # The site roots an app keeps (Host headers are the client's to choose: past this, each is made anew).
 SITE_ROOTS_KEPT = 256
+_PATH_SAFE = "!$&'()*+,/:;=@%"  # werkzeug's (get_current_url): a path segment's characters, and % of what is quoted
 
 
 def site_root() -> str:
-    """Return the request's ``url_root`` (``https://search.example.org/``), the base of every absolute
+    """Return the request's ``url_root`` as a URI (``https://search.example.org/``), the base of every absolute
     link: made once per app for each scheme, Host, server name and port and script root it is made of.
     werkzeug makes it anew each time (some 9 µs: the Host checked against TRUSTED_HOSTS, parsed, quoted),
     and a search answer's Link header needs it; the same parts, checked under the same app's
@@ -133,7 +135,9 @@ def site_root() -> str:
     roots: dict[tuple[object, ...], str] = current_app.extensions["site_roots"]
     root = roots.get(key)
     if root is None:
-        root = request.url_root
+        # The URI, in ASCII: werkzeug's url_root is an IRI (an xn-- host decoded, "http://пример.рф/"),
+        # which no header can carry (gunicorn refused the Link header: a 500 logged as a 200).
+        root = f"{request.scheme}://{request.host}{quote(request.script_root.rstrip('/'), safe=_PATH_SAFE)}/"
         if len(roots) < SITE_ROOTS_KEPT:
             roots[key] = root
     return root

@@ -94,9 +94,13 @@ def check_host() -> None:
     on (``good.example:1234`` went into the /opensearch.xml cached a day).  A port is one the server
     listens on, 80 or 443 (a proxy in front), or one a TRUSTED_HOSTS entry names with its host."""
     host = request.environ.get("HTTP_HOST")
-    if host is None or request.path in _NO_PARAMETERS:
-        return  # HTTP/1.0 without a Host is answered as the server's own name; probes write no link
-    if not host_is_trusted(host, None):
+    if request.path in _NO_PARAMETERS:
+        return  # probes write no link (a load balancer's HTTP/1.0 check names no host)
+    if host is None:
+        if request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1":
+            raise SecurityError("An HTTP/1.1 request without a Host header.")  # a 400 (RFC 9112, 3.2)
+        return  # HTTP/1.0 without a Host is answered as the server's own name
+    if not host_is_trusted(host, None) or not _spelled(host):
         raise SecurityError("The Host header is no host name.")
     trusted = current_app.config.get("TRUSTED_HOSTS")
     name, _, port = host_name(host).rpartition(":") if not host.endswith("]") and ":" in host else (host, "", "")
@@ -107,6 +111,18 @@ def check_host() -> None:
             for entry in trusted
         ):
             raise SecurityError("The Host header names a port the site is not served on.")
+
+
+def _spelled(host: str) -> bool:
+    """Return whether each ``xn--`` label of *host* is punycode that decodes (``xn--zz.example`` is
+    none: werkzeug's IRI of it raised UnicodeError, a 500 on every page writing an absolute link)."""
+    if "xn--" not in host.lower():
+        return True
+    try:
+        host.encode("ascii").decode("idna")
+    except UnicodeError:
+        return False
+    return True
 
 
 _HOST = re.compile(r"(?P<name>[^:\[\]]+?)\.?(?P<port>:[0-9]*)?")  # a name (not an IPv6 address) and its port
