@@ -705,6 +705,20 @@ def test_a_program_pages_through_every_result_by_the_link_header(client):
     assert set(past) == {"first", "last"}  # past the end: back to the pages there are
 
 
+def test_a_long_query_has_no_link_header_that_a_proxy_would_refuse(client):
+    # Each link holds the query: 3,800 characters made a 16 KB header, a 502 from HAProxy's 16 KB buffer.
+    from web.api import LINK_BYTES
+
+    words = "training data center gpu power cluster stargate compute "
+    for query, linked in ((words * 7, True), (words * 70, False)):  # some 400 and 4,000 characters
+        response = client.get("/api/search", query_string={"q": query[:4096], "per_page": 1, "page": 2})
+        body = response.get_json()
+        assert response.status_code == 200 and body["pages"] > 2  # pages to follow either way
+        assert ("Link" in response.headers) is linked
+        assert len(response.headers.get("Link", "")) <= LINK_BYTES
+    assert sum(len(k) + len(v) + 4 for k, v in response.headers.items()) < 4096  # nginx's smallest buffer
+
+
 def test_the_link_header_names_the_host_asked_and_an_untrusted_one_is_still_refused(index_dir):
     """The site root is kept per app and Host (web.site_root): each answer still names its own host."""
     from web import create_app

@@ -119,13 +119,21 @@ def search() -> Response:
 
     response = _cached(("search", params), answer)
     if pages > 1 or params.page > 1 and pages:  # (a 304 made no answer, pages 0: its client has the Link it came with)
-        response.headers["Link"] = page_links(params, pages)
+        if links := page_links(params, pages):
+            response.headers["Link"] = links
     return response
 
 
-def page_links(params: SearchParams, pages: int) -> str:
+# The longest Link header sent.  Each link holds the whole query: a query of 3,800 characters made a
+# 16 KB header, past HAProxy's buffer (tune.bufsize 16 KB: a 502, the search retried three times)
+# and nginx's (proxy_buffer_size, 4 or 8 KB for all the headers).  Past this, there is none.
+LINK_BYTES = 2048
+
+
+def page_links(params: SearchParams, pages: int) -> str | None:
     """Return the Link header (RFC 8288) to the first, previous, next and last pages of *params*' search:
-    a client pages with ``response.links["next"]`` (requests) instead of building the addresses."""
+    a client pages with ``response.links["next"]`` (requests) instead of building the addresses.  None
+    when it would be longer than LINK_BYTES (a long query: the answer's page and pages remain)."""
     # The search's address made once, its page then written in URL order (before explain): 4 µs, where
     # an address made for each link cost 16 µs of a request.
     base = site_root() + "api/search" + search_url(params, explain=False)[1:]
@@ -138,7 +146,8 @@ def page_links(params: SearchParams, pages: int) -> str:
     previous, following = params.page - 1, params.page + 1
     near = {"first": 1, "prev": previous if 1 <= previous <= pages else None,
             "next": following if following <= pages else None, "last": pages}
-    return ", ".join(f'<{address(page)}>; rel="{rel}"' for rel, page in near.items() if page is not None)
+    links = ", ".join(f'<{address(page)}>; rel="{rel}"' for rel, page in near.items() if page is not None)
+    return links if len(links) <= LINK_BYTES else None
 
 
 @bp.get("/api/documents/<id:doc_id>", merge_slashes=False)
