@@ -152,6 +152,7 @@ class Vocabulary(Protocol):
     def common(self, typed: str) -> bool: ...
     def follows(self, first: str, second: str) -> bool: ...
     def apart(self, first: str, second: str) -> bool: ...
+    def writes(self, spelled: str, word: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -1223,9 +1224,10 @@ def _as_the_index_has(word: str, typed: str, vocabulary: Vocabulary, known: bool
     if not known:
         spelled, how = (other, "spelling") if other else (_acronym_singular(typed), "singular")
         return (how, spelled) if spelled and spelled != word and vocabulary.contains(spelled) else None
-    if other and other != word and vocabulary.contains(other):
+    if other and other != word and vocabulary.contains(other) and vocabulary.writes(_other_spelled(typed) or "", other):
         # Known, and written the other way too: the same word ("programme" is also the stem of
-        # "Programmable", and "stargate programme" missed every page on the Stargate "program").
+        # "Programmable", and "stargate programme" missed every page on the Stargate "program").  Written
+        # so by some page: "liber" is the stem of "Liberation", and "libre" listed Liberation fonts first.
         return "spelling", other
     # Only a word the stemmer left its "s" on can be a plural here ("gpus"; "centers" is "center").
     singular = _acronym_singular(typed) if word.endswith("s") else None
@@ -1363,10 +1365,16 @@ def _single_term(text: str) -> str | None:
 
 def _other_spelling(typed: str) -> str | None:
     """Return the analysed word of *typed*'s other (British or American) spelling, if it has one."""
+    spelled = _other_spelled(typed)
+    return _single_term(spelled) if spelled else None
+
+
+def _other_spelled(typed: str) -> str | None:
+    """Return *typed*'s other (British or American) spelling in lower case, if it has one."""
     lowered = typed.lower()
     for pattern, replacement in _SPELLINGS:
         if pattern.match(lowered):
-            return _single_term(pattern.sub(replacement, lowered))
+            return pattern.sub(replacement, lowered)
     return None
 
 

@@ -172,6 +172,7 @@ def common_word(typed: str) -> bool:
 
 
 APART_DOCS_READ = 20  # documents read at most to find two words side by side as words of their own
+WRITTEN_DOCS_READ = 50  # documents read at most to find a word's other spelling written as a word
 APART_TOKENS = 10_000  # raw tokens an analyzer for that keeps analysed
 
 
@@ -252,6 +253,23 @@ class Vocabulary:
                     found = True
                     break
             found = self._remember(key, found)
+        return found  # type: ignore[return-value]
+
+    def writes(self, spelled: str, word: str) -> bool:
+        """Return whether some document holding *word* (analysed) writes it *spelled* (lower case), or
+        that and an ending ("centers" for "center"), and not only inside longer words the stemmer cuts to
+        it: "liber", the other spelling of "libre", is the stem of "Liberation" and "liberator", no page's
+        word (``WRITTEN_DOCS_READ`` of its documents read at most)."""
+        key = ("writes", spelled, word)
+        found = self._cache.get(key)
+        if found is None:
+            written = re.compile(rf"(?<![^\W_]){re.escape(spelled)}(?:s|es|d|ed|ing)?(?![^\W_])", re.IGNORECASE)
+            term = wq.Or([wq.Term(field, word) for field in SEARCH_FIELDS])
+            found = self._remember(key, any(
+                written.search(str(stored.get(field) or ""))
+                for stored in map(self.searcher.stored_fields, islice(term.docs(self.searcher), WRITTEN_DOCS_READ))
+                for field in SEARCH_FIELDS
+            ))
         return found  # type: ignore[return-value]
 
     def contains(self, word: str) -> bool:

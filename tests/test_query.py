@@ -54,6 +54,9 @@ class FakeVocabulary:
     def apart(self, first, second):
         return False
 
+    def writes(self, spelled, word):
+        return True
+
 
 def test_all_words_and_any_words():
     parsed = build_query("trainium deal", SCHEMA)
@@ -338,6 +341,27 @@ def test_a_word_the_index_has_is_also_searched_in_its_other_spelling_when_pages_
     result = service.search(SearchParams(q="stargate programme"))
     assert result.match == "all" and result.hits[0].id.startswith(("introducing-stargate", "samsung-and-sk-join"))
     assert all("stargate" in h.id for h in result.hits[:3])
+
+
+def test_a_known_word_is_not_searched_as_an_other_spelling_no_page_writes(tmp_path):
+    # "libre" (39 Debian packages) was also searched as "liber", the stem of "Liberation" and
+    # "liberator" (no page's word): Liberation fonts and a Clojure liberator library came first.
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    docs = [
+        {"id": "fonts", "title": "Liberation fonts", "summary": "Fonts metric-compatible with Arial.", "topics": ["t"]},
+        {"id": "rest", "title": "Liberator", "summary": "A library for building REST applications.", "topics": ["t"]},
+        {"id": "libre", "title": "A libre typeface", "summary": "A libre experimental didone face.", "topics": ["t"]},
+        {"id": "centre", "title": "Notification centre", "summary": "Shows the desktop's notices.", "topics": ["t"]},
+        {"id": "center", "title": "Control center", "summary": "Settings of the desktop, in one center.", "topics": ["t"]},
+    ]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    assert [h["id"] for h in client.get("/api/search?q=libre").get_json()["hits"]] == ["libre"]
+    # A page writing the other spelling still has it searched: "centre" finds the control center.
+    assert {h["id"] for h in client.get("/api/search?q=centre").get_json()["hits"]} == {"centre", "center"}
 
 
 def test_a_lower_case_plural_the_index_also_holds_is_still_the_acronym_when_documents_write_it_so():
