@@ -1050,8 +1050,14 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 # Also as one word: "network-manager" is the "NetworkManager" of the pages; and when
                 # no page has one of its words ("fluid-stack"), only as one word, said as "fluid stack" is.
                 one = Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT))
+                listed = any(a.words == (word,) for a in concept.alternatives)  # its synonym group's variant
                 if all(vocabulary.contains(w) for w in concept.alternatives[0].words if w not in FUNCTION_TERMS):
-                    widened = replace(widened, alternatives=(*widened.alternatives, one))
+                    widened = widened if listed else replace(widened, alternatives=(*widened.alternatives, one))
+                elif listed:
+                    # "pre-training" is listed with "pretraining": searched as that, as "fluid-stack" is
+                    # as "fluidstack", but no correction ("Including results for pretraining" called a
+                    # spelling the synonym list accepts a typo).
+                    widened = replace(widened, loose=())
                 else:
                     corrections[:] = [c for c in corrections if not (c.span and concept.span[0] <= c.span[0] < concept.span[1])]
                     widened = replace(concept, alternatives=(concept.alternatives[0], one), loose=())
