@@ -1495,7 +1495,8 @@ def _joined(
 ) -> tuple[list[Concept], list[Correction]]:
     """Return *concepts* with each pair of typed words that the index holds as one word, one of them
     unknown to it, made one concept: "fluid stack" asks for Fluidstack.  The pair's words together
-    still count; the joined word weighs as a synonym, and is offered as the correction."""
+    are asked for as typed (no page holds both); the joined word weighs as a synonym, and is offered
+    as the correction."""
     out: list[Concept] = []
     corrections: list[Correction] = []
     i = 0
@@ -1512,7 +1513,9 @@ def _joined(
         out.append(Concept(
             text=text[span[0] : span[1]],
             alternatives=(
-                Alternative("exact", (*parts[0].words, *parts[1].words), wq.And([p.query for p in parts])),
+                # No words to mark: one of them no page has, so no page holds the two ("stack" was marked in
+                # "full-stack" and "software stack", and that passage shown instead of "Fluidstack").
+                Alternative("exact", (), wq.And([p.query for p in parts])),
                 Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT)),
             ),
             span=span,  # no loose words: "fluid stack" is Fluidstack, not a page with "stack" alone

@@ -906,6 +906,16 @@ def test_a_name_typed_in_two_finds_the_name_not_pages_with_one_half(service):
         assert shown and shown <= _ids(service, name) | _ids(service, f'"{typed}"'), typed
 
 
+def test_a_name_typed_in_two_marks_the_name_not_its_halves(service):
+    # "fluid stack" showed "Where it is heading" by "full-stack ownership … software stack", both
+    # "stack" marked, not by the "Fluidstack" the page was found for (a QA pass).
+    for typed, name in (("fluid stack", "fluidstack"), ("fair scale", "fairscale")):
+        result = service.search(SearchParams(q=typed, per_page=50))
+        for hit in result.hits:
+            marked = {m.lower() for m in re.findall(r"<mark>(.*?)</mark>", hit.title_html + hit.snippet_html)}
+            assert marked == {name}, (typed, hit.id, marked)
+
+
 def test_a_hyphenated_spelling_the_synonym_list_accepts_is_no_correction(service):
     # "pre-training" is listed with "pretraining" (corpus/data/synonyms.json), yet the page said
     # "Including results for pretraining", as for a typo (a QA pass).
