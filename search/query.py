@@ -1026,6 +1026,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     of an acronym typed in lower case ("gpus": GPU), with that word's *synonyms*; close spellings;
     and the words of prefixes."""
     joined, corrections = _joined(parsed.text, parsed.concepts, vocabulary)
+    joined = _amounts(parsed.text, joined, vocabulary, synonyms)
     prefixes = sum(1 for concept in parsed.typed_concepts() if concept.prefix)
     # A word the index lacks is tried as two in a short query only: each is a phrase to match, and 32
     # such words took 538 ms at 64k against 82 untried (``python -m bench.run_together``).
@@ -1396,6 +1397,7 @@ def _acronym_singular(typed: str) -> str | None:
     return _single_term(typed[:-1])
 
 
+BARE_NUMBER_TYPED = re.compile(r"\d+(?:[.,]\d+)*")  # "10", "4.5", "7,500"
 _NUMBER_AND_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]+)")
 # Amounts written short, as a reader types money ("$50B") and pages write it out ("$50 billion").
 _AMOUNTS = {"k": "thousand", "m": "million", "mn": "million", "b": "billion", "bn": "billion", "t": "trillion"}
@@ -1524,6 +1526,53 @@ def _joined(
             corrections.append(Correction(span, text[span[0] : span[1]], word, 1))
         i += 2
     return out, corrections
+
+
+def _amounts(text: str, concepts: list[Concept], vocabulary: Vocabulary, synonyms: Synonyms | None) -> list[Concept]:
+    """Return *concepts* with each number typed before its unit ("10 GW", "$50 billion", "300
+    megawatts") made one concept, the amount, as if quoted: the two side by side, written on ("10GW",
+    "$50B") or with the unit's other name ("10 gigawatts"). A unit is a word the pages write on a
+    number: the index holds the two written on for this number ("10gw", or "50b" for a billion).
+    Apart, "10 GW" found the "10" of "10MW" and the "GW" of "1GW" in one section, and marked both."""
+    out: list[Concept] = []
+    i = 0
+    while i < len(concepts):
+        a = concepts[i]
+        b = concepts[i + 1] if i + 1 < len(concepts) else None
+        if b is not None and (amount := _amount(text, a, b, vocabulary, synonyms)) is not None:
+            out.append(amount)
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
+def _amount(text: str, a: Concept, b: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None) -> Concept | None:
+    """Return the concept of number *a* and unit *b* typed side by side (``_amounts``), else None."""
+    if not (a.word and b.word and a.span and b.span) or a.members or b.members or a.prefix or b.prefix:
+        return None
+    if a.required != b.required or a.count != 1 or b.count != 1 or not b.text.isalpha():
+        return None
+    number = a.text.replace("$", "")
+    if not (number[:1].isdigit() and BARE_NUMBER_TYPED.fullmatch(number)) or not text[a.span[1] : b.span[0]].isspace():
+        return None
+    found = _written_on(number, b.text.lower(), synonyms)
+    if found is None or not any(vocabulary.contains(term) for term in found[3]):
+        return None
+    span = (a.span[0], b.span[1])
+    number, unit, ways, terms = found
+    # Its ways of being written add up, as a word's title and body do: "Up to 5 Gigawatts" in a title
+    # and "5GW" in the text are the amount twice (the best way alone put that page under one saying
+    # "5 GW" once).  ``expand`` adds each way as an alternative too (``_units_written_on``): the
+    # words to mark, and what explain names.
+    # One flat Or, its phrases leaves of it: the words are marked only where they stand together, as a
+    # quoted phrase's are (``_quoted_words``), not in "6GW" and "10MW".
+    forms = [_side_by_side((number, unit), 1.0), *(word_query(term) for term in terms),
+             *(_side_by_side((number, *way), SYNONYM_WEIGHT) for way in ways)]
+    flat = wq.Or([leaf for form in forms for leaf in form.subqueries])
+    return Concept(text=text[span[0] : span[1]], alternatives=(Alternative("exact", (number, unit), flat),),
+                   span=span, required=a.required)
 
 
 def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> str | None:

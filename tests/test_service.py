@@ -1400,6 +1400,28 @@ def test_an_amount_typed_apart_covers_the_pages_that_write_it_short(service, typ
     assert ranked[at].explanation["missing"] == [] and at < 3, (at, ranked[at].explanation)
 
 
+@pytest.mark.parametrize(("typed", "first"), [
+    ("10 GW", None),
+    ("1 gw", "openai-breaks-ground-on-1gw-stargate-data-center-in-michigan"),  # "1GW" in its title, "1-gigawatt"
+    ("5 GW", "anthropic-and-amazon-expand-collaboration-for-up-to-5-gigawatts-of-new-compute"),
+])
+def test_a_number_typed_before_its_unit_is_the_amount(service, typed, first):
+    # Apart, "10 GW" found "The physical buildout" by the "10" of "10MW" and the "GW" of "1GW" and marked
+    # both, and "How it evolved" marked "6GW" (a QA pass): the number and its unit are one amount.
+    def shown(result):
+        return {h.id for h in result.hits} | ({result.answer.id} if result.answer else set())
+
+    result = service.search(SearchParams(q=typed, per_page=50))
+    assert shown(result) == shown(service.search(SearchParams(q=f'"{typed}"', per_page=50))) and result.total >= 3
+    number = typed.split()[0]
+    for hit in result.hits:
+        marked = re.findall(r"<mark>(.*?)</mark>", hit.title_html + hit.snippet_html)
+        amounts = [m for m in marked if m[:1].isdigit()]
+        assert amounts and all(re.fullmatch(rf"{number}(?:gw|gigawatts?)?", m, re.IGNORECASE) for m in amounts), (hit.id, marked)
+    if first:  # the page saying it in its title and its text, above one saying it once
+        assert result.hits[0].id == first
+
+
 def test_a_factor_typed_with_an_x_finds_the_pages_that_write_its_sign(service):
     # "1.77x" found nothing: the page writes "1.77×", whose sign is no word.
     result = service.search(SearchParams(q="1.77x"))
