@@ -110,7 +110,7 @@ def test_past_its_size_the_sitemap_is_an_index_of_parts_holding_the_same_pages(i
         assert 0 < len(entries) <= 10
         listed += [loc for loc, _ in entries]
     assert listed == whole
-    for beyond in (0, len(parts) + 1):
+    for beyond in (0, len(parts) + 1, "01", "001"):  # "01.xml" was a copy of part 1 (a QA pass)
         assert client.get(f"/sitemaps/{beyond}.xml").status_code == 404
     assert [loc for loc, _ in sitemap_entries(client_of(index_dir), "/sitemaps/1.xml")] == whole
 
@@ -167,6 +167,8 @@ def head_of(client, path):
 
 
 def test_each_listed_page_names_its_sitemap_address_and_describes_itself(client):
+    home = sitemap_entries(client)[0][0]
+    assert head_of(client, local(home))["canonical"] == [home]  # the home page too (a QA pass)
     for loc, _ in sitemap_entries(client)[1:]:
         path = local(loc)
         for asked in (path, path + "?utm_source=newsletter"):  # a copy with a query string names the one address

@@ -75,9 +75,20 @@ def trusted_hosts(raw: str | None) -> list[str] | None:
     return hosts or None
 
 
+class _Site(Flask):
+    """Flask, answering OPTIONS with no body as 204 No Content: its default was an empty 200 labelled
+    text/html, under /api/ too (a CORS preflight takes any 2xx)."""
+
+    def make_default_options_response(self):  # type: ignore[no-untyped-def]
+        response = super().make_default_options_response()
+        response.status_code = 204
+        del response.headers["Content-Type"]
+        return response
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Return the configured app; *config* overrides the defaults (tests pass INDEX_DIR)."""
-    app = Flask(__name__, instance_relative_config=True)
+    app = _Site(__name__, instance_relative_config=True)
     app.config.from_mapping(
         INDEX_DIR=os.environ.get("TOPICHUB_INDEX_DIR") or str(Path(app.instance_path) / "index"),
         QUERY_BUDGET_S=query_budget(os.environ.get("TOPICHUB_QUERY_BUDGET_S")),

@@ -75,6 +75,8 @@ def sitemap() -> Response:
 @bp.get("/sitemaps/<int:part>.xml")
 def sitemap_part(part: int) -> Response:
     """Part *part* (from 1) of the sitemap."""
+    if not request.path.endswith(f"/{part}.xml"):  # "01.xml" (werkzeug reads it as 1): a copy for crawlers to fetch
+        abort(404, description=f"The sitemap's parts are numbered without leading zeros: /sitemaps/{part}.xml.")
     return _part(part)
 
 

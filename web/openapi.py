@@ -101,6 +101,11 @@ PAGE_LINKS = {
     "schema": {"type": "string"},
 }
 NOT_MODIFIED = {"description": "The client's copy (named by If-None-Match) is current.", "headers": CACHE_HEADERS}
+# Any route answers a failed If-Match or If-Unmodified-Since so (web/preconditions.py), these with no ETag.
+UNTAGGED_PRECONDITION_FAILED = _error(
+    "The request sent If-Match (this answer has no ETag, so only If-Match: * holds) or If-Unmodified-Since "
+    "(precondition_failed). Send it without them."
+)
 PRECONDITION_FAILED = _error(
     "The request sent If-Match and no current answer matches it (precondition_failed, with this answer's ETag): "
     "these ETags are weak and If-Match compares strong ones, so only If-Match: * holds. Revalidate with If-None-Match."
@@ -519,6 +524,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": _json(_ref("SuggestResponse"), "Suggestions, best first."),
                 "400": _error(BAD_PARAMETER),
+                "412": UNTAGGED_PRECONDITION_FAILED,
                 "503": UNAVAILABLE,
             },
         }
@@ -539,6 +545,7 @@ PATHS: dict[str, Any] = {
                     }}},
                 },
                 "400": _error(BAD_PARAMETER),
+                "412": UNTAGGED_PRECONDITION_FAILED,
                 "503": UNAVAILABLE,
             },
         }
@@ -585,6 +592,7 @@ PATHS: dict[str, Any] = {
                 "200": _json(_ref("Health"), "ok: a snapshot is published and open."),
                 "503": _json(_ref("Health"), "degraded: no usable snapshot, or the published one failed its checks and "
                              "the last good one still answers; reason says why."),
+                "412": UNTAGGED_PRECONDITION_FAILED,
             },
         }
     },
@@ -593,7 +601,7 @@ PATHS: dict[str, Any] = {
             "operationId": "openapi",
             "summary": "This document.",
             "responses": {"200": _json({"type": "object", "required": ["openapi", "paths"]}, "The OpenAPI document."),
-                          "400": NOT_UTF8},
+                          "400": NOT_UTF8, "412": UNTAGGED_PRECONDITION_FAILED},
         }
     },
 }
