@@ -1064,7 +1064,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                     widened = replace(concept, alternatives=(concept.alternatives[0], one), loose=())
                     corrections.append(Correction(concept.span, concept.text, word, 1))
             if units := _units_written_on(concept, synonyms):
-                widened = replace(widened, alternatives=(*widened.alternatives, *units))
+                widened = _summed(widened, units)
         else:
             beside = (joined[at - 1].word if at else None, joined[at + 1].word if at + 1 < len(joined) else None)
             widened = _widened(concept, vocabulary, synonyms, corrections, each, beside, split)
@@ -1119,6 +1119,7 @@ def _widened(
                  for way in ways]
         # An amount's other short forms, written on: "$38bn" is also the "$38B" of a title.
         extra += [Alternative("apart", (short,), word_query(short)) for short in shorts if short != concept.word]
+        return _summed(concept, extra)
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it
         if same := _as_the_index_has(concept.word, concept.text, vocabulary, known):
@@ -1561,18 +1562,23 @@ def _amount(text: str, a: Concept, b: Concept, vocabulary: Vocabulary, synonyms:
     if found is None or not any(vocabulary.contains(term) for term in found[3]):
         return None
     span = (a.span[0], b.span[1])
-    number, unit, ways, terms = found
-    # Its ways of being written add up, as a word's title and body do: "Up to 5 Gigawatts" in a title
-    # and "5GW" in the text are the amount twice (the best way alone put that page under one saying
-    # "5 GW" once).  ``expand`` adds each way as an alternative too (``_units_written_on``): the
-    # words to mark, and what explain names.
-    # One flat Or, its phrases leaves of it: the words are marked only where they stand together, as a
-    # quoted phrase's are (``_quoted_words``), not in "6GW" and "10MW".
-    forms = [_side_by_side((number, unit), 1.0), *(word_query(term) for term in terms),
-             *(_side_by_side((number, *way), SYNONYM_WEIGHT) for way in ways)]
-    flat = wq.Or([leaf for form in forms for leaf in form.subqueries])
-    return Concept(text=text[span[0] : span[1]], alternatives=(Alternative("exact", (number, unit), flat),),
-                   span=span, required=a.required)
+    # Built as the quoted phrase is: its words are marked only where they stand together
+    # (``_quoted_words``), not in "6GW" and "10MW"; ``expand`` adds the other ways it is written.
+    return Concept(text=text[span[0] : span[1]], span=span, required=a.required,
+                   alternatives=(Alternative("exact", found[:2], _side_by_side(found[:2], 1.0)),))
+
+
+def _summed(concept: Concept, ways: list[Alternative]) -> Concept:
+    """Return amount *concept* with *ways* (other ways of writing it) added, its first alternative
+    finding all of them with their scores added: they are one thing, as a word in a title and in a
+    text is.  With the best way alone, Amazon's "Up to 5 Gigawatts" (title) and "5GW" (text) scored
+    under a page saying "5 GW" once; "1gw" put a page saying "1 gigawatt planned" above the one with
+    "1GW" in its title and "1-gigawatt" in its text.  The ways stay alternatives of their own: the
+    words to mark, and what explain names.  One flat ``Or``: a quoted amount's phrases stay leaves of
+    its first alternative (``_quoted_words``)."""
+    first = concept.alternatives[0]
+    leaves = [leaf for way in (first, *ways) for leaf in (way.query.subqueries if type(way.query) is wq.Or else (way.query,))]
+    return replace(concept, alternatives=(Alternative(first.via, first.words, wq.Or(leaves)), *concept.alternatives[1:], *ways))
 
 
 def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> str | None:
