@@ -770,3 +770,29 @@ def test_an_empty_worker_class_is_the_default_as_every_empty_setting_is(monkeypa
     assert web.worker_class() == "gevent"
     monkeypatch.setenv("TOPICHUB_WORKER_CLASS", "gthread")
     assert web.worker_class() == "gthread"
+
+
+def test_a_writer_whose_report_cannot_be_printed_still_says_it_published(tmp_path):
+    # A full disk under stdout, or a log reader gone: the snapshot was published, yet build, update
+    # and rollback said exit 1 (with a traceback on the full disk), and a job would retry or roll back.
+    index_dir = tmp_path / "ix"
+    with open("/dev/full", "w") as full:  # every write to it fails with ENOSPC
+        built = subprocess.run([TOPICHUB, "build", str(REPO / "corpus" / "data"), "--index-dir", str(index_dir)],
+                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=300, cwd=REPO)
+    assert built.returncode == 0 and "Traceback" not in built.stderr, built.stderr
+    first = store.current_path(index_dir).name
+    changes = write_jsonl(tmp_path / "changes.jsonl", [{"id": "new-one", "title": "A new one", "summary": "Text.", "topics": ["t"]}])
+    for args in (["update", str(changes)], ["rollback"]):
+        closed = subprocess.Popen([TOPICHUB, *args, "--index-dir", str(index_dir)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, cwd=REPO)
+        closed.stdout.close()  # the reader is gone before the report is written
+        closed.stdout = None
+        stderr = closed.communicate(timeout=120)[1].decode()
+        assert closed.returncode == 0 and not stderr, (args, stderr)
+    assert store.current_path(index_dir).name == first  # updated, then rolled back: both done
+    # A search's results are what it is run for: a full disk is an error, in one line.
+    with open("/dev/full", "w") as full:
+        searched = subprocess.run([TOPICHUB, "search", "stargate", "--index-dir", str(index_dir)],
+                                  stdout=full, stderr=subprocess.PIPE, text=True, timeout=120, cwd=REPO)
+    assert searched.returncode == 1 and searched.stderr.strip().splitlines() == [
+        "Error: cannot write the results: [Errno 28] No space left on device"]

@@ -8,6 +8,7 @@ the signal when SIGTERM, SIGINT or SIGHUP stopped a build or update (143, 130, 1
 from __future__ import annotations
 
 import difflib
+import errno
 import json
 import os
 import re
@@ -26,7 +27,7 @@ from index import store
 
 if TYPE_CHECKING:
     from index.build import Dating
-    from search.results import WayOut
+    from search.results import SearchResult, WayOut
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
 WAIT_HELP = "Seconds to wait for another build or update to finish before giving up (default: fail at once)."
@@ -54,12 +55,12 @@ def _warn_of_dates(dates: Dating, doing: str) -> None:
         else:  # a rebuild: those indexed before keep the date they were first indexed
             when = (f"the build or update that first indexed it ({dates.undated_now:,} to this {doing}), and sorts "
                     "and falls into --since/--until filters by that date")
-        click.echo(f"warning: {_counted(dates.undated, 'record')} {'has' if dates.undated == 1 else 'have'} no date: "
-                   f"each is dated to {when} (a JSONL line's 'published' dates a record)", err=True)
+        _reported(f"warning: {_counted(dates.undated, 'record')} {'has' if dates.undated == 1 else 'have'} no date: "
+                  f"each is dated to {when} (a JSONL line's 'published' dates a record)", err=True)
     for ids, when in ((dates.future, f"in the future (after this {doing})"), (dates.before_1970, "before 1970-01-01")):
         if ids:
-            click.echo(f"warning: {_counted(len(ids), 'record')} {'is' if len(ids) == 1 else 'are'} dated {when}: "
-                       f"{_some_ids(ids)}", err=True)
+            _reported(f"warning: {_counted(len(ids), 'record')} {'is' if len(ids) == 1 else 'are'} dated {when}: "
+                      f"{_some_ids(ids)}", err=True)
 
 
 class _OneLineError(click.ClickException):
@@ -194,6 +195,39 @@ class _Stopped(click.ClickException):
         self.exit_code = 128 + signum
 
 
+def _silenced(stream) -> None:  # type: ignore[no-untyped-def]
+    """Point *stream*'s file descriptor at /dev/null: what it still holds is flushed there at exit,
+    not raised again as "Exception ignored … BrokenPipeError" (Python's advice for a closed pipe)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # no descriptor (a test's captured output): nothing will be flushed to it
+
+
+def _reported(message: str, err: bool = False) -> None:
+    """Print a writer's report of what it has done: an output that cannot be written (a full disk, a
+    pipe its reader closed) loses the line, not the exit status.  After publishing, a build, update,
+    rollback, publish or prune said exit 1 (with a traceback on a full disk), and a job would have
+    retried or rolled back a snapshot that was published."""
+    try:
+        click.echo(message, err=err)
+    except OSError:
+        _silenced(sys.stderr if err else sys.stdout)
+
+
+@contextmanager
+def _printing(what: str) -> Iterator[None]:
+    """Turn an output that cannot be written into one ``Error:`` line (a full disk was a traceback);
+    a pipe its reader closed (``| head``) ends the command as click ends it, quietly."""
+    try:
+        yield
+    except OSError as exc:
+        _silenced(sys.stdout)
+        if exc.errno == errno.EPIPE:
+            raise
+        raise click.ClickException(f"cannot write {what}: {exc}") from None
+
+
 @contextmanager
 def _writing(doing: str, stoppable: str | None = None) -> Iterator[None]:
     """Turn what stops a write to an index folder into one ``Error:`` line: a refusal in its own
@@ -245,7 +279,7 @@ def _build(
                         bar.set_description("writing")  # the segments are written once every document is in
 
                 report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_held=True, semantic=semantic)
-    click.echo(
+    _reported(
         f"built {_counted(report.doc_count, 'document')} in {report.seconds:.1f} s "
         f"({report.docs_per_second:,.0f} documents/s, {report.size_bytes / 1e6:.1f} MB)"
         + (f"; {_counted(report.replaced_duplicates, 'line')} replaced by a later one of the same id" if report.replaced_duplicates else "")
@@ -291,16 +325,16 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
 
         report = apply_update(changes, index_dir, lock_wait=wait)
     if report.repeated:  # the later line won, as in a build: said, as an edit meant to win may not have
-        click.echo(f"warning: {changes} names {_counted(len(report.repeated), 'id')} on more than one line; "
-                   f"the later line wins: {_some_ids(report.repeated)}", err=True)
+        _reported(f"warning: {changes} names {_counted(len(report.repeated), 'id')} on more than one line; "
+                  f"the later line wins: {_some_ids(report.repeated)}", err=True)
     if not report.changed:
         why = (f"its {_counted(len(report.missing), 'id')} to delete {'is' if len(report.missing) == 1 else 'are'} "
                "not in the index") if report.missing else "it holds no changes"
-        click.echo(f"{changes}: {why}; snapshot {report.snapshot} stays published")
+        _reported(f"{changes}: {why}; snapshot {report.snapshot} stays published")
         return
     missing = (f" ({_counted(len(report.missing), 'id')} to delete {'was' if len(report.missing) == 1 else 'were'} "
                "not in the index)") if report.missing else ""
-    click.echo(
+    _reported(
         f"updated in {report.seconds:.2f} s: {report.added} added, {report.replaced} replaced, "
         f"{report.deleted} deleted{missing}; {_counted(report.doc_count, 'document')}"
         f"\npublished snapshot {report.snapshot} in {index_dir}"
@@ -565,11 +599,8 @@ def search(
 
     Quote a query with syntax: `topichub search "python -doc"` (or `topichub search -- python -doc`),
     since a word starting with - is otherwise read as an option."""
-    import html
-
     from werkzeug.datastructures import MultiDict
 
-    from search.explain import summary
     from search.params import InvalidParameter, parse_params
     from search.service import SearchService
 
@@ -589,6 +620,16 @@ def search(
         raise click.UsageError(f"--{exc.param.replace('_', '-')}: {exc.message}") from None
     except store.IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    with _printing("the results"):
+        _print_results(result, as_json)
+
+
+def _print_results(result: SearchResult, as_json: bool) -> None:
+    """Print *result* as ``search`` does: the API's JSON, or text with the page's notes."""
+    import html
+
+    from search.explain import summary
+
     if as_json:
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return
@@ -638,6 +679,7 @@ def search(
             click.echo(f"     {click.style(summary(hit.explanation), dim=True)}")
 
 
+
 def _way_text(way: WayOut) -> str:
     """Return a way out of an empty result as the page words it, with the option or query that takes it."""
     if way.kind == "without":
@@ -658,7 +700,8 @@ def stats(index_dir: Path) -> None:
     except store.IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     meta["size_bytes"] = sum(p.stat().st_size for p in path.iterdir() if p.is_file())
-    click.echo(json.dumps(meta, indent=2, ensure_ascii=False))
+    with _printing("the facts"):
+        click.echo(json.dumps(meta, indent=2, ensure_ascii=False))
 
 
 @main.command()
@@ -690,7 +733,7 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
             except OSError as exc:
                 raise click.ClickException(f"cannot publish to {target}: {exc}") from None
             moved = "already served" if report.previous == report.snapshot else f"was {report.previous or 'nothing'}"
-            click.echo(f"published snapshot {report.snapshot} in {target} ({moved}; "
+            _reported(f"published snapshot {report.snapshot} in {target} ({moved}; "
                        f"{report.copied_bytes / 1e6:.1f} MB copied in {report.seconds:.2f} s)")
 
 
@@ -703,7 +746,7 @@ def prune(index_dir: Path, keep: int, wait: float) -> None:
     """Delete old snapshots; the one being served is never deleted."""
     with _writing(f"prune {index_dir}"):
         removed = store.prune(index_dir, keep, lock_wait=wait)
-    click.echo(f"removed {_counted(len(removed), 'snapshot')}" + (f": {', '.join(removed)}" if removed else ""))
+    _reported(f"removed {_counted(len(removed), 'snapshot')}" + (f": {', '.join(removed)}" if removed else ""))
 
 
 @main.command()
@@ -720,10 +763,10 @@ def rollback(index_dir: Path, wait: float, to: str | None) -> None:
     with _writing(f"roll back {index_dir}"):
         served, target = store.rollback(index_dir, lock_wait=wait, to=None if to is None else _snapshot_id(to))
     if not served:
-        click.echo(f"now serving snapshot {target} in {index_dir} (none was current)")
+        _reported(f"now serving snapshot {target} in {index_dir} (none was current)")
         return
     moved = "rolled back" if target < served else "moved forward"
-    click.echo(f"{moved} from snapshot {served} to {target} in {index_dir}")
+    _reported(f"{moved} from snapshot {served} to {target} in {index_dir}")
 
 
 def _snapshot_id(value: str) -> str:
