@@ -284,6 +284,9 @@ def _decode(line: str, path: Path, lineno: int) -> Any:
         if exc.msg.startswith("Unexpected UTF-8 BOM"):  # the first line's is dropped: this one is further down
             raise CorpusError(path, lineno, "a byte-order mark (U+FEFF) starts the line: only the file's "
                                             "first line may begin with one (files joined together?)") from exc
+        if "\r" in line.rstrip("\r\n") and exc.msg == "Extra data":  # "Extra data at column 61" named no cause
+            raise CorpusError(path, lineno, "invalid JSON: records are separated by carriage returns alone (old Mac "
+                                            "line ends): end each line with a line feed, \\n or \\r\\n") from exc
         # "Unterminated string starting at" ends where the column goes.
         raise CorpusError(path, lineno, f"invalid JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}") from exc
     except RecursionError:

@@ -140,9 +140,10 @@ def build_corpus(
     procs: int = 1,
     lock_wait: float = 0.0,
     lock_held: bool = False,
-    semantic: bool = True,
+    semantic: bool | None = None,
 ) -> BuildReport:
-    """Index *corpus* into a new snapshot under *root* and publish it (with vectors unless *semantic* is off).
+    """Index *corpus* into a new snapshot under *root* and publish it, with vectors when *semantic* says
+    so (None: when ``TOPICHUB_SEMANTIC`` does; an explicit ``build --semantic`` wins over it).
 
     *lock_held*: the caller holds *root*'s write lock already (taken before it read the sources)."""
     root = Path(root)
@@ -154,7 +155,7 @@ def build_corpus(
         store.check_stop()
         snap_id, work = store.new_workdir(root)
         try:
-            matrix = vectors.new_matrix(work, len(records)) if semantic and vectors.enabled() else None
+            matrix = vectors.new_matrix(work, len(records)) if (vectors.enabled() if semantic is None else semantic) else None
             _write_index(work, records, seen, now, matrix, procs=procs, progress=progress)
             store.check_stop()
             _check(work, len(records))

@@ -652,9 +652,13 @@ def no_current(root: Path) -> IndexUnavailable:
     ``current`` link (a copy without it, a link deleted by hand), with the command that picks one
     ("no index has been built" sent an operator to build again over a site's snapshots)."""
     if kept := snapshot_ids(root):
+        # The newest not rolled back from: the hint named the one an operator had just withdrawn.
+        good = [name for name in kept if withdrawn(snapshots_dir(root) / name) is None]
+        newest = f"the newest is {kept[-1]}" if good[-1:] == kept[-1:] else (
+            f"the newest not rolled back from is {good[-1]}" if good else "each was rolled back from")
         return IndexUnavailable(
             f"{root} holds {len(kept):,} snapshot{'' if len(kept) == 1 else 's'} but no current link: choose the one to serve "
-            f"with `topichub rollback --to SNAPSHOT --index-dir {root}` (the newest is {kept[-1]})"
+            f"with `topichub rollback --to SNAPSHOT --index-dir {root}` ({newest})"
         )
     return IndexUnavailable(f"no index has been built in {root} yet")
 

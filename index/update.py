@@ -167,6 +167,9 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                     store.check_stop()
                     shutil.copy2(item, work / item.name)
             added, replaced, missing, doc_count, dates = _apply(work, changes)
+            if not doc_count:  # as a build of nothing is refused (a QA pass: it published an empty index)
+                raise UpdateError("the update would delete every document the index holds, leaving it empty (a build "
+                                  "of no documents is refused too): nothing was published")
             store.check_stop()
             meta["semantic"] = vectors.update(previous, work, meta.get("semantic"), changes.upserts)
             seconds = time.perf_counter() - started

@@ -130,6 +130,17 @@ def test_a_build_told_to_stop_while_it_waits_for_the_lock_stops_in_one_line(publ
     assert_stopped(proc, "build", "SIGTERM", root, before)
 
 
+@pytest.mark.parametrize(("command", "undone"), [("prune", "nothing was removed"), ("rollback", "nothing was rolled back")])
+def test_a_prune_or_rollback_told_to_stop_while_it_waits_for_the_lock_stops_in_one_line(published, command, undone):
+    # They died by SIGTERM without a word, where a build and an update said so (a QA pass).
+    root, before = published
+    with store.write_lock(root):
+        proc = signalled("waiting", "SIGTERM", command, "--index-dir", root, "--wait", 60)
+    assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
+    assert errors(proc.stderr) == [f"Error: {command} stopped by SIGTERM; the live index is untouched, {undone}"], proc.stderr
+    assert stars(root) == before
+
+
 @pytest.mark.parametrize("moment", ["copying", "publishing"])
 def test_an_update_told_to_stop_stops_in_one_line_and_publishes_nothing(published, tmp_path, moment):
     root, before = published

@@ -796,3 +796,23 @@ def test_a_writer_whose_report_cannot_be_printed_still_says_it_published(tmp_pat
                                   stdout=full, stderr=subprocess.PIPE, text=True, timeout=120, cwd=REPO)
     assert searched.returncode == 1 and searched.stderr.strip().splitlines() == [
         "Error: cannot write the results: [Errno 28] No space left on device"]
+
+
+def test_wait_refuses_what_is_no_number_of_seconds(tmp_path):
+    # "--wait nan" passed click's range (no comparison is true of NaN) and waited with no limit.
+    for value in ("nan", "NaN"):
+        result = CliRunner().invoke(main, ["prune", "--wait", value, "--index-dir", str(tmp_path / "ix")])
+        assert result.exit_code == 2 and "is not a number of seconds from 0 to 3600" in result.output, value
+
+
+@pytest.mark.parametrize(("env", "flag", "stored"), [
+    ({"TOPICHUB_SEMANTIC": "0"}, ["--semantic"], True),  # the option wins, as --port over PORT (a QA pass)
+    ({"TOPICHUB_SEMANTIC": "0"}, [], False),
+    ({}, ["--no-semantic"], False),
+])
+def test_build_semantic_option_wins_over_the_environment(tmp_path, env, flag, stored):
+    docs = write_jsonl(tmp_path / "docs.jsonl", [{"id": f"d{i}", "title": f"Doc {i}", "summary": "Text.", "topics": ["t"]}
+                                                 for i in range(3)])
+    result = CliRunner().invoke(main, ["build", str(docs), *flag, "--index-dir", str(tmp_path / "ix")], env=env)
+    assert result.exit_code == 0, result.output
+    assert (store.read_meta(store.current_path(tmp_path / "ix"))["semantic"] is not None) is stored

@@ -76,6 +76,8 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "n": ' + "7" * 5000 + "}", "invalid JSON"),
         # A BOM is skipped only at the start of the file; further down it is named, not Python's "decode using utf-8-sig".
         ("\ufeff" + OK_LINE, "a byte-order mark (U+FEFF) starts the line: only the file's first line may begin with one"),
+        # Records separated by lone carriage returns read as one line: "Extra data at column 61" named no cause.
+        (OK_LINE + "\r" + OK_LINE + "\r", "records are separated by carriage returns alone (old Mac line ends)"),
         # Python's message ends "starting at": it was "starting at at column 38".
         ('{"id": "a", "title": "T", "summary": "S', "invalid JSON: Unterminated string starting at column 38"),
         # A real date-time that its offset takes off the calendar is not called a bad format.

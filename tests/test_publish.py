@@ -135,12 +135,24 @@ def test_serve_never_builds_the_bundled_corpus_over_a_damaged_snapshot(builder, 
     else:
         shutil.rmtree(store.snapshots_dir(builder) / damaged)
     assert _needs_build(builder) is None
-    assert f"{damaged}" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert f"{damaged}" in said and "topichub rollback" in said  # an older snapshot can stand in
     assert store.snapshot_ids(builder)[0] == first and store.current_id(builder) == damaged  # nothing built
     status, body = health(builder)
     assert status == 503 and body["status"] == "degraded" and body["snapshot"] == first
     client = create_app({"INDEX_DIR": str(builder), "TESTING": True}).test_client()
     assert numbats(client) == (first, 0)  # the last good snapshot answers
+
+
+def test_serve_says_to_rebuild_a_damaged_snapshot_nothing_can_stand_in_for(builder, capsys):
+    # It said "publish a good copy, or run topichub rollback", and rollback had nothing to go back to.
+    first, damaged = store.snapshot_ids(builder)
+    shutil.rmtree(store.snapshots_dir(builder) / first)
+    _damage_flipped(store.snapshots_dir(builder) / damaged)
+    assert _needs_build(builder) is None
+    said = capsys.readouterr().err
+    assert f"rebuild with `topichub build SOURCES --index-dir {builder}`" in said and "rollback" not in said, said
+    assert "nothing to roll back to" in refused("rollback", "--index-dir", builder)  # as said: no way back
 
 
 def _damage_missing(snap: Path) -> None:
@@ -463,6 +475,15 @@ def test_a_rollback_from_a_current_folder_deleted_by_hand_and_one_that_cannot_wr
         said = refused(*command, "--index-dir", builder)
         assert "no current link" in said and f"rollback --to SNAPSHOT --index-dir {builder}" in said, command
     assert topichub("rollback", "--to", good, "--index-dir", builder).strip() == f"now serving snapshot {good} in {builder} (none was current)"
+
+
+def test_with_no_current_link_the_hint_names_no_snapshot_rolled_back_from(builder):
+    # "the newest is S1" named the snapshot the operator had just rolled back from (a QA pass).
+    good, bad = store.snapshot_ids(builder)
+    topichub("rollback", "--index-dir", builder)
+    (builder / "current").unlink()
+    said = refused("search", "quokka", "--index-dir", builder)
+    assert f"the newest not rolled back from is {good}" in said and bad not in said, said
 
 
 def test_a_step_back_that_cannot_write_its_note_moves_nothing(builder, monkeypatch):

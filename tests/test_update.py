@@ -273,3 +273,16 @@ def test_a_delete_line_names_its_id_by_the_same_rules_as_an_upsert(root, tmp_pat
     with pytest.raises(CorpusError, match=f"c.jsonl:2: .*{reason}"):
         update(changes, root)
     assert store.current_id(root) == published  # nothing applied
+
+
+def test_an_update_that_would_delete_every_document_is_refused(tmp_path):
+    # A build of no documents is refused; an update deleting them all published an empty index (a QA pass).
+    root = tmp_path / "ix"
+    build([write_jsonl(tmp_path / "docs.jsonl", [{"id": f"d{i}", "title": f"Doc {i}", "summary": "Text.", "topics": ["t"]}
+                                                 for i in range(3)])], root=root)
+    served = store.current_id(root)
+    with pytest.raises(UpdateError, match="would delete every document"):
+        update(write_jsonl(tmp_path / "all.jsonl", [{"id": f"d{i}", "delete": True} for i in range(3)]), root)
+    assert store.current_id(root) == served and store.snapshot_ids(root) == [served]
+    update(write_jsonl(tmp_path / "two.jsonl", [{"id": f"d{i}", "delete": True} for i in range(2)]), root)
+    assert store.read_meta(store.current_path(root))["doc_count"] == 1  # deleting some is as before

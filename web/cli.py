@@ -156,8 +156,19 @@ def _index_option(func):
     )(func)
 
 
+class _Seconds(click.FloatRange):
+    """A number of seconds from 0 to 3600: click's range let "nan" through (no comparison is true of
+    it), and a writer given --wait nan waited with no limit (a QA pass)."""
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        seconds = super().convert(value, param, ctx)
+        if seconds != seconds:
+            self.fail(f"{value!r} is not a number of seconds from 0 to 3600.", param, ctx)
+        return seconds
+
+
 def _wait_option(func):
-    return click.option("--wait", type=click.FloatRange(0, 3600), default=0.0, help=WAIT_HELP)(func)
+    return click.option("--wait", type=_Seconds(0, 3600), default=0.0, help=WAIT_HELP)(func)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -229,7 +240,7 @@ def _printing(what: str) -> Iterator[None]:
 
 
 @contextmanager
-def _writing(doing: str, stoppable: str | None = None) -> Iterator[None]:
+def _writing(doing: str, stoppable: str | None = None, undone: str = "nothing was published") -> Iterator[None]:
     """Turn what stops a write to an index folder into one ``Error:`` line: a refusal in its own
     words, a disk that is full or read-only as "cannot *doing*: …" (never a traceback).
 
@@ -243,8 +254,7 @@ def _writing(doing: str, stoppable: str | None = None) -> Iterator[None]:
             store.check_stop()  # asked while the command started
             yield
         except store.Stopped as exc:
-            raise _Stopped(f"{stoppable} stopped by {exc}; the live index is untouched, nothing was published",
-                           exc.signum) from None
+            raise _Stopped(f"{stoppable} stopped by {exc}; the live index is untouched, {undone}", exc.signum) from None
         except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
             raise click.ClickException(str(exc)) from None
         except Exception as exc:
@@ -255,7 +265,8 @@ def _writing(doing: str, stoppable: str | None = None) -> Iterator[None]:
 
 
 def _build(
-    sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0, semantic: bool = True, summary_err: bool = False
+    sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0, semantic: bool | None = None,
+    summary_err: bool = False,
 ) -> None:
     """Build *sources* into *index_dir* with a progress bar on stderr and a summary line (on stderr
     with *summary_err*: serve's stdout is the JSON access log, and `jq` stopped at "built 57 …")."""
@@ -297,9 +308,9 @@ def _build(
     help="Indexing processes (each writes its own segments; small corpora use one).",
 )
 @_wait_option
-@click.option("--semantic/--no-semantic", default=True, show_default=True,
-              help="Store document vectors for the semantic signal (also off with TOPICHUB_SEMANTIC=0).")
-def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, semantic: bool) -> None:
+@click.option("--semantic/--no-semantic", default=None, show_default="on, unless TOPICHUB_SEMANTIC=0",
+              help="Store document vectors for the semantic signal (the option wins over TOPICHUB_SEMANTIC).")
+def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, semantic: bool | None) -> None:
     """Index SOURCES into a new snapshot and publish it.
 
     SOURCES are topic pages, guides, JSONL files or folders of them (default: the bundled corpus,
@@ -359,8 +370,14 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
         # Damaged or missing, not absent: building the bundled corpus in its place served 57 pages as
         # healthy on a replica of thousands.  The workers serve the newest older snapshot that
         # verifies and /healthz says degraded, as when it is found damaged while running.
-        click.echo(f"warning: {exc}; serving the newest older snapshot that verifies, if any (/healthz says "
-                   "degraded): publish a good copy, or run `topichub rollback`", err=True)
+        served = store.current_id(index_dir)
+        if served is not None and store.stand_ins(index_dir, served):
+            click.echo(f"warning: {exc}; serving the newest older snapshot that verifies, if any (/healthz says "
+                       "degraded): publish a good copy, or run `topichub rollback`", err=True)
+        else:  # rollback would find nothing to go back to (a QA pass: it was the advice all the same)
+            click.echo(f"warning: {exc}; no older snapshot can stand in, so searches answer 503 (/healthz says "
+                       f"degraded): rebuild with `topichub build SOURCES --index-dir {index_dir}`, or publish a good copy",
+                       err=True)
         return None
     if replica_origin(store.current_path(index_dir)) is not None:
         if meta.get("schema_version") != SCHEMA_VERSION:
@@ -744,7 +761,9 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
 @_wait_option
 def prune(index_dir: Path, keep: int, wait: float) -> None:
     """Delete old snapshots; the one being served is never deleted."""
-    with _writing(f"prune {index_dir}"):
+    # A signal while it waits for another writer (--wait) stops it, as it stops a build; once it holds
+    # the lock it finishes (it died by SIGTERM without a word, a QA pass).
+    with _writing(f"prune {index_dir}", stoppable="prune", undone="nothing was removed"):
         removed = store.prune(index_dir, keep, lock_wait=wait)
     _reported(f"removed {_counted(len(removed), 'snapshot')}" + (f": {', '.join(removed)}" if removed else ""))
 
@@ -760,7 +779,7 @@ def rollback(index_dir: Path, wait: float, to: str | None) -> None:
 
     One rolled back from is passed over by later rollbacks; --to SNAPSHOT serves any kept one.
     """
-    with _writing(f"roll back {index_dir}"):
+    with _writing(f"roll back {index_dir}", stoppable="rollback", undone="nothing was rolled back"):
         served, target = store.rollback(index_dir, lock_wait=wait, to=None if to is None else _snapshot_id(to))
     if not served:
         _reported(f"now serving snapshot {target} in {index_dir} (none was current)")
