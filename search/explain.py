@@ -24,7 +24,7 @@ def _concept(concept: Concept, weight: float, snap: Snapshot, docnum: int) -> di
     if score is None:
         return None
     via = "exact"
-    if len(concept.alternatives) > 1:
+    if len(concept.alternatives) > 1 or concept.loose:  # ("multi-gpu" on a page of "multi-year … GPUs": "loose", not "exact")
         scored = [(s, a.via) for a in concept.alternatives if (s := pieces(a.query, snap, docnum)[0]) is not None]
         via = max(scored)[1] if scored else "loose"
     return {

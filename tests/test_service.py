@@ -916,6 +916,16 @@ def test_a_name_typed_in_two_marks_the_name_not_its_halves(service):
             assert marked == {name}, (typed, hit.id, marked)
 
 
+def test_a_page_holding_a_hyphenated_words_halves_apart_is_explained_as_word_by_word(service):
+    # "multi-gpu" on a page of "multi-year … GPUs" said via "exact", as on the pages saying "multi-GPU".
+    result = service.search(SearchParams(q="multi-gpu", per_page=50, explain=True))
+    vias = {hit.id: hit.explanation["matched"][0]["via"] for hit in result.hits}
+    for hit in result.hits:
+        text = re.sub(r"</?mark>", "", hit.title_html + " " + hit.snippet_html).lower()
+        assert vias[hit.id] == ("exact" if "multi-gpu" in text else "loose"), (hit.id, vias[hit.id])
+    assert set(vias.values()) == {"exact", "loose"}
+
+
 def test_a_hyphenated_spelling_the_synonym_list_accepts_is_no_correction(service):
     # "pre-training" is listed with "pretraining" (corpus/data/synonyms.json), yet the page said
     # "Including results for pretraining", as for a typo (a QA pass).
