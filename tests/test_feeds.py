@@ -108,6 +108,21 @@ def test_an_entry_whose_document_was_corrected_is_updated_when_it_was(dated_inde
     assert [e.id for e in after.entries] == [e.id for e in before.entries]  # still listed by their dates
 
 
+def test_a_correction_of_a_document_dated_in_the_future_reaches_the_feed(tmp_path, monkeypatch):
+    # Its entry's updated was max(date, revised): 2030 for good, every correction of it hidden (a QA pass).
+    from index.build import build
+
+    doc = {"id": "f", "title": "Future item", "summary": "v1", "topics": ["t"], "published": "2030-01-01"}
+    build([write_jsonl(tmp_path / "docs.jsonl", [doc])], root=tmp_path / "ix")
+    monkeypatch.setattr("index.update.now_utc", lambda: "2026-05-06T07:08:09Z")
+    update(write_jsonl(tmp_path / "c.jsonl", [{**doc, "summary": "v2 corrected"}]), tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    _, parsed, _ = feed(client, "q=future")
+    [entry] = parsed.entries
+    assert entry.updated == "2026-05-06T07:08:09Z" and entry.published == "2030-01-01T00:00:00Z"
+    assert parsed.feed.updated == entry.updated  # the feed's is its newest entry's
+
+
 def test_conditional_get_answers_304_until_the_feed_changes(client):
     response, _, _ = feed(client, "q=library")
     etag, modified = response.headers["ETag"], response.headers["Last-Modified"]

@@ -86,9 +86,10 @@ def _date(hit: Hit) -> str | None:
 
 def entry_updated(hit: Hit, date: str) -> str:
     """Return when *hit*'s entry was last updated: when a rebuild or update last changed what it says,
-    else its *date*.  It stayed its date: a corrected summary reached no feed reader (a QA pass)."""
-    revised = as_date_time(hit.revised) if hit.revised else None
-    return max(date, revised) if revised else date
+    else its *date*.  It stayed its date: a corrected summary reached no feed reader (a QA pass).  A
+    revision is the last change even before a date in the future ("published": "2030-01-01", which
+    hid every correction of it behind 2030; a QA pass): it is the instant the entry changed."""
+    return as_date_time(hit.revised) if hit.revised else date
 
 
 @bp.get("/feeds/search.atom")
@@ -111,12 +112,11 @@ def search_feed() -> Response:
     result = service.search(params)
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
     root = site_root()
-    dates = [date for hit in result.hits if (date := _date(hit))]
     served = published_at(snap)
-    # The newest entry's date; nothing matching yet, when that was last true; after a step back
+    # The newest entry's updated; nothing matching yet, when that was last true; after a step back
     # (a rollback took entries away), no earlier than the step: a feed's updated never goes back.
-    revised = [as_date_time(hit.revised) for hit in result.hits if hit.revised]
-    updated = max([*dates, *revised, *([format_utc(served)] if snap.stepped_back or not dates else [])])
+    changed = [entry_updated(hit, date) for hit in result.hits if (date := _date(hit))]
+    updated = max([*changed, *([format_utc(served)] if snap.stepped_back or not changed else [])])
     body = render_template(
         "feed.xml",
         params=params,
