@@ -24,7 +24,7 @@ _MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
 
 def parse_iso(text: str) -> str:
     """Return *text*, an ISO 8601 date or date-time, in canonical form; raise ValueError if it is not one."""
-    value = text.strip()
+    value = text.strip().upper()  # RFC 3339 allows "t" and "z" (as since and until read them; a QA pass)
     # fromisoformat also takes a lone year-and-week or a time without a date: insist on a full date.
     if not re.match(r"[0-9]{4}-?[0-9]{2}-?[0-9]{2}(?:$|[T ])", value):
         raise ValueError(f"{text!r} is not an ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM:SSZ)")

@@ -26,6 +26,12 @@ def test_a_date_counts_from_its_midnight_utc_and_a_date_time_is_exact():
     assert month_of("2024-05-31T23:30:00Z") == "2024-05" and month_label("2024-05") == "May 2024"
 
 
+def test_a_date_time_may_be_written_in_lower_case_as_rfc_3339_allows():
+    # since=…t12:00:00z was read, a record's "published" of the same was refused (a QA pass).
+    assert parse_iso("2024-05-15t12:00:00z") == parse_iso("2024-05-15T12:00:00Z") == "2024-05-15T12:00:00Z"
+    assert parse_iso("2024-05-15t14:00:00+02:00") == "2024-05-15T12:00:00Z"
+
+
 def test_years_before_1000_keep_four_digits():
     assert parse_iso("0800-02-29T00:55-23:09") == "0800-03-01T00:04:00Z"
     assert month_of("0800-03-01T00:04:00Z") == "0800-03"
