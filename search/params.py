@@ -257,7 +257,8 @@ def parse_params(args: MultiMapping) -> SearchParams:
         last = -(-MAX_RESULT_WINDOW // per_page)
         raise InvalidParameter(
             "page", f"'page' {page} would start past result {MAX_RESULT_WINDOW}, the last any search serves: "
-                    f"with 'per_page' {per_page} no search has a page past {last} (refine the query to see further)"
+                    f"with 'per_page' {per_page} no search has a page past {last} (the answer's 'pages' says how many this "
+                    "one has; one with more results than that needs a word or a filter more to reach the others)"
         )
     sort = (args.get("sort") or "").strip().lower() or None  # a closed list, read in any case (as kind)
     if sort is not None and sort not in SORTS:

@@ -63,6 +63,16 @@ def check_query_string() -> None:
                 ) from None
 
 
+def sent_as_text(name: str) -> bool:
+    """Return whether every value of parameter *name* in this request's query string is UTF-8 text
+    once percent-decoded (werkzeug shows one that is not as it was sent: "%FF")."""
+    for pair in request.query_string.split(b"&"):
+        key, _, value = pair.partition(b"=")
+        if _text(key) == name and _text(value) is None:
+            return False
+    return True
+
+
 def _text(encoded: bytes) -> str | None:
     """Return *encoded* (percent-encoded ASCII) decoded as a form value, or None when it is not UTF-8."""
     try:

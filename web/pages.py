@@ -25,6 +25,7 @@ from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, 
 from search.results import FacetValue, Hit, SearchResult
 from search.snapshot import Snapshot
 from web import get_search
+from web.boundary import sent_as_text
 from web.dates import exact, relative
 from web.errors import error_response
 
@@ -101,8 +102,21 @@ def _kept_args(param: str | None, names: Iterable[str]) -> list[tuple[str, str]]
     return [(name, value) for name, value in request.args.items(multi=True) if name in wanted and value]
 
 
+def retry_query(param: str | None) -> str:
+    """Return the query an error page's search box keeps: the reader's, also when the query was what
+    could not be used but can be edited (17 prefixes, or given twice: the first), so one ``*`` can be
+    taken out and searched again (the box was emptied); not bytes that were no UTF-8, a control
+    character or more than MAX_QUERY_CHARS, which cannot be shown again as typed."""
+    query = request.args.get("q", "")
+    if param != "q":
+        return query
+    shown = len(query) <= MAX_QUERY_CHARS and all(c.isprintable() or c in " \t" for c in query) and sent_as_text("q")
+    return query if shown else ""
+
+
 bp.add_app_template_global(without_param)
 bp.add_app_template_global(kept_filters)
+bp.add_app_template_global(retry_query)
 
 @bp.app_template_global()
 def source_link(url: object) -> str | None:
