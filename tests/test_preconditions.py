@@ -99,3 +99,14 @@ def test_a_missing_answer_stays_a_404_whatever_precondition_it_carries(client, p
     # 13.2.1: preconditions are ignored where the answer without them would be neither a success nor 412.
     for headers in ({"If-Match": '"nope"'}, {"If-Match": "*"}, {"If-Unmodified-Since": LONG_AGO}):
         assert fetch(client, path, headers).status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/api/suggest?q=sta", "/api/openapi.json", "/robots.txt", "/opensearch.xml", "/?q=stargate",
+                                  "/api/search?q=stargate", "/feeds/search.atom?q=stargate", "/static/style.css"])
+def test_if_none_match_any_gets_304_wherever_there_is_an_answer(client, path):
+    # RFC 9110, 13.1.2: "*" is false when a current answer exists; the routes without an ETag answered 200.
+    with client.get(path, headers={"If-None-Match": "*"}) as answer:
+        assert answer.status_code == 304 and not answer.data and "Content-Type" not in answer.headers
+    with client.get(path, headers={"If-None-Match": '"other"'}) as other:  # (a static file's answer holds it open)
+        assert other.status_code == 200
+    assert client.get("/nope", headers={"If-None-Match": "*"}).status_code == 404  # no answer: nothing to match

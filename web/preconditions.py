@@ -24,10 +24,31 @@ def set_aside() -> None:
     """Take a request's If-Match and If-Unmodified-Since out before its view reads them, and judge them
     against its answer once there is one (a request without them, almost every one, costs one look)."""
     environ = request.environ
+    if environ.get("HTTP_IF_NONE_MATCH", "").strip() == "*" and request.method in ("GET", "HEAD"):
+        after_this_request(any_current)
     if "HTTP_IF_MATCH" not in environ and "HTTP_IF_UNMODIFIED_SINCE" not in environ:
         return
     held = {name: environ.pop(name) for name in _HEADERS if name in environ}
     after_this_request(lambda response: judged(response, held))
+
+
+# What a 304 carries of the answer it stands for (RFC 9110, 15.4.5).
+_NOT_MODIFIED_HEADERS = ("Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Last-Modified", "Vary")
+
+
+def any_current(response: Response) -> Response:
+    """Return a 304 for *response*, a success, to ``If-None-Match: *``: the condition is false whenever
+    there is a current answer (RFC 9110, 13.1.2).  The views with an ETag answered so; the others (the
+    suggestions, the OpenAPI document, robots.txt, the pages) answered 200 (a QA pass)."""
+    if not 200 <= response.status_code < 300:
+        return response
+    answer = Response(status=304)
+    for name in _NOT_MODIFIED_HEADERS:
+        if name in response.headers:
+            answer.headers[name] = response.headers[name]
+    del answer.headers["Content-Type"]
+    response.close()
+    return answer
 
 
 def judged(response: Response, held: dict[str, str]) -> Response:
