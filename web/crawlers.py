@@ -31,6 +31,7 @@ from corpus.records import guide_url
 from index.dates import as_date_time, format_utc
 from index.schema import event_url
 from search.cache import Bounded
+from search.params import FILTERS
 from search.snapshot import FACETS, Snapshot
 from web import get_search, site_root
 from web.feeds import published_at, xml_response
@@ -48,7 +49,11 @@ SITEMAP_CACHE_BYTES = 8_000_000
 # JSON API, the feeds (a feed reader does not read robots.txt), the metrics and the health check.
 # Each search parameter that may come first, not "/?": Python's urllib.robotparser, which some
 # crawlers use, reads "Disallow: /?" as "Disallow: /" (it drops the empty query) and keeps off everything.
-DISALLOWED = (*(f"/?{name}=" for name in sorted(PAGE_PARAMS)), "/api/", "/feeds/", "/metrics", "/healthz")
+# A filter is also read written as a list ("topic[]=a", as jQuery and PHP send it): that search too,
+# with its brackets as sent and percent-encoded (a QA pass found "/?topic%5B%5D=…" open to crawlers).
+DISALLOWED = (*(f"/?{name}=" for name in sorted(PAGE_PARAMS)),
+              *(f"/?{name}{brackets}=" for name in sorted(FILTERS) for brackets in ("[]", "%5B%5D")),
+              "/api/", "/feeds/", "/metrics", "/healthz")
 
 
 def made_parts() -> Bounded[tuple[object, ...], bytes]:
