@@ -193,9 +193,16 @@ def name_ids(text: str, namespace: str) -> tuple[str, ...]:
     else:
         slug = whole_slug(text)
         forms = dict.fromkeys((joined, lower, slug) if slug and len(slug) <= SLUG_MAX_CHARS else (joined, lower))
+    if len(words) > 1 and any(word[:1].isdigit() for word in words[1:]):
+        # A version typed apart from its name: "lua 5.4" names lua5.4, "python 3.11 dev" python3.11-dev
+        # (a QA pass: neither was in the first 50; "gcc 12" named gcc-12 already).
+        forms.update(dict.fromkeys(_VERSION_APART.sub("", form) for form in list(forms)))
     if not namespace:
         return tuple(forms)
     return tuple(dict.fromkeys(i for form in forms for i in ((form,) if form.startswith(namespace) else (namespace + form, form))))
+
+
+_VERSION_APART = re.compile(r"(?<=[^\W\d_])-(?=\d)")  # a hyphen between a name's last letter and a version
 
 
 def whole_slug(text: str) -> str:

@@ -26,6 +26,10 @@ PACKAGES = [
     {"id": "pkg-build-essential", "title": "Informational list of build-essential packages",
      "summary": "Lists the packages needed to build software.", "topics": ["devel"]},
     {"id": "pkg-gimpx", "title": "Extra tools", "summary": "Tools for the picture editor.", "topics": ["graphics"]},
+    {"id": "pkg-lua5.4", "title": "Simple, extensible, embeddable programming language",
+     "summary": "A scripting language for configuration.", "topics": ["devel"]},
+    {"id": "pkg-liblua5.4-dev", "title": "Development files for the Lua language version 5.4",
+     "summary": "Headers and static library for Lua 5.4, the Lua interpreter of version 5.4.", "topics": ["devel"]},
 ]
 
 
@@ -100,6 +104,16 @@ def test_words_typed_apart_name_a_hyphenated_package(packages):
     _, client = packages
     first = _search(client, q="build essential")["hits"][0]
     assert (first["id"], first["matched_by"]) == ("pkg-build-essential", "name")
+
+
+def test_a_version_typed_apart_from_its_name_names_the_package(packages):
+    # "lua 5.4" and "php 8.2" did not bring lua5.4 and php8.2 into the first 50 of 64k packages: the
+    # text of the versioned library's companions holds both words, the program's neither (a QA pass).
+    _, client = packages
+    for query in ("lua 5.4", "Lua 5.4", "lua5.4"):
+        first = _search(client, q=query)["hits"][0]
+        assert (first["id"], first["matched_by"]) == ("pkg-lua5.4", "name"), query
+    assert name_ids("python 3.11 dev", "deb-")[-4:-2] == ("deb-python3.11-dev", "python3.11-dev")
 
 
 def test_a_name_finds_its_package_even_without_a_word_in_common(packages):
