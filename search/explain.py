@@ -26,7 +26,9 @@ def _concept(concept: Concept, weight: float, snap: Snapshot, docnum: int) -> di
     via = "exact"
     if len(concept.alternatives) > 1 or concept.loose:  # ("multi-gpu" on a page of "multi-year … GPUs": "loose", not "exact")
         scored = [(s, a.via) for a in concept.alternatives if (s := pieces(a.query, snap, docnum)[0]) is not None]
-        via = max(scored)[1] if scored else "loose"
+        # The best way; of equal ones the first (typed as it is), not the last by name: "python3" said
+        # via "plural", its alternative with "python3s" scoring the same (a QA pass).
+        via = max(scored, key=lambda found: found[0])[1] if scored else "loose"
     return {
         "concept": concept.text,
         "via": via,

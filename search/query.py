@@ -520,7 +520,9 @@ def _hyphenated(
     finds the sections that say it before pages of a blog "post" about "training" (a QA pass: 13th)."""
     inside = [u for u in units[at:] if u.end <= span[1]]
     words = tuple(u.word for u in inside)
-    if not inside or (len(inside) > 1 and synonyms.alternatives(words)):
+    if not inside or (len(inside) > 1 and synonyms.alternatives(words)) or any(u.prefix for u in inside):
+        # (A prefix among them, "python3-dj*": each word as typed, the prefix a prefix; as a phrase the
+        # "*" was dropped and "dj" looked for whole, a QA pass.)
         return None
     made = hyphenated_query(text[span[0] : span[1]], analyzer, span[0])
     if made is None:
@@ -1159,7 +1161,9 @@ def _widened(
                 extra += [a for a in _ways((near[0][0],), synonyms)[0] if a.via == "synonym"]
             if near:
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
-        elif (plural := _model_plural(concept.text)) and vocabulary.contains(plural):
+        elif (plural := _model_plural(concept.text)) and plural != concept.word and vocabulary.contains(plural):
+            # (Not the word again: "python3s" is analysed "python3", an alternative searched twice and
+            # explained as "plural"; a QA pass.)
             extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
     if concept.word and _VERSION.fullmatch(concept.word):
         # A version is also its releases: "accelerate 1.0" is "Accelerate 1.0.0", which the index

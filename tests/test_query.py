@@ -503,3 +503,17 @@ def test_a_quoted_phrase_is_one_concept_as_the_parser_would_make_it():
         quick, parsed = (build_query(t, SCHEMA, synonyms) for t in (text, f"({text})"))
         assert quick.concepts == parsed.concepts and quick.terms == parsed.terms, text
         assert (quick.together, quick.only_together) == (parsed.together, parsed.only_together), text
+
+
+def test_a_prefix_after_a_hyphen_is_a_prefix():
+    # "python3-dj*" was read as the phrase "python3 dj", the * dropped: only "python3" matched (a QA pass).
+    parsed = build_query("python3-dj*", SCHEMA)
+    assert [(c.word, c.prefix) for c in parsed.concepts] == [("python3", None), ("dj", "dj")]
+
+
+def test_a_model_number_whose_plural_is_analysed_as_itself_gets_no_plural_alternative():
+    # "python3s" is analysed "python3": the same query again, searched twice and explained as "plural".
+    parsed = expand(build_query("python3", SCHEMA), FakeVocabulary(["python3"]))
+    assert [a.via for a in parsed.concepts[0].alternatives] == ["exact"]
+    h100 = expand(build_query("h100", SCHEMA), FakeVocabulary(["h100", "h100s"]))
+    assert [a.via for a in h100.concepts[0].alternatives] == ["exact", "plural"]  # a plural of its own stays
