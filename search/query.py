@@ -1664,7 +1664,10 @@ def keep_informative(
     unique: dict[tuple[str, ...], Concept] = {}
     for concept in parsed.concepts:
         unique.setdefault(concept.alternatives[0].words or (concept.text,), concept)
-    counts = [max(1, min((typed[w] for w in c.alternatives[0].words), default=1)) for c in unique.values()]
+    # A letter alone counts once however often it was typed: the "E" of each "E: Unable to locate package"
+    # line of a pasted apt error weighed most and put the e-book reader third (a QA pass).
+    counts = [max(1, min((typed[w] for w in c.alternatives[0].words), default=1)) if len(c.text.strip()) > 1 else 1
+              for c in unique.values()]
     concepts = [c if n == c.count else replace(c, count=n) for c, n in zip(unique.values(), counts)]
     dropped = 0
     if len(concepts) > limit:

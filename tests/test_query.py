@@ -517,3 +517,11 @@ def test_a_model_number_whose_plural_is_analysed_as_itself_gets_no_plural_altern
     assert [a.via for a in parsed.concepts[0].alternatives] == ["exact"]
     h100 = expand(build_query("h100", SCHEMA), FakeVocabulary(["h100", "h100s"]))
     assert [a.via for a in h100.concepts[0].alternatives] == ["exact", "plural"]  # a plural of its own stays
+
+
+def test_a_letter_alone_weighs_once_however_often_it_was_typed():
+    # The "E" of each line of a pasted apt error weighed 2.8 times a word and put an e-book reader third.
+    text = "E: Unable to locate package libssl1.1\nE: Couldn't find any package by glob 'libssl1.1'"
+    parsed, _ = keep_informative(build_query(text, SCHEMA, SYNONYMS), SCHEMA["body"].analyzer, lambda word: 1, 32)
+    counts = {concept.text: concept.count for concept in parsed.concepts}
+    assert counts["E"] == 1 and counts["package"] == 2  # a word typed twice still weighs as such
