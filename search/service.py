@@ -76,6 +76,7 @@ class Refusal:
 
 
 LIKE_POOL = 4  # candidates looked at for "more like this", per document shown
+LIKE_POOL_WIDER = 40  # ... when too few of those are left once a text's copies are dropped
 
 # After an unexpected error the open snapshot's files are checked against its manifest: their sizes
 # each time (a stat a file), their checksums (a read of the whole index: about 0.3 s at 64k) at most
@@ -623,7 +624,19 @@ class SearchService:
             return []
         docs = semantic.vectors(snap)
         vector = semantic.of_document(docs, docnum) if docs is not None else None
-        pool = LIKE_POOL * count  # more than asked: a project's packages share one text (below)
+        # More than asked: a project's packages share one text (below).  Widened while too few are left
+        # of them: firefox-esr's 20 nearest were all its own language packs, and it had none shown.
+        shown: list[dict[str, object]] = []
+        for pool in (LIKE_POOL * count, LIKE_POOL_WIDER * count):
+            found = self._like(snap, searcher, docnum, docs, vector, pool)
+            shown = self._one_of_each_text(snap, docnum, found, count)
+            if len(shown) == count or len(found) < pool:
+                break
+        return shown
+
+    @staticmethod
+    def _like(snap: Snapshot, searcher, docnum: int, docs, vector, pool: int) -> list[int]:  # type: ignore[no-untyped-def]
+        """Return up to *pool* documents nearest *docnum*: by meaning with a *vector*, else by its key words."""
         if vector is not None:
             found = [d for d, _ in semantic.nearest(docs, vector, pool + 1) if d != docnum]
         else:
@@ -641,9 +654,14 @@ class SearchService:
             words = [(word, weight) for word, weight in terms if not ranking.BARE_NUMBER.fullmatch(word)][:LIKE_TERMS]
             query = wq.Or([wq.Term("body", word, boost=weight) for word, weight in words]) if words else None
             found = [hit.docnum for hit in searcher.search(query, limit=pool, mask={docnum})] if query else []
-        # One of each text: five OpenImageIO packages, whose descriptions open with the same paragraph
-        # (they differ in their last lines), were all of GIMP's "more like this".  A text is known by
-        # its opening (its first paragraph's first 200 characters); the document's own is taken as seen.
+        return found[:pool]
+
+    @staticmethod
+    def _one_of_each_text(snap: Snapshot, docnum: int, found: list[int], count: int) -> list[dict[str, object]]:
+        """Return up to *count* of *found* as documents, one of each text.  Five OpenImageIO packages,
+        whose descriptions open with the same paragraph (they differ in their last lines), were all of
+        GIMP's "more like this".  A text is known by its opening (its first paragraph's first 200
+        characters); the document's own is taken as seen."""
         def opening(d: int) -> str:
             return str(snap.stored(d).get("body") or "").split("\n\n", 1)[0][:200]
 

@@ -309,6 +309,30 @@ def test_document_and_more_like_this(client):
     assert all(d["title"] and d["url"] for d in similar)
 
 
+@pytest.mark.parametrize("semantic", [True, False])
+def test_more_like_this_looks_past_a_documents_own_copies(tmp_path, semantic):
+    # firefox-esr's 20 nearest were its own language packs, which open with its own paragraph and are
+    # dropped as copies of it: it had no "more like this" at all (a QA pass).
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    opening = "Firefox ESR is a web browser that reads pages, runs scripts and keeps bookmarks and tabs."
+    docs = [{"id": "firefox", "title": "Mozilla Firefox web browser", "summary": opening, "topics": ["web"]}]
+    docs += [{"id": f"firefox-l10n-{i}", "title": f"Language pack {i} for Firefox web browser",
+              "summary": f"{opening}\n\nThis package holds language pack {i} of the web browser.", "topics": ["web"]}
+             for i in range(30)]
+    others = ["chromium", "epiphany", "falkon"]
+    docs += [{"id": name, "title": f"{name.title()} web browser", "topics": ["web"],
+              "summary": f"{name.title()} is a web browser: it reads pages, runs scripts and keeps bookmarks."}
+             for name in others]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix", semantic=semantic)
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    similar = [d["id"] for d in client.get("/api/documents/firefox").get_json()["more_like_this"]]
+    assert set(others) <= set(similar) and "firefox" not in similar
+    assert sum(1 for d in similar if d.startswith("firefox-l10n")) <= 1  # one of each text
+
+
 def test_a_documents_etag_is_its_own(client):
     # A client holding one document's ETag, sending it for another, must get the other, not a 304.
     first, second = (hit["id"] for hit in client.get("/api/search?q=stargate&per_page=2").get_json()["hits"])
