@@ -330,6 +330,12 @@ class _Candidates:
             return []
         ranked: list[tuple[_Rank, Suggestion]] = []
         if not _EXCLUDING.search(prefix):
+            snap = self._snap()
+            if snap is not None and (named := snap.named(prefix)) is not None:
+                # The document the text names, first, as the search puts it: "gimp" offered GIMP's plugins,
+                # data files and Czech help, never GIMP (titles are matched on their words; a QA pass).
+                fields = snap.stored(named)
+                ranked.append(((-1, 0, 0, 0, 0, 0, ""), Suggestion(str(fields["title"]), "title", str(fields.get("url") or ""))))
             needle = " " + folded
             for cand in self.phrases:
                 at = cand.folded.find(needle)

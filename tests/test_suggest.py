@@ -289,3 +289,20 @@ def test_completions_are_not_kept_by_browsers_while_a_snapshot_is_read(index_dir
     answer = client.get("/api/suggest?q=star")
     assert answer.get_json()["suggestions"] and answer.headers["Cache-Control"] == "public, max-age=60"
     assert client.get("/api/suggest/opensearch?q=star").headers["Cache-Control"] == "public, max-age=60"
+
+
+def test_a_name_typed_whole_offers_the_document_it_names_first(tmp_path):
+    # "gimp" offered GIMP's plugins, data files and help, never GIMP: titles are matched on their
+    # words, and GNU Image Manipulation Program's holds no "gimp" (a QA pass; the search names it).
+    root = tmp_path / "index"
+    docs = [{"id": "pkg-gimp", "title": "GNU Image Manipulation Program", "summary": "An image editor.", "topics": ["g"]},
+            *({"id": f"pkg-gimp-{part}", "title": f"GIMP {part}", "summary": f"The {part} of GIMP.", "topics": ["g"]}
+              for part in ("data", "help", "plugins")),
+            {"id": "pkg-lua5.4", "title": "Simple, extensible, embeddable programming language", "summary": "Lua.",
+             "topics": ["d"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    for typed, name in (("gimp", "pkg-gimp"), ("GIMP", "pkg-gimp"), ("lua 5.4", "pkg-lua5.4")):
+        first = suggest(client, typed)[0]
+        assert (first["kind"], first["url"]) == ("title", f"/events/{name}"), typed
+    assert all(s["url"] != "/events/pkg-gimp" for s in suggest(client, "gim"))  # a name is typed whole
