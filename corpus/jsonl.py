@@ -110,6 +110,20 @@ def _string(obj: dict[str, Any], key: str, path: Path, lineno: int) -> str:
     return value.strip()
 
 
+def facet_value_problem(key: str, value: str) -> str | None:
+    """Return why *value* (read as a request's filter is: ``normal_text``) cannot be a value of facet
+    *key* ("topics", "entities"), or None: a comma splits it, . and .. are folders in a guide's URL,
+    past FACET_VALUE_MAX_CHARS no filter can ask for it."""
+    if "," in value:
+        return f"{key!r} values may not contain a comma"
+    if key == "topics" and value in (".", ".."):  # as an id: part of its guide's URL
+        return "a topic cannot be . or ..: browsers read /guides/. and /guides/.. as folders"
+    if len(value) > FACET_VALUE_MAX_CHARS:
+        return (f"{key!r} value {value[:20]!r}… is {len(value):,} characters long; the limit is {FACET_VALUE_MAX_CHARS}, "
+                "as a filter's value (?topic=…, ?entity=…)")
+    return None
+
+
 def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, required: bool) -> tuple[str, ...]:
     value = obj.get(key)
     if value is None and not required:  # left out or null, as an optional url or published may be
@@ -119,16 +133,9 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
     value = [normal_text(plain_text(v)) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
     if value is None or not all(value):
         raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings (of text once markup is removed)")
-    if any("," in v for v in value):
-        raise CorpusError(path, lineno, f"{key!r} values may not contain a comma")
-    if key == "topics" and any(v in (".", "..") for v in value):  # as an id: part of its guide's URL
-        raise CorpusError(path, lineno, "a topic cannot be . or ..: browsers read /guides/. and /guides/.. as folders")
-    if too_long := next((v for v in value if len(v) > FACET_VALUE_MAX_CHARS), None):
-        raise CorpusError(
-            path, lineno,
-            f"{key!r} value {too_long[:20]!r}… is {len(too_long):,} characters long; the limit is {FACET_VALUE_MAX_CHARS}, "
-            "as a filter's value (?topic=…, ?entity=…)",
-        )
+    for v in value:
+        if (problem := facet_value_problem(key, v)) is not None:
+            raise CorpusError(path, lineno, problem)
     if required and not value:
         raise CorpusError(path, lineno, f"{key!r} must name at least one topic")
     return tuple(dict.fromkeys(value))

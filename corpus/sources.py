@@ -27,8 +27,9 @@ from corpus.enrich import (
     load_taxonomy,
 )
 from corpus.errors import CorpusError
-from corpus.jsonl import REPEATS_TOLD, load_jsonl
-from corpus.records import GUIDE, Event, Organisation, Record, Topic, unique_anchors
+from corpus.jsonl import REPEATS_TOLD, facet_value_problem, load_jsonl
+from corpus.records import GUIDE, Event, Organisation, Record, Topic, normal_text, unique_anchors
+from corpus.sanitize import plain_text
 from corpus.seeds import load_guide, load_topic_page
 from corpus.synonyms import SYNONYMS_FILE, Groups, load_synonym_groups
 
@@ -95,7 +96,17 @@ def fingerprint(sources: Sequence[Path]) -> str:
 
 
 def _slug_of(path: Path, suffix: str) -> str:
-    return path.name[: -len(suffix)]
+    """Return the topic a guide's file name gives, checked as a JSONL line's topic is (a QA pass: a file
+    named "..guide.txt" linked its guide as /guides/.., a comma split the topic in two, and control
+    and bidi characters reached the guide's title and ids)."""
+    slug = path.name[: -len(suffix)]
+    problem = "it is empty" if not slug else (
+        "it holds markup, control or invisible characters" if normal_text(plain_text(slug)) != slug
+        else facet_value_problem("topics", slug))
+    if problem is not None:
+        raise CorpusError(path, None, f"the file's name gives its guide the topic {slug!r}, which cannot be one: "
+                                      f"{problem}; rename the file")
+    return slug
 
 
 def load_corpus(

@@ -816,3 +816,19 @@ def test_build_semantic_option_wins_over_the_environment(tmp_path, env, flag, st
     result = CliRunner().invoke(main, ["build", str(docs), *flag, "--index-dir", str(tmp_path / "ix")], env=env)
     assert result.exit_code == 0, result.output
     assert (store.read_meta(store.current_path(tmp_path / "ix"))["semantic"] is not None) is stored
+
+
+def test_a_file_name_a_terminal_would_act_on_is_told_escaped(tmp_path):
+    # A file named with OSC 0 and clear-screen retitled the window and cleared the screen on every
+    # warning naming it (a QA pass): warnings and errors write such characters as escapes.
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    evil = folder / "evil\x1b]0;PWNED\x07\x1b[2J.jsonl"
+    write_jsonl(evil, [{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "url": "javascript:alert(1)"}])
+    built = run("build", folder, "--index-dir", tmp_path / "ix")
+    assert built.returncode == 0, built.stderr
+    assert "evil\\x1b]0;PWNED\\x07\\x1b[2J.jsonl:1: 'url' with the scheme 'javascript' dropped" in built.stderr
+    write_jsonl(evil, [{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "kind": "\x9b2J"}])
+    refused = run("build", folder, "--index-dir", tmp_path / "ix")
+    assert refused.returncode == 1 and "\\x9b2J" in refused.stderr
+    assert not any(ch in built.stderr + refused.stderr for ch in "\x1b\x07\x9b")

@@ -247,3 +247,24 @@ def test_a_topic_without_a_guide_points_its_guide_address_to_its_events(tmp_path
     assert events["total"] > 0 and client.get(link[1].replace("/?", "/api/search?")).get_json()["total"] == events["total"]
     unknown = client.get("/guides/no-such-topic").get_data(as_text=True)
     assert "Events on" not in unknown  # a topic the hub does not follow gets no such way on
+
+
+def test_a_guide_files_name_is_a_topic_only_when_a_jsonl_topic_could_be(tmp_path):
+    # "..guide.txt" linked its guide as /guides/.. (read by browsers as /), a comma split the topic in
+    # two, and control and bidi characters reached the guide's title and ids (a QA pass).
+    import pytest
+
+    from corpus.errors import CorpusError
+
+    text = "Overview heading\nThis guide paragraph talks about gizmo things at length.\n"
+    for name in ("..", "a,b", "x\x1b]0;PWNED\x07", "\u202eabc", "t" * 65):
+        folder = tmp_path / f"case{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        (folder / f"{name}.guide.txt").write_text(text, encoding="utf-8")
+        with pytest.raises(CorpusError, match="rename the file") as refused:
+            load_corpus([folder])
+        assert str(refused.value).isprintable(), name  # the name told with its escapes, not run by a terminal
+    ok = tmp_path / "ok"
+    ok.mkdir()
+    (ok / "gizmo-things.guide.txt").write_text(text, encoding="utf-8")
+    assert {record.topic for record in load_corpus([ok]).records} == {"gizmo-things"}

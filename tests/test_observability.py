@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import logging
 from datetime import datetime, timezone
 
@@ -85,6 +86,17 @@ def test_one_json_line_per_request_without_the_query_text(client, logged):
     assert search["ts"].endswith("+00:00")
     assert missing["status"] == 404 and "q_chars" not in missing
     assert all("stargate" not in json.dumps(line) for line in lines(logged))
+
+
+def test_an_access_line_is_one_line_without_controls_naming_the_path_as_it_was_typed(client, logged):
+    # The path was the WSGI Latin-1 string, written as it was: "/events/日本" as mojibake, and a C1 CSI
+    # (%C2%9B, which a terminal reads as ESC [) raw in the log; U+2028 splits a line for some readers.
+    for path in ("/events/%E6%97%A5%E6%9C%AC", "/events/%C2%9B2J%C2%85x", "/events/a%E2%80%A8b"):
+        client.get(path, buffered=True)
+    written = [JsonFormatter().format(record) for record in logged.records if getattr(record, "fields", None)]
+    assert not [line for line in written if re.search("[\x00-\x1f\x7f-\x9f\u2028\u2029]", line) or len(line.splitlines()) != 1]
+    paths = [json.loads(line)["path"] for line in written]
+    assert paths == ["/events/日本", "/events/\x9b2J\x85x", "/events/a\u2028b"]
 
 
 def test_an_error_s_log_lines_carry_the_request_id(app, logged):

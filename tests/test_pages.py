@@ -412,6 +412,11 @@ def test_a_400_page_keeps_the_query_and_leads_back_without_the_bad_parameter(cli
     prefixes = " ".join(f"{letter}x*" for letter in "abcdefghijklmnopq")  # 17, one too many
     assert box("/?" + urlencode({"q": prefixes})) == prefixes
     assert box("/?q=stargate&q=michigan") == "stargate"
+    # Whichever parameter the page names, no value holding a control or bidi character is repeated
+    # into its form ("a\x00b\x1b[2J" and "sort=\x00\x1b" were, when a duplicated 'page' was named).
+    refused = client.get("/?q=a%00b%1B%5B2J%E2%80%AEx&page=1&page=2&topic=t%00%1B&sort=%00%1B&since=%00")
+    assert refused.status_code == 400
+    assert not any(ch in refused.get_data(as_text=True) for ch in "\x00\x1b\u202e")
 
 
 def form_fields(page: str) -> list[tuple[str, str]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import errno
 import json
+import logging
 import os
 import re
 import sys
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 import click
 from click.core import ParameterSource
 
-from corpus.errors import CorpusError
+from corpus.errors import CorpusError, printable
 from corpus.sources import DEFAULT_DIR
 from index import store
 
@@ -178,6 +179,25 @@ def main() -> None:
     A build or update writes a new snapshot beside the live one and switches to it atomically, so a
     running server keeps answering and picks the new snapshot up on its next request.
     """
+    _warn_printably()
+
+
+class _Printable(logging.Formatter):
+    """A warning's line with what a terminal would act on escaped (``corpus.errors.printable``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
+def _warn_printably() -> None:
+    """Print the loaders' warnings on stderr as Python's last resort did ("%(message)s", WARNING and
+    up), each with its file's name and values escaped where a terminal would act on them."""
+    root = logging.getLogger()
+    if not root.handlers:  # (serve's gunicorn and the tests configure their own)
+        handler = logging.StreamHandler()
+        handler.setLevel(logging.WARNING)
+        handler.setFormatter(_Printable("%(message)s"))
+        root.addHandler(handler)
 
 
 def _default_corpus() -> Path:

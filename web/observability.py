@@ -80,6 +80,12 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+def _path_text(path: str) -> str:
+    """Return a WSGI path (its bytes as Latin-1 characters) as the UTF-8 text it was: "/events/日本" was
+    logged as mojibake with C1 controls in it; a byte that is no UTF-8 is written \\xNN."""
+    return path if path.isascii() else path.encode("latin-1", "replace").decode("utf-8", "backslashreplace")
+
+
 class JsonFormatter(logging.Formatter):
     """Format a record as one JSON object: an access line's fields as they are, others as a message."""
 
@@ -95,9 +101,19 @@ class JsonFormatter(logging.Formatter):
             if record.exc_info:
                 line["exception"] = self.formatException(record.exc_info)
         try:  # orjson: a fifth of the standard library's time, for the line every request writes
-            return orjson.dumps(line, default=str).decode("utf-8")
+            text = orjson.dumps(line, default=str).decode("utf-8")
         except orjson.JSONEncodeError:  # what orjson refuses (an integer past 64 bits, half a surrogate pair)
-            return json.dumps(line, ensure_ascii=False, default=str)
+            text = json.dumps(line, ensure_ascii=False, default=str)
+        # orjson escapes only what is below U+0020: C1 controls (CSI, which a terminal tailing the log
+        # reads as ESC [) and the line separators some readers split at are written as escapes too.
+        return text if text.isascii() else _UNSAFE_IN_LOGS.sub(_escaped, text)
+
+
+_UNSAFE_IN_LOGS = re.compile("[\x7f-\x9f\u2028\u2029]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
 
 
 _second: list[tuple[int, str]] = [(-1, "")]  # the last whole second formatted, and its text
@@ -355,7 +371,7 @@ class RequestObserver:
             return
         fields = {
             "method": environ.get("REQUEST_METHOD"),
-            "path": environ.get("PATH_INFO"),
+            "path": _path_text(environ.get("PATH_INFO") or ""),
             "status": status,
             "duration_ms": round(seconds * 1000, 2),
             "bytes": sent,

@@ -98,19 +98,24 @@ def kept_filters(param: str | None) -> list[tuple[str, str]]:
 
 
 def _kept_args(param: str | None, names: Iterable[str]) -> list[tuple[str, str]]:
+    # Not a value a control or bidi character makes unusable (another 400 to come; a QA pass found
+    # "sort=%00%1B" repeated into the error page's form when the page had named 'page').
     wanted = set(names) - {param}
-    return [(name, value) for name, value in request.args.items(multi=True) if name in wanted and value]
+    return [(name, value) for name, value in request.args.items(multi=True) if name in wanted and value and _shown(value)]
+
+
+def _shown(value: str) -> bool:
+    return value.isprintable() or all(c.isprintable() or c in " \t" for c in value)
 
 
 def retry_query(param: str | None) -> str:
     """Return the query an error page's search box keeps: the reader's, also when the query was what
     could not be used but can be edited (17 prefixes, or given twice: the first), so one ``*`` can be
-    taken out and searched again (the box was emptied); not bytes that were no UTF-8, a control
-    character or more than MAX_QUERY_CHARS, which cannot be shown again as typed."""
+    taken out and searched again (the box was emptied); not bytes that were no UTF-8, a control or
+    bidi character or more than MAX_QUERY_CHARS, which cannot be shown again as typed (whichever
+    parameter the page names: a duplicated 'page' repeated "a\x00b\x1b[2J" into the box)."""
     query = request.args.get("q", "")
-    if param != "q":
-        return query
-    shown = len(query) <= MAX_QUERY_CHARS and all(c.isprintable() or c in " \t" for c in query) and sent_as_text("q")
+    shown = len(query) <= MAX_QUERY_CHARS and _shown(query) and sent_as_text("q")
     return query if shown else ""
 
 
