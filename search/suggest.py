@@ -69,7 +69,9 @@ _HYPHENATED = re.compile(WORD + "(?:-" + WORD + ")+")
 _NON_WORD = re.compile(f"(?:[^\\w{MARKS}]|_)+")
 # What the search box reads before a word: an exclusion, an inclusion, a group, a phrase (search/query.py).
 _OPERATORS = '-+("'
-_EXCLUDING = re.compile(r'(?:^|[\s(])-(?=[\w"(])')
+# An exclusion typed, or being typed: "stargate -" offered the Stargate pages' titles, links to what
+# the reader was about to leave out (a QA pass).
+_EXCLUDING = re.compile(r'(?:^|[\s(])-(?=[\w"(]|$)')
 
 
 # A completion's place: starts the typed text, kind, hyphenated words first, documents shared with the
