@@ -606,6 +606,9 @@ def test_a_site_on_an_internationalised_name_links_to_itself_in_ascii(index_dir,
     for path in ("/robots.txt", "/sitemap.xml", "/opensearch.xml", "/feeds/search.atom?q=stargate"):
         body = client.get(path, headers={"Host": IDN}).get_data(as_text=True)
         assert f"http://{IDN}/" in body and "пример" not in body, path
+    with_port = client.get("/api/search?q=&per_page=1&page=2", headers={"Host": f"{IDN}:8000"},
+                           environ_overrides={"SERVER_PORT": "8000"})
+    assert with_port.status_code == 200 and f"<http://{IDN}:8000/api/search?" in with_port.headers["Link"]
 
 
 @pytest.mark.parametrize("path", ["/api/search?q=&per_page=1&page=2", "/robots.txt", "/opensearch.xml", "/"])

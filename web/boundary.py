@@ -128,8 +128,9 @@ def _spelled(host: str) -> bool:
     none: werkzeug's IRI of it raised UnicodeError, a 500 on every page writing an absolute link)."""
     if "xn--" not in host.lower():
         return True
+    name = host.rpartition(":")[0] if ":" in host else host  # its port aside ("xn--e1afmkfd.xn--p1ai:8000")
     try:
-        host.encode("ascii").decode("idna")
+        name.encode("ascii").decode("idna")
     except UnicodeError:
         return False
     return True
