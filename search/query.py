@@ -1232,11 +1232,12 @@ def _as_the_index_has(word: str, typed: str, vocabulary: Vocabulary, known: bool
     singular; when it has it, the singular of a plural that is the same word: a lower-case plural
     some pages write ("gpus", 1 of 64k) when documents write the singular as an acronym ("GPU"), a
     model number's plural ("H100s"; ``_same_as_singular``)."""
-    other = _other_spelling(typed)
+    spelled = _other_spelled(typed)
+    other = _single_term(spelled) if spelled else None
     if not known:
         spelled, how = (other, "spelling") if other else (_acronym_singular(typed), "singular")
         return (how, spelled) if spelled and spelled != word and vocabulary.contains(spelled) else None
-    if other and other != word and vocabulary.contains(other) and vocabulary.writes(_other_spelled(typed) or "", other):
+    if spelled and other and other != word and vocabulary.contains(other) and vocabulary.writes(spelled, other):
         # Known, and written the other way too: the same word ("programme" is also the stem of
         # "Programmable", and "stargate programme" missed every page on the Stargate "program").  Written
         # so by some page: "liber" is the stem of "Liberation", and "libre" listed Liberation fonts first.
@@ -1504,20 +1505,17 @@ def _joined(
     unknown to it, made one concept: "fluid stack" asks for Fluidstack.  The pair's words together
     are asked for as typed (no page holds both); the joined word weighs as a synonym, and is offered
     as the correction."""
-    out: list[Concept] = []
     corrections: list[Correction] = []
-    i = 0
-    while i < len(concepts):
-        a = concepts[i]
-        b = concepts[i + 1] if i + 1 < len(concepts) else None
-        word = _joined_word(text, a, b, vocabulary) if b is not None else None
-        if word is None or b is None or a.span is None or b.span is None:
-            out.append(a)
-            i += 1
-            continue
+
+    def joined(a: Concept, b: Concept) -> Concept | None:
+        word = _joined_word(text, a, b, vocabulary)
+        if word is None or a.span is None or b.span is None:
+            return None
         span = (a.span[0], b.span[1])
         parts = (a.alternatives[0], b.alternatives[0])
-        out.append(Concept(
+        if _number_and_unit(a.text + b.text) is None:  # "13.72 GB" is how "13.72GB" is written: no misspelling
+            corrections.append(Correction(span, text[span[0] : span[1]], word, 1))
+        return Concept(
             text=text[span[0] : span[1]],
             alternatives=(
                 # No words to mark: one of them no page has, so no page holds the two ("stack" was marked in
@@ -1526,11 +1524,21 @@ def _joined(
                 Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT)),
             ),
             span=span,  # no loose words: "fluid stack" is Fluidstack, not a page with "stack" alone
-        ))
-        if _number_and_unit(a.text + b.text) is None:  # "13.72 GB" is how "13.72GB" is written: no misspelling
-            corrections.append(Correction(span, text[span[0] : span[1]], word, 1))
-        i += 2
-    return out, corrections
+        )
+
+    return _pairs_made_one(concepts, joined), corrections
+
+
+def _pairs_made_one(concepts: Sequence[Concept], made: Callable[[Concept, Concept], Concept | None]) -> list[Concept]:
+    """Return *concepts* with each pair of neighbours that *made* makes one concept replaced by it,
+    from the left (a concept is in one pair at most)."""
+    out: list[Concept] = []
+    i = 0
+    while i < len(concepts):
+        one = made(concepts[i], concepts[i + 1]) if i + 1 < len(concepts) else None
+        out.append(concepts[i] if one is None else one)
+        i += 1 if one is None else 2
+    return out
 
 
 def _amounts(text: str, concepts: list[Concept], vocabulary: Vocabulary, synonyms: Synonyms | None) -> list[Concept]:
@@ -1539,18 +1547,7 @@ def _amounts(text: str, concepts: list[Concept], vocabulary: Vocabulary, synonym
     "$50B") or with the unit's other name ("10 gigawatts"). A unit is a word the pages write on a
     number: the index holds the two written on for this number ("10gw", or "50b" for a billion).
     Apart, "10 GW" found the "10" of "10MW" and the "GW" of "1GW" in one section, and marked both."""
-    out: list[Concept] = []
-    i = 0
-    while i < len(concepts):
-        a = concepts[i]
-        b = concepts[i + 1] if i + 1 < len(concepts) else None
-        if b is not None and (amount := _amount(text, a, b, vocabulary, synonyms)) is not None:
-            out.append(amount)
-            i += 2
-            continue
-        out.append(a)
-        i += 1
-    return out
+    return _pairs_made_one(concepts, lambda a, b: _amount(text, a, b, vocabulary, synonyms))
 
 
 def _amount(text: str, a: Concept, b: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None) -> Concept | None:

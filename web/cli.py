@@ -230,9 +230,14 @@ def _silenced(stream) -> None:  # type: ignore[no-untyped-def]
     """Point *stream*'s file descriptor at /dev/null: what it still holds is flushed there at exit,
     not raised again as "Exception ignored … BrokenPipeError" (Python's advice for a closed pipe)."""
     try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        fileno = stream.fileno()
     except (OSError, ValueError, AttributeError):
-        pass  # no descriptor (a test's captured output): nothing will be flushed to it
+        return  # no descriptor (a test's captured output): nothing will be flushed to it
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fileno)
+    finally:
+        os.close(null)
 
 
 def _reported(message: str, err: bool = False) -> None:
@@ -716,7 +721,6 @@ def _print_results(result: SearchResult, as_json: bool) -> None:
             click.echo(f"     {click.style(summary(hit.explanation), dim=True)}")
 
 
-
 def _way_text(way: WayOut) -> str:
     """Return a way out of an empty result as the page words it, with the option or query that takes it."""
     if way.kind == "without":
@@ -771,7 +775,7 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
                 raise click.ClickException(f"cannot publish to {target}: {exc}") from None
             moved = "already served" if report.previous == report.snapshot else f"was {report.previous or 'nothing'}"
             _reported(f"published snapshot {report.snapshot} in {target} ({moved}; "
-                       f"{report.copied_bytes / 1e6:.1f} MB copied in {report.seconds:.2f} s)")
+                      f"{report.copied_bytes / 1e6:.1f} MB copied in {report.seconds:.2f} s)")
 
 
 @main.command()

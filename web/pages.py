@@ -108,12 +108,12 @@ def _shown(value: str) -> bool:
     return value.isprintable() or all(c.isprintable() or c in " \t" for c in value)
 
 
-def retry_query(param: str | None) -> str:
+def retry_query() -> str:
     """Return the query an error page's search box keeps: the reader's, also when the query was what
     could not be used but can be edited (17 prefixes, or given twice: the first), so one ``*`` can be
     taken out and searched again (the box was emptied); not bytes that were no UTF-8, a control or
-    bidi character or more than MAX_QUERY_CHARS, which cannot be shown again as typed (whichever
-    parameter the page names: a duplicated 'page' repeated "a\x00b\x1b[2J" into the box)."""
+    bidi character or more than MAX_QUERY_CHARS, which cannot be shown again as typed, whichever
+    parameter the page names (a duplicated 'page' repeated "a\x00b\x1b[2J" into the box)."""
     query = request.args.get("q", "")
     shown = len(query) <= MAX_QUERY_CHARS and _shown(query) and sent_as_text("q")
     return query if shown else ""
