@@ -126,8 +126,12 @@ def _typed_word(prefix: str) -> tuple[str, str]:
 
 def check_prefix(q: str | None) -> str:
     """Return the prefix *q* with spaces collapsed and invisible marks dropped (as a search drops
-    them), or raise InvalidParameter naming 'q'."""
-    text = " ".join(INVISIBLE.sub("", q or "").split())
+    them), one space kept at its end when it ends with some (the last word is then whole: "the "
+    is not completed to "theoretical"), or raise InvalidParameter naming 'q'."""
+    visible = INVISIBLE.sub("", q or "")
+    text = " ".join(visible.split())
+    if text and visible[-1].isspace():
+        text += " "
     if "\x00" in text:
         raise InvalidParameter("q", "'q' may not contain a NUL character")
     if len(text) > MAX_PREFIX_CHARS:
@@ -271,6 +275,17 @@ class _Candidates:
             ranked.extend((rank, Suggestion(before + surface.split("-", typed_parts)[-1], "term")) for rank, surface in found)
         return ranked + self._joined(before, last)
 
+    def _whole(self, prefix: str) -> list[tuple[_Rank, Suggestion]]:
+        """Return the last word of *prefix*, typed whole, as the pages most often write it ("nvidia "
+        gives "NVIDIA"), when it is a word offered (inside a word, "openai's ", nothing)."""
+        before, last = _typed_word(prefix)
+        key = fold(last)
+        bare = before.rstrip(_OPERATORS)
+        if not last or key not in self.terms or (bare and not bare[-1].isspace()):
+            return []
+        surface, count = self.terms[key]
+        return [((0, KIND_ORDER["term"], 1, 0, -count, len(key), key), Suggestion(before + surface, "term"))]
+
     def _written_glued(self, start: str, found: list[tuple[_Rank, str]], limit: int) -> list[tuple[_Rank, str]]:
         """Return the first *limit* words of *found* (ranked) that some page writes after *start*, the
         hyphenated word's typed parts, as the search reads the word glued so: its words side by side.
@@ -325,7 +340,9 @@ class _Candidates:
         return shared
 
     def complete(self, prefix: str, limit: int) -> list[Suggestion]:
-        """Return up to *limit* completions of *prefix*, best first."""
+        """Return up to *limit* completions of *prefix*, best first; a prefix ending with a space
+        ends with a whole word, completed by what starts with it, not by longer words."""
+        whole = prefix[-1:].isspace()
         prefix = " ".join(prefix.split())
         folded = fold(prefix)
         if not folded:
@@ -341,11 +358,17 @@ class _Candidates:
             needle = " " + folded
             for cand in self.phrases:
                 at = cand.folded.find(needle)
+                if whole:  # the word typed whole: "open " is "Open-source training tools", not "OpenAI"
+                    while at >= 0 and cand.folded[at + len(needle) : at + len(needle) + 1] not in ("", " "):
+                        at = cand.folded.find(needle, at + 1)
                 if at < 0:
                     continue
                 kind = cand.suggestion.kind
                 ranked.append(((0 if at == 0 else 1, KIND_ORDER[kind], 0, 0, -cand.weight, len(cand.folded), cand.folded), cand.suggestion))
-        ranked += self._words(*_typed_word(prefix), limit)
+        if whole:
+            ranked += self._whole(prefix)
+        else:
+            ranked += self._words(*_typed_word(prefix), limit)
         ranked.sort(key=lambda pair: pair[0])
         chosen: list[Suggestion] = []
         per_kind: Counter[str] = Counter()

@@ -17,7 +17,7 @@ def suggest(client, q: str) -> list[dict[str, str]]:
     response = client.get("/api/suggest", query_string={"q": q})
     assert response.status_code == 200
     body = response.get_json()
-    assert body["query"] == " ".join(q.split())
+    assert body["query"] == " ".join(q.split()) + (" " if q.strip() and q[-1].isspace() else "")
     return body["suggestions"]
 
 
@@ -27,6 +27,10 @@ def terms(client, q: str) -> list[str]:
 
 def starts_a_word(prefix: str, text: str) -> bool:
     return (" " + fold(text)).find(" " + fold(prefix)) >= 0
+
+
+def holds_word(word: str, text: str) -> bool:
+    return f" {word} " in f" {fold(text)} "
 
 
 def test_titles_and_words_complete_a_prefix(client):
@@ -179,9 +183,29 @@ def test_an_exclusion_is_not_completed_into_a_link_to_what_it_excludes(client, q
     assert all(s["kind"] == "term" and s["url"] is None for s in suggest(client, q))
 
 
-@pytest.mark.parametrize("q", ["STARG", "  starg ", "Stárg"])
+@pytest.mark.parametrize("q", ["STARG", "  starg", "Stárg"])
 def test_case_spaces_and_accents_do_not_matter(client, q):
     assert suggest(client, q) == suggest(client, "starg")
+
+
+@pytest.mark.parametrize("q", ["the ", "open ", "data ", "stargate  ", "nvidia\t"])
+def test_a_space_after_the_last_word_makes_it_whole(client, q):
+    """A reader who typed "open " has finished the word: "OpenAI" and "theoretical" are not what it starts."""
+    found = suggest(client, q)
+    assert found
+    assert all(holds_word(fold(q), s["text"]) for s in found), found
+
+
+@pytest.mark.parametrize(("q", "longer"), [("the", "theoretical"), ("open", "OpenAI"), ("data", "datacenter")])
+def test_a_word_typed_whole_is_not_completed_to_a_longer_one(client, q, longer):
+    assert longer in [s["text"] for s in suggest(client, q)]
+    assert longer not in [s["text"] for s in suggest(client, q + " ")]
+
+
+def test_a_word_typed_whole_is_offered_as_the_pages_write_it(client):
+    assert [s["text"] for s in suggest(client, "stargate ") if s["kind"] == "term"] == ["Stargate"]
+    assert terms(client, "-stargate ") == ["-Stargate"]
+    assert suggest(client, "starg ") == []  # no page writes "starg"
 
 
 @pytest.mark.parametrize("q", ["", "   ", "!!!", "zzqqxxv"])

@@ -125,7 +125,9 @@ DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z;
               "date is published, else first_seen. Empty (a form's blank date field): no bound. An offset's + sent "
               "unencoded reads as a space in a URL (2024-05-01T09:30 02:00): it is taken as the +.")
 
-PREFIX = {"name": "q", "in": "query", "description": "What has been typed so far.",
+PREFIX = {"name": "q", "in": "query", "description": (
+              "What has been typed so far; a space at its end (kept, one, in the answer's query) makes the last "
+              "word whole: 'open ' is completed by what holds the word open, not by 'OpenAI'."),
           "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}}
 BAD_PARAMETER = "A parameter is invalid, or its percent-encoding is not UTF-8 (x=%FF); error.param names it."
 # Every route checks its query string so, even one reading no parameter (an unknown one is otherwise ignored).

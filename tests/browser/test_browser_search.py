@@ -406,3 +406,15 @@ def test_a_completion_bolds_the_letters_typed_and_reads_in_its_own_direction(pag
     assert texts.nth(0).locator("b").inner_text() == "data"
     assert [texts.nth(i).get_attribute("dir") for i in range(2)] == ["auto", "auto"]
     assert texts.nth(1).evaluate("node => getComputedStyle(node).direction") == "rtl"
+
+
+def test_a_space_typed_after_a_word_offers_what_holds_it_whole(page: Page):
+    """"open" offers OpenAI; "open " (the word finished) offers the open-source pages, not OpenAI."""
+    page.goto("/")
+    box = page.locator("#q")
+    options = page.get_by_role("listbox", name="Suggestions").get_by_role("option")
+    box.press_sequentially("open", delay=40)
+    expect(options.filter(has_text=re.compile(r"^OpenAI"))).not_to_have_count(0)
+    box.press("Space")
+    expect(options.first).to_contain_text(re.compile(r"open[- ]source", re.I))
+    expect(options.locator(".s-text").filter(has_text=re.compile(r"^OpenAI$"))).to_have_count(0)

@@ -230,7 +230,9 @@
       if (controller) { controller.abort(); }
       if (!typed) { render("", []); return; }
       controller = window.AbortController ? new AbortController() : null;
-      fetch("/api/suggest?q=" + encodeURIComponent(typed), {
+      // A space typed after the last word is sent: that word is whole ("the " is not "theoretical").
+      var sent = /\s$/.test(box.value) ? typed + " " : typed;
+      fetch("/api/suggest?q=" + encodeURIComponent(sent), {
         headers: { Accept: "application/json" },
         signal: controller ? controller.signal : undefined
       }).then(function (response) {
