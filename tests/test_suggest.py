@@ -330,3 +330,14 @@ def test_a_name_typed_whole_offers_the_document_it_names_first(tmp_path):
         first = suggest(client, typed)[0]
         assert (first["kind"], first["url"]) == ("title", f"/events/{name}"), typed
     assert all(s["url"] != "/events/pkg-gimp" for s in suggest(client, "gim"))  # a name is typed whole
+
+
+@pytest.mark.parametrize("q", ["stargate mi", "michigan starg", "stargate in michigan "])
+def test_titles_holding_the_words_typed_apart_are_offered(client, q):
+    """"stargate mi" offered no title: "Expanding Stargate to Michigan" holds the words, not side by side."""
+    titles = [s for s in suggest(client, q) if s["kind"] == "title"]
+    assert "Expanding Stargate to Michigan" in [s["text"] for s in titles]
+    for s in titles:
+        words = f" {fold(s['text'])} "
+        assert " stargate" in words and " michigan" in words, s
+
