@@ -99,3 +99,31 @@ def test_text_grows_with_the_readers_font_size(browser: Browser, base_url: str):
         assert overflow <= 0
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport, font", [({"width": 390, "height": 844}, 32), ({"width": 320, "height": 640}, 32)])
+def test_pages_fit_a_phone_with_a_large_default_font(browser: Browser, base_url: str, viewport, font):
+    """A reader's larger default font (WCAG 1.4.4, 1.4.10): the sort links ran 204 px off a 390 px screen."""
+    context = browser.new_context(base_url=base_url, viewport=viewport)
+    page = context.new_page()
+    try:
+        context.new_cdp_session(page).send("Page.setFontSizes", {"fontSizes": {"standard": font}})
+        for url in ("/?q=stargate", "/?q=gpu&page=2", "/?topic=chips-accelerators"):
+            page.goto(url)
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, f"{url} is {overflow}px wider than a {viewport['width']}px screen at a {font}px font"
+    finally:
+        context.close()
+
+
+def test_a_mark_is_told_without_its_colour(browser: Browser, base_url: str):
+    """Underlined as well as tinted (WCAG 1.4.1), and so on paper, where a background is not printed."""
+    context = browser.new_context(base_url=base_url)
+    page = context.new_page()
+    try:
+        page.goto("/?q=stargate")
+        for media in ("screen", "print"):
+            page.emulate_media(media=media)
+            assert "underline" in page.locator(".hit mark").first.evaluate("m => getComputedStyle(m).textDecorationLine")
+    finally:
+        context.close()

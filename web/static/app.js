@@ -56,6 +56,10 @@
   // Back to a page: its boxes and dates as its address says, not as they were left (Chromium puts
   // back the values of the page's last visit, and the next tick then applied a filter undone).
   window.addEventListener("pageshow", function () {
+    // Back from the back/forward cache shows the page as it was left: the box holds what was typed
+    // next, above results for what it said.  It says what the results are for again.
+    var q = document.getElementById("q");
+    if (q) { q.value = q.defaultValue; }
     document.querySelectorAll(".facet-form input").forEach(function (input) {
       if (input.type === "checkbox") {
         input.checked = input.defaultChecked;
@@ -101,7 +105,10 @@
     announce.setAttribute("role", "status");
     announce.setAttribute("aria-live", "polite");
     document.body.appendChild(announce);
-    window.setTimeout(function () { announce.textContent = summary.textContent.replace(/\s+/g, " ").trim(); }, 300);
+    // What is hidden from screen readers ("in 3 ms") is not read out here either.
+    var spoken = summary.cloneNode(true);
+    spoken.querySelectorAll("[aria-hidden=true]").forEach(function (node) { node.remove(); });
+    window.setTimeout(function () { announce.textContent = spoken.textContent.replace(/\s+/g, " ").trim(); }, 300);
   }
 
   setUpSuggestions(document.getElementById("q"));
@@ -115,6 +122,7 @@
     list.className = "suggestions";
     list.setAttribute("role", "listbox");
     list.setAttribute("aria-label", "Suggestions");
+    list.tabIndex = -1;  // a list long enough to scroll took Tab from the box, then closed under it (focus lost)
     list.hidden = true;
     combo.appendChild(list);
     var status = document.createElement("div");
@@ -141,6 +149,8 @@
       box.setAttribute("aria-expanded", "false");
       status.textContent = "";  // "8 suggestions…" is no longer true once the list is closed
     }
+    // Back from the back/forward cache: the list left open over the page it led away from is closed.
+    window.addEventListener("pageshow", function (event) { if (event.persisted) { close(); } });
 
     function highlight(index) {
       var options = list.children;
