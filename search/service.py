@@ -36,8 +36,8 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import (
-    ParsedQuery, Vocabulary, asked_text, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
-    keep_informative, negation_offers, short_prefixes, typed_marks,
+    ParsedQuery, Vocabulary, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
+    keep_informative, meaning_text, negation_offers, short_prefixes, typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -345,7 +345,7 @@ class SearchService:
         expanded = expand(parsed, vocabulary, snap.synonyms)
         if text is not params.q and expanded.text == text:  # a suggestion is written as typed
             expanded = replace(expanded, text=params.q)
-        return _Asked(expanded, vocabulary, dropped, _near(snap, asked_text(text)), text)
+        return _Asked(expanded, vocabulary, dropped, _near(snap, meaning_text(text, lambda word: vocabulary.contains(word) and not vocabulary.acronym(word))), text)
 
     def _vocabulary(self, snap: Snapshot) -> Vocabulary:
         return self._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer, snap.synonym_words, snap.named)

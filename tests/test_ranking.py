@@ -160,6 +160,22 @@ def test_a_document_that_shares_no_word_can_be_found_by_meaning_and_says_so(mean
     assert meaning_client.get("/api/search?q=pastry+kitchen").get_json()["total"] == 0
 
 
+def meanings(client, q: str) -> list[tuple[str, float | None]]:
+    body = client.get("/api/search", query_string={"q": q, "explain": 1, "per_page": 50}).get_json()
+    return [(h["id"], (h["explanation"].get("meaning") or {}).get("cosine")) for h in body["hits"]]
+
+
+@pytest.mark.parametrize("typed", ["MEMORY", "ｍｅｍｏｒｙ", "memory 🚀"])
+def test_a_word_means_the_same_in_capitals_full_width_or_beside_an_emoji(client, typed):
+    """The model reads case and compatibility forms: "LIBC" had a cosine of 0.24 with the libc pages,
+    "libc" 0.73, and gave 20 fewer results; "ｐｏｗｅｒ ｄｅｌｉｖｅｒｙ" 0.12 for 0.45 (a QA pass)."""
+    assert meanings(client, typed) == meanings(client, "memory")
+
+
+def test_an_acronym_keeps_its_capitals_in_meaning(client):
+    assert meanings(client, "TPU") != meanings(client, "tpu")  # the pages write TPU: typed so, nearer
+
+
 def test_the_semantic_switch_turns_meaning_off(meaning_client, monkeypatch):
     monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
     assert meaning_client.get("/api/search?q=automobile").get_json()["total"] == 0
