@@ -385,6 +385,14 @@ def _prefix_of(typed: str, analyzer: Analyzer) -> str | None:
     return folded[-1] if folded and len(folded[-1]) >= PREFIX_MIN_CHARS else None
 
 
+def _long_enough(typed: str) -> bool:
+    """Return whether a word typed before a star is long enough to be a prefix (``_prefix_of``)."""
+    return _prefix_of(typed, _FOLDING) is not None
+
+
+_FOLDING = text_analyzer()  # for _long_enough: the index's chain (its no_morph folding, as _prefix_of reads it)
+
+
 # A word typed right before a star, as the parser takes it for a prefix ("gpu*", "u.s*").
 _STARRED = re.compile(r"(?<![\w*])([^\W_][\w'’.-]*)\*")
 
@@ -1093,8 +1101,11 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
         if type(node) is wq.Phrase:  # not corrected: excluding a guess could leave out wanted pages
             other = _phrase_written_as(text, node, vocabulary, written, typos=False)
             return node if other is None else wq.Or([node, other])
-        if type(node) is wq.Term and (span := _typed_span(node)) and text[span[0] : span[1]].endswith("*"):
+        if (type(node) is wq.Term and (span := _typed_span(node)) and text[span[0] : span[1]].endswith("*")
+                and _long_enough(text[span[0] : span[1] - 1])):
             # An excluded prefix leaves out what it finds ("openai -nvid*" excluded the stem "nvid").
+            # One too short to be a prefix is its word, as it is searched: "editor -e*" left out every
+            # page holding a word starting with "e", the editors too (a QA pass).
             words = [w for w in vocabulary.prefixed(str(node.text), PREFIX_LIMIT) if w != node.text]
             return wq.Or([node, *(wq.Term(node.fieldname, w) for w in words)]) if words else node
         return node.apply(respelled)
