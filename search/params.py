@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, replace
+from collections.abc import Iterator
 from typing import Protocol
 
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
@@ -79,6 +80,7 @@ class InvalidParameter(ValueError):
 class MultiMapping(Protocol):
     def get(self, key: str, default: str | None = None) -> str | None: ...
     def getlist(self, key: str) -> list[str]: ...
+    def __iter__(self) -> Iterator[str]: ...  # the names given
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +149,7 @@ def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> in
 def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
     # ``topic[]=a&topic[]=b`` is how jQuery's $.param, the qs library (axios's default) and PHP's forms
     # write a list: the same filter.  Ignored as an unknown parameter, it searched everything unfiltered.
-    given = args.getlist(name) + args.getlist(name + "[]")
+    given = args.getlist(name) + args.getlist(name + "[]") + _indexed(args, name)
     if not given:  # the usual case: most requests name no filter at all
         return ()
     for value in given:  # before the value is read as the corpus stores it, which drops control characters
@@ -159,6 +161,16 @@ def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
         if len(value) > MAX_FILTER_CHARS:
             raise InvalidParameter(name, f"each '{name}' value may be at most {MAX_FILTER_CHARS} characters")
     return tuple(dict.fromkeys(values))
+
+
+def _indexed(args: MultiMapping, name: str) -> list[str]:
+    """Return the values of *name* written as a numbered list (``topic[0]=a&topic[1]=b``: how qs by
+    default and PHP's http_build_query write one), in their numbers' order.  Read as an unknown
+    parameter, such a filter searched everything unfiltered (a QA pass)."""
+    start = name + "["
+    numbered = [(key, key[len(start) : -1]) for key in args if key.startswith(start) and key.endswith("]")]
+    found = [(int(number), key) for key, number in numbered if number.isascii() and number.isdigit() and len(number) <= 6]
+    return [value for _, key in sorted(found) for value in args.getlist(key)]
 
 
 def _check_text(name: str, value: str) -> None:
@@ -228,6 +240,9 @@ class _Chosen:
 
     def getlist(self, key: str) -> list[str]:
         return self._args.getlist(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._args)
 
 
 def parse_params(args: MultiMapping) -> SearchParams:

@@ -64,7 +64,8 @@ def test_robots_keep_crawlers_off_every_search_link_a_results_page_has(client):
     pages = {link for link in links if link.startswith(("/events/", "/guides/"))}
     assert pages
     for fetch in can_fetch:
-        listed = {"/?topic[]=compute-deals", "/?topic%5B%5D=compute-deals", "/?entity%5b%5d=openai&q=x"}  # a filter as a list
+        listed = {"/?topic[]=compute-deals", "/?topic%5B%5D=compute-deals", "/?entity%5b%5d=openai&q=x",  # a filter as a list
+                  "/?topic[0]=compute-deals", "/?kind%5B1%5D=event"}
         for link in searches | listed | {"/feeds/search.atom?q=training", "/api/search?q=training", "/metrics"}:
             assert not fetch(HOST.rstrip("/") + link), link
         for link in pages | {"/", "/sitemap.xml", "/static/style.css"}:

@@ -10,7 +10,7 @@ are made in web/errors.py.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -101,6 +101,9 @@ class _Args:
 
     def getlist(self, key: str) -> list[str]:
         return self._lists.get(key, [])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lists)
 
 
 @bp.get("/api/search")

@@ -49,10 +49,11 @@ SITEMAP_CACHE_BYTES = 8_000_000
 # JSON API, the feeds (a feed reader does not read robots.txt), the metrics and the health check.
 # Each search parameter that may come first, not "/?": Python's urllib.robotparser, which some
 # crawlers use, reads "Disallow: /?" as "Disallow: /" (it drops the empty query) and keeps off everything.
-# A filter is also read written as a list ("topic[]=a", as jQuery and PHP send it): that search too,
-# with its brackets as sent and percent-encoded (a QA pass found "/?topic%5B%5D=…" open to crawlers).
+# A filter is also read written as a list ("topic[]=a", "topic[0]=a", as jQuery, qs and PHP send it):
+# that search too, with its bracket as sent and percent-encoded (a QA pass found "/?topic%5B%5D=…"
+# open to crawlers).  A rule is a prefix: "/?topic[" covers every list form.
 DISALLOWED = (*(f"/?{name}=" for name in sorted(PAGE_PARAMS)),
-              *(f"/?{name}{brackets}=" for name in sorted(FILTERS) for brackets in ("[]", "%5B%5D")),
+              *(f"/?{name}{bracket}" for name in sorted(FILTERS) for bracket in ("[", "%5B")),
               "/api/", "/feeds/", "/metrics", "/healthz")
 
 

@@ -64,8 +64,9 @@ def _filter(name: str, description: str, pattern: str = NO_NUL_PATTERN, case: st
     return {
         "name": name,
         "in": "query",
-        "description": (f"{description} Repeat it to allow several values (they combine with OR); {name}[]=… (as "
-                        f"jQuery, qs and PHP write a list) is read as {name}, and the two count together.{in_case}"),
+        "description": (f"{description} Repeat it to allow several values (they combine with OR); {name}[]=… and "
+                        f"{name}[0]=…&{name}[1]=… (as jQuery, qs and PHP write a list) are read as {name}, and count "
+                        f"together with it.{in_case}"),
         "style": "form",
         "explode": True,
         "schema": {
