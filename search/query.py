@@ -789,10 +789,13 @@ def _excluded_words(text: str, limit: int) -> Iterator[tuple[re.Match[str], tupl
         yield match, None if word_end is None else (match.start(1), match.start(1) + word_end.end(1))
 
 
-def excluded_words(text: str, limit: int = MAX_EXCLUDED_CHECKED) -> list[str]:
-    """Return the single words *text* excludes, as typed ("-Amazon", "NOT amazon's": "Amazon", "amazon")."""
+def excluded_words(text: str, limit: int = MAX_EXCLUDED_CHECKED, whole: bool = False) -> list[str]:
+    """Return the single words *text* excludes, as typed ("-Amazon", "NOT amazon's": "Amazon", "amazon");
+    *whole*: each word excluded as typed whole, hyphenated too ("-chromium-driver", a package's name)."""
     if not _SYNTAX.search(text):
         return []
+    if whole:
+        return [match.group(1).rstrip(".,;:!?") for match, _span in _excluded_words(text, limit)]
     return [text[span[0] : span[1]] for _match, span in _excluded_words(text, limit) if span is not None]
 
 

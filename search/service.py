@@ -784,7 +784,9 @@ class _Found:
                 # finds them: "anthropic -amazon" kept the page on "three AWS data centers".
                 if (slug := snap.organisation(typed)) is not None:
                     excluded = excluded | snap.facet_docs["entities"][slug]
-                # So does a document's name the document ("web browser -chromium": the package chromium).
+            for typed in excluded_words(params.q, whole=True) if parsed.excluded is not None else ():
+                # So does a document's name the document ("web browser -chromium": the package chromium;
+                # "selenium webdriver -chromium-driver", a name a hyphen joins, kept it: a QA pass).
                 if (name := snap.named(typed)) is not None:
                     excluded = excluded | {name}
             matched = set()

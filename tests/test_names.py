@@ -281,3 +281,14 @@ def test_excluding_a_name_leaves_out_the_package_it_names(packages):
     assert "pkg-docker" not in kept
     assert "pkg-gimp" not in [h["id"] for h in _search(client, q="picture editor -gimp")["hits"]]
     assert "pkg-gimpx" in [h["id"] for h in _search(client, q="picture editor -gimp")["hits"]]  # another name
+
+
+@pytest.mark.parametrize("q", ["gimp -gimp-help-en", "gimp -gimp-data.", "gimp NOT gimp-help-en"])
+def test_excluding_a_hyphenated_name_leaves_out_the_package_it_names(packages, q):
+    # "selenium webdriver -chromium-driver" kept chromium-driver (64k Debian, a QA pass): only a
+    # single word was looked up as a name.
+    _, client = packages
+    name = "pkg-" + q.split()[-1].removeprefix("-").rstrip(".")
+    assert name in [h["id"] for h in _search(client, q="gimp")["hits"]]
+    kept = [h["id"] for h in _search(client, q=q)["hits"]]
+    assert name not in kept and "pkg-gimp" in kept
