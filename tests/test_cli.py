@@ -235,6 +235,47 @@ def test_serve_keeps_serving_the_published_index_when_a_changed_source_no_longer
     assert "the rebuild failed" in result.output and "docs.jsonl:2" in result.output
 
 
+def test_serve_does_not_rebuild_over_a_rollback_from_changed_sources(tmp_path, monkeypatch):
+    # A QA pass: restarted after a rollback, serve rebuilt from the changed sources and published
+    # again the build that had been rolled back from.
+    from web import create_app
+
+    execs: list[list[str]] = []
+    index_dir = tmp_path / "index"
+    monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(index_dir))
+    monkeypatch.setattr(os, "execv", lambda path, args: execs.append(args))
+    monkeypatch.setenv("TOPICHUB_SEMANTIC", "0")
+    doc = {"id": "a", "title": "Alpha", "summary": "First.", "topics": ["t"]}
+    source = write_jsonl(tmp_path / "docs.jsonl", [doc])
+    assert CliRunner().invoke(main, ["build", str(source), "--index-dir", str(index_dir)]).exit_code == 0
+    good = store.current_id(index_dir)
+    write_jsonl(source, [doc, {"id": "b", "title": "Bad", "summary": "Wrong.", "topics": ["t"]}])
+    assert CliRunner().invoke(main, ["build", str(source), "--index-dir", str(index_dir)]).exit_code == 0
+    bad = store.current_id(index_dir)
+    assert bad != good
+    assert CliRunner().invoke(main, ["rollback", "--index-dir", str(index_dir)]).exit_code == 0
+    assert store.current_id(index_dir) == good
+
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(index_dir), "--port", str(free_port())])
+    assert result.exit_code == 0 and execs, result.output
+    assert store.current_id(index_dir) == good and store.snapshot_ids(index_dir) == [good, bad]  # nothing built
+    assert "rebuilding" not in result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and f"snapshot {good} was rolled back to" in warnings[0], result.stderr
+    assert f"`topichub build SOURCES --index-dir {index_dir}`" in warnings[0]
+    health = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client().get("/healthz").get_json()
+    assert health["snapshot"] == good and health["sources_changed"] is True  # still true: they did change
+
+    # An explicit build publishes as usual, and serve rebuilds from changed sources again after it.
+    assert CliRunner().invoke(main, ["build", str(source), "--index-dir", str(index_dir)]).exit_code == 0
+    rebuilt = store.current_id(index_dir)
+    assert rebuilt not in (good, bad)
+    write_jsonl(source, [doc])
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(index_dir), "--port", str(free_port())])
+    assert result.exit_code == 0 and "the sources changed since the index was built: rebuilding it" in result.stderr
+    assert store.current_id(index_dir) not in (good, bad, rebuilt)
+
+
 def test_serve_says_in_one_line_when_its_port_is_taken(built, monkeypatch):
     import socket
 

@@ -423,17 +423,33 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
         )
     # Built before vectors existed (no key), or with another model: rebuilt as for a schema change.
     stale_vectors = "semantic" not in meta or (meta["semantic"] is not None and not same_model(meta["semantic"]))
-    if stale_vectors and semantic_enabled() and sources and all(p.exists() for p in sources):
+    changed = SourceWatch().changed(sources, meta.get("fingerprint"))
+    # Served by a rollback, from sources changed since: a rebuild published them again, the build
+    # rolled back from (a QA pass: the restart after a rollback undid it).  An explicit build still does.
+    withdrawn = _rolled_back_from(index_dir) if changed else []
+    if stale_vectors and semantic_enabled() and sources and all(p.exists() for p in sources) and not withdrawn:
         return "the index has no vectors of the installed model: rebuilding it from its sources", sources
-    if SourceWatch().changed(sources, meta.get("fingerprint")):
+    if changed:
         if not all(p.exists() for p in sources):
             click.echo("warning: some sources of the index are gone; serving it as it is", err=True)
         elif meta.get("updates"):
             click.echo("warning: the sources changed since the build, but updates were applied since; "
                        "serving it as it is (run `topichub build` to rebuild)", err=True)
+        elif withdrawn:
+            click.echo(f"warning: the sources changed since the build, but snapshot {store.current_id(index_dir)} "
+                       f"was rolled back to (from {withdrawn[0]}); serving it as it is, not rebuilt (run "
+                       f"`topichub build SOURCES --index-dir {index_dir}` to rebuild)", err=True)
         else:
             return "the sources changed since the index was built: rebuilding it", sources
     return None
+
+
+def _rolled_back_from(index_dir: Path) -> list[str]:
+    """Return the kept snapshots newer than the served one that were rolled back from (withdrawn),
+    newest first: none unless the served snapshot was reached by a rollback."""
+    served = store.current_id(index_dir) or ""
+    return [name for name in reversed(store.snapshot_ids(index_dir))
+            if name > served and store.withdrawn(store.snapshots_dir(index_dir) / name) is not None]
 
 
 def _servable(index_dir: Path) -> bool:
@@ -573,7 +589,8 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     """Serve the search page and API under gunicorn.
 
     Builds the index first when there is none, when it was built with another schema version, or
-    when its sources changed since the build (unless updates were applied to it since).
+    when its sources changed since the build (unless updates were applied to it since, or it was
+    rolled back to).
     """
     _check_environment()
     _check_metrics_room(workers)
