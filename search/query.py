@@ -1339,13 +1339,21 @@ def _same_word(how: str, word: str, synonyms: Synonyms | None) -> list[Alternati
 # Quotation marks and dashes as phones and word processors type them ("smart" quotes; "--" made a
 # dash): read as the ASCII marks the syntax is written with, one character for one, so that places
 # in the text still hold (a suggestion is written into the text as typed).
-_TYPED_QUOTES = re.compile("[\u201c\u201d\u201e\u201f\u00ab\u00bb]")
-_TYPED_MINUS = re.compile("(?:^|(?<=[\\s(]))[\u2010\u2011\u2013\u2014\u2212\ufe63\uff0d](?=[\\w\"(\u201c\u201e\u00ab])")
+_TYPED_QUOTES = re.compile("[\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f]")
+_TYPED_MINUS = re.compile("(?:^|(?<=[\\s(]))[\u2010\u2011\u2013\u2014\u2212\ufe63\uff0d](?=[\\w\"(\u201c\u201e\u00ab\u300c\u300e])")
+# Full-width forms, as a Chinese or Japanese input method types Latin letters, digits and marks:
+# read as the ASCII they stand for ("４．５ｇｗ" is "4.5gw", "gpus ＯＲ tpus" an OR, "＂data center＂"
+# a phrase; a QA pass found them read as other words), one character for one.
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_HAS_FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 
 
 def typed_marks(text: str) -> str:
-    """Return *text* with its curly double quotes and guillemets read as '"', and a dash, hyphen or
-    minus sign of another kind that starts a word read as '-' (“data center”, –britain); *text* itself when it has none."""
+    """Return *text* with its curly double quotes, guillemets and corner brackets read as '"', a dash,
+    hyphen or minus sign of another kind that starts a word read as '-' (“data center”, –britain),
+    and its full-width forms as ASCII; *text* itself when it has none."""
+    if _HAS_FULL_WIDTH.search(text):
+        text = text.translate(_FULL_WIDTH)
     if not _TYPED_QUOTES.search(text) and not _TYPED_MINUS.search(text):
         return text
     return _TYPED_MINUS.sub("-", _TYPED_QUOTES.sub('"', text))

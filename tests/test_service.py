@@ -1864,3 +1864,15 @@ def test_a_correction_to_a_word_with_a_letter_folded_to_two_is_written_as_the_pa
     service, _ = letters_apart
     result = service.search(SearchParams(q=typed))
     assert result.suggestion is not None and result.suggestion.text == written and result.hits
+
+
+@pytest.mark.parametrize(("typed", "ascii"), [("４．５ｇｗ", "4.5gw"), ("＂data center＂", '"data center"'),
+                                              ("「data center」", '"data center"'), ("nvidia ＋amd", "nvidia +amd"),
+                                              ("gpus ＯＲ tpus", "gpus OR tpus"), ("stargate\u3000－uk", "stargate -uk")])
+def test_full_width_forms_are_the_syntax_they_stand_for(client, typed, ascii):
+    """As a Chinese or Japanese input method types them: "４．５ｇｗ" was the words "４" and "５ｇｗ" (5
+    results, not the one 4.5 GW page), "gpus ＯＲ tpus" three words (a QA pass)."""
+    answer = lambda q: client.get("/api/search", query_string={"q": q, "per_page": 50}).get_json()
+    typed_answer, ascii_answer = answer(typed), answer(ascii)
+    assert [h["id"] for h in typed_answer["hits"]] == [h["id"] for h in ascii_answer["hits"]]
+    assert typed_answer["total"] == ascii_answer["total"]
