@@ -19,8 +19,10 @@ KIND_LABELS = {EVENT: "Event", GUIDE: "Guide section"}
 # holding an unbalanced override reversed the text after it on the page, a facet chip included):
 # dropped from a record's text when it is loaded (corpus/sanitize.py) and from a query
 # (search/params.py), so "star\u00adgate" copied from a web page is "stargate", one word, as a reader
-# sees it.  ZWJ and ZWNJ are kept: they shape Persian and Indic text and emoji.
-INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# sees it.  ZWJ and ZWNJ are kept where they shape Persian and Indic text and emoji, not between two
+# ASCII letters or digits, where they shape nothing ("star\u200dgate" found nothing: a QA pass).
+INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+                       "|(?<=[A-Za-z0-9])[\u200c\u200d]+(?=[A-Za-z0-9])")
 # What an address may hold that a reader does not see as written: blanks, control characters and the
 # invisible ones (bidirectional overrides among them).
 _UNSEEN_IN_URL = re.compile(r"[\s\x00-\x1f\x7f-\x9f]|" + INVISIBLE.pattern)

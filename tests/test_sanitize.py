@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from corpus.errors import CorpusError
 from corpus.jsonl import load_jsonl
+from corpus.records import normal_text
 from corpus.sanitize import _TAG, ELEMENTS, _clean_in_pieces, _plain, _tag_or_text, plain_text
 from corpus.sources import DEFAULT_DIR, load_corpus
 from index.build import build
@@ -162,7 +163,7 @@ def test_text_is_stored_composed_as_readers_type_it(raw):
 
 
 @pytest.mark.parametrize("mark", ["\u00ad", "\u200b", "\u2060", "\ufeff", "\u200e", "\u200f", "\u2062", "\u034f", "\u180e",
-                                  "\u202e", "\u202a", "\u2066", "\u2069"])
+                                  "\u202e", "\u202a", "\u2066", "\u2069", "\u200d", "\u200c"])
 def test_invisible_marks_inside_words_are_dropped_from_text_and_queries(tmp_path, mark):
     # Copied from a web page, "Star\u00adgate" shows as "Stargate": one word, in the index and in a query.
     doc = {"id": "sg", "title": f"Star{mark}gate reaches Michigan", "summary": f"The cam{mark}pus opens.", "topics": ["t"]}
@@ -174,3 +175,9 @@ def test_invisible_marks_inside_words_are_dropped_from_text_and_queries(tmp_path
     for q in ("stargate campus", f"star{mark}gate cam{mark}pus"):
         result = service.search(parse_params(MultiDict({"q": q})))
         assert [hit.id for hit in result.hits] == ["sg"] and result.query == "stargate campus", q
+
+
+def test_joiners_that_shape_a_script_are_kept():
+    # ZWNJ in Persian ("می‌خواهم") and ZWJ in an emoji sequence are part of what is written.
+    for text in ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\U0001f468\u200d\U0001f469", "\u0915\u094d\u200d\u0937"):
+        assert plain_text(text) == text and normal_text(text) == text
