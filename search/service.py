@@ -283,8 +283,9 @@ class SearchService:
         shown = hint is not None and _shows_correction(snap, asked.parsed, found.allowed)
         in_vain, in_vain_fixed = (), None
         if asked.parsed and asked.vocabulary:
-            also = fixes if shown and written == params.q else []  # the did-you-mean's, in the same places
-            in_vain, in_vain_fixed = exclusion_hint(params.q, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
+            typed = _without_markup(params.q)  # as _understand read it: "-<b>nvdia</b>" excludes "nvdia"
+            also = fixes if shown and written == typed else []  # the did-you-mean's, in the same places
+            in_vain, in_vain_fixed = exclusion_hint(typed, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
         offered = None
         if hint is None and asked.parsed and asked.vocabulary and not found.named_as_typed:
             if found.allowed:
@@ -334,7 +335,7 @@ class SearchService:
             return _Asked(None, None, 0)
         # Markup pasted with the words ("<b>stargate</b>", an end tag saying it is markup) is its text,
         # as a document's is: its "b" ranked the pages on "$1B" first.  The query shown is as typed.
-        typed = plain_text(params.q) if "</" in params.q else params.q
+        typed = _without_markup(params.q)
         # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
         text = caps_lock(typed_marks(typed), lambda word: self._vocabulary(snap).acronym(word))
         parsed = build_query(text, snap.schema, snap.synonyms)
@@ -343,7 +344,9 @@ class SearchService:
             return _Asked(parsed, None, dropped)
         vocabulary = self._vocabulary(snap)
         expanded = expand(parsed, vocabulary, snap.synonyms)
-        if text is not params.q and expanded.text == text:  # a suggestion is written as typed
+        # A suggestion is written as typed, unless markup was taken out: "<b>stargte</b>" offered
+        # "stargategte</b>", the correction put at the plain text's place in the markup (a QA pass).
+        if text is not params.q and typed is params.q and expanded.text == text:
             expanded = replace(expanded, text=params.q)
         return _Asked(expanded, vocabulary, dropped, _near(snap, meaning_text(text, lambda word: vocabulary.contains(word) and not vocabulary.acronym(word))), text)
 
@@ -710,6 +713,12 @@ def _near(snap: Snapshot, text: str) -> tuple[tuple[int, float], ...]:
     if vector is None:
         return ()
     return tuple(semantic.nearest(docs, vector, ranking.SEMANTIC_POOL))
+
+
+def _without_markup(q: str) -> str:
+    """Return the query *q* as it is read: markup pasted with the words ("<b>stargate</b>", an end tag
+    saying it is markup) is its text, as a document's is; *q* itself when it has none."""
+    return plain_text(q) if "</" in q else q
 
 
 def _as_typed(read: str, typed: str) -> str:

@@ -1650,6 +1650,16 @@ def test_markup_pasted_with_the_words_is_searched_as_its_text(service, pasted, m
     assert result.query == pasted and [h.id for h in result.hits] == [h.id for h in plain.hits] and result.total == plain.total
 
 
+@pytest.mark.parametrize(("pasted", "meant"), [("<b>stargte</b> michigan", "stargte michigan"), ("stargate -<b>nvdia</b>", "stargate -nvdia"),
+                                               ("-<i>nvdia</i>", "-nvdia")])
+def test_a_correction_of_markup_pasted_is_written_into_its_text(client, pasted, meant):
+    # "<b>firefix</b>" offered "firefoxfix</b>": the correction was put at the plain text's place in
+    # the markup; "-<b>firefix</b>" offered no "-firefox" (a QA pass).
+    answer = lambda q: client.get("/api/search", query_string={"q": q}).get_json()
+    offers = lambda body: ((body["suggestion"] or {}).get("text"), (body["excluded_suggestion"] or {}).get("text"), body["excluded_in_vain"])
+    assert offers(answer(pasted)) == offers(answer(meant)) != (None, None, [])
+
+
 @pytest.mark.parametrize(
     ("typed", "meant", "shown"),
     [
