@@ -1144,7 +1144,7 @@ def _widened(
         elif not known and (apart := _factor(concept.text, vocabulary)):
             extra = apart  # "1.77x" is the "1.77×" of a page: not a typo of another word
         elif not known:
-            # "multigpu" is the "multi-GPU" of the pages: the two words side by side (besides its typos).
+            # "multigpu" is the "multi-GPU" of the pages: the two words side by side (then not a typo).
             extra = _written_apart(concept.text, vocabulary) if split else []
             words = vocabulary.completions(concept.text)
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
@@ -1167,6 +1167,10 @@ def _widened(
                 return replace(concept, alternatives=(*concept.alternatives, *extra))
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
                 near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
+            if extra:
+                # Written apart, it is found: not also a typo of another word ("multigpu" said
+                # "Including results for multicpu" and listed a CPU monitor: a QA pass).
+                near = []
             # The first is the correction the answer shows: the others, in case it is not, weigh less
             # ("nmpy" said "Including results for NumPy" and listed "nipy" first, a rarer word).
             extra += [Alternative("typo", (w,), word_query(w, TYPO_WEIGHTS[d] * (1.0 if i == 0 else OTHER_TYPO_SHARE)))

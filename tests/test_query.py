@@ -411,6 +411,21 @@ def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
     assert "<mark>Trainium" in corrected.hits[0].snippet_html
 
 
+def test_two_words_typed_as_one_and_found_apart_are_no_typo_of_another_word(tmp_path):
+    # At 64k "multigpu" found the Vulkan loader's "multi-gpu", and also said "Including results for
+    # multicpu" and listed a CPU monitor (a QA pass).
+    from index.build import build
+    from tests.conftest import write_jsonl
+
+    docs = [{"id": f"gpu{i}", "title": f"Loader {i}", "summary": "It fully supports multi-GPU operation.", "topics": ["t"]} for i in range(3)]
+    docs += [{"id": "cpu", "title": "Monitor", "summary": "Metrics for multicpu machines.", "topics": ["t"]},
+             {"id": "other", "title": "Multicpu tools", "summary": "More multicpu metrics.", "topics": ["t"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix", semantic=False)
+    found = SearchService(tmp_path / "ix").search(SearchParams(q="multigpu"))
+    assert found.suggestion is None
+    assert sorted(h.id for h in found.hits) == ["gpu0", "gpu1", "gpu2"]
+
+
 @pytest.mark.parametrize(("typed", "apart"), [("gpt3", "gpt 3"), ("llama3", "llama 3"), ("LLaMA3", "llama 3")])
 def test_a_model_name_and_number_typed_as_one_find_the_pages_writing_them_apart(service, typed, apart):
     # "gpt3" and "llama3" found nothing and offered nothing: the pages write "GPT-3" and "LLaMA 3".
