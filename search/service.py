@@ -18,6 +18,7 @@ import os
 from bisect import bisect_left
 import threading
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
@@ -606,10 +607,18 @@ class SearchService:
     # -- documents ------------------------------------------------------------------------------
 
     def document(self, doc_id: str) -> dict[str, object] | None:
-        """Return a document's stored fields by id, or None."""
+        """Return a document's stored fields by id, or None.  An id not found as sent is also looked
+        for composed and decomposed (NFC, NFD): "socie\u0301te\u0301-…", sent by a macOS client, was a
+        404 where the query and filters are read composed (a QA pass)."""
         snap = self.snapshot()
         searcher = snap.searcher()
         docnum = searcher.document_number(id=doc_id)
+        if docnum is None and not doc_id.isascii():
+            for form in ("NFC", "NFD"):
+                if (other := unicodedata.normalize(form, doc_id)) != doc_id:
+                    docnum = searcher.document_number(id=other)
+                    if docnum is not None:
+                        break
         if docnum is None:
             return None
         return _document(snap.stored(docnum))

@@ -161,7 +161,7 @@ def document(doc_id: str) -> Response:
         doc = service.document(doc_id)
         if doc is None:
             abort(404, description=f"No document has the id {doc_id!r}.")
-        similar = [document_json(other) for other in service.more_like_this(doc_id)]
+        similar = [document_json(other) for other in service.more_like_this(str(doc["id"]))]  # as stored (NFC or NFD)
         return {"document": document_json(doc), "more_like_this": similar, "snapshot": snap.id}, snap.id
 
     return _cached(("document", doc_id), answer)

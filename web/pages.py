@@ -392,8 +392,8 @@ def event(doc_id: str) -> str | Response:
     if doc is None or doc.get("kind") != "event":
         abort(404, description=f"No event has the id {doc_id!r}.")
     return render_template(
-        "event.html", doc=doc, similar=service.more_like_this(doc_id), label=service.snapshot().label, blocks=text_blocks,
-        api_url="/api/documents/" + quote(doc_id, safe=""),  # this event and more like it, as JSON
+        "event.html", doc=doc, similar=service.more_like_this(str(doc["id"])), label=service.snapshot().label, blocks=text_blocks,
+        api_url="/api/documents/" + quote(str(doc["id"]), safe=""),  # this event and more like it, as JSON
     )
 
 
