@@ -129,6 +129,8 @@ _AND = re.compile(r"\bAND\b")
 _AND_GAP = re.compile(r'[\s()"]*AND[\s()"]*')  # between two things typed with AND between them
 # The function words a query drops, as the index has them (stemmed: "does" is "doe").
 FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS
+_PLUS_EXCLUDED = re.compile(r"((?:^|[\s(])(?:-|NOT\s+)\(\s*)\+")
+_REPEATED = re.compile(r"\b(AND|OR)(?:\s+\1)+\b")  # an operator typed twice in a row
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
@@ -1008,6 +1010,11 @@ def _as_meant(text: str) -> str:
     An operator typed alone (``AND``) stays: it is then the only word there is to search."""
     trimmed = " ".join(_EMPTY_GROUP.sub(" ", text).split()) or text  # '+""', "()": nothing asked
     trimmed = _DANGLING.sub("", trimmed) or trimmed
+    # A "+" first in an excluded group requires nothing ("-(+stargate)" is "-(stargate)"): the parser
+    # choked on it and the text was searched as plain words, the Stargate pages found (a QA pass).
+    trimmed = _PLUS_EXCLUDED.sub(r"\1", trimmed)
+    if _REPEATED.search(trimmed):  # "stargate AND AND michigan" is the AND (the second was a word); not inside quotes
+        trimmed = '"'.join(_REPEATED.sub(r"\1", part) if i % 2 == 0 else part for i, part in enumerate(trimmed.split('"')))
     if trimmed.count('"') % 2:  # a phrase still being typed ('"data center'): closed where the text ends
         trimmed += '"'
     if _EXCLUDED.search(trimmed) and not asked_text(trimmed):

@@ -1886,3 +1886,14 @@ def test_full_width_forms_are_the_syntax_they_stand_for(client, typed, ascii):
     typed_answer, ascii_answer = answer(typed), answer(ascii)
     assert [h["id"] for h in typed_answer["hits"]] == [h["id"] for h in ascii_answer["hits"]]
     assert typed_answer["total"] == ascii_answer["total"]
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("stargate AND AND michigan", "stargate AND michigan"), ("gpus OR OR tpus", "gpus OR tpus"),
+                                              ("-(+stargate)", "-(stargate)"), ("gpu NOT (+stargate)", "gpu NOT (stargate)")])
+def test_an_operator_typed_twice_or_a_plus_in_an_exclusion_is_read_as_meant(client, typed, meant):
+    # "stargate AND AND michigan" ignored the AND (15 results for 4); "-(+stargate)" found the Stargate
+    # pages it excludes, searched as plain words (a QA pass).
+    answer = lambda q: client.get("/api/search", query_string={"q": q, "per_page": 50}).get_json()
+    got, wanted = answer(typed), answer(meant)
+    assert (got["total"], [h["id"] for h in got["hits"]]) == (wanted["total"], [h["id"] for h in wanted["hits"]])
+    assert got["plain_query"] is False
