@@ -130,15 +130,19 @@ def current_id(root: str | os.PathLike[str]) -> str | None:
         return None
 
 
-def served_since(root: Path) -> float | None:
-    """Return when ``current`` was last pointed somewhere (seconds since the epoch), or None without it:
-    when what is served changed, a build's, a rollback's or a replica's publish alike (not the
-    served snapshot's build time: a rollback serves an older build from now on).  A worker serving
-    an older snapshot in place of a refused one changed then too: every worker says the same time."""
-    try:
-        return os.lstat(root / "current").st_mtime  # the link is made anew at each switch (_switch)
+def current_link(root: str | os.PathLike[str]) -> tuple[str | None, os.stat_result | None]:
+    """Return the id of the published snapshot and the status of the ``current`` link itself (None for
+    either when it is missing).  The link is made anew at each switch (``_switch``): its inode and time
+    tell one switch from another, a rollback to a snapshot served before included, and its time is
+    when what is served changed (a feed's Last-Modified), a build's, a rollback's or a replica's
+    publish alike (not the served snapshot's build time: a rollback serves an older build from now
+    on).  A worker serving an older snapshot in place of a refused one changed then too: every worker
+    says the same time."""
+    link = os.path.join(root, "current")
+    try:  # the target first: a switch between the two reads gives the new link's time, read again next time
+        return os.path.basename(os.readlink(link)), os.lstat(link)
     except OSError:
-        return None
+        return current_id(root), None
 
 
 def new_snapshot_id() -> str:

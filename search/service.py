@@ -96,10 +96,11 @@ class SearchService:
 
     def __init__(self, root: str | Path, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.root = Path(root)
-        self._root = os.fspath(self.root)  # for store.current_id, asked twice a request
+        self._root = os.fspath(self.root)  # for store.current_link, asked twice a request
         self.budget_s = budget_s
         self._snapshot: Snapshot | None = None
         self.refused: Refusal | None = None  # the published snapshot, when it failed its checks
+        self._unanswered: Refusal | None = None  # ``refused``, when no older snapshot could answer either
         self._lock = threading.Lock()
         # A large published snapshot opened beside the requests (``_opened_beside``): which is being
         # opened, the one opened for the next request to take, and the last one that could not be.
@@ -118,24 +119,31 @@ class SearchService:
         A published snapshot that fails its checks is refused (see ``refused``) and the last good one
         keeps answering: the one already open, or else the newest older one on disk that opens.
         """
-        current = store.current_id(self._root)
+        current, link = store.current_link(self._root)
         snap = self._snapshot
         # A published snapshot folder that vanished (deleted by hand) is not served from open files.
+        # The one kept open is served under the switch *link* says: a rollback to it is a switch too.
         if self._keeps(snap, current):
-            return snap
+            return snap.switched_by(self.root, link)
         if current is not None and snap is not None and (beside := self._opened_beside(snap, current)) is not None:
-            if beside is not snap:  # taken: let the replaced one's files go now, as below
-                del snap
-                gc.collect()
-            return beside
+            if beside is snap:  # answering until *current* is open: under the switch it was served by
+                return snap
+            del snap  # taken: let the replaced one's files go now, as below
+            gc.collect()
+            return beside.switched_by(self.root, link)  # opened at an earlier switch to it, maybe
         with self._lock:
             snap = self._snapshot
             if self._keeps(snap, current):
-                return snap
+                return snap.switched_by(self.root, link)
             if current is None:
                 raise store.no_current(self.root)
+            unanswered = self._unanswered
+            if snap is None and unanswered is not None and unanswered is self.refused and self._still_refused(current):
+                # Refused, and no older snapshot could answer: said once (below), not tried and logged
+                # again at every request (a health check each second), until current or its folder changes.
+                raise store.IndexUnavailable(unanswered.reason)
             try:
-                self._snapshot = Snapshot(self.root, current)
+                self._snapshot = Snapshot(self.root, current, link)
                 if snap is not None:
                     # Under gevent a replaced snapshot can sit in a reference cycle (greenlet frames)
                     # until the collector's next full pass, keeping its files open for thousands of
@@ -145,15 +153,16 @@ class SearchService:
             except store.IndexUnavailable as exc:
                 # A folder gone (deleted by hand; key None) is refused as a damaged one is: tried again
                 # once it is there, and meanwhile the last good snapshot answers.
-                self.refused = Refusal(current, self._folder_key(current), str(exc))
+                self.refused = refused = Refusal(current, self._folder_key(current), str(exc))
                 good = snap if snap is not None and snap.path.is_dir() else self._older_good(current)
                 # Once a refusal (tried again only when its folder is replaced): /healthz says degraded,
                 # and the log says which snapshot, why, and what answers instead.
                 log.warning("published snapshot %s refused: %s; %s", current, exc,
                             f"snapshot {good.id} answers instead" if good is not None else "no snapshot can answer")
                 if good is None:
+                    self._unanswered = refused
                     raise
-                self._snapshot = good
+                self._snapshot = good.switched_by(self.root, link)
             else:
                 self.refused = None
             return self._snapshot

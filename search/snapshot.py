@@ -12,6 +12,7 @@ snapshot.  Under gunicorn's gevent worker a "thread" is the worker's OS thread, 
 from __future__ import annotations
 
 import heapq
+import os
 import pickle
 import struct
 import sys
@@ -20,6 +21,7 @@ import threading
 import time
 import weakref
 from array import array
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import islice, repeat
 from pathlib import Path
@@ -86,16 +88,15 @@ _OPEN_ERRORS = (
 class Snapshot:
     """One published snapshot, opened for searching."""
 
-    def __init__(self, root: Path, snap_id: str) -> None:
+    def __init__(self, root: Path, snap_id: str, link: os.stat_result | None = None) -> None:
         path = store.snapshots_dir(root) / snap_id
         self.id = snap_id
         self.path = path
         self.meta = store.read_meta(path)
-        # What this worker serves changed then (a feed's Last-Modified): when current was last switched.
-        self.served_since = store.served_since(root) or time.time()
-        # Served in place of a newer one (a rollback, or an older snapshot published to a replica): a
-        # feed's entries may then be older than those a reader already saw.
-        self.stepped_back = any(other > snap_id for other in store.snapshot_ids(root))
+        # The switch of ``current`` it is served under (*link*: the link's status, else read now),
+        # read again at each switch (``switched_by``): a rollback to a snapshot a worker still has
+        # open is a switch of its own.
+        self.switch = Switch.of(root, snap_id, link if link is not None else store.current_link(root)[1])
         if self.meta.get("schema_version") != SCHEMA_VERSION:
             raise store.IndexUnavailable(
                 f"snapshot {snap_id} was built with schema version {self.meta.get('schema_version')}, "
@@ -172,6 +173,29 @@ class Snapshot:
         self.query_scores: Bounded[tuple[object, ...], dict[int, float] | None] = Bounded(
             QUERY_CACHE_DOCS, cost=lambda d: len(d) + 1 if d is not None else 1
         )
+
+    @property
+    def served_since(self) -> float:
+        """When what this worker serves changed (a feed's Last-Modified): when ``current`` was last switched."""
+        return self.switch.served_since
+
+    @property
+    def stepped_back(self) -> bool:
+        """Whether it is served in place of a newer one (a rollback, or an older snapshot published to
+        a replica): a feed's entries may then be older than those a reader already saw."""
+        return self.switch.stepped_back
+
+    def switched_by(self, root: Path, link: os.stat_result | None) -> Snapshot:
+        """Return this snapshot, served under the switch of ``current`` whose link's status is *link*.
+
+        Each switch makes the link anew (``store._switch``), so another inode or time is another switch,
+        read again (its time, and whether it stepped back): a worker that kept this snapshot open
+        through a publish it never served, then a rollback to it, said the time of its first switch
+        (a feed reader polling with If-Modified-Since got 304 from that worker, 200 from another)."""
+        switch = self.switch
+        if link is not None and (link.st_mtime_ns != switch.mtime_ns or link.st_ino != switch.ino):
+            self.switch = Switch.of(root, self.id, link)
+        return self
 
     @staticmethod
     def _postings(reader, fieldname: str) -> dict[str, frozenset[int]]:
@@ -384,6 +408,25 @@ class Snapshot:
             with self._searchers_lock:
                 self._searchers.append(searcher)
         return searcher
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """What a worker reads of one switch of ``current`` to a snapshot (not of the snapshot: a rollback
+    to a snapshot already served is another switch, later, and a step back)."""
+
+    ino: int  # the link's inode and time (ns): the link is made anew at each switch
+    mtime_ns: int
+    served_since: float  # when it was switched to, seconds since the epoch (a feed's Last-Modified)
+    stepped_back: bool  # a newer snapshot is kept: served in place of it
+
+    @classmethod
+    def of(cls, root: Path, snap_id: str, link: os.stat_result | None) -> Switch:
+        """Return the switch whose ``current`` link's status is *link* (None: no link, read as now)."""
+        stepped_back = any(other > snap_id for other in store.snapshot_ids(root))
+        if link is None:
+            return cls(-1, -1, time.time(), stepped_back)
+        return cls(link.st_ino, link.st_mtime_ns, link.st_mtime, stepped_back)
 
 
 def _per_thread() -> threading.local:

@@ -475,6 +475,52 @@ def test_healthz_is_degraded_without_an_index(tmp_path):
     assert search.status_code == 503 and search.get_json()["error"]["code"] == "index_unavailable"
 
 
+def test_a_refused_snapshot_with_none_to_answer_instead_is_logged_once_per_worker(tmp_path, caplog):
+    # With its only snapshot damaged a worker answered 503 rightly, but tried the snapshot again and
+    # logged "published snapshot … refused: … no snapshot can answer" at every request: 461 lines in
+    # 30 s from health checks alone (a QA pass).  docs/operations.md says one line when it refuses.
+    import logging
+    import os
+
+    from index.build import build
+    from web import create_app
+
+    def damaged_build() -> str:
+        build(root=root)
+        segment = next((root / "current").glob("*.pst"))
+        os.truncate(segment, segment.stat().st_size // 2)
+        return store.current_id(root)
+
+    def refusals() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.name == "search.service" and "refused" in r.getMessage()]
+
+    root = tmp_path / "index"
+    first = damaged_build()
+    workers = [create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client() for _ in range(2)]
+    with caplog.at_level(logging.WARNING, logger="search.service"):
+        for _ in range(5):
+            for worker in workers:
+                health, search = worker.get("/healthz"), worker.get("/api/search?q=stargate")
+                assert health.status_code == search.status_code == 503 and health.get_json()["status"] == "degraded"
+                assert f"snapshot {first} is damaged" in health.get_json()["reason"]
+                assert search.get_json()["error"]["code"] == "index_unavailable"
+        said = refusals()
+        assert len(said) == 2 and all(f"{first} refused" in line and "no snapshot can answer" in line for line in said), said
+
+        # Said again when the state changes: another snapshot published, damaged too (and the first no stand-in).
+        caplog.clear()
+        second = damaged_build()
+        for _ in range(3):
+            for worker in workers:
+                assert worker.get("/healthz").status_code == worker.get("/api/search?q=stargate").status_code == 503
+        said = refusals()
+        assert len(said) == 2 and all(f"{second} refused" in line for line in said), said
+        caplog.clear()
+        build(root=root)  # a good one: answered at once, nothing refused
+        assert all(worker.get("/healthz").status_code == worker.get("/api/search?q=stargate").status_code == 200 for worker in workers)
+        assert refusals() == []
+
+
 # -- one error shape --------------------------------------------------------------------------------
 
 API_PATHS = ["/api/search", "/api/suggest", "/api/documents/expanding-stargate-to-michigan", "/api/topics",

@@ -128,6 +128,32 @@ def test_a_crawler_revalidating_gets_304(client):
     assert other_host.status_code == 200 and b"http://mirror.example/" in other_host.data
 
 
+def test_the_index_of_parts_says_the_time_of_the_last_switch_after_a_rollback(tmp_path):
+    # Its lastmod is when the snapshot was switched to, and the index was kept by snapshot: after a
+    # rollback to a snapshot served before it said the first switch's time (and kept its ETag).
+    import os
+    import time
+    from datetime import timezone
+    from email.utils import parsedate_to_datetime
+
+    from index import store
+    from index.dates import format_utc
+
+    root = tmp_path / "index"
+    build(root=root)
+    os.utime(root / "current", (time.time() - 300, time.time() - 300), follow_symlinks=False)
+    client = client_of(root, SITEMAP_URLS=10)
+    before = client.get("/sitemap.xml", base_url=HOST)
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "n", "title": "New", "summary": "", "topics": ["t"]}]), root)
+    assert client.get("/sitemap.xml", base_url=HOST).status_code == 200
+    store.rollback(root)
+    after = client.get("/sitemap.xml", base_url=HOST, headers={"If-None-Match": before.headers["ETag"]})
+    assert after.status_code == 200 and after.headers["ETag"] != before.headers["ETag"]
+    lastmods = {m.text for m in ET.fromstring(after.data).iter(f"{{{NS['s']}}}lastmod")}
+    assert lastmods == {format_utc(datetime.fromtimestamp(int(os.lstat(root / "current").st_mtime), timezone.utc))}
+    assert parsedate_to_datetime(after.headers["Last-Modified"]) > parsedate_to_datetime(before.headers["Last-Modified"])
+
+
 @pytest.mark.parametrize("doc_id", ['a&b<c>"d\'e', "q?x=1#frag", "slash/and%25", "Ünïcode ➜ id"])
 def test_any_id_or_topic_is_a_well_formed_address_that_leads_to_its_page(tmp_path, doc_id):
     topic = 'r&d <"labs">'

@@ -266,3 +266,32 @@ def test_the_seed_corpus_feed_of_a_multi_word_search_is_newest_first(index_dir):
     _, parsed, _ = feed(seed, "q=gpu+power")
     updated = [entry.updated for entry in parsed.entries]
     assert updated and updated == sorted(updated, reverse=True)
+
+
+def test_after_a_rollback_every_worker_says_the_rollbacks_time_even_one_that_kept_the_snapshot_open(dated_index, tmp_path):
+    # A worker that got no request while the update was served kept the Snapshot it had opened before,
+    # with the time of its first switch: a reader polling with If-Modified-Since got 304 from it (and
+    # kept the entries the rollback took back), 200 from the other worker (a QA pass).
+    copy = tmp_path / "index"
+    shutil.copytree(dated_index, copy, symlinks=True)
+    link = copy / "current"
+    os.utime(link, (time.time() - 300, time.time() - 300), follow_symlinks=False)  # S1, published 300 s ago
+    workers = [create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client() for _ in range(2)]
+    for worker in workers:
+        feed(worker, "topic=libs")  # both open S1
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "deb-oops", "title": "A library published by mistake",
+                                               "summary": "Oops.", "topics": ["libs"], "published": "2025-07-01"}]), copy)
+    os.utime(link, (time.time() - 200, time.time() - 200), follow_symlinks=False)  # S2, published 200 s ago
+    seen, _, _ = feed(workers[0], "topic=libs")  # one worker switches to S2; the other gets no request
+    assert b"deb-oops" in seen.get_data()
+    modified = seen.headers["Last-Modified"]
+
+    topichub_main(["rollback", "--index-dir", str(copy)], standalone_mode=False)
+    answers = [worker.get("/feeds/search.atom?topic=libs", headers={"If-Modified-Since": modified}) for worker in workers]
+    assert [a.status_code for a in answers] == [200, 200] and all(b"deb-oops" not in a.get_data() for a in answers)
+    first, second = answers
+    assert first.headers["Last-Modified"] == second.headers["Last-Modified"]
+    assert parsedate_to_datetime(second.headers["Last-Modified"]) > parsedate_to_datetime(modified)
+    assert first.headers["ETag"] == second.headers["ETag"] and first.get_data() == second.get_data()  # <updated> too
+    updated = ET.fromstring(second.get_data()).find(f"{A}updated").text
+    assert updated == as_date_time(parsedate_to_datetime(second.headers["Last-Modified"]).isoformat()[:19])

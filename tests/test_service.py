@@ -1614,6 +1614,50 @@ def test_a_large_snapshot_is_opened_beside_the_requests_which_the_open_one_answe
     assert len(said) == 1 and damaged in said[0] and f"snapshot {new} answers instead" in said[0], said
 
 
+def test_a_snapshot_kept_open_or_opened_beside_is_served_under_the_time_of_its_last_switch(tmp_path, monkeypatch):
+    # A worker kept the Snapshot it had opened, with the time of the switch it opened it at: after a
+    # publish it never served and a rollback, it said that time, as did one opened beside the requests,
+    # rolled back from before it was taken, then served again (rollback --to): other workers said the
+    # rollback's, and a feed reader polling with If-Modified-Since got a 304 from it (a QA pass).
+    import os
+    import time
+
+    import search.service
+    from index import store
+    from index.update import update
+    from tests.waiting import wait_until
+
+    def switched(ago: float) -> None:  # the link made so long ago: each switch has a time of its own
+        os.utime(root / "current", (time.time() - ago, time.time() - ago), follow_symlinks=False)
+
+    monkeypatch.setattr(search.service, "OPEN_INLINE_DOCS", 0)  # the seed corpus, read as a large one
+    root = tmp_path / "index"
+    build(root=root)
+    switched(300)
+    service = SearchService(root)
+    first = service.snapshot()
+    assert first.served_since == os.lstat(root / "current").st_mtime and not first.stepped_back
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "q", "title": "Quokka cluster", "summary": "", "topics": ["t"]}]), root)
+    second = store.current_id(root)
+    switched(200)
+    assert service.snapshot() is first and first.served_since < time.time() - 250  # answering meanwhile, as it was
+    wait_until(lambda: service._opened is not None, "the new snapshot opened beside the requests")
+    beside = service._opened
+
+    store.rollback(root)  # before any request took it
+    back = service.snapshot()
+    now = os.lstat(root / "current").st_mtime
+    assert back is first and back.served_since == now > time.time() - 60 and back.stepped_back
+    assert (SearchService(root).snapshot().served_since, SearchService(root).snapshot().stepped_back) == (now, True)
+
+    store.rollback(root, to=second)
+    again = service.snapshot()
+    now = os.lstat(root / "current").st_mtime
+    assert again is beside and again.id == second and again.served_since == now == SearchService(root).snapshot().served_since
+    assert not again.stepped_back
+    assert service.search(SearchParams(q="quokka")).total == 1
+
+
 def test_of_close_spellings_equally_near_the_one_that_names_a_document_is_meant(tmp_path):
     # At 64k "nodjs" said "Including results for nodes" (the commoner word, one edit away as nodejs
     # is) and nodejs was not in the first 200; "blendr" likewise gave "blends".

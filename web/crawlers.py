@@ -13,7 +13,8 @@ A sitemap holds at most 50,000 addresses (sitemaps.org), so past that ``/sitemap
 ``/sitemaps/1.xml``, ``/sitemaps/2.xml`` …: the home page and the guides, then the events in listing
 order, where an update puts new events at the end: adding events leaves the earlier parts as they were
 (a deletion moves the events after it up by one).  A
-part is made of the snapshot and the host, so its ETag is their digest: a crawler revalidating gets
+part is made of the snapshot and the host (the index of parts, of when the snapshot was switched to
+as well: its lastmod), so its ETag is their digest: a crawler revalidating gets
 a 304 without the part being made again.  A worker keeps the parts it made (up to 8 MB): at 64k
 events a part reads 50,000 stored documents, some 0.9 s.
 """
@@ -94,7 +95,10 @@ def _part(part: int | None) -> Response:
         abort(404, description=f"The sitemap has {parts} part{'s' if parts > 1 else ''}; there is no part {part}.")
     root = site_root()
     modified = published_at(snap)
-    key = (snap.id, root, per_part, part)
+    # The index of parts says when the snapshot was switched to (its lastmod): made again at each
+    # switch, a rollback to a snapshot served before included; a part's addresses are the snapshot's.
+    index = part is None and parts > 1
+    key = (snap.id, root, per_part, part, *([int(modified.timestamp())] if index else []))
     etag = hashlib.sha256(repr(key).encode()).hexdigest()[:32]
     if not is_resource_modified(request.environ, etag=etag, last_modified=modified):
         response = Response(status=304)
