@@ -203,7 +203,7 @@ def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:
 # tests/test_guides.py checks the list against the templates and the script.
 PAGE_IDS = frozenset((
     "main", "q", "q-hint", "q-suggestions", "q-status", "announce", "doc-title", "mlt", "toc-heading",
-    "results-heading", "summary", "sort-label", "answer-heading", "ways-heading", "filters", "filters-heading",
+    "results-heading", "summary", "sort-label", "answer-heading", "ways-heading", "filters", "filters-heading", "filters-hint",
     *(f"facet-{name}{end}" for name in ("topic", "entity", "kind", "month") for end in ("", "-heading")),
 ))
 PAGE_ID_PATTERN = re.compile(r"q-option-\d+")  # a completion in the search box's list
