@@ -395,17 +395,25 @@ def _long_enough(typed: str) -> bool:
 _FOLDING = text_analyzer()  # for _long_enough: the index's chain (its no_morph folding, as _prefix_of reads it)
 
 
+# The last word of a quoted phrase typed with a star ('"data cent*"'), and the star.
+_STARRED_LAST = re.compile(r"""\s([^\W_][\w'’.-]*)\*"$""")
 # A word typed right before a star, as the parser takes it for a prefix ("gpu*", "u.s*").
 _STARRED = re.compile(r"(?<![\w*])([^\W_][\w'’.-]*)\*")
 
 
 def short_prefixes(text: str, analyzer: Analyzer) -> tuple[str, ...]:
     """Return the prefixes of *text* too short to be searched as one ("s*": a word of one letter, as
-    folded), as typed with their stars: each is searched as its word, and the answer says so.  A star
-    inside quotes is no prefix."""
+    folded), as typed with their stars: each is searched as its word, and the answer says so.  Inside
+    quotes only the last word's star makes a prefix ('"data cent*"'); the rest of a phrase is blanked."""
     if "*" not in text:
         return ()
-    outside = _QUOTED.sub(lambda quoted: " " * len(quoted.group()), text)
+
+    def blank(quoted: re.Match[str]) -> str:
+        phrase = quoted.group()
+        last = _STARRED_LAST.search(phrase)
+        return " " * len(phrase) if last is None else " " * last.start(1) + phrase[last.start(1) : -1] + " "
+
+    outside = _QUOTED.sub(blank, text)
     short = [text[m.start(1) : m.end()] for m in _STARRED.finditer(outside) if _prefix_of(m.group(1), analyzer) is None]
     return tuple(dict.fromkeys(short))
 
@@ -627,7 +635,33 @@ def _phrase_concept(text: str, node: wq.Query, first: wq.Query, words: tuple[str
     """Return the concept of *node*, a quoted phrase (*first*: its first field's) or a group that is
     no word, asking for *words*: written as typed, with the phrase's synonyms if it is a variant."""
     alternatives = (Alternative("exact", words, node), *_phrase_synonyms(node, synonyms))
-    return Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives)
+    return Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives,
+                   prefix=_starred_last(text, first))
+
+
+def _phrase_widened(
+    text: str, concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction], each: int
+) -> Concept:
+    """Return a quoted phrase's concept respelt as the documents write it (``_phrase_respelled``) and,
+    typed with a star on its last word ('"data cent*"'), with the phrases that word's words make."""
+    widened = _phrase_respelled(text, concept, vocabulary, synonyms, corrections)
+    return _widened(widened, vocabulary, synonyms, corrections, each) if concept.prefix else widened
+
+
+def _phrase_of(concept: Concept) -> wq.Phrase:
+    """Return the first field's phrase of a quoted phrase's concept (its words in the order typed)."""
+    node = concept.alternatives[0].query
+    return node if isinstance(node, wq.Phrase) else next(q for q in node.subqueries if isinstance(q, wq.Phrase))
+
+
+def _starred_last(text: str, phrase: wq.Query) -> str | None:
+    """Return the prefix the last word of a quoted phrase stands for when it was typed with a star
+    ('"data cent*"': the phrases "data center", "data centers" …), else None (a word too short to be
+    a prefix is itself).  The star was dropped: '"data cent*"' found nothing (a QA pass)."""
+    ranges = getattr(phrase, "char_ranges", None) if isinstance(phrase, wq.Phrase) else None
+    if not ranges or text[ranges[-1][1] : ranges[-1][1] + 1] != "*" or len(phrase.words) < 2:
+        return None
+    return _prefix_of(text[ranges[-1][0] : ranges[-1][1]], _FOLDING)
 
 
 def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[list[Concept], list[wq.Query]]:
@@ -1058,7 +1092,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     for at, concept in enumerate(joined):
         if concept.members:  # an OR group: each of its words as if typed alone, each phrase as if quoted alone
             members = tuple(
-                _phrase_respelled(parsed.text, m, vocabulary, synonyms, corrections) if m.word is None
+                _phrase_widened(parsed.text, m, vocabulary, synonyms, corrections, each) if m.word is None
                 else _widened(m, vocabulary, synonyms, corrections, each)
                 for m in concept.members
             )
@@ -1067,7 +1101,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 extra = (a for m in members for a in m.alternatives[1:])
                 widened = replace(concept, alternatives=(concept.alternatives[0], *extra), members=members)
         elif concept.word is None:  # a quoted phrase (or a group that is no word)
-            widened = _phrase_respelled(parsed.text, concept, vocabulary, synonyms, corrections)
+            widened = _phrase_widened(parsed.text, concept, vocabulary, synonyms, corrections, each)
             if concept.span and _HYPHENATED.fullmatch(concept.text) and (word := _single_term(concept.text.replace("-", ""))) and vocabulary.contains(word):
                 # Also as one word: "network-manager" is the "NetworkManager" of the pages; and when
                 # no page has one of its words ("fluid-stack"), only as one word, said as "fluid stack" is.
@@ -1110,6 +1144,10 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
     def respelled(node: wq.Query) -> wq.Query:
         if type(node) is wq.Phrase:  # not corrected: excluding a guess could leave out wanted pages
             other = _phrase_written_as(text, node, vocabulary, written, typos=False)
+            if (prefix := _starred_last(text, node)) is not None:  # '-"data cent*"' leaves out what it finds
+                leading = list(node.words[:-1])
+                found = [wq.Phrase(node.fieldname, [*leading, w], slop=1) for w in vocabulary.prefixed(prefix, PREFIX_LIMIT)]
+                return wq.Or([node, *found, *([other] if other is not None else [])])
             return node if other is None else wq.Or([node, other])
         if (type(node) is wq.Term and (span := _typed_span(node)) and text[span[0] : span[1]].endswith("*")
                 and _long_enough(text[span[0] : span[1] - 1])):
@@ -1132,7 +1170,11 @@ def _widened(
     commonest words), and any correction made of it appended to *corrections*; the same object when
     nothing is added."""
     extra: list[Alternative] = []
-    if concept.prefix:
+    if concept.prefix and concept.word is None:  # a quoted phrase whose last word was typed with a star
+        leading = list(_phrase_of(concept).words[:-1])
+        extra = [Alternative("prefix", tuple(sorted({*leading, w})), _side_by_side([*leading, w], PREFIX_WEIGHT))
+                 for w in vocabulary.prefixed(concept.prefix, prefix_words)]
+    elif concept.prefix:
         words = [w for w in vocabulary.prefixed(concept.prefix, prefix_words) if w != concept.word]
         extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
     elif concept.word and concept.span and (apart := _number_and_unit(concept.text)):
