@@ -270,7 +270,7 @@ class SearchService:
         if cached is not None:
             return replace(cached, took_ms=_ms_since(started))
         asked = self._understand(snap, params)
-        fixes = suggested_fixes(asked.parsed, asked.vocabulary) if asked.parsed and asked.vocabulary else []
+        fixes = _not_excluded(snap, asked.parsed, suggested_fixes(asked.parsed, asked.vocabulary)) if asked.parsed and asked.vocabulary else []
         written = _as_typed(asked.parsed.text, params.q) if asked.parsed else params.q  # what corrections are written into
         hint = respelt(written, fixes) if asked.parsed and fixes else None
         found = _Found.of(snap, params, asked.parsed, asked.near, hint.text if hint else None)
@@ -299,12 +299,12 @@ class SearchService:
         offered = None
         if hint is None and asked.parsed and asked.vocabulary and not found.named_as_typed:
             if found.allowed:
-                rare = rare_word_fixes(asked.parsed, asked.vocabulary, snap.doc_count)
+                rare = _not_excluded(snap, asked.parsed, rare_word_fixes(asked.parsed, asked.vocabulary, snap.doc_count))
                 offered = respelt(written, rare) if rare else None
                 if offered is None and written == asked.parsed.text:
                     offered = _negation_offered(asked.parsed, found)
             elif written == asked.parsed.text:  # "starget": nothing found, Stargate offered
-                far = far_word_fixes(asked.parsed, asked.vocabulary)
+                far = _not_excluded(snap, asked.parsed, far_word_fixes(asked.parsed, asked.vocabulary))
                 offered = respelt(written, far) if far else None
         # An empty result's ways out start with its respelling: the correction, else the word offered
         # ("starget" offered stargate, whose 15 results no way out named: QA pass X).
@@ -731,6 +731,16 @@ def _near(snap: Snapshot, text: str) -> tuple[tuple[int, float], ...]:
     if vector is None:
         return ()
     return tuple(semantic.nearest(docs, vector, ranking.SEMANTIC_POOL))
+
+
+def _not_excluded(snap: Snapshot, parsed: ParsedQuery, fixes: list[tuple[tuple[int, int], str]]) -> list[tuple[tuple[int, int], str]]:
+    """Return *fixes* (a respelling's) without those that write a word the query excludes: "pyhton
+    -python" offered "python -python", a query that contradicts itself (a QA pass)."""
+    if not fixes or parsed.excluded is None:
+        return fixes
+    excluded = {text for _, text in parsed.excluded.all_terms()}
+    return [(span, word) for span, word in fixes
+            if excluded.isdisjoint(t.text for t in snap.analyzer(word, mode="query", removestops=False))]
 
 
 def _without_markup(q: str) -> str:

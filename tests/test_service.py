@@ -1953,3 +1953,11 @@ def test_a_phrase_whose_last_word_has_a_star_finds_the_phrases_it_starts(client)
     left = answer('-"data cent*"')  # excluded, it leaves out what it finds
     assert left["total"] == answer("")["total"] - starred["total"]
     assert answer('"data c*"')["short_prefixes"] == ["c*"]  # too short: the word, and the answer says so
+
+
+def test_no_respelling_writes_a_word_the_query_excludes(client):
+    # "pyhton -python" offered "python -python", a query that contradicts itself (a QA pass).
+    body = client.get("/api/search", query_string={"q": "stargte -stargate"}).get_json()
+    assert body["suggestion"] is None and body["did_you_mean"] is None
+    kept = client.get("/api/search", query_string={"q": "stargte -michigan"}).get_json()
+    assert kept["suggestion"]["text"] == "stargate -michigan"
