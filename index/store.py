@@ -49,6 +49,9 @@ META_FILE = "snapshot.json"
 MANIFEST_FILE = "files.json"
 ORIGIN_FILE = "origin.json"
 WITHDRAWN_FILE = "withdrawn.json"
+# In a snapshot served by a step back (a rollback, or a replica given its builder's rolled-back
+# choice): when, and from which; kept while it is served so, whatever prune deletes (``stepped_back``).
+STEPPED_BACK_FILE = "stepped_back.json"
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
 PUBLISHING = ".publishing-"  # + an id: that snapshot was moved into place and is not yet served
 # What systemd, docker stop, Kubernetes and Ctrl-C send, and a terminal that closes (an ssh session
@@ -384,16 +387,22 @@ def _serve(root: Path, snap_id: str, previous: str | None) -> None:
     # (switched, then said to have failed, a retry went one snapshot too far), and a folder gone
     # (deleted by hand) has none to write.
     left = snapshots_dir(root) / previous if previous is not None and previous > snap_id else None
+    target = snapshots_dir(root) / snap_id
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     if left is not None and left.is_dir():
-        write_meta(left, {"withdrawn_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "for": snap_id},
-                   WITHDRAWN_FILE)
+        write_meta(left, {"withdrawn_at": now, "for": snap_id}, WITHDRAWN_FILE)
+    if left is not None:  # what was stepped back from, kept with what is served (a prune may delete *left*)
+        write_meta(target, {"stepped_back_at": now, "from": previous}, STEPPED_BACK_FILE)
     try:
         _switch(root, snap_id)
     except BaseException:
         if left is not None:
             (left / WITHDRAWN_FILE).unlink(missing_ok=True)
+            (target / STEPPED_BACK_FILE).unlink(missing_ok=True)
         raise
-    (snapshots_dir(root) / snap_id / WITHDRAWN_FILE).unlink(missing_ok=True)
+    (target / WITHDRAWN_FILE).unlink(missing_ok=True)
+    if left is None:
+        (target / STEPPED_BACK_FILE).unlink(missing_ok=True)  # served forward: no longer by a step back
     (root / f"{PUBLISHING}{snap_id}").unlink(missing_ok=True)  # a copy moved into place: served now
 
 
@@ -406,6 +415,12 @@ def read_note(snapshot: Path, name: str) -> dict[str, object] | None:
     except (OSError, ValueError):
         return {}  # there all the same: its presence is what counts
     return note if isinstance(note, dict) else {}
+
+
+def stepped_back(snapshot: Path) -> dict[str, object] | None:
+    """Return when and from which snapshot *snapshot* was last served by a step back (a rollback), or
+    None when it was last served forward (published, or ``rollback --to`` a newer one)."""
+    return read_note(snapshot, STEPPED_BACK_FILE)
 
 
 def withdrawn(snapshot: Path) -> dict[str, object] | None:

@@ -265,6 +265,12 @@ def test_serve_does_not_rebuild_over_a_rollback_from_changed_sources(tmp_path, m
     assert f"`topichub build SOURCES --index-dir {index_dir}`" in warnings[0]
     health = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client().get("/healthz").get_json()
     assert health["snapshot"] == good and health["sources_changed"] is True  # still true: they did change
+    # Nor once a prune deleted the snapshot rolled back from (withdrawn ones go first).
+    assert CliRunner().invoke(main, ["prune", "--keep", "0", "--index-dir", str(index_dir)]).exit_code == 0
+    assert store.snapshot_ids(index_dir) == [good]
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(index_dir), "--port", str(free_port())])
+    assert result.exit_code == 0 and store.snapshot_ids(index_dir) == [good], result.stderr
+    assert f"snapshot {good} was rolled back to (from {bad})" in result.stderr
 
     # An explicit build publishes as usual, and serve rebuilds from changed sources again after it.
     assert CliRunner().invoke(main, ["build", str(source), "--index-dir", str(index_dir)]).exit_code == 0

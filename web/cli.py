@@ -445,11 +445,16 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
 
 
 def _rolled_back_from(index_dir: Path) -> list[str]:
-    """Return the kept snapshots newer than the served one that were rolled back from (withdrawn),
-    newest first: none unless the served snapshot was reached by a rollback."""
+    """Return the snapshots the served one was rolled back from, newest first: none unless it was
+    reached by a rollback.  Its own note says so (``store.stepped_back``), also once a prune deleted
+    what it was rolled back from; else the kept snapshots newer than it that were withdrawn."""
     served = store.current_id(index_dir) or ""
-    return [name for name in reversed(store.snapshot_ids(index_dir))
-            if name > served and store.withdrawn(store.snapshots_dir(index_dir) / name) is not None]
+    note = store.stepped_back(store.snapshots_dir(index_dir) / served) if served else None
+    withdrawn = [name for name in reversed(store.snapshot_ids(index_dir))
+                 if name > served and store.withdrawn(store.snapshots_dir(index_dir) / name) is not None]
+    if note is not None:
+        return list(dict.fromkeys([*([str(note["from"])] if note.get("from") else []), *withdrawn])) or [served]
+    return withdrawn
 
 
 def _servable(index_dir: Path) -> bool:
