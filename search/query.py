@@ -1412,6 +1412,16 @@ def typed_marks(text: str) -> str:
     return _TYPED_MINUS.sub("-", _TYPED_QUOTES.sub('"', text))
 
 
+# "the us" is the country, whatever the case: as a pronoun "us" never follows "the" ("data centers in
+# the us" dropped it silently as a function word, and "outside the us" listed Michigan; a QA pass).
+_THE_US = re.compile(r"\b(the\s+)us\b", re.IGNORECASE)
+
+
+def the_us(text: str) -> str:
+    """Return *text* with "us" after "the" written "US", the acronym (one letter for one: places hold)."""
+    return _THE_US.sub(lambda m: m.group(1) + "US", text) if "us" in text.lower() else text
+
+
 def caps_lock(text: str, written_in_capitals: Callable[[str], bool]) -> str:
     """Return *text* typed in capitals throughout (caps lock: "HOW MUCH DID MICROSOFT INVEST IN
     OPENAI") with the words that documents do not write in capitals (*written_in_capitals* of the
