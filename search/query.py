@@ -96,6 +96,10 @@ _HOW = re.compile(r"\b[Hh]ow\s+$")
 # the one page holding "starting" (a word in 1 page of 57) above every Stargate page.
 WHEN_WORDS = frozenset({"start", "begin", "happen", "occur", "end", "finish", "open", "close", "commence"})
 _WHEN = re.compile(r"^\s*[Ww]hen\s+(?:did|does|do|was|were|is|will|has|have)\b")
+# Ending a "what … does it use" question, the verb asks which things, not about using: "what gpus does
+# anthropic use" put two pages on "use" and no Anthropic above the Colossus deal's GPUs (a QA pass).
+_WHAT_DOES = re.compile(r"^\s*(?:what|which)\b.*\b(?:do|does|did)\b", re.IGNORECASE)
+USE_WORDS = frozenset({"use", "using", "utilise", "utilize", "run", "rely"})
 # Between two words, these make a comparison of them, not a word of the answer: "fsdp vs deepspeed"
 # made the one page holding both "most of the words" (it lacked "vs"), and "fsdp versus deepspeed"
 # listed a pipeline paper for "versus".  First or last they are a word ("vs code"), as is "VS".
@@ -332,6 +336,7 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
     tokens = _query_tokens(text) if _is_text_chain(analyzer) else None
     contracted = [m.span() for m in _CONTRACTION.finditer(text)] if "'" in text or "’" in text else []
     when = _WHEN.match(text)
+    what_does = _WHAT_DOES.match(text)
     for removestops in (True, False):
         units = []
         if tokens is None:
@@ -345,6 +350,8 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
                 continue
             if removestops and when and not text[end:].strip(" ?!.") and text[start:end].lower() in WHEN_WORDS:
                 continue  # "when did stargate start": the date asked for, not a word of the answer
+            if removestops and what_does and not text[end:].strip(" ?!.") and text[start:end].lower() in USE_WORDS:
+                continue  # "what chips does openai use": which chips, not pages on "use"
             if removestops and _compares(text, start, end):
                 continue  # "fsdp vs deepspeed": the two things compared
             prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None

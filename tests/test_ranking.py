@@ -37,6 +37,8 @@ def test_the_microsoft_investment_answers_how_much_microsoft_invested(service):
         ("how many gpus does colossus have", "many"),
         ("how big is the stargate michigan site", "big"),
         ("how much did microsoft invest in openai", "much"),
+        ("what gpus does anthropic use", "use"),  # which GPUs, not pages on "use" (a QA pass)
+        ("which chips does openai use?", "use"),
     ],
 )
 def test_question_words_are_never_concepts(service, query, filler):
@@ -76,6 +78,11 @@ def test_acronyms_that_look_like_function_words_still_count(service, typed):
     result = service.search(SearchParams(q=f"data centers in the {typed}", explain=True))
     concepts = {part["concept"] for part in result.hits[0].explanation["matched"]} | set(result.hits[0].explanation["missing"])
     assert {"US", "us", "Us"} & concepts, concepts
+
+
+def test_use_is_a_word_outside_a_what_does_question(service):
+    result = service.search(SearchParams(q="gpu use", explain=True))
+    assert "use" in [part["concept"] for part in result.hits[0].explanation["matched"]]
 
 
 def test_us_elsewhere_is_a_function_word(service):
