@@ -125,7 +125,7 @@ def write_jsonl(docs: tuple[dict[str, object], ...], path: Path) -> Path:
 
 
 def load_debian(path: Path = DEBIAN, judgments: Path = DEBIAN_JUDGMENTS) -> Collection:
-    """Return the Debian package corpus (63,956 packages) with the known-item queries of *judgments*
+    """Return the Debian package corpus (63,956 lines, 63,905 packages) with the known-item queries of *judgments*
     (bench/debian_judgments.json: what a Debian user asks, and the packages expected in the top 3),
     graded with the pooled grades added; ``listed`` has the grades written before any system ran."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:

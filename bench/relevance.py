@@ -332,7 +332,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             answers = evaluate(collection, Path(tmp))
             judged = collection.judged
             summaries = {name: summarise(judged, a) for name, a in answers.items()}
-            docs = "the seed corpus" if collection.documents is None else f"{len(collection.documents)} documents"
+            if collection.documents is None:
+                docs = "the seed corpus"
+            else:  # a later line of an id replaces the one before, as the import reads them (Debian: 51)
+                unique = len({str(d.get("id")) for d in collection.documents})
+                docs = f"{unique} documents" + (f" ({len(collection.documents)} lines)" if unique != len(collection.documents) else "")
             print(f"## {collection.name}: {len(judged)} judged queries over {docs}; depth {DEPTH}\n")
             print(table(judged, summaries))
             if collection.listed is not None:  # the same answers, graded as listed before pooling
