@@ -47,6 +47,7 @@ LOOSE_WEIGHT = 0.3
 PREFIX_MIN_CHARS = 2
 PREFIX_LIMIT = 64  # words a prefix may stand for
 PREFIX_TOTAL = 64  # ... and all a query's prefixes together (32 prefixes of 64 words each took 9 s at 64k)
+PHRASE_PREFIX_TOTAL = 16  # ... and the words of a query's quoted phrases ending in a star ('"data cent*"'), together
 TYPO_CANDIDATES = 3  # close spellings searched for one unknown word
 OTHER_TYPO_SHARE = 0.25  # what the close spellings after the first weigh, as a share of their weight
 VARIANT_SLOP = 2  # a multi-word variant matches with one word between ("mixture of experts")
@@ -1094,12 +1095,17 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
     # such words took 538 ms at 64k against 82 untried (``python -m bench.run_together``).
     split = len(parsed.concepts) <= SPLIT_MAX_WORDS
     each = min(PREFIX_LIMIT, max(2, PREFIX_TOTAL // prefixes)) if prefixes else PREFIX_LIMIT
+    # A phrase ending in a star is a phrase to match for each word its prefix stands for, and phrases
+    # of common words cost most: 16 such ('"of the ma*" …', 4 words each) took 2.5 s at 64k.  They
+    # share PHRASE_PREFIX_TOTAL words (a QA pass).
+    starred = sum(1 for concept in parsed.typed_concepts() if concept.prefix and concept.word is None)
+    each_phrase = min(each, max(1, PHRASE_PREFIX_TOTAL // starred)) if starred else each
     concepts = []
     changed = len(joined) != len(parsed.concepts)
     for at, concept in enumerate(joined):
         if concept.members:  # an OR group: each of its words as if typed alone, each phrase as if quoted alone
             members = tuple(
-                _phrase_widened(parsed.text, m, vocabulary, synonyms, corrections, each) if m.word is None
+                _phrase_widened(parsed.text, m, vocabulary, synonyms, corrections, each_phrase) if m.word is None
                 else _widened(m, vocabulary, synonyms, corrections, each)
                 for m in concept.members
             )
@@ -1108,7 +1114,7 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 extra = (a for m in members for a in m.alternatives[1:])
                 widened = replace(concept, alternatives=(concept.alternatives[0], *extra), members=members)
         elif concept.word is None:  # a quoted phrase (or a group that is no word)
-            widened = _phrase_widened(parsed.text, concept, vocabulary, synonyms, corrections, each)
+            widened = _phrase_widened(parsed.text, concept, vocabulary, synonyms, corrections, each_phrase)
             if concept.span and _HYPHENATED.fullmatch(concept.text) and (word := _single_term(concept.text.replace("-", ""))) and vocabulary.contains(word):
                 # Also as one word: "network-manager" is the "NetworkManager" of the pages; and when
                 # no page has one of its words ("fluid-stack"), only as one word, said as "fluid stack" is.
@@ -1153,7 +1159,8 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
             other = _phrase_written_as(text, node, vocabulary, written, typos=False)
             if (prefix := _starred_last(text, node)) is not None:  # '-"data cent*"' leaves out what it finds
                 leading = list(node.words[:-1])
-                found = [wq.Phrase(node.fieldname, [*leading, w], slop=1) for w in vocabulary.prefixed(prefix, PREFIX_LIMIT)]
+                share = max(1, PHRASE_PREFIX_TOTAL // max(1, text.count('*"')))  # as expand shares them
+                found = [wq.Phrase(node.fieldname, [*leading, w], slop=1) for w in vocabulary.prefixed(prefix, share)]
                 return wq.Or([node, *found, *([other] if other is not None else [])])
             return node if other is None else wq.Or([node, other])
         if (type(node) is wq.Term and (span := _typed_span(node)) and text[span[0] : span[1]].endswith("*")

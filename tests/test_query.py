@@ -158,6 +158,21 @@ def test_the_prefixes_of_a_query_are_bounded_together():
     assert len([a for a in alone.concepts[0].alternatives if a.via == "prefix"]) == len(letters)  # all 26
 
 
+def test_the_phrases_ending_in_a_star_of_a_query_are_bounded_together():
+    # 16 phrases of common words ending in a star ('"of the ma*" …') were 4 phrases to match each, and
+    # took 2.5 s at 64k (a QA pass); together they stand for PHRASE_PREFIX_TOTAL words.
+    from search.query import PHRASE_PREFIX_TOTAL
+
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = {"data", *(f"{a}{b}{c}" for a in letters[:4] for b in letters[:4] for c in letters)}
+    phrases = " ".join(f'"data {a}{b}*"' for a in letters[:4] for b in letters[:4])
+    parsed = expand(build_query(phrases, SCHEMA), FakeVocabulary(words))
+    widened = [a for c in parsed.concepts for a in c.alternatives if a.via == "prefix"]
+    assert len(parsed.concepts) == 16 and len(widened) == PHRASE_PREFIX_TOTAL
+    alone = expand(build_query('"data ab*"', SCHEMA), FakeVocabulary(words))
+    assert len([a for a in alone.concepts[0].alternatives if a.via == "prefix"]) == PHRASE_PREFIX_TOTAL
+
+
 def test_prefix_is_bounded_and_needs_two_characters():
     words = {f"gpu{i:03d}" for i in range(200)} | {"gpu"}
     parsed = expand(build_query("gpu*", SCHEMA), FakeVocabulary(words))
