@@ -376,18 +376,21 @@ class SearchService:
             if parsed is None or parsed.is_empty:
                 return [(docnum, 0.0) for docnum in snap.newest_first(found.allowed, end)], False, {}, 0.0
             ordered: list[int] = []
+            late = False  # time ran out ordering a date's documents by relevance: said, and not kept
             for tier in found.by_coverage():  # the pages with every word first, each tier newest first
                 newest = snap.newest_first(tier, end - len(ordered))
                 if newest:
-                    ordered += _ties_by_relevance(
+                    tied, out_of_time = _ties_by_relevance(
                         # By words alone: the meaning term scales with the best score among the
                         # documents ranked, so a page deeper (more of them) ordered a date's documents
                         # otherwise and paging repeated one and lost another.
                         snap, parsed, found, tier, newest, end - len(ordered), {}, started + self.budget_s
                     )
+                    ordered += tied
+                    late = late or out_of_time
                 if len(ordered) >= end:
                     break
-            return [(docnum, 0.0) for docnum in ordered], False, {}, 0.0
+            return [(docnum, 0.0) for docnum in ordered], late, {}, 0.0
         if params.effective_sort == "listing" or parsed is None:
             # Every result, those found by meaning or by name alone included (the total counts them).
             return [(docnum, 0.0) for docnum in snap.in_listing_order(found.allowed, end)], False, {}, 0.0
@@ -900,8 +903,9 @@ class _Found:
 def _ties_by_relevance(
     snap: Snapshot, parsed: ParsedQuery, found: _Found, pool: AbstractSet[int], newest: list[int], end: int,
     cosines: dict[int, float], deadline: float,
-) -> list[int]:
-    """Return the newest *end* of *pool* (matches) with documents of the same date in relevance order.
+) -> tuple[list[int], bool]:
+    """Return the newest *end* of *pool* (matches) with documents of the same date in relevance order,
+    and whether time ran out ordering them (a page of a date shared by thousands: ``timed_out``).
 
     *newest* is the newest *end* by date, listing order breaking ties.  The documents newer than its
     last one's date are all in it, and are put in order among themselves.  Of that last date, the
@@ -909,23 +913,27 @@ def _ties_by_relevance(
     rest (a relevance search, with its cost, where the whole corpus shares one date)."""
     boundary = snap.date_key(newest[-1])
     newer = [docnum for docnum in newest if snap.date_key(docnum) != boundary]
-    out = _by_relevance(snap, parsed, found, newer, len(newer), cosines, deadline)
+    out, late = _by_relevance(snap, parsed, found, newer, len(newer), cosines, deadline)
     out.sort(key=snap.date_key, reverse=True)  # stable: relevance order within a date
     tied = snap.same_date(newest[-1]) & pool
-    return out + _by_relevance(snap, parsed, found, tied, end - len(newer), cosines, deadline)
+    rest, later = _by_relevance(snap, parsed, found, tied, end - len(newer), cosines, deadline)
+    return out + rest, late or later
 
 
 def _by_relevance(
     snap: Snapshot, parsed: ParsedQuery, found: _Found, docs: Iterable[int], limit: int, cosines: dict[int, float], deadline: float
-) -> list[int]:
-    """Return the best *limit* of *docs* in relevance order, then by date order those no word scores."""
+) -> tuple[list[int], bool]:
+    """Return the best *limit* of *docs* in relevance order, then by date order those no word scores,
+    and whether time ran out (the order is then of the documents scored in time: a QA pass found it
+    served as complete, ``timed_out`` false, and cached)."""
     candidates = set(docs)
     if not candidates or limit <= 0:
-        return []
-    best = [docnum for docnum, _score in rank(snap, parsed, candidates, found.concept_docs, limit, deadline, cosines)[0]]
+        return [], False
+    ranked, timed_out, _best = rank(snap, parsed, candidates, found.concept_docs, limit, deadline, cosines)
+    best = [docnum for docnum, _score in ranked]
     if len(best) < limit:  # found by name or meaning alone, without a word: after the scored ones
         best += snap.newest_first(candidates.difference(best), limit - len(best))
-    return best
+    return best, timed_out
 
 
 def _hit(
