@@ -364,7 +364,11 @@ class Vocabulary:
         scored = {}
         for analysed, written in self.synonym_words.items():
             if analysed != word and not self.contains(analysed):
-                distance = min(OSA.distance(written.lower(), folded), OSA.distance(analysed, word))
+                # As written, or as stems within the edits a stem that short allows: "utilities"
+                # (stem "util") was two edits from "mail", the "e-mail" group's word, and every query
+                # holding it and a typo said "Including results for mail …" (a QA pass).
+                stems = OSA.distance(analysed, word)
+                distance = min(OSA.distance(written.lower(), folded), stems if stems <= allowed_distance(len(word)) else limit + 1)
                 if distance <= limit:
                     scored[analysed] = distance
         best = min(scored.values(), default=0)

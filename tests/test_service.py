@@ -1968,3 +1968,11 @@ def test_no_respelling_writes_a_word_the_query_excludes(client):
     assert body["suggestion"] is None and body["did_you_mean"] is None
     kept = client.get("/api/search", query_string={"q": "stargte -michigan"}).get_json()
     assert kept["suggestion"]["text"] == "stargate -michigan"
+
+
+def test_a_word_is_no_typo_of_a_synonym_its_stem_alone_is_near(client):
+    # "utilities nvdia" said "Including results for mail NVIDIA": the stem "util" is two edits from
+    # "mail", a word of the e-mail synonym group no page writes (a QA pass).
+    body = client.get("/api/search", query_string={"q": "utilities nvdia"}).get_json()
+    assert body["suggestion"]["text"] == "utilities NVIDIA"
+    assert client.get("/api/search", query_string={"q": "hugingface"}).get_json()["suggestion"]["text"] == "huggingface"
