@@ -168,9 +168,12 @@ def _indexed(args: MultiMapping, name: str) -> list[str]:
     default and PHP's http_build_query write one), in their numbers' order.  Read as an unknown
     parameter, such a filter searched everything unfiltered (a QA pass)."""
     start = name + "["
-    numbered = [(key, key[len(start) : -1]) for key in args if key.startswith(start) and key.endswith("]")]
-    found = [(int(number), key) for key, number in numbered if number.isascii() and number.isdigit() and len(number) <= 6]
-    return [value for _, key in sorted(found) for value in args.getlist(key)]
+    keyed = [(key, key[len(start) : -1]) for key in args if key.startswith(start) and key.endswith("]") and key != start + "]"]
+    # Numbered in their numbers' order, any other key ("topic[x]", "topic[-1]") after, as sent: a
+    # value is never dropped without a word (a QA pass found "topic[9999999999]" ignored).
+    numbered = sorted((int(number), key) for key, number in keyed if number.isascii() and number.isdigit())
+    others = [key for key, number in keyed if not (number.isascii() and number.isdigit())]
+    return [value for key in [*(key for _, key in numbered), *others] for value in args.getlist(key)]
 
 
 def _check_text(name: str, value: str) -> None:

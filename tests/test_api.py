@@ -57,6 +57,8 @@ def test_a_filter_written_as_a_list_filters(client, name):
     # Numbered, as qs by default and PHP's http_build_query write a list: it searched unfiltered.
     numbered = client.get(f"/api/search?per_page=1&{name}[0]={value}&{name}%5B1%5D={other}").get_json()
     assert sorted(numbered["filters"][name]) == sorted([value, other]) and numbered["total"] == both["total"]
+    for key in (f"{name}[9999999999]", f"{name}[-1]", f"{name}[x]"):  # ignored, they searched unfiltered
+        assert client.get("/api/search", query_string={key: value, "per_page": 1}).get_json()["total"] == plain["total"], key
     page = client.get(f"/?{name}[]={value}").get_data(as_text=True)  # the page reads it too, and writes it plainly
     assert f'href="/feeds/search.atom?{name}={value}"' in page
 
