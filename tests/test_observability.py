@@ -88,6 +88,15 @@ def test_one_json_line_per_request_without_the_query_text(client, logged):
     assert all("stargate" not in json.dumps(line) for line in lines(logged))
 
 
+
+@pytest.mark.parametrize("path", ["/feeds/search.atom", "/api/suggest/opensearch"])
+def test_every_search_route_logs_the_length_of_its_query(client, logged, path):
+    # A feed of a search and the browser's completions logged "q_chars": null (a QA pass).
+    client.get(f"{path}?q={QUERY}", buffered=True)
+    (line,) = [line for line in lines(logged) if line.get("path") == path]
+    assert line["q_chars"] == len(QUERY)
+
+
 def test_an_access_line_is_one_line_without_controls_naming_the_path_as_it_was_typed(client, logged):
     # The path was the WSGI Latin-1 string, written as it was: "/events/日本" as mojibake, and a C1 CSI
     # (%C2%9B, which a terminal reads as ESC [) raw in the log; U+2028 splits a line for some readers.

@@ -50,7 +50,7 @@ _ENVIRON_ID = "topichub.request_id"
 _ENVIRON_SNAPSHOT = "topichub.snapshot"
 _ENVIRON_REQUEST = "topichub.request"
 # Routes whose requests are searches: their access line carries q_chars.
-SEARCH_ROUTES = frozenset({"/", "/api/search", "/api/suggest"})
+SEARCH_ROUTES = frozenset({"/", "/api/search", "/api/suggest", "/api/suggest/opensearch", "/feeds/search.atom"})
 UNMATCHED_ROUTE = "unmatched"  # one label for every unknown path, so scanners cannot grow the metrics
 DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
