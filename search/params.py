@@ -146,10 +146,10 @@ def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> in
     return value
 
 
-def _values(args: MultiMapping, name: str) -> tuple[str, ...]:
+def _values(args: MultiMapping, name: str, bracketed: bool = True) -> tuple[str, ...]:
     # ``topic[]=a&topic[]=b`` is how jQuery's $.param, the qs library (axios's default) and PHP's forms
     # write a list: the same filter.  Ignored as an unknown parameter, it searched everything unfiltered.
-    given = args.getlist(name) + args.getlist(name + "[]") + _indexed(args, name)
+    given = args.getlist(name) + (args.getlist(name + "[]") + _indexed(args, name) if bracketed else [])
     if not given:  # the usual case: most requests name no filter at all
         return ()
     for value in given:  # before the value is read as the corpus stores it, which drops control characters
@@ -261,7 +261,8 @@ def parse_params(args: MultiMapping) -> SearchParams:
         raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")
     if len(_PREFIX.findall(q)) > MAX_PREFIXES:
         raise InvalidParameter("q", f"'q' may hold at most {MAX_PREFIXES} prefixes (words typed with a *)")
-    filters = {name: _values(args, name) for name in FILTERS}
+    bracketed = any("[" in key for key in args)  # a list form of some filter: looked for only then
+    filters = {name: _values(args, name, bracketed) for name in FILTERS}
     if filters["kind"]:  # a closed list, read in any case: an unknown kind is a mistake, not an empty filter
         filters["kind"] = tuple(dict.fromkeys(kind.lower() for kind in filters["kind"]))
         if not set(filters["kind"]) <= set(KINDS):

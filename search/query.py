@@ -1461,6 +1461,10 @@ def caps_lock(text: str, written_in_capitals: Callable[[str], bool]) -> str:
     return "".join(parts) + text[pos:]
 
 
+_CAPITALS = re.compile(r"[A-Z]{2}")  # a word typed in capitals, maybe
+_ALNUM = re.compile(r"[^\W_]")  # a letter or digit
+
+
 def meaning_text(text: str, written_lower: Callable[[str], bool]) -> str:
     """Return the words of *text* whose meaning is looked for (``asked_text``) as the documents write
     them: compatibility forms made plain ("ｌｉｂｃ" is "libc"), a word typed in capitals that documents
@@ -1468,7 +1472,6 @@ def meaning_text(text: str, written_lower: Callable[[str], bool]) -> str:
     "TPU", "US" and a word no document has stay), and no word without a letter or digit ("🚀").  The
     model reads case: "LIBC" had a cosine of 0.24 with the libc pages, "libc" 0.73, and the two
     queries gave 113 and 133 results (a QA pass)."""
-    plain = asked_text(unicodedata.normalize("NFKC", text))
 
     def written(match: re.Match[str]) -> str:
         word = match.group()
@@ -1476,7 +1479,11 @@ def meaning_text(text: str, written_lower: Callable[[str], bool]) -> str:
             return word.lower()
         return word
 
-    return " ".join(word for word in _TOKEN.sub(written, plain).split() if any(c.isalnum() for c in word))
+    if text.isascii() and not _CAPITALS.search(text):  # the usual query: nothing to make plain or lower
+        plain = asked_text(text)
+    else:
+        plain = _TOKEN.sub(written, asked_text(unicodedata.normalize("NFKC", text)))
+    return " ".join(word for word in plain.split() if _ALNUM.search(word))
 
 
 def function_words(text: str) -> bool:
