@@ -58,6 +58,10 @@ ONE_DOCUMENT_WORDS_UP_TO = 2_000
 MIN_TERM_CHARS = 3
 # After a hyphen, how many words glued to it are looked up as the search reads them (``_written_glued``).
 GLUED_CHECKS = 12
+# A last word this long at least, that nothing completes, is tried one letter off (``_respelt``); of
+# each start so found, at most RESPELT_WORDS words are looked at.
+RESPELT_MIN_CHARS = 4
+RESPELT_WORDS = 8
 # Titles holding the typed words apart are looked for among at most this many documents holding the
 # earlier words (``_titles_holding``; 20,000 title checks take about 5 ms).
 SPREAD_TITLE_DOCS = 20_000
@@ -164,6 +168,15 @@ def _is_word(key: str, least: int = MIN_TERM_CHARS) -> bool:
     nor a function word: one that can be offered; with a smaller *least*, one that still says what
     earlier words are about ("sk" of "sk h": SK hynix, not "sk Hugging")."""
     return len(key) >= least and not key.isdigit() and key not in STOP_WORDS
+
+
+def _one_letter_off(word: str) -> set[str]:
+    """Return the starts of words one letter from *word*: a letter left out, added, changed, or two
+    swapped (the last letter typed may be the one wrong: "hugginf" is the start of "hugging")."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return ({a + b[1:] for a, b in splits if b} | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+            | {a + c + b[1:] for a, b in splits if b for c in letters} | {a + c + b for a, b in splits for c in letters}) - {word}
 
 
 def _asking(words: list[str]) -> list[str]:
@@ -314,6 +327,22 @@ class _Candidates:
                 ranked.append(((2, KIND_ORDER["title"], 0, 0, 0, len(cand.folded), cand.folded), cand.suggestion))
         return ranked
 
+    def _respelt(self, before: str, last: str) -> list[tuple[_Rank, Suggestion]]:
+        """Return the words that the last word typed, one letter off, starts, when nothing else
+        completes the text: "brodc" offered nothing, "hugginf" nothing, where the search corrects
+        them (a QA pass).  One letter left out, added, changed or two swapped; the commonest first."""
+        typed = fold(last)
+        if len(typed) < RESPELT_MIN_CHARS or not typed.isalpha() or not typed.isascii() or (before and not before[-1].isspace()):
+            return []
+        if self._sorted is None:
+            self._sorted = sorted(self.terms)
+        found: dict[str, int] = {}
+        for start in _one_letter_off(typed):
+            for key in self._sorted[bisect_left(self._sorted, start) : bisect_left(self._sorted, start + "\U0010ffff")][:RESPELT_WORDS]:
+                found[key] = self.terms[key][1]
+        best = sorted(found, key=lambda key: (-found[key], len(key), key))[:KIND_CAPS["term"]]
+        return [((0, KIND_ORDER["term"], 2, 0, -found[key], len(key), key), Suggestion(before + self.terms[key][0], "term")) for key in best]
+
     def _whole(self, prefix: str) -> list[tuple[_Rank, Suggestion]]:
         """Return the last word of *prefix*, typed whole, as the pages most often write it ("nvidia "
         gives "NVIDIA"), when it is a word offered (inside a word, "openai's ", nothing)."""
@@ -413,6 +442,8 @@ class _Candidates:
             ranked += self._whole(prefix)
         else:
             ranked += self._words(*_typed_word(prefix), limit)
+            if not ranked:
+                ranked = self._respelt(*_typed_word(prefix))
         ranked.sort(key=lambda pair: pair[0])
         chosen: list[Suggestion] = []
         per_kind: Counter[str] = Counter()

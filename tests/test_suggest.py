@@ -364,3 +364,14 @@ def test_in_a_small_corpus_a_word_one_page_holds_is_offered(client, q, word):
     # The guide's "Iranian" and "Shannon" could not be typed to: a word had to be on two pages (a QA pass).
     assert word in terms(client, q)
     assert client.get("/api/search", query_string={"q": word}).get_json()["total"] == 1
+
+
+@pytest.mark.parametrize(("q", "meant"), [("brodc", "Broadcom"), ("hugginf", "Hugging"), ("stargate mihcigan", "stargate Michigan")])
+def test_a_word_one_letter_off_that_nothing_completes_is_completed_as_meant(client, q, meant):
+    # "brodc" and "hugginf" offered nothing, where the search corrects them (a QA pass).
+    assert terms(client, q)[0] == meant
+    assert suggest(client, "zzqqxxv") == []  # nothing near
+
+
+def test_a_word_that_completes_is_not_respelt(client):
+    assert all(fold(text).startswith("starg") for text in terms(client, "starg"))
