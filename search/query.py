@@ -1718,6 +1718,8 @@ def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> s
                 and text[c.span[1] : c.span[1] + 1] != "*" for c in (a, b))
     if not plain or not _JOINABLE_GAP.fullmatch(text[a.span[1] : b.span[0]]):  # type: ignore[index]
         return None
+    if a.text.isdigit() and b.text.isdigit():
+        return None  # two numbers are two numbers: "stargate 20 21" said "Including results for stargate 2021"
     word = _single_term(a.text + b.text)
     return word if word and vocabulary.contains(word) else None
 

@@ -561,3 +561,10 @@ def test_email_and_mail_are_one_thing():
     # "email client" found no client whose text says "mail" (thunderbird, mutt, evolution; a QA pass at 64k).
     parsed = build_query("email client", SCHEMA, SYNONYMS)
     assert ("synonym", ("mail",)) in [(a.via, a.words) for a in parsed.concepts[0].alternatives]
+
+
+def test_two_numbers_typed_apart_are_not_one_number(service):
+    # "stargate 20 21" said "Including results for stargate 2021" (a QA pass): numbers are not a word
+    # typed in two, as "fluid stack" is.
+    assert service.search(SearchParams(q="stargate 20 21")).suggestion is None
+    assert service.search(SearchParams(q="fluid stack")).hits[0].id.endswith("fluidstack")
