@@ -1230,9 +1230,10 @@ def _widened(
                 return replace(concept, alternatives=(*concept.alternatives, *extra))
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
                 near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
-            if extra:
-                # Written apart, it is found: not also a typo of another word ("multigpu" said
-                # "Including results for multicpu" and listed a CPU monitor: a QA pass).
+            if extra and vocabulary.follows(*extra[0].words):
+                # Written apart, a page holds it: not also a typo of another word ("multigpu" said
+                # "Including results for multicpu" and listed a CPU monitor: a QA pass).  A split no
+                # page writes side by side ("firfox": "fir" "fox") leaves the typo its correction.
                 near = []
             # The first is the correction the answer shows: the others, in case it is not, weigh less
             # ("nmpy" said "Including results for NumPy" and listed "nipy" first, a rarer word).

@@ -441,6 +441,21 @@ def test_two_words_typed_as_one_and_found_apart_are_no_typo_of_another_word(tmp_
     assert sorted(h.id for h in found.hits) == ["gpu0", "gpu1", "gpu2"]
 
 
+def test_a_typo_that_splits_into_two_words_no_page_writes_together_is_still_corrected(tmp_path):
+    # After 00179ef "firfox" split into "fir" and "fox" (both words of the 64k corpus, never side by
+    # side) and lost its correction: 0 results where there were 179 (the regression QA pass).
+    from index.build import build
+    from tests.conftest import write_jsonl
+
+    docs = [{"id": f"ff{i}", "title": f"Firefox {i}", "summary": "The Firefox web browser.", "topics": ["t"]} for i in range(3)]
+    docs += [{"id": "tree", "title": "Fir trees", "summary": "A fir grows tall.", "topics": ["t"]},
+             {"id": "fox", "title": "Fox news", "summary": "A fox runs.", "topics": ["t"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix", semantic=False)
+    found = SearchService(tmp_path / "ix").search(SearchParams(q="firfox"))
+    assert found.suggestion is not None and found.suggestion.text.lower() == "firefox"
+    assert {h.id for h in found.hits} >= {"ff0", "ff1", "ff2"}
+
+
 @pytest.mark.parametrize(("typed", "apart"), [("gpt3", "gpt 3"), ("llama3", "llama 3"), ("LLaMA3", "llama 3")])
 def test_a_model_name_and_number_typed_as_one_find_the_pages_writing_them_apart(service, typed, apart):
     # "gpt3" and "llama3" found nothing and offered nothing: the pages write "GPT-3" and "LLaMA 3".
