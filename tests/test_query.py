@@ -426,17 +426,22 @@ def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
     assert "<mark>Trainium" in corrected.hits[0].snippet_html
 
 
-def test_two_words_typed_as_one_and_found_apart_are_no_typo_of_another_word(tmp_path):
-    # At 64k "multigpu" found the Vulkan loader's "multi-gpu", and also said "Including results for
-    # multicpu" and listed a CPU monitor (a QA pass).
+def _searched(tmp_path, docs: list[dict], q: str):
+    """Return the search for *q* over *docs*, built without vectors."""
     from index.build import build
     from tests.conftest import write_jsonl
 
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix", semantic=False)
+    return SearchService(tmp_path / "ix").search(SearchParams(q=q))
+
+
+def test_two_words_typed_as_one_and_found_apart_are_no_typo_of_another_word(tmp_path):
+    # At 64k "multigpu" found the Vulkan loader's "multi-gpu", and also said "Including results for
+    # multicpu" and listed a CPU monitor (a QA pass).
     docs = [{"id": f"gpu{i}", "title": f"Loader {i}", "summary": "It fully supports multi-GPU operation.", "topics": ["t"]} for i in range(3)]
     docs += [{"id": "cpu", "title": "Monitor", "summary": "Metrics for multicpu machines.", "topics": ["t"]},
              {"id": "other", "title": "Multicpu tools", "summary": "More multicpu metrics.", "topics": ["t"]}]
-    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix", semantic=False)
-    found = SearchService(tmp_path / "ix").search(SearchParams(q="multigpu"))
+    found = _searched(tmp_path, docs, "multigpu")
     assert found.suggestion is None
     assert sorted(h.id for h in found.hits) == ["gpu0", "gpu1", "gpu2"]
 
@@ -444,14 +449,10 @@ def test_two_words_typed_as_one_and_found_apart_are_no_typo_of_another_word(tmp_
 def test_a_typo_that_splits_into_two_words_no_page_writes_together_is_still_corrected(tmp_path):
     # After 00179ef "firfox" split into "fir" and "fox" (both words of the 64k corpus, never side by
     # side) and lost its correction: 0 results where there were 179 (the regression QA pass).
-    from index.build import build
-    from tests.conftest import write_jsonl
-
     docs = [{"id": f"ff{i}", "title": f"Firefox {i}", "summary": "The Firefox web browser.", "topics": ["t"]} for i in range(3)]
     docs += [{"id": "tree", "title": "Fir trees", "summary": "A fir grows tall.", "topics": ["t"]},
              {"id": "fox", "title": "Fox news", "summary": "A fox runs.", "topics": ["t"]}]
-    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix", semantic=False)
-    found = SearchService(tmp_path / "ix").search(SearchParams(q="firfox"))
+    found = _searched(tmp_path, docs, "firfox")
     assert found.suggestion is not None and found.suggestion.text.lower() == "firefox"
     assert {h.id for h in found.hits} >= {"ff0", "ff1", "ff2"}
 
