@@ -52,6 +52,7 @@ WITHDRAWN_FILE = "withdrawn.json"
 # In a snapshot served by a step back (a rollback, or a replica given its builder's rolled-back
 # choice): when, and from which; kept while it is served so, whatever prune deletes (``stepped_back``).
 STEPPED_BACK_FILE = "stepped_back.json"
+NOTES = frozenset({WITHDRAWN_FILE, STEPPED_BACK_FILE})  # written beside a published snapshot's files, never its own
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
 PUBLISHING = ".publishing-"  # + an id: that snapshot was moved into place and is not yet served
 # What systemd, docker stop, Kubernetes and Ctrl-C send, and a terminal that closes (an ssh session
@@ -178,7 +179,7 @@ def _manifest(folder: Path) -> dict[str, dict[str, object]]:
     return {
         p.name: {"size": p.stat().st_size, "sha256": _digest(p)}
         for p in sorted(folder.iterdir())
-        if p.is_file() and p.name != MANIFEST_FILE
+        if p.is_file() and p.name != MANIFEST_FILE and p.name not in NOTES
     }
 
 

@@ -53,7 +53,10 @@ _DELETE_KEYS = {"id", "delete"}
 _WHOOSH_LOCK = "MAIN_WRITELOCK"
 # Not copied into the updated snapshot: publish writes its own manifest, and a snapshot changed here
 # is no longer the copy that origin.json describes (with it, serve and /healthz took it for a replica).
-_NOT_COPIED = {store.MANIFEST_FILE, store.ORIGIN_FILE, _WHOOSH_LOCK}
+# Nor the notes on how the snapshot was served (``store.NOTES``): an update after a rollback copied
+# stepped_back.json, which the manifest then listed, and a later switch deleting it left the new
+# snapshot "missing its file stepped_back.json", refused (the regression QA pass).
+_NOT_COPIED = {store.MANIFEST_FILE, store.ORIGIN_FILE, _WHOOSH_LOCK, *store.NOTES}
 
 
 class UpdateError(RuntimeError):

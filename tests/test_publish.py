@@ -426,6 +426,12 @@ def test_a_rollback_never_brings_back_the_snapshot_it_took_back(builder, tmp_pat
     assert f"skipped a snapshot: snapshot {bad} was rolled back from at " in result.stderr, result.stderr
     assert numbats(client) == (good, 0)
     assert "nothing to roll back to" in refused("rollback", "--index-dir", builder)  # S0 is the oldest
+    # The fix, made from a snapshot served by a rollback, took none of its notes (stepped_back.json was
+    # copied and listed, and served again it was "missing its file stepped_back.json": refused; a QA pass).
+    assert run("rollback", "--to", fixed, "--index-dir", builder).returncode == 0
+    assert numbats(client) == (fixed, 1)
+    assert client.get("/healthz").get_json()["status"] == "ok"
+    assert not set(json.loads((store.snapshots_dir(builder) / fixed / store.MANIFEST_FILE).read_text())) & store.NOTES
 
 
 def test_a_prune_deletes_a_withdrawn_snapshot_before_a_good_one_and_rollback_to_moves_forward(builder, tmp_path):
