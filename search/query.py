@@ -340,6 +340,7 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
     what_does = _WHAT_DOES.match(text)
     for removestops in (True, False):
         units = []
+        asked_about: list[_Unit] = []  # the verb ending a "when did …" or "what does … use" question
         if tokens is None:
             found = ((t.text, t.startchar, t.endchar) for t in analyzer(text, mode="query", chars=True, removestops=removestops))
         else:
@@ -350,13 +351,17 @@ def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
             if removestops and any(s <= start and end <= e for s, e in contracted):
                 continue
             if removestops and when and not text[end:].strip(" ?!.") and text[start:end].lower() in WHEN_WORDS:
+                asked_about.append(_Unit(word, start, end, None))
                 continue  # "when did stargate start": the date asked for, not a word of the answer
             if removestops and what_does and not text[end:].strip(" ?!.") and text[start:end].lower() in USE_WORDS:
+                asked_about.append(_Unit(word, start, end, None))
                 continue  # "what chips does openai use": which chips, not pages on "use"
             if removestops and _compares(text, start, end):
                 continue  # "fsdp vs deepspeed": the two things compared
             prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None
             units.append(_Unit(word, start, end, prefix))
+        if not units and asked_about:
+            return asked_about  # the only word asked about ("what does it use"): searched, not the function words
         if units or not _WORDS.search(text):
             return units
     return []

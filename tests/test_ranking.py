@@ -80,6 +80,14 @@ def test_acronyms_that_look_like_function_words_still_count(service, typed):
     assert {"US", "us", "Us"} & concepts, concepts
 
 
+@pytest.mark.parametrize(("query", "word"), [("what does it use", "use"), ("when did it start", "start")])
+def test_the_verb_of_a_question_is_searched_when_it_is_the_only_word_asked_about(service, query, word):
+    # "what does it use" searched "what" and "it" (31 results, a guide section first) once "use" was
+    # left out of such questions (the regression QA pass).
+    result = service.search(SearchParams(q=query, explain=True))
+    assert result.hits and all([p["concept"] for p in hit.explanation["matched"]] == [word] for hit in result.hits)
+
+
 def test_use_is_a_word_outside_a_what_does_question(service):
     result = service.search(SearchParams(q="gpu use", explain=True))
     assert "use" in [part["concept"] for part in result.hits[0].explanation["matched"]]
