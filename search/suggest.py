@@ -63,8 +63,9 @@ GLUED_CHECKS = 12
 RESPELT_MIN_CHARS = 4
 RESPELT_WORDS = 8
 # Titles holding the typed words apart are looked for among at most this many documents holding the
-# earlier words (``_titles_holding``; 20,000 title checks take about 5 ms).
-SPREAD_TITLE_DOCS = 20_000
+# earlier words (``_titles_holding``): at 64k "files d" (13,686 documents hold "files") took 41.7 ms
+# for 21.3 with 20,000 allowed (the regression QA pass).
+SPREAD_TITLE_DOCS = 4_000
 EARLIER_WORD_CHARS = 2  # an earlier word this short still narrows the completions after it ("sk h")
 # A snapshot up to this size has its completions read in the request that first asks (about 0.4 s at
 # the 64k corpus's rate); a larger one in a thread of its own (``Suggester``).
@@ -81,7 +82,7 @@ _NON_WORD = re.compile(f"(?:[^\\w{MARKS}]|_)+")
 _OPERATORS = '-+("'
 # An exclusion typed, or being typed: "stargate -" offered the Stargate pages' titles, links to what
 # the reader was about to leave out (a QA pass).
-_EXCLUDING = re.compile(r'(?:^|[\s(])-(?=[\w"(]|$)')
+_EXCLUDING = re.compile(r'(?:^|[\s(])-(?=[\w"(]|$)|(?:^|[\s(])NOT(?:\s|$)')  # "NOT mi" too (a QA pass)
 
 
 # A completion's place: starts the typed text, kind, hyphenated words first, documents shared with the
@@ -140,13 +141,12 @@ def check_prefix(q: str | None) -> str:
     is not completed to "theoretical"), or raise InvalidParameter naming 'q'."""
     visible = INVISIBLE.sub("", q or "")
     text = " ".join(visible.split())
-    if text and visible[-1].isspace():
-        text += " "
+    whole = bool(text) and visible[-1].isspace()
     if "\x00" in text:
         raise InvalidParameter("q", "'q' may not contain a NUL character")
-    if len(text) > MAX_PREFIX_CHARS:
+    if len(text) > MAX_PREFIX_CHARS:  # the space after the last word aside: the box holds as much
         raise InvalidParameter("q", f"'q' may be at most {MAX_PREFIX_CHARS} characters")
-    return text
+    return text + " " if whole else text
 
 
 class _WordKeys(dict[str, str | None]):
@@ -347,11 +347,17 @@ class _Candidates:
         """Return the last word of *prefix*, typed whole, as the pages most often write it ("nvidia "
         gives "NVIDIA"), when it is a word offered (inside a word, "openai's ", nothing)."""
         before, last = _typed_word(prefix)
-        key = fold(last)
-        bare = before.rstrip(_OPERATORS)
-        if not last or key not in self.terms or (bare and not bare[-1].isspace()):
+        token = prefix[prefix.rfind(" ") + 1 :].lstrip(_OPERATORS)
+        if "-" in token.strip("-"):  # a hyphenated word ("multi-gpu "): as the pages write it hyphenated
+            key, words, before = _hyphenated_key(token), self.hyphenated, prefix[: len(prefix) - len(token)]
+        else:
+            key, words = fold(last), self.terms
+            bare = before.rstrip(_OPERATORS)
+            if bare and not bare[-1].isspace():
+                return []
+        if not last or key not in words:
             return []
-        surface, count = self.terms[key]
+        surface, count = words[key]
         return [((0, KIND_ORDER["term"], 1, 0, -count, len(key), key), Suggestion(before + surface, "term"))]
 
     def _written_glued(self, start: str, found: list[tuple[_Rank, str]], limit: int) -> list[tuple[_Rank, str]]:

@@ -180,7 +180,7 @@ def test_a_search_operator_before_the_word_is_kept(client, q):
     assert all(text.lower().startswith(q) for text in found)
 
 
-@pytest.mark.parametrize("q", ["-star", "stargate -uk", "-stargate uk", "stargate -", "stargate (-"])
+@pytest.mark.parametrize("q", ["-star", "stargate -uk", "-stargate uk", "stargate -", "stargate (-", "stargate NOT mi", "NOT stargate mi"])
 def test_an_exclusion_is_not_completed_into_a_link_to_what_it_excludes(client, q):
     assert all(s["kind"] == "term" and s["url"] is None for s in suggest(client, q))
 
@@ -375,3 +375,15 @@ def test_a_word_one_letter_off_that_nothing_completes_is_completed_as_meant(clie
 
 def test_a_word_that_completes_is_not_respelt(client):
     assert all(fold(text).startswith("starg") for text in terms(client, "starg"))
+
+
+
+@pytest.mark.parametrize(("q", "word"), [("multi-gpu ", "multi-GPU"), ("fine-tuning ", "fine-tuning")])
+def test_a_hyphenated_word_typed_whole_is_offered_as_the_pages_write_it(client, q, word):
+    # "multi-gpu " offered no word, where "nvidia " offers NVIDIA (the regression QA pass).
+    assert terms(client, q) == [word]
+
+
+def test_the_space_after_a_prefix_of_the_greatest_length_is_no_character_too_many(client):
+    assert client.get("/api/suggest", query_string={"q": "x" * 256 + " "}).status_code == 200
+    assert client.get("/api/suggest", query_string={"q": "x" * 257}).status_code == 400
