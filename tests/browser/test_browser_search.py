@@ -409,6 +409,16 @@ def test_a_completion_bolds_the_letters_typed_and_reads_in_its_own_direction(pag
     assert texts.nth(1).evaluate("node => getComputedStyle(node).direction") == "rtl"
 
 
+def test_a_title_holding_the_words_typed_apart_bolds_each(page: Page):
+    # "Expanding Stargate to Michigan", offered for "stargate mi", was shown with nothing bold: the
+    # words typed are not side by side in it (the regression QA pass).
+    page.goto("/")
+    page.locator("#q").press_sequentially("stargate mi", delay=40)
+    option = page.get_by_role("listbox", name="Suggestions").get_by_role("option").filter(has_text="Expanding Stargate to Michigan")
+    expect(option).to_have_count(1)
+    assert option.locator(".s-text b").all_inner_texts() == ["Stargate", "Mi"]
+
+
 def test_a_space_typed_after_a_word_offers_what_holds_it_whole(page: Page):
     """"open" offers OpenAI; "open " (the word finished) offers the open-source pages, not OpenAI."""
     page.goto("/")

@@ -189,15 +189,34 @@
       // Each character lower-cased on its own, kept where that changes its length ("İ" is "i̇"), so
       // that a place in the lower-cased text is the same place in the text.
       var lower = Array.from(text, function (c) { var l = c.toLowerCase(); return l.length === c.length ? l : c; }).join("");
+      function wordStart(needle) {
+        var at = lower.indexOf(needle);
+        while (at > 0 && /\w/.test(lower.charAt(at - 1))) { at = lower.indexOf(needle, at + 1); }
+        return at;
+      }
       var needle = typed.toLowerCase();
-      var at = lower.indexOf(needle);
-      while (at > 0 && /\w/.test(lower.charAt(at - 1))) { at = lower.indexOf(needle, at + 1); }
-      if (!needle || at < 0) { li.appendChild(document.createTextNode(text)); return; }
-      li.appendChild(document.createTextNode(text.slice(0, at)));
-      var b = document.createElement("b");
-      b.textContent = text.slice(at, at + needle.length);
-      li.appendChild(b);
-      li.appendChild(document.createTextNode(text.slice(at + needle.length)));
+      var at = needle ? wordStart(needle) : -1;
+      // The typed words side by side, else each where it starts a word ("stargate mi" in "Expanding
+      // Stargate to Michigan", a title holding them apart): [start, end] pairs, in order, not overlapping.
+      var spans = at >= 0 ? [[at, at + needle.length]] : [];
+      if (at < 0 && needle.indexOf(" ") > 0) {
+        needle.split(" ").forEach(function (word) {
+          var start = word ? wordStart(word) : -1;
+          if (start >= 0 && !spans.some(function (s) { return start < s[1] && s[0] < start + word.length; })) {
+            spans.push([start, start + word.length]);
+          }
+        });
+        spans.sort(function (a, b) { return a[0] - b[0]; });
+      }
+      var pos = 0;
+      spans.forEach(function (span) {
+        li.appendChild(document.createTextNode(text.slice(pos, span[0])));
+        var b = document.createElement("b");
+        b.textContent = text.slice(span[0], span[1]);
+        li.appendChild(b);
+        pos = span[1];
+      });
+      li.appendChild(document.createTextNode(text.slice(pos)));
     }
 
     function render(typed, suggestions) {
