@@ -1442,6 +1442,27 @@ def the_us(text: str) -> str:
     return _THE_US.sub(lambda m: m.group(1) + "US", text) if "us" in text.lower() else text
 
 
+def function_words_in_capitals(text: str, written_in_capitals: Callable[[str], bool]) -> str:
+    """Return *text* with each function word of three letters or more typed in capitals in a query that
+    is not ("stargate THE michigan") in lower case, unless documents write it so: kept as an acronym,
+    "THE" matched all 57 hub pages, where "the" is dropped (a QA pass).  Two letters may be an acronym
+    whatever the pages write ("IT", "US", "AI" still count); AND, OR and NOT stay operators; one letter
+    for one, so places hold."""
+    if text.isupper() or not _CAPITAL_WORD.search(text):
+        return text
+
+    def lowered(match: re.Match[str]) -> str:
+        word = match.group()
+        if word in _OPERATORS or word.lower() not in QUERY_STOP_WORDS or written_in_capitals(_query_term(word)[0]):
+            return word
+        return word.lower()
+
+    return _CAPITAL_WORD.sub(lowered, text)
+
+
+_CAPITAL_WORD = re.compile(r"\b[A-Z]{3,}\b")  # two letters may be an acronym whatever the pages write: IT, US, AI
+
+
 def caps_lock(text: str, written_in_capitals: Callable[[str], bool]) -> str:
     """Return *text* typed in capitals throughout (caps lock: "HOW MUCH DID MICROSOFT INVEST IN
     OPENAI") with the words that documents do not write in capitals (*written_in_capitals* of the

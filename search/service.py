@@ -38,6 +38,7 @@ from search.explain import explain
 from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
+    function_words_in_capitals,
     keep_informative, meaning_text, negation_offers, short_prefixes, the_us, typed_marks,
 )
 from search import semantic
@@ -347,7 +348,8 @@ class SearchService:
         # as a document's is: its "b" ranked the pages on "$1B" first.  The query shown is as typed.
         typed = _without_markup(params.q)
         # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
-        text = the_us(caps_lock(typed_marks(typed), lambda word: self._vocabulary(snap).acronym(word)))
+        in_capitals = lambda word: self._vocabulary(snap).acronym(word)  # noqa: E731
+        text = the_us(function_words_in_capitals(caps_lock(typed_marks(typed), in_capitals), in_capitals))
         parsed = build_query(text, snap.schema, snap.synonyms)
         parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
         if parsed.is_empty:

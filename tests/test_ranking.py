@@ -288,3 +288,17 @@ def test_a_number_and_its_unit_written_apart_are_marked_only_side_by_side(client
                 elif word in ("gw", "gigawatt", "gigawatts"):
                     assert re.search(r"<mark>1</mark>[\s-]*$", html[: marked.start()]), html
     assert apart > 0
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("stargate THE michigan", "stargate the michigan"), ("stargate WITH michigan", "stargate michigan")])
+def test_a_function_word_typed_in_capitals_alone_is_a_function_word(service, typed, meant):
+    # "stargate THE michigan" matched all 57 hub pages: "THE" was kept as an acronym (a QA pass).
+    got, wanted = service.search(SearchParams(q=typed)), service.search(SearchParams(q=meant))
+    assert (got.total, [h.id for h in got.hits]) == (wanted.total, [h.id for h in wanted.hits])
+
+
+def test_two_letters_in_capitals_may_be_an_acronym_whatever_the_pages_write(service):
+    result = service.search(SearchParams(q="IT infrastructure", explain=True))
+    concepts = {part["concept"] for hit in result.hits for part in hit.explanation["matched"]} | {
+        word for hit in result.hits for word in hit.explanation["missing"]}
+    assert "IT" in concepts
