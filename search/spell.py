@@ -237,6 +237,16 @@ class Vocabulary:
             found = self._remember(key, next(iter(phrase.docs(self.searcher)), None) is not None)
         return found  # type: ignore[return-value]
 
+    def together(self, first: str, second: str, limit: int) -> int:
+        """Return how many documents (up to *limit*) have *second* right after *first* (analysed) in
+        a searched field: how many pages hold a word typed in two, read apart."""
+        key = ("together", first, second, limit)
+        found = self._cache.get(key)
+        if found is None:
+            phrase = wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
+            found = self._remember(key, sum(1 for _ in islice(phrase.docs(self.searcher), limit)))
+        return found  # type: ignore[return-value]
+
     def apart(self, first: str, second: str) -> bool:
         """Return whether some document writes the words *first* and *second* (analysed) side by side
         as words of their own ("GPT-3"), not where one is a part of a word ("ruby-mysql2" holds "ruby"

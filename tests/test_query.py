@@ -54,6 +54,9 @@ class FakeVocabulary:
     def apart(self, first, second):
         return False
 
+    def together(self, first, second, limit):
+        return 0
+
     def writes(self, spelled, word):
         return True
 
@@ -455,6 +458,17 @@ def test_a_typo_that_splits_into_two_words_no_page_writes_together_is_still_corr
     found = _searched(tmp_path, docs, "firfox")
     assert found.suggestion is not None and found.suggestion.text.lower() == "firefox"
     assert {h.id for h in found.hits} >= {"ff0", "ff1", "ff2"}
+
+
+
+def test_a_typo_whose_correction_more_pages_hold_than_its_split_keeps_its_correction(tmp_path):
+    # "webacm" split into "web acm", which 5 pages of the 64k corpus hold together, lost "webcam" (59
+    # pages) and the webcam package (the second regression QA pass).
+    docs = [{"id": f"cam{i}", "title": f"Webcam tool {i}", "summary": "Reads a webcam.", "topics": ["t"]} for i in range(3)]
+    docs += [{"id": "acm", "title": "Web ACM", "summary": "A web acm paper.", "topics": ["t"]}]
+    found = _searched(tmp_path, docs, "webacm")
+    assert found.suggestion is not None and found.suggestion.text.lower() == "webcam"
+    assert found.hits[0].id.startswith("cam")
 
 
 @pytest.mark.parametrize(("typed", "apart"), [("gpt3", "gpt 3"), ("llama3", "llama 3"), ("LLaMA3", "llama 3")])
