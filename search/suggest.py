@@ -448,6 +448,11 @@ class _Candidates:
                 ranked += self._titles_holding(folded, whole)
         if whole:
             ranked += self._whole(prefix)
+            # Two words typed whole that the pages write as one ("lib ssl ": libssl), that word alone.
+            before, last = _typed_word(prefix)
+            one = fold(before.rstrip()[before.rstrip().rfind(" ") + 1 :] + last)
+            ranked += [((*rank[:2], 2, *rank[3:]), found) for rank, found in self._joined(before, last)
+                       if fold(found.text.rsplit(" ", 1)[-1]) == one]  # after the words as typed
         else:
             ranked += self._words(*_typed_word(prefix), limit)
             if not ranked:

@@ -387,3 +387,11 @@ def test_a_hyphenated_word_typed_whole_is_offered_as_the_pages_write_it(client, 
 def test_the_space_after_a_prefix_of_the_greatest_length_is_no_character_too_many(client):
     assert client.get("/api/suggest", query_string={"q": "x" * 256 + " "}).status_code == 200
     assert client.get("/api/suggest", query_string={"q": "x" * 257}).status_code == 400
+
+
+@pytest.mark.parametrize(("q", "one"), [("open ai ", "OpenAI"), ("fluid stack ", "Fluidstack")])
+def test_two_words_typed_whole_that_the_pages_write_as_one_offer_that_word(client, q, one):
+    # "lib ssl " no longer offered libssl once a trailing space made the last word whole (the second
+    # regression QA pass); "data center " still offers the words as typed first.
+    assert one in terms(client, q)
+    assert terms(client, "data center ")[0] == "data center"
