@@ -417,6 +417,11 @@ def test_a_title_holding_the_words_typed_apart_bolds_each(page: Page):
     option = page.get_by_role("listbox", name="Suggestions").get_by_role("option").filter(has_text="Expanding Stargate to Michigan")
     expect(option).to_have_count(1)
     assert option.locator(".s-text b").all_inner_texts() == ["Stargate", "Mi"]
+    # Typed with the marks of the syntax around the words, the same (nothing was bold).
+    page.goto("/")
+    page.locator("#q").press_sequentially('"stargate mi', delay=40)
+    expect(option).to_have_count(1)
+    assert option.locator(".s-text b").all_inner_texts() == ["Stargate", "Mi"]
 
 
 def test_a_space_typed_after_a_word_offers_what_holds_it_whole(page: Page):
@@ -471,3 +476,30 @@ def test_ticking_a_filter_says_before_that_it_applies_at_once(page: Page):
     hint = page.locator("#filters-hint")
     expect(hint).to_be_visible()
     expect(page.locator("#facet-entity")).to_have_attribute("aria-describedby", "filters-hint")
+
+
+def test_options_shown_for_other_text_are_no_choice(page: Page):
+    """Backspaced from "stargate mi" to "stargate", ArrowDown and Enter picked "stargate Michigan" from
+    the list still shown; after Escape had emptied the box, ArrowDown opened the old list (a QA pass)."""
+    page.goto("/")
+    box = page.locator("#q")
+    listbox = page.get_by_role("listbox", name="Suggestions")
+    box.press_sequentially("stargate mi", delay=40)
+    expect(listbox.get_by_role("option").filter(has_text="Michigan").first).to_be_visible()
+    for _ in range(3):
+        box.press("Backspace")
+    box.press("ArrowDown")
+    with page.expect_navigation():
+        box.press("Enter")
+    assert query_of(page)["q"] == ["stargate"]
+
+    box = page.locator("#q")
+    box.fill("")
+    box.press_sequentially("nvidia", delay=40)
+    expect(listbox).to_be_visible()
+    box.press("Escape")
+    box.press("Escape")
+    expect(box).to_have_value("")
+    box.press("ArrowDown")
+    page.wait_for_timeout(300)
+    expect(listbox).to_be_hidden()

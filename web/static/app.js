@@ -141,6 +141,21 @@
     var timer = 0;
     var seq = 0;
     var controller = null;
+    var shownFor = null;  // the text the options shown are for: they are no choice for any other text
+
+    // What is asked for the text in the box: a space typed after the last word is sent, as that word
+    // is then whole ("the " is not "theoretical").
+    function asked() {
+      var typed = box.value.trim();
+      return typed && /\s$/.test(box.value) ? typed + " " : typed;
+    }
+
+    // A reply on its way is for text no longer in the box: it is not drawn.
+    function cancel() {
+      seq++;
+      window.clearTimeout(timer);
+      if (controller) { controller.abort(); controller = null; }
+    }
     var KINDS = { title: "Go to", organisation: "Organisation", topic: "Topic", term: "Search" };
 
     function close() {
@@ -194,7 +209,8 @@
         while (at > 0 && /\w/.test(lower.charAt(at - 1))) { at = lower.indexOf(needle, at + 1); }
         return at;
       }
-      var needle = typed.toLowerCase();
+      // The words typed, without the marks of the syntax around them ('"open', "+stargate", "open*").
+      var needle = typed.toLowerCase().replace(/["()+*]/g, " ").replace(/\s+/g, " ").trim();
       var at = needle ? wordStart(needle) : -1;
       // The typed words side by side, else each where it starts a word ("stargate mi" in "Expanding
       // Stargate to Michigan", a title holding them apart): [start, end] pairs, in order, not overlapping.
@@ -255,31 +271,41 @@
 
     function fetchSuggestions() {
       var typed = box.value.trim();
-      var mine = ++seq;
-      if (controller) { controller.abort(); }
+      var sent = asked();
+      cancel();
+      var mine = seq;
       if (!typed) { render("", []); return; }
       controller = window.AbortController ? new AbortController() : null;
-      // A space typed after the last word is sent: that word is whole ("the " is not "theoretical").
-      var sent = /\s$/.test(box.value) ? typed + " " : typed;
       fetch("/api/suggest?q=" + encodeURIComponent(sent), {
         headers: { Accept: "application/json" },
         signal: controller ? controller.signal : undefined
       }).then(function (response) {
         return response.ok ? response.json() : { suggestions: [] };
       }).then(function (data) {
-        if (mine === seq && document.activeElement === box) { render(typed, data.suggestions || []); }
+        if (mine === seq && document.activeElement === box && asked() === sent) {
+          render(typed, data.suggestions || []);
+          shownFor = sent;
+        }
       }).catch(function () { /* aborted or offline: the form still submits */ });
     }
 
     box.addEventListener("input", function () {
       highlight(-1);  // the option chosen was for the words before: Enter now searches what is typed
-      window.clearTimeout(timer);
+      cancel();  // a reply to the words before, still on its way, is not drawn (a QA pass)
       timer = window.setTimeout(fetchSuggestions, 150);
     });
 
     box.addEventListener("keydown", function (event) {
       var open = !list.hidden && items.length > 0;
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        // Options shown for other text (typed on, Back, Escape that emptied the box) are no choice:
+        // the arrows asked for this text's (Enter picked "stargate Michigan" under "stargate"; a QA pass).
+        if (shownFor !== asked()) {
+          close();
+          fetchSuggestions();
+          event.preventDefault();
+          return;
+        }
         if (!open) {
           if (items.length) { list.hidden = false; box.setAttribute("aria-expanded", "true"); }
           else { fetchSuggestions(); }
@@ -298,6 +324,7 @@
           choose(items[active]);
         }
       } else if (event.key === "Escape") {
+        cancel();  // a reply on its way opened the list after Escape (a QA pass)
         if (open) {
           event.preventDefault();
           close();
