@@ -24,6 +24,7 @@ from search.explain import readable, summary
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string, url_pairs, url_values
 from search.results import FacetValue, Hit, SearchResult
 from search.snapshot import Snapshot
+from search.suggest import MAX_PREFIX_CHARS
 from web import get_search
 from web.boundary import sent_as_text
 from web.dates import exact, relative
@@ -34,7 +35,7 @@ bp.add_app_template_global(relative)
 bp.add_app_template_global(exact)
 bp.add_app_template_filter(lambda number: f"{number:,}", "thousands")  # 25,876: a count read at a glance
 # The search box takes as much as a search does: a pasted paragraph is not cut short in the box.
-bp.record_once(lambda state: state.app.jinja_env.globals.update(max_query_chars=MAX_QUERY_CHARS))
+bp.record_once(lambda state: state.app.jinja_env.globals.update(max_query_chars=MAX_QUERY_CHARS, max_prefix_chars=MAX_PREFIX_CHARS))
 
 PAGE_PARAMS = frozenset(("q", *FILTERS, *DATE_BOUNDS, "sort", "per_page", "page", "explain"))
 FACET_HEADINGS = {"topic": "Topic", "entity": "Organisation", "kind": "Type", "month": "Month"}
