@@ -54,6 +54,11 @@ COMPLETION_STRETCH = 1.5  # ... each at most this many times as long as what was
 LONGEST_CORRECTED = 40  # characters: a longer "word" is no typo of one (a pasted hash, a run of keys)
 
 
+def _pair(first: str, second: str) -> wq.Query:
+    """Return the query for the words *first* and *second* (analysed) side by side in a searched field."""
+    return wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
+
+
 def allowed_distance(length: int) -> int:
     """Return how many edits a typed word of *length* characters may be from an index word: none for
     a word too short to tell a typo from another word, or too long to be a misspelt one (its one-edit
@@ -230,12 +235,7 @@ class Vocabulary:
 
     def follows(self, first: str, second: str) -> bool:
         """Return whether some document has the word *second* right after *first* (analysed) in a searched field."""
-        key = ("follows", first, second)
-        found = self._cache.get(key)
-        if found is None:
-            phrase = wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
-            found = self._remember(key, next(iter(phrase.docs(self.searcher)), None) is not None)
-        return found  # type: ignore[return-value]
+        return self.together(first, second, 1) > 0
 
     def together(self, first: str, second: str, limit: int) -> int:
         """Return how many documents (up to *limit*) have *second* right after *first* (analysed) in
@@ -243,8 +243,7 @@ class Vocabulary:
         key = ("together", first, second, limit)
         found = self._cache.get(key)
         if found is None:
-            phrase = wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
-            found = self._remember(key, sum(1 for _ in islice(phrase.docs(self.searcher), limit)))
+            found = self._remember(key, sum(1 for _ in islice(_pair(first, second).docs(self.searcher), limit)))
         return found  # type: ignore[return-value]
 
     def apart(self, first: str, second: str) -> bool:
@@ -254,10 +253,9 @@ class Vocabulary:
         key = ("apart", first, second)
         found = self._cache.get(key)
         if found is None:
-            phrase = wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
             analyzer = TermAnalyzer(limit=APART_TOKENS)
             found = False
-            for docnum in islice(phrase.docs(self.searcher), APART_DOCS_READ):
+            for docnum in islice(_pair(first, second).docs(self.searcher), APART_DOCS_READ):
                 stored = self.searcher.stored_fields(docnum)
                 if any(_side_by_side_whole(analyzer.tokens(str(stored.get(field) or "")), first, second) for field in SEARCH_FIELDS):
                     found = True

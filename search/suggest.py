@@ -327,6 +327,12 @@ class _Candidates:
                 ranked.append(((2, KIND_ORDER["title"], 0, 0, 0, len(cand.folded), cand.folded), cand.suggestion))
         return ranked
 
+    def _starting(self, start: str) -> list[str]:
+        """Return the words offered that begin with *start* (folded), in order."""
+        if self._sorted is None:  # the words in order, made when first asked: a start is a range of them
+            self._sorted = sorted(self.terms)
+        return self._sorted[bisect_left(self._sorted, start) : bisect_left(self._sorted, start + "\U0010ffff")]
+
     def _respelt(self, before: str, last: str) -> list[tuple[_Rank, Suggestion]]:
         """Return the words that the last word typed, one letter off, starts, when nothing else
         completes the text: "brodc" offered nothing, "hugginf" nothing, where the search corrects
@@ -334,11 +340,9 @@ class _Candidates:
         typed = fold(last)
         if len(typed) < RESPELT_MIN_CHARS or not typed.isalpha() or not typed.isascii() or (before and not before[-1].isspace()):
             return []
-        if self._sorted is None:
-            self._sorted = sorted(self.terms)
         found: dict[str, int] = {}
         for start in _one_letter_off(typed):
-            for key in self._sorted[bisect_left(self._sorted, start) : bisect_left(self._sorted, start + "\U0010ffff")][:RESPELT_WORDS]:
+            for key in self._starting(start)[:RESPELT_WORDS]:
                 found[key] = self.terms[key][1]
         best = sorted(found, key=lambda key: (-found[key], len(key), key))[:KIND_CAPS["term"]]
         return [((0, KIND_ORDER["term"], 2, 0, -found[key], len(key), key), Suggestion(before + self.terms[key][0], "term")) for key in best]
@@ -389,10 +393,8 @@ class _Candidates:
         if len(previous) < 2 or fold(previous) in STOP_WORDS:  # "stargate in te" is "in Texas", not "integration"
             return []
         joined = fold(previous + last)
-        if self._sorted is None:  # the words in order, made at the first such pair: a prefix is a range of them
-            self._sorted = sorted(self.terms)
         ranked = []
-        for key in self._sorted[bisect_left(self._sorted, joined) : bisect_left(self._sorted, joined + "\U0010ffff")]:
+        for key in self._starting(joined):
             surface, count = self.terms[key]
             rank = (0, KIND_ORDER["term"], 1, -count, -count, len(key), key)
             ranked.append((rank, Suggestion(head[: len(head) - len(previous)] + surface, "term")))
@@ -446,17 +448,17 @@ class _Candidates:
                 ranked.append(((0 if at == 0 else 1, KIND_ORDER[kind], 0, 0, -cand.weight, part + len(cand.folded), cand.folded), cand.suggestion))
             if " " in folded:
                 ranked += self._titles_holding(folded, whole)
+        before, last = _typed_word(prefix)
         if whole:
             ranked += self._whole(prefix)
             # Two words typed whole that the pages write as one ("lib ssl ": libssl), that word alone.
-            before, last = _typed_word(prefix)
             one = fold(before.rstrip()[before.rstrip().rfind(" ") + 1 :] + last)
             ranked += [((*rank[:2], 2, *rank[3:]), found) for rank, found in self._joined(before, last)
                        if fold(found.text.rsplit(" ", 1)[-1]) == one]  # after the words as typed
         else:
-            ranked += self._words(*_typed_word(prefix), limit)
+            ranked += self._words(before, last, limit)
             if not ranked:
-                ranked = self._respelt(*_typed_word(prefix))
+                ranked = self._respelt(before, last)
         ranked.sort(key=lambda pair: pair[0])
         chosen: list[Suggestion] = []
         per_kind: Counter[str] = Counter()
