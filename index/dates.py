@@ -86,7 +86,8 @@ def month_label(month: str) -> str:
     """Return ``2024-05`` as ``May 2024`` (anything else as it is)."""
     if not is_month(month) or month < "0001":  # the calendar starts in year 1
         return month
-    return date(int(month[:4]), int(month[5:]), 1).strftime("%B %Y")
+    # Not strftime's %Y, which wrote "January 1" for 0001-01, read as a day of the month (a QA pass).
+    return f"{date(int(month[:4]), int(month[5:]), 1):%B} {month[:4]}"
 
 
 def now_utc() -> str:

@@ -52,6 +52,17 @@ def test_years_before_1000_keep_four_digits():
         ("2024-05-01", "2 years ago"),
         ("2026-12-04", "in 3 days"),
         ("2026-12-01T14:00:00Z", "in 2 hours"),
+        # Months and years by the calendar: 364 days back was "12 months ago", and a date not yet
+        # 4 (or 2,026) years back was said to be (365-day years; a QA pass).
+        ("2025-12-02", "11 months ago"),
+        ("2025-12-01", "1 year ago"),
+        ("2022-12-02", "3 years ago"),
+        ("0001-01-01", "2025 years ago"),
+        ("2026-11-02", "4 weeks ago"),
+        ("2026-11-01", "1 month ago"),
+        ("2026-09-30T12:30:00Z", "2 months ago"),
+        ("2027-12-01", "in 1 year"),
+        ("2027-11-30T12:00:00Z", "in 11 months"),
     ],
 )
 def test_relative_wording(iso, said):
@@ -62,3 +73,10 @@ def test_a_date_is_never_given_a_time_of_day():
     assert exact("2024-05-01") == "1 May 2024"
     assert exact("2024-05-01T09:30:00Z") == "1 May 2024, 09:30 UTC"
     assert exact("2024-05-01T09:30:05Z") == "1 May 2024, 09:30:05 UTC"  # a second apart: not the same words
+
+
+def test_a_year_before_1000_is_written_with_four_digits():
+    # strftime's %Y wrote "1 January 1" and the month facet "January 1", read as a day (a QA pass).
+    assert exact("0001-01-01") == "1 January 0001"
+    assert exact("0999-06-01T10:00:00Z") == "1 June 0999, 10:00 UTC"
+    assert month_label("0001-01") == "January 0001" and month_label("2024-05") == "May 2024"

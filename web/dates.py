@@ -7,13 +7,11 @@ said to be "7 hours ago".
 
 from __future__ import annotations
 
+import calendar
 from datetime import datetime, timezone
 from functools import lru_cache
 
 from index.dates import is_date_only, to_datetime
-
-_UNITS = ((365, "year"), (30, "month"), (7, "week"))
-
 
 def _count(n: int, unit: str) -> str:
     return f"{n} {unit}{'' if n == 1 else 's'}"
@@ -29,24 +27,43 @@ def relative(iso: str, now: datetime | None = None) -> str:
             return "today"
         if days in (1, -1):
             return "yesterday" if days == 1 else "tomorrow"
-        return _ago(abs(days), days < 0, "day")
+        return _ago(abs(days), days < 0, moment, datetime.combine(now.date(), datetime.min.time(), timezone.utc))
     seconds = int((now - moment).total_seconds())
     span = abs(seconds)
     if span < 60:
         return "just now"
     if span < 3600:
-        return _ago(span // 60, seconds < 0, "minute", plain=True)
+        return _said(span // 60, "minute", seconds < 0)
     if span < 86_400:
-        return _ago(span // 3600, seconds < 0, "hour", plain=True)
-    return _ago(span // 86_400, seconds < 0, "day")
+        return _said(span // 3600, "hour", seconds < 0)
+    return _ago(span // 86_400, seconds < 0, moment, now)
 
 
-def _ago(amount: int, future: bool, unit: str, plain: bool = False) -> str:
-    if not plain:
-        for size, name in _UNITS:
-            if amount >= size:
-                amount, unit = amount // size, name
-                break
+def _ago(days: int, future: bool, moment: datetime, now: datetime) -> str:
+    """Word a span of *days* whole days (≥ 1) between *moment* and *now* in the largest unit it holds
+    whole: months and years by the calendar (a year of 365 days said "12 months ago" of a date 364
+    days back, and "4 years ago" of one not yet 4 years back; a QA pass), weeks below a month."""
+    months = _whole_months(*((now, moment) if future else (moment, now)))
+    if months >= 12:
+        return _said(months // 12, "year", future)
+    if months:
+        return _said(months, "month", future)
+    return _said(days // 7, "week", future) if days >= 7 else _said(days, "day", future)
+
+
+def _whole_months(earlier: datetime, later: datetime) -> int:
+    """Return how many whole calendar months *later* is after *earlier* (a month from 31 January is
+    the end of February)."""
+    months = (later.year - earlier.year) * 12 + later.month - earlier.month
+    if months <= 0:
+        return 0
+    # The day and time *earlier* had, in the month *months* later (its last day when that month is shorter).
+    year, month = divmod(earlier.month - 1 + months, 12)
+    last = calendar.monthrange(earlier.year + year, month + 1)[1]
+    return months - 1 if later < earlier.replace(year=earlier.year + year, month=month + 1, day=min(earlier.day, last)) else months
+
+
+def _said(amount: int, unit: str, future: bool) -> str:
     text = _count(amount, unit)
     return f"in {text}" if future else f"{text} ago"
 
@@ -56,6 +73,6 @@ def exact(iso: str) -> str:
     """Return *iso* written out for people: "1 May 2024", "1 May 2024, 09:30 UTC", or with its
     seconds when it has some ("09:30:05 UTC": two filters a second apart read the same)."""
     moment = to_datetime(iso)
-    day = f"{moment.day} {moment:%B %Y}"
+    day = f"{moment.day} {moment:%B} {moment.year:04d}"  # strftime's %Y: "1 January 1" (a QA pass)
     clock = f"{moment:%H:%M:%S}" if moment.second else f"{moment:%H:%M}"
     return day if is_date_only(iso) else f"{day}, {clock} UTC"
