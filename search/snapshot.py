@@ -418,12 +418,15 @@ class Switch:
     ino: int  # the link's inode and time (ns): the link is made anew at each switch
     mtime_ns: int
     served_since: float  # when it was switched to, seconds since the epoch (a feed's Last-Modified)
-    stepped_back: bool  # a newer snapshot is kept: served in place of it
+    stepped_back: bool  # a newer snapshot is kept, served in place of it, or was (a step back's note)
 
     @classmethod
     def of(cls, root: Path, snap_id: str, link: os.stat_result | None) -> Switch:
         """Return the switch whose ``current`` link's status is *link* (None: no link, read as now)."""
-        stepped_back = any(other > snap_id for other in store.snapshot_ids(root))
+        # Its own note too: a prune deletes the snapshots stepped back from (a feed's updated went back).
+        stepped_back = any(other > snap_id for other in store.snapshot_ids(root)) or (
+            store.stepped_back(store.snapshots_dir(root) / snap_id) is not None
+        )
         if link is None:
             return cls(-1, -1, time.time(), stepped_back)
         return cls(link.st_ino, link.st_mtime_ns, link.st_mtime, stepped_back)

@@ -113,6 +113,7 @@ def test_a_correction_of_a_document_dated_in_the_future_reaches_the_feed(tmp_pat
     from index.build import build
 
     doc = {"id": "f", "title": "Future item", "summary": "v1", "topics": ["t"], "published": "2030-01-01"}
+    monkeypatch.setattr("index.build.now_utc", lambda: "2026-05-01T00:00:00Z")
     build([write_jsonl(tmp_path / "docs.jsonl", [doc])], root=tmp_path / "ix")
     monkeypatch.setattr("index.update.now_utc", lambda: "2026-05-06T07:08:09Z")
     update(write_jsonl(tmp_path / "c.jsonl", [{**doc, "summary": "v2 corrected"}]), tmp_path / "ix")
@@ -156,6 +157,39 @@ def test_a_rollback_is_a_change_for_readers_polling_with_if_modified_since(dated
     # The feed's own updated does not go back either (it was the newest remaining entry's date).
     updated = ET.fromstring(again.get_data()).find(f"{A}updated").text
     assert updated == as_date_time(parsedate_to_datetime(again.headers["Last-Modified"]).isoformat()[:19])
+    # Nor does an entry's: one the step back may have set back to older text says it changed then, as
+    # a feed reader keeps the copy with the later updated (it kept the withdrawn text; a QA pass).
+    _, stepped, _ = feed(client, "topic=libs")
+    assert stepped.entries and all(entry.updated >= updated for entry in stepped.entries)
+    # Still so once a prune has deleted the snapshot stepped back from (the feed's updated went back).
+    topichub_main(["prune", "--index-dir", str(copy), "--keep", "0"], standalone_mode=False)
+    assert len(list((copy / "snapshots").iterdir())) == 1
+    _, pruned, _ = feed(create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client(), "topic=libs")
+    assert pruned.feed.updated == updated and [e.updated for e in pruned.entries] == [e.updated for e in stepped.entries]
+
+
+def test_a_feed_s_updated_is_never_in_the_future_and_moves_on_when_an_old_dated_entry_comes(tmp_path, monkeypatch):
+    # An event dated 9999-12-31 set its entry's and the feed's updated to then, and the feed's went
+    # back by 7,973 years at the next update; an event dated 2020 added to a feed set the feed's
+    # updated back from when it was last empty to 2020 (a QA pass).
+    from index.build import build
+
+    docs = [{"id": "far", "title": "Zebra far ahead", "summary": "Planned.", "topics": ["t"], "published": "9999-12-31T23:59:59Z"},
+            {"id": "past", "title": "Zebra of the past", "summary": "Done.", "topics": ["t"], "published": "2024-05-01"}]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    response, parsed, _ = feed(client, "q=zebra")
+    switched = as_date_time(parsedate_to_datetime(response.headers["Last-Modified"]).isoformat()[:19])
+    far, past = parsed.entries
+    assert far.published == "9999-12-31T23:59:59Z" and far.updated == switched == parsed.feed.updated
+    assert past.updated == "2024-05-01T00:00:00Z"  # a date gone by is the entry's updated, as it was
+    monkeypatch.setattr("index.update.now_utc", lambda: "9000-01-01T00:00:00Z")  # a later update, whenever it is
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "old", "title": "Zebra backfilled", "summary": "Late.",
+                                               "topics": ["t"], "published": "2020-01-01"}]), tmp_path / "ix")
+    _, later, _ = feed(client, "q=zebra")
+    assert [e.link.rsplit("/", 1)[1] for e in later.entries] == ["far", "past", "old"]
+    assert later.entries[2].updated == "2020-01-01T00:00:00Z"
+    assert later.feed.updated == "9000-01-01T00:00:00Z"  # when the backfilled entry came; never back
 
 
 @pytest.mark.parametrize("query, param", [("since=someday", "since"), ("month=2024-13", "month"), ("q=a%00b", "q")])

@@ -12,7 +12,7 @@ guide section's id on to its place in the guide): a section's anchor follows its
 other sections', so an id made of it changed when a heading was edited and passed to another section
 when one was removed (a QA pass).  A reader never sees one document twice.  An entry's ``updated``
 is when a rebuild or update last changed what the document says (``revised``), else the document's
-date (published, else first seen); entries are listed by that date.  The body is a function of the snapshot and the
+date (published, else first seen) once it has come (``entry_updated``); entries are listed by that date.  The body is a function of the snapshot and the
 request, so the ETag is a digest of it and Last-Modified is when the snapshot was published here
 (switched to, by a build, update, publish or rollback): a
 reader polling with If-None-Match or If-Modified-Since gets 304 until something changes.
@@ -84,12 +84,25 @@ def _date(hit: Hit) -> str | None:
     return as_date_time(hit.published or hit.first_seen) if hit.published or hit.first_seen else None
 
 
-def entry_updated(hit: Hit, date: str) -> str:
+def entry_updated(hit: Hit, date: str, served: str, stepped_back: bool = False) -> str:
     """Return when *hit*'s entry was last updated: when a rebuild or update last changed what it says,
-    else its *date*.  It stayed its date: a corrected summary reached no feed reader (a QA pass).  A
-    revision is the last change even before a date in the future ("published": "2030-01-01", which
-    hid every correction of it behind 2030; a QA pass): it is the instant the entry changed."""
-    return as_date_time(hit.revised) if hit.revised else date
+    else its *date*, but no later than *served* (when the snapshot was switched to); served by a step
+    back, no earlier than that either.
+
+    It stayed its date: a corrected summary reached no feed reader (a QA pass).  A revision is the
+    last change even before a date in the future ("published": "2030-01-01", which hid every
+    correction of it behind 2030), and a date still to come is no change yet (an event dated
+    9999-12-31 set the entry's and the feed's updated to then, and the feed's went back by 7,973
+    years at the next update); once it has come, it is the entry's date as a past one is.  Served by
+    a step back, the entry may say again what a reader's copy no longer does: its updated went back,
+    and a feed reader keeps the copy with the later one, the withdrawn text (QA passes)."""
+    changed = as_date_time(hit.revised) if hit.revised else min(date, served)
+    return max(changed, served) if stepped_back else changed
+
+
+def _added(hit: Hit) -> str:
+    """Return when *hit* came into the index (its first seen), when it has one: a feed changes then too."""
+    return as_date_time(hit.first_seen) if hit.first_seen else ""
 
 
 @bp.get("/feeds/search.atom")
@@ -113,10 +126,13 @@ def search_feed() -> Response:
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
     root = site_root()
     served = published_at(snap)
-    # The newest entry's updated; nothing matching yet, when that was last true; after a step back
-    # (a rollback took entries away), no earlier than the step: a feed's updated never goes back.
-    changed = [entry_updated(hit, date) for hit in result.hits if (date := _date(hit))]
-    updated = max([*changed, *([format_utc(served)] if snap.stepped_back or not changed else [])])
+    # The last change of an entry: its update, or its coming into the index (a backfilled event dated
+    # 2020 set a feed's updated back from the time it was empty to 2020; a QA pass); nothing matching
+    # yet, when that was last true; after a step back (a rollback took entries away), no earlier than
+    # the step: a feed's updated never goes back.
+    switched, back = format_utc(served), snap.stepped_back
+    changed = [max(entry_updated(hit, date, switched, back), _added(hit)) for hit in result.hits if (date := _date(hit))]
+    updated = max([*changed, *([switched] if back or not changed else [])])
     body = render_template(
         "feed.xml",
         params=params,
@@ -124,10 +140,9 @@ def search_feed() -> Response:
         root=root,
         self_url=f"{root}feeds/search.atom" + (f"?{query}" if query else ""),
         page_url=f"{root}" + (f"?{query}" if query else ""),
-        entries=newest_first(result.hits, updated),
+        entries=[(hit, date, entry_updated(hit, date, switched, back)) for hit, date in newest_first(result.hits, updated)],
         updated=updated,
         as_date_time=as_date_time,
-        entry_updated=entry_updated,
         event_url=event_url,
         label=snap.label,
     )
