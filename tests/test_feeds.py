@@ -329,3 +329,13 @@ def test_after_a_rollback_every_worker_says_the_rollbacks_time_even_one_that_kep
     assert first.headers["ETag"] == second.headers["ETag"] and first.get_data() == second.get_data()  # <updated> too
     updated = ET.fromstring(second.get_data()).find(f"{A}updated").text
     assert updated == as_date_time(parsedate_to_datetime(second.headers["Last-Modified"]).isoformat()[:19])
+
+
+@pytest.mark.parametrize("sent", ["topic[]=libs", "topic[0]=libs", "topic%5B%5D=libs", "topic[]=libs&topic[]=Libs"])
+def test_a_filter_written_as_a_list_is_the_feed_of_the_filter(client, sent):
+    # The feed kept only the names it knows, so topic[]=libs (jQuery, qs, axios, PHP) answered the
+    # feed of everything with a 200, where the page and the API filter (a QA pass).
+    response = client.get(f"/feeds/search.atom?q=library&{sent}")
+    assert response.status_code == 302 and response.headers["Location"] == "/feeds/search.atom?q=library&topic=libs"
+    for bad in ("kind[]=nonsense", "month[0]=2024-13"):  # refused as the page refuses them
+        assert client.get(f"/feeds/search.atom?{bad}").status_code == client.get(f"/?{bad}").status_code == 400

@@ -107,7 +107,9 @@ def _added(hit: Hit) -> str:
 
 @bp.get("/feeds/search.atom")
 def search_feed() -> Response:
-    read = MultiDict([(name, value) for name, value in request.args.items(multi=True) if name in FEED_PARAMS])
+    # A filter written as a list (topic[]=a, topic[0]=a) is read as the page and the API read it: dropped
+    # as an unknown name, the feed answered everything unfiltered (a QA pass).
+    read = MultiDict([(name, value) for name, value in request.args.items(multi=True) if name.partition("[")[0] in FEED_PARAMS])
     asked = parse_params(read)
     service = get_search()
     snap = service.snapshot()
@@ -115,7 +117,8 @@ def search_feed() -> Response:
     # A date bound as sent other than as read (since=2026-11-01T00:00+01:00 is 2026-10-31T23:00:00Z):
     # the feed's id and title give the bound as read, so the address must too (a QA pass).
     dated_otherwise = any(one_value(read, name) not in (None, getattr(asked, name)) for name in DATE_BOUNDS)
-    if canonical != asked or dated_otherwise:
+    listed = any("[" in name for name in read)  # redirected to its one address, the filter written plainly
+    if canonical != asked or dated_otherwise or listed:
         # Redirected, as the page is: a search has one feed, one address, one id and one title (the
         # reader subscribes to the address it lands on), rather than a copy under each spelling.
         # Not permanent: the values are the snapshot's, and another snapshot may have other ones; but
