@@ -30,6 +30,11 @@ BEFORE_A_CUT = ",;:-–—"  # left out where a passage is cut after them
 # found among the first MATCHES_LOOKED_AT matched tokens, wherever they are: a summary of 1 MB
 # holding a word thousands of times took 1 s to highlight when every match made a passage.
 MATCHES_LOOKED_AT = 1000
+# The most characters a passage shows: a passage takes in every token starting in its window, however
+# long, so one word of 300,000 letters (or a run of Thai, written without spaces: one word to the
+# index) made a snippet of 300,000 characters in every hit, page and feed entry holding it (a QA
+# pass).  Beyond any passage of words (the longest in the seed and 64k corpora: 542 and 684).
+PASSAGE_MAX_CHARS = 3 * SNIPPET_CHARS + 2 * WORD_REACH
 
 # A list item's marker at the start of a line ("- ", "* ", "• ", "2. "): a passage starting on that
 # line starts after it.
@@ -80,7 +85,8 @@ def highlight_snippet(
             passages.sort(key=_first)
             matches = [(tokens[i][2], tokens[i][3], tokens[i][0]) for i in hits]
             # One ellipsis where text is left out between two passages: the first's.
-            return " ".join(_format(text, passage, lead=i == 0) for i, passage in enumerate(joined(text, passages, matches)))
+            shown = (bounded(text, passage, PASSAGE_MAX_CHARS) for passage in joined(text, passages, matches))
+            return " ".join(_format(text, passage, lead=i == 0) for i, passage in enumerate(shown))
     return _crop(text, chars)
 
 
@@ -111,6 +117,24 @@ def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int,
                 end -= 1
         final.append((start, end, found))
     return final
+
+
+def bounded(text: str, passage: _Passage, limit: int) -> _Passage:
+    """Return *passage* cut to at most *limit* characters of *text*: from a third of them before its
+    first match, ended at the last blank within WORD_REACH of the limit (else at the limit, inside a
+    word too long to show whole); a match the cut goes through is marked as far as it is shown."""
+    start, end, found = passage
+    if end - start <= limit:
+        return passage
+    anchor = found[0][0] if found else start
+    if anchor - start > limit // 3:
+        start = anchor - limit // 3
+        blank = text.find(" ", start, min(anchor, start + WORD_REACH))
+        start = blank + 1 if blank >= 0 else start
+    end = min(end, start + limit)
+    blank = text.rfind(" ", max(start, found[0][1] if found else start, end - WORD_REACH), end)
+    end = blank if blank > 0 and end < len(text) and not text[end].isspace() else end
+    return start, end, [(first, min(last, end), term) for first, last, term in found if first < end]
 
 
 def _line_start(text: str, start: int, first: int) -> int:

