@@ -19,7 +19,7 @@ from datetime import date, datetime, timezone
 
 # A calendar date alone: YYYY-MM-DD or YYYYMMDD (fromisoformat would also take week dates).
 _DATE_ONLY = re.compile(r"[0-9]{4}-?[0-9]{2}-?[0-9]{2}")
-_MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
+_MONTH = re.compile(r"(?!0000)([0-9]{4})-(0[1-9]|1[0-2])")  # the calendar starts in year 1, as since= does
 
 
 def parse_iso(text: str) -> str:
@@ -84,7 +84,7 @@ def is_month(text: str) -> bool:
 
 def month_label(month: str) -> str:
     """Return ``2024-05`` as ``May 2024`` (anything else as it is)."""
-    if not is_month(month) or month < "0001":  # the calendar starts in year 1
+    if not is_month(month):
         return month
     # Not strftime's %Y, which wrote "January 1" for 0001-01, read as a day of the month (a QA pass).
     return f"{date(int(month[:4]), int(month[5:]), 1):%B} {month[:4]}"

@@ -58,7 +58,7 @@ def _any_case(words: tuple[str, ...]) -> str:
 
 
 # What the spec says kind, sort and month accept: each read in any case (a month has none), an empty one as absent.
-MONTH_PATTERN = "^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$"
+MONTH_PATTERN = "^(?:(?!0000)[0-9]{4}-(?:0[1-9]|1[0-2]))?$"  # year 1 on, as since= (a QA pass: 0000-01 was read)
 KIND_PATTERN = _any_case(KINDS)
 SORT_PATTERN = _any_case(SORTS)
 _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'

@@ -192,7 +192,7 @@ def test_a_feed_s_updated_is_never_in_the_future_and_moves_on_when_an_old_dated_
     assert later.feed.updated == "9000-01-01T00:00:00Z"  # when the backfilled entry came; never back
 
 
-@pytest.mark.parametrize("query, param", [("since=someday", "since"), ("month=2024-13", "month"), ("q=a%00b", "q")])
+@pytest.mark.parametrize("query, param", [("since=someday", "since"), ("month=2024-13", "month"), ("month=0000-01", "month"), ("q=a%00b", "q")])
 def test_a_bad_parameter_gets_a_400_naming_it(client, query, param):
     response = client.get(f"/feeds/search.atom?{query}")
     assert response.status_code == 400 and f"&#39;{param}&#39;" in response.get_data(as_text=True)
@@ -210,6 +210,15 @@ def test_the_page_links_its_feed(client):
     link = '<link rel="alternate" type="application/atom+xml" href="/feeds/search.atom?q=library&amp;topic=libs"'
     assert link in page
     assert '<a class="follow" href="/feeds/search.atom?q=library&amp;topic=libs" type="application/atom+xml">Follow this search</a>' in page
+
+
+def test_a_guide_links_its_topic_s_feed(index_dir):
+    # A reader of the guide found no feed to follow the topic by (a QA pass).
+    client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+    page = client.get("/guides/training-infrastructure").get_data(as_text=True)
+    link = '<link rel="alternate" type="application/atom+xml" href="/feeds/search.atom?topic=training-infrastructure"'
+    assert link in page
+    assert client.get("/feeds/search.atom?topic=training-infrastructure").status_code == 200
 
 
 def test_opensearch_description_names_the_search_and_suggestions_urls(client):
@@ -339,3 +348,13 @@ def test_a_filter_written_as_a_list_is_the_feed_of_the_filter(client, sent):
     assert response.status_code == 302 and response.headers["Location"] == "/feeds/search.atom?q=library&topic=libs"
     for bad in ("kind[]=nonsense", "month[0]=2024-13"):  # refused as the page refuses them
         assert client.get(f"/feeds/search.atom?{bad}").status_code == client.get(f"/?{bad}").status_code == 400
+
+
+@pytest.mark.parametrize(("query", "page"), [("q=library&topic=libs", "/?q=library&topic=libs&sort=newest"), ("topic=libs", "/?topic=libs")])
+def test_a_feed_s_page_is_the_search_listed_newest_first(client, query, page):
+    # Its alternate link was the page in relevance order, while the feed lists newest first (a QA pass).
+    _, parsed, _ = feed(client, query)
+    [alternate] = [link.href for link in parsed.feed.links if link.rel == "alternate"]
+    assert alternate == "http://localhost" + page
+    listed = client.get(f"/api/search?{urlsplit(page).query}&per_page=20").get_json()
+    assert [h["id"] for h in listed["hits"]][:3] == [e.link.rsplit("/", 1)[1] for e in parsed.entries][:3]

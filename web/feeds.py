@@ -127,6 +127,8 @@ def search_feed() -> Response:
     params = asked.with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
     result = service.search(params)
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
+    # The page listing what the feed lists: with words, the page's default order is relevance (a QA pass).
+    listing = urlencode(to_query_string(params, sort="newest" if params.q else None, per_page=DEFAULT_PER_PAGE))
     root = site_root()
     served = published_at(snap)
     # The last change of an entry: its update, or its coming into the index (a backfilled event dated
@@ -142,7 +144,7 @@ def search_feed() -> Response:
         result=result,
         root=root,
         self_url=f"{root}feeds/search.atom" + (f"?{query}" if query else ""),
-        page_url=f"{root}" + (f"?{query}" if query else ""),
+        page_url=f"{root}" + (f"?{listing}" if listing else ""),
         entries=[(hit, date, entry_updated(hit, date, switched, back)) for hit, date in newest_first(result.hits, updated)],
         updated=updated,
         as_date_time=as_date_time,

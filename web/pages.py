@@ -467,6 +467,7 @@ def guide(topic: str) -> str | Response:
     return render_template(
         "guide.html", topic=topic, sections=sections, label=service.snapshot().label, blocks=text_blocks,
         api_url=api_url(sections_json), linked=lambda text: event_links(text, is_event), dated=dated,
+        feed_url=feed_url(SearchParams(topic=(topic,))),  # the topic's news, as its search page offers (a QA pass)
         # A section's own dates, when they say more than the guide's: its date, an edit, or a later arrival.
         own_dates=lambda s: bool(s.get("published") or s.get("revised") or s.get("first_seen") != dated.get("first_seen")),
     )
