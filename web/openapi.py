@@ -13,6 +13,7 @@ import copy
 from collections.abc import Collection
 from typing import Any
 
+from search.highlight import PASSAGE_MAX_CHARS
 from search.params import (
     DEFAULT_PER_PAGE,
     MAX_FILTER_CHARS,
@@ -161,9 +162,12 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "id": {"type": "string"},
             "kind": {"type": "string", "enum": list(KINDS), "description": "event or guide"},
-            "title": {"type": "string"},
+            "title": {"type": "string", "description": "The title as plain text (markup was removed on the way in and entities "
+                                                      "decoded, so it may hold '<' and '&'): set it as text, never as HTML; "
+                                                      "title_html is the form made for HTML."},
             "title_html": {"type": "string", "description": "The title, escaped, with matched words in <mark>."},
-            "snippet_html": {"type": "string", "description": "A passage of the body, escaped, matches in <mark>."},
+            "snippet_html": {"type": "string", "description": f"A passage of the body (at most {PASSAGE_MAX_CHARS} "
+                                                             "characters of it a passage, two at most), escaped, matches in <mark>."},
             "url": {"type": "string", "description": "The document's page on this site."},
             "topics": _strings(),
             "entities": _strings(),
