@@ -20,6 +20,7 @@ import json
 import logging
 import re
 import zlib
+from contextlib import contextmanager
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -53,14 +54,20 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD]")  # only a \uXXXX escape makes a surro
 _BLOCK = 1 << 15  # bytes read at a time: splitting blocks is as fast as reading text (readline is slower)
 
 
-def _open(path: Path) -> IO[bytes]:
+@contextmanager
+def _open(path: Path) -> Iterator[IO[bytes]]:
     """Open *path* for reading bytes, through gzip when it is compressed (named .gz, or starting with
-    gzip's magic bytes: a compressed export saved as .jsonl)."""
-    if path.suffix != ".gz":
-        with path.open("rb") as probe:
-            if probe.read(2) != b"\x1f\x8b":
-                return path.open("rb")
-    return gzip.open(path, "rb")
+    gzip's magic bytes: a compressed export saved as .jsonl).
+
+    Opened once and its first bytes peeked at, not read: opened twice, a pipe (``zcat changes.gz |
+    topichub update /dev/stdin``) gave its bytes to the probe and the file read after held none, so
+    an update said "it holds no changes", exited 0 and applied nothing (a QA pass)."""
+    with path.open("rb") as raw:
+        if path.suffix == ".gz" or raw.peek(2)[:2] == b"\x1f\x8b":
+            with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
+                yield unzipped
+        else:
+            yield raw
 
 
 # Bytes a line may hold: more than any record can (a summary of 4,000,000 characters as written,

@@ -186,7 +186,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
             history.append(
                 {
                     "file": str(source.resolve()) if source else None,
-                    "sha256": _sha256(source) if source else None,
+                    # A pipe's bytes are read once, by read_changes: opened again, it waited for a writer for ever.
+                    "sha256": _sha256(source) if source and source.is_file() else None,
                     "at": meta["updated_at"],
                     "upserted": len(changes.upserts),
                     "deleted": len(changes.deletes) - len(missing),

@@ -879,3 +879,18 @@ def test_a_file_name_a_terminal_would_act_on_is_told_escaped(tmp_path):
     refused = run("build", folder, "--index-dir", tmp_path / "ix")
     assert refused.returncode == 1 and "\\x9b2J" in refused.stderr
     assert not any(ch in built.stderr + refused.stderr for ch in "\x1b\x07\x9b")
+
+
+def test_a_build_s_sources_that_are_no_files_are_refused_in_one_line_naming_them(tmp_path):
+    # TOPICHUB_CORPUS=/nonexist said "Error: /nonexist: does not exist" (exit 1), not naming the
+    # variable; a pipe (`build <(zcat x.jsonl.gz)`) was said not to exist, a FIFO named .jsonl not to
+    # be a JSONL file (a QA pass).
+    gone = str(tmp_path / "nonexist")
+    result = CliRunner().invoke(main, ["build", "--index-dir", str(tmp_path / "index")], env={"TOPICHUB_CORPUS": gone})
+    assert result.exit_code == 2 and result.output == (
+        f"Error: TOPICHUB_CORPUS={gone!r}: no such file or folder (TOPICHUB_CORPUS sets the default SOURCES: correct it or unset it)\n")
+    fifo = tmp_path / "docs.jsonl"
+    os.mkfifo(fifo)
+    result = CliRunner().invoke(main, ["build", str(fifo), "--index-dir", str(tmp_path / "index")])
+    assert result.exit_code == 2 and result.output.startswith(f"Error: SOURCES: {fifo} is no file (a pipe or a device)")
+    assert not (tmp_path / "index").exists()

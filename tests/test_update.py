@@ -286,3 +286,32 @@ def test_an_update_that_would_delete_every_document_is_refused(tmp_path):
     assert store.current_id(root) == served and store.snapshot_ids(root) == [served]
     update(write_jsonl(tmp_path / "two.jsonl", [{"id": f"d{i}", "delete": True} for i in range(2)]), root)
     assert store.read_meta(store.current_path(root))["doc_count"] == 1  # deleting some is as before
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_an_update_read_from_a_pipe_applies_its_changes(root, tmp_path, compressed):
+    # `zcat changes.gz | topichub update /dev/stdin`: the file was opened twice (once to look for
+    # gzip's magic bytes), the first read took the pipe's bytes, and the update said "it holds no
+    # changes", exited 0 and applied nothing (a QA pass).
+    import gzip
+    import os
+
+    from web.cli import main as topichub_main
+
+    lines = "".join(json.dumps(line) + "\n" for line in (NEW, {"id": KNOWN, "delete": True})).encode()
+    pipe = tmp_path / "changes"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=lambda: pipe.write_bytes(gzip.compress(lines) if compressed else lines))
+    updater = threading.Thread(target=topichub_main, args=(["update", "--index-dir", str(root), str(pipe)],),
+                               kwargs={"standalone_mode": False})
+    writer.start()
+    updater.start()
+    updater.join(timeout=30)
+    stuck = updater.is_alive()  # opened the pipe again, it waits for a writer: give it one, with nothing
+    while updater.is_alive():
+        pipe.write_bytes(b"")
+        updater.join(timeout=1)
+    writer.join(timeout=10)
+    assert not stuck
+    service = SearchService(root)
+    assert total(service, "quokka") == 1 and service.document(KNOWN) is None

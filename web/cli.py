@@ -342,7 +342,23 @@ def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, s
     or $TOPICHUB_CORPUS).  The live index is untouched if anything fails.
     """
     _check_semantic_switch()
-    _build(sources, index_dir, procs=procs, wait=wait, semantic=semantic)
+    _build(_check_sources(sources), index_dir, procs=procs, wait=wait, semantic=semantic)
+
+
+def _check_sources(sources: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Return *sources* (the default corpus when none), refused in one line when one is no file or
+    folder, or when $TOPICHUB_CORPUS names nothing (it said "Error: /nonexist: does not exist", exit 1,
+    not naming the variable; and a pipe, ``build <(zcat x.jsonl.gz)``, was said not to exist: a QA pass)."""
+    corpus = os.environ.get("TOPICHUB_CORPUS")
+    if not sources and corpus and not Path(corpus).exists():
+        raise _OneLineError(f"TOPICHUB_CORPUS={corpus!r}: no such file or folder "
+                            "(TOPICHUB_CORPUS sets the default SOURCES: correct it or unset it)")
+    for source in sources:
+        if not (source.is_file() or source.is_dir()):
+            raise _OneLineError(f"SOURCES: {source} is no file (a pipe or a device): a build reads its sources as files, "
+                                "and records them to tell when they change; save it to a file first (topichub update "
+                                "reads its change file from a pipe)")
+    return sources
 
 
 @main.command()
@@ -609,10 +625,10 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
             message, sources = reason
             click.echo(message, err=True)
             if not _servable(index_dir):
-                _build(sources, index_dir, wait=600, summary_err=True)  # nothing to serve until it is built: wait for a writer
+                _build(_check_sources(sources), index_dir, wait=600, summary_err=True)  # nothing to serve until it is built: wait for a writer
             else:
                 try:  # a published index this code can serve: a failed rebuild leaves it serving
-                    _build(sources, index_dir, summary_err=True)
+                    _build(_check_sources(sources), index_dir, summary_err=True)
                 except _Stopped:
                     raise
                 except click.ClickException as exc:
