@@ -298,8 +298,11 @@ def enrich(
             topics_now = tuple(dict.fromkeys((*record.topics, *added)))
             if topics_now != record.topics:
                 changes["topics"] = topics_now
-        entities = tuple(gazetteer.canonical(e) for e in record.entities)
+        # A name or alias the gazetteer knows is its organisation in the topics it is for; elsewhere an
+        # entity is what the corpus says it is ("SK", Slovakia in a farming corpus, was "SK Group"; a QA pass).
+        entities = record.entities
         if record.topic in gazetteer.scope:
+            entities = tuple(gazetteer.canonical(e) for e in record.entities)
             if text is None:
                 text = f"{record.title}\n{record.body}"
             entities = (*entities, *gazetteer.find(text))
@@ -421,6 +424,7 @@ def unify_spellings(records: Sequence[Record], settled: Mapping[str, Mapping[str
     return out
 
 
-def enrich_records(records: Iterable[Record]) -> list[Record]:
-    """Return *records* enriched with the taxonomy and gazetteer in corpus/data (for index updates)."""
-    return enrich(records, {}, load_taxonomy(), load_gazetteer()).records
+def enrich_records(records: Iterable[Record]) -> Enriched:
+    """Return *records* enriched with the taxonomy and gazetteer in corpus/data (for index updates),
+    with the organisations they name."""
+    return enrich(records, {}, load_taxonomy(), load_gazetteer())

@@ -31,7 +31,9 @@ import hashlib
 import re
 import shutil
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from dataclasses import field as dataclass_field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -42,7 +44,7 @@ from index.dates import now_utc
 from corpus.errors import CorpusError
 from corpus.enrich import UNIFIED_FIELDS, enrich_records, name_topics, spelling_key, topic_names, unify_spellings
 from corpus.jsonl import check_id, parse_line, read_objects
-from corpus.records import GUIDE, Event, GuideSection, Record, Topic, unique_anchors
+from corpus.records import GUIDE, Event, GuideSection, Organisation, Record, Topic, unique_anchors
 from index import store, vectors
 from index.build import Dating, dating
 from index.schema import SCHEMA_VERSION, content_digest, id_namespace, ids_of, to_document
@@ -70,6 +72,7 @@ class Changes:
     upserts: dict[str, Record]
     deletes: frozenset[str]
     repeated: tuple[str, ...] = ()  # ids on more than one line (upsert or delete), in the order they repeat
+    organisations: Mapping[str, Organisation] = dataclass_field(default_factory=dict)  # of the gazetteer, the upserts name
 
     def __len__(self) -> int:
         return len(self.upserts) + len(self.deletes)
@@ -113,8 +116,9 @@ def read_changes(path: str | Path) -> Changes:
         else:
             deletes.add(doc_id)
     # Updated documents get their related topics and organisations, as a build would give them.
-    return Changes(upserts=dict(zip(upserts, enrich_records(upserts.values()))), deletes=frozenset(deletes),
-                   repeated=tuple(repeated))
+    enriched = enrich_records(upserts.values())
+    return Changes(upserts=dict(zip(upserts, enriched.records)), deletes=frozenset(deletes),
+                   repeated=tuple(repeated), organisations=enriched.organisations)
 
 
 def _delete_id(obj: dict[str, object], path: Path, lineno: int) -> str | None:
@@ -177,6 +181,11 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
             meta["semantic"] = vectors.update(previous, work, meta.get("semantic"), changes.upserts)
             seconds = time.perf_counter() - started
             meta["id_prefix"] = _namespace(previous, changes)
+            # Their names, as a build records them: an organisation the index had not named before was
+            # labelled by its slug ("sk-group") where a build of the same says "SK Group" (a QA pass).
+            if changes.organisations:
+                meta["organisations"] = {**meta.get("organisations", {}),
+                                         **{slug: asdict(org) for slug, org in changes.organisations.items()}}
             meta.update(
                 snapshot=snap_id,
                 doc_count=doc_count,

@@ -315,3 +315,24 @@ def test_an_update_read_from_a_pipe_applies_its_changes(root, tmp_path, compress
     assert not stuck
     service = SearchService(root)
     assert total(service, "quokka") == 1 and service.document(KNOWN) is None
+
+
+def test_an_organisation_an_update_names_first_is_labelled_as_a_build_labels_it(tmp_path):
+    # The update gave documents the gazetteer's organisations but did not record their names: the
+    # facet said "broadcom" where a build of the same documents says "Broadcom" (a QA pass).
+    event = {"id": "first", "title": "A cluster goes live", "summary": "Racks and power.", "topics": ["training-infrastructure"]}
+    build([write_jsonl(tmp_path / "docs.jsonl", [event])], root=tmp_path / "ix")
+    named = {**event, "id": "second", "title": "Broadcom ships a switch", "summary": "Broadcom's Tomahawk switch ships."}
+    update(write_jsonl(tmp_path / "c.jsonl", [named]), tmp_path / "ix")
+    build([write_jsonl(tmp_path / "all.jsonl", [event, named])], root=tmp_path / "built")
+    updated, built = (SearchService(tmp_path / name).search(SearchParams()).facets["entity"] for name in ("ix", "built"))
+    assert [(f.value, f.label) for f in updated] == [(f.value, f.label) for f in built] == [("broadcom", "Broadcom")]
+
+
+def test_an_entity_outside_the_gazetteer_s_topics_is_what_the_corpus_says(tmp_path):
+    # "SK" (Slovakia) in a farming corpus was folded to the hub's "SK Group" (a QA pass).
+    docs = [{"id": "cheese", "title": "Slovak sheep cheese", "summary": "Bryndza.", "topics": ["farming"], "entities": ["SK"]}]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    update(write_jsonl(tmp_path / "c.jsonl", [{**docs[0], "id": "more-cheese"}]), tmp_path / "ix")
+    facet = SearchService(tmp_path / "ix").search(SearchParams()).facets["entity"]
+    assert [(f.value, f.label, f.count) for f in facet] == [("SK", "SK", 2)]
