@@ -150,7 +150,7 @@ def load_corpus(
     if not records:  # an empty export would replace every document with none: refuse it, publish nothing
         raise CorpusError(", ".join(map(str, paths)), None, "holds no documents: nothing was built")
     enriched = enrich(records, topics, taxonomy, gazetteer or load_gazetteer())
-    synonyms = load_synonym_groups()
+    synonyms = load_synonym_groups(topics={topic for record in enriched.records for topic in (record.topic, *record.topics)})
     for path, before, after in zip((*sources, *RULE_FILES), states, _states(sources)):
         if before != after:
             raise CorpusError(path, None, "changed while it was being read (replaced or written to): nothing was "

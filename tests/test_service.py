@@ -1976,3 +1976,20 @@ def test_a_word_is_no_typo_of_a_synonym_its_stem_alone_is_near(client):
     body = client.get("/api/search", query_string={"q": "utilities nvdia"}).get_json()
     assert body["suggestion"]["text"] == "utilities NVIDIA"
     assert client.get("/api/search", query_string={"q": "hugingface"}).get_json()["suggestion"]["text"] == "huggingface"
+
+
+def test_the_hub_s_own_synonyms_stay_out_of_a_corpus_of_other_topics(tmp_path, index_dir):
+    # "future" ~ "heading" (for the guide's "Where it is heading") and "chip" ~ "processor" are the
+    # hub's wording: in a corpus of sport and cooking, "future" put "Heading technique" first and
+    # "chips" found food processors and silicone mats (a QA pass).
+    docs = [{"id": "heading", "title": "Heading technique for young players", "summary": "Practise heading the ball.", "topics": ["sport"]},
+            {"id": "future", "title": "The future stars of English football", "summary": "Academies.", "topics": ["sport"]},
+            {"id": "processor", "title": "Choosing a food processor", "summary": "Blades and bowls.", "topics": ["cooking"]},
+            {"id": "chips", "title": "Fish and chips", "summary": "Beer batter.", "topics": ["cooking"]}]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    service = SearchService(tmp_path / "ix")
+    assert [hit.id for hit in service.search(SearchParams(q="future")).hits] == ["future"]
+    assert [hit.id for hit in service.search(SearchParams(q="chips")).hits] == ["chips"]
+    # In the hub they stay.
+    written = SearchService(index_dir).snapshot().meta["synonyms_written"]
+    assert ["future", "trajectory", "outlook", "heading"] in written and ["chip", "silicon", "processor"] in written
