@@ -108,9 +108,11 @@ def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int,
             spans.append((start, end))
     final = []
     for start, end in spans:
+        end = _with_what_follows_a_number(text, end)
         found = [match for match in matches if start <= match[0] and match[1] <= end]
         if found:  # the lines that hold the matches: not the end of the list item before, nor the next
             start, end = _line_start(text, start, found[0][0]), _line_end(text, end, found[-1][1])
+            start = _past_an_orphan(text, start, found[0][0])
         if end < len(text):  # "today,…" reads "today…" (as ``_crop``); cut on raw text, never on an entity
             floor = max((match[1] for match in found), default=start)
             while end > floor and text[end - 1] in BEFORE_A_CUT + " ":
@@ -135,6 +137,32 @@ def bounded(text: str, passage: _Passage, limit: int) -> _Passage:
     blank = text.rfind(" ", max(start, found[0][1] if found else start, end - WORD_REACH), end)
     end = blank if blank > 0 and end < len(text) and not text[end].isspace() else end
     return start, end, [(first, min(last, end), term) for first, last, term in found if first < end]
+
+
+# A passage ending on a number ends after the word that follows it, its unit or scale: "…targeting up to
+# $500…" for "$500 billion", "deployment of 10…" for "10 gigawatts" (a reader's review).
+_NUMBER_END = re.compile(r"\S*\d[^\s.!?]*$")
+_NEXT_WORD = re.compile(r"\s+\S+")
+# One word ending a sentence where a passage starts ("…training. The collaboration"): left out.  Its
+# letter before the stop is small or a digit, so an abbreviation ("U.S. Army") is no sentence's end.
+_ORPHAN = re.compile(r"\S*[a-z0-9][.!?][\"'”’)]*\s+")
+
+
+def _with_what_follows_a_number(text: str, end: int) -> int:
+    """Return *end*, or past the word after it when the passage ends on a number (within WORD_REACH)."""
+    if end >= len(text) or not _NUMBER_END.search(text, max(0, end - WORD_REACH), end):
+        return end
+    following = _NEXT_WORD.match(text, end, min(len(text), end + WORD_REACH))
+    return following.end() if following and following.end() < min(len(text), end + WORD_REACH) else end
+
+
+def _past_an_orphan(text: str, start: int, first: int) -> int:
+    """Return where a passage from *start* begins once a lone word ending a sentence before its *first*
+    match is left out ("…process. The Stargate Project" read as "infrastructure process"; a reader's review)."""
+    if start == 0 or at_line_start(text, start):
+        return start
+    orphan = _ORPHAN.match(text, start, first)
+    return orphan.end() if orphan else start
 
 
 def _line_start(text: str, start: int, first: int) -> int:

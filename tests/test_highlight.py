@@ -291,6 +291,23 @@ def test_a_snippet_is_bounded_whatever_the_length_of_a_word(tmp_path, summary):
     _assert_inert(hit.snippet_html)
 
 
+def test_a_passage_keeps_a_number_with_its_unit_and_leaves_out_a_sentence_s_last_word():
+    # "…targeting up to $500…" for "$500 billion" lost the figure asked for; "…process. The Stargate
+    # Project" read as "infrastructure process" (a reader's review).
+    filler = "Plain words go on here without any figure at all. " * 6
+    text = filler + "Stargate partners are targeting up to $500 billion of investment over the coming years. " + filler
+    match, cut = text.index("Stargate"), text.index("$500") + 4  # a passage ending on the number
+    [(_, end, _)] = joined(text, [(match, cut, [])], [(match, match + 8, "stargat")])
+    assert text[match:end].endswith("$500 billion")
+    assert "$500 billion" in highlight_snippet(text, {"stargat"}, _tokens(text))
+    for lead, shown in (("the whole process. ", "The Stargate"), ("the U.S. ", "U.S. The Stargate")):  # no sentence ends in "U.S."
+        text = filler + lead + "The Stargate Project is a joint venture. " + filler
+        first = text.index(lead.split()[-1])  # a passage starting on that word
+        match = text.index("Stargate")
+        [(start, _, _)] = joined(text, [(first, match + 40, [])], [(match, match + 8, "stargat")])
+        assert text[start:].startswith(shown)
+
+
 # -- safe by construction: bleach with the one-tag allow-list changes nothing -------------------
 
 _text = st.one_of(
