@@ -35,8 +35,12 @@ def _lines(path: Path) -> list[str]:
     except UnicodeDecodeError as exc:
         line = path.read_bytes()[: exc.start].count(b"\n") + 1
         raise CorpusError(path, line, "is not valid UTF-8") from exc
-    # Line by line, so that errors still name the line of the file.
-    return [plain_text(line) for line in text.splitlines()]
+    # Line by line, so that errors still name the line of the file.  A line ends at "\n" only (reading
+    # the text turned "\r\n" and "\r" into "\n"), as in a JSONL file: str.splitlines also ends one at
+    # a form feed, U+2028, NEL and the other Unicode breaks, which made a section of a guide's words
+    # after a form feed in a paragraph, and named lines in errors that the file does not have.  Inside
+    # a line they are what plain_text makes of them, as in a JSONL summary (a form feed a space).
+    return [plain_text(line) for line in text.split("\n")]
 
 
 def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:

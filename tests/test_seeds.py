@@ -165,3 +165,40 @@ def test_an_event_titled_without_latin_letters_keeps_its_page_when_the_topic_pag
         assert (after[title].url, after[title].first_seen) == (before[title].url, before[title].first_seen)
     assert after[yandex[0]].url not in {h.url for h in before.values()}
     assert all(h.revised is None for h in after.values())  # nothing changed what an event says: none "updated"
+
+
+# The characters other than "\n" that str.splitlines ends a line at ("\r" aside, which is a line end).
+UNICODE_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def test_a_line_ends_at_a_newline_only(tmp_path):
+    # A form feed in a guide's paragraph made "New page" a section of its own, U+2028 "Short fragment"
+    # one with its own anchor: the loaders split lines as str.splitlines does, at every Unicode break.
+    guide = tmp_path / "t.guide.txt"
+    guide.write_text(
+        "Overview\nThe first part of the text.\x0cNew page\n"
+        "More text.\u2028Short fragment\u2028Then the rest.\n"
+        "Every other break\n" + "".join(f"Word{n}.{c}" for n, c in enumerate(UNICODE_BREAKS)) + "End.\n",
+        encoding="utf-8",
+    )
+    sections = load_guide(guide, "t")
+    assert [(s.heading, s.anchor) for s in sections] == [("Overview", "overview"), ("Every other break", "every-other-break")]
+    # Inside a line they are what plain_text makes of them, as in a JSONL summary: controls are spaces.
+    assert sections[0].blocks == ("The first part of the text. New page", "More text.\u2028Short fragment\u2028Then the rest.")
+    assert sections[1].blocks == ("Word0. Word1. Word2. Word3. Word4. Word5. Word6.\u2028Word7.\u2029End.",)
+
+
+def test_a_topic_page_s_error_names_its_line_whatever_breaks_its_lines_hold(tmp_path):
+    # "my-topic.topic.txt:11: event title 'two.' …" was said of a file of 10 lines, a U+2028 in a summary
+    # counted as a line end.
+    head = ["My topic", "my-topic·3 events·last 2h agoA topic.", "Related entities", "Related topics (0)",
+            "Guides (0)", "Recent events (3)"]
+    events = ["One", "The first.\u2028two.", "Two", "The second.\x0cStill the second.", "Three", "The third."]
+    broken = _broken(tmp_path, "broken.topic.txt", head + events[:3] + [" "] + events[4:])
+    with pytest.raises(CorpusError) as info:
+        load_topic_page(broken)
+    assert str(info.value) == f"{broken}:10: event 'Two' has an empty summary"  # was ":11: empty event title"
+    topic, loaded = load_topic_page(_broken(tmp_path, "my-topic.topic.txt", head + events))
+    assert [(e.title, e.summary) for e in loaded] == [
+        ("One", "The first.\u2028two."), ("Two", "The second. Still the second."), ("Three", "The third.")
+    ]
