@@ -608,10 +608,14 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
     kept snapshot is served, older or newer, once it verifies (forward again on one host, where
     ``publish`` has nothing to copy), and is withdrawn no more.
     """
+    # Nothing served: say so before the lock, which makes the folder.  With --to, snapshots kept without
+    # a current link are served so (no_current names that way out); with none kept either, a mistyped
+    # --index-dir was told "no snapshot … is kept … (kept: none)" and left holding snapshots/ and
+    # .write.lock, where every other command says no index has been built there and makes nothing.
+    if current_id(root) is None and (to is None or not snapshot_ids(root)):
+        raise no_current(root)
     if to is not None:
         return _serve_kept(root, to, lock_wait)
-    if current_id(root) is None:
-        raise no_current(root)
     with write_lock(root, wait=lock_wait):
         _remove_leftovers(root)
         served = current_id(root) or ""  # its folder may be gone (deleted by hand): what serve says to fix this way

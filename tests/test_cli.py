@@ -484,6 +484,16 @@ def test_the_semantic_switch_reads_the_words_an_operator_types(monkeypatch, valu
     assert enabled() is on  # "off" and "false" left the signal on: only "0" was read
 
 
+@pytest.mark.parametrize("args", [["rollback", "--to", "xyz"], ["rollback"], ["prune"], ["stats"], ["search", "x"]])
+def test_a_mistyped_index_dir_is_said_to_hold_no_index_and_is_not_made(tmp_path, args):
+    # `rollback --to xyz` said "no snapshot xyz is kept in … (kept: none)" of a mistyped --index-dir, and
+    # left it made, with snapshots/ and .write.lock in it: the other commands say this, and make nothing.
+    mistyped = tmp_path / "some" / "mistyped" / "path"
+    result = CliRunner().invoke(main, [*args, "--index-dir", str(mistyped)])
+    assert result.exit_code == 1 and result.output == f"Error: no index has been built in {mistyped} yet\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_rollback_to_takes_a_snapshot_as_readlink_current_prints_it(tmp_path):
     # `readlink current` prints snapshots/ID: --to refused it as "no snapshot snapshots/ID is kept", then listed ID as kept.
     index_dir = tmp_path / "index"

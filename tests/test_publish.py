@@ -339,7 +339,8 @@ def test_a_first_build_killed_before_its_switch_is_built_again_not_offered_to_se
     assert store.current_id(root) is None
     # serve said "holds 1 snapshot but no current link: choose the one to serve with rollback --to" (it never served)
     assert _needs_build(root)[0].startswith(f"no index has been built in {root} yet")
-    assert f"no snapshot {orphan} is kept" in refused("rollback", "--to", orphan, "--index-dir", root)
+    # Nor is it served by rollback --to, which says what serve and every other command say of the folder.
+    assert refused("rollback", "--to", orphan, "--index-dir", root).startswith(f"Error: no index has been built in {root} yet")
     topichub("build", REPO / "corpus" / "data", "--index-dir", root, "--procs", 1)
     assert _snapshot_folders(root) == {store.current_id(root)} and leftovers(root) == []
 
