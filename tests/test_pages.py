@@ -51,6 +51,20 @@ def test_each_facet_is_a_group_of_checkboxes_with_counts(client):
     assert "Apply filters" in page  # the form submits without JavaScript
 
 
+def test_the_hint_on_ticking_is_shown_only_where_there_are_boxes(client):
+    """A page with no facet (no result) said "Ticking a box applies it at once." above the dates alone."""
+    for url in ("/?q=quantum+annealing", "/?q=starget", "/?q=stargate&since=2030-01-01"):
+        page = html(client, url)
+        assert 'type="checkbox"' not in page and "Ticking a box" not in page, url
+        assert "filters-hint" not in page, url  # nor a reference to it
+    for url in ("/", "/?q=stargate"):
+        page = html(client, url)
+        assert page.count('id="filters-hint"') == 1 and 'aria-describedby="filters-hint"' in page, url
+        # What the facets refer to is on the page.
+        referred = {i for ids in re.findall(r'aria-(?:describedby|labelledby)="([^"]+)"', page) for i in ids.split()}
+        assert referred <= set(re.findall(r'\bid="([^"]+)"', page)), url
+
+
 def test_a_facet_count_is_read_out_in_the_number_it_has(client):
     import re
 
