@@ -723,6 +723,18 @@ def test_an_error_page_says_what_it_is_in_its_title_and_skip_link_and_in_its_own
     assert "There is no page at this address" in client.get("/api/nothing").get_json()["error"]["message"]
 
 
+def test_an_error_page_writes_its_message_as_a_sentence(client):
+    """The page showed the API's message as it starts, in lower case: "each 'month' value must be…"."""
+    message = re.compile(r'<p class="error-message">(.*?)</p>')
+    bad_month = client.get("/?q=stargate&month=2026-13")
+    assert bad_month.status_code == 400
+    assert message.search(bad_month.get_data(as_text=True))[1].startswith("Each &#39;month&#39; value must be a month")
+    # A message starting with a parameter's name keeps it as it is typed; the API's message is unchanged.
+    not_utf8 = message.search(client.get("/?q=%FF").get_data(as_text=True))[1]
+    assert not_utf8.startswith("&#39;q&#39; is not UTF-8 text")
+    assert client.get("/api/search?q=stargate&month=2026-13").get_json()["error"]["message"].startswith("each 'month'")
+
+
 def test_the_date_fields_keep_until_no_earlier_than_from(client):
     """The sidebar let a reader pick Until before From, then showed a bare 400 page."""
     page = client.get("/?q=stargate&since=2026-01-01&until=2026-06-01").get_data(as_text=True)
