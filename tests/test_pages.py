@@ -677,6 +677,22 @@ def _one_guide(tmp_path, topic: str, guide: tuple[str, str], event: tuple[str, s
     return create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
 
 
+def test_a_guide_section_found_says_which_guide_it_is_in(client, tmp_path):
+    """A guide hit was "Guide section" over its heading alone ("How it evolved"), the answer card "Answer
+    from the guide": the reader could not tell which topic's guide it was."""
+    badges = re.compile(r'<p class="badge badge-guide">(.*?)</p>\s*<h2[^>]*><a href="([^"]*)">(.*?)</a>')
+    hits = badges.findall(html(client, "/?kind=guide"))
+    assert len(hits) > 1 and all(badge == "Guide: <bdi>Training Infrastructure</bdi>" for badge, _, _ in hits)
+    assert ("/guides/training-infrastructure#how-it-evolved", "How it evolved") in {(url, title) for _, url, title in hits}
+    [(card, _, _)] = badges.findall(html(client, "/?q=trajectory"))
+    assert card == "Answer from the guide: <bdi>Training Infrastructure</bdi>"
+    # The topic's label is text: escaped, as any label.
+    other = _one_guide(tmp_path, "R&D <x>", ("Wombat rig setup", "How to set up the wombat rig."),
+                       ("Wombat rig news", "The wombat rig shipped."))
+    for url in ("/?q=wombat+rig+setup", "/?kind=guide"):
+        assert [badge.rpartition(": ")[2] for badge, _, _ in badges.findall(html(other, url))] == ["<bdi>R&amp;D &lt;x&gt;</bdi>"]
+
+
 def test_a_guide_of_a_topic_written_with_url_characters_is_linked_to_its_page(tmp_path):
     # A JSONL topic may hold "/", "?", "#" or "<": the guide's url wrote it raw, so the JSON carried
     # markup, the link cut the topic at the "?" and the page was a 404.
