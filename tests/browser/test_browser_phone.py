@@ -115,3 +115,27 @@ def test_an_organisation_chip_is_read_by_its_name_alone(phone: Page):
     expect(chip).to_be_visible()
     read = chip.aria_snapshot()  # what the accessibility tree names it: '- link "OpenAI"'
     assert "◆" not in read and chip.inner_text().strip().lstrip("◆ ") in read
+
+
+PHONE_390 = {"width": 390, "height": 844}
+
+
+def test_links_standing_alone_are_targets_of_24_px_at_least(browser: Browser, base_url: str):
+    """On a 390 px phone a facet's "Clear" was 37×21 px, "Clear all filters" 57×21 and the "All results"
+    breadcrumb 71×16: under WCAG 2.5.8's 24 px for a target that is not in running text."""
+    context = browser.new_context(base_url=base_url, viewport=PHONE_390)
+    page = context.new_page()
+    try:
+        small = {}
+        # Each facet's Clear and Clear all (above the results and above the filters); the crumbs.
+        for url, targets, count in (("/?q=stargate&topic=training-infrastructure&entity=openai", ".clear", 4),
+                                    ("/events/expanding-stargate-to-michigan", ".crumbs a", 1),
+                                    ("/guides/training-infrastructure", ".crumbs a", 2)):
+            page.goto(url)
+            boxes = page.locator(targets).evaluate_all(
+                "(links) => links.map((a) => [a.textContent, a.getBoundingClientRect().width, a.getBoundingClientRect().height])")
+            assert len(boxes) == count, (url, boxes)
+            small.update({(url, text): (width, height) for text, width, height in boxes if min(width, height) < 24})
+        assert not small, small
+    finally:
+        context.close()
