@@ -10,7 +10,7 @@ from whoosh import query as wq
 from index.build import build
 from index.schema import make_schema
 from search.params import SearchParams
-from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, asked_text, build_query, caps_lock, expand, keep_informative
+from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, _other_spelled, _single_term, asked_text, build_query, caps_lock, expand, keep_informative
 from corpus.errors import CorpusError
 from corpus.synonyms import check_groups, load_synonym_groups
 from search.service import SearchService
@@ -346,6 +346,21 @@ def test_a_word_the_index_lacks_is_searched_in_its_other_spelling(typed, spelled
     [concept] = parsed.concepts
     assert [(a.via, a.words) for a in concept.alternatives][1:] == [("spelling", (spelled,))]
     assert not parsed.corrections  # the same word, spelled the other way: not a typo to correct
+
+
+@pytest.mark.parametrize(("typed", "other"), [
+    ("catalog", "catalogue"), ("cataloging", "cataloguing"), ("catalogued", "cataloged"),  # both ways (a QA pass)
+    ("paediatric", "pediatric"), ("pediatric", "paediatric"), ("anemia", "anaemia"), ("haemoglobin", "hemoglobin"),
+    ("esophagus", "oesophagus"), ("diarrhoea", "diarrhea"), ("fetus", "foetus"),
+    ("blog", None), ("pedal", None), ("hemp", None), ("fetch", None),
+])
+def test_british_and_american_spellings_are_read_both_ways(typed, other):
+    # "catalog" found 112 of CISI's abstracts where "catalogue" found 143 (the union), "pediatric" and
+    # "paediatric" one page each in a medical corpus (a QA pass).
+    assert _other_spelled(typed) == other
+    if other:
+        parsed = expand(build_query(typed, SCHEMA), FakeVocabulary([_single_term(typed), _single_term(other)]))
+        assert ("spelling", (_single_term(other),)) in [(a.via, a.words) for a in parsed.concepts[0].alternatives]
 
 
 def test_a_word_the_index_has_is_also_searched_in_its_other_spelling_when_pages_write_that(service):
