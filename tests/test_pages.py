@@ -978,3 +978,14 @@ def test_a_page_link_reads_back_as_the_search_it_links(q, topic, entity, page, p
 def test_a_link_with_a_parameter_the_search_lacks_is_a_mistake_said_at_once():
     with pytest.raises(TypeError, match="'colour'"):
         to_query_string(SearchParams(q="a"), colour="red")
+
+
+def test_the_home_page_says_what_the_hub_holds_and_links_its_guides(client):
+    # It showed "57 results" and no word of what they were; the guide was linked from the footer alone
+    # (a reader's review).  A search's page does not repeat it.
+    home = client.get("/").get_data(as_text=True)
+    intro = home[home.index('<p class="intro">'):]
+    intro = intro[: intro.index("</p>")]
+    assert "every event the hub follows, newest first" in intro
+    assert '<a href="/guides/training-infrastructure">Guide: <bdi>Training Infrastructure</bdi></a>' in intro
+    assert 'class="intro"' not in client.get("/?q=stargate").get_data(as_text=True)
