@@ -141,8 +141,9 @@ def bounded(text: str, passage: _Passage, limit: int) -> _Passage:
 
 # A passage ending on a number ends after the word that follows it, its unit or scale: "…targeting up to
 # $500…" for "$500 billion", "deployment of 10…" for "10 gigawatts" (a reader's review).
-_NUMBER_END = re.compile(r"\S*\d[^\s.!?]*$")
-_NEXT_WORD = re.compile(r"\s+\S+")
+# A number alone ("$500", "10", "1.2"), not a name holding digits ("Trainium3", "A100s"), followed by a word.
+_NUMBER_END = re.compile(r"(?:^|\s)[$€£]?\d[\d,.]*$")
+_NEXT_WORD = re.compile(r"\s+[^\W\d_]+")
 # One word ending a sentence where a passage starts ("…training. The collaboration"): left out.  Its
 # letter before the stop is small or a digit, so an abbreviation ("U.S. Army") is no sentence's end.
 _ORPHAN = re.compile(r"\S*[a-z0-9][.!?][\"'”’)]*\s+")
