@@ -142,7 +142,7 @@ def bounded(text: str, passage: _Passage, limit: int) -> _Passage:
 # A passage ending on a number ends after the word that follows it, its unit or scale: "…targeting up to
 # $500…" for "$500 billion", "deployment of 10…" for "10 gigawatts" (a reader's review).
 # A number alone ("$500", "10", "1.2"), not a name holding digits ("Trainium3", "A100s"), followed by a word.
-_NUMBER_END = re.compile(r"(?:^|\s)[$€£]?\d[\d,.]*$")
+_NUMBER_END = re.compile(r"(?:^|\s)[$€£]?\d[\d,.]*\d$|(?:^|\s)[$€£]?\d$")
 _NEXT_WORD = re.compile(r"\s+[^\W\d_]+")
 # One word ending a sentence where a passage starts ("…training. The collaboration"): left out.  Its
 # letter before the stop is small or a digit, so an abbreviation ("U.S. Army") is no sentence's end.
@@ -151,7 +151,7 @@ _ORPHAN = re.compile(r"\S*[a-z0-9][.!?][\"'”’)]*\s+")
 
 def _with_what_follows_a_number(text: str, end: int) -> int:
     """Return *end*, or past the word after it when the passage ends on a number (within WORD_REACH)."""
-    if end >= len(text) or not _NUMBER_END.search(text, max(0, end - WORD_REACH), end):
+    if end >= len(text) or not text[end - 1].isdigit() or not _NUMBER_END.search(text, max(0, end - WORD_REACH), end):
         return end
     following = _NEXT_WORD.match(text, end, min(len(text), end + WORD_REACH))
     return following.end() if following and following.end() < min(len(text), end + WORD_REACH) else end
@@ -160,10 +160,8 @@ def _with_what_follows_a_number(text: str, end: int) -> int:
 def _past_an_orphan(text: str, start: int, first: int) -> int:
     """Return where a passage from *start* begins once a lone word ending a sentence before its *first*
     match is left out ("…process. The Stargate Project" read as "infrastructure process"; a reader's review)."""
-    if start == 0 or at_line_start(text, start):
-        return start
-    orphan = _ORPHAN.match(text, start, first)
-    return orphan.end() if orphan else start
+    orphan = _ORPHAN.match(text, start, first) if start else None
+    return orphan.end() if orphan and not at_line_start(text, start) else start
 
 
 def _line_start(text: str, start: int, first: int) -> int:

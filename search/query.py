@@ -18,6 +18,7 @@ such text is searched as its plain words instead.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -1558,6 +1559,7 @@ def _other_spelling(typed: str) -> str | None:
     return _single_term(spelled) if spelled else None
 
 
+@lru_cache(maxsize=QUERY_TERM_CACHE)  # a word is typed again and again: its rules are tried once (30 of them)
 def _other_spelled(typed: str) -> str | None:
     """Return *typed*'s other (British or American) spelling in lower case, if it has one."""
     lowered = typed.lower()
