@@ -21,6 +21,8 @@ from heapq import heappop, heappush
 from itertools import chain
 from html import escape
 
+from index.analysis import STOP_WORDS
+
 ELLIPSIS = "…"
 SNIPPET_CHARS = 220
 WORD_REACH = 30  # how far a passage's edge moves to take in the rest of the word it cuts
@@ -143,10 +145,12 @@ def bounded(text: str, passage: _Passage, limit: int) -> _Passage:
 # $500…" for "$500 billion", "deployment of 10…" for "10 gigawatts" (a reader's review).
 # A number alone ("$500", "10", "1.2"), not a name holding digits ("Trainium3", "A100s"), followed by a word.
 _NUMBER_END = re.compile(r"(?:^|\s)[$€£]?\d[\d,.]*\d$|(?:^|\s)[$€£]?\d$")
-_NEXT_WORD = re.compile(r"\s+[^\W\d_]+")
+# A word whole: not the "CD" of "CD-ROMs" (a regression pass).
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+)(?![\w-])")
 # One word ending a sentence where a passage starts ("…training. The collaboration"): left out.  Its
-# letter before the stop is small or a digit, so an abbreviation ("U.S. Army") is no sentence's end.
-_ORPHAN = re.compile(r"\S*[a-z0-9][.!?][\"'”’)]*\s+")
+# letter before the stop is small or a digit, it holds no other stop, and a capital starts the next
+# word, so an abbreviation ("U.S. Army", "e.g. by", "approx. 5 GW", "Dr. Smith") is no sentence's end.
+_ORPHAN = re.compile(r"(?![A-Z][a-z]{0,3}\.)[^\s.]*[a-z0-9][.!?][\"'”’)]*\s+(?=[A-Z])")  # (not "St.", "Mrs.", "Jan.")
 
 
 def _with_what_follows_a_number(text: str, end: int) -> int:
@@ -154,7 +158,9 @@ def _with_what_follows_a_number(text: str, end: int) -> int:
     if end >= len(text) or not text[end - 1].isdigit() or not _NUMBER_END.search(text, max(0, end - WORD_REACH), end):
         return end
     following = _NEXT_WORD.match(text, end, min(len(text), end + WORD_REACH))
-    return following.end() if following and following.end() < min(len(text), end + WORD_REACH) else end
+    if not following or following.end() >= min(len(text), end + WORD_REACH) or following[1].lower() in STOP_WORDS:
+        return end  # no word, or a function word: "in 2026 and…" is no amount (a regression pass)
+    return following.end()
 
 
 def _past_an_orphan(text: str, start: int, first: int) -> int:

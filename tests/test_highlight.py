@@ -300,12 +300,19 @@ def test_a_passage_keeps_a_number_with_its_unit_and_leaves_out_a_sentence_s_last
     [(_, end, _)] = joined(text, [(match, cut, [])], [(match, match + 8, "stargat")])
     assert text[match:end].endswith("$500 billion")
     assert "$500 billion" in highlight_snippet(text, {"stargat"}, _tokens(text))
-    # A name holding digits is no number: "Trainium3…" is not made "Trainium3 capacity…".
-    text = filler + "Stargate will run on Trainium3 capacity from next year. " + filler
-    match, cut = text.index("Stargate"), text.index("Trainium3") + 9
-    [(_, end, _)] = joined(text, [(match, cut, [])], [(match, match + 8, "stargat")])
-    assert end == cut
-    for lead, shown in (("the whole process. ", "The Stargate"), ("the U.S. ", "U.S. The Stargate")):  # no sentence ends in "U.S."
+    # No unit follows a name holding digits ("Trainium3 capacity"), a number ending a sentence ("2026.
+    # This"), one before a function word ("2026 and"), nor is part of a word one ("CD" of "CD-ROMs";
+    # a regression pass).
+    for sentence, last in (("Stargate will run on Trainium3 capacity from next year. ", "Trainium3"),
+                           ("Stargate opens in 2026. This campus is big. ", "2026."),
+                           ("Stargate opens in 2026 and grows. ", "2026"),
+                           ("Stargate images fit ISO 9660 CD-ROMs well. ", "9660")):
+        text = filler + sentence + filler
+        match, cut = text.index("Stargate"), text.index(last) + len(last)
+        [(_, end, _)] = joined(text, [(match, cut, [])], [(match, match + 8, "stargat")])
+        assert end == cut, sentence
+    for lead, shown in (("the whole process. ", "The Stargate"), ("the U.S. ", "U.S. The Stargate"),  # no sentence ends in "U.S."
+                        ("see (e.g. ", "(e.g. The Stargate"), ("near St. ", "St. The Stargate"), ("by Dr. ", "Dr. The Stargate")):
         text = filler + lead + "The Stargate Project is a joint venture. " + filler
         first = text.index(lead.split()[-1])  # a passage starting on that word
         match = text.index("Stargate")
