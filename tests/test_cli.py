@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
-import re
 import os
+import pty
+import re
+import struct
 import subprocess
+import termios
 import urllib.request
 from pathlib import Path
 
@@ -47,13 +51,40 @@ def test_build_reports_throughput(built):
     assert f"published snapshot {store.current_id(built)}" in result.output
 
 
-def test_build_shows_a_progress_bar_on_a_long_build(tmp_path):
+def test_build_shows_a_progress_bar_on_a_terminal_and_none_in_a_log(tmp_path):
     docs = [{"id": f"d{i}", "title": f"Document {i}", "summary": "words", "topics": ["t"]} for i in range(1200)]
     corpus = write_jsonl(tmp_path / "many.jsonl", docs)
-    result = run("build", str(corpus), "--index-dir", str(tmp_path / "index"))
-    assert result.returncode == 0, result.stderr
-    assert "1200/1200" in result.stderr and "doc/s" in result.stderr  # tqdm's bar on stderr
-    assert "built 1,200 documents" in result.stdout
+    primary, secondary = pty.openpty()  # stderr a terminal, as an operator's shell has it
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns wide
+    try:
+        shown = subprocess.run([TOPICHUB, "build", str(corpus), "--index-dir", str(tmp_path / "index")],
+                               stdout=subprocess.PIPE, stderr=secondary, text=True, timeout=120, cwd=REPO)
+        os.close(secondary)
+        on_terminal = _read_all(primary)
+    finally:
+        os.close(primary)
+    assert shown.returncode == 0, on_terminal
+    assert "1200/1200" in on_terminal and "doc/s" in on_terminal  # tqdm's bar
+    assert "built 1,200 documents" in shown.stdout
+    # Into a log (a file, a pipe, journald): no bar, whose carriage returns made one long line of it.
+    logged = run("build", str(corpus), "--index-dir", str(tmp_path / "index"))
+    assert logged.returncode == 0, logged.stderr
+    assert "\r" not in logged.stderr and "doc/s" not in logged.stderr
+    assert "built 1,200 documents" in logged.stdout
+
+
+def _read_all(fd: int) -> str:
+    """Return what was written to a pseudo-terminal whose other end is closed."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the writer's end is closed and all is read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode(errors="replace")
 
 
 def test_update_upserts_and_deletes(built, tmp_path):

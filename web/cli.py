@@ -289,6 +289,13 @@ def _writing(doing: str, stoppable: str | None = None, undone: str = "nothing wa
             raise click.ClickException(f"cannot {doing}: {found}") from None
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a replaced stream without one, or a closed one
+        return False
+
+
 def _build(
     sources: tuple[Path, ...], index_dir: Path, procs: int = 1, wait: float = 0.0, semantic: bool | None = None,
     summary_err: bool = False,
@@ -307,8 +314,9 @@ def _build(
             corpus = load_corpus(tuple(p.resolve() for p in sources or (_default_corpus(),)))
             store.check_stop()  # a stop asked while the sources were read
             unique = len({record.id for record in corpus.records})
-            with tqdm(total=unique, unit="doc", desc="indexing", file=sys.stderr, disable=unique < 1000,
-                      mininterval=0.5) as bar:
+            # A bar only on a terminal: in a log or a pipe its carriage returns run into one long line.
+            with tqdm(total=unique, unit="doc", desc="indexing", file=sys.stderr,
+                      disable=unique < 1000 or not _is_terminal(sys.stderr), mininterval=0.5) as bar:
                 def progress(count: int) -> None:
                     bar.update(count)
                     if bar.n == unique and not bar.disable:
