@@ -176,7 +176,8 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     doc_id = check_id(_string(obj, "id", path, lineno), path, lineno)
     if not obj.keys() <= FIELDS:
         _tell_unknown(obj, path, lineno)
-    title = plain_text(_string(obj, "title", path, lineno)).strip()
+    # One line: a tab, a line break or a run of spaces is one space (it is shown whole on one line).
+    title = normal_text(plain_text(_string(obj, "title", path, lineno)))
     if not title:
         raise CorpusError(path, lineno, "'title' holds nothing but markup")
     if len(title) > TITLE_MAX_LENGTH:

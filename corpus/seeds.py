@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from corpus.errors import CorpusError
-from corpus.records import Event, GuideSection, Topic, slugify, unique_anchors
+from corpus.records import Event, GuideSection, Topic, normal_text, slugify, unique_anchors
 from corpus.sanitize import plain_text
 
 _META = re.compile(
@@ -79,7 +79,7 @@ def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:
     first = len(_HEADERS) + 3
     for index in range(0, len(body), 2):
         lineno = first + index
-        title = body[index].strip()
+        title = normal_text(body[index])  # one line, as a JSONL title
         if not title:
             raise CorpusError(path, lineno, "empty event title")
         if index + 1 >= len(body):
@@ -134,7 +134,7 @@ def load_guide(path: str | Path, topic: str) -> list[GuideSection]:
             continue
         if _is_heading(line) and (heading is None or blocks):
             close(lineno)
-            heading, blocks = (lineno, line), []
+            heading, blocks = (lineno, normal_text(line)), []
         elif heading is None:
             raise CorpusError(path, lineno, "expected a section heading before the first paragraph")
         else:

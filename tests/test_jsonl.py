@@ -293,6 +293,21 @@ def test_a_title_at_the_limit_is_kept_whole(tmp_path):
     assert record.title == title
 
 
+def test_a_title_is_one_line_whatever_spaces_it_holds(tmp_path):
+    # "Stargate\nMichigan\tsite" was kept so: a JSON title, a feed entry's title and the CLI's list
+    # broke their lines inside it (a page's HTML folded it; nothing else did).
+    lines = [
+        {"id": "a", "title": "Stargate\nMichigan\tsite  opens\r\n", "summary": "Line one.\nLine two.", "topics": ["x"]},
+        {"id": "b", "title": "How\u2028it\u2029evolved \u00a0 now", "summary": "Text.", "topics": ["x"], "kind": "guide"},
+    ]
+    event, section = load_jsonl(write_jsonl(tmp_path / "docs.jsonl", lines))
+    assert event.title == "Stargate Michigan site opens"
+    assert event.summary == "Line one.\nLine two."  # a summary's lines are its own
+    assert section.heading == "How it evolved now" and section.anchor == "how-it-evolved-now"
+    [changed] = read_changes(write_jsonl(tmp_path / "changes.jsonl", lines[:1])).upserts.values()
+    assert changed.title == "Stargate Michigan site opens"
+
+
 def _loaded_with_warnings(path):
     """Return the records of the JSONL file *path* and the warnings its load logged."""
     import logging

@@ -202,3 +202,14 @@ def test_a_topic_page_s_error_names_its_line_whatever_breaks_its_lines_hold(tmp_
     assert [(e.title, e.summary) for e in loaded] == [
         ("One", "The first.\u2028two."), ("Two", "The second. Still the second."), ("Three", "The third.")
     ]
+
+
+def test_a_title_or_heading_is_one_line_whatever_spaces_it_holds(tmp_path):
+    head = ["My topic", "my-topic·1 events·last 2h agoA topic.", "Related entities", "Related topics (0)",
+            "Guides (0)", "Recent events (1)"]
+    _, [event] = load_topic_page(_broken(tmp_path, "my-topic.topic.txt", head + ["Stargate\tMichigan\u2028opens", "Text."]))
+    assert event.title == "Stargate Michigan opens"
+    guide = tmp_path / "t.guide.txt"
+    guide.write_text("Where it\tis  heading\nText under it.\n", encoding="utf-8")
+    [section] = load_guide(guide, "t")
+    assert section.heading == "Where it is heading"
