@@ -707,9 +707,17 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
     positives, negatives = _split(parsed)
     concepts = []
     joined = _and_joined(text, positives)
+    hyphenated = _hyphenated_typed(text, schema) if "-" in text else []
     for i, node in enumerate(positives):
         word = _word_unit(node)
         first = next(iter(node.leaves()), node)
+        if not word and (typed := _typed_compound(node, hyphenated)) is not None:
+            # "+fine-tuning": the parser reads a hyphenated word as its words anywhere, and says not
+            # where it was typed; made the concept it is in a plain query (a phrase, or its synonyms).
+            made = _plain_concepts(text, typed[1], synonyms, schema[SEARCH_FIELDS[0]].analyzer)
+            if len(made) == 1:
+                concepts.append(replace(made[0], required=i in joined or _plus_before(text, typed[0][0])))
+                continue
         if word:
             span = _typed_span(first)
             if span and _compares(text, *span):
@@ -771,10 +779,39 @@ def _plus_marked(text: str, leaf: wq.Query) -> bool:
     """Return whether *leaf* (a word, or a quoted phrase's first word), or the group it opens, was
     typed after a "+" ("+amd", '+"data center"', "+(michigan OR texas)")."""
     span = _leaf_span(leaf)
-    if span is None:
-        return False
-    before = text[: span[0]].rstrip('( "')
+    return span is not None and _plus_before(text, span[0])
+
+
+def _plus_before(text: str, start: int) -> bool:
+    """Return whether what was typed at *start* of *text* follows a "+" (past quotes, groups, blanks)."""
+    before = text[:start].rstrip('( "')
     return before.endswith("+") and (len(before) == 1 or not (before[-2].isalnum() or before[-2] == "_"))
+
+
+def _hyphenated_typed(text: str, schema: Schema) -> list[tuple[tuple[int, int], list[_Unit]]]:
+    """Return the hyphenated words typed outside quotes in *text*, each with its analysed words."""
+    analyzer = schema[SEARCH_FIELDS[0]].analyzer
+    found = []
+    for m in _HYPHENATED.finditer(text):
+        if text.count('"', 0, m.start()) % 2 == 0:
+            units = [_Unit(u.word, u.start + m.start(), u.end + m.start(), u.prefix) for u in _units(m[0], analyzer)]
+            found.append((m.span(), units))
+    return found
+
+
+def _typed_compound(
+    node: wq.Query, typed: list[tuple[tuple[int, int], list[_Unit]]]
+) -> tuple[tuple[int, int], list[_Unit]] | None:
+    """Return the hyphenated word of *typed* that *node* was parsed from (its words, all of them, in
+    each field: Whoosh's And of the terms), taking it out of *typed*; None when *node* is none."""
+    fields = node.subqueries if type(node) is wq.Or else (node,)
+    if not typed or not fields or any(type(f) is not wq.And or any(type(t) is not wq.Term for t in f.subqueries) for f in fields):
+        return None
+    words = [t.text for t in fields[0].subqueries]
+    for at, (span, units) in enumerate(typed):
+        if [u.word for u in units] == words:
+            return typed.pop(at)
+    return None
 
 
 def _prefixed(text: str, concept: Concept, schema: Schema | None) -> Concept:

@@ -35,6 +35,7 @@ class Answer:
     first_seen: str | None = None
     revised: str | None = None
     matched_by: str = "words"
+    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,9 @@ class Hit:
     first_seen: str | None = None  # when the index first held the document (UTC)
     revised: str | None = None  # when a rebuild or update last changed what it says (UTC); None: never
     matched_by: str = "words"  # or "meaning" (its vector alone), "name" (its name is the query), "organisation" (tagged with the one the query names)
+    # The query's concepts (as typed) the document lacks, when it holds some of them: "michigan" of
+    # "stargate michigan" on the page about Stargate UK.  Empty when it holds them all.
+    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +189,7 @@ def _hit_json(hit: Hit) -> dict[str, object]:
         "first_seen": hit.first_seen,
         "revised": hit.revised,
         "matched_by": hit.matched_by,
+        "missing": list(hit.missing),
     }
     if hit.explanation is None:
         del item["explanation"]

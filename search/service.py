@@ -459,9 +459,10 @@ class SearchService:
                 unexplained = explanation is None
             if explanation is not None and docnum in found.tagged:
                 explanation["organisation"] = organisation
-            hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation,
-                             "name" if docnum == found.named else "meaning" if docnum in found.meaning
-                             else "organisation" if docnum in found.tagged else "words"))
+            matched_by = ("name" if docnum == found.named else "meaning" if docnum in found.meaning
+                          else "organisation" if docnum in found.tagged else "words")
+            hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation, matched_by,
+                             found.missing(parsed, docnum) if matched_by == "words" else ()))
         return tuple(hits), unexplained
 
     def _ways_out(self, snap: Snapshot, params: SearchParams, hint: Suggestion | None, total: int) -> tuple[WayOut, ...]:
@@ -524,6 +525,7 @@ class SearchService:
             first_seen=hit.first_seen,
             revised=hit.revised,
             matched_by=hit.matched_by,
+            missing=hit.missing,
         )
 
     def _highlighted(
@@ -885,6 +887,17 @@ class _Found:
         tiers = [every, some - every, allowed - some]
         return [tier for tier in tiers if tier] or [allowed]
 
+    def missing(self, parsed: ParsedQuery | None, docnum: int) -> tuple[str, ...]:
+        """Return the concepts of a query of several (*parsed*) that document *docnum* lacks, as typed
+        (a quoted phrase in its quotes): a page of Stargate UK for "stargate michigan" lacks "michigan"."""
+        if parsed is None or len(self.concept_docs) < 2:
+            return ()
+        return tuple(
+            f'"{concept.text}"' if f'"{concept.text}"' in parsed.text else concept.text
+            for concept, docs in zip(parsed.concepts, self.concept_docs)
+            if docnum not in docs
+        )
+
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
         allowed, concept_docs = self.allowed, self.concept_docs
@@ -945,6 +958,7 @@ def _hit(
     snippet_html: str,
     explanation: dict[str, object] | None,
     matched_by: str = "words",
+    missing: tuple[str, ...] = (),
 ) -> Hit:
     return Hit(
         id=fields["id"],
@@ -962,6 +976,7 @@ def _hit(
         first_seen=fields.get("first_seen"),
         revised=fields.get("revised"),
         matched_by=matched_by,
+        missing=missing,
     )
 
 

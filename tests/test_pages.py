@@ -989,3 +989,26 @@ def test_the_home_page_says_what_the_hub_holds_and_links_its_guides(client):
     assert "every event the hub follows, newest first" in intro
     assert '<a href="/guides/training-infrastructure">Guide: <bdi>Training Infrastructure</bdi></a>' in intro
     assert 'class="intro"' not in client.get("/?q=stargate").get_data(as_text=True)
+
+
+def _missing_lines(html: str) -> list[str]:
+    return re.findall(r'<p class="missing">(.*?)</p>', html, re.S)
+
+
+def test_a_hit_lacking_a_word_says_so_and_links_the_search_requiring_it(client):
+    html = client.get("/?q=stargate+michigan&per_page=50").get_data(as_text=True)
+    lines = _missing_lines(html)
+    assert lines and all(re.sub("<[^>]+>", "", line).startswith("Missing: michigan · Must include michigan") for line in lines)
+    [link] = set(re.findall(r'<a href="([^"]+)">Must include', html))
+    assert parse_qs(urlsplit(unescape(link)).query)["q"] == ["stargate +michigan"]
+    required = client.get(unescape(link)).get_data(as_text=True)
+    assert "4 results" in required and not _missing_lines(required)
+    assert "15 results" in html and len(lines) == 15 - 4  # the pages holding both words say nothing
+
+
+def test_a_missing_word_is_linked_only_where_the_query_types_it_once(client):
+    # An OR group, a word typed twice: no "Must include" link that would change what was asked.
+    html = client.get("/?q=gpus+OR+tpus+nvidia&per_page=50").get_data(as_text=True)
+    assert any("Missing: <s dir=\"auto\">gpus OR tpus</s>" in line and "Must include" not in line for line in _missing_lines(html))
+    phrase = client.get('/?q="data+center"+texas&per_page=50').get_data(as_text=True)
+    assert any("Missing: <s dir=\"auto\">texas</s>" in line for line in _missing_lines(phrase))

@@ -14,6 +14,7 @@ def _hit(explanation):
         id="d1", kind="event", title="A <title>", title_html="A &lt;title&gt;", snippet_html="<mark>x</mark>",
         url="https://example.org/1", topics=("gpus", "power"), entities=("openai",), score=1.2345, position=7,
         explanation=explanation, published="2025-01-02", first_seen="2025-01-03T00:00:00Z", matched_by="meaning",
+        missing=("michigan",),
     )
 
 
@@ -24,9 +25,9 @@ def test_a_hit_is_written_with_every_field_in_order_and_lists_for_tuples(explana
                           facets={}, filters={}, match="all")
     written = result.to_json()["hits"][0]
     expected = {f.name: getattr(hit, f.name) for f in fields(Hit)}
-    expected["topics"], expected["entities"] = list(hit.topics), list(hit.entities)
+    expected["topics"], expected["entities"], expected["missing"] = list(hit.topics), list(hit.entities), list(hit.missing)
     if explanation is None:
         del expected["explanation"]
     assert list(written) == list(expected)  # the key order is the response's byte order
     assert written == expected
-    assert isinstance(written["topics"], list) and isinstance(written["entities"], list)
+    assert all(isinstance(written[name], list) for name in ("topics", "entities", "missing"))

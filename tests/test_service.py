@@ -1993,3 +1993,30 @@ def test_the_hub_s_own_synonyms_stay_out_of_a_corpus_of_other_topics(tmp_path, i
     # In the hub they stay.
     written = SearchService(index_dir).snapshot().meta["synonyms_written"]
     assert ["future", "trajectory", "outlook", "heading"] in written and ["chip", "silicon", "processor"] in written
+
+
+def test_a_hit_names_the_words_it_lacks(service):
+    # "stargate michigan" found 15 pages, 4 holding both words: nothing told the others apart.
+    result = service.search(SearchParams(q="stargate michigan", per_page=50))
+    lacking = {hit.id: hit.missing for hit in result.hits}
+    assert lacking["expanding-stargate-to-michigan"] == ()
+    assert lacking["introducing-stargate-uk"] == ("michigan",)
+    assert {missing for missing in lacking.values()} == {(), ("michigan",)}
+    both = {hit.id for hit in service.search(SearchParams(q="stargate +michigan", per_page=50)).hits}
+    assert both == {hid for hid, missing in lacking.items() if not missing}  # required, what lacked it goes
+    # As typed, quoted phrases and hyphenated words too; a query of one word lacks nothing.
+    typed = {m for hit in service.search(SearchParams(q='"data center" memory-efficient', per_page=50)).hits for m in hit.missing}
+    assert typed == {'"data center"', "memory-efficient"}
+    assert all(not hit.missing for hit in service.search(SearchParams(q="stargate", per_page=50)).hits)
+
+
+def test_a_plus_before_a_hyphenated_word_requires_it_as_typed(service):
+    # "gpu +fine-tuning" found 19 pages, 17 without fine-tuning (the "+" was lost, as was the word:
+    # the parser read "fine" and "tune" anywhere), and "+fine-tuning" not the pages "fine-tuning" finds.
+    required = service.search(SearchParams(q="gpu +fine-tuning", per_page=50))
+    plain = service.search(SearchParams(q="gpu fine-tuning", per_page=50))
+    holding = {hit.id for hit in plain.hits if "fine-tuning" not in hit.missing}
+    assert holding and {hit.id for hit in required.hits} == holding
+    assert {m for hit in required.hits for m in hit.missing} <= {"gpu"}
+    assert {hit.id for hit in service.search(SearchParams(q="+fine-tuning")).hits} <= {
+        hit.id for hit in service.search(SearchParams(q="fine-tuning")).hits}

@@ -121,6 +121,11 @@ FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first h
 REVISED = {"type": ["string", "null"], "description": (
     "When a rebuild or update last changed what it says (title, text, topics, organisations, links or "
     "published date; UTC date-time), null when none has since it was first seen. A feed entry's updated.")}
+MISSING = {"type": "array", "items": {"type": "string"}, "description": (
+    "The query's words (or quoted phrases, as typed) this hit lacks, when it holds some of them: "
+    "[\"michigan\"] on a page about Stargate UK for \"stargate michigan\". Empty when it holds them "
+    "all, and for a hit found by meaning, by its name or by an organisation. Typed with a + before it "
+    "(stargate +michigan), a word is required.")}
 DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC; as RFC 3339 "
               "allows, t and z in lower case and a space for the T; a fraction of a second of up to 9 digits; an "
               "offset with or without its colon, +02:00 or +0200). A document's "
@@ -158,7 +163,7 @@ SCHEMAS: dict[str, Any] = {
     "Hit": {
         "type": "object",
         "required": ["id", "kind", "title", "title_html", "snippet_html", "url", "topics", "entities", "score", "position",
-                     "published", "first_seen", "revised", "matched_by"],
+                     "published", "first_seen", "revised", "matched_by", "missing"],
         "properties": {
             "id": {"type": "string"},
             "kind": {"type": "string", "enum": list(KINDS), "description": "event or guide"},
@@ -196,6 +201,7 @@ SCHEMAS: dict[str, Any] = {
                 "hit comes first when sorted by relevance, whatever its score; a query with an excluded word names nothing. "
                 "organisation: the query is an organisation's name (Alibaba), and the hit, tagged with it by the "
                 "gazetteer, names it only another way (Qwen): after every hit its words score.")},
+            "missing": MISSING,
         },
     },
     "FacetValue": {
@@ -319,7 +325,7 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "description": "The first result, with every field of a hit; its snippet_html is the section's whole passage.",
         "required": ["id", "title", "url", "snippet_html", "score", "explanation", "kind", "title_html", "topics",
-                     "entities", "position", "published", "first_seen", "revised", "matched_by"],
+                     "entities", "position", "published", "first_seen", "revised", "matched_by", "missing"],
         "properties": {
             "id": {"type": "string"},
             "title": {"type": "string"},
@@ -337,6 +343,7 @@ SCHEMAS: dict[str, Any] = {
             "first_seen": FIRST_SEEN,
             "revised": REVISED,
             "matched_by": {"type": "string", "enum": ["words", "meaning", "name", "organisation"]},
+            "missing": MISSING,
         },
     },
     "Document": {
