@@ -449,6 +449,7 @@ class SearchService:
         organisation = snap.label("entity", found.organisation) if found.organisation and explaining else None
         hits = []
         unexplained = False
+        lacked = found.lacked(parsed)
         for i, (docnum, score, fields) in enumerate(page):
             explanation = None
             if explaining and not unexplained:
@@ -462,7 +463,7 @@ class SearchService:
             matched_by = ("name" if docnum == found.named else "meaning" if docnum in found.meaning
                           else "organisation" if docnum in found.tagged else "words")
             hits.append(_hit(fields, score, marked[2 * i], marked[2 * i + 1], explanation, matched_by,
-                             found.missing(parsed, docnum) if matched_by == "words" else ()))
+                             tuple([text for text, docs in lacked if docnum not in docs]) if lacked and matched_by == "words" else ()))
         return tuple(hits), unexplained
 
     def _ways_out(self, snap: Snapshot, params: SearchParams, hint: Suggestion | None, total: int) -> tuple[WayOut, ...]:
@@ -887,16 +888,14 @@ class _Found:
         tiers = [every, some - every, allowed - some]
         return [tier for tier in tiers if tier] or [allowed]
 
-    def missing(self, parsed: ParsedQuery | None, docnum: int) -> tuple[str, ...]:
-        """Return the concepts of a query of several (*parsed*) that document *docnum* lacks, as typed
-        (a quoted phrase in its quotes): a page of Stargate UK for "stargate michigan" lacks "michigan"."""
+    def lacked(self, parsed: ParsedQuery | None) -> list[tuple[str, AbstractSet[int]]]:
+        """Return, for a query of several concepts (*parsed*), each as typed (a quoted phrase in its
+        quotes) with the documents holding it: a hit's ``missing`` are those it is not among ("michigan"
+        on the page of Stargate UK for "stargate michigan"); empty for a query of one concept."""
         if parsed is None or len(self.concept_docs) < 2:
-            return ()
-        return tuple(
-            f'"{concept.text}"' if f'"{concept.text}"' in parsed.text else concept.text
-            for concept, docs in zip(parsed.concepts, self.concept_docs)
-            if docnum not in docs
-        )
+            return []
+        return [(f'"{concept.text}"' if f'"{concept.text}"' in parsed.text else concept.text, docs)
+                for concept, docs in zip(parsed.concepts, self.concept_docs)]
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
