@@ -526,6 +526,7 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
 
 # Words joined by hyphens ("post-training", "gpt-3", "year-over-year"): one thing, written so.
 _HYPHENATED = re.compile(r"(?<![\w-])\w+(?:-\w+)+(?![\w-])")
+_HYPHENATED_SIGNED = re.compile(r"(?<![\w-])[+-]?(\w+(?:-\w+)+)(?![\w-])")  # also required or excluded
 # Chinese characters (and hiragana) typed side by side: each is a word of the index (index.analysis.WORD),
 # and the run is what was written, so it is searched as their phrase: "北京" is not 北 and 京 anywhere.
 _IDEOGRAPH_RUN = re.compile("[" + IDEOGRAPHS + "]{2,}")
@@ -533,7 +534,7 @@ _IDEOGRAPH_RUN = re.compile("[" + IDEOGRAPHS + "]{2,}")
 
 def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms, analyzer: Analyzer) -> list[Concept]:
     concepts: list[Concept] = []
-    joined = [m.span() for m in _HYPHENATED.finditer(text)] if "-" in text else []
+    joined = [m.span(1) for m in _HYPHENATED_SIGNED.finditer(text)] if "-" in text else []
     if not text.isascii():
         joined += [m.span() for m in _IDEOGRAPH_RUN.finditer(text)]
     i = 0
@@ -733,7 +734,14 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         if i in joined or _plus_marked(text, first):
             concepts[-1] = replace(concepts[-1], required=True)
     asked = _asked_words(concepts) if negatives else frozenset()
-    return concepts, [_excluded(text, node, synonyms, asked) for node in negatives]
+    excluded = []
+    for node in negatives:
+        typed = _typed_compound(node, hyphenated)
+        made = _plain_concepts(text, typed[1], synonyms, schema[SEARCH_FIELDS[0]].analyzer) if typed else []
+        # "training -post-training" left out every page holding "post" and "training" anywhere (20 of
+        # 32): what searching for the hyphenated word finds is what excluding it leaves out.
+        excluded.append(made[0].query if len(made) == 1 else _excluded(text, node, synonyms, asked))
+    return concepts, excluded
 
 
 def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
@@ -792,10 +800,10 @@ def _hyphenated_typed(text: str, schema: Schema) -> list[tuple[tuple[int, int], 
     """Return the hyphenated words typed outside quotes in *text*, each with its analysed words."""
     analyzer = schema[SEARCH_FIELDS[0]].analyzer
     found = []
-    for m in _HYPHENATED.finditer(text):
+    for m in _HYPHENATED_SIGNED.finditer(text):
         if text.count('"', 0, m.start()) % 2 == 0:
-            units = [_Unit(u.word, u.start + m.start(), u.end + m.start(), u.prefix) for u in _units(m[0], analyzer)]
-            found.append((m.span(), units))
+            units = [_Unit(u.word, u.start + m.start(1), u.end + m.start(1), u.prefix) for u in _units(m[1], analyzer)]
+            found.append((m.span(1), units))
     return found
 
 

@@ -2020,3 +2020,15 @@ def test_a_plus_before_a_hyphenated_word_requires_it_as_typed(service):
     assert {m for hit in required.hits for m in hit.missing} <= {"gpu"}
     assert {hit.id for hit in service.search(SearchParams(q="+fine-tuning")).hits} <= {
         hit.id for hit in service.search(SearchParams(q="fine-tuning")).hits}
+
+
+def test_excluding_a_hyphenated_word_leaves_out_what_searching_for_it_finds(service):
+    # "training -post-training" left out every page holding "post" and "training" anywhere: 20 of 32
+    # were listed, where only the pages on post-training were to go.
+    def ids(q):
+        result = service.search(SearchParams(q=q, per_page=100))
+        return {hit.id for hit in result.hits} | ({result.answer.id} if result.answer else set())
+
+    post_training = ids("+post-training")
+    assert post_training and ids("training -post-training") == ids("training") - post_training
+    assert ids("gpu -fine-tuning") == ids("gpu") - ids("+fine-tuning")
