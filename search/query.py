@@ -32,6 +32,7 @@ from whoosh.fields import Schema
 from whoosh.qparser import AndGroup, QueryParser
 from whoosh.qparser.common import attach
 from whoosh.qparser import plugins as qplugins
+from whoosh.qparser import syntax
 
 from index.analysis import CHARSET_MAP, IDEOGRAPH, IDEOGRAPHS, QUERY_STOP_WORDS, TOKEN_PATTERN, WORD, normalize, stem_english, text_analyzer
 from search.cache import remember
@@ -311,6 +312,41 @@ class _PhrasePlugin(qplugins.PhrasePlugin):
             node = super().create(parser, match)
             return _PhraseNode(node.text, node.textstartchar, node.slop)
 
+    class HyphenatedTagger(qplugins.RegexTagger):
+        def create(self, parser: QueryParser, match: re.Match) -> _PhraseNode:
+            return _PhraseNode(match.group("text"), match.start("text"))
+
+    def taggers(self, parser: QueryParser) -> list[tuple[qplugins.Tagger, int]]:
+        # Words joined by hyphens are their phrase, function words kept, as in a plain query and as
+        # if quoted: Whoosh read "fine-tuning" as "fine" and "tune" anywhere, without saying where it
+        # was typed, so "gpu +fine-tuning" lost its "+", "training -post-training" left out every page
+        # with a blog "post", "fine-tuning OR tpus" found no TPU page, AND joined nothing (QA passes).
+        # Typed with a star ("fine-tun*"), the phrase's last word is a prefix, as in '"fine tun*"'.
+        return [*super().taggers(parser), (self.HyphenatedTagger(_HYPHENATED_WORD), 0)]
+
+
+class _PlusMinusPlugin(qplugins.PlusMinusPlugin):
+    """Whoosh's + and -, a function word marked by them or by AND or NOT kept: "+stargate +between"
+    and "stargate AND between" asked for no page holding "between" and listed the 15 Stargate pages."""
+
+    def do_plusminus(self, parser: QueryParser, group: syntax.GroupNode) -> syntax.GroupNode:
+        nodes = list(group)
+        for i, node in enumerate(nodes):
+            if isinstance(node, (self.Plus, self.Minus)) or (isinstance(node, syntax.Operator) and node.text == "NOT"):
+                _keep_stops(nodes[i + 1 : i + 2])
+            elif isinstance(node, syntax.InfixOperator) and node.text == "AND":
+                _keep_stops([*nodes[i - 1 : i][:1], *nodes[i + 1 : i + 2]])
+        return super().do_plusminus(parser, group)
+
+
+def _keep_stops(nodes: Sequence[syntax.SyntaxNode]) -> None:
+    """Keep the function word each of *nodes* is, or its copy in each field (MultifieldPlugin has made
+    the copies an OR group): an operator asks for it."""
+    for node in nodes:
+        for word in (node, *node) if isinstance(node, syntax.GroupNode) else (node,):
+            if isinstance(word, syntax.WordNode):
+                word.removestops = False
+
 
 class _Parser(QueryParser):
     """Whoosh's parser limited to the syntax above; can keep stop words when a query is nothing else."""
@@ -323,7 +359,7 @@ class _Parser(QueryParser):
         self.remove_plugin_class(qplugins.PhrasePlugin)
         self.add_plugin(_PhrasePlugin())
         # "-word" excludes only at the start of a word: "V3.2-Exp" and "fine-tune" stay words.
-        self.add_plugin(qplugins.PlusMinusPlugin(plusexpr=_PLUS, minusexpr=_MINUS))
+        self.add_plugin(_PlusMinusPlugin(plusexpr=_PLUS, minusexpr=_MINUS))
         self.add_plugin(qplugins.MultifieldPlugin(list(SEARCH_FIELDS)))
 
     def term_query(self, fieldname, text, termclass, boost=1.0, tokenize=True, removestops=True):
@@ -526,7 +562,9 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
 
 # Words joined by hyphens ("post-training", "gpt-3", "year-over-year"): one thing, written so.
 _HYPHENATED = re.compile(r"(?<![\w-])\w+(?:-\w+)+(?![\w-])")
-_HYPHENATED_SIGNED = re.compile(r"(?<![\w-])[+-]?(\w+(?:-\w+)+)(?![\w-])")  # also required or excluded
+# The same as the query parser reads it: not a prefix (a star after it), nor inside a longer word.
+# Its star, if typed, kept after it: '"data cent*"' is a quoted phrase's prefix, "fine-tun*" the same.
+_HYPHENATED_WORD = r"(?:(?<![\w-])|(?<=[+-])(?<![\w-][+-]))(?P<text>\w+(?:-\w+)+)\*?(?![\w*-])"  # "+"/"-" before
 # Chinese characters (and hiragana) typed side by side: each is a word of the index (index.analysis.WORD),
 # and the run is what was written, so it is searched as their phrase: "北京" is not 北 and 京 anywhere.
 _IDEOGRAPH_RUN = re.compile("[" + IDEOGRAPHS + "]{2,}")
@@ -534,7 +572,7 @@ _IDEOGRAPH_RUN = re.compile("[" + IDEOGRAPHS + "]{2,}")
 
 def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms, analyzer: Analyzer) -> list[Concept]:
     concepts: list[Concept] = []
-    joined = [m.span(1) for m in _HYPHENATED_SIGNED.finditer(text)] if "-" in text else []
+    joined = [m.span() for m in _HYPHENATED.finditer(text)] if "-" in text else []
     if not text.isascii():
         joined += [m.span() for m in _IDEOGRAPH_RUN.finditer(text)]
     i = 0
@@ -708,17 +746,9 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
     positives, negatives = _split(parsed)
     concepts = []
     joined = _and_joined(text, positives)
-    hyphenated = _hyphenated_typed(text, schema) if "-" in text else []
     for i, node in enumerate(positives):
         word = _word_unit(node)
         first = next(iter(node.leaves()), node)
-        if not word and (typed := _typed_compound(node, hyphenated)) is not None:
-            # "+fine-tuning": the parser reads a hyphenated word as its words anywhere, and says not
-            # where it was typed; made the concept it is in a plain query (a phrase, or its synonyms).
-            made = _plain_concepts(text, typed[1], synonyms, schema[SEARCH_FIELDS[0]].analyzer)
-            if len(made) == 1:
-                concepts.append(replace(made[0], required=i in joined or _plus_before(text, typed[0][0])))
-                continue
         if word:
             span = _typed_span(first)
             if span and _compares(text, *span):
@@ -734,14 +764,7 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
         if i in joined or _plus_marked(text, first):
             concepts[-1] = replace(concepts[-1], required=True)
     asked = _asked_words(concepts) if negatives else frozenset()
-    excluded = []
-    for node in negatives:
-        typed = _typed_compound(node, hyphenated)
-        made = _plain_concepts(text, typed[1], synonyms, schema[SEARCH_FIELDS[0]].analyzer) if typed else []
-        # "training -post-training" left out every page holding "post" and "training" anywhere (20 of
-        # 32): what searching for the hyphenated word finds is what excluding it leaves out.
-        excluded.append(made[0].query if len(made) == 1 else _excluded(text, node, synonyms, asked))
-    return concepts, excluded
+    return concepts, [_excluded(text, node, synonyms, asked) for node in negatives]
 
 
 def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
@@ -787,39 +810,10 @@ def _plus_marked(text: str, leaf: wq.Query) -> bool:
     """Return whether *leaf* (a word, or a quoted phrase's first word), or the group it opens, was
     typed after a "+" ("+amd", '+"data center"', "+(michigan OR texas)")."""
     span = _leaf_span(leaf)
-    return span is not None and _plus_before(text, span[0])
-
-
-def _plus_before(text: str, start: int) -> bool:
-    """Return whether what was typed at *start* of *text* follows a "+" (past quotes, groups, blanks)."""
-    before = text[:start].rstrip('( "')
+    if span is None:
+        return False
+    before = text[: span[0]].rstrip('( "')
     return before.endswith("+") and (len(before) == 1 or not (before[-2].isalnum() or before[-2] == "_"))
-
-
-def _hyphenated_typed(text: str, schema: Schema) -> list[tuple[tuple[int, int], list[_Unit]]]:
-    """Return the hyphenated words typed outside quotes in *text*, each with its analysed words."""
-    analyzer = schema[SEARCH_FIELDS[0]].analyzer
-    found = []
-    for m in _HYPHENATED_SIGNED.finditer(text):
-        if text.count('"', 0, m.start()) % 2 == 0:
-            units = [_Unit(u.word, u.start + m.start(1), u.end + m.start(1), u.prefix) for u in _units(m[1], analyzer)]
-            found.append((m.span(1), units))
-    return found
-
-
-def _typed_compound(
-    node: wq.Query, typed: list[tuple[tuple[int, int], list[_Unit]]]
-) -> tuple[tuple[int, int], list[_Unit]] | None:
-    """Return the hyphenated word of *typed* that *node* was parsed from (its words, all of them, in
-    each field: Whoosh's And of the terms), taking it out of *typed*; None when *node* is none."""
-    fields = node.subqueries if type(node) is wq.Or else (node,)
-    if not typed or not fields or any(type(f) is not wq.And or any(type(t) is not wq.Term for t in f.subqueries) for f in fields):
-        return None
-    words = [t.text for t in fields[0].subqueries]
-    for at, (span, units) in enumerate(typed):
-        if [u.word for u in units] == words:
-            return typed.pop(at)
-    return None
 
 
 def _prefixed(text: str, concept: Concept, schema: Schema | None) -> Concept:
