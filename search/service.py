@@ -168,6 +168,16 @@ class SearchService:
                 self.refused = None
             return self._snapshot
 
+    def refusal(self) -> Refusal | None:
+        """Return the refusal of the snapshot published now, or None.
+
+        A refusal of one published no longer (withdrawn by a rollback, superseded by a publish) says
+        nothing of what is served: it is kept until this worker opens what is published (until the next
+        request, or while a large one is opened beside the requests), and /healthz said degraded,
+        naming it, meanwhile (5 polls of 0.1 s after a rollback and an update, a QA pass)."""
+        refused = self.refused
+        return refused if refused is not None and refused.snapshot == store.current_id(self._root) else None
+
     def refuse_if_damaged(self) -> bool:
         """After an unexpected error, refuse the open snapshot if its files no longer match its manifest
         (cut short or altered under the running server: Whoosh then raised anything, a 500 on every

@@ -612,3 +612,28 @@ def test_a_snapshot_damaged_under_a_running_worker_is_refused_not_a_500_on_every
     assert body["status"] == "degraded" and body["refused"] == new and body["snapshot"] == first
     topichub("rollback", "--index-dir", builder)  # what the operator does: healthy again
     assert client.get("/healthz").status_code == 200 and numbats(client) == (first, 0)
+
+
+def test_a_refusal_of_a_snapshot_no_longer_published_leaves_healthz_ok(builder, tmp_path, monkeypatch):
+    # A QA pass: a published snapshot cut short under a running server, refused; `rollback`, then a good
+    # `update`. Polling /healthz every 0.1 s gave 5 x degraded, refused=<the withdrawn snapshot>, before
+    # ok: the worker, still on the last good snapshot while it opened the update's beside the requests,
+    # kept the refusal of one no longer published (a load balancer's 2-failure rule took it out).
+    monkeypatch.setattr("search.service.OPEN_INLINE_DOCS", 0)  # each publish opened beside, as at 64k
+    first, new = store.older_snapshots(builder, store.current_id(builder))[0], store.current_id(builder)
+    client = create_app({"INDEX_DIR": str(builder), "TESTING": True}).test_client()
+    assert numbats(client) == (new, 1)
+    segment = max(store.snapshots_dir(builder).joinpath(new).glob("*.pst"), key=lambda p: p.stat().st_size)
+    segment.write_bytes(segment.read_bytes()[:100])
+    assert client.get("/api/search?q=gpu").status_code == 503  # refused while it answered
+    assert numbats(client) == (first, 0)
+    assert client.get("/healthz").get_json()["refused"] == new  # published, refused: degraded
+    topichub("rollback", "--index-dir", builder)  # withdrawn; no request reaches the worker before...
+    topichub("update", write_jsonl(tmp_path / "more.jsonl", [{**NEW, "id": "quokka-cluster", "title": "Quokka"}]),
+             "--index-dir", builder)  # ...a good update, published
+    response = client.get("/healthz")
+    body = response.get_json()
+    assert response.status_code == 200 and body["status"] == "ok" and "refused" not in body, body
+    assert body["snapshot"] in (first, store.current_id(builder))  # the one it had open, or the update's
+    wait_until(lambda: client.get("/healthz").get_json()["snapshot"] == store.current_id(builder), "the update served")
+    assert client.get("/healthz").status_code == 200

@@ -204,7 +204,7 @@ def healthz() -> tuple[Response, int]:
     }
     if origin:
         body["replica"] = origin
-    refused = service.refused
+    refused = service.refusal()  # of the published snapshot: not of one rolled back from or replaced since
     if refused is not None:
         # Still answering from the last good snapshot, but out of the load balancer until fixed.
         body.update(status="degraded", refused=refused.snapshot, reason=refused.reason,
