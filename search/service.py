@@ -46,7 +46,7 @@ from search import ranking
 from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
-from search.snapshot import Snapshot, TokenReplay
+from search.snapshot import ResourceShortage, Snapshot, TokenReplay, resource_shortage
 from search.spell import Speller, exclusion_hint, far_word_fixes, rare_word_fixes, respelt, suggested_fixes
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
@@ -91,6 +91,11 @@ RECHECK_SUMS_S = 60.0
 # request that finds it (a few milliseconds on the seed corpus).
 OPEN_INLINE_DOCS = 2_000
 
+# After a worker ran out of a resource (open files, memory: search.snapshot.SHORTAGES), /healthz says
+# degraded, naming it, for SHORTAGE_HOLD_S: a load balancer's check (one a second, 2 failures) takes
+# the replica out while its searches fail, though the check itself needs no file the searches need.
+SHORTAGE_HOLD_S = 10.0
+
 
 class SearchService:
     """Answer searches from the snapshot currently published under *root*, following new publishes."""
@@ -110,6 +115,7 @@ class SearchService:
         self._opened: Snapshot | None = None
         self._failed: str | None = None
         self._summed_at = -RECHECK_SUMS_S  # when refuse_if_damaged last read the open snapshot's files
+        self._short: tuple[float, ResourceShortage] | None = None  # the last resource run out of, and when
         self._speller = Speller()
         self._results: ResultCache[SearchResult] = ResultCache()
         self._highlights: ResultCache[str] = ResultCache(HIGHLIGHT_CACHE_SIZE)
@@ -151,6 +157,14 @@ class SearchService:
                     # requests (tests/test_attack_soak.py); collect now, once per publish, to let go.
                     del snap
                     gc.collect()
+            except ResourceShortage as exc:
+                # Out of open files or memory: nothing is wrong with the snapshot. Nothing is refused
+                # and no older one stands in; the next request opens it again.
+                self.note_shortage(exc)
+                if snap is not None and snap.path.is_dir():
+                    log.warning("published snapshot %s not opened yet: %s; snapshot %s answers meanwhile", current, exc, snap.id)
+                    return snap  # under the switch it was served by, as while one is opened beside
+                raise
             except store.IndexUnavailable as exc:
                 # A folder gone (deleted by hand; key None) is refused as a damaged one is: tried again
                 # once it is there, and meanwhile the last good snapshot answers.
@@ -168,6 +182,15 @@ class SearchService:
                 self.refused = None
             return self._snapshot
 
+    def note_shortage(self, exc: ResourceShortage) -> None:
+        """Note that a request ran out of a resource (``shortage``)."""
+        self._short = (time.monotonic(), exc)
+
+    def shortage(self) -> ResourceShortage | None:
+        """Return the resource a request ran out of in the last SHORTAGE_HOLD_S, or None."""
+        short = self._short
+        return short[1] if short is not None and time.monotonic() - short[0] < SHORTAGE_HOLD_S else None
+
     def refusal(self) -> Refusal | None:
         """Return the refusal of the snapshot published now, or None.
 
@@ -182,17 +205,23 @@ class SearchService:
         """After an unexpected error, refuse the open snapshot if its files no longer match its manifest
         (cut short or altered under the running server: Whoosh then raised anything, a 500 on every
         search touching them) and return True; the next request opens the newest older one that verifies.
+        Raise ResourceShortage when the files could not be read for want of open files or memory: that
+        says nothing of the snapshot, which is kept (it was refused, "no readable files.json: [Errno 24]").
         """
         snap = self._snapshot
         if snap is None:
             return False
         now = time.monotonic()
         sums = now - self._summed_at >= RECHECK_SUMS_S
+        summed_at = self._summed_at
         if sums:
             self._summed_at = now
         try:
             store.check_files(snap.path, snap.id, sums=sums)
         except store.IndexUnavailable as exc:
+            if (short := resource_shortage(exc, snap.path)) is not None:
+                self._summed_at = summed_at  # not read: the sums are due again
+                raise ResourceShortage(short, f"snapshot {snap.id} cannot be checked now") from exc
             with self._lock:
                 if self._snapshot is snap:
                     self._snapshot = None
@@ -262,6 +291,8 @@ class SearchService:
         for snap_id in store.stand_ins(self.root, than):
             try:
                 return Snapshot(self.root, snap_id)
+            except ResourceShortage:
+                raise  # no older one opens either: the next request tries again
             except store.IndexUnavailable:
                 continue
         return None

@@ -11,6 +11,7 @@ snapshot.  Under gunicorn's gevent worker a "thread" is the worker's OS thread, 
 
 from __future__ import annotations
 
+import errno
 import heapq
 import os
 import pickle
@@ -85,10 +86,84 @@ _OPEN_ERRORS = (
 )
 
 
+# Errors of the environment, not of a snapshot: the worker or the host ran out of something (open
+# files, memory, buffers).  A snapshot that met one is neither refused nor passed over for an older one:
+# the request is answered 503 "try again", and the same snapshot answers once the resource is relieved.
+# (EIO is not one: a read the disk could not serve, after the kernel's own retries, is a file that
+# cannot be read, refused as a damaged one is, and an older snapshot answers.)
+SHORTAGES: dict[int, tuple[str, str]] = {
+    errno.EMFILE: ("open files", "the worker's limit on open files{limit} is reached: raise it (`ulimit -n` in the "
+                   "shell that starts topichub, LimitNOFILE= in its systemd unit; each gevent worker takes up to "
+                   "1,000 connections, a file each)"),
+    errno.ENFILE: ("open files", "the host's table of open files is full: raise fs.file-max (sysctl) or close "
+                   "files elsewhere"),
+    errno.ENOMEM: ("memory", "free memory, run fewer workers, or raise the memory limit (`ulimit -v`, MemoryMax=)"),
+    errno.ENOBUFS: ("buffer space", "the kernel is short of buffer memory: free memory or lower the load"),
+    errno.EAGAIN: ("a resource", "the system had none to spare for now (a process or locked-memory limit: "
+                   "`ulimit -u`, `ulimit -l`, TasksMax=)"),
+}
+
+
+class ResourceShortage(store.IndexUnavailable):
+    """The worker ran out of a resource (open files, memory) opening or reading a snapshot: nothing is
+    wrong with the snapshot, which answers again as soon as the resource is relieved."""
+
+    def __init__(self, cause: OSError, doing: str) -> None:
+        self.errno = cause.errno if cause.errno in SHORTAGES else errno.ENOMEM
+        self.resource, remedy = SHORTAGES[self.errno]
+        limit = ""
+        if self.errno == errno.EMFILE:
+            import resource  # Unix only, as the errno is
+
+            limit = f" ({resource.getrlimit(resource.RLIMIT_NOFILE)[0]:,})"
+        super().__init__(f"{doing}: out of {self.resource} ({errno.errorcode[self.errno]}: {cause.strerror or cause}): "
+                         f"{remedy.format(limit=limit)}")
+
+
+def resource_shortage(exc: BaseException, probe: str | os.PathLike[str] | None = None) -> OSError | None:
+    """Return the error of a resource running out (``SHORTAGES``; a MemoryError reads as ENOMEM) that
+    *exc* is or was raised from, else None.  With *probe* (a folder), a failure that names none (Whoosh
+    reads a folder it cannot list as an empty index) is one when opening *probe* runs out too."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a chain of causes, never a loop
+        if seen is None:
+            break
+        if isinstance(seen, ResourceShortage):
+            return OSError(seen.errno, os.strerror(seen.errno))
+        if isinstance(seen, OSError) and seen.errno in SHORTAGES:
+            return seen
+        if isinstance(seen, MemoryError):
+            return OSError(errno.ENOMEM, os.strerror(errno.ENOMEM))
+        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
+    return probe_shortage(probe) if probe is not None else None
+
+
+def probe_shortage(path: str | os.PathLike[str]) -> OSError | None:
+    """Return the error of a resource running out when opening *path* (a file or folder) does, else None."""
+    try:
+        os.close(os.open(path, os.O_RDONLY))
+    except OSError as probed:
+        return probed if probed.errno in SHORTAGES else None
+    return None
+
+
 class Snapshot:
     """One published snapshot, opened for searching."""
 
     def __init__(self, root: Path, snap_id: str, link: os.stat_result | None = None) -> None:
+        """Open snapshot *snap_id*; raise IndexUnavailable when it cannot be (damaged, gone, another
+        schema), ResourceShortage when the worker ran out of open files or memory opening it."""
+        try:
+            self._open(root, snap_id, link)
+        except (store.IndexUnavailable, OSError, MemoryError) as exc:
+            if isinstance(exc, ResourceShortage):
+                raise
+            short = resource_shortage(exc, store.snapshots_dir(root) / snap_id if isinstance(exc, store.IndexUnavailable) else None)
+            if short is None:
+                raise
+            raise ResourceShortage(short, f"snapshot {snap_id} cannot be opened now") from exc
+
+    def _open(self, root: Path, snap_id: str, link: os.stat_result | None) -> None:
         path = store.snapshots_dir(root) / snap_id
         self.id = snap_id
         self.path = path

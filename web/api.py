@@ -21,7 +21,9 @@ from werkzeug.datastructures import MultiDict
 from index import store
 from search.params import SearchParams, parse_params
 from search.results import document_json
+from search.snapshot import ResourceShortage, Snapshot, resource_shortage
 from web import get_search, site_root
+from web.errors import SHORTAGE_RETRY_S, shortage_message
 from web.health import SourceWatch, replica_origin
 from web.openapi import API_VERSION, spec
 from web.pages import search_url
@@ -180,8 +182,22 @@ def _topics() -> tuple[dict[str, object], str]:
 @bp.get("/healthz")
 def healthz() -> tuple[Response, int]:
     service = get_search()
+    snap: Snapshot | None = None
     try:
         snap = service.snapshot()
+        _searchable(snap)
+        meta = snap.meta
+        watch: SourceWatch = current_app.extensions["source_watch"]
+        origin = replica_origin(snap.path)
+        sources_changed = None if origin else watch.changed(meta.get("sources"), meta.get("fingerprint"))
+    except ResourceShortage as exc:
+        # Not the index: the worker ran out of open files or memory. The reason names the limit to raise.
+        service.note_shortage(exc)
+        response = jsonify({"status": "degraded", **({"snapshot": snap.id} if snap is not None else {}), "reason": str(exc),
+                            "error": {"code": "out_of_resources", "message": shortage_message(exc)}})
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["Retry-After"] = str(SHORTAGE_RETRY_S)
+        return response, 503
     except store.IndexUnavailable as exc:
         message = f"The search index is not available right now: {exc}."
         response = jsonify({"status": "degraded", "reason": str(exc),
@@ -189,9 +205,6 @@ def healthz() -> tuple[Response, int]:
         response.headers["Cache-Control"] = "no-store"
         response.headers["Retry-After"] = "10"
         return response, 503
-    meta = snap.meta
-    watch: SourceWatch = current_app.extensions["source_watch"]
-    origin = replica_origin(snap.path)
     body = {
         "status": "ok",
         "doc_count": snap.doc_count,
@@ -200,7 +213,7 @@ def healthz() -> tuple[Response, int]:
         "snapshot": snap.id,
         "schema_version": meta.get("schema_version"),
         "fingerprint": meta.get("fingerprint"),
-        "sources_changed": None if origin else watch.changed(meta.get("sources"), meta.get("fingerprint")),
+        "sources_changed": sources_changed,
     }
     if origin:
         body["replica"] = origin
@@ -209,9 +222,26 @@ def healthz() -> tuple[Response, int]:
         # Still answering from the last good snapshot, but out of the load balancer until fixed.
         body.update(status="degraded", refused=refused.snapshot, reason=refused.reason,
                     error={"code": "index_unavailable", "message": f"The published snapshot was refused: {refused.reason}."})
+    elif (short := service.shortage()) is not None:
+        # It answers, but a request ran out of open files or memory a moment ago: out of rotation a while
+        # (SHORTAGE_HOLD_S), though this check needed no file the searches did.
+        body.update(status="degraded", reason=str(short), error={"code": "out_of_resources", "message": shortage_message(short)})
     response = jsonify(body)
     response.headers["Cache-Control"] = "no-store"
-    return response, 200 if refused is None else 503
+    if refused is None and body["status"] != "ok":
+        response.headers["Retry-After"] = str(SHORTAGE_RETRY_S)
+    return response, 200 if body["status"] == "ok" else 503
+
+
+def _searchable(snap: Snapshot) -> None:
+    """Open this thread's searcher on *snap* (its segment files), as the next search would, if it is
+    not open yet; raise ResourceShortage if the worker has not the open files or memory for it."""
+    try:
+        snap.searcher()
+    except (OSError, MemoryError) as exc:
+        if (short := resource_shortage(exc)) is None:
+            raise
+        raise ResourceShortage(short, f"snapshot {snap.id} cannot be searched now") from exc
 
 
 @bp.get("/api/openapi.json")

@@ -9,6 +9,7 @@ from werkzeug.exceptions import HTTPException, SecurityError
 
 from index.store import IndexUnavailable
 from search.params import InvalidParameter
+from search.snapshot import ResourceShortage, resource_shortage
 
 log = logging.getLogger(__name__)
 
@@ -16,6 +17,16 @@ UNAVAILABLE_MESSAGE = (
     "Search is unavailable right now: the search index is missing or damaged. "
     "Search comes back by itself as soon as the index is rebuilt; please try again in a minute."
 )
+
+# Seconds a client is asked to wait after the server ran out of open files or memory (a burst of
+# connections passes in seconds; /healthz stays degraded longer: search.service.SHORTAGE_HOLD_S).
+SHORTAGE_RETRY_S = 5
+
+
+def shortage_message(exc: ResourceShortage) -> str:
+    """What a visitor or client is told when the server ran out of *exc*'s resource (the index is fine)."""
+    return (f"Search is unavailable for a moment: the server is out of {exc.resource}. "
+            f"Nothing is wrong with the search index; please try again in a few seconds.")
 
 
 _JSON_PATHS = ("/api", "/healthz", "/metrics")  # what programs ask: their errors are JSON
@@ -67,6 +78,19 @@ def register(app: Flask) -> None:
         response.headers["Cache-Control"] = "no-store"
         return response
 
+    @app.errorhandler(ResourceShortage)
+    def _short(exc: ResourceShortage) -> Response:
+        # Not damage: the snapshot stays (not refused, no older one in its place), /healthz says degraded
+        # for a while, and the operator's log says which limit to raise.
+        service = current_app.extensions.get("search")
+        if service is not None:
+            service.note_shortage(exc)
+        log.warning("out of %s on %s: %s", exc.resource, request.path, exc)
+        response = error_response(503, "out_of_resources", shortage_message(exc))
+        response.headers["Retry-After"] = str(SHORTAGE_RETRY_S)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
     @app.errorhandler(SecurityError)
     def _untrusted_host(exc: SecurityError) -> Response:
         # Refused before routing (a Host not in TRUSTED_HOSTS): the site's links cannot be built, so the
@@ -90,7 +114,15 @@ def register(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
         service = current_app.extensions.get("search")
-        if service is not None and service.refuse_if_damaged():  # its files cut short or altered since it opened
+        if (short := resource_shortage(exc)) is not None:  # out of open files or memory (Whoosh opens files as it reads)
+            snap = getattr(service, "_snapshot", None)
+            doing = f"snapshot {snap.id} cannot be read now" if snap is not None else "the request cannot be answered now"
+            return _short(ResourceShortage(short, doing))
+        try:
+            damaged = service is not None and service.refuse_if_damaged()  # its files cut short or altered since it opened
+        except ResourceShortage as short_checking:
+            return _short(short_checking)
+        if damaged:
             return _unavailable(IndexUnavailable(f"the snapshot that answered {request.path} is damaged: {exc!r}"))
         log.exception("unexpected error on %s", request.path)
         return error_response(500, "internal_error", "Something went wrong on our side; the error was logged.")

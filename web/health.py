@@ -18,11 +18,17 @@ from pathlib import Path
 
 from corpus.sources import RULE_FILES, fingerprint
 from index.store import ORIGIN_FILE, read_note
+from search.snapshot import SHORTAGES, ResourceShortage, probe_shortage
 
 
 def replica_origin(snapshot: Path) -> dict[str, object] | None:
-    """Return where a published copy of *snapshot* came from, or None when it was built here."""
+    """Return where a published copy of *snapshot* came from, or None when it was built here; raise
+    ResourceShortage when the worker has not the open files or memory to read it."""
     origin = read_note(snapshot, ORIGIN_FILE)
+    if origin == {} and (short := probe_shortage(snapshot)) is not None:
+        # Unreadable for want of open files or memory, not a replica's note gone bad: a builder out of
+        # files said it was a replica ("from": null) and stopped comparing its sources.
+        raise ResourceShortage(short, f"snapshot {snapshot.name} cannot be read now")
     return origin if origin is None or origin else {"from": None}  # unreadable: a replica all the same
 
 
@@ -41,13 +47,21 @@ class SourceWatch:
         paths = [Path(str(p)) for p in sources]
         try:
             key = tuple((str(p), st.st_size, st.st_mtime_ns) for p in (*paths, *RULE_FILES) for st in (p.stat(),))
-        except OSError:
+        except OSError as exc:
+            _short_of(exc)
             return True  # a source is gone: the next build would not index the same thing
         with self._lock:
             if key != self._key:
                 try:
                     digest = fingerprint(paths)
-                except OSError:
+                except OSError as exc:
+                    _short_of(exc)  # out of open files is no change (it said sources_changed: true)
                     return True
                 self._key, self._digest = key, digest
             return self._digest != recorded
+
+
+def _short_of(exc: OSError) -> None:
+    """Raise ResourceShortage if *exc* is the worker or the host running out of open files or memory."""
+    if exc.errno in SHORTAGES:
+        raise ResourceShortage(exc, "the snapshot's sources cannot be compared now") from exc
