@@ -367,16 +367,23 @@ def _worker(conn: Connection, job: _Job, start: int, stop: int, parent: int) -> 
             conn.send(("progress", pending))
         conn.send(("done", segments))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which raises it
+        # With the OSError that raised it on the way, if any: pickling drops __cause__ and __context__, and
+        # a full disk under Whoosh's writer ("This file is already closed") reached the command as a traceback.
+        cause = store.os_error_in(exc)
         try:
-            error = pickle.loads(pickle.dumps(exc))
-        except Exception:  # noqa: BLE001 - an exception that does not pickle is sent as text
-            error = BuildError(f"indexing process failed: {type(exc).__name__}: {exc}")
-        try:
-            conn.send(("error", error))
+            conn.send(("error", (_portable(exc), None if cause is None or cause is exc else _portable(cause))))
         except OSError:
             pass  # the parent stopped listening (it is stopping, and ends this process): a traceback here said nothing
     finally:
         conn.close()
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """Return *exc* as it can be sent to the build's process: itself, or as text if it does not pickle."""
+    try:
+        return pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - an exception that does not pickle is sent as text
+        return BuildError(f"indexing process failed: {type(exc).__name__}: {exc}")
 
 
 def _parallel_segments(job: _Job, parts: int, progress: Progress | None) -> list[W3Segment]:
@@ -404,7 +411,10 @@ def _parallel_segments(job: _Job, parts: int, progress: Progress | None) -> list
                     if progress is not None:
                         progress(payload)
                 elif kind == "error":
-                    raise payload
+                    error, cause = payload
+                    if cause is not None:
+                        raise error from cause
+                    raise error
                 else:
                     results[conn] = payload
                     open_conns.remove(conn)

@@ -83,6 +83,19 @@ class Stopped(RuntimeError):
         return Stopped, (self.signum,)
 
 
+def os_error_in(exc: BaseException) -> OSError | None:
+    """Return the OSError that *exc* is, or that raised it on the way (a full disk under Whoosh's
+    writer surfaced as "This file is already closed", raised while it cleaned up), or None."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, OSError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 _stop_signal: int | None = None  # set by the handler of stop_on_signals, read by check_stop
 _stop_handled = False  # within stop_on_signals
 

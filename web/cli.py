@@ -204,19 +204,6 @@ def _default_corpus() -> Path:
     return Path(os.environ.get("TOPICHUB_CORPUS") or DEFAULT_DIR)
 
 
-def _os_error(exc: BaseException) -> OSError | None:
-    """Return the OSError that *exc* is, or that raised it on the way (a full disk under Whoosh's
-    writer surfaced as "This file is already closed", raised while it cleaned up), or None."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, OSError):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
-
-
 class _Stopped(click.ClickException):
     """A command stopped by a signal (SIGTERM, SIGINT, SIGHUP) at a safe point: one ``Error:`` line, and the
     exit code of a process the signal ended, 128 + its number (143 for SIGTERM, 130 for SIGINT)."""
@@ -283,7 +270,7 @@ def _writing(doing: str, stoppable: str | None = None, undone: str = "nothing wa
         except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
             raise click.ClickException(str(exc)) from None
         except Exception as exc:
-            found = _os_error(exc)
+            found = store.os_error_in(exc)
             if found is None:
                 raise
             raise click.ClickException(f"cannot {doing}: {found}") from None

@@ -1,0 +1,70 @@
+"""A build or update that fails says so in one ``Error:`` line naming what failed and what to do, exit 1,
+never a traceback, whatever ``--procs``: the live index is untouched and nothing is left behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from index import store
+from tests.conftest import leftovers, write_jsonl
+from web.cli import main
+
+DOCS = 2_500  # two indexing processes at --procs 2 (index.build.MIN_PART_DOCS a process)
+
+
+@pytest.fixture()
+def corpus(tmp_path) -> Path:
+    return write_jsonl(tmp_path / "widgets.jsonl", [
+        {"id": f"widget-{n}", "title": f"Widget {n}", "summary": f"Widget number {n}, a small gadget.",
+         "topics": ["training-infrastructure"]} for n in range(DOCS)])
+
+
+@pytest.fixture()
+def published(tmp_path, corpus) -> Path:
+    root = tmp_path / "index"
+    result = CliRunner().invoke(main, ["build", str(corpus), "--index-dir", str(root), "--procs", "1"])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def build(root: Path, corpus: Path, *options: str):
+    return CliRunner().invoke(main, ["build", str(corpus), "--index-dir", str(root), *options])
+
+
+def error_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("Error:")]
+
+
+def assert_untouched(result, root: Path, before: str) -> str:
+    """Check *result* failed in one Error line, the index as it was; return that line."""
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1, result.output
+    assert store.current_id(root) == before and leftovers(root) == []
+    return error_lines(result.output)[0]
+
+
+def _full_disk_in_a_child(parent: int):
+    def write(self, *args, **kwargs):
+        if os.getpid() == parent:
+            raise AssertionError("written in the build's own process, not an indexing process")
+        # As Whoosh's writer fails on a full disk: its clean-up raises in turn, the OSError only inside.
+        try:
+            raise OSError(28, "No space left on device", "/ix/snapshots/.tmp-x/_MAIN_1.trm")
+        except OSError:
+            raise Exception("This file is already closed")  # noqa: B904 (the chain is what is tested)
+    return write
+
+
+@pytest.mark.parametrize("procs", ["1", "2"])
+def test_a_full_disk_is_one_line_whatever_the_indexing_processes(published, corpus, monkeypatch, procs):
+    # With --procs 2 it was a 30-line traceback ending "Exception: This file is already closed": the
+    # OSError that the indexing process met did not come back with its exception.
+    before = store.current_id(published)
+    monkeypatch.setattr("index.build.SegmentBuilder.write", _full_disk_in_a_child(os.getpid() if procs == "2" else -1))
+    line = assert_untouched(build(published, corpus, "--procs", procs), published, before)
+    assert line == (f"Error: cannot write the index in {published}: [Errno 28] No space left on device: "
+                    "'/ix/snapshots/.tmp-x/_MAIN_1.trm'")
