@@ -406,7 +406,7 @@ def _parallel_segments(job: _Job, parts: int, progress: Progress | None) -> list
                     kind, payload = conn.recv()
                 except EOFError:
                     store.check_stop()  # killed with the build's own process group (it is being stopped)
-                    raise BuildError("an indexing process died before finishing its documents") from None
+                    raise BuildError(_died(next(proc for proc, c in workers if c is conn))) from None
                 if kind == "progress":
                     if progress is not None:
                         progress(payload)
@@ -425,6 +425,22 @@ def _parallel_segments(job: _Job, parts: int, progress: Progress | None) -> list
             if proc.is_alive():
                 proc.kill()  # not SIGTERM: an indexing process forked under stop_on_signals would only note it
             proc.join()
+
+
+def _died(proc: multiprocessing.process.BaseProcess) -> str:
+    """Return why the build failed when indexing process *proc* ended without a word: killed (by the
+    kernel's out-of-memory killer, most likely) or exited, with what to do."""
+    proc.join(timeout=5)  # its pipe closed as it died: reaped now, its exit status is known
+    code = proc.exitcode
+    if code is not None and code < 0:
+        try:
+            how = f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"was killed by signal {-code}"
+    else:
+        how = "died" if code is None else f"exited with status {code}"
+    return (f"an indexing process {how} before finishing its documents: it may have run out of memory; the live "
+            "index is untouched, nothing was published: retry with fewer indexing processes (--procs)")
 
 
 def _write_index(

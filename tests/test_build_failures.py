@@ -4,6 +4,7 @@ never a traceback, whatever ``--procs``: the live index is untouched and nothing
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,22 @@ def test_a_full_disk_is_one_line_whatever_the_indexing_processes(published, corp
     line = assert_untouched(build(published, corpus, "--procs", procs), published, before)
     assert line == (f"Error: cannot write the index in {published}: [Errno 28] No space left on device: "
                     "'/ix/snapshots/.tmp-x/_MAIN_1.trm'")
+
+
+def test_an_indexing_process_killed_is_one_line_saying_what_to_do(published, corpus, monkeypatch):
+    # As the kernel's out-of-memory killer ends one: it was a traceback ending "index.build.BuildError: an
+    # indexing process died before finishing its documents".
+    import index.build
+
+    before, parent, indexed = store.current_id(published), os.getpid(), index.build.indexed
+
+    def killed_near_the_end(record, order, *rest):
+        if os.getpid() != parent and order == DOCS - 10:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return indexed(record, order, *rest)
+
+    monkeypatch.setattr("index.build.indexed", killed_near_the_end)
+    line = assert_untouched(build(published, corpus, "--procs", "2"), published, before)
+    assert line == ("Error: an indexing process was killed by SIGKILL before finishing its documents: it may have run "
+                    "out of memory; the live index is untouched, nothing was published: retry with fewer indexing "
+                    "processes (--procs)")

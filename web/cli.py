@@ -260,6 +260,7 @@ def _writing(doing: str, stoppable: str | None = None, undone: str = "nothing wa
     (``store.stop_on_signals``) and say so; they killed it with exit 143 and no word, its temporary
     folder left behind."""
     with store.stop_on_signals() if stoppable else nullcontext():  # before the imports: a second or more
+        from index.build import BuildError
         from index.update import UpdateError
 
         try:
@@ -267,7 +268,7 @@ def _writing(doing: str, stoppable: str | None = None, undone: str = "nothing wa
             yield
         except store.Stopped as exc:
             raise _Stopped(f"{stoppable} stopped by {exc}; the live index is untouched, {undone}", exc.signum) from None
-        except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError) as exc:
+        except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError, BuildError) as exc:
             raise click.ClickException(str(exc)) from None
         except Exception as exc:
             found = store.os_error_in(exc)
