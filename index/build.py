@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import logging
 import multiprocessing
 import os
 import pickle
 import shutil
 import signal
 import time
+import warnings
 from collections.abc import Callable, Container, Iterable
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
@@ -36,6 +38,7 @@ from index.analysis import TermAnalyzer, analyse_groups
 from index.segment import SegmentBuilder
 
 Progress = Callable[[int], None]
+log = logging.getLogger(__name__)
 
 # The most documents in one segment: a segment's inverted lists are held in memory until written.
 SEGMENT_DOCS = 80_000
@@ -218,18 +221,40 @@ def known_documents(root: Path) -> dict[str, Known]:
     older one that verifies and was not rolled back from (the one ``serve`` answers from meanwhile):
     the rebuild that repaired it dated every document to itself, and the feeds and the newest-first
     listing offered them all as new.  With none readable the rebuild still runs, everything first
-    seen now.
+    seen now: a build is how a damaged index is repaired (one without its manifest, its damage
+    unseen until Whoosh read it, stopped the build with a traceback).  A snapshot that could not be
+    read is warned of, in one line with the consequence.
     """
     current = store.current_id(root)
+    unreadable: list[str] = []
     for snap_id in [current, *store.stand_ins(root, current)] if current is not None else []:
-        path = store.snapshots_dir(root) / snap_id
-        try:
-            meta = store.read_meta(path)
-            ix = whoosh_index.open_dir(str(path))
-        except (store.IndexUnavailable, whoosh_index.IndexError, OSError):
+        known = _read_known(store.snapshots_dir(root) / snap_id)
+        if isinstance(known, str):
+            unreadable.append(known)
             continue
-        return _known(meta, ix)
+        if unreadable:
+            log.warning("warning: the published snapshot could not be read (%s): the first-seen dates are "
+                        "those of snapshot %s", "; ".join(unreadable), snap_id)
+        return known
+    if unreadable:
+        log.warning("warning: the published snapshot could not be read (%s): first-seen dates start afresh, "
+                    "each document first seen by this build", "; ".join(unreadable))
     return {}
+
+
+def _read_known(path: Path) -> dict[str, Known] | str:
+    """Return what snapshot *path* knows of each document id (``known_documents``), or why it cannot be read."""
+    with warnings.catch_warnings():
+        # A segment Whoosh fails to open leaves the files it had opened to the collector, which warns.
+        warnings.simplefilter("ignore", ResourceWarning)
+        try:
+            return _known(store.read_meta(path), whoosh_index.open_dir(str(path)))
+        except store.IndexUnavailable as exc:
+            why = str(exc)
+        except Exception as exc:  # noqa: BLE001 - Whoosh has no checksums: a damaged file raises anything
+            why = f"snapshot {path.name} cannot be read: {type(exc).__name__}: {exc}"
+        gc.collect()  # the frames holding them went with the exception: closed here, without a word
+    return why
 
 
 def _known(meta: dict[str, object], ix: whoosh_index.Index) -> dict[str, Known]:

@@ -149,8 +149,9 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
     store.current_path(root)  # no index: say so before creating a lock file in a folder that is wrong
     with store.write_lock(root, wait=lock_wait):
         previous = store.current_path(root)
-        try:
-            meta = store.read_meta(previous)
+        try:  # verified as a rollback verifies it: without its manifest its damage went unseen (a traceback
+            # from Whoosh mid-update), and the update's own manifest would have vouched for it
+            meta = store.verify(previous)
         except store.IndexUnavailable as exc:  # what is there to update is gone: say how to get an index back
             raise store.IndexUnavailable(f"{exc}: nothing to update; serve the snapshot before it "
                                          f"(topichub rollback) or build, then update again") from None

@@ -88,3 +88,60 @@ def test_an_indexing_process_killed_is_one_line_saying_what_to_do(published, cor
     assert line == ("Error: an indexing process was killed by SIGKILL before finishing its documents: it may have run "
                     "out of memory; the live index is untouched, nothing was published: retry with fewer indexing "
                     "processes (--procs)")
+
+
+def damage(root: Path, manifest: bool = False) -> str:
+    """Damage the published snapshot as a disk may: a segment file cut short, and (unless *manifest*) its
+    files.json gone with it, so that nothing sees the damage before Whoosh reads it; return its id."""
+    served = store.current_path(root)
+    if not manifest:
+        (served / store.MANIFEST_FILE).unlink()
+    for terms in served.glob("*.trm"):
+        os.truncate(terms, 200)
+    return served.name
+
+
+@pytest.mark.parametrize("manifest", [False, True])
+def test_a_damaged_snapshot_is_not_updated_and_a_build_repairs_it(published, corpus, tmp_path, caplog, manifest):
+    # Without its files.json, both died with a 64-line traceback ending in _pickle.UnpicklingError (the
+    # update in _apply, the build reading the first-seen dates).
+    damaged = damage(published, manifest)
+    changes = write_jsonl(tmp_path / "changes.jsonl", [{"id": "widget-1", "delete": True}])
+    refused = CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(published)])
+    line = assert_untouched(refused, published, damaged)
+    assert line.startswith(f"Error: snapshot {damaged} ") and line.endswith(
+        "nothing to update; serve the snapshot before it (topichub rollback) or build, then update again"), line
+
+    caplog.set_level("WARNING")
+    rebuilt = build(published, corpus, "--procs", "1")
+    assert rebuilt.exit_code == 0 and "Traceback" not in rebuilt.output, rebuilt.output
+    assert store.current_id(published) != damaged
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and warned[0].startswith(f"warning: the published snapshot could not be read (snapshot {damaged} ")
+    assert warned[0].endswith("first-seen dates start afresh, each document first seen by this build"), warned
+    again = CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(published)])
+    assert again.exit_code == 0 and "1 deleted" in again.output, again.output
+
+
+def test_an_update_refuses_a_snapshot_without_its_manifest_as_rollback_does(published, tmp_path):
+    # Updated as healthy (and the update's manifest then vouched for it) where rollback refused it.
+    served = store.current_path(published)
+    (served / store.MANIFEST_FILE).unlink()
+    with pytest.raises(store.IndexUnavailable, match="has no files.json"):
+        store.verify(served)  # rollback's and publish's check
+    changes = write_jsonl(tmp_path / "changes.jsonl", [{"id": "widget-1", "delete": True}])
+    line = assert_untouched(CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(published)]),
+                            published, served.name)
+    assert line == (f"Error: snapshot {served.name} has no files.json: the copy is incomplete: nothing to update; "
+                    "serve the snapshot before it (topichub rollback) or build, then update again")
+
+
+def test_a_build_over_a_damaged_snapshot_takes_the_dates_of_the_one_before(published, corpus, caplog):
+    older = store.current_id(published)
+    assert build(published, corpus, "--procs", "1").exit_code == 0
+    damaged = damage(published)
+    caplog.set_level("WARNING")
+    assert build(published, corpus, "--procs", "1").exit_code == 0
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and f"(snapshot {damaged} cannot be read: " in warned[0], warned
+    assert warned[0].endswith(f"the first-seen dates are those of snapshot {older}"), warned
