@@ -44,6 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import NamedTuple
 
 META_FILE = "snapshot.json"
 MANIFEST_FILE = "files.json"
@@ -296,8 +297,10 @@ def write_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
         os.close(folder)
 
 
-def _remove_leftovers(root: Path, adopt: str | None = None) -> None:
-    """Remove what a writer that died left behind (call under the write lock: none of it is live).
+def _remove_leftovers(root: Path, adopt: str | None = None) -> list[tuple[str, int]]:
+    """Remove what a writer that died left behind (call under the write lock: none of it is live);
+    return the temporary folders removed, each with the bytes it held.  Those that could not all be
+    deleted are warned of (``_warn_undeleted``).
 
     A snapshot moved into place whose writer died before switching ``current`` to it never served:
     it is removed, with a warning, but for *adopt* (the snapshot the caller is about to serve: a
@@ -311,18 +314,53 @@ def _remove_leftovers(root: Path, adopt: str | None = None) -> None:
             continue
         orphan = base / snap_id
         if snap_id != current and orphan.exists():
-            shutil.rmtree(orphan, ignore_errors=True)
-            if orphan.exists():  # not all of it could be deleted: unlisted while its marker is there
+            error = _delete(orphan)
+            if error is not None:  # not all of it could be deleted: unlisted while its marker is there
                 log.warning("snapshot %s never served (its writer stopped before publishing it) and could not all "
-                            "be deleted: delete %s", snap_id, orphan)
+                            "be deleted (%s): delete %s", snap_id, error, orphan)
                 continue
             log.warning("removed snapshot %s: its writer stopped after moving it into place and before "
                         "publishing it (it never served)", snap_id)
         marker.unlink(missing_ok=True)
-    for stale in base.glob(".tmp-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    removed: list[tuple[str, int]] = []
+    stuck: list[tuple[Path, OSError]] = []
+    for stale in sorted(base.glob(".tmp-*")):
+        size = _tree_bytes(stale)
+        error = _delete(stale)
+        if error is None:
+            removed.append((stale.name, size))
+        else:
+            stuck.append((stale, error))
+    _warn_undeleted(stuck)
     for stale_link in root.glob(".current-*"):
         stale_link.unlink(missing_ok=True)
+    return removed
+
+
+def _tree_bytes(folder: Path) -> int:
+    """Return the bytes the files under *folder* hold (what deleting it frees)."""
+    try:
+        return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    except OSError:
+        return 0
+
+
+def _delete(folder: Path) -> OSError | None:
+    """Delete *folder* and all it holds; return the first OSError that kept some of it, or None when it is gone."""
+    errors: list[OSError] = []
+    shutil.rmtree(folder, onerror=lambda func, path, info: errors.append(info[1]))
+    if not os.path.lexists(folder):
+        return None
+    return errors[0] if errors else OSError(errno.ENOTEMPTY, "not all of it could be deleted", str(folder))
+
+
+def _warn_undeleted(stuck: list[tuple[Path, OSError]]) -> None:
+    """Warn in one line of the folders that could not all be deleted, with the first reason: each
+    holds its disk until it is (a delete that failed was silent, and a prune counted it removed)."""
+    if stuck:
+        log.warning("warning: %s could not all be deleted (%s): %s disk space until deleted: run `topichub prune` "
+                    "once that is fixed", ", ".join(str(path) for path, _ in stuck), stuck[0][1],
+                    "it holds" if len(stuck) == 1 else "they hold")
 
 
 def new_workdir(root: Path) -> tuple[str, Path]:
@@ -497,13 +535,19 @@ def _prune(root: Path, keep: str, old: int = KEEP_OLD) -> list[str]:
     passes over them: kept, they took the place of a good one); return the ids deleted, oldest first."""
     olds = [name for name in snapshot_ids(root) if name != keep]
     ranked = sorted(olds, key=lambda name: (withdrawn(snapshots_dir(root) / name) is None, name))  # doomed first
-    doomed = sorted(ranked[: max(0, len(olds) - old)])
-    for name in doomed:
+    removed: list[str] = []
+    stuck: list[tuple[Path, OSError]] = []
+    for name in sorted(ranked[: max(0, len(olds) - old)]):
         # Renamed away first: a delete cut short leaves a leftover, never a half snapshot to roll back to.
         gone = snapshots_dir(root) / f".tmp-pruned-{name}"
         os.rename(snapshots_dir(root) / name, gone)
-        shutil.rmtree(gone, ignore_errors=True)
-    return doomed
+        error = _delete(gone)
+        if error is None:
+            removed.append(name)
+        else:  # not removed: its leftover holds the disk (the next writer tries again)
+            stuck.append((gone, error))
+    _warn_undeleted(stuck)
+    return removed
 
 
 def verify(snapshot: Path, snap_id: str | None = None) -> dict[str, object]:
@@ -603,13 +647,19 @@ def _verifies(snapshot: Path) -> bool:
     return True
 
 
-def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> list[str]:
-    """Delete all but the *keep* newest snapshots besides the published one; return the ids deleted."""
+class Pruned(NamedTuple):
+    snapshots: list[str]  # the ids of the snapshots deleted, oldest first
+    leftovers: list[tuple[str, int]]  # the temporary folders of unfinished writers deleted, with their bytes
+
+
+def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> Pruned:
+    """Delete all but the *keep* newest snapshots besides the published one, and what unfinished
+    writers left; return what was deleted (what could not all be is warned of, not counted)."""
     current_path(root)  # nothing published: say so rather than delete anything
     with write_lock(root, wait=lock_wait):
-        _remove_leftovers(root)
+        leftovers = _remove_leftovers(root)
         # Read under the lock: a rollback or publish may have moved it since.
-        return _prune(root, keep=current_path(root).name, old=keep)
+        return Pruned(_prune(root, keep=current_path(root).name, old=keep), leftovers)
 
 
 def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tuple[str, str]:

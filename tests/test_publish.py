@@ -240,7 +240,7 @@ def second_copy(src, dst):
     copies.append(dst)
     return len(copies) == 2
 
-def one_file_then_die(path, ignore_errors=False):
+def one_file_then_die(path, ignore_errors=False, onerror=None):
     next(p for p in Path(path).iterdir() if p.is_file()).unlink()
     die()
 
@@ -318,11 +318,11 @@ def test_an_orphan_the_next_writer_cannot_delete_stays_unlisted(builder, monkeyp
     (orphan,) = _snapshot_folders(builder) - before
     real = shutil.rmtree
 
-    def partly(path, ignore_errors=False):
+    def partly(path, ignore_errors=False, onerror=None):
         if Path(path).name == orphan:
             (Path(path) / store.MANIFEST_FILE).unlink()  # one file gone, the rest refused
             return None
-        return real(path, ignore_errors=ignore_errors)
+        return real(path, ignore_errors=ignore_errors, onerror=onerror)
 
     monkeypatch.setattr(store.shutil, "rmtree", partly)
     topichub("prune", "--index-dir", builder)

@@ -824,8 +824,10 @@ def prune(index_dir: Path, keep: int, wait: float) -> None:
     # A signal while it waits for another writer (--wait) stops it, as it stops a build; once it holds
     # the lock it finishes (it died by SIGTERM without a word, a QA pass).
     with _writing(f"prune {index_dir}", stoppable="prune", undone="nothing was removed"):
-        removed = store.prune(index_dir, keep, lock_wait=wait)
-    _reported(f"removed {_counted(len(removed), 'snapshot')}" + (f": {', '.join(removed)}" if removed else ""))
+        removed, leftovers = store.prune(index_dir, keep, lock_wait=wait)
+    _reported(f"removed {_counted(len(removed), 'snapshot')}" + (f": {', '.join(removed)}" if removed else "")
+              + (f"; also removed what unfinished writers left: {', '.join(f'{name} ({size / 1e6:.1f} MB)' for name, size in leftovers)}"
+                 if leftovers else ""))
 
 
 @main.command()

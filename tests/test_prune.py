@@ -1,0 +1,81 @@
+"""``prune`` and the clean-up every writer runs say what they deleted and what they could not: a folder
+that could not be deleted (root-owned, read-only) holds its disk until it is, and was not said."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from index import store
+from tests.conftest import write_jsonl
+from web.cli import main
+
+
+@pytest.fixture()
+def three(tmp_path) -> tuple[Path, list[str]]:
+    """Return an index folder holding three snapshots, and their ids."""
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"id": f"w-{n}", "title": f"Widget {n}", "summary": "A gadget.",
+                                                 "topics": ["t"]} for n in range(20)])
+    root = tmp_path / "index"
+    for _ in range(3):
+        result = CliRunner().invoke(main, ["build", str(corpus), "--index-dir", str(root), "--procs", "1"])
+        assert result.exit_code == 0, result.output
+    return root, store.snapshot_ids(root)
+
+
+def prune(root: Path, *options: str):
+    return CliRunner().invoke(main, ["prune", "--index-dir", str(root), *options])
+
+
+def warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_a_prune_that_cannot_delete_says_so_and_counts_nothing_removed(three, monkeypatch, caplog):
+    # It said "removed 2 snapshots", exit 0, and both stayed for ever as .tmp-pruned-* folders.
+    root, ids = three
+    real = shutil.rmtree
+
+    def undeletable(path, *args, onerror=None, **kwargs):
+        if Path(path).name.startswith(".tmp-pruned-"):  # as a root-owned or read-only folder
+            error = PermissionError(13, "Permission denied", str(Path(path) / "_MAIN_1.toc"))
+            onerror(os.unlink, error.filename, (PermissionError, error, None))
+            return
+        real(path, *args, onerror=onerror, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", undeletable)
+    caplog.set_level("WARNING")
+    result = prune(root, "--keep", "0")
+    assert result.exit_code == 0 and result.output == "removed 0 snapshots\n", result.output
+    stuck = [store.snapshots_dir(root) / f".tmp-pruned-{name}" for name in ids[:2]]
+    assert all(folder.is_dir() for folder in stuck)
+    assert warnings(caplog) == [
+        f"warning: {stuck[0]}, {stuck[1]} could not all be deleted ([Errno 13] Permission denied: "
+        f"'{stuck[0] / '_MAIN_1.toc'}'): they hold disk space until deleted: run `topichub prune` once that is fixed"]
+
+    # Every writer's clean-up tries again, and says so again while it cannot.
+    caplog.clear()
+    assert prune(root).output == "removed 0 snapshots\n"
+    assert len(warnings(caplog)) == 1 and warnings(caplog)[0].startswith(f"warning: {stuck[0]}, {stuck[1]} could not all")
+
+    monkeypatch.setattr(shutil, "rmtree", real)  # fixed
+    caplog.clear()
+    result = prune(root)
+    assert result.exit_code == 0 and not any(folder.exists() for folder in stuck) and warnings(caplog) == []
+    assert result.output.startswith(f"removed 0 snapshots; also removed what unfinished writers left: .tmp-pruned-{ids[0]} (")
+
+
+def test_a_prune_says_it_removed_a_dead_writers_folder(three):
+    # "removed 0 snapshots" of a prune that deleted a killed build's 108 MB .tmp- folder.
+    root, ids = three
+    leftover = store.snapshots_dir(root) / ".tmp-20250101T000000-000000-1"
+    leftover.mkdir()
+    (leftover / "MAIN_x.pst").write_bytes(b"\0" * 2_500_000)
+    result = prune(root)
+    assert result.exit_code == 0 and not leftover.exists()
+    assert result.output == "removed 0 snapshots; also removed what unfinished writers left: .tmp-20250101T000000-000000-1 (2.5 MB)\n"
+    assert store.snapshot_ids(root) == ids
