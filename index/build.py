@@ -152,7 +152,7 @@ def build_corpus(
     root = Path(root)
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
-    with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait):
+    with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait, writer="build"):
         seen, now = known_documents(root), now_utc()
         dates = dating(records, seen, now)
         store.check_stop()

@@ -70,7 +70,7 @@ class IndexUnavailable(RuntimeError):
 
 
 class WriterBusy(RuntimeError):
-    """Another build or update holds the write lock."""
+    """Another writer (build, update, rollback, prune or publish) holds the write lock."""
 
 
 class Stopped(RuntimeError):
@@ -255,8 +255,11 @@ def _fsync_tree(path: Path) -> None:
 
 
 @contextmanager
-def write_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
+def write_lock(root: Path, wait: float = 0.0, writer: str | None = None) -> Iterator[None]:
     """Hold the index folder's single write lock; wait up to *wait* seconds, then raise WriterBusy.
+
+    *writer* (build, update, rollback, prune, publish) is recorded beside the process id, for the
+    writer kept out to name the one holding it (``_busy``).
 
     The lock is on the index folder itself as well as on ``.write.lock`` (which names the holder):
     that file outlives every writer, and deleted by hand as a stale lock while a build ran, it let a
@@ -281,20 +284,31 @@ def write_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
                         raise
                     if time.monotonic() >= deadline:
                         handle.seek(0)
-                        holder = handle.read().strip() or "unknown"
-                        raise WriterBusy(
-                            f"another build or update is writing {root} (process {holder}); try again when it ends"
-                        ) from None
+                        raise _busy(root, handle.read()) from None
                     check_stop()  # asked to stop while it waits (--wait)
                     time.sleep(0.1)
         handle.seek(0)
         handle.truncate()
-        handle.write(str(os.getpid()))
+        handle.write(f"{os.getpid()} {writer}" if writer else str(os.getpid()))
         handle.flush()
         yield
     finally:
         handle.close()  # closing releases the locks
         os.close(folder)
+
+
+def _busy(root: Path, holder: str) -> WriterBusy:
+    """Return the refusal of a writer kept out of *root* by the one the lock file's *holder* names
+    ("PID WRITER", or a PID alone from an older version): a rollback, prune or publish holding it
+    was called "another build or update"."""
+    pid, _, writer = holder.strip().partition(" ")
+    if writer in ("build", "update"):
+        who = "another build or update"  # as it always said: scripts may look for it
+    elif writer:
+        who = f"a {writer}"
+    else:
+        who = "another writer (build, update, rollback, prune or publish)"
+    return WriterBusy(f"{who} is writing {root} (process {pid or 'unknown'}); try again when it ends")
 
 
 def _remove_leftovers(root: Path, adopt: str | None = None) -> list[tuple[str, int]]:
@@ -585,7 +599,7 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
         ) from exc
     if not isinstance(recorded, dict) or not all(isinstance(n, str) and n == Path(n).name for n in recorded):
         raise IndexUnavailable(f"snapshot {snap_id} in {source_root} has a damaged {MANIFEST_FILE}; not published")
-    with write_lock(dest_root, wait=lock_wait):
+    with write_lock(dest_root, wait=lock_wait, writer="publish"):
         _remove_leftovers(dest_root, adopt=snap_id)
         previous = current_id(dest_root)
         final = snapshots_dir(dest_root) / snap_id
@@ -656,7 +670,7 @@ def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> Pruned
     """Delete all but the *keep* newest snapshots besides the published one, and what unfinished
     writers left; return what was deleted (what could not all be is warned of, not counted)."""
     current_path(root)  # nothing published: say so rather than delete anything
-    with write_lock(root, wait=lock_wait):
+    with write_lock(root, wait=lock_wait, writer="prune"):
         leftovers = _remove_leftovers(root)
         # Read under the lock: a rollback or publish may have moved it since.
         return Pruned(_prune(root, keep=current_path(root).name, old=keep), leftovers)
@@ -679,7 +693,7 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
         raise no_current(root)
     if to is not None:
         return _serve_kept(root, to, lock_wait)
-    with write_lock(root, wait=lock_wait):
+    with write_lock(root, wait=lock_wait, writer="rollback"):
         _remove_leftovers(root)
         served = current_id(root) or ""  # its folder may be gone (deleted by hand): what serve says to fix this way
         older = older_snapshots(root, served)
@@ -709,7 +723,7 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
 
 def _serve_kept(root: Path, snap_id: str, lock_wait: float) -> tuple[str, str]:
     """Serve kept snapshot *snap_id* once it verifies; return (from, to)."""
-    with write_lock(root, wait=lock_wait):
+    with write_lock(root, wait=lock_wait, writer="rollback"):
         _remove_leftovers(root)
         served = current_id(root)  # None: snapshots kept but no current link (serve says to choose one so)
         kept = snapshot_ids(root)

@@ -147,7 +147,7 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
     """Apply *changes* to a copy of the published snapshot under *root* and publish it."""
     started = time.perf_counter()
     store.current_path(root)  # no index: say so before creating a lock file in a folder that is wrong
-    with store.write_lock(root, wait=lock_wait):
+    with store.write_lock(root, wait=lock_wait, writer="update"):
         previous = store.current_path(root)
         try:  # verified as a rollback verifies it: without its manifest its damage went unseen (a traceback
             # from Whoosh mid-update), and the update's own manifest would have vouched for it

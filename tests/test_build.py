@@ -134,7 +134,7 @@ def test_readers_follow_a_new_publish_without_restart(tmp_path):
 
 def test_one_writer_at_a_time(tmp_path):
     with store.write_lock(tmp_path):
-        with pytest.raises(store.WriterBusy, match="another build or update"):
+        with pytest.raises(store.WriterBusy, match=r"another writer \(build, update, rollback, prune or publish\)"):
             build(root=tmp_path)
     build(root=tmp_path)  # the lock is released afterwards
 
@@ -145,7 +145,7 @@ def test_a_lock_file_deleted_by_hand_while_a_writer_runs_still_keeps_a_second_wr
     build(root=tmp_path)
     with store.write_lock(tmp_path):
         (tmp_path / ".write.lock").unlink()
-        with pytest.raises(store.WriterBusy, match="another build or update"):
+        with pytest.raises(store.WriterBusy, match=r"another writer \(build, update, rollback, prune or publish\)"):
             build(root=tmp_path)
     build(root=tmp_path)  # and released afterwards
 

@@ -200,10 +200,10 @@ def test_a_second_writer_gets_a_clear_message_or_waits(built, tmp_path):
     changes = write_jsonl(tmp_path / "c.jsonl", [NEW])
     with store.write_lock(built):
         busy = run("update", str(changes), "--index-dir", str(built))
-        assert busy.returncode == 1 and "another build or update is writing" in busy.stderr
+        assert busy.returncode == 1 and "another writer (build, update, rollback, prune or publish) is writing" in busy.stderr
         assert "Traceback" not in busy.stderr and "LockError" not in busy.stderr
         busy_build = run("build", "--index-dir", str(built))
-        assert busy_build.returncode == 1 and "another build or update is writing" in busy_build.stderr
+        assert busy_build.returncode == 1 and "another writer (build, update, rollback, prune or publish) is writing" in busy_build.stderr
 
     # A writer that agrees to wait: the lock is let go only once the update is seen waiting on it
     # (holding the lock file open), and the update then goes through.
@@ -368,7 +368,7 @@ def test_a_build_takes_the_folder_before_reading_its_sources(tmp_path):
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "x"}])  # reading it would fail: no title
     with store.write_lock(index_dir):  # another writer holds the folder
         result = CliRunner().invoke(main, ["build", str(bad), "--index-dir", str(index_dir)])
-    assert result.exit_code == 1 and "another build or update is writing" in result.output
+    assert result.exit_code == 1 and "another writer (build, update, rollback, prune or publish) is writing" in result.output
     assert "bad.jsonl" not in result.output
     result = CliRunner().invoke(main, ["build", str(bad), "--index-dir", str(index_dir)])
     assert result.exit_code == 1 and "bad.jsonl:1" in result.output  # the folder free: the source is read

@@ -79,3 +79,19 @@ def test_a_prune_says_it_removed_a_dead_writers_folder(three):
     assert result.exit_code == 0 and not leftover.exists()
     assert result.output == "removed 0 snapshots; also removed what unfinished writers left: .tmp-20250101T000000-000000-1 (2.5 MB)\n"
     assert store.snapshot_ids(root) == ids
+
+
+@pytest.mark.parametrize(("holder", "said"), [
+    ("rollback", "a rollback is writing"), ("prune", "a prune is writing"), ("publish", "a publish is writing"),
+    ("build", "another build or update is writing"), ("update", "another build or update is writing"),
+    (None, "another writer (build, update, rollback, prune or publish) is writing"),  # a lock file of an older version
+])
+def test_a_writer_kept_out_names_the_kind_of_writer_holding_the_lock(three, tmp_path, holder, said):
+    # A build or update blocked by a rollback, prune or publish was told "another build or update is writing".
+    root, _ = three
+    changes = write_jsonl(tmp_path / "changes.jsonl", [{"id": "w-1", "delete": True}])
+    with store.write_lock(root, writer=holder):
+        for command in (["update", str(changes)], ["build", str(tmp_path / "c.jsonl")], ["prune"], ["rollback"]):
+            result = CliRunner().invoke(main, [*command, "--index-dir", str(root)])
+            assert result.exit_code == 1 and result.output == (
+                f"Error: {said} {root} (process {os.getpid()}); try again when it ends\n"), (command, result.output)

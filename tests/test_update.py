@@ -198,7 +198,7 @@ def test_an_update_of_a_damaged_snapshot_says_how_to_get_one_to_update(root, tmp
 def test_a_second_writer_fails_clearly_or_waits(root, tmp_path):
     changes = write_jsonl(tmp_path / "c.jsonl", [NEW])
     with store.write_lock(root):
-        with pytest.raises(store.WriterBusy, match="another build or update is writing"):
+        with pytest.raises(store.WriterBusy, match=r"another writer \(build, update, rollback, prune or publish\) is writing"):
             update(changes, root)
     held = threading.Event()
     release = threading.Event()

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from search.results import SearchResult, WayOut
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
-WAIT_HELP = "Seconds to wait for another build or update to finish before giving up (default: fail at once)."
+WAIT_HELP = "Seconds to wait for another writer (build, update, rollback, prune, publish) to finish before giving up (default: fail at once)."
 
 
 def _counted(count: int, noun: str) -> str:
@@ -297,7 +297,7 @@ def _build(
         from index.build import build_corpus
 
         # The lock before the sources are read: of two builds into one folder, the first started goes first.
-        with store.write_lock(index_dir, wait=wait):
+        with store.write_lock(index_dir, wait=wait, writer="build"):
             # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
             corpus = load_corpus(tuple(p.resolve() for p in sources or (_default_corpus(),)))
             store.check_stop()  # a stop asked while the sources were read
