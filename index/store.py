@@ -87,14 +87,17 @@ class Stopped(RuntimeError):
 def os_error_in(exc: BaseException) -> OSError | None:
     """Return the OSError that *exc* is, or that raised it on the way (a full disk under Whoosh's
     writer surfaced as "This file is already closed", raised while it cleaned up), or None."""
+    return next((error for error in raised_from(exc) if isinstance(error, OSError)), None)
+
+
+def raised_from(exc: BaseException) -> Iterator[BaseException]:
+    """Yield *exc*, then the exception it was raised from or while handling, and so on (each once)."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
-        if isinstance(current, OSError):
-            return current
+        yield current
         seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
 
 
 _stop_signal: int | None = None  # set by the handler of stop_on_signals, read by check_stop

@@ -124,17 +124,13 @@ def resource_shortage(exc: BaseException, probe: str | os.PathLike[str] | None =
     """Return the error of a resource running out (``SHORTAGES``; a MemoryError reads as ENOMEM) that
     *exc* is or was raised from, else None.  With *probe* (a folder), a failure that names none (Whoosh
     reads a folder it cannot list as an empty index) is one when opening *probe* runs out too."""
-    seen: BaseException | None = exc
-    for _ in range(8):  # a chain of causes, never a loop
-        if seen is None:
-            break
+    for seen in store.raised_from(exc):
         if isinstance(seen, ResourceShortage):
             return OSError(seen.errno, os.strerror(seen.errno))
         if isinstance(seen, OSError) and seen.errno in SHORTAGES:
             return seen
         if isinstance(seen, MemoryError):
             return OSError(errno.ENOMEM, os.strerror(errno.ENOMEM))
-        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
     return probe_shortage(probe) if probe is not None else None
 
 

@@ -114,7 +114,9 @@ def test_update_reembeds_vectors_of_another_model_or_format(root, tmp_path, key,
     meta = store.read_meta(path)
     meta["semantic"][key] = old  # as if built with an older wordllama, or before vectors were int8
     store.write_meta(path, meta)
-    (path / store.MANIFEST_FILE).unlink()  # the edit above would fail the checksums
+    # Its manifest made again: the edit above would fail the checksums (an update refuses a snapshot
+    # without one, as rollback does: one built so is whole).
+    store.write_meta(path, store._manifest(path), store.MANIFEST_FILE)
     assert SearchService(root).snapshot().vectors is None  # not used for searching
     update(write_jsonl(tmp_path / "c.jsonl", [{"id": "goalkeeper", "delete": True}]), root)
     meta, _, _ = stored_vectors(root)
