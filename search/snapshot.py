@@ -15,6 +15,7 @@ import errno
 import heapq
 import os
 import pickle
+import resource
 import struct
 import sys
 from bisect import bisect_left, bisect_right
@@ -112,9 +113,7 @@ class ResourceShortage(store.IndexUnavailable):
         self.errno = cause.errno if cause.errno in SHORTAGES else errno.ENOMEM
         self.resource, remedy = SHORTAGES[self.errno]
         limit = ""
-        if self.errno == errno.EMFILE:
-            import resource  # Unix only, as the errno is
-
+        if self.errno == errno.EMFILE:  # (resource imported up front: out of files, an import fails)
             limit = f" ({resource.getrlimit(resource.RLIMIT_NOFILE)[0]:,})"
         super().__init__(f"{doing}: out of {self.resource} ({errno.errorcode[self.errno]}: {cause.strerror or cause}): "
                          f"{remedy.format(limit=limit)}")

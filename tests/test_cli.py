@@ -935,3 +935,19 @@ def test_a_build_s_sources_that_are_no_files_are_refused_in_one_line_naming_them
     result = CliRunner().invoke(main, ["build", str(fifo), "--index-dir", str(tmp_path / "index")])
     assert result.exit_code == 2 and result.output.startswith(f"Error: SOURCES: {fifo} is no file (a pipe or a device)")
     assert not (tmp_path / "index").exists()
+
+
+def test_search_out_of_open_files_is_one_line_naming_the_limit(built, monkeypatch):
+    # Under `ulimit -n 12` a search printed Whoosh's OSError as a traceback (a column file is opened
+    # mid-search); under 16 the ImportError of the module the message needed.
+    import errno
+
+    from search.service import SearchService
+
+    def short(self, params):
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(SearchService, "search", short)
+    result = CliRunner().invoke(main, ["search", "data", "--index-dir", str(built)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.startswith("Error: the search cannot be answered now: out of open files") and "ulimit -n" in result.output

@@ -696,6 +696,12 @@ def search(
         raise click.UsageError(f"--{exc.param.replace('_', '-')}: {exc.message}") from None
     except store.IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    except (OSError, MemoryError) as exc:  # out of open files or memory mid-search (Whoosh opens files as it reads)
+        from search.snapshot import ResourceShortage, resource_shortage
+
+        if (short := resource_shortage(exc)) is None:
+            raise
+        raise click.ClickException(str(ResourceShortage(short, "the search cannot be answered now"))) from None
     with _printing("the results"):
         _print_results(result, as_json)
 
