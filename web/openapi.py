@@ -112,7 +112,9 @@ PRECONDITION_FAILED = _error(
     "The request sent If-Match and no current answer matches it (precondition_failed, with this answer's ETag): "
     "these ETags are weak and If-Match compares strong ones, so only If-Match: * holds. Revalidate with If-None-Match."
 )
-UNAVAILABLE = _error("No usable index is published (a first build has not finished, or it must be rebuilt).")
+UNAVAILABLE = _error("No usable index is published (a first build has not finished, or it must be rebuilt), "
+                     "or, with the code out_of_resources and a Retry-After header, the server is out of open "
+                     "files or memory for a moment: the index is fine, try again after that many seconds.")
 
 PUBLISHED = {"type": ["string", "null"],
              "description": "When the source published it: an ISO 8601 date (2024-05-01) or UTC date-time "
