@@ -1012,3 +1012,14 @@ def test_a_missing_word_is_linked_only_where_the_query_types_it_once(client):
     assert any("Missing: <s dir=\"auto\">gpus OR tpus</s>" in line and "Must include" not in line for line in _missing_lines(html))
     phrase = client.get('/?q="data+center"+texas&per_page=50').get_data(as_text=True)
     assert any("Missing: <s dir=\"auto\">texas</s>" in line for line in _missing_lines(phrase))
+
+
+def test_a_long_query_s_hit_names_three_missing_words_and_counts_the_rest(client):
+    # A pasted sentence's hits each listed some ten missing words, with a link for each.
+    q = ("OpenAI announced a new data center in Michigan with one gigawatt of capacity built with Oracle and "
+         "SoftBank as part of the Stargate project to train frontier models")
+    lines = _missing_lines(client.get("/", query_string={"q": q}).get_data(as_text=True))
+    assert lines and all(line.count("<s ") <= 3 for line in lines)
+    longer = [re.sub("<[^>]+>", "", line).strip() for line in lines if " more word" in line]
+    assert longer and all(re.fullmatch(r"Missing: [^,]+, [^,]+, [^,]+ and \d+ more words?", line) for line in longer)
+    assert not any("Must include" in line for line in longer)

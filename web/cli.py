@@ -757,8 +757,9 @@ def _print_results(result: SearchResult, as_json: bool) -> None:
     for number, hit in enumerate(result.hits, start=first):
         click.echo(f"\n{number:>3}. [{hit.kind}] {ansi(hit.title_html)}  {click.style(hit.url, dim=True)}{why.get(hit.matched_by, '')}")
         click.echo(f"     {ansi(hit.snippet_html)}")
-        if hit.missing:  # as the page says it
-            click.echo(f"     {click.style('missing: ' + ', '.join(hit.missing), dim=True)}")
+        if hit.missing:  # as the page says it: three words at most, then how many more
+            more = f" and {len(hit.missing) - 3} more" if len(hit.missing) > 3 else ""
+            click.echo(f"     {click.style('missing: ' + ', '.join(hit.missing[:3]) + more, dim=True)}")
         if hit.explanation:
             click.echo(f"     {click.style(summary(hit.explanation), dim=True)}")
 
