@@ -252,13 +252,16 @@ def _printing(what: str) -> Iterator[None]:
 
 
 @contextmanager
-def _writing(doing: str, stoppable: str | None = None, undone: str = "nothing was published") -> Iterator[None]:
+def _writing(
+    doing: str, stoppable: str | None = None, undone: str = "nothing was published", index_dir: Path | None = None
+) -> Iterator[None]:
     """Turn what stops a write to an index folder into one ``Error:`` line: a refusal in its own
     words, a disk that is full or read-only as "cannot *doing*: …" (never a traceback).
 
     *stoppable* (the writer's name, "build"): SIGTERM, SIGINT and SIGHUP stop it at its next safe point
     (``store.stop_on_signals``) and say so; they killed it with exit 143 and no word, its temporary
-    folder left behind."""
+    folder left behind.  With *index_dir*, a stop before any index was published there says so (a first
+    build stopped has no live index to leave untouched)."""
     with store.stop_on_signals() if stoppable else nullcontext():  # before the imports: a second or more
         from index.build import BuildError
         from index.update import UpdateError
@@ -267,7 +270,9 @@ def _writing(doing: str, stoppable: str | None = None, undone: str = "nothing wa
             store.check_stop()  # asked while the command started
             yield
         except store.Stopped as exc:
-            raise _Stopped(f"{stoppable} stopped by {exc}; the live index is untouched, {undone}", exc.signum) from None
+            first = index_dir is not None and store.current_id(index_dir) is None
+            live = f"no index has been built in {index_dir} yet" if first else "the live index is untouched"
+            raise _Stopped(f"{stoppable} stopped by {exc}; {live}, {undone}", exc.signum) from None
         except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError, BuildError) as exc:
             raise click.ClickException(str(exc)) from None
         except Exception as exc:
@@ -290,7 +295,7 @@ def _build(
 ) -> None:
     """Build *sources* into *index_dir* with a progress bar on stderr and a summary line (on stderr
     with *summary_err*: serve's stdout is the JSON access log, and `jq` stopped at "built 57 …")."""
-    with _writing(f"write the index in {index_dir}", stoppable="build"):
+    with _writing(f"write the index in {index_dir}", stoppable="build", index_dir=index_dir):
         from tqdm import tqdm
 
         from corpus.sources import load_corpus
