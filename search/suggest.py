@@ -15,7 +15,14 @@ hyphenated word (``memory-eff`` gives ``memory-efficient``, as the hub writes it
 by side: ``ai-t`` gives ``ai-training``, not ``ai-targeting``).  After earlier words, the last word's completions are only those that
 occur in documents holding them all (``stargate m`` gives ``stargate Michigan``; a word too short
 to be offered counts, ``sk h`` giving ``sk hynix``'s neighbours; after words no document holds
-together, no word), the most shared first; the words the last two typed words start when written as one
+together, no word).  They come in the order the pages write them: first the words pages write after
+the last word offered typed (side by side, or with at most two other words between, "to", "in", a
+number, in one clause: ``stargate m`` gives ``stargate Michigan``, written so, before ``stargate
+major``, which a page only holds; a plural's "s" aside, ``data center t`` giving ``Texas`` from "data
+centers in Texas"), by how many pages write them so, a title's counting twice (past 2,000 documents,
+only a pair two pages' worth write); when no page writes one so, those written after the last word
+typed (``stargate in te``: "in Texas"); then the most shared, then the most frequent.  The words the
+last two typed words start when written as one
 are offered too (``open ai`` gives ``OpenAI``, as the search reads it), by how many documents hold
 them.  While the text excludes something, no title, topic or organisation is offered: choosing one
 would search for what is excluded.
@@ -36,6 +43,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
 from urllib.parse import urlencode
+
+import numpy as np
 
 from index.analysis import IDEOGRAPH, MARKS, QUERY_STOP_WORDS, STOP_WORDS, WORD
 from index.schema import INVISIBLE, LATIN_LETTERS
@@ -74,8 +83,6 @@ READ_INLINE_DOCS = 2_000
 # that a request waiting for the interpreter gets it (a health check took 1.1-1.6 s during a read).
 PAUSE_EVERY = 50
 PAUSE_S = 0.005
-# A word's combining marks are its own (index.analysis.WORD): "हिन्दी" is one word, not ह, न and द.
-_WORD = re.compile(WORD)
 _HYPHENATED = re.compile(WORD + "(?:-" + WORD + ")+")
 _NON_WORD = re.compile(f"(?:[^\\w{MARKS}]|_)+")
 # What the search box reads before a word: an exclusion, an inclusion, a group, a phrase (search/query.py).
@@ -85,9 +92,19 @@ _OPERATORS = '-+("'
 _EXCLUDING = re.compile(r'(?:^|[\s(])-(?=[\w"(]|$)|(?:^|[\s(])NOT(?:\s|$)')  # "NOT mi" too (a QA pass)
 
 
-# A completion's place: starts the typed text, kind, hyphenated words first, documents shared with the
-# earlier words, weight, length, text.
-_Rank = tuple[int, int, int, int, int, int, str]
+# A word offered after earlier words is weighed by the pages writing it after the last of them
+# (``_Candidates.follows``): side by side, or with at most PHRASE_GAP words between that are not words
+# offered ("Stargate to Michigan", "data centers in Texas"), within a clause (``_WORDS_AND_BREAKS``).
+PHRASE_GAP = 2
+# The words a page writes and what ends a clause among them, in one pass (a second pass for the clauses
+# cost a 64k read 2.3 CPU s).  A word's combining marks are its own (index.analysis.WORD): "हिन्दी" is
+# one word, not ह, न and द.
+_WORDS_AND_BREAKS = re.compile(WORD + r"|[.!?;:,](?=\s|$)|[()\[\]{}\"“”|•]|\s[–—-]\s")
+
+
+# A completion's place: starts the typed text, kind, hyphenated words first, pages writing it after the
+# earlier words, documents shared with them, weight, length, text.
+_Rank = tuple[int, int, int, int, int, int, int, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +180,22 @@ class _WordKeys(dict[str, str | None]):
         return self[word]
 
 
+def _after(key: str) -> str:
+    """Return the key of *key* (folded) as the word a completion follows: a word offered without its
+    plural's "s" ("data centers in Texas" is written after "center" too), any other word as it is."""
+    if len(key) > MIN_TERM_CHARS and key.endswith("s") and not key.endswith("ss") and _is_word(key):
+        return key[:-1]
+    return key
+
+
+def _following(earlier: list[str]) -> list[str]:
+    """Return the keys (``_after``) of the typed words a completion may be written after, the first
+    looked at first: the last word offered among *earlier* (folded) with at most PHRASE_GAP others
+    after it ("stargate in te" is after "stargate"), and the last word typed ("in")."""
+    offered = next((key for key in reversed(earlier[-PHRASE_GAP - 1 :]) if _is_word(key)), None)
+    return list(dict.fromkeys(_after(key) for key in (offered, *earlier[-1:]) if key is not None))
+
+
 def _is_word(key: str, least: int = MIN_TERM_CHARS) -> bool:
     """Return whether *key* (folded, no hyphen) is a word of *least* characters or more, not a number
     nor a function word: one that can be offered; with a smaller *least*, one that still says what
@@ -186,6 +219,69 @@ def _asking(words: list[str]) -> list[str]:
     return [word for word in words if word not in QUERY_STOP_WORDS and word not in COMPARISON_WORDS]
 
 
+class _PhraseTally:
+    """The words offered each page writes after another (``_Candidates.follows``), tallied as a
+    snapshot is read: a word offered after the word before it, and after the last word offered with
+    at most PHRASE_GAP others between, in one clause; a page counts 1 for a pair, 2 when its title
+    writes it.  Each pair a page writes is one 8-byte number (the two words' ids) in an array, counted
+    once all are read: a dict of pairs took 10 CPU s more and 90 MB more than the rest of a 64k read."""
+
+    def __init__(self, keys: _WordKeys) -> None:
+        self._keys = keys
+        self._ids: dict[str, int] = {}
+        self._names: list[str] = []
+        self._words: dict[str, tuple[int, int]] = {}  # a written word's id when offered (else -1), and as the word before
+        self._codes = array("q")
+
+    def _id(self, key: str) -> int:
+        found = self._ids.get(key)
+        if found is None:
+            found = self._ids[key] = len(self._names)
+            self._names.append(key)
+        return found
+
+    def _word(self, word: str) -> tuple[int, int]:
+        key, folded = self._keys[word], fold(word)
+        # What ends a clause (folded to nothing) is no word before: -1.
+        self._words[word] = (-1 if key is None else self._id(key), self._id(_after(folded)) if folded else -1)
+        return self._words[word]
+
+    def add(self, title: list[str], body: list[str]) -> None:
+        """Tally the pairs one page writes, in its *title* and *body* (``_WORDS_AND_BREAKS``'s tokens)."""
+        written: dict[int, int] = {}
+        for tokens, weight in ((body, 1), (title, 2)):
+            before = last = -1  # the word before's id; the last word offered's, while near enough
+            gap = 0
+            for word in tokens:
+                key, after = self._words.get(word) or self._word(word)
+                if key >= 0:
+                    if before >= 0:
+                        written[before << 32 | key] = weight
+                    if last >= 0 and last != before:
+                        written[last << 32 | key] = weight
+                    before = last = after
+                    gap = 0
+                else:
+                    before = after
+                    gap += 1
+                    if gap > PHRASE_GAP or after < 0:
+                        last = -1
+        self._codes.extend(written)
+        self._codes.extend(code for code, weight in written.items() if weight == 2)
+
+    def follows(self, least: int, offered: dict[str, tuple[str, int]]) -> dict[str, dict[str, int]]:
+        """Return each word's followers (the words of *offered* written after it, by weight), only those
+        written so by *least* pages' worth."""
+        codes, weights = np.unique(np.frombuffer(self._codes, dtype=np.int64), return_counts=True)
+        kept = weights >= least
+        follows: dict[str, dict[str, int]] = defaultdict(dict)
+        for code, weight in zip(codes[kept].tolist(), weights[kept].tolist()):
+            key = self._names[code & 0xFFFFFFFF]
+            if key in offered:
+                follows[self._names[code >> 32]][key] = weight
+        return dict(follows)
+
+
 def _pause() -> None:
     """Give the requests' thread the interpreter for a moment (a read beside them, in a thread of its own)."""
     unpatched("time", "sleep")(PAUSE_S)
@@ -200,6 +296,7 @@ class _Candidates:
         postings: dict[str, array] = defaultdict(lambda: array("i"))
         surfaces: dict[str, Counter[str]] = defaultdict(Counter)
         keys = _WordKeys()
+        tally = _PhraseTally(keys)
         # The reader's own document numbers, as ``_rare`` gets them from the index: counting the
         # documents read instead shifted every one after a deleted document (an update deletes).
         self._title_docs = array("i")  # the document of each title, ascending: titles are phrases[:len]
@@ -209,15 +306,18 @@ class _Candidates:
             title = str(fields.get("title") or "")
             titles.append((title, str(fields.get("url") or "")))
             self._title_docs.append(docnum)
-            text = f"{title} {fields.get('body') or ''}"
+            body = str(fields.get("body") or "")
+            text = f"{title} {body}"
+            title_words, body_words = _WORDS_AND_BREAKS.findall(title), _WORDS_AND_BREAKS.findall(body)
             seen: set[str] = set()
-            for word in chain(_WORD.findall(text), _HYPHENATED.findall(text) if "-" in text else ()):
+            for word in chain(title_words, body_words, _HYPHENATED.findall(text) if "-" in text else ()):
                 key = keys[word]
                 if key is not None:
                     surfaces[key][word] += 1
                     seen.add(key)
             for key in seen:
                 postings[key].append(docnum)
+            tally.add(title_words, body_words)
         # Made in one run after reading, so that what complete() walks for every prefix lies together in
         # memory, not among the words' tallies (on 64k documents the walk took 6.6 ms rather than 13.4).
         self.phrases = [_Candidate(Suggestion(title, "title", url), " " + fold(title), 1) for title, url in titles]
@@ -237,6 +337,8 @@ class _Candidates:
         for key, docs in self.postings.items():
             words = self.hyphenated if "-" in key else self.terms
             words[key] = (surfaces[key].most_common(1)[0][0], len(docs))
+        # Each word's followers: the words offered written after it, by pages (a title's twice).
+        self.follows = tally.follows(least, self.terms)
 
     def _docs_with(self, words: list[str]) -> set[int] | None:
         """Return the documents holding every one of *words* (folded) that is a word (None: none is):
@@ -267,7 +369,8 @@ class _Candidates:
 
         After a hyphen, the hyphenated words the hub writes, or, when it writes none that fits, single
         words some page writes right after the typed parts (``_written_glued``: what the search then
-        finds); among them, those sharing the most documents with the earlier words, then the most frequent.
+        finds); among them, those the pages write after the earlier words (``follows``, ``_following``),
+        then those sharing the most documents with the earlier words, then the most frequent.
         """
         token = before.rfind(" ") + 1
         start = len(before) - len(before[token:].lstrip(_OPERATORS))  # the typed word's start, after its operators
@@ -284,12 +387,15 @@ class _Candidates:
             docs = self._docs_with(_asking(fold(" ".join(t for t in before.split() if not _EXCLUDING.match(t))).split()))
         else:
             docs = self._docs_with(_asking(earlier))
+        followed = [self.follows[key] for key in _following(earlier) if key in self.follows]
         ranked: list[tuple[_Rank, Suggestion]] = []
         for group, typed, words, typed_parts in groups:
             if group == 1 and ranked:
                 break  # after a hyphen, a word the hub writes hyphenated, not "fine-" glued to any word
             matches = [(key, surface, count) for key, (surface, count) in words.items() if key.startswith(typed) and key not in earlier]
-            shared = self._shared(docs, matches, limit) if docs else {}
+            # The words written after the earlier words: after the last word offered, or else the last typed.
+            written = next(filter(None, ({key: follows[key] for key, _, _ in matches if key in follows} for follows in followed)), {})
+            shared = self._shared(docs, matches, limit, written) if docs else {}
             if group == 1 and (start < len(before) or docs is not None):
                 # A word glued after a hyphen only where a page holds it with the earlier words: "gcc-1"
                 # offered "gcc-100dpi" and "gcc-1024x768", which no page writes nor means.  After words
@@ -297,7 +403,7 @@ class _Candidates:
                 # data" and "Conseil deal", searches with no result holding all their words; after words
                 # no page holds together, none ("mobile m" offered "mobile model": no page says "mobile").
                 matches = [match for match in matches if shared.get(match[0], 0) > 0]
-            found = sorted(((0, KIND_ORDER["term"], group, -shared.get(key, 0), -count, len(key), key), surface)
+            found = sorted(((0, KIND_ORDER["term"], group, -written.get(key, 0), -shared.get(key, 0), -count, len(key), key), surface)
                            for key, surface, count in matches)
             if group == 1 and start < len(before):
                 found = self._written_glued(before[start:], found, min(limit, KIND_CAPS["term"]))
@@ -324,7 +430,7 @@ class _Candidates:
             cand = self.phrases[at]
             spaced = cand.folded + " "
             if start in spaced and all(word in spaced for word in words):
-                ranked.append(((2, KIND_ORDER["title"], 0, 0, 0, len(cand.folded), cand.folded), cand.suggestion))
+                ranked.append(((2, KIND_ORDER["title"], 0, 0, 0, 0, len(cand.folded), cand.folded), cand.suggestion))
         return ranked
 
     def _starting(self, start: str) -> list[str]:
@@ -345,7 +451,7 @@ class _Candidates:
             for key in self._starting(start)[:RESPELT_WORDS]:
                 found[key] = self.terms[key][1]
         best = sorted(found, key=lambda key: (-found[key], len(key), key))[:KIND_CAPS["term"]]
-        return [((0, KIND_ORDER["term"], 2, 0, -found[key], len(key), key), Suggestion(before + self.terms[key][0], "term")) for key in best]
+        return [((0, KIND_ORDER["term"], 2, 0, 0, -found[key], len(key), key), Suggestion(before + self.terms[key][0], "term")) for key in best]
 
     def _whole(self, prefix: str) -> list[tuple[_Rank, Suggestion]]:
         """Return the last word of *prefix*, typed whole, as the pages most often write it ("nvidia "
@@ -362,7 +468,7 @@ class _Candidates:
         if not last or key not in words:
             return []
         surface, count = words[key]
-        return [((0, KIND_ORDER["term"], 1, 0, -count, len(key), key), Suggestion(before + surface, "term"))]
+        return [((0, KIND_ORDER["term"], 1, 0, 0, -count, len(key), key), Suggestion(before + surface, "term"))]
 
     def _written_glued(self, start: str, found: list[tuple[_Rank, str]], limit: int) -> list[tuple[_Rank, str]]:
         """Return the first *limit* words of *found* (ranked) that some page writes after *start*, the
@@ -396,17 +502,20 @@ class _Candidates:
         ranked = []
         for key in self._starting(joined):
             surface, count = self.terms[key]
-            rank = (0, KIND_ORDER["term"], 1, -count, -count, len(key), key)
+            rank = (0, KIND_ORDER["term"], 1, -count, -count, -count, len(key), key)
             ranked.append((rank, Suggestion(head[: len(head) - len(previous)] + surface, "term")))
         return ranked
 
-    def _shared(self, docs: set[int], matches: list[tuple[str, str, int]], limit: int) -> dict[str, int]:
-        """Return how many of *docs* hold each word of *matches* (key, surface, count) that can be among
-        the *limit* sharing the most (more than are shown, as some may repeat another completion); the
+    def _shared(self, docs: set[int], matches: list[tuple[str, str, int]], limit: int, first: dict[str, int]) -> dict[str, int]:
+        """Return how many of *docs* hold each word of *first* (written after the earlier words: ranked
+        before the others) and each other word of *matches* (key, surface, count) that can be among the
+        *limit* sharing the most (more than are shown, as some may repeat another completion); the
         words left out share fewer than those."""
-        shared: dict[str, int] = {}
+        shared = {key: len(docs.intersection(self.postings[key])) for key in first}
         best: list[int] = []  # the largest shares so far, at most *limit* (a heap: best[0] the least)
         for key, _, count in sorted(matches, key=lambda match: -match[2]):
+            if key in first:
+                continue
             # A word shares at most its own documents: once they are fewer than the limit-th largest
             # share so far, neither it nor any rarer word can be among the first *limit*.
             if len(best) == limit and count < best[0]:
@@ -430,7 +539,7 @@ class _Candidates:
                 # The document the text names, first, as the search puts it: "gimp" offered GIMP's plugins,
                 # data files and Czech help, never GIMP (titles are matched on their words; a QA pass).
                 fields = snap.stored(named)
-                ranked.append(((-1, 0, 0, 0, 0, 0, ""), Suggestion(str(fields["title"]), "title", str(fields.get("url") or ""))))
+                ranked.append(((-1, 0, 0, 0, 0, 0, 0, ""), Suggestion(str(fields["title"]), "title", str(fields.get("url") or ""))))
             needle = " " + folded
             # A number typed whole first ("$50": "Anthropic Commits $50 Billion" before "7,500 Nodes");
             # not a word's start: "gi" put "GI friendly Binding…" first at 64k, and the check cost
@@ -445,7 +554,7 @@ class _Candidates:
                     continue
                 kind = cand.suggestion.kind
                 part = 0 if not numeric or cand.folded[at + len(needle) : at + len(needle) + 1] in ("", " ") else 1 << 16
-                ranked.append(((0 if at == 0 else 1, KIND_ORDER[kind], 0, 0, -cand.weight, part + len(cand.folded), cand.folded), cand.suggestion))
+                ranked.append(((0 if at == 0 else 1, KIND_ORDER[kind], 0, 0, 0, -cand.weight, part + len(cand.folded), cand.folded), cand.suggestion))
             if " " in folded:
                 ranked += self._titles_holding(folded, whole)
         before, last = _typed_word(prefix)
