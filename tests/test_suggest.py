@@ -90,6 +90,30 @@ def test_the_last_word_prefers_words_found_with_the_ones_before_it(client):
     assert "stargate stargate" not in [fold(text) for text in terms(client, "stargate st")]
 
 
+@pytest.mark.parametrize(("q", "first"), [("stargate m", "stargate Michigan"), ("data center t", "data center Texas"),
+                                           ("stargate in te", "stargate in Texas"), ("expanding stargate to m", "expanding stargate to Michigan")])
+def test_the_word_the_pages_write_after_the_ones_before_comes_first(client, q, first):
+    # "stargate m" offered "stargate major" first: a page holds both ("the Stargate project, a major…"),
+    # where the hub writes "Stargate Michigan" and "Expanding Stargate to Michigan"; "data center t"
+    # offered "term" before "Texas" ("data centers in Texas").
+    assert terms(client, q)[0] == first
+
+
+def test_a_word_written_after_the_one_before_beats_one_merely_shared_or_frequent(tmp_path):
+    # "power" is on every page and on more pages with "solar" than "panel" is; but the pages write
+    # "solar panel", and "solar" before "power" only across a clause's end ("went solar. Power…").
+    root = tmp_path / "index"
+    docs = [{"id": "a", "title": "Solar panel farm opens", "summary": "Power lines reach the farm. We went solar. Power bills fell.",
+             "topics": ["energy"]},
+            {"id": "b", "title": "Rooftop power kit", "summary": "A solar panel kit with a power inverter.", "topics": ["energy"]},
+            {"id": "c", "title": "Grid power prices", "summary": "Power for homes going solar, power for all.", "topics": ["energy"]},
+            {"id": "d", "title": "Wind farm", "summary": "Power from wind.", "topics": ["energy"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    assert [fold(text) for text in terms(client, "solar p")[:2]] == ["solar panel", "solar power"]
+    assert fold(terms(client, "grid p")[0]) == "grid power"  # as the title writes it
+
+
 def test_after_words_pages_hold_together_every_word_offered_is_one_such_a_page_holds(client, service):
     # "Conseil d" offered "Conseil data", "Conseil deal" and "Conseil designs": each a search no result
     # held all the words of ("partial", a QA pass); here "stargate Hugging", and after "meta" (one page
