@@ -208,17 +208,11 @@ def _following(earlier: list[str]) -> list[str]:
     return [" ".join(tail[at:]), tail[at] + _PAST, tail[-1]]
 
 
-def _written_after(followed: list[dict[str, int]], matches: list[tuple[str, str, int]], typed: str, earlier: list[str]) -> dict[str, int]:
-    """Return the words of *matches* (key, surface, count: those starting with *typed*, not among
-    *earlier*) that the first of *followed* (the typed words' followers, ``_following``) holding any
-    holds, with their weights; the smaller of the two is walked (a letter typed at 64k: thousands of
-    words start with it, a word is followed by a few dozen)."""
-    for follows in followed:
-        if len(follows) < len(matches):
-            found = {key: weight for key, weight in follows.items() if key.startswith(typed) and key not in earlier}
-        else:
-            found = {key: follows[key] for key, _, _ in matches if key in follows}
-        if found:
+def _written_after(follows: _Follows, keys: list[str], typed: str, earlier: list[str]) -> dict[str, int]:
+    """Return the words starting with *typed* (folded), not among *earlier*, that the first of *keys*
+    (``_following``) written before any is written before in *follows*, with their weights."""
+    for key in keys:
+        if found := follows.written(key, typed, earlier):
             return found
     return {}
 
@@ -303,24 +297,75 @@ class _PhraseTally:
         self._codes.extend(written)
         self._codes.extend(code for code, weight in written.items() if weight == 2)
 
-    def follows(self, least: int, offered: dict[str, tuple[str, int]]) -> dict[str, dict[str, int]]:
-        """Return each word's followers (the words of *offered* written after it, by weight), only those
-        written so by *least* pages' worth."""
-        # Sorted where they lie, each run of one pair its weight; only the pairs kept made Python's
-        # objects, a slice at a time (a 64k read's peak was 30 MB higher with np.unique and every pair).
+    def follows(self, least: int, offered: list[str]) -> _Follows:
+        """Return the pairs written by *least* pages' worth whose second word is one of *offered* (the
+        words offered, in order), as a ``_Follows``."""
+        # Sorted where they lie, each run of one pair its weight; no pair made a Python object: as
+        # dicts of dicts, the 485k pairs kept at 64k cost a read 6 CPU s and 81 MB kept.
         codes = np.frombuffer(self._codes, dtype=np.int64)
         codes.sort()
         starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
         weights = np.diff(starts, append=len(codes))
         codes = codes[starts]
-        is_offered = np.array([name in offered for name in self._names], dtype=bool)
-        kept = np.flatnonzero((weights >= least) & is_offered[codes & 0xFFFFFFFF])
-        follows: dict[str, dict[str, int]] = defaultdict(dict)
-        for at in range(0, len(kept), 1 << 16):
-            part = kept[at : at + (1 << 16)]
-            for code, weight in zip(codes[part].tolist(), weights[part].tolist()):
-                follows[self._names[code >> 32]][self._names[code & 0xFFFFFFFF]] = weight
-        return dict(follows)
+        del starts
+        rank = {key: at for at, key in enumerate(offered)}
+        ranks = np.array([rank.get(name, -1) for name in self._names], dtype=np.int64)  # a name's place in *offered*
+        del rank
+        kept = np.flatnonzero((weights >= least) & (ranks[codes & _LOW] >= 0))
+        codes, weights = codes[kept], weights[kept].astype(np.int32)
+        firsts, rows = np.unique(codes >> 32, return_inverse=True)
+        names = [self._names[at] for at in firsts.tolist()]
+        order = sorted(range(len(names)), key=names.__getitem__)
+        place = np.empty(len(order), dtype=np.int64)
+        place[order] = np.arange(len(order), dtype=np.int64)
+        codes = place[rows.ravel()] << 32 | ranks[codes & _LOW]
+        at = np.argsort(codes, kind="stable")
+        return _Follows([names[at] for at in order], codes[at], weights[at], offered)
+
+
+_LOW = 0xFFFFFFFF
+
+
+class _Follows:
+    """The words offered written after each word, or words ("stargate to", "stargate …"), with how many
+    pages write them so (a title's twice): the keys written after, in order, and for each pair one
+    8-byte number, the key's place << 32 | the word's place among the words offered (in order: the
+    words starting with what is typed are a range of them), ascending, with its weight beside it
+    (4 bytes).  At 64k, 485k pairs under 84k keys: some 10 MB."""
+
+    __slots__ = ("_keys", "_codes", "_weights", "_offered")
+
+    def __init__(self, keys: list[str], codes: np.ndarray, weights: np.ndarray, offered: list[str]) -> None:
+        self._keys, self._codes, self._weights, self._offered = keys, codes, weights, offered
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __contains__(self, key: str) -> bool:
+        return self._row(key) is not None
+
+    def _row(self, key: str) -> int | None:
+        at = bisect_left(self._keys, key)
+        return at if at < len(self._keys) and self._keys[at] == key else None
+
+    def after(self, key: str) -> dict[str, int]:
+        """Return the words written after *key*, with their weights."""
+        return self.written(key, "", [])
+
+    def written(self, key: str, typed: str, earlier: list[str]) -> dict[str, int]:
+        """Return the words starting with *typed* (folded), not among *earlier*, written after *key*,
+        with their weights."""
+        row = self._row(key)
+        if row is None:
+            return {}
+        offered = self._offered
+        low = bisect_left(offered, typed) if typed else 0
+        high = bisect_left(offered, typed + "\U0010ffff") if typed else len(offered)
+        if low == high:
+            return {}
+        start, end = np.searchsorted(self._codes, (row << 32 | low, row << 32 | high)).tolist()
+        return {offered[at]: weight for at, weight in zip((self._codes[start:end] & _LOW).tolist(), self._weights[start:end].tolist())
+                if offered[at] not in earlier}
 
 
 def _pause() -> None:
@@ -374,13 +419,13 @@ class _Candidates:
         self.postings = {key: docs for key, docs in postings.items() if len(docs) >= least}
         self.terms: dict[str, tuple[str, int]] = {}
         self.hyphenated: dict[str, tuple[str, int]] = {}
-        self._sorted: list[str] | None = None
         for key, docs in self.postings.items():
             words = self.hyphenated if "-" in key else self.terms
             words[key] = (surfaces[key].most_common(1)[0][0], len(docs))
         # The words offered written after each word, or words ("stargate to", "stargate …"), by pages
         # writing them so (a title's twice).
-        self.follows = tally.follows(least, self.terms)
+        self._sorted = sorted(self.terms)  # the words offered in order: a start is a range of them
+        self.follows = tally.follows(least, self._sorted)
 
     def _docs_with(self, words: list[str]) -> set[int] | None:
         """Return the documents holding every one of *words* (folded) that is a word (None: none is):
@@ -429,13 +474,13 @@ class _Candidates:
             docs = self._docs_with(_asking(fold(" ".join(t for t in before.split() if not _EXCLUDING.match(t))).split()))
         else:
             docs = self._docs_with(_asking(earlier))
-        followed = [self.follows[key] for key in _following(earlier) if key in self.follows]
+        followed = _following(earlier)
         ranked: list[tuple[_Rank, Suggestion]] = []
         for group, typed, words, typed_parts in groups:
             if group == 1 and ranked:
                 break  # after a hyphen, a word the hub writes hyphenated, not "fine-" glued to any word
             matches = [(key, surface, count) for key, (surface, count) in words.items() if key.startswith(typed) and key not in earlier]
-            written = _written_after(followed, matches, typed, earlier)
+            written = _written_after(self.follows, followed, typed, earlier)
             shared = self._shared(docs, matches, limit, written) if docs else {}
             if group == 1 and (start < len(before) or docs is not None):
                 # A word glued after a hyphen only where a page holds it with the earlier words: "gcc-1"
@@ -476,8 +521,6 @@ class _Candidates:
 
     def _starting(self, start: str) -> list[str]:
         """Return the words offered that begin with *start* (folded), in order."""
-        if self._sorted is None:  # the words in order, made when first asked: a start is a range of them
-            self._sorted = sorted(self.terms)
         return self._sorted[bisect_left(self._sorted, start) : bisect_left(self._sorted, start + "\U0010ffff")]
 
     def _respelt(self, before: str, last: str) -> list[tuple[_Rank, Suggestion]]:
