@@ -15,15 +15,14 @@ hyphenated word (``memory-eff`` gives ``memory-efficient``, as the hub writes it
 by side: ``ai-t`` gives ``ai-training``, not ``ai-targeting``).  After earlier words, the last word's completions are only those that
 occur in documents holding them all (``stargate m`` gives ``stargate Michigan``; a word too short
 to be offered counts, ``sk h`` giving ``sk hynix``'s neighbours; after words no document holds
-together, no word).  They come in the order the pages write them, in one clause: first the words
-written right after the last word offered typed and the (at most two) others typed after it
-(``stargate m`` gives ``stargate Michigan``, written so, before ``stargate major``, which a page only
-holds; ``library for p`` ``library for Python``, not "library provides"); when none is, those written
-after that word with one or two others between (``data center t``: "data centers in Texas", a
-plural's "s" aside); when none is, those written right after the last word typed (``stargate in te``:
-"in Texas"); each by how many pages write it so, a title's counting twice (past 2,000 documents, only
-a pair two pages' worth write).  Then the most shared, then the most frequent.  The words the last
-two typed words start when written as one
+together, no word).  They come in the order the pages write them: first the words pages write after
+the last word offered typed (side by side, or with at most two other words between, "to", "in", a
+number, in one clause: ``stargate m`` gives ``stargate Michigan``, written so, before ``stargate
+major``, which a page only holds; a plural's "s" aside, ``data center t`` giving ``Texas`` from "data
+centers in Texas"), by how many pages write them so, a title's counting twice (past 2,000 documents,
+only a pair two pages' worth write); when no page writes one so, those written after the last word
+typed (``stargate in te``: "in Texas"); then the most shared, then the most frequent.  The words the
+last two typed words start when written as one
 are offered too (``open ai`` gives ``OpenAI``, as the search reads it), by how many documents hold
 them.  While the text excludes something, no title, topic or organisation is offered: choosing one
 would search for what is excluded.
@@ -31,6 +30,8 @@ would search for what is excluded.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import heapq
 import logging
 import re
@@ -93,12 +94,10 @@ _OPERATORS = '-+("'
 _EXCLUDING = re.compile(r'(?:^|[\s(])-(?=[\w"(]|$)|(?:^|[\s(])NOT(?:\s|$)')  # "NOT mi" too (a QA pass)
 
 
-# A word offered after earlier words is weighed by the pages writing it after them (``_Candidates.follows``,
-# ``_following``): after the last word offered, side by side or with at most PHRASE_GAP words between
-# that are not words offered ("Stargate to Michigan", "data centers in Texas"), within a clause
-# (``_WORDS_AND_BREAKS``).
+# A word offered after earlier words is weighed by the pages writing it after the last of them
+# (``_Candidates.follows``): side by side, or with at most PHRASE_GAP words between that are not words
+# offered ("Stargate to Michigan", "data centers in Texas"), within a clause (``_WORDS_AND_BREAKS``).
 PHRASE_GAP = 2
-_PAST = " …"  # a word offered with others after it, as the key its followers are kept under
 # The words a page writes and what ends a clause among them, in one pass (a second pass for the clauses
 # cost a 64k read 2.3 CPU s).  A word's combining marks are its own (index.analysis.WORD): "हिन्दी" is
 # one word, not ह, न and द.
@@ -193,19 +192,11 @@ def _after(key: str) -> str:
 
 
 def _following(earlier: list[str]) -> list[str]:
-    """Return the keys (``_after``) of what a completion may be written after, the first looked at
-    first: the last word offered among *earlier* (folded) with the at most PHRASE_GAP others typed
-    after it ("library for p": "library for"), that word with any others after it ("library …"), and
-    the last word typed ("for"); when the last word typed is a word offered, it, then it with others
-    after it ("data center t": "center", then "center …", as in "data centers in Texas"); when none is
-    near, the last word typed ("who is buil": "is")."""
-    tail = [_after(key) for key in earlier[-PHRASE_GAP - 1 :]]
-    at = next((at for at in range(len(tail) - 1, -1, -1) if _is_word(earlier[at - len(tail)])), None)
-    if at is None:
-        return tail[-1:]
-    if at == len(tail) - 1:
-        return [tail[-1], tail[-1] + _PAST]
-    return [" ".join(tail[at:]), tail[at] + _PAST, tail[-1]]
+    """Return the keys (``_after``) of the typed words a completion may be written after, the first
+    looked at first: the last word offered among *earlier* (folded) with at most PHRASE_GAP others
+    after it ("stargate in te" is after "stargate"), and the last word typed ("in")."""
+    offered = next((key for key in reversed(earlier[-PHRASE_GAP - 1 :]) if _is_word(key)), None)
+    return list(dict.fromkeys(_after(key) for key in (offered, *earlier[-1:]) if key is not None))
 
 
 def _written_after(follows: _Follows, keys: list[str], typed: str, earlier: list[str]) -> dict[str, int]:
@@ -242,12 +233,13 @@ def _asking(words: list[str]) -> list[str]:
 
 class _PhraseTally:
     """The words offered each page writes after another (``_Candidates.follows``), tallied as a
-    snapshot is read: a word offered after the word before it ("stargate", "to"), and after the last
-    word offered with at most PHRASE_GAP others between, kept under those words ("stargate to") and
-    under the word offered with others (``_PAST``: "stargate …"), in one clause; a page counts 1 for a
-    pair, 2 when its title writes it.  Each pair a page writes is one 8-byte number (the two words'
-    ids) in an array, counted once all are read: with a Counter of pairs a 64k read took 22 CPU s and
-    172 MB more, for 12 s and 84 MB without the pairs."""
+    snapshot is read: a word offered after the word before it, and after the last word offered with
+    at most PHRASE_GAP others between, in one clause; a page counts 1 for a pair, 2 when its title
+    writes it.  Each pair a page writes is one 8-byte number (the two words' ids) in an array, counted
+    once all are read: with a Counter of pairs a 64k read took 22 CPU s and 172 MB more, for 12 s and
+    84 MB without the pairs.  The words between were once keys of their own ("library for", "library
+    …": "library for p" gave "library for Python" before "library provides"), 163k more at 64k: a read
+    took 3 CPU s and 36 MB more (RSS kept, in the freed keys' place), past what a worker may hold."""
 
     def __init__(self, keys: _WordKeys) -> None:
         self._keys = keys
@@ -273,27 +265,22 @@ class _PhraseTally:
         """Tally the pairs one page writes, in its *title* and *body* (``_WORDS_AND_BREAKS``'s tokens)."""
         written: dict[int, int] = {}
         for tokens, weight in ((body, 1), (title, 2)):
-            before = loose = -1  # the word before's id; the last word offered's with others after it ("stargate …")
-            near: str | None = None  # the last word offered and the others after it, while near enough ("stargate to")
+            before = last = -1  # the word before's id; the last word offered's, while near enough
             gap = 0
             for word in tokens:
                 key, after = self._words.get(word) or self._word(word)
                 if key >= 0:
                     if before >= 0:
                         written[before << 32 | key] = weight
-                    if gap and near is not None:
-                        written[self._id(near) << 32 | key] = weight
-                        written[loose << 32 | key] = weight
-                    before, near, gap = after, self._names[after], 0
+                    if last >= 0 and last != before:
+                        written[last << 32 | key] = weight
+                    before = last = after
+                    gap = 0
                 else:
                     before = after
                     gap += 1
-                    if near is None or after < 0 or gap > PHRASE_GAP:
-                        near = None
-                    else:
-                        if gap == 1:
-                            loose = self._id(near + _PAST)
-                        near = f"{near} {self._names[after]}"
+                    if gap > PHRASE_GAP or after < 0:
+                        last = -1
         self._codes.extend(written)
         self._codes.extend(code for code, weight in written.items() if weight == 2)
 
@@ -368,6 +355,17 @@ class _Follows:
                 if offered[at] not in earlier}
 
 
+def _give_back() -> None:
+    """Hand the memory freed by a large read back to the operating system, where the C library can
+    (glibc's malloc_trim): the read's passing objects left 45 MB of a 64k read's freed memory held by
+    the worker (RSS kept +163 MB, +118 after a trim)."""
+    try:
+        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # no glibc (musl, macOS): nothing to give back this way
+        return
+    trim(0)
+
+
 def _pause() -> None:
     """Give the requests' thread the interpreter for a moment (a read beside them, in a thread of its own)."""
     unpatched("time", "sleep")(PAUSE_S)
@@ -426,6 +424,9 @@ class _Candidates:
         # writing them so (a title's twice).
         self._sorted = sorted(self.terms)  # the words offered in order: a start is a range of them
         self.follows = tally.follows(least, self._sorted)
+        if snap.doc_count > READ_INLINE_DOCS:
+            del tally, keys, surfaces, postings, titles
+            _give_back()
 
     def _docs_with(self, words: list[str]) -> set[int] | None:
         """Return the documents holding every one of *words* (folded) that is a word (None: none is):
