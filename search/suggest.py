@@ -48,6 +48,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
+from index import store
 from index.analysis import IDEOGRAPH, MARKS, QUERY_STOP_WORDS, STOP_WORDS, WORD
 from index.schema import INVISIBLE, LATIN_LETTERS
 from search.cache import unpatched
@@ -671,6 +672,12 @@ class _Candidates:
         return chosen
 
 
+def _gone(snap: Snapshot) -> bool:
+    """Return whether *snap* is no longer the one published, or its folder is gone."""
+    root = snap.path.parent.parent  # store.snapshots_dir(root) / id
+    return store.current_id(root) != snap.id or not snap.path.is_dir()
+
+
 class Suggester:
     """Complete prefixes from the snapshot *snapshot()* returns (the one served); candidates are kept per snapshot.
 
@@ -718,8 +725,11 @@ class Suggester:
             with self._lock:
                 if self._wanted == snap.id:  # overtaken by a publish or a rollback: dropped, never served
                     self._cached = (snap.id, candidates)
-        except Exception:  # a snapshot gone while read, an index file unreadable: the next request tries again
-            _log.exception("search as you type: snapshot %s could not be read", snap.id)
+        except Exception as error:  # a snapshot gone while read, an index file unreadable: the next request tries again
+            if _gone(snap):  # pruned while read (update, then prune --keep 0): dropped, as a publish drops it
+                _log.info("search as you type: snapshot %s was replaced while read; its read is dropped (%s)", snap.id, type(error).__name__)
+            else:
+                _log.exception("search as you type: snapshot %s could not be read", snap.id)
         finally:
             with self._lock:
                 if self._reading == snap.id:

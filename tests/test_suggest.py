@@ -420,3 +420,33 @@ def test_two_words_typed_whole_that_the_pages_write_as_one_offer_that_word(clien
     assert one in terms(client, q)
     assert terms(client, "data center ")[0] == "data center"
 
+
+def test_a_read_of_a_snapshot_replaced_meanwhile_is_dropped_quietly_and_one_of_the_published_is_an_error(tmp_path, monkeypatch, caplog):
+    """Under load, with updates then ``prune --keep 0``, a snapshot deleted while read logged an error
+    with a traceback (TypeError in whoosh's stored_fields), where the read is only dropped: now one
+    line at info level.  A read of the snapshot still published that fails stays an error."""
+    import logging
+
+    from search import suggest
+    from search.service import SearchService
+
+    monkeypatch.setattr(suggest, "READ_INLINE_DOCS", 0)
+    root = tmp_path / "index"
+    build(root=root)
+    old = SearchService(root).snapshot()
+    build(root=root)  # published anew: *old* is no longer the one served
+    new = SearchService(root).snapshot()
+    assert new.id != old.id
+
+    def broken(self, snap, **kwargs):
+        raise TypeError("'NoneType' object is not subscriptable")  # as whoosh, reading a deleted segment
+
+    monkeypatch.setattr(suggest._Candidates, "__init__", broken)
+    caplog.set_level(logging.INFO, logger="search.suggest")
+    suggest.Suggester(lambda: old)._read(old)
+    dropped = [r for r in caplog.records if r.name == "search.suggest"]
+    assert [(r.levelno, r.exc_info) for r in dropped] == [(logging.INFO, None)] and old.id in dropped[0].getMessage()
+    caplog.clear()
+    suggest.Suggester(lambda: new)._read(new)
+    failed = [r for r in caplog.records if r.name == "search.suggest"]
+    assert [r.levelno for r in failed] == [logging.ERROR] and failed[0].exc_info
