@@ -490,11 +490,13 @@ class Vocabulary:
                 for term, info in leaf.iter_prefix(fieldname, prefix):
                     held[term.decode("utf-8") if isinstance(term, bytes) else term] += info.doc_frequency()
         # A stem shorter than the prefix whose words start with it ("trainin*": "train", written
-        # "training"; not "car" for "cart*"): the index holds stems, so "trainin*" found nothing.
+        # "training"; not "car" for "cart*"): the index holds stems, so "trainin*" found nothing.  So
+        # is one whose "e" the -ing form drops ("scalin*": "scale", written "scaling"; "usin*", "makin*"
+        # found nothing, a QA pass).
         for cut in range(len(prefix) - 1, max(1, len(prefix) - 5), -1):
-            stem = prefix[:cut]
-            if self.contains(stem) and any(form.startswith(prefix) for form, _ in self._written_forms(stem)):
-                held[stem] += self.frequency(stem)
+            for stem in (prefix[:cut], prefix[:cut] + "e") if prefix[cut] != "e" else (prefix[:cut],):
+                if stem not in held and self.contains(stem) and any(form.startswith(prefix) for form, _ in self._written_forms(stem)):
+                    held[stem] += self.frequency(stem)
         return self._remember(key, sorted(w for w, _ in held.most_common(limit)))  # type: ignore[return-value]
 
     def surface(self, word: str, typed: str) -> str:

@@ -827,6 +827,9 @@ def test_a_prefix_longer_than_a_stem_finds_the_words_it_starts(service):
     # The index holds stems: "trainin*", "anthropi*" and "accelera*" found nothing (a QA pass).
     for prefix, word in (("trainin*", "training"), ("anthropi*", "anthropic"), ("accelera*", "accelerate")):
         assert _ids(service, prefix) >= _ids(service, word) != set(), prefix
+    # Also where the -ing form drops the stem's "e": "scalin*", "usin*", "makin*" found nothing.
+    for prefix, word in (("scalin*", "scaling"), ("usin*", "using"), ("makin*", "making")):
+        assert _ids(service, prefix) >= _ids(service, word) != set(), prefix
     assert _ids(service, "stargat*") == _ids(service, "stargate")
 
 
