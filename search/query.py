@@ -326,17 +326,25 @@ class _PhrasePlugin(qplugins.PhrasePlugin):
 
 
 class _PlusMinusPlugin(qplugins.PlusMinusPlugin):
-    """Whoosh's + and -, a function word marked by them or by AND or NOT kept: "+stargate +between"
-    and "stargate AND between" asked for no page holding "between" and listed the 15 Stargate pages."""
+    """Whoosh's + and -, a function word marked by them or by AND, OR or NOT kept: "+stargate +between"
+    and "stargate AND between" asked for no page holding "between" and listed the 15 Stargate pages;
+    "stargate OR between" the 15 alone."""
 
     def do_plusminus(self, parser: QueryParser, group: syntax.GroupNode) -> syntax.GroupNode:
+        self._asked(group)
+        return super().do_plusminus(parser, group)
+
+    def _asked(self, group: syntax.GroupNode) -> None:
+        """Keep the function words an operator marks in *group* and the groups inside it."""
         nodes = list(group)
         for i, node in enumerate(nodes):
             if isinstance(node, (self.Plus, self.Minus)) or (isinstance(node, syntax.Operator) and node.text == "NOT"):
                 _keep_stops(nodes[i + 1 : i + 2])
-            elif isinstance(node, syntax.InfixOperator) and node.text == "AND":
+            elif isinstance(node, syntax.InfixOperator) and node.text in ("AND", "OR"):
+                # An OR group's words each as typed alone, where a function word alone is searched.
                 _keep_stops([*nodes[i - 1 : i][:1], *nodes[i + 1 : i + 2]])
-        return super().do_plusminus(parser, group)
+            elif isinstance(node, syntax.GroupNode):
+                self._asked(node)  # "(gpus OR between) nvidia"
 
 
 def _keep_stops(nodes: Sequence[syntax.SyntaxNode]) -> None:

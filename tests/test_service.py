@@ -2068,6 +2068,8 @@ def test_a_function_word_an_operator_marks_is_asked_for(service):
     assert ids("+stargate +between") == set() == ids("stargate AND between")
     assert ids("+between -stargate") == between == ids("+between NOT stargate")
     assert ids("stargate -between") == stargate
+    # In an OR group each word is read as typed alone, and alone a function word is searched.
+    assert ids("stargate OR between") == stargate | between == ids("(stargate OR between)")
 
 
 def test_a_hyphenated_prefix_is_its_phrase_s_prefix_under_an_operator(service):
