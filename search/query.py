@@ -714,8 +714,16 @@ def _phrase_concept(text: str, node: wq.Query, first: wq.Query, words: tuple[str
     """Return the concept of *node*, a quoted phrase (*first*: its first field's) or a group that is
     no word, asking for *words*: written as typed, with the phrase's synonyms if it is a variant."""
     alternatives = (Alternative("exact", words, node), *_phrase_synonyms(node, synonyms))
+    # Words joined by hyphens, not quoted: each of its words counts for any-words, as in a plain query
+    # (``_hyphenated``), so "low-latency -x" lists what "low-latency" lists but x (it listed 1 of 5).
+    ranges = getattr(first, "char_ranges", None) if isinstance(first, wq.Phrase) else None
+    start, end = (ranges[0][0], ranges[-1][1]) if ranges else (None, None)
+    joined = (start is not None and end is not None and text.count('"', 0, start) % 2 == 0
+              and "-" in text[start:end] and not any(c.isspace() for c in text[start:end]))
+    loose = tuple(word_query(w) for w in dict.fromkeys(first.words)
+                  if len(w) > 1 and not w.isdigit() and w not in FUNCTION_TERMS) if joined else ()
     return Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives,
-                   prefix=_starred_last(text, first))
+                   prefix=_starred_last(text, first), loose=loose)
 
 
 def _phrase_widened(

@@ -2080,3 +2080,16 @@ def test_a_hyphenated_prefix_is_its_phrase_s_prefix_under_an_operator(service):
 
     assert ids("+fine-tun*") == ids('+"fine tun*"') == ids("+fine-tuning")
     assert ids("gpu -fine-tun*") == ids("gpu") - ids("+fine-tuning")
+
+
+def test_a_hyphenated_word_beside_an_exclusion_lists_what_it_lists_alone(service):
+    # Read as its phrase under the query syntax, it lost the any-words reading of its words a plain
+    # query gives it: "low-latency -token-per-expert" listed 1 page where "low-latency" lists 5 (a rerun
+    # of the operators' QA oracle after 5fedc14). A function word of it is no loose word ("us-sited").
+    def ids(q):
+        result = service.search(SearchParams(q=q, per_page=100))
+        return {hit.id for hit in result.hits} | ({result.answer.id} if result.answer else set())
+
+    alone = ids("low-latency")
+    assert len(alone) > len(ids("+low-latency")) and ids("low-latency -token-per-expert") == alone - ids("+token-per-expert")
+    assert ids("-early us-sited") == ids("us-sited") - ids("+early")
