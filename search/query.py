@@ -629,12 +629,17 @@ def _hyphenated(
     concept = Concept(
         text=text[span[0] : span[1]],
         alternatives=(Alternative("exact", phrase, query),),
-        # A number or a letter alone is no loose word: "gpt-3" found six pages by the "3" of "Q3" and
-        # "Trainium3" (a QA pass), "claude-3" the "3" of "GPT-3".
-        loose=tuple(word_query(w) for w in dict.fromkeys(words) if len(w) > 1 and not w.isdigit()),
+        loose=_hyphenated_loose(words),
         span=span,
     )
     return concept, len(inside)
+
+
+def _hyphenated_loose(words: Sequence[str]) -> tuple[wq.Query, ...]:
+    """Return the loose words of a hyphenated word's *words* (analysed): each counts for any-words.  A
+    number or a letter alone is none: "gpt-3" found six pages by the "3" of "Q3" and "Trainium3" (a QA
+    pass), "claude-3" the "3" of "GPT-3"."""
+    return tuple(word_query(w) for w in dict.fromkeys(words) if len(w) > 1 and not w.isdigit())
 
 
 def hyphenated_query(text: str, analyzer: Analyzer, offset: int = 0) -> tuple[tuple[str, ...], wq.Query] | None:
@@ -720,8 +725,8 @@ def _phrase_concept(text: str, node: wq.Query, first: wq.Query, words: tuple[str
     start, end = (ranges[0][0], ranges[-1][1]) if ranges else (None, None)
     joined = (start is not None and end is not None and text.count('"', 0, start) % 2 == 0
               and "-" in text[start:end] and not any(c.isspace() for c in text[start:end]))
-    loose = tuple(word_query(w) for w in dict.fromkeys(first.words)
-                  if len(w) > 1 and not w.isdigit() and w not in FUNCTION_TERMS) if joined else ()
+    # (Its function words aside, as a plain query's analysis leaves them out: "us-sited" is not "us".)
+    loose = _hyphenated_loose([w for w in first.words if w not in FUNCTION_TERMS]) if joined else ()
     return Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives,
                    prefix=_starred_last(text, first), loose=loose)
 

@@ -46,7 +46,7 @@ from search import ranking
 from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
-from search.snapshot import ResourceShortage, Snapshot, TokenReplay, resource_shortage
+from search.snapshot import ResourceShortage, Snapshot, TokenReplay
 from search.spell import Speller, exclusion_hint, far_word_fixes, rare_word_fixes, respelt, suggested_fixes
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
@@ -219,9 +219,9 @@ class SearchService:
         try:
             store.check_files(snap.path, snap.id, sums=sums)
         except store.IndexUnavailable as exc:
-            if (short := resource_shortage(exc, snap.path)) is not None:
+            if (short := ResourceShortage.of(exc, f"snapshot {snap.id} cannot be checked now", snap.path)) is not None:
                 self._summed_at = summed_at  # not read: the sums are due again
-                raise ResourceShortage(short, f"snapshot {snap.id} cannot be checked now") from exc
+                raise short from exc
             with self._lock:
                 if self._snapshot is snap:
                     self._snapshot = None

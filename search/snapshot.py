@@ -118,6 +118,15 @@ class ResourceShortage(store.IndexUnavailable):
         super().__init__(f"{doing}: out of {self.resource} ({errno.errorcode[self.errno]}: {cause.strerror or cause}): "
                          f"{remedy.format(limit=limit)}")
 
+    @classmethod
+    def of(cls, exc: BaseException, doing: str, probe: str | os.PathLike[str] | None = None) -> ResourceShortage | None:
+        """Return *exc* as the shortage it is or was raised from (``resource_shortage``), said of *doing*;
+        None when it is none."""
+        if isinstance(exc, cls):
+            return exc
+        short = resource_shortage(exc, probe)
+        return None if short is None else cls(short, doing)
+
 
 def resource_shortage(exc: BaseException, probe: str | os.PathLike[str] | None = None) -> OSError | None:
     """Return the error of a resource running out (``SHORTAGES``; a MemoryError reads as ENOMEM) that
@@ -151,12 +160,11 @@ class Snapshot:
         try:
             self._open(root, snap_id, link)
         except (store.IndexUnavailable, OSError, MemoryError) as exc:
-            if isinstance(exc, ResourceShortage):
+            probe = store.snapshots_dir(root) / snap_id if isinstance(exc, store.IndexUnavailable) else None
+            short = ResourceShortage.of(exc, f"snapshot {snap_id} cannot be opened now", probe)
+            if short is None or short is exc:
                 raise
-            short = resource_shortage(exc, store.snapshots_dir(root) / snap_id if isinstance(exc, store.IndexUnavailable) else None)
-            if short is None:
-                raise
-            raise ResourceShortage(short, f"snapshot {snap_id} cannot be opened now") from exc
+            raise short from exc
 
     def _open(self, root: Path, snap_id: str, link: os.stat_result | None) -> None:
         path = store.snapshots_dir(root) / snap_id

@@ -21,7 +21,7 @@ from werkzeug.datastructures import MultiDict
 from index import store
 from search.params import SearchParams, parse_params
 from search.results import document_json
-from search.snapshot import ResourceShortage, Snapshot, resource_shortage
+from search.snapshot import ResourceShortage, Snapshot
 from web import get_search, site_root
 from web.errors import SHORTAGE_RETRY_S, shortage_message
 from web.health import SourceWatch, replica_origin
@@ -239,9 +239,9 @@ def _searchable(snap: Snapshot) -> None:
     try:
         snap.searcher()
     except (OSError, MemoryError) as exc:
-        if (short := resource_shortage(exc)) is None:
+        if (short := ResourceShortage.of(exc, f"snapshot {snap.id} cannot be searched now")) is None:
             raise
-        raise ResourceShortage(short, f"snapshot {snap.id} cannot be searched now") from exc
+        raise short from exc
 
 
 @bp.get("/api/openapi.json")

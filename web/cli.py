@@ -702,11 +702,11 @@ def search(
     except store.IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     except (OSError, MemoryError) as exc:  # out of open files or memory mid-search (Whoosh opens files as it reads)
-        from search.snapshot import ResourceShortage, resource_shortage
+        from search.snapshot import ResourceShortage
 
-        if (short := resource_shortage(exc)) is None:
+        if (short := ResourceShortage.of(exc, "the search cannot be answered now")) is None:
             raise
-        raise click.ClickException(str(ResourceShortage(short, "the search cannot be answered now"))) from None
+        raise click.ClickException(str(short)) from None
     with _printing("the results"):
         _print_results(result, as_json)
 

@@ -9,7 +9,7 @@ from werkzeug.exceptions import HTTPException, SecurityError
 
 from index.store import IndexUnavailable
 from search.params import InvalidParameter
-from search.snapshot import ResourceShortage, resource_shortage
+from search.snapshot import ResourceShortage
 
 log = logging.getLogger(__name__)
 
@@ -114,10 +114,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
         service = current_app.extensions.get("search")
-        if (short := resource_shortage(exc)) is not None:  # out of open files or memory (Whoosh opens files as it reads)
-            snap = getattr(service, "_snapshot", None)
-            doing = f"snapshot {snap.id} cannot be read now" if snap is not None else "the request cannot be answered now"
-            return _short(ResourceShortage(short, doing))
+        snap = getattr(service, "_snapshot", None)
+        doing = f"snapshot {snap.id} cannot be read now" if snap is not None else "the request cannot be answered now"
+        if (short := ResourceShortage.of(exc, doing)) is not None:  # out of open files or memory (Whoosh opens files as it reads)
+            return _short(short)
         try:
             damaged = service is not None and service.refuse_if_damaged()  # its files cut short or altered since it opened
         except ResourceShortage as short_checking:
