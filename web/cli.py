@@ -295,6 +295,7 @@ def _build(
 ) -> None:
     """Build *sources* into *index_dir* with a progress bar on stderr and a summary line (on stderr
     with *summary_err*: serve's stdout is the JSON access log, and `jq` stopped at "built 57 …")."""
+    sources = _check_sources(sources)
     with _writing(f"write the index in {index_dir}", stoppable="build", index_dir=index_dir):
         from tqdm import tqdm
 
@@ -343,7 +344,7 @@ def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, s
     or $TOPICHUB_CORPUS).  The live index is untouched if anything fails.
     """
     _check_semantic_switch()
-    _build(_check_sources(sources), index_dir, procs=procs, wait=wait, semantic=semantic)
+    _build(sources, index_dir, procs=procs, wait=wait, semantic=semantic)
 
 
 def _check_sources(sources: tuple[Path, ...]) -> tuple[Path, ...]:
@@ -626,10 +627,10 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
             message, sources = reason
             click.echo(message, err=True)
             if not _servable(index_dir):
-                _build(_check_sources(sources), index_dir, wait=600, summary_err=True)  # nothing to serve until it is built: wait for a writer
+                _build(sources, index_dir, wait=600, summary_err=True)  # nothing to serve until it is built: wait for a writer
             else:
                 try:  # a published index this code can serve: a failed rebuild leaves it serving
-                    _build(_check_sources(sources), index_dir, summary_err=True)
+                    _build(sources, index_dir, summary_err=True)
                 except _Stopped:
                     raise
                 except click.ClickException as exc:
