@@ -173,6 +173,7 @@ class Vocabulary(Protocol):
     def near(self, typed: str, word: str) -> list[tuple[str, int]]: ...
     def closest(self, typed: str, word: str) -> list[tuple[str, int]]: ...
     def prefixed(self, prefix: str, limit: int) -> list[str]: ...
+    def begins(self, word: str, prefix: str) -> bool: ...
     def completions(self, typed: str) -> list[str]: ...
     def acronym(self, word: str) -> bool: ...
     def frequency(self, word: str) -> int: ...
@@ -1252,7 +1253,10 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
             # An excluded prefix leaves out what it finds ("openai -nvid*" excluded the stem "nvid").
             # One too short to be a prefix is its word, as it is searched: "editor -e*" left out every
             # page holding a word starting with "e", the editors too (a QA pass).
-            words = [w for w in vocabulary.prefixed(str(node.text), PREFIX_LIMIT) if w != node.text]
+            prefix = _prefix_of(text[span[0] : span[1] - 1], _FOLDING) or str(node.text)
+            words = [w for w in vocabulary.prefixed(prefix, PREFIX_LIMIT) if w != node.text]
+            if not vocabulary.begins(str(node.text), prefix):  # "-onli*" is no "-on" ("onli" is stemmed "on")
+                return wq.Or([wq.Term(node.fieldname, w) for w in words]) if words else wq.NullQuery
             return wq.Or([node, *(wq.Term(node.fieldname, w) for w in words)]) if words else node
         return node.apply(respelled)
 
@@ -1275,6 +1279,10 @@ def _widened(
     elif concept.prefix:
         words = [w for w in vocabulary.prefixed(concept.prefix, prefix_words) if w != concept.word]
         extra = [Alternative("prefix", (w,), word_query(w, PREFIX_WEIGHT)) for w in words]
+        if concept.word is not None and not vocabulary.begins(concept.word, concept.prefix):
+            # The stem of the typed letters is no word they begin ("onli" is stemmed "on"): only the
+            # prefix's words are searched, not every page saying "on".
+            concept = replace(concept, alternatives=(Alternative("exact", (), wq.NullQuery),))
     elif concept.word and concept.span and (apart := _number_and_unit(concept.text)):
         # "4.5gw" is "4.5 GW" (and "4.5 gigawatts"), as pages write it: the same thing, full weight.
         number, unit, shorts = apart

@@ -495,9 +495,23 @@ class Vocabulary:
         # found nothing, a QA pass).
         for cut in range(len(prefix) - 1, max(1, len(prefix) - 5), -1):
             for stem in (prefix[:cut], prefix[:cut] + "e") if prefix[cut] != "e" else (prefix[:cut],):
-                if stem not in held and self.contains(stem) and any(form.startswith(prefix) for form, _ in self._written_forms(stem)):
+                if stem not in held and self.contains(stem) and self.begins(stem, prefix):
                     held[stem] += self.frequency(stem)
+        # A stem whose last letters the stemmer wrote, that the prefix reaches into, is no word of it
+        # unless a page writes one so: "onli" is the stem of "only", so "onli*" found every page saying
+        # "only" (and "onl*" fewer pages than "onli*").  Stemming changes at most a word's last two
+        # letters ("only": "onli", "using": "use", "tying": "tie"), into an "i" or an "e".
+        for stem in [s for s in held if len(s) - len(prefix) <= 1 and s[-1] in "ie"]:
+            if not self.begins(stem, prefix):
+                del held[stem]
         return self._remember(key, sorted(w for w, _ in held.most_common(limit)))  # type: ignore[return-value]
+
+    def begins(self, word: str, prefix: str) -> bool:
+        """Return whether a page writes *word* (analysed) as a word starting with *prefix* (folded):
+        "train", written "training", begins "trainin"; "onli", written "only", does not begin "onli"."""
+        return word.startswith(prefix) and len(word) - len(prefix) > 1 or any(
+            form.startswith(prefix) for form, _ in self._written_forms(word)
+        )
 
     def surface(self, word: str, typed: str) -> str:
         """Return *word* (analysed) as a reader would type it, in the case *typed* was typed in: of the

@@ -36,6 +36,9 @@ class FakeVocabulary:
     def prefixed(self, prefix, limit):
         return [w for w in self.words if w.startswith(prefix)][:limit]
 
+    def begins(self, word, prefix):
+        return word.startswith(prefix)
+
     def completions(self, typed):
         return [] if len(typed) < 5 else self.prefixed(typed.lower(), 4)
 

@@ -833,6 +833,18 @@ def test_a_prefix_longer_than_a_stem_finds_the_words_it_starts(service):
     assert _ids(service, "stargat*") == _ids(service, "stargate")
 
 
+
+def test_a_prefix_finds_only_words_it_begins_not_the_stem_of_its_letters(service):
+    # "onli" is stemmed "on", and "only" is stemmed "onli": "onli*" found every page saying "on" or
+    # "only" (26), where the words it begins are "online" (5), and "onl*" found fewer pages than it.
+    online = _ids(service, "online")
+    assert _ids(service, "onli*") == online != set()
+    assert _ids(service, "onl*") == online | _ids(service, "only") > online
+    assert _ids(service, "+onli* openai") == online
+    assert _ids(service, "onli* OR tpus") == online | _ids(service, "tpus")
+    # Excluded, it leaves out what it finds, not every page saying "on".
+    assert _ids(service, "openai -onli*") == _ids(service, "openai -online") == _ids(service, "openai") - online
+
 def test_a_prefix_stands_for_the_words_most_pages_hold(tmp_path, monkeypatch):
     # A prefix stands for at most PREFIX_LIMIT words.  They were the first in alphabetical order, so
     # at 64k `py*` stopped at "pyc…" and found 191 packages against 5,664 for `pyt*`.
