@@ -16,7 +16,8 @@ title and snippet unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from heapq import heappop, heappush
 from itertools import chain
 from html import escape
@@ -61,7 +62,7 @@ def highlight_title(text: str, terms: Iterable[str], tokens: Sequence[Token]) ->
 
 def highlight_snippet(
     text: str, terms: Iterable[str], tokens: Sequence[Token], chars: int = SNIPPET_CHARS,
-    where: Mapping[str, Sequence[int]] | None = None,
+    where: Mapping[str, Sequence[int]] | None = None, concepts: Callable[[], Mapping[str, tuple[object, float]]] | None = None,
 ) -> str:
     """Return the best passages of *text* (about *chars* long) as HTML with *terms* marked.
 
@@ -69,6 +70,11 @@ def highlight_snippet(
     are found without reading every token.  A text no longer than *chars* is shown whole, as a title
     is: Whoosh's passages dropped the start of a short guide section ("Nvidia leads; …" of 125
     characters began "…hyperscaler chips"), more than a third of *chars* before its first match.
+
+    *concepts*, when given, returns each term's concept (what the reader typed it for: "chip" and its
+    synonym "silicon" are one) and its weight, asked only of a text with more than two passages: the
+    two shown are then those showing the most of the query (``_covering``), not Whoosh's (the most
+    matches of one word).
     """
     if len(text) <= chars:
         return highlight_title(text, terms, tokens)
@@ -82,7 +88,7 @@ def highlight_snippet(
         # A passage without a match scores 0, under Whoosh's minimum of 1.
         passages = [passage for passage in _passages(tokens, hits, termset, chars, chars // 3) if passage[2]]
         if len(passages) > 2:  # heapq.nlargest(2, ...) is this sort, cut; most texts have one or two
-            passages = sorted(passages, key=_score, reverse=True)[:2]
+            passages = _covering(passages, concepts()) if concepts else sorted(passages, key=_score, reverse=True)[:2]
         if passages:
             passages.sort(key=_first)
             matches = [(tokens[i][2], tokens[i][3], tokens[i][0]) for i in hits]
@@ -283,6 +289,28 @@ def _score(passage: _Passage) -> float:
     """Return Whoosh's passage score (matches × 100 × distinct terms), ties going to the earlier passage."""
     found = passage[2]
     return len(found) * len({term for _, _, term in found}) * 100 - passage[0] * 1e-7
+
+
+def _covering(passages: Sequence[_Passage], concepts: Mapping[str, tuple[object, float]]) -> list[_Passage]:
+    """Return the two of *passages* that show the most of the query: the first holding the weightiest
+    of its concepts (each counted once, by *concepts*' weights), the second the most of what the first
+    lacks; ties go as Whoosh's score (``_score``).  Whoosh's own two, the most matches of any terms,
+    showed a guide section found for "colossus 2" by "Phase 2" and "Trainium2", never "Colossus";
+    the card for "what chips does anthropic use" showed "silicon" and "chip" (one concept: synonyms),
+    never "Anthropic" (a reader's QA pass)."""
+
+    def shows(passage: _Passage, shown: AbstractSet[object]) -> float:
+        best: dict[object, float] = {}
+        for _, _, term in passage[2]:
+            concept, weight = concepts.get(term, (term, 0.0))
+            if concept not in shown and weight > best.get(concept, -1.0):
+                best[concept] = weight
+        return sum(best.values())
+
+    first = max(passages, key=lambda p: (shows(p, frozenset()), _score(p)))
+    shown = {concepts.get(term, (term, 0.0))[0] for _, _, term in first[2]}
+    second = max((p for p in passages if p is not first), key=lambda p: (shows(p, shown), _score(p)))
+    return [first, second]
 
 
 def _first(passage: _Passage) -> int:

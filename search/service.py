@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import gc
 import logging
+import math
 import os
 from bisect import bisect_left
 import threading
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -585,6 +587,8 @@ class SearchService:
         keys: list[tuple[object, ...]] = []
         replays: list[TokenReplay | None] = []
         aparts: list[frozenset[str]] = []
+        groupings: list[frozenset[frozenset[str]] | None] = []
+        concept_of: dict[str, int] | None = None
         for docnum, field, text in texts:
             held_by = postings.get(field)
             if held_by is None:
@@ -596,12 +600,21 @@ class SearchService:
                 # text's highlight also depends on which those are, and on the synonyms.
                 here = loose if docnum in outside else only
                 apart = held & here if here else _NO_TERMS
-                keys.append((docnum, field, held, apart, parsed.together, parsed.together_slops) if apart else (docnum, field, held))  # type: ignore[union-attr]
+                key: tuple[object, ...] = (docnum, field, held, apart, parsed.together, parsed.together_slops) if apart else (docnum, field, held)  # type: ignore[union-attr]
+                grouping = None
+                if len(held) > 1 and field != "title":  # which concept each term stands for picks a body's passages
+                    if concept_of is None:
+                        concept_of = _concept_of(parsed)  # type: ignore[arg-type]
+                    grouping = _grouping(held, concept_of) if concept_of else None
+                    key = key if grouping is None else (*key, grouping)
+                keys.append(key)
+                groupings.append(grouping)
             else:
                 # The index says the field holds none of the terms (a hit found by meaning, a title
                 # without them): nothing to mark, and no need to analyse the text to find that out.
                 replay, held, apart = None, _NO_TERMS, _NO_TERMS
                 keys.append((docnum, field, held))
+                groupings.append(None)
             replays.append(replay)
             aparts.append(apart)
         out = self._highlights.get_many(snap.id, keys)  # a page's highlights in one look-up
@@ -617,7 +630,9 @@ class SearchService:
                 if field == "title":
                     html = highlight_title(text, held, entries)
                 else:
-                    html = highlight_snippet(text, held, entries, where=where)
+                    grouping = groupings[i]
+                    weights = None if grouping is None else partial(_weights, snap, field, grouping)
+                    html = highlight_snippet(text, held, entries, where=where, concepts=weights)
                 self._highlights.put(snap.id, keys[i], html)
                 out[i] = html
         return out  # type: ignore[return-value]
@@ -1036,6 +1051,40 @@ def _shows_correction(snap: Snapshot, parsed: ParsedQuery | None, allowed: set[i
     concepts = {c.span: c for c in parsed.typed_concepts()}
     return any(not allowed.isdisjoint(matches(corrected_query(fix.word, concepts.get(fix.span)), snap))
                for fix in parsed.corrections)
+
+
+def _concept_of(parsed: ParsedQuery) -> dict[str, int]:
+    """Return the concept each analysed term of *parsed* stands for, by its place among the typed
+    concepts (an OR group's words each their own; a synonym's words their word's); {} for one concept."""
+    concept_of: dict[str, int] = {}
+    if len(parsed.concepts) < 2 and not any(concept.members for concept in parsed.concepts):
+        return concept_of
+    for at, concept in enumerate(parsed.typed_concepts()):
+        for alternative in concept.alternatives:
+            for word in alternative.words:
+                concept_of.setdefault(word, at)
+    return concept_of
+
+
+def _grouping(held: frozenset[str], concept_of: Mapping[str, int]) -> frozenset[frozenset[str]] | None:
+    """Return *held* grouped by concept when it holds terms of two concepts or more, else None: what
+    a highlight's passages depend on besides the terms (the same terms, grouped alike, highlight alike)."""
+    groups: dict[object, list[str]] = {}
+    for term in held:
+        concept = concept_of.get(term, term)
+        group = groups.get(concept)
+        if group is None:
+            groups[concept] = [term]
+        else:
+            group.append(term)
+    return frozenset(map(frozenset, groups.values())) if len(groups) > 1 else None
+
+
+def _weights(snap: Snapshot, field: str, grouping: frozenset[frozenset[str]]) -> dict[str, tuple[object, float]]:
+    """Return each term of *grouping* with its concept (its group) and its inverse document frequency
+    in *field*: how much showing it tells a reader (``highlight_snippet``'s *concepts*)."""
+    return {term: (group, math.log(1 + snap.doc_count / (1 + len(snap.term_docs(field, term)))))
+            for group in grouping for term in group}
 
 
 def _holds_any(postings: list[Sequence[int]], docnum: int) -> bool:

@@ -151,6 +151,29 @@ def test_equal_passages_are_chosen_the_same_way_every_time():
     assert "Passage 0" in first  # of equal passages, the earliest wins
 
 
+
+def test_the_passages_shown_hold_the_most_of_the_query_given_its_concepts():
+    # Whoosh's passages are those with the most matches: a section found for "colossus 2" showed
+    # "Phase 2 … Trainium2" twice over, never "Colossus" (a reader's QA pass).
+    filler = " and then many more words about other things" * 8
+    text = f"Phase 2 began with Trainium2.{filler} The Colossus site opened.{filler} Phase 2 ended with 2 deals.{filler}"
+    tokens = _tokens(text)
+    whooshs = highlight_snippet(text, {"2", "colossus"}, tokens)
+    assert "<mark>Colossus</mark>" not in whooshs and whooshs.count("<mark>2</mark>") >= 2
+    concepts = {"2": ("2", 0.5), "colossus": ("colossus", 3.0)}
+    ours = highlight_snippet(text, {"2", "colossus"}, tokens, concepts=lambda: concepts)
+    assert "<mark>Colossus</mark>" in ours and "<mark>2</mark>" in ours  # the second passage adds the other
+    # Synonyms are one concept: "chip" and "silicon" together do not outweigh "Anthropic".
+    text = f"Chips and silicon and chips.{filler} Anthropic uses them.{filler} Silicon chips again, chips.{filler}"
+    concepts = {"chip": (1, 1.0), "silicon": (1, 1.2), "anthrop": (2, 1.1)}
+    ours = highlight_snippet(text, {"chip", "silicon", "anthrop"}, _tokens(text), concepts=lambda: concepts)
+    assert "<mark>Anthropic</mark>" in ours
+    assert "<mark>Anthropic</mark>" not in highlight_snippet(text, {"chip", "silicon", "anthrop"}, _tokens(text))
+    # One concept in every passage: Whoosh's choice, as without concepts.
+    text = " ".join(f"Passage {i} says Stargate {'Stargate ' * (i % 3)}and goes on with unrelated words." for i in range(12))
+    assert highlight_snippet(text, {"stargat"}, _tokens(text), concepts=lambda: {"stargat": (1, 2.0)}) == highlight_snippet(
+        text, {"stargat"}, _tokens(text))
+
 # -- today's fragments: Whoosh's highlighter, as the service ran it before ----------------------
 
 

@@ -834,6 +834,15 @@ def test_a_prefix_longer_than_a_stem_finds_the_words_it_starts(service):
 
 
 
+@pytest.mark.parametrize(("q", "shown"), [("colossus 2", "Colossus"), ("what chips does anthropic use", "Anthropic")])
+def test_a_snippet_shows_the_querys_rarer_words_not_only_its_commonest(service, q, shown):
+    # The answer card for "colossus 2" showed "Phase 2 … Trainium2", never "Colossus", which it holds;
+    # for "what chips does anthropic use", "silicon" and "chip" (one concept), never "Anthropic".
+    result = service.search(SearchParams(q=q))
+    snippets = [result.answer.snippet_html] if result.answer else []
+    snippets += [hit.snippet_html for hit in result.hits[:3] if not hit.missing]  # those holding every word
+    assert snippets and all(f"<mark>{shown}" in snippet for snippet in snippets), q
+
 def test_a_prefix_finds_only_words_it_begins_not_the_stem_of_its_letters(service):
     # "onli" is stemmed "on", and "only" is stemmed "onli": "onli*" found every page saying "on" or
     # "only" (26), where the words it begins are "online" (5), and "onl*" found fewer pages than it.
