@@ -335,6 +335,12 @@ class SearchService:
         facets = count_facets(snap, params, found.matched, found.selected)
         match = found.match_level(asked.parsed)
         shown = hint is not None and _shows_correction(snap, asked.parsed, found.allowed)
+        if shown and asked.parsed and any(hit.missing for hit in hits):
+            # "Including results for oracle stargate": a hit lacks "oracle", as the results have it, not
+            # the "oracel" typed (a reader's QA pass); the page's "Must include" link requires it too.
+            respelt_as = {asked.parsed.text[start:end]: word for (start, end), word in fixes}
+            hits = tuple(replace(hit, missing=tuple(respelt_as.get(text, text) for text in hit.missing)) if hit.missing else hit
+                         for hit in hits)
         in_vain, in_vain_fixed = (), None
         if asked.parsed and asked.vocabulary:
             typed = _without_markup(params.q)  # as _understand read it: "-<b>nvdia</b>" excludes "nvdia"

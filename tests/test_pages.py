@@ -1006,6 +1006,22 @@ def test_a_hit_lacking_a_word_says_so_and_links_the_search_requiring_it(client):
     assert "15 results" in html and len(lines) == 15 - 4  # the pages holding both words say nothing
 
 
+
+def test_a_corrected_word_is_named_missing_as_the_results_have_it(client):
+    # "Including results for oracle stargate", then "Missing: oracel" on the hits without Oracle,
+    # the word as mistyped (a reader's QA pass).  The link requires the corrected word.
+    api = client.get("/api/search", query_string={"q": "oracel stargate", "per_page": 50}).get_json()
+    assert api["suggestion"]["text"] == "oracle stargate"
+    lacking = [hit["missing"] for hit in api["hits"] if hit["missing"]]
+    assert lacking and all(missing == ["oracle"] for missing in lacking)
+    html = client.get("/?q=oracel+stargate&per_page=50").get_data(as_text=True)
+    lines = _missing_lines(html)
+    assert len(lines) == len(lacking) and all(re.sub("<[^>]+>", "", line).startswith("Missing: oracle · Must include oracle") for line in lines)
+    [link] = set(re.findall(r'<a href="([^"]+)">Must include', html))
+    assert parse_qs(urlsplit(unescape(link)).query)["q"] == ["+oracle stargate"]
+    required = client.get("/api/search", query_string={"q": "+oracle stargate", "per_page": 50}).get_json()
+    assert {hit["id"] for hit in required["hits"]} == {hit["id"] for hit in api["hits"] if not hit["missing"]}
+
 def test_a_missing_word_is_linked_only_where_the_query_types_it_once(client):
     # An OR group, a word typed twice: no "Must include" link that would change what was asked.
     html = client.get("/?q=gpus+OR+tpus+nvidia&per_page=50").get_data(as_text=True)

@@ -126,8 +126,9 @@ REVISED = {"type": ["string", "null"], "description": (
 MISSING = {"type": "array", "items": {"type": "string"}, "description": (
     "The query's words (or quoted phrases, as typed) this hit lacks, when it holds some of them: "
     "[\"michigan\"] on a page about Stargate UK for \"stargate michigan\". Empty when it holds them "
-    "all, and for a hit found by meaning, by its name or by an organisation. Typed with a + before it "
-    "(stargate +michigan), a word is required.")}
+    "all, and for a hit found by meaning, by its name or by an organisation. A word whose spelling the "
+    "answer corrected (suggestion) is named as corrected: [\"oracle\"] for \"oracel stargate\". Typed with "
+    "a + before it (stargate +michigan), a word is required.")}
 DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC; as RFC 3339 "
               "allows, t and z in lower case and a space for the T; a fraction of a second of up to 9 digits; an "
               "offset with or without its colon, +02:00 or +0200). A document's "

@@ -220,20 +220,22 @@ def typed_title(result: SearchResult) -> Callable[[Hit], bool]:
     return typed
 
 
-def must_include(params: SearchParams) -> Callable[[str], str | None]:
+def must_include(params: SearchParams, query: str | None = None) -> Callable[[str], str | None]:
     """Return a function giving, for a word a hit lacks (as typed), the page of this search with the
     word required ("stargate +michigan"), or None where the word is not typed once as a whole word or
-    quoted phrase of the query (a word of a longer concept, of a group)."""
+    quoted phrase of the query (a word of a longer concept, of a group).  *query*, when given, is the
+    query the results were searched as (its spelling corrected: "oracle stargate" for "oracel stargate")."""
     made: dict[str, str | None] = {}
+    q = params.q if query is None else query
 
     def url(text: str) -> str | None:
         if text not in made:
             made[text] = None
             quoted = len(text) > 1 and text[0] == text[-1] == '"'
             if text[0] not in "+-" and (quoted or not any(c.isspace() for c in text)):
-                at = [m.start() for m in re.finditer(r"(?<!\S)%s(?!\S)" % re.escape(text), params.q)]
+                at = [m.start() for m in re.finditer(r"(?<!\S)%s(?!\S)" % re.escape(text), q)]
                 if len(at) == 1:
-                    made[text] = search_url(params, q=f"{params.q[: at[0]]}+{params.q[at[0] :]}")
+                    made[text] = search_url(params, q=f"{q[: at[0]]}+{q[at[0] :]}")
         return made[text]
 
     return url
@@ -385,7 +387,7 @@ def page() -> str | Response:
         split_facet=split_facet,
         chips_for=hit_chips(result, params, label),
         typed_title=typed_title(result),
-        must_include=must_include(params),
+        must_include=must_include(params, result.suggestion.text if result.suggestion else None),
         explained=summary,
         figures=readable,
         label=label,
