@@ -15,6 +15,7 @@ import errno
 import heapq
 import os
 import pickle
+import re
 import resource
 import struct
 import sys
@@ -37,7 +38,7 @@ from index.dates import month_label
 from index import store, vectors
 from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
-from index.schema import SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
+from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
 from search.results import FacetValue
 from search.scoring import TermScores
@@ -73,6 +74,8 @@ FACET_MATCH_DOCS = 60_000
 # Snapshots of at most this many documents keep their ids in a set (``Snapshot._few_ids``): 10k ids
 # are some 1 MB and 15 ms to list.
 IDS_KEPT_DOCS = 10_000
+# A name and a version number after it, a hyphen between or none: "apache2", "lua5.4", "gcc-12".
+_VERSIONED = re.compile(r"([a-z][a-z0-9.+]*?[a-z+])-?([0-9]+(?:\.[0-9]+)*)")
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,
@@ -405,7 +408,29 @@ class Snapshot:
             docnum = self._live_id(cut[0])
             if docnum is not None and whole_slug(str(self.stored(docnum)["title"])) == cut[1]:
                 return docnum
-        return None
+        # A name no document has but with a version after it: "apache" names apache2, "sqlite" sqlite3,
+        # "lua" the newest of lua5.1 … lua5.4 (a QA pass on the Debian corpus: apache2 was 16th).
+        versioned = self._versioned.get(text.strip().lower()) if text and len(text) <= NAME_MAX_CHARS else None
+        return self._live_id(versioned) if versioned is not None else None
+
+    @cached_property
+    def _versioned(self) -> dict[str, str]:
+        """Each name that ids have only with a version number after it (in the snapshot's namespace,
+        "apache" of ``deb-apache2``, "lua" of ``deb-lua5.4``), with the id of its version: a major one
+        first ("python3", not "python3.11"), the highest."""
+        best: dict[str, tuple[tuple[int, tuple[int, ...]], str]] = {}
+        prefix = self.id_prefix
+        ids = ids_of(self.searcher().reader())
+        for doc_id in ids:
+            found = _VERSIONED.fullmatch(doc_id, len(prefix)) if doc_id.startswith(prefix) else None
+            if found is None:
+                continue
+            parts = tuple(int(part) for part in found.group(2).split("."))
+            version = (-len(parts), parts)  # a major version first ("python3", not "python3.11"), the highest
+            if found.group(1) not in best or version > best[found.group(1)][0]:
+                best[found.group(1)] = (version, doc_id)
+        names = set(ids)  # a name an id has is found as it is, not here
+        return {name: doc_id for name, (_, doc_id) in best.items() if prefix + name not in names}
 
     def _live_id(self, doc_id: str) -> int | None:
         few = self._few_ids

@@ -30,6 +30,12 @@ PACKAGES = [
      "summary": "A scripting language for configuration.", "topics": ["devel"]},
     {"id": "pkg-liblua5.4-dev", "title": "Development files for the Lua language version 5.4",
      "summary": "Headers and static library for Lua 5.4, the Lua interpreter of version 5.4.", "topics": ["devel"]},
+    {"id": "pkg-lua5.1", "title": "Simple, extensible, embeddable programming language (an older one)",
+     "summary": "The scripting language's version 5.1.", "topics": ["devel"]},
+    {"id": "pkg-python3.11", "title": "Interactive high-level object-oriented language (version 3.11)",
+     "summary": "Python is an interpreted, interactive, object-oriented programming language.", "topics": ["devel"]},
+    {"id": "pkg-python3", "title": "Interactive high-level object-oriented language (default version)",
+     "summary": "Depends on the default Python 3 version of the release.", "topics": ["devel"]},
 ]
 
 
@@ -115,6 +121,20 @@ def test_a_version_typed_apart_from_its_name_names_the_package(packages):
         assert (first["id"], first["matched_by"]) == ("pkg-lua5.4", "name"), query
     assert name_ids("python 3.11 dev", "deb-")[-4:-2] == ("deb-python3.11-dev", "python3.11-dev")
 
+
+
+def test_a_name_no_package_has_names_its_versioned_package(packages):
+    # "apache" put apache2 16th of 64k packages, "sqlite" sqlite3 5th (a QA pass): no package is called
+    # that, the one named with a version after it is the program.  A major version is the generic one
+    # ("python": python3, not python3.11), else the highest ("lua": lua5.4, not lua5.1).
+    _, client = packages
+    for query, named in (("lua", "pkg-lua5.4"), ("Lua", "pkg-lua5.4"), ("python", "pkg-python3"), ("PYTHON ", "pkg-python3")):
+        first = _search(client, q=query)["hits"][0]
+        assert (first["id"], first["matched_by"]) == (named, "name"), query
+    # A name a package has is that package ("gimp": not any gimpx); a version alone names nothing.
+    assert _search(client, q="gimp")["hits"][0]["id"] == "pkg-gimp"
+    assert all(hit["matched_by"] != "name" for hit in _search(client, q="5")["hits"])
+    assert all(hit["matched_by"] != "name" for hit in _search(client, q="liblua")["hits"])  # liblua5.4-dev: more after the version
 
 def test_a_name_finds_its_package_even_without_a_word_in_common(packages):
     _, client = packages
