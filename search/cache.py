@@ -11,6 +11,7 @@ give the memory back).  ``SearchParams`` is frozen and already normalised by ``p
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import sys
 import threading
@@ -31,6 +32,22 @@ def unpatched(module: str, name: str) -> Any:
     if monkey is None:  # gevent's patching was never loaded: the module's attribute is the original
         return getattr(importlib.import_module(module), name)
     return monkey.get_original(module, name)
+
+
+def malloc_trim() -> Callable[[], object] | None:
+    """Return glibc's ``malloc_trim(0)`` (give freed heap pages back to the system), or None without it.
+
+    The C library is the one the interpreter runs on (``ctypes.CDLL(None)``): ``ctypes.util.find_library``
+    runs ``ldconfig``, a subprocess, which under gevent fails outside the hub's thread ("child watchers
+    are only available on the default loop"), so search as you type at 64k never finished its read
+    under the default workers (a QA pass)."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl, macOS)
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return lambda: trim(0)
 
 
 def memory_lock() -> threading.Lock:

@@ -30,8 +30,6 @@ would search for what is excluded.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import heapq
 import logging
 import re
@@ -51,7 +49,7 @@ import numpy as np
 from index import store
 from index.analysis import IDEOGRAPH, MARKS, QUERY_STOP_WORDS, STOP_WORDS, WORD
 from index.schema import INVISIBLE, LATIN_LETTERS
-from search.cache import unpatched
+from search.cache import malloc_trim, unpatched
 from search.evaluator import matches
 from search.params import InvalidParameter
 from search.query import COMPARISON_WORDS, hyphenated_query
@@ -360,11 +358,9 @@ def _give_back() -> None:
     """Hand the memory freed by a large read back to the operating system, where the C library can
     (glibc's malloc_trim): the read's passing objects left 45 MB of a 64k read's freed memory held by
     the worker (RSS kept +163 MB, +118 after a trim)."""
-    try:
-        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # no glibc (musl, macOS): nothing to give back this way
-        return
-    trim(0)
+    trim = malloc_trim()  # None without glibc (musl, macOS): nothing to give back this way
+    if trim is not None:
+        trim()
 
 
 def _pause() -> None:

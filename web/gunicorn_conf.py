@@ -5,7 +5,6 @@ and again whenever ``current`` points somewhere new, so a build or update needs 
 reload.  Memory is per worker: see docs/operations.md for the measured figures.
 """
 
-import ctypes
 import gc
 import html
 import itertools
@@ -19,6 +18,7 @@ from pathlib import Path
 import gunicorn.http.wsgi
 import gunicorn.util
 
+from search.cache import malloc_trim
 from web import WORKER_TIMEOUT_S, worker_class as configured_worker_class
 from web.observability import configure_logging
 from web.security import HEADERS
@@ -141,18 +141,7 @@ _pass_turn: Callable[[float], object] | None = None  # gevent.sleep under gevent
 PASS_TURN_SECONDS = 1e-6
 
 
-def _malloc_trim() -> Callable[[], object] | None:
-    """Return glibc's ``malloc_trim(0)`` (give freed heap pages back to the system), or None without it."""
-    try:
-        trim = ctypes.CDLL(None).malloc_trim  # the C library the interpreter runs on
-    except (OSError, AttributeError):  # not glibc
-        return None
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    return lambda: trim(0)
-
-
-_trim = _malloc_trim()
+_trim = malloc_trim()
 
 
 def post_fork(server, worker) -> None:
