@@ -177,18 +177,20 @@ class Encoder:
         if not words:
             return np.zeros(self.dim, np.float32)
         known = self._word_vectors
-        missing = [word for word in dict.fromkeys(words) if word not in known]
+        # This text's words' vectors, each read once from the shared map: another thread may empty it
+        # between two look-ups (a KeyError, a 500, under threaded workers: a QA pass).
+        have = {word: known.get(word) for word in words}
+        missing = [word for word, vector in have.items() if vector is None]
         if missing:
             if len(known) + len(missing) > QUERY_WORDS_KEPT:
-                known.clear()  # and this text's words that were kept are made again with the new ones
-                missing = list(dict.fromkeys(words))
+                known.clear()
             ids, starts = self._pieces_of(missing)
             rows = self.rows.read(ids).astype(np.float32)
             for word, lo, hi in zip(missing, starts[:-1], starts[1:]):
-                known[word] = rows[lo:hi].sum(axis=0)  # row after row, from the first, as embed's sparse product adds them
-        vector = known[words[0]].copy()
+                have[word] = known[word] = rows[lo:hi].sum(axis=0)  # row after row, from the first, as embed's sparse product adds them
+        vector = have[words[0]].copy()
         for word in words[1:]:
-            vector += known[word]  # in order, as embed's sparse product adds them
+            vector += have[word]  # in order, as embed's sparse product adds them
         # np.linalg.norm's sum (embed's), to the last bit, without its checks (np.linalg.norm alone: 4 µs).
         norm = np.sqrt(np.add.reduce(vector * vector))
         if norm > 0:

@@ -39,6 +39,7 @@ from search.results import Suggestion
 from search.synonyms import Synonyms
 
 CACHE_LIMIT = 4096
+_UNSET = object()  # no entry: a look-up result may be None
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
 _DIGIT = re.compile(r"\d")
 _WRITTEN_WORD = re.compile(WORD)
@@ -328,8 +329,8 @@ class Vocabulary:
         "Stargate" and "start"; "Stargate" is one edit from what was typed, "start" two, so "start"
         is not searched (it brought a page for "starting in 2027") nor marked."""
         key = ("near", typed, word, str(offered))
-        if key in self._cache:
-            return self._cache[key]  # type: ignore[return-value]
+        if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
+            return kept  # type: ignore[return-value]
         found = self.closest(typed, word)
         if any(w in FUNCTION_TERMS for w, _ in found):
             # A misspelt function word ("thier", "wiht"): searching for it would find nearly every
@@ -432,8 +433,8 @@ class Vocabulary:
         those words (``one_edit``).  A typo in an inflected word is one edit from the word and more
         from its stem: "trainng" is two from "train", one from "training"."""
         key = ("variants", folded)
-        if key in self._cache:
-            return self._cache[key]  # type: ignore[return-value]
+        if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
+            return kept  # type: ignore[return-value]
         found: dict[str, set[str]] = {}
         if allowed_distance(len(folded)) and folded.isascii() and folded.isalpha():
             words = list(dict.fromkeys(one_edit(folded)))
@@ -457,8 +458,8 @@ class Vocabulary:
         ``FAR_TYPO_HELD`` documents hold at least; else None."""
         folded = self._fold(typed)
         key = ("two_edits", folded)
-        if key in self._cache:
-            return self._cache[key]  # type: ignore[return-value]
+        if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
+            return kept  # type: ignore[return-value]
         held = {term: self.frequency(term) for term in self._within((folded,), 2)}
         # The commonest first, their written forms read for a few only (at 64k a five-letter word has
         # dozens of stems two edits off, and reading a word's forms reads documents).
@@ -480,8 +481,8 @@ class Vocabulary:
         alphabetical order.  (The first *limit* in alphabetical order, as before, left out the words
         readers mean: at 64k `py*` stopped at "pyc…", 191 results against 5,664 for `pyt*`.)"""
         key = ("prefix", prefix, str(limit))
-        if key in self._cache:
-            return self._cache[key]  # type: ignore[return-value]
+        if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
+            return kept  # type: ignore[return-value]
         held: Counter[str] = Counter()
         for leaf, _offset in self.reader.leaf_readers():  # a segment at a time: no merging of term infos
             for fieldname in SEARCH_FIELDS:
@@ -534,7 +535,8 @@ class Vocabulary:
         holding it write closest to *folded* (a typed word), within *limit* edits, with the way it is
         written; or None."""
         key = ("written near", word, folded)
-        if key not in self._cache:
+        kept = self._cache.get(key, _UNSET)  # one look-up: another thread may empty it
+        if kept is _UNSET:
             best: tuple[int, str, str] | None = None
             seen: set[str] = set()
             for text in self._texts(word, WRITES_DOCS):
@@ -549,8 +551,8 @@ class Vocabulary:
                     distance = min(_typed_distance(way, folded), _typed_distance(form, folded))  # as ``_apart``
                     if distance <= limit and (best is None or distance < best[0]) and self._analysed(form) == [word]:
                         best = (distance, form, way if _capitals_inside(way) else way.lower())
-            self._remember(key, best[1:] if best else None)
-        return self._cache[key]  # type: ignore[return-value]
+            kept = self._remember(key, best[1:] if best else None)
+        return kept  # type: ignore[return-value]
 
     def _analysed(self, form: str) -> list[str]:
         """Return the terms *form* (a written word) is searched as."""
@@ -559,19 +561,21 @@ class Vocabulary:
     def _written_forms(self, word: str) -> tuple[tuple[str, str], ...]:
         """``_forms`` of *word*, kept while the snapshot lasts."""
         key = ("surface", word)
-        if key not in self._cache:
-            self._remember(key, self._forms(word))
-        return self._cache[key]  # type: ignore[return-value]
+        kept = self._cache.get(key, _UNSET)  # one look-up: another thread may empty it
+        if kept is _UNSET:
+            kept = self._remember(key, self._forms(word))
+        return kept  # type: ignore[return-value]
 
     def acronym(self, word: str) -> bool:
         """Return whether the documents holding *word* (analysed) write it as an acronym, in capitals
         ("GPU", "GPUs"), in the first few documents of each field: most of its occurrences."""
         key = ("acronym", word)
-        if key not in self._cache:
+        kept = self._cache.get(key, _UNSET)  # one look-up: another thread may empty it
+        if kept is _UNSET:
             written = [text for text in self._written(word) if text.isalpha()]
             upper = sum(text.removesuffix("s").isupper() and len(text) > 1 for text in written)
-            self._remember(key, bool(written) and 2 * upper > len(written))
-        return self._cache[key]  # type: ignore[return-value]
+            kept = self._remember(key, bool(written) and 2 * upper > len(written))
+        return kept  # type: ignore[return-value]
 
     def _written(self, word: str) -> Iterator[str]:
         """Yield how the first few documents of each field holding *word* (analysed) write it."""

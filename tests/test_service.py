@@ -2114,3 +2114,23 @@ def test_a_hyphenated_word_beside_an_exclusion_lists_what_it_lists_alone(service
     alone = ids("low-latency")
     assert len(alone) > len(ids("+low-latency")) and ids("low-latency -token-per-expert") == alone - ids("+token-per-expert")
     assert ids("-early us-sited") == ids("us-sited") - ids("+early")
+
+
+def test_spelling_look_ups_hold_when_another_thread_empties_the_shared_cache(service):
+    # Threaded workers share a snapshot's spelling cache, emptied when full: a look-up that checked
+    # for its key, then read it, raised KeyError (a 500) when another thread emptied it between the
+    # two (a QA pass read the code).  Each look-up, asked twice, gives what a cache of its own gives.
+    class EmptiedAfterACheck(dict):
+        def __contains__(self, key):
+            found = super().__contains__(key)
+            self.clear()  # another thread, right after the check
+            return found
+
+    snap = service.snapshot()
+    plain = service._speller.vocabulary(snap.id, snap.searcher(), snap.analyzer)
+    shared = type(plain)(snap.searcher(), snap.analyzer, EmptiedAfterACheck())
+    for ask in (lambda v: v.near("stargte", "stargt"), lambda v: v.prefixed("stargat", 8), lambda v: v.acronym("gpu"),
+                lambda v: v._written_forms("stargat"), lambda v: v._written_near("stargat", "stargte", 2),
+                lambda v: v.two_edits("stargtae")):
+        expected = ask(plain)
+        assert ask(shared) == expected and ask(shared) == expected  # the second finds its entry, then loses it

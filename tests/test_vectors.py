@@ -299,3 +299,27 @@ def test_cli_builds_without_vectors_and_serve_rebuilds_an_index_of_another_model
     result = CliRunner().invoke(main, serve)
     assert result.exit_code == 0 and "no vectors of the installed model" in result.output
     assert store.current_id(root) != old
+
+
+class _EmptiedByAnotherThread(dict):
+    """A shared map another thread empties as soon as one is stored or checked (threaded workers share
+    a worker's caches): every store keeps only itself, a membership check empties the map after it."""
+
+    def __setitem__(self, key, value):
+        self.clear()
+        super().__setitem__(key, value)
+
+    def __contains__(self, key):
+        found = super().__contains__(key)
+        self.clear()
+        return found
+
+
+def test_a_query_vector_is_whole_when_another_thread_empties_the_kept_words():
+    # Under gthread workers the kept word vectors are shared: emptied between storing a text's words
+    # and reading them back, embed_one raised KeyError (a 500; a QA pass read the code).
+    encoder = vectors.encoder()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(encoder, "_word_vectors", _EmptiedByAnotherThread())
+        for text in ("stargate data centers", "gpu cluster", "gpu gpu cluster"):
+            assert np.array_equal(encoder.embed_one(text), encoder.embed([text])[0]), text
