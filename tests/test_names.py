@@ -182,6 +182,17 @@ def test_the_page_shows_the_exact_name(packages):
     assert "<code>gimp</code>" in page and "<code>pkg-gimp</code>" not in page
 
 
+
+def test_the_page_says_when_the_name_found_has_a_version_after_what_was_typed(packages):
+    # "python" names python3: "Exact name: … python3, is what you searched for" was not so.
+    _, client = packages
+    page = client.get("/?q=python").get_data(as_text=True)
+    assert "Name and version: this page's name, <code>python3</code>, is what you searched for with a version" in page
+    assert "Exact name" not in page
+    for q in ("lua5.4", "lua 5.4"):  # typed with its version: the name as typed
+        page = client.get("/", query_string={"q": q}).get_data(as_text=True)
+        assert "Exact name" in page and "Name and version" not in page, q
+
 def test_updates_keep_names_to_live_documents_and_the_namespace_honest(packages, tmp_path):
     from index.update import update
 

@@ -220,6 +220,21 @@ def typed_title(result: SearchResult) -> Callable[[Hit], bool]:
     return typed
 
 
+_VERSION_AFTER = re.compile(r"-?[0-9]+(?:\.[0-9]+)*")
+
+
+def versioned_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
+    """Return a function telling whether a hit named by the query is so with a version number after
+    what was typed ("python": python3; ``Snapshot.named``): the page then says so, not "Exact name"."""
+    texts = {text.strip().lower() for text in (result.query, result.suggestion.text if result.suggestion else "")} - {""}
+
+    def versioned(hit: Hit) -> bool:
+        name = (hit.id[len(prefix):] if prefix and hit.id.startswith(prefix) else hit.id).lower()
+        return name not in texts and any(name.startswith(text) and _VERSION_AFTER.fullmatch(name[len(text):]) for text in texts)
+
+    return versioned
+
+
 def must_include(params: SearchParams, query: str | None = None) -> Callable[[str], str | None]:
     """Return a function giving, for a word a hit lacks (as typed), the page of this search with the
     word required ("stargate +michigan"), or None where the word is not typed once as a whole word or
@@ -387,6 +402,7 @@ def page() -> str | Response:
         split_facet=split_facet,
         chips_for=hit_chips(result, params, label),
         typed_title=typed_title(result),
+        versioned=versioned_name(result, prefix),
         must_include=must_include(params, result.suggestion.text if result.suggestion else None),
         explained=summary,
         figures=readable,
