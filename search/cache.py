@@ -12,6 +12,7 @@ give the memory back).  ``SearchParams`` is frozen and already normalised by ``p
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib
 import sys
 import threading
@@ -34,6 +35,7 @@ def unpatched(module: str, name: str) -> Any:
     return monkey.get_original(module, name)
 
 
+@functools.cache  # the library's symbol looked up once (a large read gives memory back after each)
 def malloc_trim() -> Callable[[], object] | None:
     """Return glibc's ``malloc_trim(0)`` (give freed heap pages back to the system), or None without it.
 

@@ -74,8 +74,10 @@ FACET_MATCH_DOCS = 60_000
 # Snapshots of at most this many documents keep their ids in a set (``Snapshot._few_ids``): 10k ids
 # are some 1 MB and 15 ms to list.
 IDS_KEPT_DOCS = 10_000
-# A name and a version number after it, a hyphen between or none: "apache2", "lua5.4", "gcc-12".
-_VERSIONED = re.compile(r"([a-z][a-z0-9.+]*?[a-z+])-?([0-9]+(?:\.[0-9]+)*)")
+# A version number after a name, a hyphen between or none: the "2" of "apache2", "5.4" of "lua5.4", "-12" of "gcc-12".
+_VERSION = r"-?([0-9]+(?:\.[0-9]+)*)"
+VERSION_AFTER = re.compile(_VERSION)
+_VERSIONED = re.compile(r"([a-z][a-z0-9.+]*?[a-z+])" + _VERSION)  # a name and its version
 # Errors Whoosh raises on a missing, truncated or garbled index folder.
 _OPEN_ERRORS = (
     whoosh_index.IndexError,

@@ -23,7 +23,7 @@ from index.schema import event_url, whole_slug
 from search.explain import readable, summary
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string, url_pairs, url_values
 from search.results import FacetValue, Hit, SearchResult
-from search.snapshot import Snapshot
+from search.snapshot import VERSION_AFTER, Snapshot
 from search.suggest import MAX_PREFIX_CHARS
 from web import get_search
 from web.boundary import sent_as_text
@@ -220,9 +220,6 @@ def typed_title(result: SearchResult) -> Callable[[Hit], bool]:
     return typed
 
 
-_VERSION_AFTER = re.compile(r"-?[0-9]+(?:\.[0-9]+)*")
-
-
 def versioned_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
     """Return a function telling whether a hit named by the query is so with a version number after
     what was typed ("python": python3; ``Snapshot.named``): the page then says so, not "Exact name"."""
@@ -230,7 +227,7 @@ def versioned_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
 
     def versioned(hit: Hit) -> bool:
         name = (hit.id[len(prefix):] if prefix and hit.id.startswith(prefix) else hit.id).lower()
-        return name not in texts and any(name.startswith(text) and _VERSION_AFTER.fullmatch(name[len(text):]) for text in texts)
+        return name not in texts and any(name.startswith(text) and VERSION_AFTER.fullmatch(name[len(text):]) for text in texts)
 
     return versioned
 
