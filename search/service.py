@@ -980,20 +980,36 @@ def _ties_by_relevance(
     snap: Snapshot, parsed: ParsedQuery, found: _Found, pool: AbstractSet[int], newest: list[int], end: int,
     cosines: dict[int, float], deadline: float,
 ) -> tuple[list[int], bool]:
-    """Return the newest *end* of *pool* (matches) with documents of the same date in relevance order,
-    and whether time ran out ordering them (a page of a date shared by thousands: ``timed_out``).
+    """Return the newest *end* of *pool* (matches) with documents of the same published date in
+    relevance order, and whether time ran out ordering them (a page of a date shared by thousands:
+    ``timed_out``).  Documents dated by their arrival (no ``published``: all of a build share its
+    time) keep the order their source lists them in, as without a query: that order is all that is
+    known of their time (the seed's topic page lists its events most recent first; ordered by
+    relevance, a search's feed put the oldest Stargate events first: a QA pass).
 
     *newest* is the newest *end* by date, listing order breaking ties.  The documents newer than its
     last one's date are all in it, and are put in order among themselves.  Of that last date, the
     documents of *pool* beyond the window may be more relevant: the best of them by relevance fill the
     rest (a relevance search, with its cost, where the whole corpus shares one date)."""
+    arrivals: dict[int, bool] = {}
+
+    def by_arrival(docnum: int) -> bool:
+        """Whether *docnum*'s date is its arrival (decided for its whole date by the one listed first)."""
+        date = snap.date_key(docnum)
+        if date not in arrivals:
+            arrivals[date] = snap.stored(docnum).get("published") is None
+        return arrivals[date]
+
     boundary = snap.date_key(newest[-1])
     newer = [docnum for docnum in newest if snap.date_key(docnum) != boundary]
-    out, late = _by_relevance(snap, parsed, found, newer, len(newer), cosines, deadline)
-    out.sort(key=snap.date_key, reverse=True)  # stable: relevance order within a date
+    out, late = _by_relevance(snap, parsed, found, [d for d in newer if not by_arrival(d)], len(newer), cosines, deadline)
+    place = {docnum: n for n, docnum in enumerate(out)}
+    newer.sort(key=lambda d: (-snap.date_key(d), place[d] if d in place else snap.newest_rank(d)))
+    if by_arrival(newest[-1]):
+        return newer + [docnum for docnum in newest if snap.date_key(docnum) == boundary], late
     tied = snap.same_date(newest[-1]) & pool
     rest, later = _by_relevance(snap, parsed, found, tied, end - len(newer), cosines, deadline)
-    return out + rest, late or later
+    return newer + rest, late or later
 
 
 def _by_relevance(

@@ -311,6 +311,22 @@ def test_the_seed_corpus_feed_of_a_multi_word_search_is_newest_first(index_dir):
     assert updated and updated == sorted(updated, reverse=True)
 
 
+def test_the_seed_feed_of_a_search_follows_the_topic_page_s_order_most_recent_first(index_dir):
+    # The seed's events have no dates, only their order on the topic page (most recent first), and
+    # one build's first_seen: ordered by relevance among them, the feed of "stargate" listed "Introducing
+    # Stargate UK", "... UAE", "Announcing The Stargate Project" first, the oldest (a QA pass).
+    seed = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+    hits = seed.get("/api/search", query_string={"q": "stargate", "sort": "newest", "per_page": 50}).get_json()["hits"]
+    events = [h for h in hits if h["kind"] == "event" and not h["missing"]]
+    assert len(events) >= 10 and all(h["published"] is None for h in events)
+    assert [h["position"] for h in events] == sorted(h["position"] for h in events)
+    browsed = [h["id"] for page in (1, 2) for h in seed.get("/api/search", query_string={"sort": "newest", "per_page": 50, "page": page}).get_json()["hits"]]
+    holding = [h["id"] for h in hits if not h["missing"]]  # the pages with every word come first
+    assert holding == [i for i in browsed if i in set(holding)]  # in the order browsing lists them
+    _, parsed, _ = feed(seed, "q=stargate")
+    assert [entry.link.rsplit("/", 1)[1] for entry in parsed.entries] == [h["url"].rsplit("/", 1)[1] for h in hits][:20]
+
+
 def test_after_a_rollback_every_worker_says_the_rollbacks_time_even_one_that_kept_the_snapshot_open(dated_index, tmp_path):
     # A worker that got no request while the update was served kept the Snapshot it had opened before,
     # with the time of its first switch: a reader polling with If-Modified-Since got 304 from it (and

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import logging
 import re
 from pathlib import Path
@@ -1025,13 +1027,19 @@ def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
     assert hurried.total == 2500  # the count is exact even when ranking was cut short
     relaxed = SearchService(tmp_path / "ix").search(SearchParams(q="gpu"))
     assert not relaxed.timed_out and len(relaxed.hits) == 10 and relaxed.total == 2500
-    # By date, of one date all (ordered by relevance among themselves): said too, and not kept. The
-    # order was the part scored in time, said complete (timed_out false) and cached (a QA pass).
-    hurried_service = SearchService(tmp_path / "ix", budget_s=0.0)
+    # By date, of one published date all (ordered by relevance among themselves): said too, and not
+    # kept. The order was the part scored in time, said complete (timed_out false) and cached (a QA pass).
+    dated = write_jsonl(tmp_path / "dated.jsonl", [{**json.loads(line), "published": "2024-01-01"}
+                                                  for line in docs.read_text(encoding="utf-8").splitlines()])
+    build([dated], root=tmp_path / "dated-ix")
+    hurried_service = SearchService(tmp_path / "dated-ix", budget_s=0.0)
     for _ in range(2):
         by_date = hurried_service.search(SearchParams(q="gpu", sort="newest"))
         assert by_date.timed_out and by_date.total == 2500
-    assert not SearchService(tmp_path / "ix").search(SearchParams(q="gpu", sort="newest")).timed_out
+    assert not SearchService(tmp_path / "dated-ix").search(SearchParams(q="gpu", sort="newest")).timed_out
+    # Undated, the documents of the build's one date keep their listing order: nothing to score in time.
+    undated = SearchService(tmp_path / "ix", budget_s=0.0).search(SearchParams(q="gpu", sort="newest"))
+    assert not undated.timed_out and [h.id for h in undated.hits] == [f"d{i}" for i in range(10)]
 
 
 def test_explanations_keep_to_the_time_budget(index_dir, monkeypatch):

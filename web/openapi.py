@@ -509,7 +509,7 @@ PATHS: dict[str, Any] = {
                 {"name": "sort", "in": "query", "description": (
                     "relevance (default with q), newest (published, else first_seen; default without q; with q, "
                     "the documents with every word first, then the rest, each newest first, documents of the same "
-                    "date in order of their words' scores, the same on every page) or listing. Relevance without q "
+                    "published date in order of their words' scores, the same on every page, those dated by their arrival in listing order) or listing. Relevance without q "
                     "is newest (there is nothing to be relevant to), and the answer's sort says so. Read in any "
                     "case (NEWEST); empty is the default."),
                  "schema": {"type": "string", "pattern": SORT_PATTERN}},
