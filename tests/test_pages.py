@@ -1007,6 +1007,28 @@ def test_a_hit_lacking_a_word_says_so_and_links_the_search_requiring_it(client):
 
 
 
+def test_a_query_typed_with_caps_lock_links_the_search_requiring_its_missing_word(client):
+    # "STARGATE MICHIGAN" is read as "stargate michigan" and names "michigan" missing: the link was
+    # left out, the word not being found as typed (a QA pass).
+    html = client.get("/?q=STARGATE+MICHIGAN&per_page=50").get_data(as_text=True)
+    lines = _missing_lines(html)
+    assert len(lines) == 15 - 4 and all(re.sub("<[^>]+>", "", line).startswith("Missing: michigan · Must include michigan") for line in lines)
+    [link] = set(re.findall(r'<a href="([^"]+)">Must include', html))
+    assert parse_qs(urlsplit(unescape(link)).query)["q"] == ["STARGATE +MICHIGAN"]
+    assert "4 results" in client.get(unescape(link)).get_data(as_text=True)
+
+
+@pytest.mark.parametrize(("q", "match", "says"), [
+    ("Introducing Stargate UKK", "most", "these match most of them"),  # every hit lacks "UKK": it said nothing
+    ("stargate zzzqqq", "partial", "these match some of them"),
+    ("stargate michigan", "all", None),
+])
+def test_the_page_says_when_no_result_has_every_word(client, q, match, says):
+    assert client.get("/api/search", query_string={"q": q}).get_json()["match"] == match
+    notes = re.findall(r'<p class="note partial">(.*?)</p>', client.get("/", query_string={"q": q}).get_data(as_text=True))
+    assert notes == ([f"No result has all of your words; {says}."] if says else [])
+
+
 def test_a_corrected_word_is_named_missing_as_the_results_have_it(client):
     # "Including results for oracle stargate", then "Missing: oracel" on the hits without Oracle,
     # the word as mistyped (a reader's QA pass).  The link requires the corrected word.

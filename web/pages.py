@@ -245,7 +245,8 @@ def must_include(params: SearchParams, query: str | None = None) -> Callable[[st
             made[text] = None
             quoted = len(text) > 1 and text[0] == text[-1] == '"'
             if text[0] not in "+-" and (quoted or not any(c.isspace() for c in text)):
-                at = [m.start() for m in re.finditer(r"(?<!\S)%s(?!\S)" % re.escape(text), q)]
+                # In any case: a query typed with caps lock names its missing words as the pages write them.
+                at = [m.start() for m in re.finditer(r"(?<!\S)%s(?!\S)" % re.escape(text), q, re.IGNORECASE)]
                 if len(at) == 1:
                     made[text] = search_url(params, q=f"{q[: at[0]]}+{q[at[0] :]}")
         return made[text]
