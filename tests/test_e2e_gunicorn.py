@@ -179,3 +179,21 @@ def test_a_client_s_script_name_header_does_not_move_the_links(server):
     assert status == 200 and b"/evil" not in body
     status, _, _ = get(server + "/healthz", {"SCRIPT_NAME": "/elsewhere"})
     assert status == 200
+
+
+def test_a_query_of_the_longest_length_in_any_script_is_searched_and_a_longer_address_told_in_words(server):
+    # 4,096 characters is the most a query may hold, in any script: percent-encoded, 1,020 Chinese
+    # characters already passed gunicorn's 8,190-byte request line, and the reader got its bare "URI
+    # Too Long" page, with no way back (a QA pass in Chromium).
+    from urllib.parse import quote
+
+    from search.params import MAX_QUERY_CHARS
+
+    for text in ("北京正在建设新的人工智能数据中心，", "😀 stargate "):
+        q = (text * MAX_QUERY_CHARS)[:MAX_QUERY_CHARS]
+        for path in ("/?q=", "/api/search?q="):
+            status, _, body = get(server + path + quote(q))
+            assert status == 200, (path, status, body[:200])
+    status, headers, body = get(server + "/?q=" + "%F0%9F%98%80" * 6000)  # 72,000 bytes: past any query's
+    assert status == 414 and headers["Content-Security-Policy"].startswith("default-src 'self'")
+    assert b"shorten it and search again" in body and b'<a href="/">Search again</a>' in body

@@ -19,6 +19,7 @@ import subprocess
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ import pytest
 from bench.servers import free_port
 from corpus.sources import DEFAULT_DIR
 from index import store
+from search.params import MAX_QUERY_CHARS
 from tests.attack_support import proc_stat
 from tests.conftest import REPO, TOPICHUB, topichub, write_jsonl
 from tests.waiting import wait_until
@@ -211,6 +213,9 @@ def test_a_snapshot_rolls_out_to_replicas_behind_haproxy_under_load_and_a_killed
         with urllib.request.urlopen(forged, timeout=30) as response:
             description = response.read().decode()
         assert 'template="http://' in description and "https://" not in description
+        # The longest query in any script passes the balancer too (its buffer held 16 KB by default).
+        longest = urllib.parse.quote(("😀 stargate " * 400)[:MAX_QUERY_CHARS])
+        assert fetch(lb.base + "/api/search?q=" + longest).status == 200
 
         # -- the roll-out ------------------------------------------------------------------------
         # Per replica: publish's own copy, verify and switch; the command's wall time; until its /healthz named it.

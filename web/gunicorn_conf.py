@@ -15,10 +15,12 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import gunicorn.http.message
 import gunicorn.http.wsgi
 import gunicorn.util
 
 from search.cache import malloc_trim
+from search.params import MAX_QUERY_CHARS
 from web import WORKER_TIMEOUT_S, worker_class as configured_worker_class
 from web.observability import configure_logging
 from web.security import HEADERS
@@ -28,9 +30,24 @@ gunicorn.http.wsgi.SERVER = "topichub"
 gunicorn.http.wsgi.SERVER_SOFTWARE = "topichub"
 
 
+# The request line gunicorn reads: a query of MAX_QUERY_CHARS characters in any script fits, percent-
+# encoded (up to 12 bytes a character: "%F0%9F%98%80"), with its filters.  gunicorn bounds the setting
+# at 8,190 bytes (0 is unbounded), where a pasted paragraph of some 900 Chinese characters got its bare
+# "URI Too Long" page (a QA pass); its bound is its module's constant, raised here to ours.
+REQUEST_LINE_BYTES = 65_536
+gunicorn.http.message.MAX_REQUEST_LINE = max(gunicorn.http.message.MAX_REQUEST_LINE, REQUEST_LINE_BYTES)
+limit_request_line = REQUEST_LINE_BYTES
+TOO_LONG = (f"The address is longer than the {REQUEST_LINE_BYTES:,} bytes the service reads. A query of up to "
+            f"{MAX_QUERY_CHARS:,} characters fits in any script: shorten it and search again.")
+
+
 def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
-    """Answer a request gunicorn refuses itself (before the app) with the headers every answer carries."""
-    body = f"<!doctype html><title>{html.escape(reason)}</title><h1>{html.escape(reason)}</h1><p>{html.escape(mesg)}</p>"
+    """Answer a request gunicorn refuses itself (before the app) with the headers every answer carries;
+    an address too long says so in words, with a way back to the search."""
+    if status_int == 414:
+        mesg = TOO_LONG
+    body = (f"<!doctype html><title>{html.escape(reason)}</title><h1>{html.escape(reason)}</h1><p>{html.escape(mesg)}</p>"
+            '<p><a href="/">Search again</a></p>')
     data = body.encode("utf-8")
     head = [
         f"HTTP/1.1 {status_int} {reason}",
@@ -65,7 +82,6 @@ keepalive = 5
 # gunicorn's own messages (workers starting, dying) stay on stderr.
 accesslog = None
 errorlog = "-"
-limit_request_line = 8190
 # gunicorn 25.1+ opens a control socket for `gunicornc` at one path per user ($XDG_RUNTIME_DIR or
 # ~/.gunicorn/gunicorn.ctl): a second service on the host (a replica, a test server) takes it over,
 # and stopping either removes it.  The service is run with signals (docs/operations.md), so none.

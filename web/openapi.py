@@ -486,9 +486,9 @@ PATHS: dict[str, Any] = {
                     "more is a 400. "
                     "It is read composed (Unicode NFC), with control characters as spaces, as documents are "
                     "stored (a NUL is refused). Empty lists everything. The whole request line is at most "
-                    "8,190 bytes as sent (gunicorn's limit, before the app): 4,096 Latin characters fit, but "
-                    "percent-encoded accented or CJK text takes 6-12 bytes a character (about 1,360 é or 900 中); "
-                    "past that the server answers 414 with an HTML body, not the JSON error."),
+                    "65,536 bytes as sent (the server's limit, before the app): 4,096 characters of any script fit "
+                    "percent-encoded (up to 12 bytes a character); past that the server answers 414 with an HTML "
+                    "body, not the JSON error."),
                  "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN},
                  "example": "stargate"},
                 _filter("topic", "Only documents carrying this topic slug. A slug a topic had before it was renamed "
