@@ -197,3 +197,27 @@ def test_a_query_of_the_longest_length_in_any_script_is_searched_and_a_longer_ad
     status, headers, body = get(server + "/?q=" + "%F0%9F%98%80" * 6000)  # 72,000 bytes: past any query's
     assert status == 414 and headers["Content-Security-Policy"].startswith("default-src 'self'")
     assert b"shorten it and search again" in body and b'<a href="/">Search again</a>' in body
+
+
+@pytest.mark.parametrize("path", ["/api/search?q=café", "/?q=café", "/api/search?since=２０２５-03-01"])
+def test_an_address_not_percent_encoded_is_told_how_to_send_it_as_the_api_s_json_error(server, path):
+    # curl sends "?q=café" as typed; gunicorn refuses it (RFC 9112) before the app, and answered
+    # with an HTML 400 echoing the request line garbled ("cafÃ©"), without the API's CORS header.
+    import http.client
+    import socket
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode("utf-8"))  # as curl sends it
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        body = response.read().decode("utf-8")
+    assert response.status == 400 and "Ã" not in body
+    if path.startswith("/api/"):
+        assert response.getheader("Content-Type") == "application/json"
+        assert response.getheader("Access-Control-Allow-Origin") == "*"
+        error = json.loads(body)["error"]
+        assert error["code"] == "invalid_request" and "percent-encoded" in error["message"]
+    else:
+        assert response.getheader("Content-Type").startswith("text/html") and "percent-encoded" in body

@@ -8,7 +8,9 @@ reload.  Memory is per worker: see docs/operations.md for the measured figures.
 import gc
 import html
 import itertools
+import json
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -23,7 +25,7 @@ from search.cache import malloc_trim
 from search.params import MAX_QUERY_CHARS
 from web import WORKER_TIMEOUT_S, worker_class as configured_worker_class
 from web.observability import configure_logging
-from web.security import HEADERS
+from web.security import API_PREFIX, CORS_HEADERS, HEADERS
 
 # No banner: gunicorn's Server header would name the software; ours names only the service.
 gunicorn.http.wsgi.SERVER = "topichub"
@@ -41,20 +43,38 @@ TOO_LONG = (f"The address is longer than the {REQUEST_LINE_BYTES:,} bytes the se
             f"{MAX_QUERY_CHARS:,} characters fits in any script: shorten it and search again.")
 
 
+# gunicorn refuses a request target holding what a URL percent-encodes (RFC 9112: printable ASCII only),
+# as curl sends "?q=café" typed so, with a 400 echoing the request line garbled ("cafÃ©"), as HTML even
+# to the API (a QA pass).  Its message names the line; the target is read back from it.
+_REFUSED_TARGET = re.compile(r"'[A-Z]+ (\S*) HTTP/[\d.]+'")
+RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a space, a letter outside ASCII): "
+              "send q=caf%C3%A9, not q=café (curl encodes them with -G --data-urlencode 'q=café').")
+
+
 def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     """Answer a request gunicorn refuses itself (before the app) with the headers every answer carries;
-    an address too long says so in words, with a way back to the search."""
+    an address too long or not percent-encoded says so in words, to the API as its JSON error."""
+    found = _REFUSED_TARGET.search(mesg) if status_int == 400 else None
+    target = found.group(1) if found else ""
     if status_int == 414:
         mesg = TOO_LONG
-    body = (f"<!doctype html><title>{html.escape(reason)}</title><h1>{html.escape(reason)}</h1><p>{html.escape(mesg)}</p>"
-            '<p><a href="/">Search again</a></p>')
+    elif target and not (target.isascii() and target.isprintable()):
+        mesg = RAW_TARGET
+    extra: tuple[tuple[str, str], ...] = ()
+    if target.lower().startswith(API_PREFIX):
+        body = json.dumps({"error": {"code": "invalid_request", "message": mesg}})
+        content_type, extra = "application/json", CORS_HEADERS
+    else:
+        body = (f"<!doctype html><title>{html.escape(reason)}</title><h1>{html.escape(reason)}</h1><p>{html.escape(mesg)}</p>"
+                '<p><a href="/">Search again</a></p>')
+        content_type = "text/html; charset=utf-8"
     data = body.encode("utf-8")
     head = [
         f"HTTP/1.1 {status_int} {reason}",
         "Connection: close",
-        "Content-Type: text/html; charset=utf-8",
+        f"Content-Type: {content_type}",
         f"Content-Length: {len(data)}",
-        *(f"{name}: {value}" for name, value in HEADERS.items()),
+        *(f"{name}: {value}" for name, value in (*HEADERS.items(), *extra)),
     ]
     gunicorn.util.write_nonblock(sock, ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
 

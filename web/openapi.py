@@ -139,7 +139,9 @@ PREFIX = {"name": "q", "in": "query", "description": (
               "What has been typed so far; a space at its end (kept, one, in the answer's query) makes the last "
               "word whole: 'open ' is completed by what holds the word open, not by 'OpenAI'."),
           "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}}
-BAD_PARAMETER = "A parameter is invalid, or its percent-encoding is not UTF-8 (x=%FF); error.param names it."
+BAD_PARAMETER = ("A parameter is invalid, or its percent-encoding is not UTF-8 (x=%FF); error.param names it. An address "
+                 "holding what a URL percent-encodes (a space, a letter outside ASCII, sent raw) is refused before the app: "
+                 "invalid_request, without param.")
 # Every route checks its query string so, even one reading no parameter (an unknown one is otherwise ignored).
 NOT_UTF8 = _error("A parameter's name or value is not UTF-8 once percent-decoded (x=%FF); error.param names it.")
 

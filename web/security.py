@@ -36,7 +36,7 @@ CORS_HEADERS = (
 )
 PREFLIGHT_HEADERS = (
     ("Access-Control-Allow-Methods", "GET, HEAD"),
-    ("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, X-Request-ID"),
+    ("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since, X-Request-ID"),
     ("Access-Control-Max-Age", "86400"),
 )
 
