@@ -835,3 +835,21 @@ def test_a_document_id_is_found_composed_or_decomposed(tmp_path, stored):
         body = client.get(f"/api/documents/{sent}").get_json()
         assert body["document"]["id"] == doc_id and [d["id"] for d in body["more_like_this"]] == ["other"], form
         assert client.get(f"/events/{sent}").status_code == 200, form
+
+
+def test_an_answer_cut_short_by_the_time_budget_is_not_cached_or_validated(tmp_path):
+    # A search past its budget answers with what it found (timed_out true). It carried the ETag and
+    # "public, max-age=30" of the complete answer: a cache kept the partial ranking and revalidated
+    # it as current (a QA pass on the API).
+    from index.build import build
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    docs = [{"id": f"d{i}", "title": f"GPU cluster {i}", "summary": "gpu " * (i % 7 + 1), "topics": ["t"]} for i in range(2500)]
+    build([write_jsonl(tmp_path / "many.jsonl", docs)], root=tmp_path / "ix")
+    hurried = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True, "QUERY_BUDGET_S": 1e-9}).test_client()
+    cut = hurried.get("/api/search?q=gpu")
+    assert cut.status_code == 200 and cut.get_json()["timed_out"] is True
+    assert "ETag" not in cut.headers and cut.headers["Cache-Control"] == "no-store"
+    whole = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client().get("/api/search?q=gpu")
+    assert whole.get_json()["timed_out"] is False and whole.headers["ETag"] and whole.headers["Cache-Control"] == "public, max-age=30"

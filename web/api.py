@@ -76,6 +76,12 @@ def _cached(request_parts: tuple[object, ...], answer: Callable[[], tuple[dict[s
         if held.contains_weak(etag):
             return _validators(Response(status=304), etag)
     body, used = answer()  # the ETag names the snapshot the answer came from: a publish may land in between
+    if body.get("timed_out") is True:
+        # Cut short by the time budget: not the answer its ETag would name, which a cache would then
+        # keep and revalidate as current (the complete answer's ETag got 304 from it: a QA pass).
+        response = jsonify(body)
+        response.headers["Cache-Control"] = "no-store"
+        return response
     etag = _etag(used, *request_parts)
     if held and held.star_tag:  # "*" holds any current answer: known only once there is one (no 404 raised)
         return _validators(Response(status=304), etag)

@@ -279,7 +279,8 @@ SCHEMAS: dict[str, Any] = {
             "timed_out": {"type": "boolean",
                           "description": ("Ranking ran past the time budget; the hits are the best found in time. "
                                           "With explain=1 also when the budget ran out before every hit was "
-                                          "explained: the hits after have none.")},
+                                          "explained: the hits after have none. Such an answer has no ETag and is not to be cached "
+                                          "(Cache-Control: no-store): asked again, it may be whole.")},
             "excluded_in_vain": {"type": "array", "items": {"type": "string"}, "description": (
                 "Words the query excludes (-word, NOT word) that no document holds, and excluded quoted "
                 "phrases and hyphenated words with such a word, as typed: excluding them left nothing out (often a "
