@@ -136,7 +136,12 @@ def search_feed() -> Response:
     # yet, when that was last true; after a step back (a rollback took entries away), no earlier than
     # the step: a feed's updated never goes back.
     switched, back = format_utc(served), snap.stepped_back
-    changed = [max(entry_updated(hit, date, switched, back), _added(hit)) for hit in result.hits if (date := _date(hit))]
+    # A search followed is its words: the pages holding every one.  The newest sort lists them first,
+    # then pages holding some and pages near in meaning, which the feed, strictly by date, mixed in:
+    # of the feed of "stargate michigan", 11 of 15 entries lacked "michigan", and a new Stargate page
+    # without it would have topped it (a QA pass).  The search page lists those, each saying so.
+    entries = [hit for hit in result.hits if not hit.missing and hit.matched_by != "meaning"] if params.q else list(result.hits)
+    changed = [max(entry_updated(hit, date, switched, back), _added(hit)) for hit in entries if (date := _date(hit))]
     updated = max([*changed, *([switched] if back or not changed else [])])
     body = render_template(
         "feed.xml",
@@ -145,7 +150,10 @@ def search_feed() -> Response:
         root=root,
         self_url=f"{root}feeds/search.atom" + (f"?{query}" if query else ""),
         page_url=f"{root}" + (f"?{listing}" if listing else ""),
-        entries=[(hit, date, entry_updated(hit, date, switched, back)) for hit, date in newest_first(result.hits, updated)],
+        entries=[(hit, date, entry_updated(hit, date, switched, back)) for hit, date in newest_first(entries, updated)],
+        some_words=len(entries) < len(result.hits),
+        # Results for a correction ("widgte": widget's pages) say so, as the page does.
+        corrected=result.suggestion.text if result.suggestion and result.total else None,
         updated=updated,
         as_date_time=as_date_time,
         event_url=event_url,
