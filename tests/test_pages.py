@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from html import unescape
+from html import escape, unescape
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, parse_qsl, quote, urlencode, urlsplit
 
@@ -1061,3 +1061,20 @@ def test_a_long_query_s_hit_names_three_missing_words_and_counts_the_rest(client
     longer = [re.sub("<[^>]+>", "", line).strip() for line in lines if " more word" in line]
     assert longer and all(re.fullmatch(r"Missing: [^,]+, [^,]+, [^,]+ and \d+ more words?", line) for line in longer)
     assert not any("Must include" in line for line in longer)
+
+
+def test_a_long_query_is_echoed_shortened_above_the_results_and_kept_whole_in_the_box(client):
+    # A pasted paragraph of 500 characters was repeated whole in "38 results for …" (14 lines at
+    # 375 px before the first result) and in the tab's title (a QA pass in Chromium).
+    q = ("Anthropic has signed a major expanded agreement with Amazon committing over $100 billion to AWS "
+         "technologies over ten years, securing up to 5GW of compute capacity for training and deploying "
+         "Claude across Trainium2 through Trainium4 chips and expanded inference in Asia and Europe.")
+    html = client.get("/", query_string={"q": q}).get_data(as_text=True)
+    shown = "Anthropic has signed a major expanded agreement with Amazon committing over $100…"
+    [summary] = re.findall(r'results? for <q dir="auto">(.*?)</q>', html)
+    assert unescape(summary) == shown
+    [title] = re.findall(r"<title>(.*?)</title>", html, re.S)
+    assert unescape(title) == f"{shown} – Topic hub search"
+    assert f'value="{escape(q)}"' in html  # the box holds what was typed
+    short = client.get("/?q=stargate+michigan").get_data(as_text=True)
+    assert '<q dir="auto">stargate michigan</q>' in short

@@ -171,9 +171,26 @@ def _chosen(params: SearchParams, label: Callable[[str, str], str]) -> list[tupl
     return chosen
 
 
+# A query is echoed (the tab's title, the heading, "N results for …") up to so many characters, then
+# cut at a word with "…": a pasted paragraph of 500 characters filled 14 lines of a phone's screen
+# above the results, and the tab's title (a QA pass); the search box keeps it whole.
+SHOWN_QUERY_CHARS = 80
+
+
+def shown_query(q: str, limit: int = SHOWN_QUERY_CHARS) -> str:
+    """Return *q* as the page echoes it: whole, or its first *limit* characters cut at a word, with "…"."""
+    if len(q) <= limit:
+        return q
+    cut = q[:limit]
+    if not q[limit].isspace():  # the cut is inside a word: up to the word before it
+        space = cut.rfind(" ")
+        cut = cut[:space] if space > limit // 2 else cut
+    return cut.rstrip() + "…"
+
+
 def page_title(params: SearchParams, label: Callable[[str, str], str]) -> str:
     """Return what a tab or a bookmark calls this page: the query, the filters and the page when not the first."""
-    parts = [params.q] if params.q else []
+    parts = [shown_query(params.q)] if params.q else []
     for heading, text in _chosen(params, label):
         parts.append(f"{heading.lower()} {text}" if heading in ("From", "Until") else text)
     if params.page != 1:
@@ -185,7 +202,7 @@ def page_heading(params: SearchParams, label: Callable[[str, str], str]) -> str:
     """Return the page's h1, which names what is listed: the query, the filters, or everything."""
     chosen = "; ".join(f"{heading}: {text}" for heading, text in _chosen(params, label))
     if params.q:
-        return f"Results for {params.q}" + (f" filtered by {chosen}" if chosen else "")
+        return f"Results for {shown_query(params.q)}" + (f" filtered by {chosen}" if chosen else "")
     return f"Events and guide sections filtered by {chosen}" if chosen else "All events and guide sections"
 
 
@@ -385,6 +402,7 @@ def page() -> str | Response:
         params=params,
         title=page_title(params, label),
         heading=page_heading(params, label),
+        shown_q=shown_query(params.q),
         result=result,
         suggestion=result.suggestion,
         answer=result.answer,
