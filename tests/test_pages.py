@@ -1078,3 +1078,18 @@ def test_a_long_query_is_echoed_shortened_above_the_results_and_kept_whole_in_th
     assert f'value="{escape(q)}"' in html  # the box holds what was typed
     short = client.get("/?q=stargate+michigan").get_data(as_text=True)
     assert '<q dir="auto">stargate michigan</q>' in short
+
+
+@pytest.mark.parametrize("page", ["101", "1001", "99999999999999999999"])
+def test_a_page_past_the_last_any_search_serves_says_where_the_last_page_is(client, page):
+    # Within the window "There is no page 7: this search has 2 pages"; past it the page answered
+    # with the API's 400 ("the answer's 'pages' says how many…", "must be between 1 and 1000": a QA pass).
+    response = client.get(f"/?q=stargate&page={page}")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "the answer&#39;s" not in html and "between 1 and" not in html
+    [note] = re.findall(r'<p class="note past-end">(.*?)</p>', html, re.S)
+    text = re.sub(r"\s+", " ", re.sub("<[^>]+>", "", note)).strip()
+    assert text == f"There is no page {page if len(page) <= 12 else page[:12] + '…'}: this search has 2 pages. Go to page 2, the last page."
+    assert 'class="hit' not in html
+    assert client.get("/?q=stargate&page=0").status_code == 400  # not a page number: a 400 naming it
+    assert client.get("/api/search?q=stargate&page=101").status_code == 400  # the API keeps its answer

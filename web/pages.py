@@ -10,18 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
+from dataclasses import replace
 from typing import NamedTuple
 from urllib.parse import quote, unquote, urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
+from werkzeug.datastructures import MultiDict
 
 from corpus.jsonl import ID_MAX_LENGTH
 from corpus.records import GUIDE, guide_url, visible_url
 from index import store
 from index.schema import event_url, whole_slug
 from search.explain import readable, summary
-from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, SearchParams, parse_params, to_query_string, url_pairs, url_values
+from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, MAX_RESULT_WINDOW, InvalidParameter,
+                           SearchParams, parse_params, to_query_string, url_pairs, url_values)
 from search.results import FacetValue, Hit, SearchResult
 from search.snapshot import VERSION_AFTER, Snapshot
 from search.suggest import MAX_PREFIX_CHARS
@@ -386,9 +389,33 @@ def _event_at(path: str, is_event: Callable[[str], bool]) -> tuple[str, str] | N
     return None
 
 
+def _past_the_window(args) -> tuple[SearchParams, str] | None:
+    """Return, for a page number past the last any search serves ("page=101" at 10 a page, "page=1001"),
+    the same search at the window's last page and the number asked for; None for any other request.
+    The page then says there is no such page and where the last one is, as it does within the window,
+    where it answered with the API's 400 ("the answer's 'pages' says how many …": a QA pass)."""
+    raw = (args.get("page") or "").strip().lstrip("0")
+    if not raw.isascii() or not raw.isdigit():
+        return None
+    per_page = args.get("per_page")
+    last = -(-MAX_RESULT_WINDOW // (int(per_page) if per_page and per_page.isascii() and per_page.isdigit()
+                                    and 0 < int(per_page) <= MAX_PER_PAGE else DEFAULT_PER_PAGE))
+    try:
+        params = parse_params(MultiDict([*((k, v) for k, v in args.items(multi=True) if k != "page"), ("page", str(last))]))
+    except InvalidParameter:
+        return None  # another parameter is at fault: its own 400
+    return params, raw if len(raw) <= 12 else raw[:12] + "…"
+
+
 @bp.get("/")
 def page() -> str | Response:
-    params = parse_params(request.args)
+    try:
+        params, asked_page = parse_params(request.args), None
+    except InvalidParameter as exc:
+        past = _past_the_window(request.args) if exc.param == "page" else None
+        if past is None:
+            raise
+        params, asked_page = past
     service = get_search()
     snap = service.snapshot()
     canonical = snap.canonical_filters(params)  # entity=OpenAI: the address says openai
@@ -396,6 +423,8 @@ def page() -> str | Response:
         # Also the filter form's empty date fields, sent when it is submitted without script.
         return redirect(search_url(canonical, page=canonical.page), moved(snap, params))
     result = service.search(params)
+    if asked_page is not None:  # no page of it is listed: the note says where the last is
+        result = replace(result, hits=(), answer=None)
     label, prefix = snap.label, snap.id_prefix
     return render_template(
         "search.html",
@@ -409,7 +438,9 @@ def page() -> str | Response:
         ways=result.ways_out,
         headings=FACET_HEADINGS,
         pages=page_window(result.page, result.pages),
-        past_end=result.total > 0 and result.page > result.pages,
+        past_end=result.total > 0 and (result.page > result.pages or asked_page is not None),
+        asked_page=asked_page or result.page,
+        last_page=min(result.pages, params.page),
         search_url=search_url,
         toggle=toggle,
         clear_url=clear_url,
