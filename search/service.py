@@ -339,8 +339,7 @@ class SearchService:
             # "Including results for oracle stargate": a hit lacks "oracle", as the results have it, not
             # the "oracel" typed (a reader's QA pass); the page's "Must include" link requires it too.
             respelt_as = {asked.parsed.text[start:end]: word for (start, end), word in fixes}
-            hits = tuple(replace(hit, missing=tuple(respelt_as.get(text, text) for text in hit.missing)) if hit.missing else hit
-                         for hit in hits)
+            hits = tuple(_respelt_missing(hit, respelt_as) if hit.missing else hit for hit in hits)
         in_vain, in_vain_fixed = (), None
         if asked.parsed and asked.vocabulary:
             typed = _without_markup(params.q)  # as _understand read it: "-<b>nvdia</b>" excludes "nvdia"
@@ -976,6 +975,15 @@ class _Found:
             if counts and max(counts.values()) >= needed:
                 return "most"
         return "partial"
+
+
+def _respelt_missing(hit: Hit, respelt_as: Mapping[str, str]) -> Hit:
+    """Return *hit* with the words it lacks named as corrected (*respelt_as*: typed -> corrected), in its
+    explanation too ("missing": ["oracel"] beside the hit's ["oracle"]: a QA pass on the API)."""
+    explanation = hit.explanation
+    if explanation is not None and explanation.get("missing"):
+        explanation = {**explanation, "missing": [respelt_as.get(text, text) for text in explanation["missing"]]}  # type: ignore[union-attr]
+    return replace(hit, missing=tuple(respelt_as.get(text, text) for text in hit.missing), explanation=explanation)
 
 
 def _ties_by_relevance(

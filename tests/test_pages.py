@@ -1036,6 +1036,9 @@ def test_a_corrected_word_is_named_missing_as_the_results_have_it(client):
     assert api["suggestion"]["text"] == "oracle stargate"
     lacking = [hit["missing"] for hit in api["hits"] if hit["missing"]]
     assert lacking and all(missing == ["oracle"] for missing in lacking)
+    # The explanation names it so too (it said "oracel": a QA pass on the API).
+    explained = client.get("/api/search", query_string={"q": "oracel stargate", "per_page": 50, "explain": "1"}).get_json()
+    assert [h["explanation"]["missing"] for h in explained["hits"] if h["missing"]] == lacking
     html = client.get("/?q=oracel+stargate&per_page=50").get_data(as_text=True)
     lines = _missing_lines(html)
     assert len(lines) == len(lacking) and all(re.sub("<[^>]+>", "", line).startswith("Missing: oracle · Must include oracle") for line in lines)
