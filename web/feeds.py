@@ -86,17 +86,19 @@ def _date(hit: Hit) -> str | None:
 
 def entry_updated(hit: Hit, date: str, served: str, stepped_back: bool = False) -> str:
     """Return when *hit*'s entry was last updated: when a rebuild or update last changed what it says,
-    else its *date*, but no later than *served* (when the snapshot was switched to); served by a step
-    back, no earlier than that either.
+    else its *date* once it has come (by *served*, when the snapshot was switched to), else when the
+    hub first held it; served by a step back, no earlier than *served*.
 
     It stayed its date: a corrected summary reached no feed reader (a QA pass).  A revision is the
     last change even before a date in the future ("published": "2030-01-01", which hid every
     correction of it behind 2030), and a date still to come is no change yet (an event dated
     9999-12-31 set the entry's and the feed's updated to then, and the feed's went back by 7,973
-    years at the next update); once it has come, it is the entry's date as a past one is.  Served by
+    years at the next update); once it has come, it is the entry's date as a past one is.  Until then
+    it is when the hub first held it: it was the switch time, which moved at every update of any
+    document, and feed readers flagged the entry changed each time (a QA pass).  Served by
     a step back, the entry may say again what a reader's copy no longer does: its updated went back,
     and a feed reader keeps the copy with the later one, the withdrawn text (QA passes)."""
-    changed = as_date_time(hit.revised) if hit.revised else min(date, served)
+    changed = as_date_time(hit.revised) if hit.revised else date if date <= served else (_added(hit) or served)
     return max(changed, served) if stepped_back else changed
 
 
