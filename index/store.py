@@ -608,9 +608,23 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
         final = snapshots_dir(dest_root) / snap_id
         copied = 0 if _verifies(final) else _copy_in(source, dest_root, (*recorded, MANIFEST_FILE))
         if previous != snap_id:
+            before = _switched_at(dest_root)
             _serve(dest_root, snap_id, previous)
+            # Switched "when the source was": replicas of one snapshot then say one Last-Modified in
+            # their feeds (each said when it switched, seconds apart, and revalidation missed behind a
+            # balancer: a QA pass); never before this replica's last switch (a step back here since).
+            when = max(_switched_at(source_root) or 0, (before or 0) + 1_000_000_000)
+            os.utime(dest_root / "current", ns=(when, when), follow_symlinks=False)
         pruned = _prune_published(dest_root, snap_id)
     return PublishReport(snap_id, previous, copied, round(time.perf_counter() - started, 3), tuple(pruned))
+
+
+def _switched_at(root: Path) -> int | None:
+    """Return when *root*'s ``current`` was last switched (its link's time, ns), or None without one."""
+    try:
+        return os.lstat(root / "current").st_mtime_ns
+    except FileNotFoundError:
+        return None
 
 
 def _copy_in(source: Path, dest_root: Path, names: tuple[str, ...]) -> int:

@@ -99,6 +99,27 @@ def test_publish_copies_verifies_and_switches_every_replica_and_is_safe_twice(bu
     assert store.current_id(replica) == new
 
 
+
+def test_replicas_of_one_snapshot_say_one_last_modified_in_their_feeds(builder, replica, tmp_path):
+    # Each replica's feed said when it switched, seconds apart: behind a balancer revalidation missed
+    # and entries' updated flipped between polls (a QA pass on time and feeds). Published, a replica
+    # switches "when the builder did", never before its own last switch.
+    import os
+
+    link = builder / "current"
+    os.utime(link, (1_700_000_000, 1_700_000_000), follow_symlinks=False)  # the builder switched long ago
+    other = tmp_path / "replica2"
+    topichub("publish", "--index-dir", builder, "--to", other)
+    topichub("publish", "--index-dir", builder, "--to", replica)  # its last switch (S0) is newer than the builder's
+    feeds = {root: create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client().get("/feeds/search.atom?q=numbat")
+             for root in (other, replica)}
+    assert feeds[other].headers["Last-Modified"] == "Tue, 14 Nov 2023 22:13:20 GMT"
+    assert os.lstat(replica / "current").st_mtime > 1_700_000_000  # not back before what it served
+    third = tmp_path / "replica3"
+    topichub("publish", "--index-dir", builder, "--to", third)
+    again = create_app({"INDEX_DIR": str(third), "TESTING": True}).test_client().get("/feeds/search.atom?q=numbat")
+    assert (again.headers["Last-Modified"], again.headers["ETag"]) == (feeds[other].headers["Last-Modified"], feeds[other].headers["ETag"])
+
 def test_a_replica_health_names_the_builder_and_ignores_the_builder_sources(builder, replica, tmp_path):
     topichub("publish", "--index-dir", builder, "--to", replica)
     built_status, built = health(builder)
