@@ -106,6 +106,20 @@ def test_the_page_on_paper_is_the_results_without_the_controls(phone: Page):
     for hidden in (".facets", ".pager", ".sort", "header form"):
         assert not phone.locator(hidden).first.is_visible(), hidden
     expect(phone.locator(".hit").first).to_be_visible()
+    # A hit's topics and organisations read as a list: they printed "Compute deals , Anthropic , …"
+    # (the spaces between the items before each comma), and "Must include michigan", a link to follow
+    # (a QA pass in Chromium).
+    phone.goto("/?q=stargate+michigan")
+    phone.emulate_media(media="print")
+    gaps = phone.locator(".hit .chips").first.evaluate("""ul => {
+        const boxes = [...ul.children].map(li => [li.getBoundingClientRect(), getComputedStyle(li, '::before').content]);
+        return boxes.slice(1).map(([box, comma], i) => [box.top - boxes[i][0].top, box.left - boxes[i][0].right, comma]);
+    }""")
+    on_a_line = [(gap, comma) for rise, gap, comma in gaps if abs(rise) < 2]
+    assert on_a_line and all(abs(gap) < 1 and comma == '", "' for gap, comma in on_a_line), gaps  # "A, B": the comma right after
+    missing = phone.locator(".hit .missing").first
+    expect(missing).to_be_visible()
+    assert "Must include" not in missing.inner_text() and not missing.inner_text().rstrip().endswith("·")
 
 
 def test_an_organisation_chip_is_read_by_its_name_alone(phone: Page):
