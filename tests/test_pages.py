@@ -1096,3 +1096,16 @@ def test_a_page_past_the_last_any_search_serves_says_where_the_last_page_is(clie
     assert 'class="hit' not in html
     assert client.get("/?q=stargate&page=0").status_code == 400  # not a page number: a 400 naming it
     assert client.get("/api/search?q=stargate&page=101").status_code == 400  # the API keeps its answer
+
+
+def test_a_topic_s_page_says_which_topic_it_lists_and_what_it_covers(client):
+    # "/?topic=networking" said "3 results" and the filter's chip, never which topic nor what it
+    # covers (the heading is for screen readers alone; a QA pass in Chromium).
+    topics = {t["slug"]: t for t in client.get("/api/topics").get_json()["topics"]}
+    networking = topics["networking"]
+    html = client.get("/?topic=networking").get_data(as_text=True)
+    [intro] = re.findall(r'<p class="intro topic-intro">(.*?)</p>', html, re.S)
+    assert unescape(re.sub("<[^>]+>", "", intro)) == f"{networking['name']}: {networking['description']}"
+    assert networking["description"]
+    for other in ("/?q=stargate&topic=networking", "/?topic=networking&topic=funding", "/?topic=no-such-topic", "/"):
+        assert "topic-intro" not in client.get(other).get_data(as_text=True), other

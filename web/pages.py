@@ -389,6 +389,20 @@ def _event_at(path: str, is_event: Callable[[str], bool]) -> tuple[str, str] | N
     return None
 
 
+def topic_intro(snap: Snapshot, params: SearchParams) -> tuple[str, str] | None:
+    """Return the topic a page lists without a query, one topic chosen (``/?topic=networking``), with
+    its description from the taxonomy: the page said "3 results" and the filter's chip, never which
+    topic it was nor what it covers (a QA pass in Chromium)."""
+    if params.q or len(params.topic) != 1:
+        return None
+    taxonomy = snap.meta.get("topics")
+    info = taxonomy.get(params.topic[0]) if isinstance(taxonomy, dict) else None
+    if info is None and params.topic[0] not in snap.facet_docs["topics"]:
+        return None  # no such topic: the page says nothing matched
+    described = str(info.get("description") or "") if isinstance(info, dict) else ""
+    return snap.label("topic", params.topic[0]), described
+
+
 def _past_the_window(args) -> tuple[SearchParams, str] | None:
     """Return, for a page number past the last any search serves ("page=101" at 10 a page, "page=1001"),
     the same search at the window's last page and the number asked for; None for any other request.
@@ -432,6 +446,7 @@ def page() -> str | Response:
         title=page_title(params, label),
         heading=page_heading(params, label),
         shown_q=shown_query(params.q),
+        topic_intro=topic_intro(snap, params),
         result=result,
         suggestion=result.suggestion,
         answer=result.answer,
