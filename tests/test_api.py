@@ -869,3 +869,20 @@ def test_a_hyphenated_word_s_hits_holding_only_its_words_say_they_miss_it(client
     assert all(h["missing"] == [] for h in holding) and all(h["missing"] == ["fine-tuning"] for h in lacking)
     page = client.get("/", query_string={"q": "fine-tuning"}).get_data(as_text=True)
     assert page.count("Must include <bdi>fine-tuning</bdi>") == len(lacking)
+
+
+def test_a_document_added_by_an_update_takes_a_place_no_other_has(tmp_path):
+    # A JSONL build numbers its lines across kinds; an update numbered a new event after the events
+    # alone, so it took the number of the guide section on the last line (a QA pass on the API).
+    from index.build import build
+    from index.update import update
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    docs = [{"id": "e1", "title": "Quokka event", "summary": "One.", "topics": ["t"]},
+            {"id": "g1", "kind": "guide", "title": "Quokka guide", "summary": "Two.", "topics": ["t"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix")
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "e2", "title": "Quokka news", "summary": "Three.", "topics": ["t"]}]), tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    places = {i: client.get(f"/api/documents/{i}").get_json()["document"]["position"] for i in ("e1", "g1", "e2")}
+    assert places == {"e1": 1, "g1": 2, "e2": 3}

@@ -189,7 +189,8 @@ SCHEMAS: dict[str, Any] = {
                 "sorted by date (newest) or listing order: with explain=1 the explanation still gives the "
                 "score the hit would have by relevance. A hit whose name is the query (matched_by name) comes "
                 "first whatever its score, which may be 0 when its text lacks the words.")},
-            "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
+            "position": {"type": "integer", "description": "Its place in the listing it came from (1 = first): a topic page's event "
+                                                          "or guide's section in its order, a JSONL file's line; one added by an update comes after every other."},
             "explanation": {"type": "object", "description": (
                 "How the score was reached (only with explain=1, and left out of the hits after the time "
                 "budget ran out, timed_out true): each matched word's part, the meaning "
@@ -347,7 +348,8 @@ SCHEMAS: dict[str, Any] = {
             "title_html": {"type": "string", "description": "The title, escaped, with matched words in <mark>."},
             "topics": _strings(),
             "entities": _strings(),
-            "position": {"type": "integer", "description": "Place in its topic's listing (1 = first)."},
+            "position": {"type": "integer", "description": "Its place in the listing it came from (1 = first): a topic page's event "
+                                                          "or guide's section in its order, a JSONL file's line; one added by an update comes after every other."},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
             "revised": REVISED,
