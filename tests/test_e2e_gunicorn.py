@@ -221,3 +221,25 @@ def test_an_address_not_percent_encoded_is_told_how_to_send_it_as_the_api_s_json
         assert error["code"] == "invalid_request" and "percent-encoded" in error["message"]
     else:
         assert response.getheader("Content-Type").startswith("text/html") and "percent-encoded" in body
+
+
+def test_a_request_the_server_refuses_before_the_app_writes_its_access_line(server, tmp_path):
+    # gunicorn's own 400 and 414 wrote only a plain warning on stderr, where every request is to
+    # write one JSON line on stdout (docs/operations.md, Logs; a QA pass of the operator's).
+    import socket
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sock.sendall(f"GET /api/search?q=café HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode("utf-8"))
+        assert sock.recv(64).startswith(b"HTTP/1.1 400")
+    assert get(server + "/?q=" + "%F0%9F%98%80" * 6000)[0] == 414
+
+    def refused() -> list[dict]:
+        lines = (tmp_path / "gunicorn.log").read_text(encoding="utf-8", errors="replace").splitlines()
+        return [entry for line in lines if line.startswith("{") and (entry := json.loads(line)).get("refused_by") == "server"]
+
+    wait_until(lambda: len(refused()) == 2, "the two access lines")
+    bad, long = refused()
+    assert (bad["status"], bad["method"], bad["path"]) == (400, "GET", "/api/search")
+    assert (long["status"], long["path"]) == (414, None) and long["request_id"]

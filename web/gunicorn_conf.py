@@ -24,7 +24,7 @@ import gunicorn.util
 from search.cache import malloc_trim
 from search.params import MAX_QUERY_CHARS
 from web import WORKER_TIMEOUT_S, worker_class as configured_worker_class
-from web.observability import configure_logging
+from web.observability import configure_logging, refused_line
 from web.security import API_PREFIX, CORS_HEADERS, HEADERS
 
 # No banner: gunicorn's Server header would name the software; ours names only the service.
@@ -46,7 +46,7 @@ TOO_LONG = (f"The address is longer than the {REQUEST_LINE_BYTES:,} bytes the se
 # gunicorn refuses a request target holding what a URL percent-encodes (RFC 9112: printable ASCII only),
 # as curl sends "?q=café" typed so, with a 400 echoing the request line garbled ("cafÃ©"), as HTML even
 # to the API (a QA pass).  Its message names the line; the target is read back from it.
-_REFUSED_TARGET = re.compile(r"'[A-Z]+ (\S*) HTTP/[\d.]+'")
+_REFUSED_TARGET = re.compile(r"'([A-Z]+) (\S*) HTTP/[\d.]+'")
 RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a space, a letter outside ASCII): "
               "send q=caf%C3%A9, not q=café (curl encodes them with -G --data-urlencode 'q=café').")
 
@@ -55,7 +55,8 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     """Answer a request gunicorn refuses itself (before the app) with the headers every answer carries;
     an address too long or not percent-encoded says so in words, to the API as its JSON error."""
     found = _REFUSED_TARGET.search(mesg) if status_int == 400 else None
-    target = found.group(1) if found else ""
+    method, target = found.groups() if found else (None, "")
+    refused_line(status_int, method, target)
     if status_int == 414:
         mesg = TOO_LONG
     elif target and not (target.isascii() and target.isprintable()):

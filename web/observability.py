@@ -63,6 +63,20 @@ def request_id(incoming: str | None) -> str:
     return os.urandom(16).hex()  # 128 random bits, as a uuid4's hex; a quarter of its time
 
 
+def refused_line(status: int, method: str | None, target: str | None) -> None:
+    """Write the access line of a request the server refused before the app (gunicorn's 400 or 414):
+    such requests wrote only a plain warning on stderr, where every request is to write one JSON
+    line on stdout (a QA pass).  The path as the app's lines give it (no query string); none when
+    the request line could not be read."""
+    log = logging.getLogger(ACCESS_LOGGER)
+    if not log.isEnabledFor(logging.INFO):
+        return
+    fields = {"method": method, "path": _path_text(target.partition("?")[0]) if target else None, "status": status,
+              "refused_by": "server", "request_id": request_id(None), "pid": os.getpid()}
+    log.handle(log.makeRecord(log.name, logging.INFO, "", 0, "request", (), None,
+                              extra={"fields": fields, "request_id": fields["request_id"]}))
+
+
 def multiprocess_dir() -> str | None:
     """Return the folder where worker processes share their metrics, when there is one."""
     return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
