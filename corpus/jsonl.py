@@ -4,7 +4,8 @@ Each object has ``id``, ``title``, ``summary`` (a string, possibly empty) and ``
 document's home topic), and optionally ``kind`` (``event`` or ``guide``), ``entities``, ``url`` and
 ``published`` (an ISO 8601 date or date-time, see index/dates.py); an optional field given null is
 left out.  An id has at most 512 characters
-(``ID_MAX_LENGTH``) and no control characters; a title at most 1,000 (``TITLE_MAX_LENGTH``).  An id that repeats replaces the earlier document, as an
+(``ID_MAX_LENGTH``) and no control characters; a title at most 1,000 (``TITLE_MAX_LENGTH``);
+``topics`` and ``entities`` list at most 100 values each (``FACET_VALUES_MAX_PER_RECORD``).  An id that repeats replaces the earlier document, as an
 update would.  A line that breaks these rules stops the load with its file and line number.
 
 Lines end with LF (or CRLF) and are UTF-8; a byte-order mark at the very start of the file is
@@ -42,6 +43,11 @@ TITLE_MAX_LENGTH = 1000
 # one of 14 MB took 30 s to build and 16-22 s to serve.  The Debian corpus's longest is 81,380.
 SUMMARY_MAX_LENGTH = 1_000_000
 RAW_SUMMARY_MAX_LENGTH = 4 * SUMMARY_MAX_LENGTH  # as written, markup included: read before it is stripped
+# Topics, and organisations, a record may list: each is a facet value and a chip on every hit showing
+# the record.  The seed's most tagged event has 5 topics and 12 organisations after enrichment, a
+# Debian package 1 topic; news sites tag an article with a few to some 30: 100 leaves room.  Unbounded, one record of 50,000
+# topics and 50,000 organisations made the home page 32 MB and 2 s (a QA pass).
+FACET_VALUES_MAX_PER_RECORD = 100
 # What a line may hold ("delete" only in an update's change file); any other field is ignored, and
 # said once per file and name, so a misspelt "entites" or "publised" does not vanish silently.
 FIELDS = frozenset({"id", "title", "summary", "topics", "kind", "entities", "url", "published", "delete"})
@@ -135,6 +141,9 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
     value = obj.get(key)
     if value is None and not required:  # left out or null, as an optional url or published may be
         value = []
+    if isinstance(value, list) and len(value) > FACET_VALUES_MAX_PER_RECORD:  # before each is made plain text
+        raise CorpusError(path, lineno, f"{key!r} lists {len(value):,} values; the limit is {FACET_VALUES_MAX_PER_RECORD} "
+                                        "a record, as each is a filter's value and a chip on the record's hits")
     # Plain text as a title is ("AT&amp;T" is "AT&T", tags stripped: a value is shown as a facet's
     # label), then composed, without invisible characters, spaces collapsed: as a request's filter is read.
     value = [normal_text(plain_text(v)) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None

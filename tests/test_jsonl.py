@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from corpus.errors import CorpusError
-from corpus.jsonl import ID_MAX_LENGTH, SUMMARY_MAX_LENGTH, TITLE_MAX_LENGTH, load_jsonl
+from corpus.jsonl import FACET_VALUES_MAX_PER_RECORD, ID_MAX_LENGTH, SUMMARY_MAX_LENGTH, TITLE_MAX_LENGTH, load_jsonl
 from corpus.records import Event, GuideSection
 from index import store
 from index.update import read_changes
@@ -102,6 +102,11 @@ def test_gzip_is_accepted(tmp_path):
         # A topic or organisation the API's filter (64 characters) could not ask for.
         (json.dumps({"id": "a", "title": "T", "summary": "S", "topics": ["t" * 65]}), "'topics' value 'tttttttttttttttttttt'… is 65 characters long; the limit is 64"),
         (json.dumps({"id": "a", "title": "T", "summary": "S", "topics": ["x"], "entities": ["e" * 80]}), "'entities' value"),
+        # Each value is a facet's and a chip on the record's hits: 50,000 of them made a 32 MB page.
+        (json.dumps({"id": "a", "title": "T", "summary": "S", "topics": [f"t{n}" for n in range(FACET_VALUES_MAX_PER_RECORD + 1)]}),
+         "'topics' lists 101 values; the limit is 100 a record"),
+        (json.dumps({"id": "a", "title": "T", "summary": "S", "topics": ["x"], "entities": [f"e{n}" for n in range(50_000)]}),
+         "'entities' lists 50,000 values; the limit is 100 a record"),
     ],
 )
 def test_bad_line_stops_the_load_with_its_number(tmp_path, line, message):
@@ -273,6 +278,9 @@ def small_index(tmp_path_factory):
         (b'{"id": "s\\ud800", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds a lone surrogate"),
         (b'{"id": "s", "title": "T\xff", "summary": "S", "topics": ["x"]}', "invalid UTF-8 at byte 24 of the line"),
         (b'{"id": "s\\u0000", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character"),
+        # The QA pass's record: accepted, it made the home page 32 MB and its facets' JSON 7 MB.
+        (json.dumps({"id": "manytopics", "title": "Many topics", "summary": "x", "topics": [f"t{n}" for n in range(50_000)],
+                     "entities": [f"e{n}" for n in range(50_000)]}).encode(), "'topics' lists 50,000 values; the limit is 100 a record"),
     ],
 )
 def test_the_cli_stops_at_the_bad_line_and_keeps_the_index(small_index, tmp_path, command, second_line, message):
@@ -384,6 +392,13 @@ def test_a_delete_line_in_a_corpus_says_it_belongs_to_an_update(tmp_path):
     with pytest.raises(CorpusError) as info:
         list(load_jsonl(path))
     assert info.value.line == 1 and "belongs in a change file" in str(info.value)
+
+
+def test_a_record_may_list_as_many_topics_and_organisations_as_the_limit(tmp_path):
+    topics, entities = [f"t{n}" for n in range(FACET_VALUES_MAX_PER_RECORD)], [f"e{n}" for n in range(FACET_VALUES_MAX_PER_RECORD)]
+    (record,) = load_jsonl(write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "T", "summary": "S", "topics": topics,
+                                                                   "entities": entities}]))
+    assert record.topics == tuple(topics) and record.entities == tuple(entities)
 
 
 def test_a_topic_and_an_organisation_as_long_as_a_filter_may_ask_load_and_can_be_asked_for(tmp_path):
