@@ -31,6 +31,7 @@ from search.params import (
 )
 from index.schema import KINDS
 from search.query import PREFIX_MIN_CHARS
+from search.results import FACET_VALUES_LISTED
 from search.suggest import KIND_ORDER, MAX_PREFIX_CHARS
 
 API_VERSION = "1.0.0"
@@ -229,7 +230,7 @@ SCHEMAS: dict[str, Any] = {
     "SearchResponse": {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
-                     "filters", "hits", "facets", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out",
+                     "filters", "hits", "facets", "facets_total", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out",
                      "excluded_in_vain", "excluded_suggestion", "did_you_mean", "short_prefixes", "since", "until"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
@@ -264,6 +265,19 @@ SCHEMAS: dict[str, Any] = {
                 "type": "object",
                 "required": ["topic", "entity", "kind", "month"],
                 "additionalProperties": {"type": "array", "items": _ref("FacetValue")},
+                "description": (
+                    f"Each facet's values, most frequent first (month: newest first): at most {FACET_VALUES_LISTED}, "
+                    "then the selected values past them, with their counts (a selected value is always listed, "
+                    "at 0 too). facets_total says how many values a facet has in all."),
+            },
+            "facets_total": {
+                "type": "object",
+                "required": ["topic", "entity", "kind", "month"],
+                "additionalProperties": {"type": "integer", "minimum": 0},
+                "description": (
+                    "How many values each facet has for this search, listed in facets or not: more than "
+                    "facets lists when it is cut short (the other values are on as many results as the last "
+                    "listed or fewer, or for month are earlier months; a query, filter or dates narrow them)."),
             },
             "suggestion": {"oneOf": [{"type": "null"}, _ref("Suggestion")],
                            "description": "Did you mean: a corrected query, when one finds more."},

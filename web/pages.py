@@ -448,6 +448,7 @@ def page() -> str | Response:
         shown_q=shown_query(params.q),
         topic_intro=topic_intro(snap, params),
         result=result,
+        facets=result.listed_facets,
         suggestion=result.suggestion,
         answer=result.answer,
         ways=result.ways_out,
