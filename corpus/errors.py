@@ -24,3 +24,8 @@ class CorpusError(ValueError):
         self.message = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(printable(f"{where}: {message}"))
+
+
+class UnreadableSource(CorpusError):
+    """A source file (or folder) named on the command line, or found in a folder named there, that this
+    user may not read: refused as a command-line error (exit 2), as click refuses such a file named itself."""

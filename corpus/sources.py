@@ -26,7 +26,7 @@ from corpus.enrich import (
     load_gazetteer,
     load_taxonomy,
 )
-from corpus.errors import CorpusError
+from corpus.errors import CorpusError, UnreadableSource
 from corpus.jsonl import REPEATS_TOLD, facet_value_problem, load_jsonl
 from corpus.records import GUIDE, Event, Organisation, Record, Topic, normal_text, unique_anchors
 from corpus.sanitize import plain_text
@@ -123,7 +123,11 @@ def load_corpus(
     # read it was indexed as it was and recorded as it is now, so the index said its sources were
     # unchanged and serve never rebuilt it; one rewritten in place was read half old, half new.
     states = _states(sources)
-    printed = fingerprint(sources)
+    try:
+        printed = fingerprint(sources)
+    except OSError as exc:  # a file in a source folder this user may not read: it was "cannot write the index"
+        unreadable = UnreadableSource if Path(exc.filename or "") in sources else CorpusError
+        raise unreadable(exc.filename or ", ".join(map(str, paths)), None, f"cannot be read: {exc.strerror or exc}") from exc
     topics: dict[str, Topic] = {}
     records: list[Record | None] = []  # None: an event a later topic page lists too (_listed_in_both)
     first_in: dict[str, Path] = {}  # each id's first source file

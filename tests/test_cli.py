@@ -951,3 +951,25 @@ def test_search_out_of_open_files_is_one_line_naming_the_limit(built, monkeypatc
     result = CliRunner().invoke(main, ["search", "data", "--index-dir", str(built)])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.output.startswith("Error: the search cannot be answered now: out of open files") and "ulimit -n" in result.output
+
+
+def test_an_unreadable_file_in_a_source_folder_is_refused_naming_it_not_the_index(tmp_path, monkeypatch):
+    # QA: a file of a source folder this user may not read (chmod 000, capabilities dropped) was told as
+    # "Error: cannot write the index in IX: [Errno 13] Permission denied: '…/a.jsonl'", exit 1; named
+    # itself, click refuses it as not readable, exit 2.
+    import pathlib
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    unreadable = write_jsonl(folder / "a.jsonl", [NEW]).resolve()
+    opened = pathlib.Path.open
+
+    def refused(self, *args, **kwargs):
+        if self == unreadable:
+            raise PermissionError(13, "Permission denied", str(self))
+        return opened(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "open", refused)
+    result = CliRunner().invoke(main, ["build", str(folder), "--no-semantic", "--index-dir", str(tmp_path / "ix")])
+    assert result.exit_code == 2 and result.output == f"Error: {unreadable}: cannot be read: Permission denied\n"
+    assert store.current_id(tmp_path / "ix") is None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import click
 from click.core import ParameterSource
 
-from corpus.errors import CorpusError, printable
+from corpus.errors import CorpusError, UnreadableSource, printable
 from corpus.sources import DEFAULT_DIR
 from index import store
 
@@ -273,6 +273,8 @@ def _writing(
             first = index_dir is not None and store.current_id(index_dir) is None
             live = f"no index has been built in {index_dir} yet" if first else "the live index is untouched"
             raise _Stopped(f"{stoppable} stopped by {exc}; {live}, {undone}", exc.signum) from None
+        except UnreadableSource as exc:  # exit 2, as click refuses a source file named itself that is not readable
+            raise _OneLineError(str(exc)) from None
         except (CorpusError, store.WriterBusy, store.IndexUnavailable, UpdateError, BuildError) as exc:
             raise click.ClickException(str(exc)) from None
         except Exception as exc:
