@@ -1,6 +1,7 @@
 """Find a corpus's source files, load them all, and fingerprint them.
 
-A corpus is a folder (or a list of files) holding topic pages (``<slug>.topic.txt``), guides
+A corpus is a folder (read with its subfolders, hidden ones such as ``.git`` aside), or a list of
+files and folders, holding topic pages (``<slug>.topic.txt``), guides
 (``<slug>.guide.txt``) and JSONL files (``*.jsonl`` or ``*.jsonl.gz``).  Records keep the order of
 their sources, so "listing order" means: each topic page's events, then its guide, then JSONL lines.
 Every load is enriched (see corpus.enrich): records of the taxonomy's home topic get their related
@@ -13,7 +14,7 @@ import dataclasses
 import hashlib
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,11 +68,13 @@ def _kind(path: Path) -> str | None:
 
 
 def discover(paths: Iterable[str | Path]) -> tuple[Path, ...]:
-    """Return the source files named by *paths* (files, or folders to scan), sorted within a folder."""
+    """Return the source files named by *paths* (files, or folders to scan with their subfolders), a
+    folder's in name order (``_files_in``)."""
     found: list[Path] = []
+    seen: set[Path] = set()
     for entry in map(Path, paths):
         if entry.is_dir():
-            found.extend(sorted(p for p in entry.iterdir() if p.is_file() and _kind(p)))
+            found.extend(_files_in(entry, seen))
         elif entry.is_file() and _kind(entry):
             found.append(entry)
         elif entry.exists():
@@ -81,6 +84,26 @@ def discover(paths: Iterable[str | Path]) -> tuple[Path, ...]:
     # Topic pages first, so that a guide can use its topic's name; JSONL last.
     order = {"topic": 0, "guide": 1, "jsonl": 2}
     return tuple(sorted(dict.fromkeys(found), key=lambda p: order[_kind(p) or "jsonl"]))
+
+
+def _files_in(folder: Path, seen: set[Path]) -> Iterator[Path]:
+    """Yield the source files in *folder* and its subfolders, in name order, a subfolder's files at its
+    name's place; hidden folders (``.git``) and a folder already in *seen* (reached again through a
+    link) are passed over.  Files in subfolders were skipped without a word, and a folder holding
+    only subfolders was said to hold no source file (a QA pass)."""
+    if (real := folder.resolve()) in seen:
+        return
+    seen.add(real)
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as exc:  # a subfolder this user may not read
+        raise UnreadableSource(folder, None, f"cannot be read: {exc.strerror or exc}") from exc
+    for entry in entries:
+        if entry.is_dir():
+            if not entry.name.startswith("."):
+                yield from _files_in(entry, seen)
+        elif entry.is_file() and _kind(entry):
+            yield entry
 
 
 def fingerprint(sources: Sequence[Path]) -> str:
@@ -118,7 +141,7 @@ def load_corpus(
     paths = tuple(paths)
     sources = discover(paths)
     if not sources:
-        raise CorpusError(", ".join(map(str, paths)), None, "holds no topic page, guide or JSONL file")
+        raise CorpusError(", ".join(map(str, paths)), None, "holds no topic page, guide or JSONL file (subfolders included)")
     # Fingerprinted before they are read, and checked unchanged after: a file replaced while a build
     # read it was indexed as it was and recorded as it is now, so the index said its sources were
     # unchanged and serve never rebuilt it; one rewritten in place was read half old, half new.

@@ -142,3 +142,33 @@ def test_a_home_topic_event_another_topic_page_lists_too_keeps_its_related_topic
     assert alone.topics and alone.entities  # what enrichment gives the home topic's event
     assert set(both.topics) | {both.topic} == {*alone.topics, alone.topic, "zz-later"}
     assert both.entities == alone.entities
+
+
+def test_a_source_folder_is_read_with_its_subfolders_in_name_order_hidden_ones_aside(tmp_path, monkeypatch):
+    # QA: `build c/outer` with its files in c/outer/sub2/ said "holds no topic page, guide or JSONL
+    # file", and files in subfolders were skipped without a word when files sat beside them.
+    from click.testing import CliRunner
+
+    from corpus.errors import UnreadableSource
+    from corpus.sources import discover
+    from web.cli import main
+
+    outer = tmp_path / "outer"
+    for name in ("b.jsonl", "a/x.jsonl", "a/y/z.jsonl", "c.jsonl", ".git/h.jsonl", "z/k.guide.txt", "a/notes.txt"):
+        (outer / name).parent.mkdir(parents=True, exist_ok=True)
+        (outer / name).touch()
+    (outer / "a" / "loop").symlink_to(outer)  # a link back up: read once, not forever
+    assert discover([outer]) == tuple(outer / name for name in (
+        "z/k.guide.txt", "a/x.jsonl", "a/y/z.jsonl", "b.jsonl", "c.jsonl"))  # guides before JSONL, as before
+
+    only_below = tmp_path / "only-below"
+    (only_below / "sub2").mkdir(parents=True)
+    write_jsonl(only_below / "sub2" / "docs.jsonl", [record("below", HOME.slug)])
+    result = CliRunner().invoke(main, ["build", str(only_below), "--no-semantic", "--index-dir", str(tmp_path / "ix")])
+    assert result.exit_code == 0 and "built 1 document " in result.output, result.output
+
+    listed = type(outer).iterdir
+    monkeypatch.setattr(type(outer), "iterdir", lambda self: (_ for _ in ()).throw(PermissionError(13, "Permission denied"))
+                        if self.name == "y" else listed(self))
+    with pytest.raises(UnreadableSource, match="y: cannot be read: Permission denied"):
+        discover([outer])

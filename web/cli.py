@@ -342,8 +342,9 @@ def _build(
 def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, semantic: bool | None) -> None:
     """Index SOURCES into a new snapshot and publish it.
 
-    SOURCES are topic pages, guides, JSONL files or folders of them (default: the bundled corpus,
-    or $TOPICHUB_CORPUS).  The live index is untouched if anything fails.
+    SOURCES are topic pages, guides, JSONL files or folders of them, read with their subfolders
+    (hidden ones such as .git aside; default: the bundled corpus, or $TOPICHUB_CORPUS).  The live
+    index is untouched if anything fails.
     """
     _check_semantic_switch()
     _build(sources, index_dir, procs=procs, wait=wait, semantic=semantic)
