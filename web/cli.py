@@ -110,6 +110,18 @@ class _Folder(click.Path):
         return super().convert(value, param, ctx)
 
 
+class _Snapshot(click.ParamType):
+    """A kept snapshot, ``rollback --to``'s, read as ``_snapshot_id`` reads it; an empty one is refused (a
+    script's unset variable) as an empty folder option is: it was "no snapshot  is kept in IX", exit 1."""
+
+    name = "snapshot"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
+        if value == "":
+            self.fail("the snapshot is empty (name a kept one: its id in snapshots/)", param, ctx)
+        return _snapshot_id(str(value))
+
+
 # The settings read from the environment (docs/operations.md), and the names beside them that are
 # not topichub's own: deploy/haproxy.cfg's addresses and the browser tests' switch.
 SETTINGS = ("TOPICHUB_INDEX_DIR", "TOPICHUB_CORPUS", "TOPICHUB_WORKER_CLASS", "TOPICHUB_QUERY_BUDGET_S",
@@ -849,7 +861,7 @@ def prune(index_dir: Path, keep: int, wait: float) -> None:
 @main.command()
 @_index_option
 @_wait_option
-@click.option("--to", "to", metavar="SNAPSHOT", default=None,
+@click.option("--to", "to", type=_Snapshot(), metavar="SNAPSHOT", default=None,
               help="Serve this kept snapshot instead (an id in snapshots/, older or newer: forward again after a "
                    "rollback); also as `readlink current` prints it, snapshots/ID.")
 def rollback(index_dir: Path, wait: float, to: str | None) -> None:
@@ -858,7 +870,7 @@ def rollback(index_dir: Path, wait: float, to: str | None) -> None:
     One rolled back from is passed over by later rollbacks; --to SNAPSHOT serves any kept one.
     """
     with _writing(f"roll back {index_dir}", stoppable="rollback", undone="nothing was rolled back"):
-        served, target = store.rollback(index_dir, lock_wait=wait, to=None if to is None else _snapshot_id(to))
+        served, target = store.rollback(index_dir, lock_wait=wait, to=to)
     if not served:
         _reported(f"now serving snapshot {target} in {index_dir} (none was current)")
         return
