@@ -515,10 +515,12 @@ def test_the_semantic_switch_reads_the_words_an_operator_types(monkeypatch, valu
     assert enabled() is on  # "off" and "false" left the signal on: only "0" was read
 
 
-@pytest.mark.parametrize("args", [["rollback", "--to", "xyz"], ["rollback"], ["prune"], ["stats"], ["search", "x"]])
+@pytest.mark.parametrize("args", [["rollback", "--to", "xyz"], ["rollback"], ["prune"], ["stats"], ["search", "x"],
+                                  ["publish", "--to", "replica-never-made"]])
 def test_a_mistyped_index_dir_is_said_to_hold_no_index_and_is_not_made(tmp_path, args):
     # `rollback --to xyz` said "no snapshot xyz is kept in … (kept: none)" of a mistyped --index-dir, and
     # left it made, with snapshots/ and .write.lock in it: the other commands say this, and make nothing.
+    # `publish --to rep1` said "rep1: no index has been built in …", as if the replica were at fault.
     mistyped = tmp_path / "some" / "mistyped" / "path"
     result = CliRunner().invoke(main, [*args, "--index-dir", str(mistyped)])
     assert result.exit_code == 1 and result.output == f"Error: no index has been built in {mistyped} yet\n"
