@@ -287,7 +287,7 @@ def write_lock(root: Path, wait: float = 0.0, writer: str | None = None) -> Iter
                         raise
                     if time.monotonic() >= deadline:
                         handle.seek(0)
-                        raise _busy(root, handle.read()) from None
+                        raise _busy(root, handle.read(), wait) from None
                     check_stop()  # asked to stop while it waits (--wait)
                     time.sleep(0.1)
         handle.seek(0)
@@ -300,10 +300,11 @@ def write_lock(root: Path, wait: float = 0.0, writer: str | None = None) -> Iter
         os.close(folder)
 
 
-def _busy(root: Path, holder: str) -> WriterBusy:
+def _busy(root: Path, holder: str, waited: float = 0.0) -> WriterBusy:
     """Return the refusal of a writer kept out of *root* by the one the lock file's *holder* names
     ("PID WRITER", or a PID alone from an older version): a rollback, prune or publish holding it
-    was called "another build or update"."""
+    was called "another build or update".  One that *waited* (--wait) says so: it said what one
+    refused at once says."""
     pid, _, writer = holder.strip().partition(" ")
     if writer in ("build", "update"):
         who = "another build or update"  # as it always said: scripts may look for it
@@ -311,7 +312,8 @@ def _busy(root: Path, holder: str) -> WriterBusy:
         who = f"a {writer}"
     else:
         who = "another writer (build, update, rollback, prune or publish)"
-    return WriterBusy(f"{who} is writing {root} (process {pid or 'unknown'}); try again when it ends")
+    still = f", still after waiting {waited:g} s (--wait)" if waited > 0 else ""
+    return WriterBusy(f"{who} is writing {root} (process {pid or 'unknown'}){still}; try again when it ends")
 
 
 def _remove_leftovers(root: Path, adopt: str | None = None) -> list[tuple[str, int]]:

@@ -95,3 +95,7 @@ def test_a_writer_kept_out_names_the_kind_of_writer_holding_the_lock(three, tmp_
             result = CliRunner().invoke(main, [*command, "--index-dir", str(root)])
             assert result.exit_code == 1 and result.output == (
                 f"Error: {said} {root} (process {os.getpid()}); try again when it ends\n"), (command, result.output)
+        # One that waited said what one refused at once says, not that it had waited (a QA pass: update --wait 1.5).
+        waited = CliRunner().invoke(main, ["update", str(changes), "--wait", "0.3", "--index-dir", str(root)])
+        assert waited.exit_code == 1 and waited.output == (
+            f"Error: {said} {root} (process {os.getpid()}), still after waiting 0.3 s (--wait); try again when it ends\n")
