@@ -459,6 +459,8 @@ def test_serve_refuses_a_metrics_folder_on_a_full_disk_in_one_line(tmp_path, mon
     assert "has no room for the 2 workers' metrics files (No space left on device)" in result.output
     assert ("PROMETHEUS_MULTIPROC_DIR=" in result.output) is given and "Traceback" not in result.output
     assert not (tmp_path / "index").exists()  # refused before any build
+    one = CliRunner().invoke(main, ["serve", "--workers", "1", "--index-dir", str(tmp_path / "index")], env=env)
+    assert one.exit_code == 1 and "has no room for the worker's metrics files" in one.output, one.output  # "the 1 workers'"
 
 
 def test_search_says_which_hit_an_organisation_found(built):
@@ -845,7 +847,9 @@ def test_serve_binds_an_ipv6_host_as_gunicorn_reads_it(built, monkeypatch, host)
     monkeypatch.setattr(os, "execv", lambda path, args: started.append(args))
     result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--host", host, "--port", str(port)])
     assert result.exit_code == 0, result.output
-    assert f"serving on http://[::1]:{port}/" in result.output, result.output
+    assert f"serving on http://[::1]:{port}/ with 2 workers\n" in result.output, result.output
+    one = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--host", host, "--port", str(port), "--workers", "1"])
+    assert f"serving on http://[::1]:{port}/ with 1 worker\n" in one.output, one.output  # "with 1 workers" (a QA pass)
     bind = started[0][started[0].index("--bind") + 1]
     assert bind == f"[::1]:{port}", bind
 

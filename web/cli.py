@@ -575,8 +575,9 @@ def _check_metrics_room(workers: int) -> None:
             os.posix_fallocate(handle.fileno(), 0, workers * METRICS_ROOM_PER_WORKER)
     except OSError as exc:
         where = f"PROMETHEUS_MULTIPROC_DIR={given!r}" if given else f"{folder} (the metrics folder's place without PROMETHEUS_MULTIPROC_DIR)"
+        whose = "the worker's" if workers == 1 else f"the {workers} workers'"  # "the 1 workers'" (a QA pass)
         raise click.ClickException(
-            f"{where} has no room for the {workers} workers' metrics files ({exc.strerror or exc}): free some "
+            f"{where} has no room for {whose} metrics files ({exc.strerror or exc}): free some "
             "space there, or point PROMETHEUS_MULTIPROC_DIR at a folder on a disk with room"
         ) from None
     finally:
@@ -669,7 +670,7 @@ def _serve_unless_stopped(index_dir: Path, address: str, workers: int, threads: 
         "--threads", str(threads),
         "web:create_app()",
     ]
-    click.echo(f"serving on http://{address}/ with {workers} workers", err=True)
+    click.echo(f"serving on http://{address}/ with {_counted(workers, 'worker')}", err=True)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(sys.executable, args)
