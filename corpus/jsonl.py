@@ -20,6 +20,7 @@ import gzip
 import json
 import logging
 import re
+import sys
 import zlib
 from contextlib import contextmanager
 from collections.abc import Iterator
@@ -57,6 +58,8 @@ _told: set[tuple[Path, str]] = set()
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD]")  # only a \uXXXX escape makes a surrogate; one regex scan is the fastest test
+# A JSON string (skipped) or number: the first number past int()'s limit is named by its column.
+_STRING_OR_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?([0-9]+)')
 _BLOCK = 1 << 15  # bytes read at a time: splitting blocks is as fast as reading text (readline is slower)
 
 
@@ -315,7 +318,12 @@ def _decode(line: str, path: Path, lineno: int) -> Any:
         raise CorpusError(path, lineno, f"invalid JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}") from exc
     except RecursionError:
         raise CorpusError(path, lineno, "invalid JSON: nested too deeply") from None
-    except ValueError as exc:  # an integer of more than 4,300 digits
+    except ValueError as exc:  # an integer past int()'s limit of digits: its advice was sys.set_int_max_str_digits()
+        limit = sys.get_int_max_str_digits()
+        for found in _STRING_OR_NUMBER.finditer(line):
+            if found[1] and len(found[1]) > limit:
+                raise CorpusError(path, lineno, f"a number of {len(found[1]):,} digits at column {found.start() + 1}: at "
+                                                f"most {limit:,} can be read (quote it to keep it as text)") from exc
         raise CorpusError(path, lineno, f"invalid JSON: {exc}") from exc
 
 

@@ -73,7 +73,7 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-05-01T25:00"}', "'published' must be an ISO 8601"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": 20240501}', "'published' must be a string"),
         ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply"),
-        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "n": ' + "7" * 5000 + "}", "invalid JSON"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "n": ' + "7" * 5000 + "}", "a number of 5,000 digits at column 65"),
         # A BOM is skipped only at the start of the file; further down it is named, not Python's "decode using utf-8-sig".
         ("\ufeff" + OK_LINE, "a byte-order mark (U+FEFF) starts the line: only the file's first line may begin with one"),
         # Records separated by lone carriage returns read as one line: "Extra data at column 61" named no cause.
@@ -281,6 +281,9 @@ def small_index(tmp_path_factory):
         # The QA pass's record: accepted, it made the home page 32 MB and its facets' JSON 7 MB.
         (json.dumps({"id": "manytopics", "title": "Many topics", "summary": "x", "topics": [f"t{n}" for n in range(50_000)],
                      "entities": [f"e{n}" for n in range(50_000)]}).encode(), "'topics' lists 50,000 values; the limit is 100 a record"),
+        # Python's words: "Exceeds the limit (4300 digits) for integer string conversion …; use sys.set_int_max_str_digits()"
+        (b'{"id": "s", "n": ' + b"9" * 10_000 + b', "title": "T", "summary": "S", "topics": ["x"]}',
+         "a number of 10,000 digits at column 18: at most 4,300 can be read (quote it to keep it as text)"),
     ],
 )
 def test_the_cli_stops_at_the_bad_line_and_keeps_the_index(small_index, tmp_path, command, second_line, message):
