@@ -60,6 +60,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD]")  # only a \uXXXX escape makes a surrogate; one regex scan is the fastest test
 # A JSON string (skipped) or number: the first number past int()'s limit is named by its column.
 _STRING_OR_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?([0-9]+)')
+# The byte-order marks of the encodings a file saved as "Unicode" may be in instead of UTF-8 (UTF-32's first).
+_OTHER_ENCODINGS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+                    (b"\xfe\xff", "UTF-16"))
 _BLOCK = 1 << 15  # bytes read at a time: splitting blocks is as fast as reading text (readline is slower)
 
 
@@ -281,8 +284,11 @@ def read_objects(path: Path) -> Iterator[tuple[int, Any]]:
             for lineno, raw in enumerate(_lines(handle), start=1):
                 try:
                     line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    message = f"invalid UTF-8 at byte {exc.start + 1} of the line ({exc.reason})"
+                except UnicodeDecodeError as exc:  # a UTF-16 file was "invalid UTF-8 at byte 1", not named
+                    message = next((f"the file is in {name}, not UTF-8 (it starts with {name}'s byte-order mark, "
+                                    f"{bom.hex(' ').upper()}): save it as UTF-8"
+                                    for bom, name in _OTHER_ENCODINGS if lineno == 1 and raw.startswith(bom)),
+                                   f"invalid UTF-8 at byte {exc.start + 1} of the line ({exc.reason})")
                     raise CorpusError(path, lineno, message) from exc
                 if lineno == 1 and line.startswith("\ufeff"):
                     line = line[1:]  # a byte-order mark, as many exports write one

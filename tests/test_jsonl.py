@@ -469,3 +469,16 @@ def test_null_optional_fields_are_left_out(tmp_path):
                                 "entities": None, "url": None, "published": None}) + "\n", encoding="utf-8")
     (record,) = load_jsonl(path)
     assert (record.kind, record.entities, record.published) == ("event", (), None)
+
+
+@pytest.mark.parametrize(("encoding", "said"), [
+    ("utf-16-le", "the file is in UTF-16, not UTF-8 (it starts with UTF-16's byte-order mark, FF FE): save it as UTF-8"),
+    ("utf-16-be", "the file is in UTF-16, not UTF-8 (it starts with UTF-16's byte-order mark, FE FF): save it as UTF-8"),
+    ("utf-32-le", "the file is in UTF-32, not UTF-8 (it starts with UTF-32's byte-order mark, FF FE 00 00): save it as UTF-8"),
+])
+def test_a_file_in_utf_16_is_said_to_be_so(tmp_path, encoding, said):
+    # A file saved as "Unicode" (UTF-16, with its byte-order mark) was "invalid UTF-8 at byte 1 of the line (invalid start byte)".
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(("\ufeff" + OK_LINE + "\n").encode(encoding))
+    result = CliRunner().invoke(main, ["build", str(path), "--no-semantic", "--index-dir", str(tmp_path / "ix")])
+    assert result.exit_code == 1 and result.output == f"Error: {path}:1: {said}\n"
