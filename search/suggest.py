@@ -77,9 +77,22 @@ RESPELT_WORDS = 8
 # for 21.3 with 20,000 allowed (the regression QA pass).
 SPREAD_TITLE_DOCS = 4_000
 EARLIER_WORD_CHARS = 2  # an earlier word this short still narrows the completions after it ("sk h")
-# A snapshot up to this size has its completions read in the request that first asks (about 0.4 s at
-# the 64k corpus's rate); a larger one in a thread of its own (``Suggester``).
-READ_INLINE_DOCS = 2_000
+# A snapshot whose completions cost at most this much to read (``_read_size``: words, title and body,
+# and READ_DOC_WORDS a document) has them read in the request that first asks; a larger one in a
+# thread of its own (``Suggester``).  The read's cost grows with the text, not the documents: under
+# the old limit of 2,000 documents, 1,950 documents of ~5,000 characters each (10.7 MB) were read
+# inside the first /api/suggest after each publish (6-9 s, the worker blocked), of ~40 KB each (80 MB)
+# past gunicorn's 30 s timeout on every keystroke (a QA pass).  ``_Candidates(snap)`` timed in-process
+# on built indexes (min of 3 unless said; 2026-12-06, 2 shared cores; the timing script and indexes
+# under /tmp/s54/sugg-meas): the seed corpus, 57 documents, 5,138 words, 31.6 ms; 1,000 one-line
+# documents, 7,687 words, 64.9 ms; 160 Debian packages, 9,552 words, 57.7 ms; 12 documents of 5,000
+# characters (/tmp/s54/qaC/gen_long.py 12 5000), 10,015 words, 64.6 ms; tests/data/debian-dated.jsonl,
+# 320 documents, 20,947 words, 125.8 ms; 20,000 Debian packages, 1,252,649 words, 4.1 s (min of 2);
+# the QA pass's 1,950 documents of 5,000 characters, 1,661,294 words, 9.4 s (once), and of 20 KB,
+# 6,320,475 words, 21.7 s (min of 2).  About 5-6 µs a word and 25 µs a document in a small snapshot
+# (3.3-5.7 µs a word in a large one): at this limit a read inside a request takes some 65 ms.
+READ_INLINE_WORDS = 10_000
+READ_DOC_WORDS = 5  # what a document costs the read beyond its words, in words
 # A read beside the requests pauses PAUSE_S every PAUSE_EVERY documents (about 10 ms of reading), so
 # that a request waiting for the interpreter gets it (a health check took 1.1-1.6 s during a read).
 PAUSE_EVERY = 50
@@ -421,7 +434,7 @@ class _Candidates:
         # writing them so (a title's twice).
         self._sorted = sorted(self.terms)  # the words offered in order: a start is a range of them
         self.follows = tally.follows(least, self._sorted)
-        if snap.doc_count > READ_INLINE_DOCS:
+        if not _read_inline(snap):
             del tally, keys, surfaces, postings, titles
             _give_back()
 
@@ -684,6 +697,20 @@ class _Candidates:
         return chosen
 
 
+def _read_size(snap: Snapshot) -> int:
+    """Return what reading *snap*'s completions costs, in words (``READ_INLINE_WORDS``): the words of
+    its titles and bodies as Whoosh counts them per field (known without reading a document; a
+    deleted document's count until its segment is merged), and READ_DOC_WORDS a document."""
+    reader = snap.searcher().reader()
+    return reader.field_length("title") + reader.field_length("body") + READ_DOC_WORDS * snap.doc_count
+
+
+def _read_inline(snap: Snapshot) -> bool:
+    """Return whether *snap*'s completions are read in the request that first asks (a snapshot with
+    little text), not in a thread of their own."""
+    return _read_size(snap) <= READ_INLINE_WORDS
+
+
 def _gone(snap: Snapshot) -> bool:
     """Return whether *snap* is no longer the one published, or its folder is gone."""
     root = snap.path.parent.parent  # store.snapshots_dir(root) / id
@@ -693,10 +720,11 @@ def _gone(snap: Snapshot) -> bool:
 class Suggester:
     """Complete prefixes from the snapshot *snapshot()* returns (the one served); candidates are kept per snapshot.
 
-    A snapshot of more than READ_INLINE_DOCS documents is read in an operating-system thread of its
-    own (64k documents: some 12 CPU seconds), not in the request that first asks: that request, and
-    every other one of the worker, waited for it (a health check 9.6 s after a publish, a search 16.9
-    s).  Until it is read, completions come from the snapshot read before, or there are none.
+    A snapshot with more text than READ_INLINE_WORDS words is read in an operating-system thread of
+    its own (64k documents: some 12 CPU seconds), not in the request that first asks: that request,
+    and every other one of the worker, waited for it (a health check 9.6 s after a publish, a search
+    16.9 s; 1,950 long documents, 6-9 s and more, past gunicorn's timeout).  Until it is read,
+    completions come from the snapshot read before, or there are none.
     """
 
     def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
@@ -712,7 +740,7 @@ class Suggester:
         cached = self._cached
         if cached is not None and cached[0] == snap.id:
             return cached[1]
-        if snap.doc_count > READ_INLINE_DOCS:
+        if not _read_inline(snap):
             with self._lock:
                 if self._reading is None:  # one read at a time: publishes in a row started one each (RSS 630 MB)
                     self._reading = snap.id
