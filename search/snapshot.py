@@ -443,6 +443,10 @@ class Snapshot:
         live = [docnum for docnum in _read_term(self.searcher(), "id", doc_id) if docnum in self.all_docs]
         return live[-1] if live else None  # an id is unique among live documents
 
+    def holds(self, doc_id: str) -> bool:
+        """Return whether a live document of this snapshot has the id *doc_id* (as the id is stored)."""
+        return self._live_id(doc_id) is not None
+
     def doc_frequency(self, word: str) -> int:
         """Return how many documents hold the analysed *word* in a searched field (the larger field count)."""
         reader = self.searcher().reader()

@@ -6,7 +6,8 @@ words (which complete the last word typed and are searched).  Text is compared f
 no accents, punctuation as spaces), and a completion matches when the typed text starts it or starts
 one of its words.  Completions that start with the typed text come first; then topics and
 organisations before words before titles; then the more frequent first.  The candidates are read
-once per snapshot and kept on the Suggester, keyed by snapshot id, so a publish is picked up.
+once per snapshot and kept on the Suggester, keyed by snapshot id, so a publish is picked up (while
+a large snapshot is read, the one read before answers, less the titles of documents deleted since).
 
 A word completion keeps everything typed before the word being typed, as typed: the earlier words,
 a search operator (``-star`` gives ``-Stargate``, ``"star`` gives ``"Stargate``) and the start of a
@@ -41,6 +42,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from itertools import chain
 from urllib.parse import urlencode
 
@@ -128,6 +130,10 @@ class Suggestion:
     text: str
     kind: str
     url: str | None = None
+    # A title's document id (not in the JSON): a title read from a snapshot before the one served is
+    # offered only while the one served holds its document (``Suggester.suggest``).  At 64k the ids
+    # kept so are some 5 MB a worker.
+    doc_id: str | None = dataclass_field(default=None, compare=False)
 
     def to_json(self) -> dict[str, str | None]:
         """Return the API's JSON object for this completion: url null for a word (it was left out, where
@@ -386,7 +392,8 @@ class _Candidates:
 
     def __init__(self, snap: Snapshot, pause: Callable[[], None] | None = None) -> None:
         self._snap = weakref.ref(snap)  # for words too rare to be offered (``_rare``); kept by the service
-        titles: list[tuple[str, str]] = []
+        self.snapshot_id = snap.id  # the snapshot read: served while a later one is read (``Suggester``)
+        titles: list[tuple[str, str, str]] = []
         postings: dict[str, array] = defaultdict(lambda: array("i"))
         surfaces: dict[str, Counter[str]] = defaultdict(Counter)
         keys = _WordKeys()
@@ -398,7 +405,7 @@ class _Candidates:
             if pause is not None and not docnum % PAUSE_EVERY:
                 pause()
             title = str(fields.get("title") or "")
-            titles.append((title, str(fields.get("url") or "")))
+            titles.append((title, str(fields.get("url") or ""), str(fields.get("id") or "")))
             self._title_docs.append(docnum)
             body = str(fields.get("body") or "")
             text = f"{title} {body}"
@@ -414,7 +421,7 @@ class _Candidates:
             tally.add(title_words, body_words)
         # Made in one run after reading, so that what complete() walks for every prefix lies together in
         # memory, not among the words' tallies (on 64k documents the walk took 6.6 ms rather than 13.4).
-        self.phrases = [_Candidate(Suggestion(title, "title", url), " " + fold(title), 1) for title, url in titles]
+        self.phrases = [_Candidate(Suggestion(title, "title", url, doc_id), " " + fold(title), 1) for title, url, doc_id in titles]
         for facet, field, kind in (("topic", "topics", "topic"), ("entity", "entities", "organisation")):
             for value, docs in snap.facet_docs[field].items():
                 label = snap.label(facet, value)
@@ -633,9 +640,10 @@ class _Candidates:
             (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, shared[key])
         return shared
 
-    def complete(self, prefix: str, limit: int) -> list[Suggestion]:
+    def complete(self, prefix: str, limit: int, held: Callable[[str], bool] | None = None) -> list[Suggestion]:
         """Return up to *limit* completions of *prefix*, best first; a prefix ending with a space
-        ends with a whole word, completed by what starts with it, not by longer words."""
+        ends with a whole word, completed by what starts with it, not by longer words.  With *held*,
+        only the titles of documents whose ids it holds (looked up for the titles chosen only)."""
         whole = prefix[-1:].isspace()
         prefix = " ".join(prefix.split())
         folded = fold(prefix)
@@ -648,7 +656,8 @@ class _Candidates:
                 # The document the text names, first, as the search puts it: "gimp" offered GIMP's plugins,
                 # data files and Czech help, never GIMP (titles are matched on their words; a QA pass).
                 fields = snap.stored(named)
-                ranked.append(((-1, 0, 0, 0, 0, 0, 0, ""), Suggestion(str(fields["title"]), "title", str(fields.get("url") or ""))))
+                title = Suggestion(str(fields["title"]), "title", str(fields.get("url") or ""), str(fields.get("id") or ""))
+                ranked.append(((-1, 0, 0, 0, 0, 0, 0, ""), title))
             needle = " " + folded
             # A number typed whole first ("$50": "Anthropic Commits $50 Billion" before "7,500 Nodes");
             # not a word's start: "gi" put "GI friendly Binding…" first at 64k, and the check cost
@@ -684,6 +693,8 @@ class _Candidates:
         for _, suggestion in ranked:
             if per_kind[suggestion.kind] >= KIND_CAPS[suggestion.kind]:
                 continue  # checked first: folding every word of a full kind is most of a call's time
+            if held is not None and suggestion.doc_id and not held(suggestion.doc_id):
+                continue  # deleted since: its title led to a 404 (left out before its text counts as seen: a title alike stays)
             key = fold(suggestion.text)
             if key in seen:
                 continue
@@ -724,7 +735,8 @@ class Suggester:
     its own (64k documents: some 12 CPU seconds), not in the request that first asks: that request,
     and every other one of the worker, waited for it (a health check 9.6 s after a publish, a search
     16.9 s; 1,950 long documents, 6-9 s and more, past gunicorn's timeout).  Until it is read,
-    completions come from the snapshot read before, or there are none.
+    completions come from the snapshot read before (no title of a document the one served no longer
+    holds), or there are none.
     """
 
     def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
@@ -734,8 +746,10 @@ class Suggester:
         self._wanted: str | None = None  # the snapshot last served: a read of another is dropped
         self._lock = threading.Lock()
 
-    def _candidates(self) -> _Candidates | None:
-        snap = self.snapshot()
+    def _candidates(self, snap: Snapshot | None = None) -> _Candidates | None:
+        """Return the candidates to serve for *snap* (default: the one served now): its own, or while
+        it is read beside the requests the snapshot's read before (None: none yet)."""
+        snap = self.snapshot() if snap is None else snap
         self._wanted = snap.id  # what a read beside the requests must still be, to be served
         cached = self._cached
         if cached is not None and cached[0] == snap.id:
@@ -777,8 +791,14 @@ class Suggester:
 
     def suggest(self, prefix: str, limit: int = MAX_SUGGESTIONS) -> list[Suggestion]:
         """Return up to *limit* completions of *prefix*, best first (none for an empty prefix, and
-        none while a large snapshot is first read)."""
+        none while a large snapshot is first read).  While a snapshot is read, the one read before
+        answers without the titles of documents the one served no longer holds: after an update
+        deleted a document from the 64k index, its title was offered, a link to a 404, for ~40 s
+        (a QA pass; a takedown's page named as you type)."""
         if not fold(prefix):
             return []
-        candidates = self._candidates()
-        return candidates.complete(prefix, limit) if candidates is not None else []
+        snap = self.snapshot()
+        candidates = self._candidates(snap)
+        if candidates is None:
+            return []
+        return candidates.complete(prefix, limit, None if candidates.snapshot_id == snap.id else snap.holds)
