@@ -90,6 +90,7 @@ class UpdateReport:
     seconds: float
     repeated: tuple[str, ...] = ()  # ids the change file names on more than one line (Changes.repeated)
     dating: Dating = Dating()  # how the upserts are dated (index.build.dating)
+    unchanged: int = 0  # upserts saying what the index already held: when all are, nothing is published
 
     @property
     def changed(self) -> bool:
@@ -174,7 +175,14 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                 if item.is_file() and item.name not in _NOT_COPIED:
                     store.check_stop()
                     shutil.copy2(item, work / item.name)
-            added, replaced, missing, doc_count, dates = _apply(work, changes)
+            added, replaced, missing, doc_count, dates, unchanged = _apply(work, changes)
+            if not added and unchanged == replaced and len(missing) == len(changes.deletes):
+                # Every line says what the index holds (a change file applied again): a new snapshot
+                # would serve the same and push an older one out of those kept for a rollback, and
+                # "2 replaced" said nothing of it (a QA pass of the operator's).
+                shutil.rmtree(work, ignore_errors=True)
+                return UpdateReport(previous.name, previous.name, 0, 0, 0, missing, int(meta.get("doc_count", 0)),
+                                    round(time.perf_counter() - started, 3), repeated=changes.repeated, unchanged=unchanged)
             if not doc_count:  # as a build of nothing is refused (a QA pass: it published an empty index)
                 raise UpdateError("the update would delete every document the index holds, leaving it empty (a build "
                                   "of no documents is refused too): nothing was published")
@@ -256,9 +264,10 @@ def _spellings_kept(searcher, changes: Changes, gone: set[int]) -> dict[str, dic
     return settled
 
 
-def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int, Dating]:
+def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int, Dating, int]:
     """Write *changes* into the index in *work*; return (added, replaced, missing ids, doc count, how
-    the upserts are dated: a replaced document keeps its first_seen, a new one is first seen now)."""
+    the upserts are dated: a replaced document keeps its first_seen, a new one is first seen now, and
+    how many replaced ones say what they said)."""
     ix = whoosh_index.open_dir(str(work))
     try:
         with ix.searcher() as searcher:
@@ -278,7 +287,7 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             missing = tuple(sorted(doc_id for doc_id in changes.deletes if doc_id not in kept))
             for doc_id in sorted(changes.deletes):
                 writer.delete_by_term("id", doc_id)
-            added = 0
+            added = unchanged = 0
             now = now_utc()
             dates = dating(upserts.values(), kept, now)
             for done, (doc_id, record) in enumerate(upserts.items()):
@@ -297,6 +306,8 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
                 document = to_document(record, order, revised=old.get("revised") if old is not None else None)
                 if old is not None and content_digest(document) != content_digest(old):
                     document["revised"] = now  # it says something else: a feed shows the entry as updated
+                elif old is not None:
+                    unchanged += 1
                 writer.update_document(**document)
         except BaseException:
             writer.cancel()
@@ -308,7 +319,7 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
     replaced = len(changes.upserts) - added
     doc_count = before + added - (len(changes.deletes) - len(missing))
     _check(work, changes, doc_count)
-    return added, replaced, missing, doc_count, dates
+    return added, replaced, missing, doc_count, dates, unchanged
 
 
 def _named_topics(changes: Changes, meta: dict[str, object]) -> Changes:

@@ -980,3 +980,20 @@ def test_an_unreadable_file_in_a_source_folder_is_refused_naming_it_not_the_inde
     result = CliRunner().invoke(main, ["build", str(folder), "--no-semantic", "--index-dir", str(tmp_path / "ix")])
     assert result.exit_code == 2 and result.output == f"Error: {unreadable}: cannot be read: Permission denied\n"
     assert store.current_id(tmp_path / "ix") is None
+
+
+def test_a_change_file_applied_again_publishes_nothing_and_says_why(built, tmp_path):
+    # Applied twice, a change file published a new snapshot each time ("0 added, 2 replaced"), pushing an
+    # older snapshot out of those kept for a rollback, and the operator could not tell it changed
+    # nothing (a QA pass of the operator's). An edit that does change something is published.
+    changes = write_jsonl(tmp_path / "c.jsonl", [{**NEW, "id": "quokka-a"}, {**NEW, "id": "quokka-b"}])
+    first = CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(built)])
+    assert first.exit_code == 0 and "2 added" in first.stdout
+    served = store.current_id(built)
+    again = CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(built)])
+    assert again.exit_code == 0, again.output
+    assert f"{changes}: its 2 records say what the index already holds; snapshot {served} stays published" in again.stdout
+    assert store.current_id(built) == served
+    edited = write_jsonl(tmp_path / "d.jsonl", [{**NEW, "id": "quokka-a", "summary": "Said otherwise."}, {**NEW, "id": "quokka-b"}])
+    third = CliRunner().invoke(main, ["update", str(edited), "--index-dir", str(built)])
+    assert third.exit_code == 0 and "0 added, 2 replaced" in third.stdout and store.current_id(built) != served

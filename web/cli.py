@@ -399,6 +399,9 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
     if not report.changed:
         why = (f"its {_counted(len(report.missing), 'id')} to delete {'is' if len(report.missing) == 1 else 'are'} "
                "not in the index") if report.missing else "it holds no changes"
+        if report.unchanged:
+            why = (f"its {_counted(report.unchanged, 'record')} {'says' if report.unchanged == 1 else 'say'} what the index "
+                   "already holds" + (f", and {why}" if report.missing else ""))
         _reported(f"{changes}: {why}; snapshot {report.snapshot} stays published")
         return
     missing = (f" ({_counted(len(report.missing), 'id')} to delete {'was' if len(report.missing) == 1 else 'were'} "
