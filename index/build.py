@@ -177,6 +177,7 @@ def build_corpus(
                     "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                     "build_seconds": round(seconds, 3),
                     "build_doc_count": len(records),  # doc_count moves with updates; this stays (for /metrics)
+                    **({"feed_floor": floor} if (floor := store.feed_floor(root)) else {}),  # after a rollback (index.store)
                     "topics": {slug: asdict(topic) for slug, topic in corpus.topics.items()},
                     "organisations": {slug: asdict(org) for slug, org in corpus.organisations.items()},
                     "kind_labels": dict(KIND_LABELS),

@@ -494,6 +494,26 @@ def stepped_back(snapshot: Path) -> dict[str, object] | None:
     return read_note(snapshot, STEPPED_BACK_FILE)
 
 
+def feed_floor(root: Path) -> str | None:
+    """Return the time no feed entry of a snapshot made now from the one *root* serves may say it
+    changed before: when that one was served by a step back (a rollback), or the floor it inherited.
+    Served stepped back, a feed's entries and its updated say the rollback's time at least (they may
+    say again what a reader's copy no longer does); the next update's snapshot said their own dates
+    again, back before the rollback (a review: a feed's updated went back).  Carried in each snapshot
+    made since (``feed_floor`` in snapshot.json)."""
+    try:
+        served = current_path(root)
+    except IndexUnavailable:
+        return None
+    note = stepped_back(served)
+    try:
+        inherited = read_meta(served).get("feed_floor")
+    except IndexUnavailable:
+        inherited = None
+    times = [datetime.fromisoformat(str(t).replace("Z", "+00:00")) for t in (inherited, note.get("stepped_back_at") if note else None) if t]
+    return max(times).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if times else None
+
+
 def withdrawn(snapshot: Path) -> dict[str, object] | None:
     """Return when and for what *snapshot* was withdrawn (rolled back from), or None if it never was."""
     return read_note(snapshot, WITHDRAWN_FILE)
@@ -612,6 +632,11 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
         if previous != snap_id:
             before = _switched_at(dest_root)
             _serve(dest_root, snap_id, previous)
+            # Served by a step back where it comes from, so here too (a new replica gave its feeds'
+            # entries their own dates where the builder and the other replicas gave the rollback's: a
+            # review); before the link's time is set below, which a worker's switch is read by.
+            if (note := stepped_back(source)) is not None and stepped_back(final) is None:
+                write_meta(final, note, STEPPED_BACK_FILE)
             # Switched "when the source was": replicas of one snapshot then say one Last-Modified in
             # their feeds (each said when it switched, seconds apart, and revalidation missed behind a
             # balancer: a QA pass); never before this replica's last switch (a step back here since).

@@ -200,6 +200,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                 doc_count=doc_count,
                 updated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
             )
+            if floor := store.feed_floor(root):  # served by a step back: its feeds' entries never go back before it
+                meta["feed_floor"] = floor
             history = list(meta.get("updates", []))  # type: ignore[arg-type]
             history.append(
                 {

@@ -396,3 +396,37 @@ def test_a_feed_s_page_is_the_search_listed_newest_first(client, query, page):
     assert alternate == "http://localhost" + page
     listed = client.get(f"/api/search?{urlsplit(page).query}&per_page=20").get_json()
     assert [h["id"] for h in listed["hits"]][:3] == [e.link.rsplit("/", 1)[1] for e in parsed.entries][:3]
+
+
+def test_a_feed_never_goes_back_after_a_rollback_nor_differs_on_a_new_replica(tmp_path):
+    # Served by a step back, a feed's entries say the rollback's time at least; the next update's
+    # snapshot gave them their own dates again, before the rollback (a review: the feed's updated went
+    # from 08:06:01 back to 08:05:51). And a new replica given the rolled-back snapshot gave them their
+    # own dates where the builder gave the rollback's: one Last-Modified, two feeds.
+    from index.build import build
+
+    docs = [{"id": "f1", "title": "Launch ahead", "summary": "Planned.", "topics": ["t"], "published": "2031-01-01"},
+            {"id": "p1", "title": "Launch past", "summary": "Done.", "topics": ["t"], "published": "2024-01-01"}]
+    root = tmp_path / "ix"
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=root)
+    time.sleep(1.1)
+    update(write_jsonl(tmp_path / "u1.jsonl", [{"id": "x1", "title": "Launch one", "summary": "One.", "topics": ["t"]}]), root)
+    time.sleep(1.1)
+    topichub_main(["rollback", "--index-dir", str(root)], standalone_mode=False)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    _, stepped, _ = feed(client, "q=launch")
+    rolled = stepped.feed.updated
+    assert all(e.updated >= rolled for e in stepped.entries) and {e.link.rsplit("/", 1)[1] for e in stepped.entries} == {"f1", "p1"}
+
+    replica = tmp_path / "replica"
+    topichub_main(["publish", "--index-dir", str(root), "--to", str(replica)], standalone_mode=False)
+    copy, _, _ = feed(create_app({"INDEX_DIR": str(replica), "TESTING": True}).test_client(), "q=launch")
+    assert copy.get_data() == client.get("/feeds/search.atom?q=launch").get_data()
+
+    time.sleep(1.1)
+    update(write_jsonl(tmp_path / "u2.jsonl", [{"id": "x2", "title": "Launch two", "summary": "Two.", "topics": ["t"],
+                                                "published": "2025-01-01"}]), root)
+    _, later, _ = feed(client, "q=launch")
+    assert later.feed.updated >= rolled
+    assert {e.link.rsplit("/", 1)[1]: e.updated for e in later.entries} == {
+        e.link.rsplit("/", 1)[1]: e.updated for e in stepped.entries} | {"x2": rolled}  # none back before the rollback

@@ -84,10 +84,10 @@ def _date(hit: Hit) -> str | None:
     return as_date_time(hit.published or hit.first_seen) if hit.published or hit.first_seen else None
 
 
-def entry_updated(hit: Hit, date: str, served: str, stepped_back: bool = False) -> str:
+def entry_updated(hit: Hit, date: str, served: str, floor: str = "") -> str:
     """Return when *hit*'s entry was last updated: when a rebuild or update last changed what it says,
     else its *date* once it has come (by *served*, when the snapshot was switched to), else when the
-    hub first held it; served by a step back, no earlier than *served*.
+    hub first held it; no earlier than *floor* (``_floor``: a rollback's time).
 
     It stayed its date: a corrected summary reached no feed reader (a QA pass).  A revision is the
     last change even before a date in the future ("published": "2030-01-01", which hid every
@@ -99,7 +99,16 @@ def entry_updated(hit: Hit, date: str, served: str, stepped_back: bool = False) 
     a step back, the entry may say again what a reader's copy no longer does: its updated went back,
     and a feed reader keeps the copy with the later one, the withdrawn text (QA passes)."""
     changed = as_date_time(hit.revised) if hit.revised else date if date <= served else (_added(hit) or served)
-    return max(changed, served) if stepped_back else changed
+    return max(changed, floor)
+
+
+def _floor(snap: Snapshot, served: str) -> str:
+    """Return the time no entry of *snap*'s feeds says it changed before: served by a step back, when it
+    was switched to; made since one was, the time it inherited (``index.store.feed_floor``), which the
+    next update's snapshot forgot (entries and the feed's updated went back before the rollback: a review)."""
+    inherited = snap.meta.get("feed_floor")
+    floor = as_date_time(inherited) if isinstance(inherited, str) else ""
+    return max(floor, served) if snap.stepped_back else floor
 
 
 def _added(hit: Hit) -> str:
@@ -137,14 +146,15 @@ def search_feed() -> Response:
     # 2020 set a feed's updated back from the time it was empty to 2020; a QA pass); nothing matching
     # yet, when that was last true; after a step back (a rollback took entries away), no earlier than
     # the step: a feed's updated never goes back.
-    switched, back = format_utc(served), snap.stepped_back
+    switched = format_utc(served)
+    low = _floor(snap, switched)
     # A search followed is its words: the pages holding every one.  The newest sort lists them first,
     # then pages holding some and pages near in meaning, which the feed, strictly by date, mixed in:
     # of the feed of "stargate michigan", 11 of 15 entries lacked "michigan", and a new Stargate page
     # without it would have topped it (a QA pass).  The search page lists those, each saying so.
     entries = [hit for hit in result.hits if not hit.missing and hit.matched_by != "meaning"] if params.q else list(result.hits)
-    changed = [max(entry_updated(hit, date, switched, back), _added(hit)) for hit in entries if (date := _date(hit))]
-    updated = max([*changed, *([switched] if back or not changed else [])])
+    changed = [max(entry_updated(hit, date, switched, low), _added(hit)) for hit in entries if (date := _date(hit))]
+    updated = max([*changed, *([switched] if snap.stepped_back or not changed else []), *([low] if low else [])])
     body = render_template(
         "feed.xml",
         params=params,
@@ -152,7 +162,7 @@ def search_feed() -> Response:
         root=root,
         self_url=f"{root}feeds/search.atom" + (f"?{query}" if query else ""),
         page_url=f"{root}" + (f"?{listing}" if listing else ""),
-        entries=[(hit, date, entry_updated(hit, date, switched, back)) for hit, date in newest_first(entries, updated)],
+        entries=[(hit, date, entry_updated(hit, date, switched, low)) for hit, date in newest_first(entries, updated)],
         some_words=len(entries) < len(result.hits),
         # Results for a correction ("widgte": widget's pages) say so, as the page does.
         corrected=result.suggestion.text if result.suggestion and result.total else None,
