@@ -199,7 +199,9 @@ def test_a_query_of_the_longest_length_in_any_script_is_searched_and_a_longer_ad
     assert b"shorten it and search again" in body and b'<a href="/">Search again</a>' in body
 
 
-@pytest.mark.parametrize("path", ["/api/search?q=café", "/?q=café", "/api/search?since=２０２５-03-01"])
+@pytest.mark.parametrize("path", ["/api/search?q=café", "/?q=café", "/api/search?since=２０２５-03-01",
+                                  "/api/search?q=café's",  # the line's repr in double quotes: it was missed (a review)
+                                  "http://127.0.0.1/api/search?q=é"])  # the absolute form: HTML, not the API's JSON
 def test_an_address_not_percent_encoded_is_told_how_to_send_it_as_the_api_s_json_error(server, path):
     # curl sends "?q=café" as typed; gunicorn refuses it (RFC 9112) before the app, and answered
     # with an HTML 400 echoing the request line garbled ("cafÃ©"), without the API's CORS header.
@@ -214,7 +216,7 @@ def test_an_address_not_percent_encoded_is_told_how_to_send_it_as_the_api_s_json
         response.begin()
         body = response.read().decode("utf-8")
     assert response.status == 400 and "Ã" not in body
-    if path.startswith("/api/"):
+    if "/api/" in path:
         assert response.getheader("Content-Type") == "application/json"
         assert response.getheader("Access-Control-Allow-Origin") == "*"
         error = json.loads(body)["error"]
@@ -233,13 +235,17 @@ def test_a_request_the_server_refuses_before_the_app_writes_its_access_line(serv
     with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
         sock.sendall(f"GET /api/search?q=café HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode("utf-8"))
         assert sock.recv(64).startswith(b"HTTP/1.1 400")
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:  # named as typed (a review)
+        sock.sendall(f"GET /events/中文 HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode("utf-8"))
+        assert sock.recv(64).startswith(b"HTTP/1.1 400")
     assert get(server + "/?q=" + "%F0%9F%98%80" * 6000)[0] == 414
 
     def refused() -> list[dict]:
         lines = (tmp_path / "gunicorn.log").read_text(encoding="utf-8", errors="replace").splitlines()
         return [entry for line in lines if line.startswith("{") and (entry := json.loads(line)).get("refused_by") == "server"]
 
-    wait_until(lambda: len(refused()) == 2, "the two access lines")
-    bad, long = refused()
+    wait_until(lambda: len(refused()) == 3, "the three access lines")
+    bad, chinese, long = refused()
     assert (bad["status"], bad["method"], bad["path"]) == (400, "GET", "/api/search")
+    assert chinese["path"] == "/events/中文"
     assert (long["status"], long["path"]) == (414, None) and long["request_id"]

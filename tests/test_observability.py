@@ -108,6 +108,17 @@ def test_an_access_line_is_one_line_without_controls_naming_the_path_as_it_was_t
     assert paths == ["/events/日本", "/events/\x9b2J\x85x", "/events/a\u2028b"]
 
 
+def test_an_access_line_gives_a_long_path_cut_short(client, logged):
+    # A path of 60 KB (a 404) made a 60 KB access line, which journald (LineMax 48K) splits: one JSON
+    # object a line no longer held (a review). An id's address (512 characters at most) is whole.
+    from web.observability import LOGGED_PATH_CHARS
+
+    for path in ("/events/" + "a" * 60_000, "/events/" + "b" * 512):
+        client.get(path, buffered=True)
+    paths = [line["path"] for line in lines(logged) if "status" in line]
+    assert paths == ["/events/" + "a" * (LOGGED_PATH_CHARS - len("/events/")) + "…", "/events/" + "b" * 512]
+
+
 def test_an_error_s_log_lines_carry_the_request_id(app, logged):
     def boom():
         raise RuntimeError("the disk caught fire")

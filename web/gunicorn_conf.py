@@ -5,6 +5,7 @@ and again whenever ``current`` points somewhere new, so a build or update needs 
 reload.  Memory is per worker: see docs/operations.md for the measured figures.
 """
 
+import ast
 import gc
 import html
 import itertools
@@ -16,6 +17,7 @@ import signal
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import gunicorn.http.message
 import gunicorn.http.wsgi
@@ -45,8 +47,25 @@ TOO_LONG = (f"The address is longer than the {REQUEST_LINE_BYTES:,} bytes the se
 
 # gunicorn refuses a request target holding what a URL percent-encodes (RFC 9112: printable ASCII only),
 # as curl sends "?q=café" typed so, with a 400 echoing the request line garbled ("cafÃ©"), as HTML even
-# to the API (a QA pass).  Its message names the line; the target is read back from it.
-_REFUSED_TARGET = re.compile(r"'([A-Z]+) (\S*) HTTP/[\d.]+'")
+# to the API (a QA pass).  Its message holds the line's repr (in double quotes when the line holds an
+# apostrophe: "?q=café's" was missed, a review), read back here; an absolute-form target by its path.
+_REFUSED_LINE = re.compile(r"""request line: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+
+
+def _refused_request(mesg: str) -> tuple[str | None, str]:
+    """Return the method and target (as sent: an absolute form whole) of the request line gunicorn's
+    *mesg* names, else (None, "")."""
+    found = _REFUSED_LINE.search(mesg)
+    if found is None:
+        return None, ""
+    try:
+        line = ast.literal_eval(found.group(1))
+    except (SyntaxError, ValueError):
+        return None, ""
+    parts = str(line).split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+        return None, ""
+    return parts[0], parts[1]
 RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a space, a letter outside ASCII): "
               "send q=caf%C3%A9, not q=café (curl encodes them with -G --data-urlencode 'q=café').")
 
@@ -54,15 +73,15 @@ RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a spa
 def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     """Answer a request gunicorn refuses itself (before the app) with the headers every answer carries;
     an address too long or not percent-encoded says so in words, to the API as its JSON error."""
-    found = _REFUSED_TARGET.search(mesg) if status_int == 400 else None
-    method, target = found.groups() if found else (None, "")
-    refused_line(status_int, method, target)
+    method, target = _refused_request(mesg) if status_int == 400 else (None, "")
+    path = (urlsplit(target).path or "/") if "://" in target else target  # the absolute form's path
+    refused_line(status_int, method, path)
     if status_int == 414:
         mesg = TOO_LONG
     elif target and not (target.isascii() and target.isprintable()):
         mesg = RAW_TARGET
     extra: tuple[tuple[str, str], ...] = ()
-    if target.lower().startswith(API_PREFIX):
+    if path.lower().startswith(API_PREFIX):
         body = json.dumps({"error": {"code": "invalid_request", "message": mesg}})
         content_type, extra = "application/json", CORS_HEADERS
     else:

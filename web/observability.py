@@ -94,10 +94,18 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+# The longest path an access line gives, then "…": a path of 60 KB (a 404) made a 60 KB line, which
+# journald (LineMax 48K) splits, and one JSON object a line no longer held (a review).  An id is at
+# most 512 characters, so no document's address is cut.
+LOGGED_PATH_CHARS = 2048
+
+
 def _path_text(path: str) -> str:
     """Return a WSGI path (its bytes as Latin-1 characters) as the UTF-8 text it was: "/events/日本" was
-    logged as mojibake with C1 controls in it; a byte that is no UTF-8 is written \\xNN."""
-    return path if path.isascii() else path.encode("latin-1", "replace").decode("utf-8", "backslashreplace")
+    logged as mojibake with C1 controls in it; a byte that is no UTF-8 is written \\xNN.  At most
+    LOGGED_PATH_CHARS characters of it."""
+    text = path if path.isascii() else path.encode("latin-1", "replace").decode("utf-8", "backslashreplace")
+    return text if len(text) <= LOGGED_PATH_CHARS else text[:LOGGED_PATH_CHARS] + "…"
 
 
 class JsonFormatter(logging.Formatter):
