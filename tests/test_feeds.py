@@ -430,3 +430,18 @@ def test_a_feed_never_goes_back_after_a_rollback_nor_differs_on_a_new_replica(tm
     assert later.feed.updated >= rolled
     assert {e.link.rsplit("/", 1)[1]: e.updated for e in later.entries} == {
         e.link.rsplit("/", 1)[1]: e.updated for e in stepped.entries} | {"x2": rolled}  # none back before the rollback
+
+
+def test_a_feed_cut_short_by_the_time_budget_is_not_kept(tmp_path):
+    # The API's answer cut short is no-store (129d024); the feed of the same search was kept 300 s by
+    # any cache (a review).
+    from index.build import build
+
+    docs = [{"id": f"d{i}", "title": f"GPU cluster {i}", "summary": "gpu " * (i % 7 + 1), "topics": ["t"],
+             "published": "2024-01-01"} for i in range(2500)]
+    build([write_jsonl(tmp_path / "many.jsonl", docs)], root=tmp_path / "ix")
+    hurried = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True, "QUERY_BUDGET_S": 1e-9}).test_client()
+    response, _, _ = feed(hurried, "q=gpu")
+    assert response.headers["Cache-Control"] == "no-store"
+    whole, _, _ = feed(create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client(), "q=gpu")
+    assert whole.headers["Cache-Control"] == "public, max-age=300"

@@ -176,7 +176,8 @@ def search_feed() -> Response:
     # ETag, and a 304 says the ETag its 200 says (a strong one has to differ from coding to coding).
     response.set_etag(hashlib.sha256(response.get_data()).hexdigest()[:32], weak=True)
     response.last_modified = served
-    response.headers["Cache-Control"] = FEED_CACHE
+    # Cut short by the time budget, the entries are those found in time: not kept, as the API's answer is not.
+    response.headers["Cache-Control"] = "no-store" if result.timed_out else FEED_CACHE
     return response.make_conditional(request)
 
 
