@@ -35,6 +35,7 @@ import heapq
 import logging
 import re
 import threading
+import time
 import unicodedata
 import weakref
 from array import array
@@ -79,6 +80,20 @@ RESPELT_WORDS = 8
 # for 21.3 with 20,000 allowed (the regression QA pass).
 SPREAD_TITLE_DOCS = 4_000
 EARLIER_WORD_CHARS = 2  # an earlier word this short still narrows the completions after it ("sk h")
+# Words completed inside a quote checked at most, a request, to make a phrase some page writes (each
+# check a phrase search: some 1-10 ms at 64k), and the phrases remembered, a snapshot read.
+PHRASE_CHECKS = 12
+PHRASE_CHECK_S = 0.03  # and none begun past this much time checking (a phrase of common words: some 10 ms each at 64k)
+PHRASES_REMEMBERED = 4096
+# The quotes a query may open a phrase with (search/query.py reads them as quotes), as the straight one.
+_QUOTES = str.maketrans(dict.fromkeys("“”„‟«»「」『』", '"'))
+
+
+def _in_quote(text: str) -> bool:
+    """Return whether *text* ends inside a quoted phrase (a quote left open)."""
+    return text.translate(_QUOTES).count('"') % 2 == 1
+
+
 # A snapshot whose completions cost at most this much to read (``_read_size``: words, title and body,
 # and READ_DOC_WORDS a document) has them read in the request that first asks; a larger one in a
 # thread of its own (``Suggester``).  The read's cost grows with the text, not the documents: under
@@ -392,6 +407,7 @@ class _Candidates:
 
     def __init__(self, snap: Snapshot, pause: Callable[[], None] | None = None) -> None:
         self._snap = weakref.ref(snap)  # for words too rare to be offered (``_rare``); kept by the service
+        self._phrases_found: dict[tuple[str, str], bool] = {}  # (snapshot, quoted phrase) -> some page writes it
         self.snapshot_id = snap.id  # the snapshot read: served while a later one is read (``Suggester``)
         titles: list[tuple[str, str, str]] = []
         postings: dict[str, array] = defaultdict(lambda: array("i"))
@@ -445,19 +461,30 @@ class _Candidates:
             del tally, keys, surfaces, postings, titles
             _give_back()
 
-    def _phrase_found(self, text: str) -> bool:
+    def _phrase_found(self, text: str, snap: Snapshot | None) -> bool:
         """Return whether a completion *text* ending inside a quoted phrase of two words or more finds
-        that phrase: a word offered after the earlier words may be written a word or two from them, so
-        '"stargate mi' offered '"stargate Microsoft' and '"gpu cl' '"gpu cloud', phrases no page
-        writes (a QA pass found 12 such of the completions of 10 quoted prefixes)."""
-        if text.count('"') % 2 == 0:
+        that phrase (its last two words) in *snap*, the snapshot served: a word offered after the earlier words may be
+        written a word or two from them, so '"stargate mi' offered '"stargate Microsoft' and '"gpu cl'
+        '"gpu cloud', phrases no page writes (a QA pass found 12 such of the completions of 10 quoted
+        prefixes).  Curly and angle quotes are quotes (a phone types them).  Remembered per snapshot
+        read (a phrase checked at one keystroke comes again at the next)."""
+        text = text.translate(_QUOTES)
+        if text.count('"') % 2 == 0 or snap is None:
             return True
-        phrase = text[text.rfind('"'):] + '"'
-        snap = self._snap()
-        if snap is None or len(phrase.split()) < 2:
-            return True
-        parsed = build_query(phrase, snap.schema, snap.synonyms)
-        return not parsed.concepts or bool(matches(parsed.concepts[0].query, snap))
+        words = text[text.rfind('"') + 1:].split()
+        if len(words) < 2 or fold(words[-2]) in STOP_WORDS:
+            return True  # after a function word: a phrase search of "the …" reads the most common word's positions
+        # The word completed with the one before it: the earlier words were checked as they were typed,
+        # and a whole phrase of common words took 15-200 ms a check at 64k (a review).
+        phrase = '"' + " ".join(words[-2:]) + '"'
+        found = self._phrases_found.get((snap.id, phrase))
+        if found is None:
+            parsed = build_query(phrase, snap.schema, snap.synonyms)
+            found = not parsed.concepts or bool(matches(parsed.concepts[0].query, snap))
+            if len(self._phrases_found) >= PHRASES_REMEMBERED:
+                self._phrases_found.clear()
+            self._phrases_found[(snap.id, phrase)] = found
+        return found
 
     def _docs_with(self, words: list[str]) -> set[int] | None:
         """Return the documents holding every one of *words* (folded) that is a word (None: none is):
@@ -640,10 +667,15 @@ class _Candidates:
             (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, shared[key])
         return shared
 
-    def complete(self, prefix: str, limit: int, held: Callable[[str], bool] | None = None) -> list[Suggestion]:
+    def complete(self, prefix: str, limit: int, held: Callable[[str], bool] | None = None,
+                 served: Snapshot | None = None) -> list[Suggestion]:
         """Return up to *limit* completions of *prefix*, best first; a prefix ending with a space
         ends with a whole word, completed by what starts with it, not by longer words.  With *held*,
-        only the titles of documents whose ids it holds (looked up for the titles chosen only)."""
+        only the titles of documents whose ids it holds (looked up for the titles chosen only).  A word
+        completed inside a quote is checked to make a phrase *served* (the snapshot served; by default
+        the one read) writes."""
+        served = served if served is not None else self._snap()
+        checks, began = 0, 0.0
         whole = prefix[-1:].isspace()
         prefix = " ".join(prefix.split())
         folded = fold(prefix)
@@ -699,8 +731,13 @@ class _Candidates:
             if key in seen:
                 continue
             seen.add(key)
-            if suggestion.kind == "term" and not self._phrase_found(suggestion.text):
-                continue
+            if suggestion.kind == "term" and _in_quote(suggestion.text):
+                # Each check is a phrase search of the snapshot: at 64k, '"this package provides the command
+                # line t' made some 300 of them, 2.4 s (a review); past PHRASE_CHECKS, no more words.
+                checks += 1
+                began = began or time.perf_counter()
+                if checks > PHRASE_CHECKS or time.perf_counter() - began > PHRASE_CHECK_S or not self._phrase_found(suggestion.text, served):
+                    continue
             per_kind[suggestion.kind] += 1
             chosen.append(suggestion)
             if len(chosen) == limit:
@@ -801,4 +838,4 @@ class Suggester:
         candidates = self._candidates(snap)
         if candidates is None:
             return []
-        return candidates.complete(prefix, limit, None if candidates.snapshot_id == snap.id else snap.holds)
+        return candidates.complete(prefix, limit, None if candidates.snapshot_id == snap.id else snap.holds, snap)

@@ -377,7 +377,8 @@ def test_a_deleted_documents_title_is_not_offered_while_the_new_snapshot_is_read
     root = tmp_path / "index"
     docs = [{"id": "quokka-habitat", "title": "Quokka habitat survey", "summary": "Island life.", "topics": ["zoo"]},
             {"id": "quokka-leak", "title": "Quokka leak notice", "summary": "Taken down.", "topics": ["zoo"]},
-            {"id": "wombat", "title": "Wombat burrows", "summary": "Tunnels.", "topics": ["zoo"]}]
+            {"id": "wombat", "title": "Wombat burrows", "summary": "Tunnels.", "topics": ["zoo"]},
+            {"id": "wombat-hole", "title": "Holes", "summary": "A wombat dug. Wombat tunnels and diggers.", "topics": ["zoo"]}]
     build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
     client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
     wait_until(lambda: suggest_texts(client, "quok"), "the completions to be read")
@@ -390,6 +391,9 @@ def test_a_deleted_documents_title_is_not_offered_while_the_new_snapshot_is_read
         assert "Quokka leak notice" not in [s["text"] for s in titles], typed
         assert all(client.get(s["url"]).status_code == 200 for s in titles), typed
     assert "Quokka habitat survey" in suggest_texts(client, "quok")  # the snapshot before answers meanwhile
+    # A word completed inside a quote is still checked to make a phrase, in the snapshot served: it was
+    # not while the one before answered, its snapshot gone ('"wombat d' offered '"wombat diggers', a review).
+    assert [s["text"] for s in suggest(client, '"wombat d') if s["kind"] == "term"] == ['"wombat dug']
     release.set()
     wait_until(lambda: client.get("/api/suggest?q=quok").headers["Cache-Control"] != "no-store", "the new snapshot to be read")
     assert "Quokka leak notice" not in suggest_texts(client, "quok")
@@ -543,4 +547,22 @@ def test_a_word_completed_inside_a_quote_makes_a_phrase_some_page_writes(client,
         result = client.get("/api/search", query_string={"q": text, "per_page": 50}).get_json()
         assert result["answer"] or any(h["matched_by"] == "words" and not h["missing"] for h in result["hits"]), text
     assert terms(client, '"stargate mi') == ['"stargate Michigan']
+    assert terms(client, "“stargate mi") == ["“stargate Michigan"]  # a curly quote, as a phone types it (a review)
     assert {"stargate Michigan", "stargate Microsoft"} <= set(terms(client, "stargate mi"))  # words, not a phrase
+
+
+def test_a_keystroke_inside_a_quote_checks_a_few_phrases_at_most(index_dir, monkeypatch):
+    # Each check is a phrase search: at 64k '"this package provides the command line t' made some 300,
+    # 2.4 s with the worker held (a review). Past PHRASE_CHECKS a request offers no more words.
+    import search.suggest
+
+    made = []
+    real = search.suggest.build_query
+    monkeypatch.setattr(search.suggest, "build_query", lambda *a, **k: made.append(a[0]) or real(*a, **k))
+    monkeypatch.setattr(search.suggest, "PHRASE_CHECKS", 2)
+    fresh = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()  # nothing remembered yet
+    assert terms(fresh, '"training in') == []  # inference, investment, …: no page writes one after "training"
+    assert 0 < len(made) <= 2
+    made.clear()
+    terms(fresh, '"training in')
+    assert made == []  # remembered: the next keystroke checks its phrases again for nothing
