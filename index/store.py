@@ -494,6 +494,17 @@ def stepped_back(snapshot: Path) -> dict[str, object] | None:
     return read_note(snapshot, STEPPED_BACK_FILE)
 
 
+def listing_is_time(meta: dict[str, object]) -> bool:
+    """Return whether a snapshot's listing order (the sources' order) is its documents' order in time:
+    built from topic pages (each lists its events most recent first) and guides, no JSONL file, whose
+    lines' order says nothing known of time (the 64k Debian corpus lists its packages A to Z: "newest"
+    with a query then listed them so, where one build's first_seen dates them all alike: a review).
+    Such a snapshot numbers each kind's documents apart (a topic page's events, its guide's sections);
+    one with a JSONL file numbers them in one listing (its lines, across kinds)."""
+    sources = meta.get("sources")
+    return isinstance(sources, list) and not any(str(s).endswith((".jsonl", ".jsonl.gz")) for s in sources)
+
+
 def feed_floor(root: Path) -> str | None:
     """Return the time no feed entry of a snapshot made now from the one *root* serves may say it
     changed before: when that one was served by a step back (a rollback), or the floor it inherited.

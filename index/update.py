@@ -175,7 +175,7 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                 if item.is_file() and item.name not in _NOT_COPIED:
                     store.check_stop()
                     shutil.copy2(item, work / item.name)
-            added, replaced, missing, doc_count, dates, unchanged = _apply(work, changes)
+            added, replaced, missing, doc_count, dates, unchanged = _apply(work, changes, store.listing_is_time(meta))
             if not added and unchanged == replaced and len(missing) == len(changes.deletes):
                 # Every line says what the index holds (a change file applied again): a new snapshot
                 # would serve the same and push an older one out of those kept for a rollback, and
@@ -266,10 +266,11 @@ def _spellings_kept(searcher, changes: Changes, gone: set[int]) -> dict[str, dic
     return settled
 
 
-def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int, Dating, int]:
-    """Write *changes* into the index in *work*; return (added, replaced, missing ids, doc count, how
-    the upserts are dated: a replaced document keeps its first_seen, a new one is first seen now, and
-    how many replaced ones say what they said)."""
+def _apply(work: Path, changes: Changes, apart: bool = True) -> tuple[int, int, tuple[str, ...], int, Dating, int]:
+    """Write *changes* into the index in *work*, numbering new documents after those of their kind
+    (*apart*) or after every document; return (added, replaced, missing ids, doc count, how the upserts
+    are dated: a replaced document keeps its first_seen, a new one is first seen now, and how many
+    replaced ones say what they said)."""
     ix = whoosh_index.open_dir(str(work))
     try:
         with ix.searcher() as searcher:
@@ -278,7 +279,7 @@ def _apply(work: Path, changes: Changes) -> tuple[int, int, tuple[str, ...], int
             last = searcher.search(wq.Every(), sortedby="order", reverse=True, limit=1)
             next_order = (last[0]["order"] + 1) if len(last) else 1
             # Read only when something is added: it reads every document's stored fields.
-            last_position = _last_positions(searcher) if any(doc_id not in kept for doc_id in changes.upserts) else {}
+            last_position = _last_positions(searcher, apart) if any(doc_id not in kept for doc_id in changes.upserts) else {}
             before = searcher.doc_count()
             # A topic or organisation the index already writes one way is written that way here too.
             settled = _spellings_kept(searcher, changes, {num for num in existing.values() if num is not None})
@@ -370,21 +371,17 @@ def _anchored(searcher, upserts: dict[str, Record], kept: dict[str, dict], exist
 ALL_KINDS = "*"  # the key of _last_positions' one listing, where every kind shares one numbering
 
 
-def _last_positions(searcher) -> dict[str, int]:
+def _last_positions(searcher, apart: bool) -> dict[str, int]:
     """Return the largest ``position`` of each listing in the index: of each kind where each kind is
-    numbered apart (a topic page's events 1-50, its guide's sections 1-7), else of the whole index
-    under ALL_KINDS (a JSONL build numbers its lines across kinds: a new event numbered after the
-    events alone took the number of the guide section on the last line, ``sp-new`` 520 as ``sp-199``:
-    a QA pass on the API)."""
+    numbered apart (*apart*, ``store.listing_is_time``: a topic page's events 1-50, its guide's sections
+    1-7), else of the whole index under ALL_KINDS (a JSONL file numbers its lines across kinds: a new
+    event numbered after the events alone took the number of the guide section on the last line,
+    ``sp-new`` 520 as ``sp-199``: a QA pass on the API)."""
     last: dict[str, int] = {}
-    seen: set[int] = set()
-    shared = True  # no two documents have one position: a single listing
     for fields in searcher.reader().all_stored_fields():
-        kind, position = str(fields["kind"]), int(fields.get("position") or 0)
-        shared = shared and position not in seen
-        seen.add(position)
-        last[kind] = max(last.get(kind, 0), position)
-    return {ALL_KINDS: max(last.values())} if shared and last else last
+        kind = str(fields["kind"]) if apart else ALL_KINDS
+        last[kind] = max(last.get(kind, 0), int(fields.get("position") or 0))
+    return last
 
 
 def _at_position(record: Record, position: int) -> Record:

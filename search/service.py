@@ -993,9 +993,10 @@ def _ties_by_relevance(
     """Return the newest *end* of *pool* (matches) with documents of the same published date in
     relevance order, and whether time ran out ordering them (a page of a date shared by thousands:
     ``timed_out``).  Documents dated by their arrival (no ``published``: all of a build share its
-    time) keep the order their source lists them in, as without a query: that order is all that is
-    known of their time (the seed's topic page lists its events most recent first; ordered by
-    relevance, a search's feed put the oldest Stargate events first: a QA pass).
+    time) keep the order their source lists them in, as without a query, where that order is their
+    time's (``Snapshot.listing_is_time``: topic pages, which list their events most recent first;
+    ordered by relevance, the seed's feed of "stargate" put the oldest Stargate events first: a QA
+    pass); a JSONL file's order says nothing of time, and its undated lines stay in relevance order.
 
     *newest* is the newest *end* by date, listing order breaking ties.  The documents newer than its
     last one's date are all in it, and are put in order among themselves.  Of that last date, the
@@ -1007,7 +1008,7 @@ def _ties_by_relevance(
         """Whether *docnum*'s date is its arrival (decided for its whole date by the one listed first)."""
         date = snap.date_key(docnum)
         if date not in arrivals:
-            arrivals[date] = snap.stored(docnum).get("published") is None
+            arrivals[date] = snap.listing_is_time and snap.stored(docnum).get("published") is None
         return arrivals[date]
 
     boundary = snap.date_key(newest[-1])

@@ -327,6 +327,11 @@ class Snapshot:
         return self._terms.get_or_make(key, lambda: _read_term(self.searcher(), *key))
 
     @cached_property
+    def listing_is_time(self) -> bool:
+        """Return whether this snapshot's listing order is its documents' order in time (``store.listing_is_time``)."""
+        return store.listing_is_time(self.meta)
+
+    @cached_property
     def guide_topics(self) -> tuple[str, ...]:
         """Return the topics that have a guide (a guide section's first topic is its guide's), in order."""
         guides = self.facet_docs.get("kind", {}).get("guide", frozenset())

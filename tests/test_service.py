@@ -1037,9 +1037,8 @@ def test_a_search_past_its_time_budget_returns_what_it_found(tmp_path):
         by_date = hurried_service.search(SearchParams(q="gpu", sort="newest"))
         assert by_date.timed_out and by_date.total == 2500
     assert not SearchService(tmp_path / "dated-ix").search(SearchParams(q="gpu", sort="newest")).timed_out
-    # Undated, the documents of the build's one date keep their listing order: nothing to score in time.
-    undated = SearchService(tmp_path / "ix", budget_s=0.0).search(SearchParams(q="gpu", sort="newest"))
-    assert not undated.timed_out and [h.id for h in undated.hits] == [f"d{i}" for i in range(10)]
+    # Undated lines of a JSONL file, of the build's one date, too: their order says nothing of their time.
+    assert SearchService(tmp_path / "ix", budget_s=0.0).search(SearchParams(q="gpu", sort="newest")).timed_out
 
 
 def test_explanations_keep_to_the_time_budget(index_dir, monkeypatch):

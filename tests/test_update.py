@@ -336,3 +336,26 @@ def test_an_entity_outside_the_gazetteer_s_topics_is_what_the_corpus_says(tmp_pa
     update(write_jsonl(tmp_path / "c.jsonl", [{**docs[0], "id": "more-cheese"}]), tmp_path / "ix")
     facet = SearchService(tmp_path / "ix").search(SearchParams()).facets["entity"]
     assert [(f.value, f.label, f.count) for f in facet] == [("SK", "SK", 2)]
+
+
+def test_a_new_document_is_numbered_in_its_listing_as_its_sources_number_them(tmp_path):
+    # Topic pages and guides number each kind apart (events 1-3, a guide's sections from 1); a JSONL
+    # file numbers its lines across kinds. Guessed from the index (no two documents with one number:
+    # one listing), a topic page's first guide section added by an update was numbered 4, after the
+    # events, and with a JSONL file beside a topic page a new event took a guide section's number
+    # (a review).
+    page = DATA / "two-topics" / "inference-hardware.topic.txt"
+    alone = tmp_path / "alone"
+    build([page], alone, semantic=False)
+    update(write_jsonl(tmp_path / "g.jsonl", [{"id": "ih-guide", "kind": "guide", "title": "How it works",
+                                                "summary": "Sections.", "topics": ["inference-hardware"]}]), alone)
+    assert SearchService(alone).document("ih-guide")["position"] == 1
+    mixed = tmp_path / "mixed"
+    lines = write_jsonl(tmp_path / "x.jsonl", [{"id": "x-e1", "title": "An event", "summary": "E.", "topics": ["x"]},
+                                              {"id": "x-g1", "kind": "guide", "title": "A section", "summary": "G.", "topics": ["x"]}])
+    build([page, lines], mixed, semantic=False)
+    service = SearchService(mixed)
+    before = {service.document(i)["position"] for i in ("x-e1", "x-g1")}
+    update(write_jsonl(tmp_path / "e.jsonl", [{"id": "x-new", "title": "Another event", "summary": "N.", "topics": ["x"]}]), mixed)
+    place = SearchService(mixed).document("x-new")["position"]
+    assert place not in before and place > max(before)

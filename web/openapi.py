@@ -191,7 +191,7 @@ SCHEMAS: dict[str, Any] = {
                 "score the hit would have by relevance. A hit whose name is the query (matched_by name) comes "
                 "first whatever its score, which may be 0 when its text lacks the words.")},
             "position": {"type": "integer", "description": "Its place in the listing it came from (1 = first): a topic page's event "
-                                                          "or guide's section in its order, a JSONL file's line; one added by an update comes after every other."},
+                                                          "or guide's section in its order, a JSONL file's line (across kinds); one added by an update comes after the others of its listing."},
             "explanation": {"type": "object", "description": (
                 "How the score was reached (only with explain=1, and left out of the hits after the time "
                 "budget ran out, timed_out true): each matched word's part, the meaning "
@@ -363,7 +363,7 @@ SCHEMAS: dict[str, Any] = {
             "topics": _strings(),
             "entities": _strings(),
             "position": {"type": "integer", "description": "Its place in the listing it came from (1 = first): a topic page's event "
-                                                          "or guide's section in its order, a JSONL file's line; one added by an update comes after every other."},
+                                                          "or guide's section in its order, a JSONL file's line (across kinds); one added by an update comes after the others of its listing."},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
             "revised": REVISED,
@@ -531,7 +531,7 @@ PATHS: dict[str, Any] = {
                 {"name": "sort", "in": "query", "description": (
                     "relevance (default with q), newest (published, else first_seen; default without q; with q, "
                     "the documents with every word first, then the rest, each newest first, documents of the same "
-                    "published date in order of their words' scores, the same on every page, those dated by their arrival in listing order) or listing. Relevance without q "
+                    "published date in order of their words' scores, the same on every page, those dated by their arrival in a topic page's order, most recent first) or listing. Relevance without q "
                     "is newest (there is nothing to be relevant to), and the answer's sort says so. Read in any "
                     "case (NEWEST); empty is the default."),
                  "schema": {"type": "string", "pattern": SORT_PATTERN}},
