@@ -61,7 +61,7 @@ def explain(
     factor = coverage.factor(docnum, concept_docs) if len(coverage.idfs) > 1 else 1.0
     matched = []
     missing = []
-    for concept in parsed.concepts:
+    for concept, docs in zip(parsed.concepts, concept_docs):
         if deadline is not None and time.perf_counter() > deadline:
             return None
         part = _concept(concept, _weight(concept) * factor, snap, docnum)
@@ -69,6 +69,10 @@ def explain(
             missing.append(concept.text)
         else:
             matched.append(part)
+            if concept.loose and docnum not in docs:
+                # Its words apart ("via": "loose"), not it: missing as the hit says ("fine-tuning" on
+                # the page of "re-tuning" and "tune": the hit said missing, its explanation not; a review).
+                missing.append(concept.text)
     total = sum(float(p["score"]) for p in matched)  # type: ignore[arg-type]
     for part in matched:
         part["score"] = round(float(part["score"]), 4)  # type: ignore[arg-type]

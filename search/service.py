@@ -16,6 +16,7 @@ import gc
 import logging
 import math
 import os
+import re
 from bisect import bisect_left
 import threading
 import time
@@ -980,10 +981,18 @@ class _Found:
 def _respelt_missing(hit: Hit, respelt_as: Mapping[str, str]) -> Hit:
     """Return *hit* with the words it lacks named as corrected (*respelt_as*: typed -> corrected), in its
     explanation too ("missing": ["oracel"] beside the hit's ["oracle"]: a QA pass on the API)."""
+    def respelt(text: str) -> str:
+        # A word of a longer concept as corrected too: "post-trainig" is missing as "post-training" (a review).
+        if text in respelt_as:
+            return respelt_as[text]
+        for typed, word in respelt_as.items():
+            text = re.sub(r"(?<!\w)%s(?!\w)" % re.escape(typed), word, text)
+        return text
+
     explanation = hit.explanation
     if explanation is not None and explanation.get("missing"):
-        explanation = {**explanation, "missing": [respelt_as.get(text, text) for text in explanation["missing"]]}  # type: ignore[union-attr]
-    return replace(hit, missing=tuple(respelt_as.get(text, text) for text in hit.missing), explanation=explanation)
+        explanation = {**explanation, "missing": [respelt(text) for text in explanation["missing"]]}  # type: ignore[union-attr]
+    return replace(hit, missing=tuple(respelt(text) for text in hit.missing), explanation=explanation)
 
 
 def _ties_by_relevance(
