@@ -147,8 +147,9 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
     value = obj.get(key)
     if value is None and not required:  # left out or null, as an optional url or published may be
         value = []
-    if isinstance(value, list) and len(value) > FACET_VALUES_MAX_PER_RECORD:  # before each is made plain text
-        raise CorpusError(path, lineno, f"{key!r} lists {len(value):,} values; the limit is {FACET_VALUES_MAX_PER_RECORD} "
+    if (isinstance(value, list) and len(value) > FACET_VALUES_MAX_PER_RECORD  # before each is made plain text
+            and len(distinct := {v for v in value if isinstance(v, str)}) > FACET_VALUES_MAX_PER_RECORD):  # a value repeated is one
+        raise CorpusError(path, lineno, f"{key!r} lists {len(distinct):,} values; the limit is {FACET_VALUES_MAX_PER_RECORD} "
                                         "a record, as each is a filter's value and a chip on the record's hits")
     # Plain text as a title is ("AT&amp;T" is "AT&T", tags stripped: a value is shown as a facet's
     # label), then composed, without invisible characters, spaces collapsed: as a request's filter is read.

@@ -779,6 +779,8 @@ def test_an_index_dir_inside_an_index_s_snapshots_folder_is_refused(built, tmp_p
     ["stats", "--index-dir", ""],
     ["publish", "--index-dir", "{built}", "--to", ""],
     ["rollback", "--index-dir", "{built}", "--to", ""],  # "Error: no snapshot  is kept in IX (kept: …)", exit 1
+    ["rollback", "--index-dir", "{built}", "--to", " "],  # blank: exit 1 still (a review)
+    ["publish", "--index-dir", "{built}", "--to", " "],  # made a folder named " " (a review)
 ])
 def test_an_empty_folder_option_is_refused_not_read_as_the_current_folder(built, tmp_path, monkeypatch, args):
     # QA: `build --index-dir ""` (a script's unset "$IDX") built into the current folder, exit 0,

@@ -402,6 +402,10 @@ def test_a_record_may_list_as_many_topics_and_organisations_as_the_limit(tmp_pat
     (record,) = load_jsonl(write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "T", "summary": "S", "topics": topics,
                                                                    "entities": entities}]))
     assert record.topics == tuple(topics) and record.entities == tuple(entities)
+    # A value repeated is one value: 101 times "games" was refused as 101 values (a review).
+    (again,) = load_jsonl(write_jsonl(tmp_path / "again.jsonl", [{"id": "b", "title": "T", "summary": "S",
+                                                                  "topics": ["games"] * (FACET_VALUES_MAX_PER_RECORD + 1)}]))
+    assert again.topics == ("games",)
 
 
 def test_a_topic_and_an_organisation_as_long_as_a_filter_may_ask_load_and_can_be_asked_for(tmp_path):

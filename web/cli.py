@@ -105,7 +105,7 @@ class _Folder(click.Path):
         super().__init__(file_okay=False, path_type=Path)
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
-        if value == "":
+        if isinstance(value, str) and not value.strip():  # " " too: publish --to " " made a folder named " " (a review)
             self.fail("the folder is empty (write . for the current folder)", param, ctx)
         return super().convert(value, param, ctx)
 
@@ -117,7 +117,7 @@ class _Snapshot(click.ParamType):
     name = "snapshot"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
-        if value == "":
+        if isinstance(value, str) and not value.strip():
             self.fail("the snapshot is empty (name a kept one: its id in snapshots/)", param, ctx)
         return _snapshot_id(str(value))
 
