@@ -17,7 +17,6 @@ import signal
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import gunicorn.http.message
 import gunicorn.http.wsgi
@@ -41,6 +40,9 @@ gunicorn.http.wsgi.SERVER_SOFTWARE = "topichub"
 REQUEST_LINE_BYTES = 65_536
 gunicorn.http.message.MAX_REQUEST_LINE = max(gunicorn.http.message.MAX_REQUEST_LINE, REQUEST_LINE_BYTES)
 limit_request_line = REQUEST_LINE_BYTES
+# gunicorn's own parser, whose refusals name the request line read back below (the optional C parser's,
+# gunicorn_h1c, name only the address, and its bound is its own).
+http_parser = "python"
 TOO_LONG = (f"The address is longer than the {REQUEST_LINE_BYTES:,} bytes the service reads. A query of up to "
             f"{MAX_QUERY_CHARS:,} characters fits in any script: shorten it and search again.")
 
@@ -62,10 +64,21 @@ def _refused_request(mesg: str) -> tuple[str | None, str]:
         line = ast.literal_eval(found.group(1))
     except (SyntaxError, ValueError):
         return None, ""
-    parts = str(line).split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+    method, _, rest = str(line).partition(" ")
+    target, _, version = rest.rpartition(" ")  # a raw space in the target stays in it ("?q=café x")
+    if not version.startswith("HTTP/") or not target:
         return None, ""
-    return parts[0], parts[1]
+    return method, target
+
+
+def _path_of(target: str) -> str:
+    """Return a request target's path: an absolute form's ("http://host/api/…") after its authority,
+    read by hand (urlsplit raised on "http://[", and gunicorn's error handler sent no answer: a review)."""
+    if "://" not in target:
+        return target
+    after = target.partition("://")[2]
+    slash = after.find("/")
+    return after[slash:].partition("?")[0] if slash >= 0 else "/"
 RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a space, a letter outside ASCII): "
               "send q=caf%C3%A9, not q=café (curl encodes them with -G --data-urlencode 'q=café').")
 
@@ -73,8 +86,11 @@ RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a spa
 def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     """Answer a request gunicorn refuses itself (before the app) with the headers every answer carries;
     an address too long or not percent-encoded says so in words, to the API as its JSON error."""
-    method, target = _refused_request(mesg) if status_int == 400 else (None, "")
-    path = (urlsplit(target).path or "/") if "://" in target else target  # the absolute form's path
+    try:
+        method, target = _refused_request(mesg) if status_int == 400 else (None, "")
+        path = _path_of(target)
+    except Exception:  # noqa: BLE001 - a line read back oddly must not cost the answer (gunicorn sends none then)
+        method, target, path = None, "", ""
     refused_line(status_int, method, path)
     if status_int == 414:
         mesg = TOO_LONG
