@@ -53,7 +53,10 @@ WITHDRAWN_FILE = "withdrawn.json"
 # In a snapshot served by a step back (a rollback, or a replica given its builder's rolled-back
 # choice): when, and from which; kept while it is served so, whatever prune deletes (``stepped_back``).
 STEPPED_BACK_FILE = "stepped_back.json"
-NOTES = frozenset({WITHDRAWN_FILE, STEPPED_BACK_FILE})  # written beside a published snapshot's files, never its own
+# The time no feed entry of a snapshot served forward again after a step back may say it changed before
+# (``feed_floor``): it was made before the rollback, so its snapshot.json cannot say it (a review).
+FLOOR_FILE = "feed_floor.json"
+NOTES = frozenset({WITHDRAWN_FILE, STEPPED_BACK_FILE, FLOOR_FILE})  # written beside a published snapshot's files, never its own
 KEEP_OLD = 2  # snapshots kept besides the current one, for readers still on them
 PUBLISHING = ".publishing-"  # + an id: that snapshot was moved into place and is not yet served
 # What systemd, docker stop, Kubernetes and Ctrl-C send, and a terminal that closes (an ssh session
@@ -460,6 +463,10 @@ def _serve(root: Path, snap_id: str, previous: str | None) -> None:
     left = snapshots_dir(root) / previous if previous is not None and previous > snap_id else None
     target = snapshots_dir(root) / snap_id
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if left is None and previous is not None and (floor := feed_floor(root)) is not None:
+        # Forward again after a step back: a newer snapshot made before the rollback carries no floor,
+        # and its feeds went back before it (``rollback --to`` the newer one: a review).
+        write_meta(target, {"feed_floor": max(floor, snapshot_floor(target) or floor)}, FLOOR_FILE)
     if left is not None and left.is_dir():
         write_meta(left, {"withdrawn_at": now, "for": snap_id}, WITHDRAWN_FILE)
     if left is not None:  # what was stepped back from, kept with what is served (a prune may delete *left*)
@@ -517,12 +524,23 @@ def feed_floor(root: Path) -> str | None:
     except IndexUnavailable:
         return None
     note = stepped_back(served)
-    try:
-        inherited = read_meta(served).get("feed_floor")
-    except IndexUnavailable:
-        inherited = None
+    inherited = snapshot_floor(served)
     times = [datetime.fromisoformat(str(t).replace("Z", "+00:00")) for t in (inherited, note.get("stepped_back_at") if note else None) if t]
     return max(times).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if times else None
+
+
+def snapshot_floor(snapshot: Path) -> str | None:
+    """Return the feed floor *snapshot* carries (its snapshot.json's, or the note a forward switch left
+    beside it, the later), or None."""
+    times = []
+    try:
+        times.append(read_meta(snapshot).get("feed_floor"))
+    except IndexUnavailable:
+        pass
+    note = read_note(snapshot, FLOOR_FILE)
+    times.append(note.get("feed_floor") if note else None)
+    found = [str(t) for t in times if isinstance(t, str) and t]
+    return max(found, key=lambda t: datetime.fromisoformat(t.replace("Z", "+00:00"))) if found else None
 
 
 def withdrawn(snapshot: Path) -> dict[str, object] | None:
@@ -640,14 +658,22 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
         previous = current_id(dest_root)
         final = snapshots_dir(dest_root) / snap_id
         copied = 0 if _verifies(final) else _copy_in(source, dest_root, (*recorded, MANIFEST_FILE))
-        if previous != snap_id:
+        switched = previous != snap_id
+        if switched:
             before = _switched_at(dest_root)
             _serve(dest_root, snap_id, previous)
-            # Served by a step back where it comes from, so here too (a new replica gave its feeds'
-            # entries their own dates where the builder and the other replicas gave the rollback's: a
-            # review); before the link's time is set below, which a worker's switch is read by.
-            if (note := stepped_back(source)) is not None and stepped_back(final) is None:
-                write_meta(final, note, STEPPED_BACK_FILE)
+        # Served by a step back where it comes from, or with a floor, so here too (a new replica gave its
+        # feeds' entries their own dates where the builder and the other replicas gave the rollback's,
+        # and so did one already serving the snapshot: reviews); before the link's time is set below,
+        # which a worker's switch is read by.
+        notes = {STEPPED_BACK_FILE: stepped_back(source), FLOOR_FILE: read_note(source, FLOOR_FILE)}
+        copied_note = False
+        for name, note in notes.items():
+            if note is not None and read_note(final, name) != note:
+                write_meta(final, note, name)
+                copied_note = True
+        if switched or copied_note:
+            before = _switched_at(dest_root) if not switched else before
             # Switched "when the source was": replicas of one snapshot then say one Last-Modified in
             # their feeds (each said when it switched, seconds apart, and revalidation missed behind a
             # balancer: a QA pass); never before this replica's last switch (a step back here since).

@@ -263,6 +263,11 @@ class Snapshot:
         return self.switch.served_since
 
     @property
+    def feed_floor(self) -> str:
+        """The time no feed entry says it changed before ("" for none): see ``index.store.feed_floor``."""
+        return self.switch.feed_floor
+
+    @property
     def stepped_back(self) -> bool:
         """Whether it is served in place of a newer one (a rollback, or an older snapshot published to
         a replica): a feed's entries may then be older than those a reader already saw."""
@@ -533,17 +538,18 @@ class Switch:
     mtime_ns: int
     served_since: float  # when it was switched to, seconds since the epoch (a feed's Last-Modified)
     stepped_back: bool  # a newer snapshot is kept, served in place of it, or was (a step back's note)
+    feed_floor: str = ""  # no feed entry says it changed before (index.store.snapshot_floor), read at the switch
 
     @classmethod
     def of(cls, root: Path, snap_id: str, link: os.stat_result | None) -> Switch:
         """Return the switch whose ``current`` link's status is *link* (None: no link, read as now)."""
         # Its own note too: a prune deletes the snapshots stepped back from (a feed's updated went back).
-        stepped_back = any(other > snap_id for other in store.snapshot_ids(root)) or (
-            store.stepped_back(store.snapshots_dir(root) / snap_id) is not None
-        )
+        folder = store.snapshots_dir(root) / snap_id
+        stepped_back = any(other > snap_id for other in store.snapshot_ids(root)) or store.stepped_back(folder) is not None
+        floor = store.snapshot_floor(folder) or ""
         if link is None:
-            return cls(-1, -1, time.time(), stepped_back)
-        return cls(link.st_ino, link.st_mtime_ns, link.st_mtime, stepped_back)
+            return cls(-1, -1, time.time(), stepped_back, floor)
+        return cls(link.st_ino, link.st_mtime_ns, link.st_mtime, stepped_back, floor)
 
 
 def _per_thread() -> threading.local:

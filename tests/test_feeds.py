@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import feedparser
 import pytest
 
+from index import store
 from index.dates import as_date_time
 from index.update import update
 from tests.conftest import write_jsonl
@@ -445,3 +446,32 @@ def test_a_feed_cut_short_by_the_time_budget_is_not_kept(tmp_path):
     assert response.headers["Cache-Control"] == "no-store"
     whole, _, _ = feed(create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client(), "q=gpu")
     assert whole.headers["Cache-Control"] == "public, max-age=300"
+
+
+def test_a_feed_never_goes_back_when_served_forward_again_after_a_rollback(tmp_path):
+    # rollback, then "rollback --to" the newer snapshot (the documented way forward again): made before
+    # the rollback, it carried no floor, and the feed and its entries went back; and a replica already
+    # serving the rolled-back snapshot was given no note, so replicas disagreed (a review).
+    from index.build import build
+
+    docs = [{"id": "f1", "title": "Launch ahead", "summary": "Planned.", "topics": ["t"], "published": "2031-01-01"},
+            {"id": "p1", "title": "Launch past", "summary": "Done.", "topics": ["t"], "published": "2024-01-01"}]
+    root, early = tmp_path / "ix", tmp_path / "early"
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=root)
+    topichub_main(["publish", "--index-dir", str(root), "--to", str(early)], standalone_mode=False)  # serves S1
+    time.sleep(1.1)
+    update(write_jsonl(tmp_path / "u1.jsonl", [{"id": "x1", "title": "Launch one", "summary": "One.", "topics": ["t"]}]), root)
+    newer = store.current_id(root)
+    time.sleep(1.1)
+    topichub_main(["rollback", "--index-dir", str(root)], standalone_mode=False)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    _, stepped, _ = feed(client, "q=launch")
+    topichub_main(["publish", "--index-dir", str(root), "--to", str(early)], standalone_mode=False)  # already serves it
+    assert feed(create_app({"INDEX_DIR": str(early), "TESTING": True}).test_client(), "q=launch")[0].get_data() == \
+        client.get("/feeds/search.atom?q=launch").get_data()
+    time.sleep(1.1)
+    topichub_main(["rollback", "--index-dir", str(root), "--to", newer], standalone_mode=False)
+    _, forward, _ = feed(client, "q=launch")
+    assert forward.feed.updated >= stepped.feed.updated
+    was = {e.link: e.updated for e in stepped.entries}
+    assert all(e.updated >= was[e.link] for e in forward.entries if e.link in was)

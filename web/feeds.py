@@ -106,8 +106,7 @@ def _floor(snap: Snapshot, served: str) -> str:
     """Return the time no entry of *snap*'s feeds says it changed before: served by a step back, when it
     was switched to; made since one was, the time it inherited (``index.store.feed_floor``), which the
     next update's snapshot forgot (entries and the feed's updated went back before the rollback: a review)."""
-    inherited = snap.meta.get("feed_floor")
-    floor = as_date_time(inherited) if isinstance(inherited, str) else ""
+    floor = as_date_time(snap.feed_floor) if snap.feed_floor else ""
     return max(floor, served) if snap.stepped_back else floor
 
 
