@@ -461,13 +461,14 @@ class _Candidates:
             del tally, keys, surfaces, postings, titles
             _give_back()
 
-    def _phrase_found(self, text: str, snap: Snapshot | None) -> bool:
+    def _phrase_found(self, text: str, snap: Snapshot | None, may_search: bool = True) -> bool | None:
         """Return whether a completion *text* ending inside a quoted phrase of two words or more finds
         that phrase (its last two words) in *snap*, the snapshot served: a word offered after the earlier words may be
         written a word or two from them, so '"stargate mi' offered '"stargate Microsoft' and '"gpu cl'
         '"gpu cloud', phrases no page writes (a QA pass found 12 such of the completions of 10 quoted
         prefixes).  Curly and angle quotes are quotes (a phone types them).  Remembered per snapshot
-        read (a phrase checked at one keystroke comes again at the next)."""
+        read (a phrase checked at one keystroke comes again at the next); one not remembered is
+        searched only when *may_search* (else None)."""
         text = text.translate(_QUOTES)
         if text.count('"') % 2 == 0 or snap is None:
             return True
@@ -479,6 +480,8 @@ class _Candidates:
         phrase = '"' + " ".join(words[-2:]) + '"'
         found = self._phrases_found.get((snap.id, phrase))
         if found is None:
+            if not may_search:
+                return None  # past this request's checks: not offered, unless remembered
             parsed = build_query(phrase, snap.schema, snap.synonyms)
             found = not parsed.concepts or bool(matches(parsed.concepts[0].query, snap))
             if len(self._phrases_found) >= PHRASES_REMEMBERED:
@@ -733,10 +736,13 @@ class _Candidates:
             seen.add(key)
             if suggestion.kind == "term" and _in_quote(suggestion.text):
                 # Each check is a phrase search of the snapshot: at 64k, '"this package provides the command
-                # line t' made some 300 of them, 2.4 s (a review); past PHRASE_CHECKS, no more words.
-                checks += 1
+                # line t' made some 300 of them, 2.4 s (a review); past PHRASE_CHECKS, or PHRASE_CHECK_S,
+                # only phrases remembered (first asked, "package c" offered one word, then three: a review).
                 began = began or time.perf_counter()
-                if checks > PHRASE_CHECKS or time.perf_counter() - began > PHRASE_CHECK_S or not self._phrase_found(suggestion.text, served):
+                may_search = checks < PHRASE_CHECKS and time.perf_counter() - began <= PHRASE_CHECK_S
+                found = self._phrase_found(suggestion.text, served, may_search)
+                checks += found is not None and may_search
+                if not found:
                     continue
             per_kind[suggestion.kind] += 1
             chosen.append(suggestion)

@@ -566,3 +566,15 @@ def test_a_keystroke_inside_a_quote_checks_a_few_phrases_at_most(index_dir, monk
     made.clear()
     terms(fresh, '"training in')
     assert made == []  # remembered: the next keystroke checks its phrases again for nothing
+
+
+def test_a_phrase_checked_once_is_offered_again_past_a_request_s_checks(index_dir, monkeypatch):
+    # Past a request's checks a phrase already found was dropped too: the answer hung on what the
+    # process happened to have checked before ("package c" gave one word, then three: a review).
+    import search.suggest
+
+    fresh = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+    first = terms(fresh, '"data cen')
+    assert first
+    monkeypatch.setattr(search.suggest, "PHRASE_CHECKS", 0)  # no search now: what was found is remembered
+    assert terms(fresh, '"data cen') == first
