@@ -49,6 +49,9 @@ RAW_SUMMARY_MAX_LENGTH = 4 * SUMMARY_MAX_LENGTH  # as written, markup included: 
 # Debian package 1 topic; news sites tag an article with a few to some 30: 100 leaves room.  Unbounded, one record of 50,000
 # topics and 50,000 organisations made the home page 32 MB and 2 s (a QA pass).
 FACET_VALUES_MAX_PER_RECORD = 100
+# Distinct values as written a record may list before they are read (each made plain text by bleach):
+# past this it stops at once, as the 50,000 of the QA pass's record; the limit above counts them read.
+RAW_FACET_VALUES_MAX = 10 * FACET_VALUES_MAX_PER_RECORD
 # What a line may hold ("delete" only in an update's change file); any other field is ignored, and
 # said once per file and name, so a misspelt "entites" or "publised" does not vanish silently.
 FIELDS = frozenset({"id", "title", "summary", "topics", "kind", "entities", "url", "published", "delete"})
@@ -148,12 +151,13 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
     if value is None and not required:  # left out or null, as an optional url or published may be
         value = []
     if (isinstance(value, list) and len(value) > FACET_VALUES_MAX_PER_RECORD  # before each is made plain text
-            and len(distinct := {v for v in value if isinstance(v, str)}) > FACET_VALUES_MAX_PER_RECORD):  # a value repeated is one
-        raise CorpusError(path, lineno, f"{key!r} lists {len(distinct):,} values; the limit is {FACET_VALUES_MAX_PER_RECORD} "
-                                        "a record, as each is a filter's value and a chip on the record's hits")
+            and len(distinct := {v for v in value if isinstance(v, str)}) > RAW_FACET_VALUES_MAX):  # a value repeated is one
+        _too_many(key, len(distinct), path, lineno)
     # Plain text as a title is ("AT&amp;T" is "AT&T", tags stripped: a value is shown as a facet's
     # label), then composed, without invisible characters, spaces collapsed: as a request's filter is read.
     value = [normal_text(plain_text(v)) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
+    if value is not None and len(value) > FACET_VALUES_MAX_PER_RECORD and len(set(value)) > FACET_VALUES_MAX_PER_RECORD:
+        _too_many(key, len(set(value)), path, lineno)  # as the values read: "games" and "games\u200b" are one (a review)
     if value is None or not all(value):
         raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings (of text once markup is removed)")
     for v in value:
@@ -162,6 +166,11 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
     if required and not value:
         raise CorpusError(path, lineno, f"{key!r} must name at least one topic")
     return tuple(dict.fromkeys(value))
+
+
+def _too_many(key: str, count: int, path: Path, lineno: int) -> None:
+    raise CorpusError(path, lineno, f"{key!r} lists {count:,} values; the limit is {FACET_VALUES_MAX_PER_RECORD} "
+                                    "a record, as each is a filter's value and a chip on the record's hits")
 
 
 def check_id(doc_id: str, path: Path, lineno: int) -> str:

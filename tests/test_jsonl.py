@@ -406,6 +406,10 @@ def test_a_record_may_list_as_many_topics_and_organisations_as_the_limit(tmp_pat
     (again,) = load_jsonl(write_jsonl(tmp_path / "again.jsonl", [{"id": "b", "title": "T", "summary": "S",
                                                                   "topics": ["games"] * (FACET_VALUES_MAX_PER_RECORD + 1)}]))
     assert again.topics == ("games",)
+    # So is a value written with invisible characters, which are dropped when it is read (a review).
+    (hidden,) = load_jsonl(write_jsonl(tmp_path / "hidden.jsonl", [{"id": "c", "title": "T", "summary": "S",
+                                                                    "topics": ["games" + "\u200b" * n for n in range(FACET_VALUES_MAX_PER_RECORD + 1)]}]))
+    assert hidden.topics == ("games",)
 
 
 def test_a_topic_and_an_organisation_as_long_as_a_filter_may_ask_load_and_can_be_asked_for(tmp_path):
