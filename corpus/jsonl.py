@@ -156,8 +156,8 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
     # Plain text as a title is ("AT&amp;T" is "AT&T", tags stripped: a value is shown as a facet's
     # label), then composed, without invisible characters, spaces collapsed: as a request's filter is read.
     value = [normal_text(plain_text(v)) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
-    if value is not None and len(value) > FACET_VALUES_MAX_PER_RECORD and len(set(value)) > FACET_VALUES_MAX_PER_RECORD:
-        _too_many(key, len(set(value)), path, lineno)  # as the values read: "games" and "games\u200b" are one (a review)
+    if value is not None and len(value) > FACET_VALUES_MAX_PER_RECORD and len(read := set(value)) > FACET_VALUES_MAX_PER_RECORD:
+        _too_many(key, len(read), path, lineno)  # as the values read: "games" and "games\u200b" are one (a review)
     if value is None or not all(value):
         raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings (of text once markup is removed)")
     for v in value:

@@ -466,7 +466,7 @@ def _serve(root: Path, snap_id: str, previous: str | None) -> None:
     if left is None and previous is not None and (floor := feed_floor(root)) is not None:
         # Forward again after a step back: a newer snapshot made before the rollback carries no floor,
         # and its feeds went back before it (``rollback --to`` the newer one: a review).
-        write_meta(target, {"feed_floor": max(floor, snapshot_floor(target) or floor)}, FLOOR_FILE)
+        write_meta(target, {"feed_floor": latest(floor, floor_note(target))}, FLOOR_FILE)
     if left is not None and left.is_dir():
         write_meta(left, {"withdrawn_at": now, "for": snap_id}, WITHDRAWN_FILE)
     if left is not None:  # what was stepped back from, kept with what is served (a prune may delete *left*)
@@ -524,23 +524,23 @@ def feed_floor(root: Path) -> str | None:
     except IndexUnavailable:
         return None
     note = stepped_back(served)
-    inherited = snapshot_floor(served)
-    times = [datetime.fromisoformat(str(t).replace("Z", "+00:00")) for t in (inherited, note.get("stepped_back_at") if note else None) if t]
-    return max(times).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if times else None
-
-
-def snapshot_floor(snapshot: Path) -> str | None:
-    """Return the feed floor *snapshot* carries (its snapshot.json's, or the note a forward switch left
-    beside it, the later), or None."""
-    times = []
     try:
-        times.append(read_meta(snapshot).get("feed_floor"))
+        carried = read_meta(served).get("feed_floor")
     except IndexUnavailable:
-        pass
+        carried = None
+    return latest(carried, floor_note(served), note.get("stepped_back_at") if note else None)
+
+
+def floor_note(snapshot: Path) -> str | None:
+    """Return the feed floor a forward switch left beside *snapshot* (FLOOR_FILE), or None."""
     note = read_note(snapshot, FLOOR_FILE)
-    times.append(note.get("feed_floor") if note else None)
-    found = [str(t) for t in times if isinstance(t, str) and t]
-    return max(found, key=lambda t: datetime.fromisoformat(t.replace("Z", "+00:00"))) if found else None
+    return note.get("feed_floor") if note else None  # type: ignore[return-value]
+
+
+def latest(*times: object) -> str | None:
+    """Return the latest of *times* (ISO 8601 date-times; None and "" passed over) in UTC with a ``Z``, or None."""
+    found = [datetime.fromisoformat(t.replace("Z", "+00:00")) for t in times if isinstance(t, str) and t]
+    return max(found).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if found else None
 
 
 def withdrawn(snapshot: Path) -> dict[str, object] | None:
@@ -659,8 +659,8 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
         final = snapshots_dir(dest_root) / snap_id
         copied = 0 if _verifies(final) else _copy_in(source, dest_root, (*recorded, MANIFEST_FILE))
         switched = previous != snap_id
+        before = _switched_at(dest_root)
         if switched:
-            before = _switched_at(dest_root)
             _serve(dest_root, snap_id, previous)
         # Served by a step back where it comes from, or with a floor, so here too (a new replica gave its
         # feeds' entries their own dates where the builder and the other replicas gave the rollback's,
@@ -673,7 +673,6 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
                 write_meta(final, note, name)
                 copied_note = True
         if switched or copied_note:
-            before = _switched_at(dest_root) if not switched else before
             # Switched "when the source was": replicas of one snapshot then say one Last-Modified in
             # their feeds (each said when it switched, seconds apart, and revalidation missed behind a
             # balancer: a QA pass); never before this replica's last switch (a step back here since).

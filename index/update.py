@@ -300,7 +300,7 @@ def _apply(work: Path, changes: Changes, apart: bool = True) -> tuple[int, int, 
                 if old is not None:  # an edit keeps its place in the listing, and when it was first seen
                     position, order, first_seen = int(old["position"]), int(old["order"]), old.get("first_seen") or now
                 else:  # a new one comes last: after every document of its listing, first seen now
-                    listing = record.kind if record.kind in last_position else ALL_KINDS
+                    listing = record.kind if apart else ALL_KINDS
                     position = last_position[listing] = last_position.get(listing, 0) + 1
                     order, first_seen = next_order, now
                     next_order += 1

@@ -132,6 +132,11 @@ class SearchParams:
 _FIELDS = frozenset(SearchParams.__dataclass_fields__)
 
 
+def last_window_page(per_page: int) -> int:
+    """Return the last page any search serves at *per_page* results a page (it starts before MAX_RESULT_WINDOW)."""
+    return -(-MAX_RESULT_WINDOW // per_page)
+
+
 def _int(args: MultiMapping, name: str, default: int, low: int, high: int) -> int:
     raw = (args.get(name) or "").strip()
     if raw == "":
@@ -273,7 +278,7 @@ def parse_params(args: MultiMapping) -> SearchParams:
     per_page = _int(args, "per_page", DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)
     page = _int(args, "page", 1, 1, MAX_RESULT_WINDOW)
     if (page - 1) * per_page >= MAX_RESULT_WINDOW:
-        last = -(-MAX_RESULT_WINDOW // per_page)
+        last = last_window_page(per_page)
         raise InvalidParameter(
             "page", f"'page' {page} would start past result {MAX_RESULT_WINDOW}, the last any search serves: "
                     f"with 'per_page' {per_page} no search has a page past {last} (the answer's 'pages' says how many this "

@@ -264,8 +264,9 @@ class Snapshot:
 
     @property
     def feed_floor(self) -> str:
-        """The time no feed entry says it changed before ("" for none): see ``index.store.feed_floor``."""
-        return self.switch.feed_floor
+        """The time no feed entry says it changed before ("" for none): see ``index.store.feed_floor``;
+        the snapshot's own, or the note of its switch."""
+        return store.latest(self.meta.get("feed_floor"), self.switch.feed_floor) or ""
 
     @property
     def stepped_back(self) -> bool:
@@ -538,7 +539,7 @@ class Switch:
     mtime_ns: int
     served_since: float  # when it was switched to, seconds since the epoch (a feed's Last-Modified)
     stepped_back: bool  # a newer snapshot is kept, served in place of it, or was (a step back's note)
-    feed_floor: str = ""  # no feed entry says it changed before (index.store.snapshot_floor), read at the switch
+    feed_floor: str = ""  # the floor note beside it (index.store.floor_note), read at the switch
 
     @classmethod
     def of(cls, root: Path, snap_id: str, link: os.stat_result | None) -> Switch:
@@ -546,7 +547,7 @@ class Switch:
         # Its own note too: a prune deletes the snapshots stepped back from (a feed's updated went back).
         folder = store.snapshots_dir(root) / snap_id
         stepped_back = any(other > snap_id for other in store.snapshot_ids(root)) or store.stepped_back(folder) is not None
-        floor = store.snapshot_floor(folder) or ""
+        floor = store.floor_note(folder) or ""
         if link is None:
             return cls(-1, -1, time.time(), stepped_back, floor)
         return cls(link.st_ino, link.st_mtime_ns, link.st_mtime, stepped_back, floor)

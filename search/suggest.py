@@ -55,7 +55,7 @@ from index.schema import INVISIBLE, LATIN_LETTERS
 from search.cache import malloc_trim, unpatched
 from search.evaluator import matches
 from search.params import InvalidParameter
-from search.query import COMPARISON_WORDS, build_query, hyphenated_query
+from search.query import COMPARISON_WORDS, build_query, hyphenated_query, typed_marks
 from search.snapshot import Snapshot
 
 _log = logging.getLogger(__name__)
@@ -85,13 +85,21 @@ EARLIER_WORD_CHARS = 2  # an earlier word this short still narrows the completio
 PHRASE_CHECKS = 12
 PHRASE_CHECK_S = 0.03  # and none begun past this much time checking (a phrase of common words: some 10 ms each at 64k)
 PHRASES_REMEMBERED = 4096
-# The quotes a query may open a phrase with (search/query.py reads them as quotes), as the straight one.
-_QUOTES = str.maketrans(dict.fromkeys("“”„‟«»「」『』", '"'))
 
 
-def _in_quote(text: str) -> bool:
-    """Return whether *text* ends inside a quoted phrase (a quote left open)."""
-    return text.translate(_QUOTES).count('"') % 2 == 1
+def _phrase_to_check(text: str) -> str | None:
+    """Return the quoted phrase a completion *text* ending inside a quote must make for it to be offered:
+    the word completed with the one before it (the earlier words were checked as they were typed, and a
+    whole phrase of common words took 15-200 ms a check at 64k: a review); None when there is none to
+    check: not inside a quote (read as the search reads quotes: curly, angled, full-width), the quote's
+    first word, or after a function word (a phrase search of "the …" reads the commonest word's positions)."""
+    text = typed_marks(text)
+    if text.count('"') % 2 == 0:
+        return None
+    words = text[text.rfind('"') + 1:].split()
+    if len(words) < 2 or fold(words[-2]) in STOP_WORDS:
+        return None
+    return '"' + " ".join(words[-2:]) + '"'
 
 
 # A snapshot whose completions cost at most this much to read (``_read_size``: words, title and body,
@@ -461,32 +469,17 @@ class _Candidates:
             del tally, keys, surfaces, postings, titles
             _give_back()
 
-    def _phrase_found(self, text: str, snap: Snapshot | None, may_search: bool = True) -> bool | None:
-        """Return whether a completion *text* ending inside a quoted phrase of two words or more finds
-        that phrase (its last two words) in *snap*, the snapshot served: a word offered after the earlier words may be
-        written a word or two from them, so '"stargate mi' offered '"stargate Microsoft' and '"gpu cl'
-        '"gpu cloud', phrases no page writes (a QA pass found 12 such of the completions of 10 quoted
-        prefixes).  Curly and angle quotes are quotes (a phone types them).  Remembered per snapshot
-        read (a phrase checked at one keystroke comes again at the next); one not remembered is
-        searched only when *may_search* (else None)."""
-        text = text.translate(_QUOTES)
-        if text.count('"') % 2 == 0 or snap is None:
-            return True
-        words = text[text.rfind('"') + 1:].split()
-        if len(words) < 2 or fold(words[-2]) in STOP_WORDS:
-            return True  # after a function word: a phrase search of "the …" reads the most common word's positions
-        # The word completed with the one before it: the earlier words were checked as they were typed,
-        # and a whole phrase of common words took 15-200 ms a check at 64k (a review).
-        phrase = '"' + " ".join(words[-2:]) + '"'
-        found = self._phrases_found.get((snap.id, phrase))
-        if found is None:
-            if not may_search:
-                return None  # past this request's checks: not offered, unless remembered
-            parsed = build_query(phrase, snap.schema, snap.synonyms)
-            found = not parsed.concepts or bool(matches(parsed.concepts[0].query, snap))
-            if len(self._phrases_found) >= PHRASES_REMEMBERED:
-                self._phrases_found.clear()
-            self._phrases_found[(snap.id, phrase)] = found
+    def _phrase_found(self, phrase: str, snap: Snapshot) -> bool:
+        """Return whether some page of *snap* (the snapshot served) writes the quoted *phrase*
+        (``_phrase_to_check``): a word offered after the earlier words may be written a word or two
+        from them, so '"stargate mi' offered '"stargate Microsoft' and '"gpu cl' '"gpu cloud', phrases
+        no page writes (a QA pass found 12 such of the completions of 10 quoted prefixes).  Remembered
+        per snapshot read (a phrase checked at one keystroke comes again at the next)."""
+        parsed = build_query(phrase, snap.schema, snap.synonyms)
+        found = not parsed.concepts or bool(matches(parsed.concepts[0].query, snap))
+        if len(self._phrases_found) >= PHRASES_REMEMBERED:
+            self._phrases_found.clear()
+        self._phrases_found[(snap.id, phrase)] = found
         return found
 
     def _docs_with(self, words: list[str]) -> set[int] | None:
@@ -734,14 +727,18 @@ class _Candidates:
             if key in seen:
                 continue
             seen.add(key)
-            if suggestion.kind == "term" and _in_quote(suggestion.text):
+            if suggestion.kind == "term" and served is not None and (phrase := _phrase_to_check(suggestion.text)):
                 # Each check is a phrase search of the snapshot: at 64k, '"this package provides the command
                 # line t' made some 300 of them, 2.4 s (a review); past PHRASE_CHECKS, or PHRASE_CHECK_S,
                 # only phrases remembered (first asked, "package c" offered one word, then three: a review).
                 began = began or time.perf_counter()
                 may_search = checks < PHRASE_CHECKS and time.perf_counter() - began <= PHRASE_CHECK_S
-                found = self._phrase_found(suggestion.text, served, may_search)
-                checks += found is not None and may_search
+                found = self._phrases_found.get((served.id, phrase))
+                if found is None:
+                    if not may_search:
+                        continue
+                    found = self._phrase_found(phrase, served)
+                checks += may_search  # a phrase remembered counts as checked while checks may be made
                 if not found:
                     continue
             per_kind[suggestion.kind] += 1

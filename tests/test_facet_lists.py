@@ -18,20 +18,20 @@ LAST = "zzz-last"  # on one record, with many others: its label puts it last of 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    """An index whose topic and organisation facets have 2N values each: "shared" on every record, the
+    """An index whose topic and organisation facets have 2N values each: "common" on every record, the
     others on one record each."""
     tmp = tmp_path_factory.mktemp("facet-lists")
     docs = [
         {"id": f"d{n}", "title": f"Widget {n}", "summary": "A widget.",
-         "topics": ["shared", *(f"t{n}-{i}" for i in range(N - 1))] if n < 2 else ["shared", LAST],
-         "entities": ["Shared Org", *(f"Org {n}-{i}" for i in range(N - 1))] if n < 2 else ["Shared Org", LAST]}
+         "topics": ["common", *(f"t{n}-{i}" for i in range(N - 1))] if n < 2 else ["common", LAST],
+         "entities": ["Common Org", *(f"Org {n}-{i}" for i in range(N - 1))] if n < 2 else ["Common Org", LAST]}
         for n in range(3)
     ]
     build([write_jsonl(tmp / "docs.jsonl", docs)], root=tmp / "index", semantic=False)
     return create_app({"INDEX_DIR": str(tmp / "index"), "TESTING": True}).test_client()
 
 
-@pytest.mark.parametrize(("facet", "first"), [("topic", "shared"), ("entity", "Shared Org")])
+@pytest.mark.parametrize(("facet", "first"), [("topic", "common"), ("entity", "Common Org")])
 def test_the_api_lists_the_most_frequent_values_and_says_how_many_there_are(client, facet, first):
     body = client.get("/api/search?q=").get_json()
     values = body["facets"][facet]

@@ -106,8 +106,7 @@ def _floor(snap: Snapshot, served: str) -> str:
     """Return the time no entry of *snap*'s feeds says it changed before: served by a step back, when it
     was switched to; made since one was, the time it inherited (``index.store.feed_floor``), which the
     next update's snapshot forgot (entries and the feed's updated went back before the rollback: a review)."""
-    floor = as_date_time(snap.feed_floor) if snap.feed_floor else ""
-    return max(floor, served) if snap.stepped_back else floor
+    return max(snap.feed_floor, served) if snap.stepped_back else snap.feed_floor
 
 
 def _added(hit: Hit) -> str:
@@ -153,7 +152,7 @@ def search_feed() -> Response:
     # without it would have topped it (a QA pass).  The search page lists those, each saying so.
     entries = [hit for hit in result.hits if not hit.missing and hit.matched_by != "meaning"] if params.q else list(result.hits)
     changed = [max(entry_updated(hit, date, switched, low), _added(hit)) for hit in entries if (date := _date(hit))]
-    updated = max([*changed, *([switched] if snap.stepped_back or not changed else []), *([low] if low else [])])
+    updated = max(changed) if changed else max(switched, low)  # an entry's is no earlier than low already
     body = render_template(
         "feed.xml",
         params=params,

@@ -52,6 +52,8 @@ TOO_LONG = (f"The address is longer than the {REQUEST_LINE_BYTES:,} bytes the se
 # to the API (a QA pass).  Its message holds the line's repr (in double quotes when the line holds an
 # apostrophe: "?q=café's" was missed, a review), read back here; an absolute-form target by its path.
 _REFUSED_LINE = re.compile(r"""request line: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a space, a letter outside ASCII): "
+              "send q=caf%C3%A9, not q=café (curl encodes them with -G --data-urlencode 'q=café').")
 
 
 def _refused_request(mesg: str) -> tuple[str | None, str]:
@@ -79,8 +81,6 @@ def _path_of(target: str) -> str:
     after = target.partition("://")[2]
     slash = after.find("/")
     return after[slash:].partition("?")[0] if slash >= 0 else "/"
-RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a space, a letter outside ASCII): "
-              "send q=caf%C3%A9, not q=café (curl encodes them with -G --data-urlencode 'q=café').")
 
 
 def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:

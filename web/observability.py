@@ -71,8 +71,13 @@ def refused_line(status: int, method: str | None, target: str | None) -> None:
     log = logging.getLogger(ACCESS_LOGGER)
     if not log.isEnabledFor(logging.INFO):
         return
-    fields = {"method": method, "path": _path_text(target.partition("?")[0]) if target else None, "status": status,
-              "refused_by": "server", "request_id": request_id(None), "pid": os.getpid()}
+    _access_line(log, {"method": method, "path": _path_text(target.partition("?")[0]) if target else None,
+                       "status": status, "refused_by": "server", "request_id": request_id(None), "pid": os.getpid()})
+
+
+def _access_line(log: logging.Logger, fields: dict[str, Any]) -> None:
+    """Write one access line of *fields* (their ``request_id`` among them).  The record made directly:
+    ``info`` would also look up the caller's file and line in the stack, which no access line shows."""
     log.handle(log.makeRecord(log.name, logging.INFO, "", 0, "request", (), None,
                               extra={"fields": fields, "request_id": fields["request_id"]}))
 
@@ -405,11 +410,7 @@ class RequestObserver:
             q = req.args.get("q")
             if q is not None:
                 fields["q_chars"] = len(q)
-        # The record made directly: ``info`` would also look up the caller's file and line in the
-        # stack, which no access line shows.
-        record = log.makeRecord(log.name, logging.INFO, "", 0, "request", (), None,
-                                extra={"fields": fields, "request_id": fields["request_id"]})
-        log.handle(record)
+        _access_line(log, fields)
 
 
 def _rule_of_other_method(url_map: Map, environ: dict[str, Any], req: Request) -> Any:

@@ -23,8 +23,8 @@ from corpus.records import GUIDE, guide_url, visible_url
 from index import store
 from index.schema import event_url, whole_slug
 from search.explain import readable, summary
-from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, MAX_RESULT_WINDOW, InvalidParameter,
-                           SearchParams, parse_params, to_query_string, url_pairs, url_values)
+from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
+                           last_window_page, parse_params, to_query_string, url_pairs, url_values)
 from search.results import FacetValue, Hit, SearchResult
 from search.snapshot import VERSION_AFTER, Snapshot
 from search.suggest import MAX_PREFIX_CHARS
@@ -411,14 +411,11 @@ def _past_the_window(args) -> tuple[SearchParams, str] | None:
     raw = (args.get("page") or "").strip().lstrip("0")
     if not raw.isascii() or not raw.isdigit():
         return None
-    per_page = args.get("per_page")
-    last = -(-MAX_RESULT_WINDOW // (int(per_page) if per_page and per_page.isascii() and per_page.isdigit()
-                                    and 0 < int(per_page) <= MAX_PER_PAGE else DEFAULT_PER_PAGE))
-    try:
-        params = parse_params(MultiDict([*((k, v) for k, v in args.items(multi=True) if k != "page"), ("page", str(last))]))
+    try:  # the same search's first page, which any other parameter may still make a 400 of its own
+        first = parse_params(MultiDict([*((k, v) for k, v in args.items(multi=True) if k != "page"), ("page", "1")]))
     except InvalidParameter:
-        return None  # another parameter is at fault: its own 400
-    return params, raw if len(raw) <= 12 else raw[:12] + "…"
+        return None
+    return first.with_(page=last_window_page(first.per_page)), raw if len(raw) <= 12 else raw[:12] + "…"
 
 
 @bp.get("/")
