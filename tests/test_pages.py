@@ -170,6 +170,15 @@ def test_the_guide_answer_is_shown_once(client, url):
     assert '<ol class="hits" start="2">' in page or not body["hits"]
 
 
+def test_the_guide_answer_heading_marks_the_words_found_as_a_hit_heading_does(client):
+    """The card's heading showed its title unmarked, though the API's title_html marked it (a QA pass)."""
+    answer = api(client, "?q=efficiency+research")["answer"]
+    assert "<mark>" in answer["title_html"]
+    card = html(client, "/?q=efficiency+research").split('class="answer"', 1)[1].split("</section>", 1)[0]
+    heading = re.search(r'<h2 id="answer-heading" dir="auto"><a href="[^"]+">(.*?)</a></h2>', card).group(1)
+    assert heading == answer["title_html"]
+
+
 def test_the_guide_answer_is_explained_like_any_hit(client):
     # The first result was the only one explain=1 left unexplained.
     plain = api(client, "?q=history+of+compute")["answer"]
