@@ -4,7 +4,8 @@ A highlight is made from the tokens the index's analysis gave the stored text (`
 term, position and the characters it came from), so a query for ``trainium`` marks ``Trainium2``
 and ``growing`` marks ``grows``.  A title is shown whole; a snippet is the one or two passages
 with the most matched terms, found as Whoosh's ``ContextFragmenter`` finds them, then widened to
-whole words and joined where they touch (``joined``), with an ellipsis where a passage was cropped.
+whole words and joined where they touch or stand a word or two apart (``joined``), with an ellipsis
+where a passage was cropped.
 
 The stored text is plain (corpus.sanitize strips markup as records are loaded), and every piece of
 it is HTML-escaped here; the only markup added is ``<mark>`` and ``</mark>`` around whole tokens.
@@ -38,6 +39,9 @@ MATCHES_LOOKED_AT = 1000
 # index) made a snippet of 300,000 characters in every hit, page and feed entry holding it (a QA
 # pass).  Beyond any passage of words (the longest in the seed and 64k corpora: 542 and 684).
 PASSAGE_MAX_CHARS = 3 * SNIPPET_CHARS + 2 * WORD_REACH
+# Passages this few characters apart are shown as one: an ellipsis standing for a word or two read as a
+# sentence cut ("…compute environments. … appears to extend" left out "The method"; a QA pass).
+JOIN_GAP = 25
 
 # A list item's marker at the start of a line ("- ", "* ", "• ", "2. "): a passage starting on that
 # line starts after it.
@@ -100,8 +104,8 @@ def highlight_snippet(
 
 def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int, int, str]]) -> list[_Passage]:
     """Return *passages* (in text order) with each edge that cuts a word moved to take it in whole
-    (within WORD_REACH characters), and passages that then touch, or only blanks part, made one; an
-    edge cut after a comma or a dash ends before it.  Each passage marks every one of *matches*
+    (within WORD_REACH characters), and passages that then touch, or only blanks or at most JOIN_GAP
+    characters part, made one; an edge cut after a comma or a dash ends before it.  Each passage marks every one of *matches*
     (every matched token's start, end and term, in text order) it shows: a widened edge or a join
     showed "echo" unmarked in "…labstack/echo/master…".
 
@@ -125,6 +129,9 @@ def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int,
             floor = max((match[1] for match in found), default=start)
             while end > floor and text[end - 1] in BEFORE_A_CUT + " ":
                 end -= 1
+        if final and start - final[-1][1] <= JOIN_GAP:
+            start = final.pop()[0]
+            found = [match for match in matches if start <= match[0] and match[1] <= end]
         final.append((start, end, found))
     return final
 

@@ -26,7 +26,7 @@ from whoosh.highlight import (
 from corpus.sanitize import MARK, clean, plain_text
 from index.analysis import TermAnalyzer, text_analyzer
 from index.build import build
-from search.highlight import ELLIPSIS, SNIPPET_CHARS, at_line_start, ellipsis_after, highlight_snippet, highlight_title, joined, together
+from search.highlight import ELLIPSIS, JOIN_GAP, SNIPPET_CHARS, at_line_start, ellipsis_after, highlight_snippet, highlight_title, joined, together
 from search import highlight
 from search.params import SearchParams
 from search.service import SearchService
@@ -474,6 +474,28 @@ def test_a_snippet_cuts_no_word_and_says_nothing_was_left_out_where_nothing_was(
     assert checked > 1000
     scaling = service.search(SearchParams(q="scaling laws", per_page=20))
     assert any("300,000x" in hit.snippet_html for hit in scaling.hits)
+
+
+def test_an_ellipsis_between_passages_stands_for_more_than_a_word_or_two(service):
+    """"…compute environments. … appears to extend the original DiLoCo…" left out "The method": an
+    ellipsis for two words reads as a sentence cut.  Passages that close are shown as one (a QA pass)."""
+    snap = service.snapshot()
+    gaps = []
+    for docnum in sorted(snap.all_docs):
+        text = snap.stored(docnum)["body"]
+        replay = snap.tokens(docnum, "body", text)
+        for terms in _term_sets(list(replay.entries)):
+            snippet = highlight_snippet(text, terms & replay.texts, replay.entries, where=replay.where)
+            pieces = [p.strip() for p in html.unescape(re.sub("</?mark>", "", snippet)).split(ELLIPSIS) if p.strip()]
+            at = text.find(pieces[0]) if pieces else -1
+            for before, piece in zip(pieces, pieces[1:]):
+                end = at + len(before)
+                at = text.find(piece, end)
+                gaps.append(at - end)
+    assert len(gaps) > 100 and min(gaps) > JOIN_GAP
+    train = service.search(SearchParams(q="train", per_page=50))
+    diloco = next(hit for hit in train.hits if hit.id.startswith("decoupled-diloco"))
+    assert "environments. The method appears" in html.unescape(re.sub("</?mark>", "", diloco.snippet_html))
 
 
 def test_every_match_a_snippet_shows_is_marked_and_its_entities_stay_whole():
