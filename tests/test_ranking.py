@@ -49,6 +49,29 @@ def test_question_words_are_never_concepts(service, query, filler):
         assert filler not in matched and filler not in hit.explanation["missing"]
 
 
+@pytest.mark.parametrize(
+    "query",
+    ["show me stargate", "explain stargate", "tell me about stargate", "Could you tell me more about Stargate?",
+     "i want to know about stargate", "I'd like to know about stargate", "what happened with stargate",
+     "information about stargate", "tell me about stargate -michigan", 'explain "stargate"'],
+)
+def test_a_request_opening_a_query_is_no_word_of_the_answer(service, query):
+    """"show me stargate" put three pages on "show" above every Stargate page, and "tell me about
+    stargate" said "Missing: tell" on every hit (a QA pass)."""
+    result = service.search(SearchParams(q=query, explain=True))
+    plain = service.search(SearchParams(q="stargate -michigan" if "-michigan" in query else "stargate"))
+    assert result.match == "all" and [hit.id for hit in result.hits] == [hit.id for hit in plain.hits]
+    for hit in result.hits:
+        concepts = {part["concept"].lower() for part in hit.explanation["matched"]} | set(hit.explanation["missing"])
+        assert {concept.strip('"').lower() for concept in concepts} == {"stargate"}, (hit.id, concepts)
+
+
+@pytest.mark.parametrize(("query", "word"), [("explain", "explain"), ("find", "find"), ("show me", "show"), ("what to explain", "explain")])
+def test_a_request_word_alone_or_within_a_query_is_searched(service, query, word):
+    result = service.search(SearchParams(q=query, explain=True))
+    assert result.hits and all(word in [p["concept"].lower() for p in hit.explanation["matched"]] for hit in result.hits)
+
+
 @pytest.mark.parametrize("query", ["fsdp vs deepspeed", "fsdp versus deepspeed", "fsdp vs. deepspeed", "Fsdp Vs Deepspeed",
                                    "fsdp vs deepspeed -xyzzy"])
 def test_a_comparison_searches_the_two_things_compared(service, query):
