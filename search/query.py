@@ -960,7 +960,8 @@ def excluded_words(text: str, limit: int = MAX_EXCLUDED_CHECKED, whole: bool = F
 
 
 def excluded_in_vain(
-    text: str, synonyms: Synonyms, contains: Callable[[str], bool], limit: int = MAX_EXCLUDED_CHECKED
+    text: str, synonyms: Synonyms, contains: Callable[[str], bool], limit: int = MAX_EXCLUDED_CHECKED,
+    asked: frozenset[str] = frozenset(),
 ) -> list[tuple[tuple[int, int], str | None]]:
     """Return each single word *text* excludes ("-nvdia", "NOT nvdia", "-nvdia's") that leaves out
     nothing: no word it stands for (itself, its synonyms, its other spelling or singular: what
@@ -968,7 +969,8 @@ def excluded_in_vain(
     typed, analysed), of the first *limit* words excluded (a word excluded twice: both places); then
     each quoted phrase excluded with such a word (``-"nvdia gpus"``: it can be in no page), as (where
     it was typed, with its quotes, None), and each hyphenated word so (``-fine-tunning``: searched as
-    its words side by side)."""
+    its words side by side), unless the index holds a synonym of the phrase that the query does not ask
+    for (*asked*: every word its concepts stand for), which excluding it leaves out."""
     if not _SYNTAX.search(text):
         return []
     found: dict[str, list[tuple[int, int]]] = {}
@@ -979,8 +981,14 @@ def excluded_in_vain(
         words = {w for a in concept.alternatives for w in a.words} | {other for _, other in _written_otherwise(concept)}
         return not any(map(contains, words))
 
-    def held_nowhere(typed: str) -> bool:  # words side by side, one of which no page has
-        return any(not stop and unknown(typed[start:end], term) for term, stop, start, end in _query_tokens(typed))
+    def held_nowhere(typed: str) -> bool:  # words side by side, one of which no page has, nor a synonym of them all
+        tokens = _query_tokens(typed)
+        if not any(not stop and unknown(typed[start:end], term) for term, stop, start, end in tokens):
+            return False
+        # '-"graphics card"' leaves out the pages on GPUs, its synonym, though no page has "graphics";
+        # unless the query asks for one of them (*asked*), as ``_excluded`` then leaves out the phrase alone
+        others = synonyms.alternatives(tuple(term for term, _stop, _start, _end in tokens if term not in FUNCTION_TERMS))
+        return not asked.isdisjoint(chain.from_iterable(others)) or not any(all(map(contains, words)) for words in others)
 
     compounds: list[tuple[tuple[int, int], str | None]] = []
     for match, span in _excluded_words(text, limit):

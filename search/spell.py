@@ -833,7 +833,7 @@ def exclusion_hint(
     word).  A close spelling that the query asks for (*asked*: every word its concepts stand for) is
     not offered: excluding it would leave nothing ("nvdia -nvdia").  The respelt query is offered, not
     searched: excluding a guess could leave out pages the reader wants."""
-    found = excluded_in_vain(read, synonyms, vocabulary.contains)
+    found = excluded_in_vain(read, synonyms, vocabulary.contains, asked=asked)
     same = len(read) == len(text)  # caps lock changed the case of letters only: the places hold
     typed_words = tuple(dict.fromkeys((text if same else read)[start:end] for (start, end), _ in found))
     fixes = []

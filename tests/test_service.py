@@ -353,6 +353,18 @@ def test_excluding_a_quoted_variant_leaves_out_its_synonyms_too(service, exclude
     assert kept == _ids(service, f"compute {same_as}") and kept < _ids(service, "compute")
 
 
+@pytest.mark.parametrize("excluded", ['-"graphics card"', "-graphics-card", '-"United Arab Emirates"', '-"great britain"'])
+def test_a_phrase_no_page_writes_is_not_said_excluded_in_vain_when_its_synonyms_are_left_out(service, excluded):
+    """'training -"graphics card"' left out 12 of 32 pages (those on GPUs) and said "No page has
+    "graphics card", so excluding it left nothing out" (a QA pass)."""
+    shrunk = [asked for asked in ("training", "stargate") if _ids(service, f"{asked} {excluded}") < _ids(service, asked)]
+    assert shrunk
+    for asked in shrunk:
+        assert service.search(SearchParams(q=f"{asked} {excluded}")).excluded_in_vain == (), (asked, excluded)
+    assert service.search(SearchParams(q='gpus -"graphics processor"')).excluded_in_vain == ('"graphics processor"',)
+    assert service.search(SearchParams(q='stargate -"xyzzy plugh"')).excluded_in_vain == ('"xyzzy plugh"',)
+
+
 @pytest.mark.parametrize(("query", "asked", "literal"), [
     ('gpus -"graphics processor"', "gpus", '"graphics processor"'),
     ("uk -britain", "uk", "britain"),
