@@ -1103,8 +1103,19 @@ def test_a_page_past_the_last_any_search_serves_says_where_the_last_page_is(clie
     text = re.sub(r"\s+", " ", re.sub("<[^>]+>", "", note)).strip()
     assert text == f"There is no page {page if len(page) <= 12 else page[:12] + '…'}: this search has 2 pages. Go to page 2, the last page."
     assert 'class="hit' not in html
+    [title] = re.findall(r"<title>(.*?)</title>", html, re.S)  # it named the window's last, "page 100"
+    assert unescape(title) == f"stargate · page {page if len(page) <= 12 else page[:12] + '…'} – Topic hub search"
     assert client.get("/?q=stargate&page=0").status_code == 400  # not a page number: a 400 naming it
     assert client.get("/api/search?q=stargate&page=101").status_code == 400  # the API keeps its answer
+
+
+@pytest.mark.parametrize("pages", ["page=1&page=2", "page=2&page=1", "page=1&page=101"])
+def test_a_page_number_given_twice_is_a_400_naming_it(client, pages):
+    # "/?page=1&page=2" said "There is no page 1: this search has 6 pages" with no results (a QA pass);
+    # every other parameter given twice is a 400, as the API answers.
+    response = client.get(f"/?q=stargate&{pages}")
+    assert response.status_code == 400 and "page" in response.get_data(as_text=True)
+    assert "There is no page" not in response.get_data(as_text=True)
 
 
 def test_a_topic_s_page_says_which_topic_it_lists_and_what_it_covers(client):

@@ -191,13 +191,15 @@ def shown_query(q: str, limit: int = SHOWN_QUERY_CHARS) -> str:
     return cut.rstrip() + "…"
 
 
-def page_title(params: SearchParams, label: Callable[[str, str], str]) -> str:
-    """Return what a tab or a bookmark calls this page: the query, the filters and the page when not the first."""
+def page_title(params: SearchParams, label: Callable[[str, str], str], page: int | str | None = None) -> str:
+    """Return what a tab or a bookmark calls this page: the query, the filters and the page when not the
+    first (*page*, when given: the one asked for past the last any search serves)."""
     parts = [shown_query(params.q)] if params.q else []
     for heading, text in _chosen(params, label):
         parts.append(f"{heading.lower()} {text}" if heading in ("From", "Until") else text)
-    if params.page != 1:
-        parts += [*(() if parts else ("Everything",)), f"page {params.page}"]
+    page = page or params.page
+    if page != 1:
+        parts += [*(() if parts else ("Everything",)), f"page {page}"]
     return " · ".join(parts) + " – Topic hub search" if parts else "Topic hub search"
 
 
@@ -408,7 +410,8 @@ def _past_the_window(args) -> tuple[SearchParams, str] | None:
     the same search at the window's last page and the number asked for; None for any other request.
     The page then says there is no such page and where the last one is, as it does within the window,
     where it answered with the API's 400 ("the answer's 'pages' says how many …": a QA pass)."""
-    raw = (args.get("page") or "").strip().lstrip("0")
+    given = args.getlist("page")
+    raw = given[0].strip().lstrip("0") if len(given) == 1 else ""  # "page=1&page=2" is the 400 it says
     if not raw.isascii() or not raw.isdigit():
         return None
     try:  # the same search's first page, which any other parameter may still make a 400 of its own
@@ -440,7 +443,7 @@ def page() -> str | Response:
     return render_template(
         "search.html",
         params=params,
-        title=page_title(params, label),
+        title=page_title(params, label, asked_page),
         heading=page_heading(params, label),
         shown_q=shown_query(params.q),
         topic_intro=topic_intro(snap, params),
