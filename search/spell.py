@@ -460,7 +460,8 @@ class Vocabulary:
         key = ("two_edits", folded)
         if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
             return kept  # type: ignore[return-value]
-        held = {term: self.frequency(term) for term in self._within((folded,), 2)}
+        # Never a function word: "intel" offered "into", "andom" "and" (a QA pass; as ``near``)
+        held = {term: self.frequency(term) for term in self._within((folded,), 2) if term not in FUNCTION_TERMS}
         # The commonest first, their written forms read for a few only (at 64k a five-letter word has
         # dozens of stems two edits off, and reading a word's forms reads documents).
         likely = sorted((t for t, n in held.items() if n >= FAR_TYPO_HELD), key=lambda t: (-held[t], t))[:FAR_TYPO_READ]
