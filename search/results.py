@@ -136,6 +136,9 @@ class SearchResult:
     short_prefixes: tuple[str, ...] = ()  # "s*": too short for a prefix, searched as the word, as typed
     since: str | None = None  # the date bounds as read: canonical (UTC), a fraction of a second rounded
     until: str | None = None
+    # What the query asks for, as a hit's ``missing`` names it, that no result holds ("xyzzy" in
+    # "stargate xyzzy"): requiring it would list nothing, so the page offers no "Must include" link.
+    held_nowhere: tuple[str, ...] = ()
 
     @property
     def pages(self) -> int:

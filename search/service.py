@@ -384,6 +384,7 @@ class SearchService:
             short_prefixes=short_prefixes(params.q, snap.analyzer) if asked.parsed else (),
             since=params.since,
             until=params.until,
+            held_nowhere=found.held_nowhere(asked.parsed),
         )
         if not timed_out:
             self._results.put(snap.id, key, result)
@@ -960,6 +961,10 @@ class _Found:
             return []
         return [(f'"{concept.text}"' if f'"{concept.text}"' in parsed.text else concept.text, docs)
                 for concept, docs in zip(parsed.concepts, self.concept_docs)]
+
+    def held_nowhere(self, parsed: ParsedQuery | None) -> tuple[str, ...]:
+        """Return what ``lacked`` names that no result holds."""
+        return tuple(text for text, docs in self.lacked(parsed) if docs.isdisjoint(self.allowed)) if self.allowed else ()
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""

@@ -1064,6 +1064,15 @@ def test_a_missing_word_is_linked_only_where_the_query_types_it_once(client):
     assert any("Missing: <s dir=\"auto\">texas</s>" in line for line in _missing_lines(phrase))
 
 
+@pytest.mark.parametrize("q", ["stargate xyzzy", 'michigan "oracel stargate"', "stargate tensorflow"])
+def test_a_missing_word_no_result_holds_has_no_link_to_require_it(client, q):
+    # "stargate xyzzy" offered "Must include xyzzy" on every hit, a link to a search that lists nothing (a QA pass).
+    lines = _missing_lines(client.get("/", query_string={"q": q}).get_data(as_text=True))
+    assert lines and not any("Must include" in line for line in lines)
+    assert "Must include michigan" in " ".join(re.sub("<[^>]+>", "", line) for line in _missing_lines(
+        client.get("/", query_string={"q": "stargate michigan xyzzy"}).get_data(as_text=True)))
+
+
 def test_a_long_query_s_hit_names_three_missing_words_and_counts_the_rest(client):
     # A pasted sentence's hits each listed some ten missing words, with a link for each.
     q = ("OpenAI announced a new data center in Michigan with one gigawatt of capacity built with Oracle and "

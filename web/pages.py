@@ -8,7 +8,7 @@ without JavaScript.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import cache, lru_cache
 from dataclasses import replace
 from typing import NamedTuple
@@ -254,12 +254,13 @@ def versioned_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
     return versioned
 
 
-def must_include(params: SearchParams, query: str | None = None) -> Callable[[str], str | None]:
+def must_include(params: SearchParams, query: str | None = None, nowhere: Collection[str] = ()) -> Callable[[str], str | None]:
     """Return a function giving, for a word a hit lacks (as typed), the page of this search with the
     word required ("stargate +michigan"), or None where the word is not typed once as a whole word or
-    quoted phrase of the query (a word of a longer concept, of a group).  *query*, when given, is the
-    query the results were searched as (its spelling corrected: "oracle stargate" for "oracel stargate")."""
-    made: dict[str, str | None] = {}
+    quoted phrase of the query (a word of a longer concept, of a group), or no result holds it
+    (*nowhere*: "stargate +xyzzy" lists nothing).  *query*, when given, is the query the results were
+    searched as (its spelling corrected: "oracle stargate" for "oracel stargate")."""
+    made: dict[str, str | None] = dict.fromkeys(nowhere)
     q = params.q if query is None else query
 
     def url(text: str) -> str | None:
@@ -466,7 +467,7 @@ def page() -> str | Response:
         chips_for=hit_chips(result, params, label),
         typed_title=typed_title(result),
         versioned=versioned_name(result, prefix),
-        must_include=must_include(params, result.suggestion.text if result.suggestion else None),
+        must_include=must_include(params, result.suggestion.text if result.suggestion else None, result.held_nowhere),
         explained=summary,
         figures=readable,
         label=label,
