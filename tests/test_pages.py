@@ -1138,3 +1138,11 @@ def test_a_topic_s_page_says_which_topic_it_lists_and_what_it_covers(client):
     assert networking["description"]
     for other in ("/?q=stargate&topic=networking", "/?topic=networking&topic=funding", "/?topic=no-such-topic", "/"):
         assert "topic-intro" not in client.get(other).get_data(as_text=True), other
+
+
+def test_a_snippets_blank_lines_are_one_line_break_and_nothing_else_changes():
+    # A package's paragraphs stood a blank line apart in a three-line snippet once line breaks were shown.
+    from web.pages import line_breaks
+
+    html = "GTK+ 2.10 toolkit \n\n \n<mark>gtk</mark>-sharp2 is&#x27;s a\tmetapackage\nfor it…"
+    assert line_breaks(html) == "GTK+ 2.10 toolkit\n<mark>gtk</mark>-sharp2 is&#x27;s a\tmetapackage\nfor it…"

@@ -323,6 +323,17 @@ def hit_chips(result: SearchResult, params: SearchParams, label: Callable[[str, 
 DESCRIPTION_CHARS = 160
 
 
+_BLANK_LINES = re.compile(r"[ \t]*\n\s*")
+
+
+@bp.app_template_filter("line_breaks")
+def line_breaks(html: str) -> str:
+    """Return a snippet's HTML with each run of line breaks and blank lines one line break, which the
+    page shows (``white-space: pre-line``): a package's paragraphs stood a blank line apart in a
+    snippet of three lines.  Only blanks change: the HTML stays what the highlighter made safe."""
+    return _BLANK_LINES.sub("\n", html)
+
+
 @bp.app_template_filter("description")
 def description(text: str, limit: int = DESCRIPTION_CHARS) -> str:
     """Return *text* as a page's description: its whitespace and bullets run into one line, cut at the

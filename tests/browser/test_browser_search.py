@@ -516,3 +516,11 @@ def test_past_what_search_as_you_type_reads_nothing_is_asked(page: Page):
     page.wait_for_timeout(400)
     assert refused == []
     expect(page.get_by_role("listbox", name="Suggestions")).to_be_hidden()
+
+
+def test_a_line_break_of_the_text_is_one_in_its_snippet(page: Page):
+    # "…how many A100s can we reserve." and "Phase 2 — Strategic lock-in" are two lines of the guide:
+    # the snippet ran them together, as it ran a package's synopsis into its description (a QA pass).
+    page.goto("/?q=reserve+qualitative")
+    snippet = page.locator(".answer .snippet").inner_text()
+    assert 'reserve."\nPhase 2 — Strategic lock-in' in snippet
