@@ -1101,7 +1101,7 @@ def assemble(
             for a in c.alternatives:
                 if a.via in _TOGETHER and len(a.words) > 1:
                     continue
-                if a is c.alternatives[0] and id(c) in phrased:
+                if id(c) in phrased and any(a is p for p in _phrased(c)):
                     continue
                 alone.update(a.words)
         together += [phrase for _, phrase in quoted]
@@ -1132,10 +1132,19 @@ _TOGETHER = {"synonym": VARIANT_SLOP, "apart": 1}
 
 
 def _quoted_words(concept: Concept) -> Iterator[tuple[tuple[str, ...], int]]:
-    """Yield the words, in order, of each quoted phrase *concept* asks for, with its slop (1: side by side)."""
+    """Yield the words, in order, of each quoted phrase *concept* asks for, with its slop (1: side by
+    side): as typed, and each phrase its starred word stands for ('"data cent*"': "data center", but
+    not "central" alone, which was marked wherever it stood: a QA pass)."""
+    for alternative in _phrased(concept):
+        yield from dict.fromkeys((tuple(leaf.words), leaf.slop) for leaf in alternative.query.subqueries if type(leaf) is wq.Phrase)
+
+
+def _phrased(concept: Concept) -> list[Alternative]:
+    """Return the alternatives of *concept* that are its quoted phrase: as typed, and with its starred word's words."""
     first = concept.alternatives[0] if concept.alternatives else None
-    if first is not None and first.via == "exact" and type(first.query) is wq.Or:
-        yield from dict.fromkeys((tuple(leaf.words), leaf.slop) for leaf in first.query.subqueries if type(leaf) is wq.Phrase)
+    if first is None or first.via != "exact" or type(first.query) is not wq.Or:
+        return []
+    return [first, *(a for a in concept.alternatives[1:] if a.via == "prefix" and type(a.query) is wq.Or and len(a.words) > 1)]
 
 
 def asked_text(text: str) -> str:

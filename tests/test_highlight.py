@@ -525,3 +525,14 @@ def test_a_passage_keeps_to_the_list_item_it_matches():
     snippet = highlight_snippet(text, terms, _tokens(text))
     assert snippet.startswith("<mark>Sparse</mark> <mark>attention</mark>: DeepSeek"), snippet
     assert "fine-tuning" not in snippet and "On-device" not in snippet and "- " not in snippet
+
+
+def test_a_quoted_phrase_with_a_star_marks_its_words_only_where_the_phrase_stands(service):
+    # '"data cent*"' marked "central" and "centric" alone ("platform <mark>central</mark> to its…"),
+    # and the stray mark won the second passage (a QA pass).
+    result = service.search(SearchParams(q='"data cent*"', per_page=50))
+    shown = " ".join(hit.title_html + " " + hit.snippet_html for hit in result.hits)
+    marks = {m.lower() for m in re.findall(r"<mark>(.*?)</mark>", shown)}
+    assert {"data", "center"} <= marks and not marks & {"central", "centric"}, marks
+    for hit in result.hits:  # each "center" marked follows a "data" marked
+        assert not re.search(r"(?<!<mark>data</mark> )<mark>cent", hit.snippet_html, re.I), hit.snippet_html
