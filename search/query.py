@@ -582,7 +582,8 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
         alternatives.extend(
             Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
         )
-        loose = tuple(word_query(w) for w in dict.fromkeys(words)) if len(words) > 1 else ()
+        # (A letter or a number alone is no loose word: "e-mail" listed "DALL·E" and, at 64k, "mu4e".)
+        loose = _hyphenated_loose(words) if len(words) > 1 else ()
         found = remember(made, words, (tuple(alternatives), loose), CONCEPT_CACHE)
     return found
 
