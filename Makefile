@@ -8,7 +8,7 @@ LOCK := requirements.lock
 SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check install lock browsers build bench bench-relevance clean
+.PHONY: run test check install lock browsers bench-tools build bench bench-relevance clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,18 +49,29 @@ check: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" -q
 
 # Debian packages the tests drive: chromium (browser tests), haproxy and rsync (scale-out and publish
-# tests). Installed when missing (needs root, as in CI); otherwise one line says what to install.
+# tests); and the one the benchmarks drive: wrk (the HTTP load).
 SYSTEM_PACKAGES := chromium haproxy rsync
-browsers:
-	@missing=""; for p in $(SYSTEM_PACKAGES); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+BENCH_PACKAGES := wrk
+
+# $(call installed,PACKAGES,WHAT,COMMAND): each Debian package of PACKAGES that is missing is installed
+# (needs root, as in CI); otherwise one line says what to install before COMMAND is run again.
+define installed
+	@missing=""; for p in $(1); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then \
-	    echo "The tests need Debian's$$missing: install them (sudo apt-get install$$missing), then run make test again." >&2; \
+	    echo "$(2) need Debian's$$missing: install them (sudo apt-get install$$missing), then run $(3) again." >&2; \
 	    exit 1; \
 	  fi; \
-	  echo "installing Debian's$$missing for the tests"; \
+	  echo "installing Debian's$$missing for $(3)"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \
 	fi
+endef
+
+browsers:
+	$(call installed,$(SYSTEM_PACKAGES),The tests,make test)
+
+bench-tools:
+	$(call installed,$(BENCH_PACKAGES),The benchmarks,make bench)
 
 # axe-core (accessibility checks injected into pages by the browser tests), from the npm registry.
 node_modules/axe-core/axe.min.js: package.json
@@ -68,7 +79,7 @@ node_modules/axe-core/axe.min.js: package.json
 	touch $@
 
 # Benchmarks: speed against SQLite FTS5 and a reference service (issue 7); relevance (issue 4).
-bench: $(STAMP)
+bench: $(STAMP) bench-tools
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 bench-relevance: $(STAMP)
