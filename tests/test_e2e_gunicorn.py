@@ -197,6 +197,11 @@ def test_a_query_of_the_longest_length_in_any_script_is_searched_and_a_longer_ad
     status, headers, body = get(server + "/?q=" + "%F0%9F%98%80" * 6000)  # 72,000 bytes: past any query's
     assert status == 414 and headers["Content-Security-Policy"].startswith("default-src 'self'")
     assert b"shorten it and search again" in body and b'<a href="/">Search again</a>' in body
+    # To the API too, with its CORS header: a page on another origin read a CORS failure, not the 414.
+    status, headers, _ = get(server + "/api/search?q=" + "%F0%9F%98%80" * 6000)
+    assert status == 414 and headers["Access-Control-Allow-Origin"] == "*"
+    status, headers, _ = get(server + "/api/search?q=x", {"X-Long": "a" * 9000})  # a header too long
+    assert status == 431 and headers["Access-Control-Allow-Origin"] == "*"
 
 
 @pytest.mark.parametrize("path", ["/api/search?q=café", "/?q=café", "/api/search?since=２０２５-03-01",

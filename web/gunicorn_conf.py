@@ -96,7 +96,10 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
         mesg = TOO_LONG
     elif target and not (target.isascii() and target.isprintable()):
         mesg = RAW_TARGET
-    extra: tuple[tuple[str, str], ...] = ()
+    # Where the request was for is not known (a line or a header too long: gunicorn reads no further),
+    # the answer may be the API's: it carries its CORS header, so a page on another origin reads the
+    # 414 rather than a CORS failure (a QA pass of the docs: "every /api/ answer carries it").
+    extra: tuple[tuple[str, str], ...] = () if path else CORS_HEADERS
     if path.lower().startswith(API_PREFIX):
         body = json.dumps({"error": {"code": "invalid_request", "message": mesg}})
         content_type, extra = "application/json", CORS_HEADERS
