@@ -855,6 +855,10 @@ def test_an_answer_cut_short_by_the_time_budget_is_not_cached_or_validated(tmp_p
     assert "ETag" not in cut.headers and cut.headers["Cache-Control"] == "no-store"
     whole = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client().get("/api/search?q=gpu")
     assert whole.get_json()["timed_out"] is False and whole.headers["ETag"] and whole.headers["Cache-Control"] == "public, max-age=30"
+    # The spec's 200 declared the ETag required: a client checking answers against it refused this one.
+    declared = hurried.get("/api/openapi.json").get_json()["paths"]["/api/search"]["get"]["responses"]["200"]["headers"]
+    assert all(name in cut.headers for name, header in declared.items() if header.get("required"))
+    assert "ETag" in declared
 
 
 def test_a_hyphenated_word_s_hits_holding_only_its_words_say_they_miss_it(client):
