@@ -9,9 +9,9 @@ is asked once, so no result cache answers it; the first search also reads the te
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
-import sys
 import time
 from pathlib import Path
 
@@ -41,4 +41,6 @@ def main(folder: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/topichub-long-texts")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])  # "--help" made a folder of that name
+    parser.add_argument("folder", nargs="?", default="/tmp/topichub-long-texts", help="where the corpus and its index are kept")
+    main(parser.parse_args().folder)
