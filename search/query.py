@@ -168,7 +168,9 @@ _AND_GAP = re.compile(r'[\s()"]*AND[\s()"]*')  # between two things typed with A
 # The function words a query drops, as the index has them (stemmed: "does" is "doe").
 FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS
 _PLUS_EXCLUDED = re.compile(r"((?:^|[\s(])(?:-|NOT\s+)\(\s*)\+")
-_REPEATED = re.compile(r"\b(AND|OR)(?:\s+\1)+\b")  # an operator typed twice in a row
+_REPEATED = re.compile(r"\b(AND|OR|ANDNOT)(?:\s+\1)+\b")  # an operator typed twice in a row
+_DOUBLE_NOT = re.compile(r"\bNOT\s+NOT\s+")  # two negations are none ("NOT NOT a", which the parser chokes on)
+_OPERATOR_WORD = re.compile(r"\b(?:AND|OR|NOT|ANDNOT)\b")
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
@@ -1189,8 +1191,12 @@ def _as_meant(text: str) -> str:
     # A "+" first in an excluded group requires nothing ("-(+stargate)" is "-(stargate)"): the parser
     # choked on it and the text was searched as plain words, the Stargate pages found (a QA pass).
     trimmed = _PLUS_EXCLUDED.sub(r"\1", trimmed)
-    if _REPEATED.search(trimmed):  # "stargate AND AND michigan" is the AND (the second was a word); not inside quotes
-        trimmed = '"'.join(_REPEATED.sub(r"\1", part) if i % 2 == 0 else part for i, part in enumerate(trimmed.split('"')))
+    if _REPEATED.search(trimmed) or _DOUBLE_NOT.search(trimmed):  # not inside quotes
+        # "stargate AND AND michigan" is the AND (the second was a word), "a ANDNOT ANDNOT b" the
+        # ANDNOT, "NOT NOT michigan" michigan: the parser choked on the last two, and they were searched
+        # as words, "NOT" and "ANDNOT" among them (a QA pass).
+        trimmed = '"'.join(_DOUBLE_NOT.sub("", _REPEATED.sub(r"\1", part)) if i % 2 == 0 else part
+                           for i, part in enumerate(trimmed.split('"')))
     if trimmed.count('"') % 2:  # a phrase still being typed ('"data center'): closed where the text ends
         trimmed += '"'
     if _EXCLUDED.search(trimmed) and not asked_text(trimmed):
@@ -1213,7 +1219,9 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
                 return assemble(tried, concepts, excluded)
             except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
                 pass
-    units = _units(text, analyzer)
+    # Syntax the parser choked on is searched as its words, its operators aside (they were words: "Missing: ANDNOT")
+    words = _OPERATOR_WORD.sub(lambda m: " " * len(m.group()), text) if plain else text
+    units = _units(words if _WORDS.search(words) else text, analyzer)
     return assemble(text, _plain_concepts(text, units, synonyms, analyzer), plain=plain, typed=tuple(u.word for u in units))
 
 

@@ -99,10 +99,20 @@ def test_parser_crash_inputs_still_search(text):
     assert isinstance(parsed.any_words, wq.Query)
 
 
-def test_parser_crash_falls_back_to_plain_words():
-    parsed = build_query("gpu ANDNOT ANDNOT cluster", SCHEMA)
+def test_parser_crash_falls_back_to_plain_words_without_its_operators():
+    # The operators were searched as words: "Missing: ANDNOT" on every hit (a QA pass).
+    parsed = build_query("gpu NOT ANDNOT cluster", SCHEMA)
     assert parsed.plain
-    assert {"gpu", "cluster"} <= parsed.terms
+    assert parsed.terms == {"gpu", "cluster"}
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("gpu ANDNOT ANDNOT cluster", "gpu ANDNOT cluster"), ("NOT NOT gpu", "gpu"),
+                                              ("gpu NOT NOT cluster", "gpu cluster"), ("NOT NOT NOT gpu", "NOT gpu"),
+                                              ('"NOT NOT" gpu', '"NOT NOT" gpu')])
+def test_an_operator_typed_twice_is_read_once_and_two_negations_as_none(typed, meant):
+    # The parser choked on "NOT NOT a" and "a ANDNOT ANDNOT b": they were searched as plain words.
+    parsed, expected = build_query(typed, SCHEMA), build_query(meant, SCHEMA)
+    assert not parsed.plain and (parsed.any_words, parsed.excluded) == (expected.any_words, expected.excluded)
 
 
 def test_a_query_of_function_words_still_searches_them():
