@@ -902,3 +902,29 @@ def test_a_hyphenated_word_missing_is_named_alike_by_its_hit_and_explanation_and
         assert not any("trainig" in m or "tunnig" in m for h in hits for m in h["missing"]), q
     assert any(h["missing"] == ["post-training"]
                for h in client.get("/api/search", query_string={"q": "post-trainig", "per_page": 50}).get_json()["hits"])
+
+
+def test_a_request_reads_one_snapshot_though_a_publish_lands_while_it_is_answered(tmp_path, monkeypatch):
+    # /api/documents took its "snapshot" from one look and the document from another, and the topics'
+    # three counts from three: a publish landing in between gave an answer naming one snapshot and
+    # holding another's (a QA pass under updates).  Here every later look finds the next snapshot.
+    from index.build import build
+    from index.update import update
+    from search.service import SearchService
+    from tests.conftest import write_jsonl
+    from web import create_app
+
+    docs = [{"id": f"d{i}", "title": f"Quokka {i}", "summary": "A quokka.", "topics": ["t"]} for i in range(3)]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    before = SearchService(tmp_path / "ix").snapshot()
+    update(write_jsonl(tmp_path / "gone.jsonl", [{"id": "d0", "delete": True}]), tmp_path / "ix")
+    after = SearchService(tmp_path / "ix").snapshot()
+    assert before.id != after.id
+    looks = iter([before])
+    monkeypatch.setattr(SearchService, "snapshot", lambda self: next(looks, after))
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    answer = client.get("/api/documents/d0")
+    assert answer.status_code == 200 and answer.get_json()["snapshot"] == before.id  # it was a 404 naming the first
+    looks = iter([before])
+    topics = client.get("/api/topics").get_json()
+    assert topics["snapshot"] == before.id and topics["topics"][0]["count"] == 3  # each count from that snapshot

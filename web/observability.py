@@ -48,6 +48,7 @@ _REQUEST_ID_LOWER = REQUEST_ID_HEADER.lower()
 _SAFE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _ENVIRON_ID = "topichub.request_id"
 _ENVIRON_SNAPSHOT = "topichub.snapshot"
+_ENVIRON_PINNED = "topichub.snapshot.pinned"  # the Snapshot itself: one a request
 _ENVIRON_REQUEST = "topichub.request"
 # Routes whose requests are searches: their access line carries q_chars.
 SEARCH_ROUTES = frozenset({"/", "/api/search", "/api/suggest", "/api/suggest/opensearch", "/feeds/search.atom"})
@@ -290,10 +291,18 @@ class MeteredSearch(SearchService):
         self._metrics = metrics
 
     def snapshot(self) -> Snapshot:
-        """Return the service's snapshot, noting its id for the access line of the request that asked."""
-        snap = super().snapshot()
-        if has_request_context():
-            request.environ[_ENVIRON_SNAPSHOT] = snap.id
+        """Return the service's snapshot, noting its id for the access line of the request that asked.
+
+        A request reads one snapshot, the first it asked for: a document's page, its "more like this",
+        the topics' three counts, a search and its facets each asked again, and a publish landing in
+        between gave an answer naming one snapshot and holding another's (a QA pass under updates)."""
+        if not has_request_context():
+            return super().snapshot()
+        environ = request.environ
+        snap = environ.get(_ENVIRON_PINNED)
+        if snap is None:
+            snap = environ[_ENVIRON_PINNED] = super().snapshot()
+            environ[_ENVIRON_SNAPSHOT] = snap.id
         return snap
 
     def search(self, params: SearchParams) -> SearchResult:
