@@ -458,6 +458,11 @@ class Snapshot:
         """Return whether a live document of this snapshot has the id *doc_id* (as the id is stored)."""
         return self._live_id(doc_id) is not None
 
+    def title_of(self, doc_id: str) -> str | None:
+        """Return the title of the live document with the id *doc_id*, or None when there is none."""
+        docnum = self._live_id(doc_id)
+        return None if docnum is None else str(self.stored(docnum).get("title") or "")
+
     def doc_frequency(self, word: str) -> int:
         """Return how many documents hold the analysed *word* in a searched field (the larger field count)."""
         reader = self.searcher().reader()

@@ -578,3 +578,46 @@ def test_a_phrase_checked_once_is_offered_again_past_a_request_s_checks(index_di
     assert first
     monkeypatch.setattr(search.suggest, "PHRASE_CHECKS", 0)  # no search now: what was found is remembered
     assert terms(fresh, '"data cen') == first
+
+
+def test_a_read_overtaken_by_a_publish_answers_when_nothing_else_is_read(index_dir, tmp_path, monkeypatch):
+    """A worker started while updates came every few seconds offered nothing at all (1,077 of 1,077
+    answers at 64k, a QA pass): each read was dropped when a publish overtook it, before it ended."""
+    from search import suggest
+    from search.service import SearchService
+
+    monkeypatch.setattr(suggest, "READ_INLINE_WORDS", 0)
+    other = tmp_path / "other"
+    build(root=other)
+    first, second = SearchService(index_dir).snapshot(), SearchService(other).snapshot()
+    serving = [first]
+    suggester = suggest.Suggester(lambda: serving[0])
+    release = hold_reads_beside(monkeypatch)
+    assert suggester.suggest("star") == [] and suggester._reading == first.id
+    serving[0] = second  # a publish while the first read goes on
+    assert suggester.suggest("star") == [] and suggester._reading == first.id  # one read at a time
+    release.set()
+    wait_until(lambda: suggester._reading is None, "the overtaken read to end")
+    assert any(s.text == "Stargate" for s in suggester.suggest("star"))  # the first's, until the second's is read
+    wait_until(lambda: suggester._cached[0] == second.id, "the published snapshot's completions to be read")
+
+
+def test_a_retitled_document_is_offered_by_its_title_now_while_a_snapshot_is_read(tmp_path, monkeypatch):
+    """Right after an update, half the answers offered a retitled document's old title, read from the
+    snapshot before while the new one was read (a QA pass under updates)."""
+    from search import suggest
+    from search.service import SearchService
+
+    monkeypatch.setattr(suggest, "READ_INLINE_WORDS", 0)
+    root = tmp_path / "index"
+    docs = [{"id": f"q{i}", "title": f"Quokka marker {i} first", "summary": "A quokka.", "topics": ["zoo"]} for i in range(3)]
+    build([write_jsonl(tmp_path / "one.jsonl", docs)], root)
+    service = SearchService(root)
+    suggester = suggest.Suggester(service.snapshot)
+    wait_until(lambda: suggester.suggest("quokka m"), "the completions to be read")
+    update(write_jsonl(tmp_path / "two.jsonl", [{**docs[0], "title": "Quokka marker 0 second"}]), root)
+    release = hold_reads_beside(monkeypatch)
+    wait_until(lambda: service.snapshot().title_of("q0") == "Quokka marker 0 second", "the update to be served")
+    offered = [s.text for s in suggester.suggest("quokka m") if s.kind == "title"]
+    assert "Quokka marker 0 first" not in offered and "Quokka marker 1 first" in offered
+    release.set()
