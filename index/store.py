@@ -441,11 +441,23 @@ def _mark_publishing(root: Path, snap_id: str) -> Path:
     return marker
 
 
+_SECOND_NS = 1_000_000_000
+
+
 def _switch(root: Path, snap_id: str) -> None:
-    """Point ``current`` at snapshots/*snap_id* atomically, and durably."""
+    """Point ``current`` at snapshots/*snap_id* atomically, and durably.
+
+    The link's time (when it was switched: the feeds' and the sitemap's Last-Modified, in whole
+    seconds) is a second past the switch before at least: two switches in one second said one
+    Last-Modified, and a feed reader revalidating with If-Modified-Since alone got a 304 for a feed
+    that had changed (a QA pass under updates)."""
+    before = _switched_at(root)
     link = root / f".current-{snap_id}"
     link.unlink(missing_ok=True)
     os.symlink(Path("snapshots") / snap_id, link)
+    if before is not None and os.lstat(link).st_mtime_ns // _SECOND_NS <= before // _SECOND_NS:
+        when = (before // _SECOND_NS + 1) * _SECOND_NS
+        os.utime(link, ns=(when, when), follow_symlinks=False)
     os.replace(link, root / "current")
     _fsync_dir(root)
 
@@ -676,7 +688,7 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
             # Switched "when the source was": replicas of one snapshot then say one Last-Modified in
             # their feeds (each said when it switched, seconds apart, and revalidation missed behind a
             # balancer: a QA pass); never before this replica's last switch (a step back here since).
-            when = max(_switched_at(source_root) or 0, (before or 0) + 1_000_000_000)
+            when = max(_switched_at(source_root) or 0, (before or 0) + _SECOND_NS)
             os.utime(dest_root / "current", ns=(when, when), follow_symlinks=False)
         pruned = _prune_published(dest_root, snap_id)
     return PublishReport(snap_id, previous, copied, round(time.perf_counter() - started, 3), tuple(pruned))

@@ -137,6 +137,25 @@ def test_conditional_get_answers_304_until_the_feed_changes(client):
     assert other.status_code == 200
 
 
+def test_two_switches_in_one_second_say_two_last_modified(dated_index, tmp_path):
+    # Last-Modified is the switch's time in whole seconds: two updates in one second said one, and a
+    # reader revalidating with If-Modified-Since alone got a 304 for a feed an entry had left (a QA pass).
+    copy = tmp_path / "index"
+    shutil.copytree(dated_index, copy, symlinks=True)
+    oops = {"id": "deb-oops", "title": "A library published by mistake", "summary": "Oops.", "topics": ["libs"], "published": "2025-07-01"}
+    update(write_jsonl(tmp_path / "add.jsonl", [oops]), copy)
+    ahead = time.time() + 5  # the switch before is a few seconds ahead of the clock: the next lands "in" its second
+    os.utime(copy / "current", (ahead, ahead), follow_symlinks=False)
+    client = create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client()
+    response, parsed, _ = feed(client, "topic=libs")
+    assert parsed.entries[0].link.endswith("/events/deb-oops")
+    modified = response.headers["Last-Modified"]
+    update(write_jsonl(tmp_path / "delete.jsonl", [{"id": "deb-oops", "delete": True}]), copy)
+    again = client.get("/feeds/search.atom?topic=libs", headers={"If-Modified-Since": modified})
+    assert again.status_code == 200 and b"deb-oops" not in again.get_data()
+    assert parsedate_to_datetime(again.headers["Last-Modified"]) > parsedate_to_datetime(modified)
+
+
 def test_a_rollback_is_a_change_for_readers_polling_with_if_modified_since(dated_index, tmp_path):
     # Last-Modified was the served snapshot's build time, which a rollback sets back: a reader asking
     # If-Modified-Since got 304 and kept the entries the rollback took back.
