@@ -269,6 +269,13 @@ class Snapshot:
         return store.latest(self.meta.get("feed_floor"), self.switch.feed_floor) or ""
 
     @property
+    def removed_at(self) -> str:
+        """When a build or update last took a document out of the index ("" for never, as far as its
+        snapshot.json says: ``index.build._removed_at``): no feed's updated is earlier."""
+        removed = self.meta.get("removed_at")
+        return removed if isinstance(removed, str) else ""
+
+    @property
     def stepped_back(self) -> bool:
         """Whether it is served in place of a newer one (a rollback, or an older snapshot published to
         a replica): a feed's entries may then be older than those a reader already saw."""

@@ -494,3 +494,27 @@ def test_a_feed_never_goes_back_when_served_forward_again_after_a_rollback(tmp_p
     assert forward.feed.updated >= stepped.feed.updated
     was = {e.link: e.updated for e in stepped.entries}
     assert all(e.updated >= was[e.link] for e in forward.entries if e.link in was)
+
+
+def test_a_feed_s_updated_does_not_go_back_when_its_newest_entry_is_deleted(dated_index, tmp_path):
+    # Deleting the newest entry set the feed's updated back to the entry before's date, its ETag back
+    # to the one before the entry came (a QA pass under updates): taking an entry out is a change.
+    copy = tmp_path / "index"
+    shutil.copytree(dated_index, copy, symlinks=True)
+    client = create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client()
+
+    def updated() -> str:
+        return ET.fromstring(client.get("/feeds/search.atom?topic=libs").get_data()).find(f"{A}updated").text
+
+    first = updated()
+    oops = {"id": "deb-oops", "title": "A library published by mistake", "summary": "Oops.", "topics": ["libs"], "published": "2099-07-01"}
+    update(write_jsonl(tmp_path / "add.jsonl", [oops]), copy)
+    added = updated()
+    update(write_jsonl(tmp_path / "delete.jsonl", [{"id": "deb-oops", "delete": True}]), copy)
+    assert first <= added <= updated()
+    # A rebuild from sources without a document is a taking out too.
+    from index.build import build
+
+    before = updated()
+    build([write_jsonl(tmp_path / "fewer.jsonl", [{"id": "only", "title": "Only one", "summary": "Left.", "topics": ["libs"]}])], root=copy)
+    assert updated() >= before

@@ -32,7 +32,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
 from werkzeug.datastructures import MultiDict
 
-from index.dates import as_date_time, format_utc
+from index.dates import as_date_time, format_utc, timestamp
 from index.schema import event_url
 from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, one_value, parse_params, to_query_string
 from search.results import Hit
@@ -153,6 +153,10 @@ def search_feed() -> Response:
     entries = [hit for hit in result.hits if not hit.missing and hit.matched_by != "meaning"] if params.q else list(result.hits)
     changed = [max(entry_updated(hit, date, switched, low), _added(hit)) for hit in entries if (date := _date(hit))]
     updated = max(changed) if changed else max(switched, low)  # an entry's is no earlier than low already
+    # Nor earlier than the last time a document was taken out: deleting the newest entry set it back to
+    # the one before's date (a QA pass under updates); taking one out is a change of the feed.
+    if snap.removed_at and timestamp(snap.removed_at) > timestamp(updated):
+        updated = snap.removed_at
     body = render_template(
         "feed.xml",
         params=params,
