@@ -1064,6 +1064,16 @@ def test_a_missing_word_is_linked_only_where_the_query_types_it_once(client):
     assert any("Missing: <s dir=\"auto\">texas</s>" in line for line in _missing_lines(phrase))
 
 
+@pytest.mark.parametrize("q", ["stargate michigan?", "stargate michigan.", "stargate michigan, please"])
+def test_a_missing_word_typed_before_a_stop_or_a_comma_is_linked_to_require_it(client, q):
+    # "stargate michigan?" said "Missing: michigan" with no "Must include" link (a QA pass).
+    lines = _missing_lines(client.get("/", query_string={"q": q}).get_data(as_text=True))
+    [link] = {unescape(href) for line in lines for href in re.findall(r'<a href="([^"]+)">Must include', line)}
+    assert lines and all("Must include <bdi>michigan</bdi>" in line for line in lines if ">michigan<" in line)
+    required = client.get("/api/search" + link[1:] + "&per_page=50").get_json()
+    assert required["total"] == 4 and all(not hit["missing"] for hit in required["hits"])
+
+
 @pytest.mark.parametrize("q", ["stargate xyzzy", 'michigan "oracel stargate"', "stargate tensorflow"])
 def test_a_missing_word_no_result_holds_has_no_link_to_require_it(client, q):
     # "stargate xyzzy" offered "Must include xyzzy" on every hit, a link to a search that lists nothing (a QA pass).

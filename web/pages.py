@@ -269,7 +269,8 @@ def must_include(params: SearchParams, query: str | None = None, nowhere: Collec
             quoted = len(text) > 1 and text[0] == text[-1] == '"'
             if text[0] not in "+-" and (quoted or not any(c.isspace() for c in text)):
                 # In any case: a query typed with caps lock names its missing words as the pages write them.
-                at = [m.start() for m in re.finditer(r"(?<!\S)%s(?!\S)" % re.escape(text), q, re.IGNORECASE)]
+                # A word before a stop or a comma too: "stargate michigan?" named michigan missing, with no link (a QA pass).
+                at = [m.start() for m in re.finditer(r"(?<!\S)%s(?=[?!.,;:]*(?:\s|$))" % re.escape(text), q, re.IGNORECASE)]
                 if len(at) == 1:
                     made[text] = search_url(params, q=f"{q[: at[0]]}+{q[at[0] :]}")
         return made[text]
