@@ -1071,7 +1071,7 @@ def test_a_missing_word_typed_before_a_stop_or_a_comma_is_linked_to_require_it(c
     [link] = {unescape(href) for line in lines for href in re.findall(r'<a href="([^"]+)">Must include', line)}
     assert lines and all("Must include <bdi>michigan</bdi>" in line for line in lines if ">michigan<" in line)
     required = client.get("/api/search" + link[1:] + "&per_page=50").get_json()
-    assert required["total"] == 4 and all(not hit["missing"] for hit in required["hits"])
+    assert required["total"] == 4 and all("michigan" not in hit["missing"] for hit in required["hits"])
 
 
 @pytest.mark.parametrize("q", ["stargate xyzzy", 'michigan "oracel stargate"', "stargate tensorflow"])
