@@ -115,11 +115,13 @@ _HOW = re.compile(r"\b[Hh]ow\s+$")
 # Opening a query, these ask for what follows, and are no words of the answer: "show me stargate" put
 # three pages on "show" above every Stargate page, and "tell me about stargate" said "Missing: tell" on
 # every hit (a QA pass: the first result lacked the subject in 25 of 240 such requests).  Only at the
-# start, and only when words follow: "find" or "describe" alone, or within a query, are searched.
+# start, and only when words follow: "find" or "describe" alone, or within a query, are searched; and
+# "explain", "describe" or "summarise" only before "to me" or a function word ("explain how …"): the
+# verb may be what is searched for ("explain analyze", SQL's; "summarise code coverage": a review).
 _REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:(?:show|tell|give|find|get)\s+me(?:\s+(?:more\s+)?(?:about|on)\b)?"
-    r"|(?:explain|describe|summari[sz]e)(?:\s+to\s+me)?"
+    r"|(?:explain|describe|summari[sz]e)(?:\s+to\s+me|(?=\s+(?:the|a|an|how|what|why|who|when|where|which)\b))"
     r"|i\s*(?:want|wanted|need|would\s+like|['’]d\s+like)\s+to\s+(?:know|learn|read|hear|find\s+out)(?:\s+(?:more\s+)?(?:about|on)\b)?"
     r"|(?:information|info|details|news)\s+(?:about|on|regarding)\b"
     r"|what\s*(?:happened|is\s+happening|['’]s\s+happening|['’]s\s+new|is\s+new)\s+(?:with|to|at|in|on)\b)"
