@@ -34,6 +34,16 @@ TOPIC_PAGE = DEFAULT_DIR / "training-infrastructure.topic.txt"
 GUIDE = DEFAULT_DIR / "training-infrastructure.guide.txt"
 
 
+
+@pytest.fixture(autouse=True)
+def switches_in_one_second(monkeypatch):
+    """Let the tests switch snapshots as fast as they like: a switch in the second of the one before
+    waits for the next second (``index.store.SWITCH_SECONDS_APART``, for Last-Modified), which cost
+    the suite some three minutes of sleep.  tests/test_feeds.py turns it back on where it checks it;
+    tests that run the CLI in a process of its own wait as an operator's does."""
+    monkeypatch.setattr(store, "SWITCH_SECONDS_APART", False)
+
+
 @pytest.fixture(scope="session")
 def seed_corpus():
     return load_corpus()

@@ -184,7 +184,7 @@ def test_two_builds_at_once_one_writer_at_a_time(tmp_path, seed_corpus, monkeypa
         second_waits.set()
         time.sleep(seconds)
 
-    monkeypatch.setattr(store, "time", types.SimpleNamespace(monotonic=time.monotonic, sleep=waiting_sleep))
+    monkeypatch.setattr(store, "time", types.SimpleNamespace(monotonic=time.monotonic, sleep=waiting_sleep, time_ns=time.time_ns))
     outcome: dict[str, object] = {}
 
     def slow_progress(_: int) -> None:

@@ -137,15 +137,16 @@ def test_conditional_get_answers_304_until_the_feed_changes(client):
     assert other.status_code == 200
 
 
-def test_two_switches_in_one_second_say_two_last_modified(dated_index, tmp_path):
+def test_two_switches_in_one_second_say_two_last_modified(dated_index, tmp_path, monkeypatch):
     # Last-Modified is the switch's time in whole seconds: two updates in one second said one, and a
     # reader revalidating with If-Modified-Since alone got a 304 for a feed an entry had left (a QA pass).
+    monkeypatch.setattr(store, "SWITCH_SECONDS_APART", True)  # as served (tests/conftest.py turns it off)
     copy = tmp_path / "index"
     shutil.copytree(dated_index, copy, symlinks=True)
     oops = {"id": "deb-oops", "title": "A library published by mistake", "summary": "Oops.", "topics": ["libs"], "published": "2025-07-01"}
     update(write_jsonl(tmp_path / "add.jsonl", [oops]), copy)
-    ahead = time.time() + 5  # the switch before is a few seconds ahead of the clock: the next lands "in" its second
-    os.utime(copy / "current", (ahead, ahead), follow_symlinks=False)
+    second = int(time.time()) + 0.999  # the switch was at the end of this second: the next lands in it
+    os.utime(copy / "current", (second, second), follow_symlinks=False)
     client = create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client()
     response, parsed, _ = feed(client, "topic=libs")
     assert parsed.entries[0].link.endswith("/events/deb-oops")
@@ -154,6 +155,8 @@ def test_two_switches_in_one_second_say_two_last_modified(dated_index, tmp_path)
     again = client.get("/feeds/search.atom?topic=libs", headers={"If-Modified-Since": modified})
     assert again.status_code == 200 and b"deb-oops" not in again.get_data()
     assert parsedate_to_datetime(again.headers["Last-Modified"]) > parsedate_to_datetime(modified)
+    # And never later than the answer's Date (RFC 9110, 8.8.2.1): it was set a second on, ahead of the clock (a review).
+    assert parsedate_to_datetime(again.headers["Last-Modified"]) <= parsedate_to_datetime(again.headers["Date"])
 
 
 def test_a_rollback_is_a_change_for_readers_polling_with_if_modified_since(dated_index, tmp_path):
