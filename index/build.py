@@ -178,7 +178,7 @@ def build_corpus(
                     "build_seconds": round(seconds, 3),
                     "build_doc_count": len(records),  # doc_count moves with updates; this stays (for /metrics)
                     **({"feed_floor": floor} if (floor := store.feed_floor(root)) else {}),  # after a rollback (index.store)
-                    **({"removed_at": removed} if (removed := _removed_at(root, seen, records, now)) else {}),
+                    **({"changed_at": changed} if (changed := _changed_at(root, seen, records, corpus.fingerprint, now)) else {}),
                     "topics": {slug: asdict(topic) for slug, topic in corpus.topics.items()},
                     "organisations": {slug: asdict(org) for slug, org in corpus.organisations.items()},
                     "kind_labels": dict(KIND_LABELS),
@@ -215,18 +215,21 @@ class Known(NamedTuple):
     content: bytes
 
 
-def _removed_at(root: Path, seen: Iterable[str], records: list[Record], now: str) -> str | None:
-    """Return when a document the index held was last taken out of it (``removed_at`` in snapshot.json):
-    *now* when the published snapshot held one *records* lacks, else what that snapshot says.  A
-    feed's updated is no earlier: it went back to the entry before when its newest was deleted (a QA pass)."""
-    ids = {record.id for record in records}
-    if any(doc_id not in ids for doc_id in seen):
-        return now
+def _changed_at(root: Path, seen: Iterable[str], records: list[Record], fingerprint: str, now: str) -> str | None:
+    """Return when a document the index held was last taken out of it or may have changed (``changed_at``
+    in snapshot.json): *now* when the published snapshot held one *records* lacks, or was built from
+    other sources (*fingerprint*), else what that snapshot says.  A feed's updated is no earlier: it
+    went back to the entry before's date when its newest was deleted (a QA pass), or edited out of the
+    feed's search (a review)."""
     current = store.current_id(root)
     try:
-        earlier = store.read_meta(store.snapshots_dir(root) / current).get("removed_at") if current else None
+        meta = store.read_meta(store.snapshots_dir(root) / current) if current else {}
     except store.IndexUnavailable:  # damaged: what it said is not known (a rebuild is how it is repaired)
-        earlier = None
+        meta = {}
+    ids = {record.id for record in records}
+    if any(doc_id not in ids for doc_id in seen) or (meta and meta.get("fingerprint") != fingerprint):
+        return now
+    earlier = meta.get("changed_at")
     return earlier if isinstance(earlier, str) else None
 
 

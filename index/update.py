@@ -40,7 +40,7 @@ from pathlib import Path
 from whoosh import index as whoosh_index
 from whoosh import query as wq
 
-from index.dates import format_utc, now_utc
+from index.dates import now_utc
 from corpus.errors import CorpusError
 from corpus.enrich import UNIFIED_FIELDS, enrich_records, name_topics, spelling_key, topic_names, unify_spellings
 from corpus.jsonl import check_id, parse_line, read_objects
@@ -202,8 +202,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
             )
             if floor := store.feed_floor(root):  # served by a step back: its feeds' entries never go back before it
                 meta["feed_floor"] = floor
-            if len(changes.deletes) > len(missing):  # when a document was last taken out (index.build._removed_at)
-                meta["removed_at"] = format_utc(datetime.fromisoformat(str(meta["updated_at"])))
+            if len(changes.deletes) > len(missing) or replaced > unchanged:  # a document taken out or changed (index.build._changed_at)
+                meta["changed_at"] = now_utc()  # as a changed document's revised
             history = list(meta.get("updates", []))  # type: ignore[arg-type]
             history.append(
                 {

@@ -269,11 +269,11 @@ class Snapshot:
         return store.latest(self.meta.get("feed_floor"), self.switch.feed_floor) or ""
 
     @property
-    def removed_at(self) -> str:
-        """When a build or update last took a document out of the index ("" for never, as far as its
-        snapshot.json says: ``index.build._removed_at``): no feed's updated is earlier."""
-        removed = self.meta.get("removed_at")
-        return removed if isinstance(removed, str) else ""
+    def changed_at(self) -> str:
+        """When a build or update last took a document out of the index or changed one ("" for never,
+        as far as its snapshot.json says: ``index.build._changed_at``): no feed's updated is earlier."""
+        changed = self.meta.get("changed_at")
+        return changed if isinstance(changed, str) else ""
 
     @property
     def stepped_back(self) -> bool:

@@ -499,9 +499,10 @@ def test_a_feed_never_goes_back_when_served_forward_again_after_a_rollback(tmp_p
     assert all(e.updated >= was[e.link] for e in forward.entries if e.link in was)
 
 
-def test_a_feed_s_updated_does_not_go_back_when_its_newest_entry_is_deleted(dated_index, tmp_path):
+def test_a_feed_s_updated_does_not_go_back_when_its_newest_entry_is_deleted_or_edited_out(dated_index, tmp_path, monkeypatch):
     # Deleting the newest entry set the feed's updated back to the entry before's date, its ETag back
     # to the one before the entry came (a QA pass under updates): taking an entry out is a change.
+    monkeypatch.setattr(store, "SWITCH_SECONDS_APART", True)  # each update in a second of its own: times compared are seconds
     copy = tmp_path / "index"
     shutil.copytree(dated_index, copy, symlinks=True)
     client = create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client()
@@ -515,6 +516,11 @@ def test_a_feed_s_updated_does_not_go_back_when_its_newest_entry_is_deleted(date
     added = updated()
     update(write_jsonl(tmp_path / "delete.jsonl", [{"id": "deb-oops", "delete": True}]), copy)
     assert first <= added <= updated()
+    # Nor when an edit takes it out of the feed's search (another topic: a review).
+    update(write_jsonl(tmp_path / "again.jsonl", [oops]), copy)
+    back = updated()
+    update(write_jsonl(tmp_path / "moved.jsonl", [{**oops, "topics": ["games"]}]), copy)
+    assert back <= updated()
     # A rebuild from sources without a document is a taking out too.
     from index.build import build
 

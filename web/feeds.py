@@ -153,10 +153,11 @@ def search_feed() -> Response:
     entries = [hit for hit in result.hits if not hit.missing and hit.matched_by != "meaning"] if params.q else list(result.hits)
     changed = [max(entry_updated(hit, date, switched, low), _added(hit)) for hit in entries if (date := _date(hit))]
     updated = max(changed) if changed else max(switched, low)  # an entry's is no earlier than low already
-    # Nor earlier than the last time a document was taken out: deleting the newest entry set it back to
-    # the one before's date (a QA pass under updates); taking one out is a change of the feed.
-    if snap.removed_at and timestamp(snap.removed_at) > timestamp(updated):
-        updated = snap.removed_at
+    # Nor earlier than the last time a document was taken out or changed: deleting the newest entry set it
+    # back to the one before's date (a QA pass under updates), as did an edit taking it out of the feed's
+    # search (a review).  Which feeds an entry left is not known: every feed says it may have changed.
+    if snap.changed_at and timestamp(snap.changed_at) > timestamp(updated):
+        updated = snap.changed_at
     body = render_template(
         "feed.xml",
         params=params,
