@@ -621,3 +621,28 @@ def test_a_retitled_document_is_offered_by_its_title_now_while_a_snapshot_is_rea
     offered = [s.text for s in suggester.suggest("quokka m") if s.kind == "title"]
     assert "Quokka marker 0 first" not in offered and "Quokka marker 1 first" in offered
     release.set()
+
+
+def test_a_keystroke_looks_up_a_bounded_number_of_titles_while_a_snapshot_is_read(tmp_path, monkeypatch):
+    """Where an update retitled most documents, every candidate title of the snapshot read before was
+    looked up in the one served, 23,932 for "a" at 64k, 2.8 s a keystroke (a review)."""
+    from search import suggest
+    from search.service import SearchService
+    from search.snapshot import Snapshot
+
+    monkeypatch.setattr(suggest, "READ_INLINE_WORDS", 0)
+    root = tmp_path / "index"
+    docs = [{"id": f"q{i}", "title": f"Quokka marker {i} first", "summary": "A quokka.", "topics": ["zoo"]} for i in range(300)]
+    build([write_jsonl(tmp_path / "one.jsonl", docs)], root)
+    service = SearchService(root)
+    suggester = suggest.Suggester(service.snapshot)
+    wait_until(lambda: suggester.suggest("quokka m"), "the completions to be read")
+    update(write_jsonl(tmp_path / "two.jsonl", [{**doc, "title": doc["title"].replace("first", "second")} for doc in docs]), root)
+    release = hold_reads_beside(monkeypatch)
+    wait_until(lambda: service.snapshot().title_of("q0") == "Quokka marker 0 second", "the update to be served")
+    looked: list[str] = []
+    title_of = Snapshot.title_of
+    monkeypatch.setattr(Snapshot, "title_of", lambda self, doc_id: looked.append(doc_id) or title_of(self, doc_id))
+    assert [s for s in suggester.suggest("quokka m") if s.kind == "title"] == []  # every old title left out
+    assert 0 < len(looked) <= suggest.TITLE_CHECKS
+    release.set()
