@@ -602,22 +602,29 @@ def test_a_read_overtaken_by_a_publish_answers_when_nothing_else_is_read(index_d
     wait_until(lambda: suggester._cached[0] == second.id, "the published snapshot's completions to be read")
 
 
-def test_a_retitled_document_is_offered_by_its_title_now_while_a_snapshot_is_read(tmp_path, monkeypatch):
-    """Right after an update, half the answers offered a retitled document's old title, read from the
-    snapshot before while the new one was read (a QA pass under updates)."""
+def _retitled_while_read(tmp_path, monkeypatch, documents: int, retitled: int):
+    """Return a suggester that has read *documents* titled "Quokka marker N first", and a read held
+    beside the requests (the event that releases it) after an update retitled the first *retitled*."""
     from search import suggest
     from search.service import SearchService
 
     monkeypatch.setattr(suggest, "READ_INLINE_WORDS", 0)
     root = tmp_path / "index"
-    docs = [{"id": f"q{i}", "title": f"Quokka marker {i} first", "summary": "A quokka.", "topics": ["zoo"]} for i in range(3)]
+    docs = [{"id": f"q{i}", "title": f"Quokka marker {i} first", "summary": "A quokka.", "topics": ["zoo"]} for i in range(documents)]
     build([write_jsonl(tmp_path / "one.jsonl", docs)], root)
     service = SearchService(root)
     suggester = suggest.Suggester(service.snapshot)
     wait_until(lambda: suggester.suggest("quokka m"), "the completions to be read")
-    update(write_jsonl(tmp_path / "two.jsonl", [{**docs[0], "title": "Quokka marker 0 second"}]), root)
+    update(write_jsonl(tmp_path / "two.jsonl", [{**doc, "title": doc["title"].replace("first", "second")} for doc in docs[:retitled]]), root)
     release = hold_reads_beside(monkeypatch)
     wait_until(lambda: service.snapshot().title_of("q0") == "Quokka marker 0 second", "the update to be served")
+    return suggester, release
+
+
+def test_a_retitled_document_is_offered_by_its_title_now_while_a_snapshot_is_read(tmp_path, monkeypatch):
+    """Right after an update, half the answers offered a retitled document's old title, read from the
+    snapshot before while the new one was read (a QA pass under updates)."""
+    suggester, release = _retitled_while_read(tmp_path, monkeypatch, 3, 1)
     offered = [s.text for s in suggester.suggest("quokka m") if s.kind == "title"]
     assert "Quokka marker 0 first" not in offered and "Quokka marker 1 first" in offered
     release.set()
@@ -627,19 +634,9 @@ def test_a_keystroke_looks_up_a_bounded_number_of_titles_while_a_snapshot_is_rea
     """Where an update retitled most documents, every candidate title of the snapshot read before was
     looked up in the one served, 23,932 for "a" at 64k, 2.8 s a keystroke (a review)."""
     from search import suggest
-    from search.service import SearchService
     from search.snapshot import Snapshot
 
-    monkeypatch.setattr(suggest, "READ_INLINE_WORDS", 0)
-    root = tmp_path / "index"
-    docs = [{"id": f"q{i}", "title": f"Quokka marker {i} first", "summary": "A quokka.", "topics": ["zoo"]} for i in range(300)]
-    build([write_jsonl(tmp_path / "one.jsonl", docs)], root)
-    service = SearchService(root)
-    suggester = suggest.Suggester(service.snapshot)
-    wait_until(lambda: suggester.suggest("quokka m"), "the completions to be read")
-    update(write_jsonl(tmp_path / "two.jsonl", [{**doc, "title": doc["title"].replace("first", "second")} for doc in docs]), root)
-    release = hold_reads_beside(monkeypatch)
-    wait_until(lambda: service.snapshot().title_of("q0") == "Quokka marker 0 second", "the update to be served")
+    suggester, release = _retitled_while_read(tmp_path, monkeypatch, 300, 300)
     looked: list[str] = []
     title_of = Snapshot.title_of
     monkeypatch.setattr(Snapshot, "title_of", lambda self, doc_id: looked.append(doc_id) or title_of(self, doc_id))
