@@ -129,7 +129,8 @@ def joined(text: str, passages: Sequence[_Passage], matches: Sequence[tuple[int,
             floor = max((match[1] for match in found), default=start)
             while end > floor and text[end - 1] in BEFORE_A_CUT + " ":
                 end -= 1
-        if final and start - final[-1][1] <= JOIN_GAP:
+        # (Not past PASSAGE_MAX_CHARS: ``bounded`` then cut the second's marks off, behind a long word: a review.)
+        if final and start - final[-1][1] <= JOIN_GAP and end - final[-1][0] <= PASSAGE_MAX_CHARS:
             start = final.pop()[0]
             found = [match for match in matches if start <= match[0] and match[1] <= end]
         final.append((start, end, found))

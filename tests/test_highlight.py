@@ -498,6 +498,16 @@ def test_an_ellipsis_between_passages_stands_for_more_than_a_word_or_two(service
     assert "environments. The method appears" in html.unescape(re.sub("</?mark>", "", diloco.snippet_html))
 
 
+@pytest.mark.parametrize("long_word", ["y" * 640, "y" * 3000, "ภาษาไทยเขียนติดกัน" * 60])
+def test_passages_a_long_word_apart_keep_both_their_marks(long_word):
+    # Joined across a gap of punctuation, the passage went past PASSAGE_MAX_CHARS and its cut took the
+    # second passage's mark off (a review of JOIN_GAP).
+    fill = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor " * 3
+    text = fill + " gpu " + long_word + " — see also — the cluster " + fill
+    snippet = highlight_snippet(text, {"gpu", "cluster"}, _tokens(text))
+    assert re.findall(r"<mark>(\w+)</mark>", snippet) == ["gpu", "cluster"]
+
+
 def test_every_match_a_snippet_shows_is_marked_and_its_entities_stay_whole():
     """QA, on the widened passages: "…labstack/echo/master/LICENSE…" showed "echo" unmarked (the
     widening took it in, the marks were the passage's before), and a cut after "&quot;hi&quot;;"
