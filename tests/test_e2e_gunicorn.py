@@ -202,6 +202,15 @@ def test_a_query_of_the_longest_length_in_any_script_is_searched_and_a_longer_ad
     assert status == 414 and headers["Access-Control-Allow-Origin"] == "*"
     status, headers, _ = get(server + "/api/search?q=x", {"X-Long": "a" * 9000})  # a header too long
     assert status == 431 and headers["Access-Control-Allow-Origin"] == "*"
+    # Not a malformed request's 400 (no page's script sends one; a review).
+    import socket
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sock.sendall(f"G@T /?q=a HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode())
+        head = sock.recv(65536).decode("latin-1").split("\r\n\r\n", 1)[0]
+    assert head.startswith("HTTP/1.1 400") and "access-control-allow-origin" not in head.lower()
 
 
 @pytest.mark.parametrize("path", ["/api/search?q=café", "/?q=café", "/api/search?since=２０２５-03-01",

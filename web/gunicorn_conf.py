@@ -98,8 +98,9 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
         mesg = RAW_TARGET
     # Where the request was for is not known (a line or a header too long: gunicorn reads no further),
     # the answer may be the API's: it carries its CORS header, so a page on another origin reads the
-    # 414 rather than a CORS failure (a QA pass of the docs: "every /api/ answer carries it").
-    extra: tuple[tuple[str, str], ...] = () if path else CORS_HEADERS
+    # 414 rather than a CORS failure (a QA pass of the docs: "every /api/ answer carries it").  Not a
+    # malformed request's 400: no page's script sends one (a review).
+    extra: tuple[tuple[str, str], ...] = CORS_HEADERS if status_int in (414, 431) else ()
     if path.lower().startswith(API_PREFIX):
         body = json.dumps({"error": {"code": "invalid_request", "message": mesg}})
         content_type, extra = "application/json", CORS_HEADERS
