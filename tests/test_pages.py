@@ -1128,6 +1128,13 @@ def test_a_page_past_the_last_any_search_serves_says_where_the_last_page_is(clie
     assert client.get("/api/search?q=stargate&page=101").status_code == 400  # the API keeps its answer
 
 
+def test_a_page_past_the_window_given_twice_alike_is_one_page(client):
+    # "page=101&page=101" was a 400 saying page 101 would start past result 1000 (a review), where
+    # "page=2&page=2" is page 2: values alike are one, as the parameters are read.
+    page = client.get("/?q=stargate&page=101&page=101")
+    assert page.status_code == 200 and "There is no page 101" in page.get_data(as_text=True)
+
+
 @pytest.mark.parametrize("pages", ["page=1&page=2", "page=2&page=1", "page=1&page=101"])
 def test_a_page_number_given_twice_is_a_400_naming_it(client, pages):
     # "/?page=1&page=2" said "There is no page 1: this search has 6 pages" with no results (a QA pass);
@@ -1154,5 +1161,5 @@ def test_a_snippets_blank_lines_are_one_line_break_and_nothing_else_changes():
     # A package's paragraphs stood a blank line apart in a three-line snippet once line breaks were shown.
     from web.pages import line_breaks
 
-    html = "GTK+ 2.10 toolkit \n\n \n<mark>gtk</mark>-sharp2 is&#x27;s a\tmetapackage\nfor it…"
-    assert line_breaks(html) == "GTK+ 2.10 toolkit\n<mark>gtk</mark>-sharp2 is&#x27;s a\tmetapackage\nfor it…"
+    html = "GTK+ 2.10 toolkit \n\n \n<mark>gtk</mark>-sharp2 is&#x27;s a\tmetapackage\nfor it\u2028and\u2029more…"
+    assert line_breaks(html) == "GTK+ 2.10 toolkit\n<mark>gtk</mark>-sharp2 is&#x27;s a\tmetapackage\nfor it\nand\nmore…"

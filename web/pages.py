@@ -24,7 +24,7 @@ from index import store
 from index.schema import event_url, whole_slug
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
-                           last_window_page, parse_params, to_query_string, url_pairs, url_values)
+                           last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values)
 from search.results import FacetValue, Hit, SearchResult
 from search.snapshot import VERSION_AFTER, Snapshot
 from search.suggest import MAX_PREFIX_CHARS
@@ -324,7 +324,7 @@ def hit_chips(result: SearchResult, params: SearchParams, label: Callable[[str, 
 DESCRIPTION_CHARS = 160
 
 
-_BLANK_LINES = re.compile(r"[ \t]*\n\s*")
+_BLANK_LINES = re.compile(r"[ \t]*[\n\u2028\u2029]\s*")  # (U+2028 and U+2029 separate lines too: Chromium showed nothing)
 
 
 @bp.app_template_filter("line_breaks")
@@ -423,8 +423,10 @@ def _past_the_window(args) -> tuple[SearchParams, str] | None:
     the same search at the window's last page and the number asked for; None for any other request.
     The page then says there is no such page and where the last one is, as it does within the window,
     where it answered with the API's 400 ("the answer's 'pages' says how many …": a QA pass)."""
-    given = args.getlist("page")
-    raw = given[0].strip().lstrip("0") if len(given) == 1 else ""  # "page=1&page=2" is the 400 it says
+    try:  # "page=1&page=2" is the 400 it says; "page=101&page=101" one page
+        raw = (one_value(args, "page") or "").strip().lstrip("0")
+    except InvalidParameter:
+        return None
     if not raw.isascii() or not raw.isdigit():
         return None
     try:  # the same search's first page, which any other parameter may still make a 400 of its own
