@@ -122,7 +122,8 @@ UNTAGGED_PRECONDITION_FAILED = _error(
     "Send it without. If-Unmodified-Since is ignored here: this answer has no Last-Modified."
 )
 PRECONDITION_FAILED = _error(
-    "The request sent If-Match and no current answer matches it (precondition_failed, with this answer's ETag): "
+    "The request sent If-Match and no current answer matches it (precondition_failed, with this answer's ETag "
+    "when it has one: a search cut short by its time budget has none): "
     "these ETags are weak and If-Match compares strong ones, so only If-Match: * holds. Revalidate with If-None-Match."
 )
 UNAVAILABLE = _error("No usable index is published (a first build has not finished, or it must be rebuilt), "
