@@ -54,9 +54,10 @@ SYSTEM_PACKAGES := chromium haproxy rsync
 BENCH_PACKAGES := wrk
 
 # $(call installed,PACKAGES,WHAT,COMMAND): each Debian package of PACKAGES that is missing is installed
-# (needs root, as in CI); otherwise one line says what to install before COMMAND is run again.
+# (needs root, as in CI); otherwise one line says what to install before COMMAND is run again.  Looked
+# for in /usr/sbin too, where haproxy is and a user's PATH may not go (a review).
 define installed
-	@missing=""; for p in $(1); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(1); do PATH="$$PATH:/usr/sbin:/sbin" command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then \
 	    echo "$(2) need Debian's$$missing: install them (sudo apt-get install$$missing), then run $(3) again." >&2; \
