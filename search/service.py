@@ -342,7 +342,7 @@ class SearchService:
             respelt_as = {asked.parsed.text[start:end]: word for (start, end), word in fixes}
             hits = tuple(_respelt_missing(hit, respelt_as) if hit.missing else hit for hit in hits)
         in_vain, in_vain_fixed = (), None
-        if asked.parsed and asked.vocabulary:
+        if asked.parsed and asked.vocabulary and not asked.parsed.plain:  # syntax the parser choked on excludes nothing
             typed = _without_markup(params.q)  # as _understand read it: "-<b>nvdia</b>" excludes "nvdia"
             also = fixes if shown and written == typed else []  # the did-you-mean's, in the same places
             in_vain, in_vain_fixed = exclusion_hint(typed, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)

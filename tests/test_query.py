@@ -99,6 +99,13 @@ def test_parser_crash_inputs_still_search(text):
     assert isinstance(parsed.any_words, wq.Query)
 
 
+def test_syntax_the_parser_chokes_on_is_said_to_exclude_nothing(service):
+    # "stargate NOT ANDNOT michigan" said "No page has ANDNOT, so excluding it left nothing out", its
+    # words searched without it, michigan among them (a review).
+    result = service.search(SearchParams(q="stargate NOT ANDNOT michigan"))
+    assert result.plain and result.excluded_in_vain == () and result.total == service.search(SearchParams(q="stargate michigan")).total
+
+
 def test_parser_crash_falls_back_to_plain_words_without_its_operators():
     # The operators were searched as words: "Missing: ANDNOT" on every hit (a QA pass).
     parsed = build_query("gpu NOT ANDNOT cluster", SCHEMA)
