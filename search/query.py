@@ -115,19 +115,42 @@ _HOW = re.compile(r"\b[Hh]ow\s+$")
 # Opening a query, these ask for what follows, and are no words of the answer: "show me stargate" put
 # three pages on "show" above every Stargate page, and "tell me about stargate" said "Missing: tell" on
 # every hit (a QA pass: the first result lacked the subject in 25 of 240 such requests).  Only at the
-# start, and only when words follow: "find" or "describe" alone, or within a query, are searched; and
-# "explain", "describe" or "summarise" only before "to me" or a function word ("explain how …"): the
-# verb may be what is searched for ("explain analyze", SQL's; "summarise code coverage": a review).
+# start, and only when words follow: "find" or "describe" alone, or within a query, are searched.  A
+# verb alone ("explain", "describe", "summarise") may also be what is searched for ("explain analyze",
+# SQL's; "summarise code coverage", lcov's title: a review): kept where the pages write it before the
+# word that follows it (``bare_request``, asked by the service; ``build_query(keep_verb=True)``).
 _REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:(?:show|tell|give|find|get)\s+me(?:\s+(?:more\s+)?(?:about|on)\b)?"
-    r"|(?:explain|describe|summari[sz]e)(?:\s+to\s+me|(?=\s+(?:the|a|an|how|what|why|who|when|where|which)\b))"
+    r"|(?P<verb>explain|describe|summari[sz]e)(?P<to_me>\s+to\s+me)?"
     r"|i\s*(?:want|wanted|need|would\s+like|['’]d\s+like)\s+to\s+(?:know|learn|read|hear|find\s+out)(?:\s+(?:more\s+)?(?:about|on)\b)?"
     r"|(?:information|info|details|news)\s+(?:about|on|regarding)\b"
     r"|what\s*(?:happened|is\s+happening|['’]s\s+happening|['’]s\s+new|is\s+new)\s+(?:with|to|at|in|on)\b)"
     r"(?=\s+\S)",
     re.IGNORECASE,
 )
+
+
+def _request_end(text: str, keep_verb: bool = False) -> int:
+    """Return where what *text* asks for starts after a request opening it ("tell me about"), else 0;
+    with *keep_verb*, a verb alone ("explain stargate") opens none."""
+    request = _REQUEST.match(text)
+    if request is None or (keep_verb and request.group("verb") and not request.group("to_me")):
+        return 0
+    return request.end()
+
+
+def bare_request(text: str) -> tuple[str, str] | None:
+    """Return the verb opening *text* alone ("explain stargate": not "explain to me …") and the word
+    after it, analysed, when there are both; else None.  Whether the pages write them side by side
+    decides whether the verb is a word of the answer (``build_query(keep_verb=True)``)."""
+    request = _REQUEST.match(text)
+    if request is None or not request.group("verb") or request.group("to_me"):
+        return None
+    tokens = [term for term, stop, start, _ in _query_tokens(text) if start >= request.start("verb") and not stop]
+    return (tokens[0], tokens[1]) if len(tokens) > 1 else None
+
+
 # Ending a "when" question, these ask for the date of what it names: "when did stargate start" put
 # the one page holding "starting" (a word in 1 page of 57) above every Stargate page.
 WHEN_WORDS = frozenset({"start", "begin", "happen", "occur", "end", "finish", "open", "close", "commence"})
@@ -414,14 +437,13 @@ class _Unit:
     prefix: str | None
 
 
-def _units(text: str, analyzer: Analyzer) -> list[_Unit]:
+def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit]:
     """Return the analysed words of *text* with where they were typed; function words only if alone."""
     tokens = _query_tokens(text) if _is_text_chain(analyzer) else None
     contracted = [m.span() for m in _CONTRACTION.finditer(text)] if "'" in text or "’" in text else []
     when = _WHEN.match(text)
     what_does = _WHAT_DOES.match(text)
-    request = _REQUEST.match(text)
-    asked_from = request.end() if request else 0  # the words after "show me", "tell me about", ...
+    asked_from = _request_end(text, keep_verb)  # the words after "show me", "tell me about", ...
     for removestops in (True, False):
         units = []
         asked_about: list[_Unit] = []  # the verb ending a "when did …" or "what does … use" question
@@ -780,17 +802,17 @@ def _starred_last(text: str, phrase: wq.Query) -> str | None:
     return _prefix_of(text[ranges[-1][0] : ranges[-1][1]], _FOLDING)
 
 
-def _asked_from(text: str, positives: Sequence[wq.Query]) -> int:
+def _asked_from(text: str, positives: Sequence[wq.Query], keep_verb: bool = False) -> int:
     """Return where what *text* asks for starts after a request opening it ("tell me about"), when one
     of the words or phrases it asks for (*positives*) is typed after it; else 0."""
-    request = _REQUEST.match(text)
-    if request is None:
+    end = _request_end(text, keep_verb)
+    if not end:
         return 0
     spans = (_typed_span(next(iter(node.leaves()), node)) for node in positives)
-    return request.end() if any(span is None or span[0] >= request.end() for span in spans) else 0
+    return end if any(span is None or span[0] >= end for span in spans) else 0
 
 
-def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[list[Concept], list[wq.Query]]:
+def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms, keep_verb: bool = False) -> tuple[list[Concept], list[wq.Query]]:
     parsed = _quoted_phrase(text, schema)
     if parsed is not None:  # one quoted phrase, the same in each field: one concept, made directly
         first = parsed.subqueries[0]
@@ -801,7 +823,7 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms) -> tuple[lis
     positives, negatives = _split(parsed)
     concepts = []
     joined = _and_joined(text, positives)
-    asked_from = _asked_from(text, positives)
+    asked_from = _asked_from(text, positives, keep_verb)
     for i, node in enumerate(positives):
         word = _word_unit(node)
         first = next(iter(node.leaves()), node)
@@ -1206,8 +1228,9 @@ def _as_meant(text: str) -> str:
     return trimmed
 
 
-def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> ParsedQuery:
-    """Return the all-words and any-words queries for *text*; never raises on odd syntax."""
+def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None, keep_verb: bool = False) -> ParsedQuery:
+    """Return the all-words and any-words queries for *text*; never raises on odd syntax.  With
+    *keep_verb*, a verb opening it alone is a word of it (``bare_request``)."""
     synonyms = synonyms or Synonyms.empty()
     analyzer = schema[SEARCH_FIELDS[0]].analyzer
     plain = bool(_SYNTAX.search(text))  # syntax the parser chokes on is searched as plain words
@@ -1217,13 +1240,13 @@ def build_query(text: str, schema: Schema, synonyms: Synonyms | None = None) -> 
         # "(tpus NOT nvidia)", which makes the group no words') excludes from the whole query.
         for tried in dict.fromkeys((_exclusions_last(text), text)):
             try:
-                concepts, excluded = _syntax_concepts(tried, schema, synonyms)
+                concepts, excluded = _syntax_concepts(tried, schema, synonyms, keep_verb)
                 return assemble(tried, concepts, excluded)
             except Exception:  # noqa: BLE001 - Whoosh's parser raises assorted internal errors on odd syntax
                 pass
     # Syntax the parser choked on is searched as its words, its operators aside (they were words: "Missing: ANDNOT")
     words = _OPERATOR_WORD.sub(lambda m: " " * len(m.group()), text) if plain else text
-    units = _units(words if _WORDS.search(words) else text, analyzer)
+    units = _units(words if _WORDS.search(words) else text, analyzer, keep_verb)
     return assemble(text, _plain_concepts(text, units, synonyms, analyzer), plain=plain, typed=tuple(u.word for u in units))
 
 

@@ -40,7 +40,7 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import (
-    ParsedQuery, Vocabulary, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
+    ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
     function_words_in_capitals,
     keep_informative, meaning_text, negation_offers, short_prefixes, the_us, typed_marks,
 )
@@ -400,11 +400,14 @@ class SearchService:
         # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
         in_capitals = lambda word: self._vocabulary(snap).acronym(word)  # noqa: E731
         text = the_us(function_words_in_capitals(caps_lock(typed_marks(typed), in_capitals), in_capitals))
-        parsed = build_query(text, snap.schema, snap.synonyms)
+        vocabulary = self._vocabulary(snap)
+        # "explain analyze": a verb opening a query is a request ("explain stargate"), unless the pages
+        # write it before the word after it (SQL's EXPLAIN ANALYZE, lcov's "Summarise code coverage").
+        verb = bare_request(text)
+        parsed = build_query(text, snap.schema, snap.synonyms, keep_verb=verb is not None and vocabulary.together(*verb, 1) > 0)
         parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
         if parsed.is_empty:
             return _Asked(parsed, None, dropped)
-        vocabulary = self._vocabulary(snap)
         expanded = expand(parsed, vocabulary, snap.synonyms)
         # A suggestion is written as typed, unless markup was taken out: "<b>stargte</b>" offered
         # "stargategte</b>", the correction put at the plain text's place in the markup (a QA pass).
