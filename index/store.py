@@ -446,26 +446,44 @@ _SECOND_NS = 1_000_000_000
 SWITCH_SECONDS_APART = True
 
 
-def _switch(root: Path, snap_id: str) -> None:
-    """Point ``current`` at snapshots/*snap_id* atomically, and durably.
+# A link time at most this far ahead of the clock (a clock set back a little) is kept to: a second past it.
+_AHEAD_KEPT_NS = 60 * _SECOND_NS
+
+
+def _switch_time(root: Path) -> int | None:
+    """Return the time (ns) the next switch of *root*'s ``current`` is to have at least, having waited
+    for it where that is the next second (then checked for a stop: a signal in the wait stops the
+    writer before anything moved), or None for any time.
 
     A switch in the second of the one before waits for the next second: the link's time is when it
     was switched, the feeds' and the sitemap's Last-Modified in whole seconds, and two switches in one
     second said one, so a feed reader revalidating with If-Modified-Since alone got a 304 for a feed
     that had changed (a QA pass under updates).  Setting the time a second on instead put it ahead of
     the clock, a Last-Modified later than the answer's Date, further with each switch of a burst (a
-    review).  A link time ahead of the clock (a clock set back) is not waited for."""
+    review).  Where the link is ahead of the clock (the clock was set back) it goes a second past it,
+    not back (a Last-Modified going back got a 304 for a feed that had changed: a review); the answers
+    then say their Date instead (``web.feeds.published_at``)."""
     before = _switched_at(root)
+    if before is None or not SWITCH_SECONDS_APART:
+        return None
     now = time.time_ns()
-    same_second = before is not None and now // _SECOND_NS == before // _SECOND_NS
-    later = (before // _SECOND_NS + 1) * _SECOND_NS if same_second and SWITCH_SECONDS_APART else None  # type: ignore[operator]
-    if later is not None:
+    later = (before // _SECOND_NS + 1) * _SECOND_NS
+    if now // _SECOND_NS == before // _SECOND_NS:
         time.sleep((later - now) / _SECOND_NS)
+        check_stop()
+        return later
+    return later if now < before < now + _AHEAD_KEPT_NS else None
+
+
+def _switch(root: Path, snap_id: str, at: int | None = None) -> None:
+    """Point ``current`` at snapshots/*snap_id* atomically, and durably, at the time ``_switch_time``
+    gives (*at*, when the caller asked it before what it did first)."""
+    at = _switch_time(root) if at is None else at
     link = root / f".current-{snap_id}"
     link.unlink(missing_ok=True)
     os.symlink(Path("snapshots") / snap_id, link)
-    if later is not None and os.lstat(link).st_mtime_ns < later:  # the file system's clock lags a few ms behind
-        os.utime(link, ns=(later, later), follow_symlinks=False)
+    if at is not None and os.lstat(link).st_mtime_ns < at:  # (the file system's clock lags a few ms behind too)
+        os.utime(link, ns=(at, at), follow_symlinks=False)
     os.replace(link, root / "current")
     _fsync_dir(root)
 
@@ -480,6 +498,7 @@ def _serve(root: Path, snap_id: str, previous: str | None) -> None:
     # The note before the switch: a disk too full for it stops the step back before anything moved
     # (switched, then said to have failed, a retry went one snapshot too far), and a folder gone
     # (deleted by hand) has none to write.
+    at = _switch_time(root)  # any wait first: a writer killed in it has written no note (a review)
     left = snapshots_dir(root) / previous if previous is not None and previous > snap_id else None
     target = snapshots_dir(root) / snap_id
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -492,7 +511,7 @@ def _serve(root: Path, snap_id: str, previous: str | None) -> None:
     if left is not None:  # what was stepped back from, kept with what is served (a prune may delete *left*)
         write_meta(target, {"stepped_back_at": now, "from": previous}, STEPPED_BACK_FILE)
     try:
-        _switch(root, snap_id)
+        _switch(root, snap_id, at)
     except BaseException:
         if left is not None:
             (left / WITHDRAWN_FILE).unlink(missing_ok=True)

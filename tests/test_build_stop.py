@@ -224,3 +224,26 @@ def test_a_large_build_stopped_while_its_processes_index_ends_them_and_publishes
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert SearchService(root).search(SearchParams(q="widget")).total == 40_000
+
+
+def test_a_rollback_told_to_stop_while_it_waits_for_the_next_second_writes_no_note(published, tmp_path, monkeypatch):
+    # A switch in the second of the one before waits for the next; the wait came after a rollback wrote
+    # that it withdrew the snapshot served, so a writer killed in it left the served snapshot withdrawn,
+    # and a later prune deleted it first (a review).  Now the wait comes first, and a stop in it stops
+    # the rollback before anything is written.
+    import types
+
+    root, before = published
+    update(write_jsonl(tmp_path / "new.jsonl", [NEW]), root)
+    served = store.current_id(root)
+    switched = os.lstat(root / "current").st_mtime_ns
+
+    def stopped_in_the_wait(seconds: float) -> None:
+        monkeypatch.setattr(store, "_stop_signal", signal.SIGTERM)
+
+    monkeypatch.setattr(store, "SWITCH_SECONDS_APART", True)
+    monkeypatch.setattr(store, "time", types.SimpleNamespace(time_ns=lambda: switched + 1, sleep=stopped_in_the_wait, monotonic=time.monotonic))
+    with pytest.raises(store.Stopped):
+        store.rollback(root)
+    assert store.current_id(root) == served
+    assert not list(root.glob(f"snapshots/*/{store.WITHDRAWN_FILE}")) and not list(root.glob(f"snapshots/*/{store.STEPPED_BACK_FILE}"))

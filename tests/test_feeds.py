@@ -159,6 +159,20 @@ def test_two_switches_in_one_second_say_two_last_modified(dated_index, tmp_path,
     assert parsedate_to_datetime(again.headers["Last-Modified"]) <= parsedate_to_datetime(again.headers["Date"])
 
 
+def test_a_switch_after_the_clock_was_set_back_never_goes_back(dated_index, tmp_path, monkeypatch):
+    # The link 5 s ahead of the clock (a clock set back), the next update's took the clock's time:
+    # Last-Modified went back, and If-Modified-Since got a 304 for a feed that had changed (a review).
+    monkeypatch.setattr(store, "SWITCH_SECONDS_APART", True)
+    copy = tmp_path / "index"
+    shutil.copytree(dated_index, copy, symlinks=True)
+    ahead = int(time.time()) + 5
+    os.utime(copy / "current", (ahead, ahead), follow_symlinks=False)
+    update(write_jsonl(tmp_path / "add.jsonl", [{"id": "deb-new", "title": "A new library", "summary": "New.", "topics": ["libs"]}]), copy)
+    assert os.lstat(copy / "current").st_mtime == ahead + 1  # a second past the switch before, not back
+    response = create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client().get("/feeds/search.atom?topic=libs")
+    assert parsedate_to_datetime(response.headers["Last-Modified"]) <= parsedate_to_datetime(response.headers["Date"])
+
+
 def test_a_rollback_is_a_change_for_readers_polling_with_if_modified_since(dated_index, tmp_path):
     # Last-Modified was the served snapshot's build time, which a rollback sets back: a reader asking
     # If-Modified-Since got 304 and kept the entries the rollback took back.

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from urllib.parse import urlencode
@@ -64,8 +65,10 @@ def published_at(snap: Snapshot) -> datetime:
     """Return when what the snapshot serves was published here: when ``current`` came to point at it.
 
     Its build or update time went back after a rollback (an older build served again), and a reader
-    polling with If-Modified-Since then kept, with a 304, the entries the rollback took back."""
-    return datetime.fromtimestamp(int(snap.served_since), timezone.utc)
+    polling with If-Modified-Since then kept, with a 304, the entries the rollback took back.  Never
+    later than now, the answer's Date (RFC 9110 8.8.2.1): after the clock was set back the switch is
+    later (``index.store._switch_time``)."""
+    return datetime.fromtimestamp(int(min(snap.served_since, time.time())), timezone.utc)
 
 
 def newest_first(hits: Sequence[Hit], undated: str) -> list[tuple[Hit, str]]:
