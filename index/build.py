@@ -224,8 +224,8 @@ def _changed_at(root: Path, seen: Iterable[str], records: list[Record], fingerpr
     current = store.current_id(root)
     try:
         meta = store.read_meta(store.snapshots_dir(root) / current) if current else {}
-    except store.IndexUnavailable:  # damaged: what it said is not known (a rebuild is how it is repaired)
-        meta = {}
+    except store.IndexUnavailable:  # damaged: what changed since is not known (a rebuild is how it is repaired)
+        return now  # (it gave none, and a feed's updated went back to before the snapshot's: a review)
     ids = {record.id for record in records}
     if any(doc_id not in ids for doc_id in seen) or (meta and meta.get("fingerprint") != fingerprint):
         return now

@@ -237,3 +237,6 @@ def test_a_rebuild_over_a_damaged_snapshot_keeps_the_dates_the_last_good_one_hol
     build([source], root=root)
     hits = SearchService(root).search(SearchParams(q="")).hits
     assert len(hits) == 3 and {hit.first_seen for hit in hits} == {"2025-01-01T00:00:00Z"}
+    # What changed since the damaged one is not known: the repair says it may have (a feed's updated
+    # went back to before the damaged snapshot's: a review).
+    assert SearchService(root).snapshot().changed_at == "2025-03-01T00:00:00Z"
