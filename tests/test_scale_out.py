@@ -145,7 +145,7 @@ def haproxy(replicas: list[Process], log: Path) -> AbstractContextManager[Proces
         # Answers through the balancer, a few times over (HAProxy counts servers up until checks fail).
         return all(healthz(server.base) is not None for _ in range(2 * len(replicas)))
 
-    return started([shutil.which("haproxy") or "haproxy", "-db", "-f", str(HAPROXY_CFG)], env, log,
+    return started([shutil.which("haproxy", path=f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin") or "haproxy", "-db", "-f", str(HAPROXY_CFG)], env, log,
                    f"http://127.0.0.1:{port}", ready)
 
 
