@@ -753,24 +753,29 @@ class SearchService:
 
     @staticmethod
     def _one_of_each_text(snap: Snapshot, docnum: int, found: list[int], count: int) -> list[dict[str, object]]:
-        """Return up to *count* of *found* as documents, one of each text.  Five OpenImageIO packages,
-        whose descriptions open with the same paragraph (they differ in their last lines), were all of
-        GIMP's "more like this".  A text is known by its opening (its first paragraph's first 200
-        characters); the document's own is taken as seen."""
+        """Return up to *count* of *found* as documents, one of each text first.  Five OpenImageIO
+        packages, whose descriptions open with the same paragraph (they differ in their last lines),
+        were all of GIMP's "more like this".  A text is known by its opening (its first paragraph's
+        first 200 characters); the document's own is taken as seen.  Then, where too few are left,
+        the rest in their order: a Qt module's siblings, whose descriptions open as its own does, were
+        all left out, and its page showed one binding or none (517 Qt packages at 64k; a QA pass)."""
         def opening(d: int) -> str:
             return str(snap.stored(d).get("body") or "").split("\n\n", 1)[0][:200]
 
         seen = {opening(docnum)}
-        shown = []
+        chosen: list[int] = []
         for d in found:
             text = opening(d)
             if text in seen:
                 continue
             seen.add(text)
-            shown.append(_document(snap.stored(d)))
-            if len(shown) == count:
+            chosen.append(d)
+            if len(chosen) == count:
                 break
-        return shown
+        if len(chosen) < count:
+            chosen += [d for d in found if d not in chosen][: count - len(chosen)]
+            chosen.sort(key=found.index)
+        return [_document(snap.stored(d)) for d in chosen]
 
     def guide(self, topic: str, snap: Snapshot | None = None) -> list[dict[str, object]]:
         """Return the sections of *topic*'s guide in order (empty when it has none), in *snap* if given

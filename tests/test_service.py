@@ -1737,6 +1737,17 @@ def test_more_like_this_shows_one_of_the_documents_that_share_an_opening(tmp_pat
     assert len(like) == 5 and sum(doc_id.startswith("oiio-") for doc_id in like) == 1, like
 
 
+def test_more_like_this_shows_siblings_sharing_its_own_opening_where_nothing_else_is_like_it(tmp_path):
+    # A Qt module's siblings open their descriptions as its own does: all were left out as "the same
+    # text", and its page listed one Python binding or nothing (517 Qt packages at 64k; a QA pass).
+    shared = "Qt is a cross-platform C++ application framework. Qt's primary feature is its rich set of widgets.\n\n"
+    docs = [{"id": f"qt-{part}", "title": f"Qt 6 {part} module", "summary": shared + f"This package contains the {part} module.",
+             "topics": ["libs"]} for part in ("core", "widgets", "network", "sql", "quick", "svg", "dbus")]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], tmp_path / "index")
+    like = [d["id"] for d in SearchService(tmp_path / "index").more_like_this("qt-core")]
+    assert len(like) == 5 and all(doc_id.startswith("qt-") and doc_id != "qt-core" for doc_id in like), like
+
+
 @pytest.mark.parametrize(("pasted", "meant"), [("<b>stargate</b>", "stargate"), ("<em>Trainium</em> <b>deal</b>", "Trainium deal")])
 def test_markup_pasted_with_the_words_is_searched_as_its_text(service, pasted, meant):
     # "<b>stargate</b>" searched the letter b: the pages on "$1B" and "$4B" and the Series H page came
