@@ -722,10 +722,12 @@ class SearchService:
         # More than asked: a project's packages share one text (below).  Widened while too few are left
         # of them: firefox-esr's 20 nearest were all its own language packs, and it had none shown.
         shown: list[dict[str, object]] = []
-        for pool in (LIKE_POOL * count, LIKE_POOL_WIDER * count):
+        pools = (LIKE_POOL * count, LIKE_POOL_WIDER * count)
+        for pool in pools:
             found = self._like(snap, searcher, docnum, docs, vector, pool)
-            shown = self._one_of_each_text(snap, docnum, found, count)
-            if len(shown) == count or len(found) < pool:
+            widest = pool == pools[-1] or len(found) < pool  # no wider pool to look in: filled up from this one
+            shown = self._one_of_each_text(snap, docnum, found, count, fill=widest)
+            if len(shown) == count or widest:
                 break
         return shown
 
@@ -752,11 +754,11 @@ class SearchService:
         return found[:pool]
 
     @staticmethod
-    def _one_of_each_text(snap: Snapshot, docnum: int, found: list[int], count: int) -> list[dict[str, object]]:
+    def _one_of_each_text(snap: Snapshot, docnum: int, found: list[int], count: int, fill: bool = True) -> list[dict[str, object]]:
         """Return up to *count* of *found* as documents, one of each text first.  Five OpenImageIO
         packages, whose descriptions open with the same paragraph (they differ in their last lines),
         were all of GIMP's "more like this".  A text is known by its opening (its first paragraph's
-        first 200 characters); the document's own is taken as seen.  Then, where too few are left,
+        first 200 characters); the document's own is taken as seen.  Then, where too few are left (and *fill*),
         the rest in their order: a Qt module's siblings, whose descriptions open as its own does, were
         all left out, and its page showed one binding or none (517 Qt packages at 64k; a QA pass)."""
         def opening(d: int) -> str:
@@ -772,9 +774,8 @@ class SearchService:
             chosen.append(d)
             if len(chosen) == count:
                 break
-        if len(chosen) < count:
-            chosen += [d for d in found if d not in chosen][: count - len(chosen)]
-            chosen.sort(key=found.index)
+        if fill and len(chosen) < count:
+            chosen += [d for d in found if d not in chosen][: count - len(chosen)]  # after the others
         return [_document(snap.stored(d)) for d in chosen]
 
     def guide(self, topic: str, snap: Snapshot | None = None) -> list[dict[str, object]]:

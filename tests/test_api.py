@@ -338,7 +338,8 @@ def test_more_like_this_looks_past_a_documents_own_copies(tmp_path, semantic):
     client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
     similar = [d["id"] for d in client.get("/api/documents/firefox").get_json()["more_like_this"]]
     assert set(others) <= set(similar) and "firefox" not in similar
-    assert sum(1 for d in similar if d.startswith("firefox-l10n")) <= 1  # one of each text
+    # One of each text first; the copies only fill up what is left (a Qt module had none: a QA pass).
+    assert set(similar[:3]) == set(others) and len(similar) == 5
 
 
 def test_a_documents_etag_is_its_own(client):
