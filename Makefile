@@ -44,7 +44,7 @@ build: $(SERVE_STAMP)
 test: $(STAMP) browsers node_modules/axe-core/axe.min.js
 	$(BIN)/python -m pytest
 
-# The quick pass (under three minutes on 2 cores): everything but the tests marked slow.
+# The quick pass (about five minutes on 2 cores): everything but the tests marked slow.
 check: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" -q
 
