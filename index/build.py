@@ -153,7 +153,7 @@ def build_corpus(
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
     with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait, writer="build"):
-        seen, now = known_documents(root), now_utc()
+        (seen, served), now = known_documents(root), now_utc()
         dates = dating(records, seen, now)
         store.check_stop()
         snap_id, work = store.new_workdir(root)
@@ -178,7 +178,7 @@ def build_corpus(
                     "build_seconds": round(seconds, 3),
                     "build_doc_count": len(records),  # doc_count moves with updates; this stays (for /metrics)
                     **({"feed_floor": floor} if (floor := store.feed_floor(root)) else {}),  # after a rollback (index.store)
-                    **({"changed_at": changed} if (changed := _changed_at(root, seen, records, corpus.fingerprint, now)) else {}),
+                    **({"changed_at": changed} if (changed := _changed_at(root, served, seen, records, corpus.fingerprint, now)) else {}),
                     "topics": {slug: asdict(topic) for slug, topic in corpus.topics.items()},
                     "organisations": {slug: asdict(org) for slug, org in corpus.organisations.items()},
                     "kind_labels": dict(KIND_LABELS),
@@ -215,26 +215,26 @@ class Known(NamedTuple):
     content: bytes
 
 
-def _changed_at(root: Path, seen: Iterable[str], records: list[Record], fingerprint: str, now: str) -> str | None:
+def _changed_at(root: Path, served: dict[str, object] | None, seen: Iterable[str], records: list[Record], fingerprint: str,
+                now: str) -> str | None:
     """Return when a document the index held was last taken out of it or may have changed (``changed_at``
-    in snapshot.json): *now* when the published snapshot held one *records* lacks, or was built from
-    other sources (*fingerprint*), else what that snapshot says.  A feed's updated is no earlier: it
-    went back to the entry before's date when its newest was deleted (a QA pass), or edited out of the
+    in snapshot.json): *now* when the published snapshot (its facts *served*, as ``known_documents``
+    read them: None when it could not be read) held one *records* lacks, or was built from other
+    sources (*fingerprint*), else what that snapshot says.  A feed's updated is no earlier: it went
+    back to the entry before's date when its newest was deleted (a QA pass), or edited out of the
     feed's search (a review)."""
-    current = store.current_id(root)
-    try:
-        meta = store.read_meta(store.snapshots_dir(root) / current) if current else {}
-    except store.IndexUnavailable:  # damaged: what changed since is not known (a rebuild is how it is repaired)
-        return now  # (it gave none, and a feed's updated went back to before the snapshot's: a review)
+    if served is None:  # none published (a first build: None), or damaged: what changed since is not known
+        return None if store.current_id(root) is None else now  # (it gave none, and a feed's updated went back: a review)
     ids = {record.id for record in records}
-    if any(doc_id not in ids for doc_id in seen) or (meta and meta.get("fingerprint") != fingerprint):
+    if any(doc_id not in ids for doc_id in seen) or served.get("fingerprint") != fingerprint:
         return now
-    earlier = meta.get("changed_at")
+    earlier = served.get("changed_at")
     return earlier if isinstance(earlier, str) else None
 
 
-def known_documents(root: Path) -> dict[str, Known]:
-    """Return what the published snapshot knows of each document id (empty when none is readable).
+def known_documents(root: Path) -> tuple[dict[str, Known], dict[str, object] | None]:
+    """Return what the published snapshot knows of each document id (empty when none is readable), and
+    its facts (snapshot.json) when it is the one read, else None.
 
     A snapshot written before first_seen existed gives its build time: its documents were in the
     index at least since then.  A damaged or missing published snapshot gives way to the newest
@@ -248,27 +248,30 @@ def known_documents(root: Path) -> dict[str, Known]:
     current = store.current_id(root)
     unreadable: list[str] = []
     for snap_id in [current, *store.stand_ins(root, current)] if current is not None else []:
-        known = _read_known(store.snapshots_dir(root) / snap_id)
-        if isinstance(known, str):
-            unreadable.append(known)
+        read = _read_known(store.snapshots_dir(root) / snap_id)
+        if isinstance(read, str):
+            unreadable.append(read)
             continue
         if unreadable:
             log.warning("warning: the published snapshot could not be read (%s): the first-seen dates are "
                         "those of snapshot %s", "; ".join(unreadable), snap_id)
-        return known
+        known, meta = read
+        return known, None if unreadable else meta
     if unreadable:
         log.warning("warning: the published snapshot could not be read (%s): first-seen dates start afresh, "
                     "each document first seen by this build", "; ".join(unreadable))
-    return {}
+    return {}, None
 
 
-def _read_known(path: Path) -> dict[str, Known] | str:
-    """Return what snapshot *path* knows of each document id (``known_documents``), or why it cannot be read."""
+def _read_known(path: Path) -> tuple[dict[str, Known], dict[str, object]] | str:
+    """Return what snapshot *path* knows of each document id (``known_documents``) and its facts, or why
+    it cannot be read."""
     with warnings.catch_warnings():
         # A segment Whoosh fails to open leaves the files it had opened to the collector, which warns.
         warnings.simplefilter("ignore", ResourceWarning)
         try:
-            return _known(store.read_meta(path), whoosh_index.open_dir(str(path)))
+            meta = store.read_meta(path)
+            return _known(meta, whoosh_index.open_dir(str(path))), meta
         except store.IndexUnavailable as exc:
             why = str(exc)
         except Exception as exc:  # noqa: BLE001 - Whoosh has no checksums: a damaged file raises anything
