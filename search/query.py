@@ -135,9 +135,14 @@ def _request_end(text: str, keep_verb: bool = False) -> int:
     """Return where what *text* asks for starts after a request opening it ("tell me about"), else 0;
     with *keep_verb*, a verb alone ("explain stargate") opens none."""
     request = _REQUEST.match(text)
-    if request is None or (keep_verb and request.group("verb") and not request.group("to_me")):
+    if request is None or (keep_verb and _verb_alone(request)):
         return 0
     return request.end()
+
+
+def _verb_alone(request: re.Match[str]) -> bool:
+    """Return whether the request *request* matched is a verb alone ("explain stargate", not "explain to me")."""
+    return bool(request.group("verb")) and not request.group("to_me")
 
 
 def bare_request(text: str) -> tuple[str, str] | None:
@@ -145,7 +150,7 @@ def bare_request(text: str) -> tuple[str, str] | None:
     after it, analysed, when there are both; else None.  Whether the pages write them side by side
     decides whether the verb is a word of the answer (``build_query(keep_verb=True)``)."""
     request = _REQUEST.match(text)
-    if request is None or not request.group("verb") or request.group("to_me"):
+    if request is None or not _verb_alone(request):
         return None
     tokens = [term for term, stop, start, _ in _query_tokens(text) if start >= request.start("verb") and not stop]
     return (tokens[0], tokens[1]) if len(tokens) > 1 else None
@@ -195,7 +200,7 @@ FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QU
 _PLUS_EXCLUDED = re.compile(r"((?:^|[\s(])(?:-|NOT\s+)\(\s*)\+")
 _REPEATED = re.compile(r"\b(AND|OR|ANDNOT)(?:\s+\1)+\b")  # an operator typed twice in a row
 _DOUBLE_NOT = re.compile(r"\bNOT\s+NOT\s+")  # two negations are none ("NOT NOT a", which the parser chokes on)
-_OPERATOR_WORD = re.compile(r"\b(?:AND|OR|NOT|ANDNOT)\b")
+_OPERATOR_WORD = re.compile(r"\b(?:%s)\b" % "|".join(sorted(_OPERATORS, key=len, reverse=True)))
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
@@ -1125,10 +1130,11 @@ def assemble(
         phrased = {id(c) for c, _ in quoted}
         alone: set[str] = set()
         for c in concepts:
+            its_phrases = {id(p) for p in _phrased(c)} if id(c) in phrased else set()
             for a in c.alternatives:
                 if a.via in _TOGETHER and len(a.words) > 1:
                     continue
-                if id(c) in phrased and any(a is p for p in _phrased(c)):
+                if id(a) in its_phrases:
                     continue
                 alone.update(a.words)
         together += [phrase for _, phrase in quoted]
