@@ -471,6 +471,8 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
                 continue  # "what chips does openai use": which chips, not pages on "use"
             if removestops and _compares(text, start, end):
                 continue  # "fsdp vs deepspeed": the two things compared
+            if text[start:end] in ("x", "X") and units and units[-1].end == start and BARE_NUMBER_TYPED.fullmatch(text[units[-1].start : start]):
+                continue  # a factor's sign: "300,000x" is the number, as "1.77x" and "300,000×" are (the "x" of "7x" ranked a page)
             prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None
             units.append(_Unit(word, start, end, prefix))
         if not units and asked_about:

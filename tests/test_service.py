@@ -1499,6 +1499,15 @@ def test_a_factor_typed_with_an_x_finds_the_pages_that_write_its_sign(service):
     assert service.search(SearchParams(q="3.14x")).total == 0  # no page holds the number: nothing
 
 
+def test_a_factor_written_with_thousands_separators_is_its_number_not_a_letter_x(service):
+    # "300,000x" (a page writes "grew by more than 300,000x") was "300,000" and "x": the "x" of "7x"
+    # made a page saying "300,000 business customers" hold the whole query, nothing missing.
+    result = service.search(SearchParams(q="300,000x"))
+    assert [h.id for h in result.hits] == [h.id for h in service.search(SearchParams(q="300,000×")).hits]
+    assert result.hits and all(h.missing == () for h in result.hits)
+    assert all("<mark>x</mark>" not in h.snippet_html.lower() for h in result.hits)
+
+
 def test_a_function_word_typed_in_capitals_alone_gets_no_answer_card(service):
     """"AND" showed the guide's "Geopolitical and security dimensions" as the answer, "NOT" the section
     starting "Not all the action…": capitals kept them as acronyms, which no page writes them as."""
