@@ -1313,6 +1313,11 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
             widened = _widened(concept, vocabulary, synonyms, corrections, each, beside, split)
             if at and (on := _unit_after_number(joined[at - 1], concept, synonyms)):
                 widened = replace(widened, alternatives=(*widened.alternatives, *on))
+            if at + 1 < len(joined) and concept.text.lower() not in ("1", "one") and (other := _other_number_form(concept.text)):
+                # A count before what it counts: "5 new sites" is the page's "five additional sites", "three
+                # aws data centers" its "3 AWS data centers".  Not "one" (a word of every kind of sentence), nor
+                # a number typed last, as a version is ("python 3", "openjdk 17").
+                widened = replace(widened, alternatives=(*widened.alternatives, Alternative("apart", (other,), word_query(other))))
         changed = changed or widened is not concept
         concepts.append(widened)
     excluded = _excluded_respelled(parsed.text, parsed.excluded, vocabulary)
@@ -1381,6 +1386,8 @@ def _widened(
                  for way in ways]
         # An amount's other short forms, written on: "$38bn" is also the "$38B" of a title.
         extra += [Alternative("apart", (short,), word_query(short)) for short in shorts if short != concept.word]
+        spelled = _spelled(_NUMBER_AND_UNIT.fullmatch(concept.text)[1])  # type: ignore[index]
+        extra += _unit_ways(_single_term(spelled[1]) if spelled else None, unit, ways[1:])
         return _summed(concept, extra)
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it
@@ -1743,6 +1750,36 @@ BARE_NUMBER_TYPED = re.compile(r"\d+(?:[.,]\d+)*")  # "10", "4.5", "7,500"
 _NUMBER_AND_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]+)")
 # Amounts written short, as a reader types money ("$50B") and pages write it out ("$50 billion").
 _AMOUNTS = {"k": "thousand", "m": "million", "mn": "million", "b": "billion", "bn": "billion", "t": "trillion"}
+# Whole numbers pages write as words ("up to one million TPUs", "a new one-gigawatt campus", "over ten
+# years", "five additional sites"), as news style writes one to nine: a reader types them in digits,
+# and the page was missing "1 million" (a QA pass: the page saying "$1M annually" came first).
+NUMBER_WORDS = dict(zip(map(str, range(1, 13)), "one two three four five six seven eight nine ten eleven twelve".split()))
+_WORD_NUMBERS = {word: digits for digits, word in NUMBER_WORDS.items()}
+
+
+def _spelled(typed: str) -> tuple[str, str, bool] | None:
+    """Return the digits and the word of a whole number from one to twelve typed either way ("5",
+    "Five"), and whether it was typed as the word; else None."""
+    lower = typed.lower()
+    if lower in NUMBER_WORDS:
+        return lower, NUMBER_WORDS[lower], False
+    return (_WORD_NUMBERS[lower], lower, True) if lower in _WORD_NUMBERS else None
+
+
+def _other_number_form(typed: str) -> str | None:
+    """Return the analysed form a number typed as *typed* is also written in (``_spelled``: "five"
+    for "5", "5" for "five"), else None."""
+    spelled = _spelled(typed)
+    return _single_term(spelled[0] if spelled[2] else spelled[1]) if spelled else None
+
+
+def _unit_ways(other: str | None, unit: str, ways: Sequence[tuple[str, ...]]) -> list[Alternative]:
+    """Return an amount written with its number's *other* form: with its *unit* and each of the unit's
+    *ways* side by side ("one gigawatt", "one GW" for "1gw"); empty without one."""
+    if other is None:
+        return []
+    return [Alternative("apart", (other, *way), _side_by_side((other, *way), 1.0 if way == (unit,) else SYNONYM_WEIGHT))
+            for way in [(unit,), *ways]]
 
 
 def _number_and_unit(typed: str) -> tuple[str, str, list[str]] | None:
@@ -1771,14 +1808,19 @@ def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alter
     if concept.members or len(concept.alternatives) != 1 or len(concept.alternatives[0].words) != 2:
         return []
     parts = concept.text.replace("$", " ").split()
-    if len(parts) != 2 or not parts[0][:1].isdigit():
+    spelled = _spelled(parts[0]) if len(parts) == 2 else None
+    digits = spelled[0] if spelled else parts[0]
+    if len(parts) != 2 or not digits[:1].isdigit():
         return []
-    found = _written_on(parts[0], parts[1].lower(), synonyms)
-    if found is None or found[:2] != concept.alternatives[0].words:
+    found = _written_on(digits, parts[1].lower(), synonyms)
+    if found is None or found[1] != concept.alternatives[0].words[1] or _single_term(parts[0]) != concept.alternatives[0].words[0]:
         return []
-    number, _, ways, terms = found
+    number, unit, ways, terms = found
     extra = [Alternative("apart", (term,), word_query(term)) for term in terms]
-    return extra + [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
+    if spelled and spelled[2]:  # "one billion": also "$1 billion" (the number's other ways are the terms)
+        extra.append(Alternative("apart", (number, unit), _side_by_side((number, unit), 1.0)))
+    extra += [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
+    return extra + _unit_ways(_single_term(spelled[1]) if spelled and not spelled[2] else None, unit, ways)
 
 
 def _written_on(
@@ -1893,16 +1935,20 @@ def _amount(text: str, a: Concept, b: Concept, vocabulary: Vocabulary, synonyms:
     if a.required != b.required or a.count != 1 or b.count != 1 or not b.text.isalpha():
         return None
     number = a.text.replace("$", "")
+    spelled = _spelled(number)
+    if spelled and spelled[2]:
+        number = spelled[0]  # "one billion" is the amount "$1 billion" is
     if not (number[:1].isdigit() and BARE_NUMBER_TYPED.fullmatch(number)) or not text[a.span[1] : b.span[0]].isspace():
         return None
     found = _written_on(number, b.text.lower(), synonyms)
     if found is None or not any(vocabulary.contains(term) for term in found[3]):
         return None
     span = (a.span[0], b.span[1])
+    words = (a.word, found[1]) if spelled and spelled[2] else found[:2]
     # Built as the quoted phrase is: its words are marked only where they stand together
     # (``_quoted_words``), not in "6GW" and "10MW"; ``expand`` adds the other ways it is written.
     return Concept(text=text[span[0] : span[1]], span=span, required=a.required,
-                   alternatives=(Alternative("exact", found[:2], _side_by_side(found[:2], 1.0)),))
+                   alternatives=(Alternative("exact", words, _side_by_side(words, 1.0)),))
 
 
 def _summed(concept: Concept, ways: list[Alternative]) -> Concept:

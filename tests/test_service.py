@@ -13,6 +13,7 @@ import pytest
 from index.build import build
 from search.params import MAX_QUERY_WORDS, SearchParams
 from search.service import SearchService
+from search.query import NUMBER_WORDS
 from tests.conftest import write_jsonl
 
 DATA = Path(__file__).parent / "data"
@@ -1483,10 +1484,11 @@ def test_a_number_typed_before_its_unit_is_the_amount(service, typed, first):
     result = service.search(SearchParams(q=typed, per_page=50))
     assert shown(result) == shown(service.search(SearchParams(q=f'"{typed}"', per_page=50))) and result.total >= 3
     number = typed.split()[0]
+    word = NUMBER_WORDS.get(number, number)  # "a new one-gigawatt campus" is "1 gw" too
     for hit in result.hits:
         marked = re.findall(r"<mark>(.*?)</mark>", hit.title_html + hit.snippet_html)
-        amounts = [m for m in marked if m[:1].isdigit()]
-        assert amounts and all(re.fullmatch(rf"{number}(?:gw|gigawatts?)?", m, re.IGNORECASE) for m in amounts), (hit.id, marked)
+        amounts = [m for m in marked if m[:1].isdigit() or m.lower() == word]
+        assert amounts and all(re.fullmatch(rf"(?:{number}|{word})(?:gw|gigawatts?)?", m, re.IGNORECASE) for m in amounts), (hit.id, marked)
     if first:  # the page saying it in its title and its text, above one saying it once
         assert result.hits[0].id == first
 
@@ -1497,6 +1499,32 @@ def test_a_factor_typed_with_an_x_finds_the_pages_that_write_its_sign(service):
     assert [h.id for h in result.hits] == ["rrfp-a-readiness-driven-runtime-for-pipeline-parallel-training-under-runtime"]
     assert result.match == "all" and result.suggestion is None and "<mark>1.77</mark>×" in result.hits[0].snippet_html
     assert service.search(SearchParams(q="3.14x")).total == 0  # no page holds the number: nothing
+
+
+@pytest.mark.parametrize("typed, first, written", [
+    # The page says "up to one million TPUs"; the one saying "$1M annually" came first, and it was
+    # missing "1 million" (a QA pass).
+    ("1 million tpus", "anthropic-expands-google-cloud-tpu-usage-to-up-to-one-million-tpus-in-tens-of", "one million"),
+    # "up to one gigawatt of compute with NVIDIA": sixth, below pages without NVIDIA.
+    ("1 gigawatt nvidia", "microsoft-nvidia-and-anthropic-announce-major-strategic-partnerships-with-15b", "one gigawatt"),
+    # The other way round: "Microsoft Invests $1 Billion" was third, missing "one".
+    ("one billion microsoft", "microsoft-invests-1-billion-in-openai-becomes-exclusive-cloud-provider", "1 Billion"),
+    # A count before what it counts: "five additional datacenter sites".
+    ("5 new sites stargate", "openai-oracle-and-softbank-expand-stargate-with-five-new-ai-datacenter-sites", "five"),
+])
+def test_a_number_typed_in_digits_finds_it_written_as_a_word_and_back(service, typed, first, written):
+    result = service.search(SearchParams(q=typed))
+    hit = result.hits[0]
+    assert hit.id == first and hit.missing == ()
+    marked = " ".join(re.findall(r"<mark>(.*?)</mark>", hit.title_html + hit.snippet_html))
+    assert all(word.lower() in marked.lower() for word in written.split()), marked
+
+
+def test_a_number_typed_last_is_not_read_as_its_word(service):
+    # "python 3", "openjdk 17": a number after the name is a version, not a count ("three").
+    five = "openai-oracle-and-softbank-expand-stargate-with-five-new-ai-datacenter-sites"
+    hits = {h.id: h for h in service.search(SearchParams(q="stargate 5", per_page=50)).hits}
+    assert hits[five].missing == ("5",)
 
 
 def test_a_factor_written_with_thousands_separators_is_its_number_not_a_letter_x(service):
