@@ -88,6 +88,16 @@ def test_the_last_page_that_answers_says_why_the_pages_stop(client):
     assert "window-end" not in client.get("/?q=quokka&page=99").get_data(as_text=True)
 
 
+def test_a_page_past_the_window_marks_no_page_current_and_leads_back_to_the_last(client):
+    page = client.get("/?q=quokka&page=101").get_data(as_text=True)
+    pager = page.split('class="pager"', 1)[1].split("</nav>", 1)[0]
+    assert 'aria-current="page"' not in pager and 'rel="next"' not in pager
+    previous = re.search(r'<a rel="prev" href="([^"]*)"', pager)
+    assert previous and parse_qs(urlsplit(unescape(previous.group(1))).query)["page"] == ["100"]
+    # Said once, above the pager, not again under it.
+    assert "There is no page 101" in page and "window-end" not in page
+
+
 def test_the_cli_says_so_too(window_index):
     result = CliRunner().invoke(main, ["search", "quokka", "--index-dir", str(window_index)])
     assert result.exit_code == 0, result.output

@@ -453,7 +453,10 @@ def page() -> str | Response:
         return redirect(search_url(canonical, page=canonical.page), moved(snap, params))
     result = service.search(params)
     if asked_page is not None:  # no page of it is listed: the note says where the last is
-        result = replace(result, hits=(), answer=None)
+        # Past the last page, as a page past a short search's end is: none of the pager's pages is the
+        # current one and "Previous" leads to the last (page 100 was marked current, with nothing on it,
+        # and the note that the pages stop there said again what the note above says: a QA pass).
+        result = replace(result, hits=(), answer=None, page=result.pages + 1)
     label, prefix = snap.label, snap.id_prefix
     return render_template(
         "search.html",
