@@ -53,6 +53,20 @@ def test_pages_fit_the_screen_in_light_and_dark(browser: Browser, base_url: str,
         context.close()
 
 
+@pytest.mark.parametrize("width", [1280, 1920, 2560])
+def test_the_header_lines_up_with_the_page_on_a_wide_screen(browser: Browser, base_url: str, width: int):
+    # At 1920 px the brand and the search box stood at the screen's left edge, the filters and results
+    # in a column centred some 450 px to their right (a QA pass).
+    context = browser.new_context(base_url=base_url, viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto("/?q=stargate")
+        brand, filters = page.locator(".brand").bounding_box(), page.locator("#filters-heading").bounding_box()
+        assert brand and filters and abs(brand["x"] - filters["x"]) <= 2, (brand, filters)
+    finally:
+        context.close()
+
+
 def test_a_guide_linking_an_event_of_a_long_id_fits_a_phone(browser: Browser, tmp_path: Path):
     # A guide's link to an event whose id has no hyphen to break at (and the event's own long words)
     # made the page 586 px wide on a 360 px screen: the reader scrolled sideways to read each line.
