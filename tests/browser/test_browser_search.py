@@ -524,3 +524,20 @@ def test_a_line_break_of_the_text_is_one_in_its_snippet(page: Page):
     page.goto("/?q=reserve+qualitative")
     snippet = page.locator(".answer .snippet").inner_text()
     assert 'reserve."\nPhase 2 — Strategic lock-in' in snippet
+
+
+def test_the_results_say_they_are_being_replaced_while_a_ticked_filter_loads(page: Page):
+    # A tick on a slow answer changed nothing for seconds: the old results stood under the new filters.
+    page.goto("/?q=stargate")
+    expect(page.locator("#main")).not_to_have_attribute("aria-busy", "true")
+    value, _ = narrowing_value(page, "topic")
+    with page.expect_navigation():
+        # Ticked as a reader does (a click); what the results say the moment after, before the next page.
+        said = page.evaluate("""value => {
+            document.querySelector(`#facet-topic input[value='${value}']`).click();
+            const results = document.querySelector('#main');
+            return [results.getAttribute('aria-busy'), getComputedStyle(results).cursor];
+        }""", value)
+    assert said == ["true", "progress"]
+    assert query_of(page)["topic"] == [value]
+    expect(page.locator("#main")).not_to_have_attribute("aria-busy", "true")  # the new page is not busy

@@ -28,8 +28,20 @@
       if (value !== "") { data.append(name, value); }
     });
     var query = data.toString();
+    busy(true);
     window.location.assign((form.getAttribute("action") || "/") + (query ? "?" + query : ""));
   }
+  // While the next page is asked for, the results say they are being replaced (dimmed, and
+  // aria-busy for a screen reader): a tick on a slow answer changed nothing for seconds, the old
+  // results shown under the new filters (a QA pass).
+  function busy(on) {
+    var results = document.getElementById("main");
+    if (!results) { return; }
+    if (on) { results.setAttribute("aria-busy", "true"); } else { results.removeAttribute("aria-busy"); }
+  }
+  document.querySelectorAll("form.searchbox").forEach(function (form) {
+    form.addEventListener("submit", function () { busy(true); });
+  });
   document.querySelectorAll(".facet-form").forEach(function (form) {
     form.addEventListener("submit", function (event) {
       event.preventDefault();
@@ -60,6 +72,7 @@
     // next, above results for what it said.  It says what the results are for again.
     var q = document.getElementById("q");
     if (q) { q.value = q.defaultValue; }
+    busy(false);
     document.querySelectorAll(".facet-form input").forEach(function (input) {
       if (input.type === "checkbox") {
         input.checked = input.defaultChecked;
