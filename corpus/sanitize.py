@@ -1,8 +1,9 @@
 """Sanitising: the one place bleach runs, on untrusted text as it enters the corpus.
 
 Every record's title and text pass through ``plain_text`` when a source is loaded or a change file
-is read, so what gets indexed and stored is plain text: tags are stripped (their words kept),
-entities are decoded (``&amp;`` is ``&``), control characters become spaces.  Only the tags of
+is read, so what gets indexed and stored is plain text: tags are stripped (their words kept, a
+line break or a block's edge a space or a new line between them; a script's or a style sheet's
+contents dropped), entities are decoded (``&amp;`` is ``&``), control characters become spaces.  Only the tags of
 elements a browser knows are stripped: ``<https://ardour.org/>``, ``<sources.list>`` or
 ``-j<jobs>`` in a package description are text, and stay.  Pages and snippets then only need to
 HTML-escape that text: search.highlight adds nothing but ``<mark>`` around whole words, which
@@ -89,8 +90,14 @@ def plain_text(text: str) -> str:
 def _plain(text: str, cleaner: Callable[[str], str] = clean) -> str:
     """Return what ``plain_text`` returns, going through bleach *cleaner* (by default the whole text at
     once, the reference)."""
-    text = _TAG.sub(_tag_or_text, _CONTROLS.sub(" ", _CR.sub("\n", text)))
-    return unicodedata.normalize("NFC", INVISIBLE.sub("", _CONTROLS.sub(" ", _CR.sub("\n", _unescape(cleaner(text))))))
+    text = _CONTROLS.sub(" ", _CR.sub("\n", text))
+    marked = _APART not in text and _BROKEN not in text
+    text = _without_hidden(text, _APART if marked else " ")
+    text = _TAG.sub(_tag_or_text if marked else _tag_or_text_unmarked, text)
+    cleaned = cleaner(text)
+    if marked and (_APART in cleaned or _BROKEN in cleaned):
+        cleaned = _SEPARATORS.sub(_separator, cleaned)
+    return unicodedata.normalize("NFC", INVISIBLE.sub("", _CONTROLS.sub(" ", _CR.sub("\n", _unescape(cleaned)))))
 
 
 # Bleach's own costs grow with the square of a text's length (QA pass AI): html5lib appends each piece
@@ -265,5 +272,59 @@ def _short_decimal_ref(match: re.Match[str]) -> str:
     return "&#" + ((digits or "0") if len(digits) <= 7 else "1114112")
 
 
+# Elements whose tags stand between words: a browser sets what is on either side apart (a line, a
+# cell), bleach strips them to nothing.  "Install<br>Configure" was stored "InstallConfigure", and
+# "<td>alpha</td><td>bravo</td>" "alphabravo": no word of them could be found (a QA pass).
+_LINE_BREAKS = frozenset(  # what starts or ends a line on the page: a new line
+    "address article aside blockquote br caption dd details dialog div dl dt fieldset figcaption figure footer form "
+    "h1 h2 h3 h4 h5 h6 header hgroup hr legend li main nav ol option p pre section summary table tbody tfoot thead "
+    "tr ul".split()
+)
+_SEPARATING = frozenset({"td", "th"})  # cells side by side: a space
+# Elements whose contents a browser does not show as text: a script's code, a style sheet.
+_HIDDEN_START = re.compile(r"<(script|style)(?=[\t\n\f />])", re.IGNORECASE)
+_HIDDEN_END = {name: re.compile(f"</{name}", re.IGNORECASE) for name in ("script", "style")}
+
+
+# Where such a tag stood, marked before bleach (two noncharacters, which bleach keeps as they are) and
+# made one space (a new line for a line break, or where the text has one) after it: "<td>alpha</td>
+# <td>bravo</td>" is "alpha bravo", not "  alpha  bravo  ".  A text holding either mark itself has
+# plain spaces and new lines instead.
+_APART, _BROKEN = "\ufdd0", "\ufdd1"
+_SEPARATORS = re.compile("[\t\n\f \ufdd0\ufdd1]*[\ufdd0\ufdd1][\t\n\f \ufdd0\ufdd1]*")
+
+
 def _tag_or_text(match: re.Match[str]) -> str:
-    return "<" if match[1].lower() in ELEMENTS else "&lt;"
+    name = match[1].lower()
+    if name not in ELEMENTS:
+        return "&lt;"
+    return _BROKEN + "<" if name in _LINE_BREAKS else _APART + "<" if name in _SEPARATING else "<"
+
+
+def _tag_or_text_unmarked(match: re.Match[str]) -> str:
+    return _tag_or_text(match).replace(_BROKEN, "\n").replace(_APART, " ")
+
+
+def _separator(match: re.Match[str]) -> str:
+    """Return the separator a run of marks and blanks (``_SEPARATORS``) stands for: nothing at either end of
+    the text, a new line where it holds one (or a line break's mark), else a space."""
+    if match.start() == 0 or match.end() == len(match.string):
+        return ""
+    return "\n" if "\n" in match[0] or _BROKEN in match[0] else " "
+
+
+def _without_hidden(text: str, apart: str = " ") -> str:
+    """Return *text* with each of its script and style elements *apart* (a separator): "Hello
+    <script>var token = 1;</script> world" stored the code as words of the text (a QA pass).  One left
+    open is left to bleach (its text kept), as is all that follows it.  Each tag and end is looked for once."""
+    parts = []
+    at = 0
+    while (start := _HIDDEN_START.search(text, at)) is not None:
+        opened = text.find(">", start.end())
+        end = _HIDDEN_END[start[1].lower()].search(text, opened) if opened >= 0 else None
+        closed = text.find(">", end.end()) if end is not None else -1
+        if closed < 0:
+            break
+        parts += [text[at : start.start()], apart]
+        at = closed + 1
+    return "".join(parts) + text[at:] if parts else text
