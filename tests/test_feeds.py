@@ -4,6 +4,7 @@ conditional GETs, and the OpenSearch description with its suggestions URL."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import time
@@ -61,6 +62,26 @@ def test_every_search_has_a_valid_atom_feed_newest_first(client, query):
     assert len({e.id for e in parsed.entries}) == len(parsed.entries)
     assert parsed.feed.updated == (updated[0] if updated else parsed.feed.updated)
     assert any(link.rel == "self" for link in parsed.feed.links)
+
+
+# What Chromium and Firefox ask for when a reader follows a link; and feedparser's own Accept.
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+
+
+@pytest.mark.parametrize("accept", [None, "*/*", feedparser.http.ACCEPT_HEADER])
+def test_a_feed_reader_gets_atom_and_a_browser_the_same_feed_as_xml_it_lays_out(client, accept):
+    # "Follow this search" showed Chromium's view of the feed's source, escaped markup and all (a QA
+    # pass): a browser gets it as XML, laid out by its stylesheet, which says what a feed is for.
+    headers = {"Accept": accept} if accept else {}
+    reader = client.get("/feeds/search.atom?q=library", headers=headers)
+    browser = client.get("/feeds/search.atom?q=library", headers={"Accept": BROWSER_ACCEPT})
+    assert reader.mimetype == "application/atom+xml" and browser.mimetype == "application/xml"
+    assert reader.get_data() == browser.get_data() and "Accept" in browser.headers["Vary"]
+    sheet = re.search(r'<\?xml-stylesheet type="text/css" href="([^"]+)"\?>', browser.get_data(as_text=True))
+    assert sheet
+    with client.get(sheet.group(1)) as stylesheet:
+        assert stylesheet.status_code == 200 and stylesheet.mimetype == "text/css"
+    assert not feedparser.parse(reader.get_data()).bozo
 
 
 def test_entries_carry_the_highlighted_snippet_as_escaped_html(client):

@@ -51,6 +51,7 @@ FEED_ENTRIES = 20
 FEED_PARAMS = frozenset(("q", *FILTERS, *DATE_BOUNDS))
 FEED_CACHE = "public, max-age=300"
 ATOM = "application/atom+xml"
+XML = "application/xml"
 OPENSEARCH = "application/opensearchdescription+xml"
 SUGGESTIONS = "application/x-suggestions+json"
 # Characters XML 1.0 cannot carry at all, not even escaped: a corpus title or a query may hold them.
@@ -177,7 +178,13 @@ def search_feed() -> Response:
         event_url=event_url,
         label=snap.label,
     )
-    response = xml_response(body, ATOM)
+    # Opened in a browser, which asks for HTML before anything else, the feed is sent as XML, which
+    # the browser lays out with the feed's stylesheet (web/static/feed.css) saying what a feed is for:
+    # as Atom, Chromium showed its source, escaped markup and all (a QA pass of "Follow this search").
+    # A feed reader asks for Atom, or anything, and gets Atom; the body is the same.
+    accepted = request.accept_mimetypes
+    response = xml_response(body, XML if accepted.quality("text/html") > accepted.quality(ATOM) else ATOM)
+    response.headers["Vary"] = "Accept-Encoding, Accept"
     # Weak, as every other answer's: the same text gzipped or whole is one feed, revalidated by either's
     # ETag, and a 304 says the ETag its 200 says (a strong one has to differ from coding to coding).
     response.set_etag(hashlib.sha256(response.get_data()).hexdigest()[:32], weak=True)
