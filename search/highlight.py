@@ -354,9 +354,14 @@ def ellipsis_after(text: str, end: int) -> str:
 
 
 def _crop(text: str, limit: int) -> str:
+    """Return *text*'s opening of at most *limit* characters, escaped, cut after a word; inside a word
+    so long that cutting before it would leave less than half (a summary opening "A xxxx…" with a word
+    of 500 letters was shown as "A…": a QA pass)."""
     if len(text) <= limit:
         return escape(text)
-    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    cut = text[:limit]
+    if (space := cut.rfind(" ")) >= limit // 2:
+        cut = cut[:space]
     return escape(cut.rstrip(" ,;:-")) + ELLIPSIS
 
 

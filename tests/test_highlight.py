@@ -137,6 +137,13 @@ def test_snippet_is_cropped_around_the_match():
     assert html_.startswith(ELLIPSIS) and html_.endswith(ELLIPSIS) and len(html_) < 400
 
 
+def test_a_text_opening_with_a_very_long_word_shows_some_of_it():
+    # "A xxxx…" (a word of 500 letters) was shown as "A…" on the list of everything (a QA pass).
+    text = "A " + "x" * 500 + " then the words after it."
+    snippet = highlight_snippet(text, set(), _tokens(text))
+    assert snippet.startswith("A xxx") and snippet.endswith(ELLIPSIS) and SNIPPET_CHARS // 2 < len(snippet) <= SNIPPET_CHARS + 1
+
+
 def test_text_without_a_match_is_shown_from_its_start():
     text = "A first sentence, " + "and then many more words " * 20
     snippet = highlight_snippet(text, {"stargat"}, _tokens(text))
@@ -204,7 +211,9 @@ class _WhooshEarliestFirstScorer(BasicFragmentScorer):
 def _whoosh_crop(text: str, limit: int) -> str:
     if len(text) <= limit:
         return html.escape(text, quote=True)
-    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    cut = text[:limit]
+    if (space := cut.rfind(" ")) >= limit // 2:  # (since: inside a word that would leave less than half)
+        cut = cut[:space]
     return html.escape(cut.rstrip(" ,;:-"), quote=True) + ELLIPSIS
 
 
