@@ -79,20 +79,23 @@ def clean(markup: str, tags: frozenset[str] = NO_TAGS, attributes: Mapping[str, 
     return cleaner.clean(markup)
 
 
-def plain_text(text: str) -> str:
+def plain_text(text: str, typed: bool = False) -> str:
     """Return untrusted *text* as plain text: tags stripped, entities decoded, controls made spaces,
-    and composed (NFC: "n" and a combining tilde are "ñ", as a reader types it, so the words match)."""
+    and composed (NFC: "n" and a combining tilde are "ñ", as a reader types it, so the words match).
+    A script's or a style sheet's contents are no text of a document, but what a reader *typed* (a
+    query pasted with markup: "<script>alert(1)</script>" is searched as "alert(1)")."""
     if not _MAY_CHANGE.search(text):
         return unicodedata.normalize("NFC", text)
-    return _plain(text, _clean_in_pieces)
+    return _plain(text, _clean_in_pieces, typed)
 
 
-def _plain(text: str, cleaner: Callable[[str], str] = clean) -> str:
+def _plain(text: str, cleaner: Callable[[str], str] = clean, typed: bool = False) -> str:
     """Return what ``plain_text`` returns, going through bleach *cleaner* (by default the whole text at
     once, the reference)."""
     text = _CONTROLS.sub(" ", _CR.sub("\n", text))
     marked = _APART not in text and _BROKEN not in text
-    text = _without_hidden(text, _APART if marked else " ")
+    if not typed:
+        text = _without_hidden(text, _APART if marked else " ")
     text = _TAG.sub(_tag_or_text if marked else _tag_or_text_unmarked, text)
     cleaned = cleaner(text)
     if marked and (_APART in cleaned or _BROKEN in cleaned):

@@ -826,7 +826,7 @@ def _not_excluded(snap: Snapshot, parsed: ParsedQuery, fixes: list[tuple[tuple[i
 def _without_markup(q: str) -> str:
     """Return the query *q* as it is read: markup pasted with the words ("<b>stargate</b>", an end tag
     saying it is markup) is its text, as a document's is; *q* itself when it has none."""
-    return plain_text(q) if "</" in q else q
+    return plain_text(q, typed=True) if "</" in q else q
 
 
 def _as_typed(read: str, typed: str) -> str:

@@ -192,3 +192,14 @@ def test_joiners_that_shape_a_script_are_kept():
     # ZWNJ in Persian ("می‌خواهم") and ZWJ in an emoji sequence are part of what is written.
     for text in ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\U0001f468\u200d\U0001f469", "\u0915\u094d\u200d\u0937"):
         assert plain_text(text) == text and normal_text(text) == text
+
+
+def test_a_query_pasted_with_markup_searches_the_words_typed_even_a_scripts(tmp_path):
+    # A document's script is no text of it; a reader's query is what they typed: "<script>alert(1)
+    # </script>" found nothing once a script's contents were dropped from documents (a review).
+    build([write_jsonl(tmp_path / "c.jsonl", [{"id": "a", "title": "Alert level raised", "summary": "An alert.", "topics": ["t"]}])],
+          root=tmp_path / "ix", semantic=False)
+    service = SearchService(tmp_path / "ix")
+    assert [h.id for h in service.search(SearchParams(q="<script>alert</script>")).hits] == ["a"]
+    assert [h.id for h in service.search(SearchParams(q="raised<br>level</p>")).hits] == ["a"]
+
