@@ -193,6 +193,10 @@ def name_ids(text: str, namespace: str) -> tuple[str, ...]:
     else:
         slug = whole_slug(text)
         forms = dict.fromkeys((joined, lower, slug) if slug and len(slug) <= SLUG_MAX_CHARS else (joined, lower))
+    if len(words) == 2 and all(word.isalpha() for word in words):
+        # A name typed in two words, last: "node js" names nodejs, "libre office" libreoffice, "open
+        # ssh" openssh (a QA pass: nodejs was not in the first six of "node js").
+        forms.update(dict.fromkeys(("".join(words), "".join(words).lower())))
     if len(words) > 1 and any(word[:1].isdigit() for word in words[1:]):
         # A version typed apart from its name: "lua 5.4" names lua5.4, "python 3.11 dev" python3.11-dev
         # (a QA pass: neither was in the first 50; "gcc 12" named gcc-12 already).

@@ -36,6 +36,9 @@ PACKAGES = [
      "summary": "Python is an interpreted, interactive, object-oriented programming language.", "topics": ["devel"]},
     {"id": "pkg-python3", "title": "Interactive high-level object-oriented language (default version)",
      "summary": "Depends on the default Python 3 version of the release.", "topics": ["devel"]},
+    {"id": "pkg-nodejs", "title": "Evented I/O for V8 javascript - runtime executable",
+     "summary": "Node.js is a platform built on the V8 engine.", "topics": ["devel"]},
+    {"id": "pkg-node-js-yaml", "title": "YAML parser and dumper for node js", "summary": "A node js module.", "topics": ["devel"]},
 ]
 
 
@@ -58,7 +61,9 @@ def test_the_namespace_is_what_every_id_shares_up_to_a_separator(ids, namespace)
 
 
 def test_a_name_is_tried_as_typed_lower_cased_and_as_a_slug_with_and_without_the_namespace():
-    assert name_ids("Build Essential", "deb-") == ("deb-Build-Essential", "Build-Essential", "deb-build-essential", "build-essential")
+    assert name_ids("Build Essential", "deb-") == ("deb-Build-Essential", "Build-Essential", "deb-build-essential", "build-essential",
+                                                   # then two words joined, as "node js" names nodejs
+                                                   "deb-BuildEssential", "BuildEssential", "deb-buildessential", "buildessential")
     assert name_ids("deb-vim", "deb-") == ("deb-vim",)
     assert name_ids("Introducing Stargate UK!", "") == ("Introducing-Stargate-UK!", "introducing-stargate-uk!", "introducing-stargate-uk")
     assert name_ids("   ", "deb-") == ()
@@ -110,6 +115,17 @@ def test_words_typed_apart_name_a_hyphenated_package(packages):
     _, client = packages
     first = _search(client, q="build essential")["hits"][0]
     assert (first["id"], first["matched_by"]) == ("pkg-build-essential", "name")
+
+
+def test_a_name_typed_in_two_words_names_the_package(packages):
+    # "node js" did not bring nodejs into the first six of 64k packages: pages saying "node js" came
+    # first (a QA pass).  The two words joined are a name, after the two with a hyphen.
+    _, client = packages
+    for query in ("node js", "Node JS"):
+        first = _search(client, q=query)["hits"][0]
+        assert (first["id"], first["matched_by"]) == ("pkg-nodejs", "name"), query
+    assert name_ids("node js", "pkg-")[:2] == ("pkg-node-js", "node-js")  # the hyphenated form first
+    assert "pkg-libssldev" not in name_ids("lib ssl dev", "pkg-")  # two words only
 
 
 def test_a_version_typed_apart_from_its_name_names_the_package(packages):
