@@ -216,7 +216,10 @@ def test_a_query_of_the_longest_length_in_any_script_is_searched_and_a_longer_ad
 @pytest.mark.parametrize("path", ["/api/search?q=café", "/?q=café", "/api/search?since=２０２５-03-01",
                                   "/api/search?q=café's",  # the line's repr in double quotes: it was missed (a review)
                                   "http://127.0.0.1/api/search?q=é",  # the absolute form: HTML, not the API's JSON
-                                  "/api/search?q=café x"])  # a raw space too: read back in four parts, HTML (a review)
+                                  "/api/search?q=café x",  # a raw space too: read back in four parts, HTML (a review)
+                                  # a raw space alone: gunicorn read "uk HTTP/1.1" as the version and named no
+                                  # path, and the API's 400 was its HTML page without the CORS header (a QA pass)
+                                  "/api/search?q=stargate uk", "/?q=stargate uk"])
 def test_an_address_not_percent_encoded_is_told_how_to_send_it_as_the_api_s_json_error(server, path):
     # curl sends "?q=café" as typed; gunicorn refuses it (RFC 9112) before the app, and answered
     # with an HTML 400 echoing the request line garbled ("cafÃ©"), without the API's CORS header.
@@ -238,6 +241,27 @@ def test_an_address_not_percent_encoded_is_told_how_to_send_it_as_the_api_s_json
         assert error["code"] == "invalid_request" and "percent-encoded" in error["message"]
     else:
         assert response.getheader("Content-Type").startswith("text/html") and "percent-encoded" in body
+
+
+@pytest.mark.parametrize("head", ["G@T /api/search?q=a HTTP/1.1",  # a method gunicorn refuses
+                                  "GET /api/search?q=a HTTP/3.0",  # a version it refuses
+                                  "GET /api/search?q=a HTTP/1.1\r\nBad Name: x"])  # a header it refuses
+def test_any_api_request_the_server_refuses_before_the_app_gets_the_api_s_json_error(server, head):
+    # Only the refusals whose message named the request line were told apart: the rest under /api/ got
+    # gunicorn's HTML, without the CORS header a page on another origin needs to read it (a QA pass).
+    import http.client
+    import socket
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sock.sendall(f"{head}\r\nHost: {address.netloc}\r\n\r\n".encode())
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        body = response.read()
+    assert response.status == 400 and response.getheader("Content-Type") == "application/json"
+    assert response.getheader("Access-Control-Allow-Origin") == "*"
+    assert json.loads(body)["error"]["code"] == "invalid_request"
 
 
 def test_a_request_the_server_refuses_before_the_app_writes_its_access_line(server, tmp_path):

@@ -5,7 +5,6 @@ and again whenever ``current`` points somewhere new, so a build or update needs 
 reload.  Memory is per worker: see docs/operations.md for the measured figures.
 """
 
-import ast
 import gc
 import html
 import itertools
@@ -14,6 +13,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -49,27 +49,45 @@ TOO_LONG = (f"The address is longer than the {REQUEST_LINE_BYTES:,} bytes the se
 
 # gunicorn refuses a request target holding what a URL percent-encodes (RFC 9112: printable ASCII only),
 # as curl sends "?q=café" typed so, with a 400 echoing the request line garbled ("cafÃ©"), as HTML even
-# to the API (a QA pass).  Its message holds the line's repr (in double quotes when the line holds an
-# apostrophe: "?q=café's" was missed, a review), read back here; an absolute-form target by its path.
-_REFUSED_LINE = re.compile(r"""request line: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+# to the API (a QA pass).  Its message names the line for some refusals only: a raw space ("?q=stargate
+# uk") is read as the version "uk HTTP/1.1" and named so, without the path, and the API's 400 was its
+# HTML without the CORS header (a QA pass); a header refused (431) names no line either.  So the line is
+# kept on the request as it is read and on what its parse raises, where the error handler, called in
+# the worker's except clause, finds it (sys.exc_info()); a line too long to read (414) has none.
+_parse_request_line = gunicorn.http.message.Request.parse_request_line
+_parse_request = gunicorn.http.message.Request.parse
+
+
+def _keep_request_line(self, line_bytes):
+    self.refused_line = line_bytes
+    return _parse_request_line(self, line_bytes)
+
+
+def _parse_naming_line(self, unreader):
+    try:
+        return _parse_request(self, unreader)
+    except Exception as exc:
+        exc.refused_line = getattr(self, "refused_line", None)
+        raise
+
+
+gunicorn.http.message.Request.parse_request_line = _keep_request_line
+gunicorn.http.message.Request.parse = _parse_naming_line
 RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a space, a letter outside ASCII): "
               "send q=caf%C3%A9, not q=café (curl encodes them with -G --data-urlencode 'q=café').")
+_NOT_SENT_RAW = re.compile(r"[^\x21-\x7e]")  # what RFC 9112 has a request target carry percent-encoded
 
 
-def _refused_request(mesg: str) -> tuple[str | None, str]:
-    """Return the method and target (as sent: an absolute form whole) of the request line gunicorn's
-    *mesg* names, else (None, "")."""
-    found = _REFUSED_LINE.search(mesg)
-    if found is None:
+def _refused_request(refused: BaseException | None) -> tuple[str | None, str]:
+    """Return the method and target (as sent: an absolute form whole; its bytes as Latin-1 characters)
+    of the request line gunicorn read before it raised *refused*, else (None, "")."""
+    line = getattr(refused, "refused_line", None)
+    if not line:
         return None, ""
-    try:
-        line = ast.literal_eval(found.group(1))
-    except (SyntaxError, ValueError):
-        return None, ""
-    method, _, rest = str(line).partition(" ")
+    method, _, rest = line.decode("latin-1").partition(" ")
     target, _, version = rest.rpartition(" ")  # a raw space in the target stays in it ("?q=café x")
-    if not version.startswith("HTTP/") or not target:
-        return None, ""
+    if not version.startswith("HTTP/"):  # no version: the whole rest is the target
+        target = rest
     return method, target
 
 
@@ -87,22 +105,24 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     """Answer a request gunicorn refuses itself (before the app) with the headers every answer carries;
     an address too long or not percent-encoded says so in words, to the API as its JSON error."""
     try:
-        method, target = _refused_request(mesg) if status_int == 400 else (None, "")
+        method, target = _refused_request(sys.exc_info()[1])
         path = _path_of(target)
     except Exception:  # noqa: BLE001 - a line read back oddly must not cost the answer (gunicorn sends none then)
         method, target, path = None, "", ""
     refused_line(status_int, method, path)
     if status_int == 414:
         mesg = TOO_LONG
-    elif target and not (target.isascii() and target.isprintable()):
+    elif status_int == 400 and _NOT_SENT_RAW.search(target):
         mesg = RAW_TARGET
-    # Where the request was for is not known (a line or a header too long: gunicorn reads no further),
+    # Where the request was for is not known (a line too long: gunicorn reads no further),
     # the answer may be the API's: it carries its CORS header, so a page on another origin reads the
     # 414 rather than a CORS failure (a QA pass of the docs: "every /api/ answer carries it").  Not a
-    # malformed request's 400: no page's script sends one (a review).
-    extra: tuple[tuple[str, str], ...] = CORS_HEADERS if status_int in (414, 431) else ()
+    # malformed request's 400: no page's script sends one (a review).  Where it is known, an /api/
+    # address gets the API's JSON error and its CORS header whatever was refused, a page's address the page.
+    extra: tuple[tuple[str, str], ...] = CORS_HEADERS if not path and status_int in (414, 431) else ()
     if path.lower().startswith(API_PREFIX):
-        body = json.dumps({"error": {"code": "invalid_request", "message": mesg}})
+        code = "invalid_request" if status_int == 400 else reason.lower().replace(" ", "_")  # as web/errors.py names werkzeug's
+        body = json.dumps({"error": {"code": code, "message": mesg}})
         content_type, extra = "application/json", CORS_HEADERS
     else:
         body = (f"<!doctype html><title>{html.escape(reason)}</title><h1>{html.escape(reason)}</h1><p>{html.escape(mesg)}</p>"
