@@ -212,11 +212,31 @@ def test_the_api_is_shared_with_every_origin_and_the_pages_with_none(client):
     assert preflight.status_code == 204 and preflight.headers["Access-Control-Allow-Origin"] == "*"
     assert "Content-Type" not in preflight.headers and not preflight.data  # no body labelled text/html (a QA pass)
     assert _listed(preflight.headers["Access-Control-Allow-Methods"]) == {"get", "head"}
-    # Every request header the API reads (the spec answers If-Match and If-Unmodified-Since with 412: a QA pass).
+    # Asked none: every request header the API reads (the spec answers If-Match and If-Unmodified-Since with 412: a QA pass).
+    preflight = client.options("/api/search?q=stargate", headers={**origin, "Access-Control-Request-Method": "GET"})
     assert _listed(preflight.headers["Access-Control-Allow-Headers"]) == {"if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "x-request-id"}
     for url in ("/?q=stargate", "/guides/training-infrastructure", "/feeds/search.atom?q=stargate"):
         assert "Access-Control-Allow-Origin" not in client.get(url, headers=origin).headers, url
     assert "Access-Control-Allow-Methods" not in client.get("/api/search?q=x", headers=origin).headers
+
+
+def test_a_preflight_takes_the_headers_a_browser_client_asks_to_send(client):
+    # A fixed list failed a GET setting Content-Type, Cache-Control, Pragma, X-Requested-With or
+    # Authorization (what fetch wrappers add): the browser refused to send it (a QA pass).
+    asked = "content-type, cache-control, pragma, x-requested-with, authorization, if-none-match"
+    preflight = client.options("/api/search?q=stargate", headers={"Origin": "https://dashboard.example",
+                                                                  "Access-Control-Request-Method": "GET",
+                                                                  "Access-Control-Request-Headers": asked})
+    assert preflight.status_code == 204 and preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert _listed(preflight.headers["Access-Control-Allow-Headers"]) == _listed(asked)
+    # The answer depends on the headers asked: a cache keeps one preflight's apart from another's.
+    assert _listed(preflight.headers["Vary"]) == {"accept-encoding", "access-control-request-headers"}
+    assert len(preflight.headers.getlist("Vary")) == 1
+    # What is no list of header names is not echoed.
+    preflight = client.options("/api/search", headers={"Access-Control-Request-Method": "GET",
+                                                       "Access-Control-Request-Headers": "x-a, <script>"})
+    assert "<script>" not in preflight.headers["Access-Control-Allow-Headers"]
+    assert client.get("/api/search?q=x").headers["Vary"] == "Accept-Encoding"
 
 
 def test_page_searches_without_javascript_and_keeps_state_in_url(client):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,7 +29,11 @@ _LOWER = tuple((name.lower(), name, value) for name, value in HEADERS.items())
 # The JSON API is public, read-only and uses no cookie, so a page of any origin may read it (a
 # dashboard calling /api/search from the browser): every /api/ answer says so, and names the headers
 # beyond the safelisted ones a client reads.  A preflight (sent before a request with If-None-Match
-# or X-Request-ID) learns the methods and headers the API takes.  Pages, feeds and forms are not shared.
+# or X-Request-ID) learns the methods the API takes, and that the headers it asks to send are taken:
+# a fixed list of those the API reads failed a client's GET setting Content-Type, Cache-Control or
+# Authorization, which the API ignores (a QA pass).  Echoed rather than "*": a wildcard does not cover
+# Authorization (Fetch), and the answer then varies with the header asked.  Pages, feeds and forms are
+# not shared.
 API_PREFIX = "/api/"
 CORS_HEADERS = (
     ("Access-Control-Allow-Origin", "*"),
@@ -36,9 +41,20 @@ CORS_HEADERS = (
 )
 PREFLIGHT_HEADERS = (
     ("Access-Control-Allow-Methods", "GET, HEAD"),
-    ("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since, X-Request-ID"),
     ("Access-Control-Max-Age", "86400"),
+    ("Vary", f"{HEADERS['Vary']}, Access-Control-Request-Headers"),
 )
+# The request headers the API reads: a preflight asking none, or asking in a form that is no list of
+# header names, is told these.
+READ_HEADERS = "If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since, X-Request-ID"
+_HEADER_NAMES = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*")
+
+
+def preflight_headers(asked: str) -> tuple[tuple[str, str], ...]:
+    """Return the headers a preflight is answered with, that asked to send the request headers *asked*
+    (its Access-Control-Request-Headers)."""
+    asked = asked.strip(" \t")
+    return (*PREFLIGHT_HEADERS, ("Access-Control-Allow-Headers", asked if _HEADER_NAMES.fullmatch(asked) else READ_HEADERS))
 
 
 def secured(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -66,7 +82,7 @@ class SecureHeaders:
         if environ.get("PATH_INFO", "").startswith(API_PREFIX):
             shared = CORS_HEADERS
             if environ.get("REQUEST_METHOD") == "OPTIONS" and "HTTP_ACCESS_CONTROL_REQUEST_METHOD" in environ:
-                shared += PREFLIGHT_HEADERS
+                shared += preflight_headers(environ.get("HTTP_ACCESS_CONTROL_REQUEST_HEADERS", ""))
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             return start_response(status, secured([*headers, *shared] if shared else headers), exc_info)
