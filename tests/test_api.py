@@ -767,6 +767,9 @@ def test_an_unknown_address_a_program_asks_for_is_a_json_error(client, path):
     # "/API/search" and "/healthz/" were HTML pages: a client parsing the error got markup.
     answer = client.get(path)
     assert answer.status_code == 404 and answer.get_json()["error"]["code"] == "not_found"
+    # The API's in any case carries its CORS header, that a page on another origin can read it: "/API/search"
+    # was the API's JSON without it (a QA pass); a probe's is not shared.
+    assert ("Access-Control-Allow-Origin" in answer.headers) == path.lower().startswith("/api")
 
 
 @pytest.mark.parametrize(

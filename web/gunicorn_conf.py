@@ -26,7 +26,7 @@ from search.cache import malloc_trim
 from search.params import MAX_QUERY_CHARS
 from web import WORKER_TIMEOUT_S, worker_class as configured_worker_class
 from web.observability import configure_logging, refused_line
-from web.security import API_PREFIX, CORS_HEADERS, HEADERS
+from web.security import CORS_HEADERS, HEADERS, is_api
 
 # No banner: gunicorn's Server header would name the software; ours names only the service.
 gunicorn.http.wsgi.SERVER = "topichub"
@@ -120,7 +120,7 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     # malformed request's 400: no page's script sends one (a review).  Where it is known, an /api/
     # address gets the API's JSON error and its CORS header whatever was refused, a page's address the page.
     extra: tuple[tuple[str, str], ...] = CORS_HEADERS if not path and status_int in (414, 431) else ()
-    if path.lower().startswith(API_PREFIX):
+    if is_api(path):
         code = "invalid_request" if status_int == 400 else reason.lower().replace(" ", "_")  # as web/errors.py names werkzeug's
         body = json.dumps({"error": {"code": code, "message": mesg}})
         content_type, extra = "application/json", CORS_HEADERS

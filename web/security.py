@@ -57,6 +57,12 @@ def preflight_headers(asked: str) -> tuple[tuple[str, str], ...]:
     return (*PREFLIGHT_HEADERS, ("Access-Control-Allow-Headers", asked if _HEADER_NAMES.fullmatch(asked) else READ_HEADERS))
 
 
+def is_api(path: str) -> bool:
+    """Whether *path* is the API's, in any case and without its final slash, as its errors are JSON
+    (web/errors.py): "/API/search" got the API's JSON 404 without the CORS header to read it (a QA pass)."""
+    return path[:len(API_PREFIX)].lower() in (API_PREFIX, API_PREFIX[:-1])  # "/api" itself is its whole path
+
+
 def secured(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Return a response's *headers* with each of HEADERS the app did not set itself added, less Server."""
     present = {name.lower() for name, _ in headers}
@@ -79,7 +85,7 @@ class SecureHeaders:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         shared: tuple[tuple[str, str], ...] = ()
-        if environ.get("PATH_INFO", "").startswith(API_PREFIX):
+        if is_api(environ.get("PATH_INFO", "")):
             shared = CORS_HEADERS
             if environ.get("REQUEST_METHOD") == "OPTIONS" and "HTTP_ACCESS_CONTROL_REQUEST_METHOD" in environ:
                 shared += preflight_headers(environ.get("HTTP_ACCESS_CONTROL_REQUEST_HEADERS", ""))
