@@ -140,6 +140,19 @@ def test_a_document_id_that_is_not_utf8_is_a_400_naming_the_id(client, path):
     assert really.status_code == 404 and "'\ufffd'" in really.get_json()["error"]["message"]
 
 
+@pytest.mark.parametrize(("path", "shown"), [("/api/documents/a%5Cb", "'a\\b'"),  # Python's repr: 'a\\\\b' in the JSON
+                                           ("/api/documents/%0D%0AX", "'\r\nX'"),  # "There is no page at this address"
+                                           ("/api/documents/" + "x" * 20_000, "at most 512 characters, this one is 20,000")])
+def test_a_document_no_id_names_is_a_404_naming_the_id_as_sent(client, path, shown):
+    # Not as the 400 of an id not UTF-8 on the same path did: no param, the id as Python quotes it, and a
+    # 20,000-character id repeated whole in a 20 KB answer though no id is longer than 512 (a QA pass).
+    response = client.get(path)
+    error = response.get_json()["error"]
+    assert response.status_code == 404 and error["code"] == "not_found" and error["param"] == "id"
+    assert error["message"].startswith("No document has") and shown in error["message"]
+    assert len(response.data) < 1000
+
+
 @pytest.mark.parametrize(
     ("query", "param"),
     [("per_page=5&per_page=abc", "per_page"), ("page=1&page=2", "page"), ("q=a&q=b", "q"), ("sort=newest&sort=listing", "sort")],

@@ -21,9 +21,10 @@ from web.health import SourceWatch
 class IdConverter(PathConverter):
     """A document id in a path (``<id:doc_id>``): any characters, "/" too, even first (``/events//lead``
     for ``/lead``).  index.schema.event_url percent-encodes the id, and the server decodes it before
-    routing; a route taking one is not to merge slashes."""
+    routing; a route taking one is not to merge slashes.  Line ends too: "." left out "\\n", and
+    ``/api/documents/%0D%0AX`` was the generic "There is no page at this address" (a QA pass)."""
 
-    regex = ".+?"
+    regex = "[\\s\\S]+?"
     part_isolating = False  # spans "/" (werkzeug decides it from the regex, which has none)
 
 

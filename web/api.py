@@ -18,12 +18,13 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.datastructures import MultiDict
 
+from corpus.jsonl import ID_MAX_LENGTH
 from index import store
 from search.params import SearchParams, parse_params
 from search.results import document_json
 from search.snapshot import ResourceShortage, Snapshot
 from web import get_search, site_root
-from web.errors import SHORTAGE_RETRY_S, shortage_message
+from web.errors import SHORTAGE_RETRY_S, error_response, shortage_message
 from web.health import SourceWatch, replica_origin
 from web.openapi import API_VERSION, spec
 from web.pages import search_url
@@ -166,13 +167,24 @@ def document(doc_id: str) -> Response:
     def answer() -> tuple[dict[str, object], str]:
         service = get_search()
         snap = service.snapshot()
-        doc = service.document(doc_id)
+        doc = service.document(doc_id) if len(doc_id) <= ID_MAX_LENGTH else None
         if doc is None:
-            abort(404, description=f"No document has the id {doc_id!r}.")
+            abort(_no_document(doc_id))
         similar = [document_json(other) for other in service.more_like_this(str(doc["id"]))]  # as stored (NFC or NFD)
         return {"document": document_json(doc), "more_like_this": similar, "snapshot": snap.id}, snap.id
 
     return _cached(("document", doc_id), answer)
+
+
+def _no_document(doc_id: str) -> Response:
+    """The 404 of an id no document has, naming the parameter as the 400 of an id not UTF-8 does.  The id
+    is quoted as sent, not as Python writes it ('a\\\\b' for a\\b in the JSON), and one longer than any
+    id can be is not repeated (a 20,000-character id was a 20 KB answer; a QA pass)."""
+    if len(doc_id) > ID_MAX_LENGTH:
+        message = f"No document has this id: an id is at most {ID_MAX_LENGTH} characters, this one is {len(doc_id):,}."
+    else:
+        message = f"No document has the id '{doc_id}'."
+    return error_response(404, "not_found", message, "id")
 
 
 @bp.get("/api/topics")

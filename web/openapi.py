@@ -29,6 +29,7 @@ from search.params import (
     MONTH_PATTERN,
     SORT_PATTERN,
 )
+from corpus.jsonl import ID_MAX_LENGTH
 from index.schema import KINDS
 from search.query import PREFIX_MIN_CHARS
 from search.results import FACET_VALUES_LISTED
@@ -615,7 +616,8 @@ PATHS: dict[str, Any] = {
                 "304": NOT_MODIFIED,
                 "400": _error("The id is not UTF-8 text once percent-decoded (invalid_parameter, param id), or a "
                               "parameter is not (x=%FF: param x)."),
-                "404": _error("No document has this id."),
+                "404": _error("No document has this id (not_found, param id); the message quotes the id, unless it is "
+                              f"longer than an id can be ({ID_MAX_LENGTH} characters)."),
                 "412": PRECONDITION_FAILED,
                 "503": UNAVAILABLE,
             },
