@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
-from index.schema import FACET_VALUE_MAX_CHARS, KINDS, normal_text
+from index.schema import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, normal_text
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -159,13 +159,26 @@ def _values(args: MultiMapping, name: str, bracketed: bool = True) -> tuple[str,
         return ()
     for value in given:  # before the value is read as the corpus stores it, which drops control characters
         _check_text(name, value)
-    values = [v for v in map(normal_text, given) if v]  # as the corpus stores them
-    if len(values) > MAX_FILTER_VALUES:
+    sent = [v for v in map(as_sent, given) if v]
+    if len(sent) > MAX_FILTER_VALUES:
         raise InvalidParameter(name, f"'{name}' may be given at most {MAX_FILTER_VALUES} times")
-    for value in values:
+    for value in sent:
         if len(value) > MAX_FILTER_CHARS:
             raise InvalidParameter(name, f"each '{name}' value may be at most {MAX_FILTER_CHARS} characters")
-    return tuple(dict.fromkeys(values))
+    return tuple(dict.fromkeys(map(normal_text, sent)))  # as the corpus stores them
+
+
+# normal_text's spaces and invisible characters: the text a client sent, whitespace collapsed, before it
+# is composed (NFC).  Its limits count this: composing lengthens some text (U+0958, a Devanagari letter
+# with its nukta, is two characters composed), and 2,049 such letters were refused as a q longer than
+# 4,096 characters, 33 as a topic longer than 64 (a QA pass).  Composed, it is at most three times as
+# long (Unicode's bound for NFC), which bounds what a search then reads.
+_CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def as_sent(text: str) -> str:
+    """Return *text* as normal_text reads it, less the composing: its length is what a limit counts."""
+    return " ".join(_CONTROL_CHARS.sub(" ", INVISIBLE.sub("", text)).split())
 
 
 def _indexed(args: MultiMapping, name: str) -> list[str]:
@@ -261,9 +274,10 @@ def parse_params(args: MultiMapping) -> SearchParams:
     _check_text("q", raw)
     # Control characters (NUL is refused) read as spaces, as a document's text has them (corpus/sanitize.py):
     # shown in a did-you-mean, they are then nothing bleach would change.  Filter values are read the same way.
-    q = normal_text(raw)
-    if len(q) > MAX_QUERY_CHARS:
-        raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters")
+    sent = as_sent(raw)
+    if len(sent) > MAX_QUERY_CHARS:
+        raise InvalidParameter("q", f"'q' may be at most {MAX_QUERY_CHARS} characters once whitespace is collapsed")
+    q = normal_text(sent)
     if len(_PREFIX.findall(q)) > MAX_PREFIXES:
         raise InvalidParameter("q", f"'q' may hold at most {MAX_PREFIXES} prefixes (words typed with a *)")
     bracketed = any("[" in key for key in args)  # a list form of some filter: looked for only then

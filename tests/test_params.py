@@ -55,6 +55,19 @@ def test_query_at_the_limits_is_accepted():
     assert len(parse(("q", " ".join(["w"] * (MAX_QUERY_CHARS // 2)))).q.split()) == MAX_QUERY_CHARS // 2
 
 
+def test_the_limits_count_the_characters_sent_not_those_composing_makes():
+    # U+0958 (a Devanagari letter with its nukta) is two characters composed (NFC): 2,049 of them were
+    # refused as more than 4,096, 33 in a topic as more than 64, though the client sent no more than
+    # the spec's maxLength (a QA pass).
+    letter = "\u0958"
+    assert len(parse(("q", letter * MAX_QUERY_CHARS)).q) == 2 * MAX_QUERY_CHARS  # searched composed
+    assert rejected(("q", letter * (MAX_QUERY_CHARS + 1))).message.endswith("once whitespace is collapsed")
+    for name in ("topic", "entity"):
+        (value,) = getattr(parse((name, letter * MAX_FILTER_CHARS)), name)
+        assert len(value) == 2 * MAX_FILTER_CHARS
+        assert rejected((name, letter * (MAX_FILTER_CHARS + 1))).param == name
+
+
 def test_a_query_of_many_prefixes_is_refused_before_it_is_looked_up():
     # Each prefix is looked up in the whole vocabulary before the time budget applies: 520 OR'd
     # two-letter prefixes kept a worker 3.5 s at 64k, and 30 s with explain=1.

@@ -513,7 +513,8 @@ PATHS: dict[str, Any] = {
             "parameters": [
                 {"name": "q", "in": "query", "description": (
                     f"The query: words, \"quoted phrases\", -excluded words, OR. At most {MAX_QUERY_CHARS} "
-                    f"characters once whitespace is collapsed; a longer text (a pasted paragraph) is searched by its "
+                    f"characters once whitespace is collapsed, counted as sent (before the composing below, which "
+                    f"may lengthen it); a longer text (a pasted paragraph) is searched by its "
                     f"{MAX_QUERY_WORDS} most informative words, and dropped_words says how many were left out. "
                     f"At most {MAX_PREFIXES} prefixes (words typed with a *, each looked up in the whole vocabulary); "
                     "more is a 400. "
