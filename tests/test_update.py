@@ -227,6 +227,28 @@ def test_updated_documents_get_related_topics_and_organisations(root, tmp_path):
     assert "data-centers-power" in stored["topics"]
 
 
+def test_an_update_keeps_the_event_count_of_a_topic_the_rules_assign(root, tmp_path):
+    # It was the build's: an event the rules put in data-centers-power added made its count 29 → 30 and
+    # event_count stayed 24; a networking event deleted, count 2 and event_count 3 (a QA pass).
+    def counts() -> dict[str, tuple[int, int]]:
+        return {t["slug"]: (t["count"], t["event_count"]) for t in SearchService(root).topics()["topics"]}
+
+    before = counts()
+    networking = [hit.id for hit in SearchService(root).search(SearchParams(topic=("networking",), kind=("event",))).hits
+                  if "data-centers-power" not in hit.topics]
+    doc = {"id": "nvidia-texas-campus", "title": "NVIDIA opens a Texas data center campus",
+           "summary": "The new data center draws 2GW of power for GPU training clusters.",
+           "topics": ["training-infrastructure"]}
+    update(write_jsonl(tmp_path / "c.jsonl", [doc, {"id": networking[0], "delete": True}]), root)
+    after = counts()
+    assert after["data-centers-power"] == (before["data-centers-power"][0] + 1, before["data-centers-power"][1] + 1)
+    assert after["networking"] == (before["networking"][0] - 1, before["networking"][1] - 1)
+    assert after["training-infrastructure"][1] == before["training-infrastructure"][1]  # as its topic page states it
+    # Edited to say nothing the rules look for, it is no longer among the events they put in the topic.
+    update(write_jsonl(tmp_path / "d.jsonl", [{**doc, "title": "NVIDIA opens a Texas office", "summary": "Sales staff."}]), root)
+    assert counts()["data-centers-power"] == before["data-centers-power"]
+
+
 def test_an_update_writes_a_topic_or_organisation_the_way_the_index_does(root, tmp_path):
     service = SearchService(root)
     update(write_jsonl(tmp_path / "c.jsonl", [NEW]), root)  # "Quokka Labs"
