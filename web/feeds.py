@@ -134,9 +134,14 @@ def search_feed() -> Response:
     if canonical != asked or dated_otherwise or listed:
         # Redirected, as the page is: a search has one feed, one address, one id and one title (the
         # reader subscribes to the address it lands on), rather than a copy under each spelling.
-        # Not permanent: the values are the snapshot's, and another snapshot may have other ones; but
-        # for a renamed topic's former slug, which the taxonomy says moved for good.
-        return redirect(feed_url(canonical), moved(snap, asked))
+        # Permanent where any snapshot would redirect so (a date bound written as read, a list form
+        # written plainly, values put in order): a feed reader updates a subscription only on a
+        # permanent redirect, and polled the address it was given for ever (a QA pass).  Not where a
+        # value is written in the snapshot's case, as the page's redirect is not: another snapshot may
+        # write it otherwise, and a browser keeps a 301 (one to "openai", then redirected back to
+        # "OpenAI", would loop); but for a renamed topic's former slug, which moved for good.
+        respelled = any(set(getattr(canonical, name)) != set(getattr(asked, name)) for name in FILTERS)
+        return redirect(feed_url(canonical), moved(snap, asked) if respelled else 301)
     params = asked.with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
     result = service.search(params)
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
