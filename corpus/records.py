@@ -168,7 +168,12 @@ def normal_text(text: str) -> str:
     """Return a query, topic or organisation as it is searched and stored: composed (NFC), without
     invisible characters, its spaces (and control characters) collapsed to one, so "cafe\u0301" sent
     by a macOS client, or "openai\u200b" pasted from a page, is the text the corpus wrote."""
-    return unicodedata.normalize("NFC", " ".join(_CONTROL_CHARS.sub(" ", INVISIBLE.sub("", text)).split()))
+    return unicodedata.normalize("NFC", collapsed(text))
+
+
+def collapsed(text: str) -> str:
+    """Return *text* as ``normal_text`` reads it, less the composing: what a length limit counts."""
+    return " ".join(_CONTROL_CHARS.sub(" ", INVISIBLE.sub("", text)).split())
 
 
 def slugify(text: str, max_length: int = SLUG_MAX_CHARS) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from index.dates import month_of, timestamp
-from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, LATIN_LETTERS, SLUG_MAX_CHARS, Record, guide_url, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, LATIN_LETTERS, normal_text, guide_url: for requests (search/)
+from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, LATIN_LETTERS, SLUG_MAX_CHARS, Record, collapsed, guide_url, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, LATIN_LETTERS, collapsed, normal_text, guide_url: for requests (search/)
 from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): markup pasted into a query
 from index.analysis import text_analyzer
 

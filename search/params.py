@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
-from index.schema import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, normal_text
+from index.schema import FACET_VALUE_MAX_CHARS, KINDS, collapsed, normal_text
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -168,17 +168,12 @@ def _values(args: MultiMapping, name: str, bracketed: bool = True) -> tuple[str,
     return tuple(dict.fromkeys(map(normal_text, sent)))  # as the corpus stores them
 
 
-# normal_text's spaces and invisible characters: the text a client sent, whitespace collapsed, before it
-# is composed (NFC).  Its limits count this: composing lengthens some text (U+0958, a Devanagari letter
-# with its nukta, is two characters composed), and 2,049 such letters were refused as a q longer than
-# 4,096 characters, 33 as a topic longer than 64 (a QA pass).  Composed, it is at most three times as
-# long (Unicode's bound for NFC), which bounds what a search then reads.
-_CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f]")
-
-
-def as_sent(text: str) -> str:
-    """Return *text* as normal_text reads it, less the composing: its length is what a limit counts."""
-    return " ".join(_CONTROL_CHARS.sub(" ", INVISIBLE.sub("", text)).split())
+# A limit counts the text a client sent, whitespace collapsed, before it is composed (NFC: index.schema
+# ``collapsed``): composing lengthens some text (U+0958, a Devanagari letter with its nukta, is two
+# characters composed), and 2,049 such letters were refused as a q longer than 4,096 characters, 33 as
+# a topic longer than 64 (a QA pass).  Composed, it is at most three times as long (Unicode's bound
+# for NFC), which bounds what a search then reads.
+as_sent = collapsed
 
 
 def _indexed(args: MultiMapping, name: str) -> list[str]:
