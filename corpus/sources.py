@@ -2,7 +2,8 @@
 
 A corpus is a folder (read with its subfolders, hidden ones such as ``.git`` aside), or a list of
 files and folders, holding topic pages (``<slug>.topic.txt``), guides
-(``<slug>.guide.txt``) and JSONL files (``*.jsonl`` or ``*.jsonl.gz``).  Records keep the order of
+(``<slug>.guide.txt``) and JSONL files (``*.jsonl`` or ``*.jsonl.gz``; ``*.ndjson``, ``*.ndjson.gz``),
+their suffixes in any case (``NAMING``).  Records keep the order of
 their sources, so "listing order" means: each topic page's events, then its guide, then JSONL lines.
 Every load is enriched (see corpus.enrich): records of the taxonomy's home topic get their related
 topics, and records of the gazetteer's topics the organisations they name.
@@ -41,7 +42,14 @@ DEFAULT_DIR = Path(__file__).resolve().parent / "data"
 RULE_FILES = (TAXONOMY_FILE, ORGANISATIONS_FILE, SYNONYMS_FILE)
 TOPIC_SUFFIX = ".topic.txt"
 GUIDE_SUFFIX = ".guide.txt"
-JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
+# NDJSON is JSONL under another name (one JSON value a line, UTF-8, LF): read as JSONL.  A .json file
+# is not: it is one JSON document (an array, an object over many lines), and corpus/data's rule files
+# are .json, so it is skipped and said to be (a QA pass: a folder's B.JSONL, c.ndjson and d.json were
+# skipped without a word, "built 1 document").
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
+# The naming rule, as the help, the docs and the refusals state it.
+NAMING = "*.topic.txt (topic pages), *.guide.txt (guides), *.jsonl, *.jsonl.gz, *.ndjson or *.ndjson.gz (JSONL), in any case"
+SKIPS_TOLD = 10  # files a folder build skips that are named in its warning; the rest counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +65,7 @@ class Corpus:
 
 
 def _kind(path: Path) -> str | None:
-    name = path.name
+    name = path.name.lower()  # an export named DOCS.JSONL is one (it was skipped without a word)
     if name.endswith(TOPIC_SUFFIX):
         return "topic"
     if name.endswith(GUIDE_SUFFIX):
@@ -72,25 +80,31 @@ def discover(paths: Iterable[str | Path]) -> tuple[Path, ...]:
     folder's in name order (``_files_in``)."""
     found: list[Path] = []
     seen: set[Path] = set()
+    skipped: list[Path] = []
     for entry in map(Path, paths):
         if entry.is_dir():
-            found.extend(_files_in(entry, seen))
+            found.extend(_files_in(entry, seen, skipped))
         elif entry.is_file() and _kind(entry):
             found.append(entry)
         elif entry.exists():
-            raise CorpusError(entry, None, "is not a topic page, guide or JSONL file")
+            raise CorpusError(entry, None, f"is not a topic page, guide or JSONL file by its name: a source is named {NAMING}")
         else:
             raise CorpusError(entry, None, "does not exist")
+    _tell_skipped(skipped)
     # Topic pages first, so that a guide can use its topic's name; JSONL last.
     order = {"topic": 0, "guide": 1, "jsonl": 2}
     return tuple(sorted(dict.fromkeys(found), key=lambda p: order[_kind(p) or "jsonl"]))
 
 
-def _files_in(folder: Path, seen: set[Path]) -> Iterator[Path]:
+def _files_in(folder: Path, seen: set[Path], skipped: list[Path]) -> Iterator[Path]:
     """Yield the source files in *folder* and its subfolders, in name order, a subfolder's files at its
     name's place; hidden folders (``.git``) and a folder already in *seen* (reached again through a
     link) are passed over.  Files in subfolders were skipped without a word, and a folder holding
-    only subfolders was said to hold no source file (a QA pass)."""
+    only subfolders was said to hold no source file (a QA pass).
+
+    A file whose name is no source's goes to *skipped* (to be warned of), but for a hidden one
+    (``.DS_Store``) and the enrichment rules (corpus/data's .json files); a link to nothing is refused:
+    it was skipped without a word, a source gone from the build."""
     if (real := folder.resolve()) in seen:
         return
     seen.add(real)
@@ -101,9 +115,29 @@ def _files_in(folder: Path, seen: set[Path]) -> Iterator[Path]:
     for entry in entries:
         if entry.is_dir():
             if not entry.name.startswith("."):
-                yield from _files_in(entry, seen)
-        elif entry.is_file() and _kind(entry):
-            yield entry
+                yield from _files_in(entry, seen, skipped)
+        elif entry.is_file():
+            if _kind(entry):
+                yield entry
+            elif not entry.name.startswith(".") and entry.resolve() not in RULE_FILES:
+                skipped.append(entry)
+        elif entry.is_symlink() and not entry.exists():
+            raise CorpusError(entry, None, f"is a link to {os.readlink(entry)}, which does not exist: nothing was "
+                                           "built; remove the link or restore what it points to")
+        else:  # a pipe, a socket or a device in the folder
+            skipped.append(entry)
+
+
+def _tell_skipped(skipped: list[Path]) -> None:
+    """Warn of the files a folder holds that are not read, naming the first SKIPS_TOLD."""
+    if not skipped:
+        return
+    named = ", ".join(map(str, skipped[:SKIPS_TOLD])) + (f" and {len(skipped) - SKIPS_TOLD:,} more" if len(skipped) > SKIPS_TOLD else "")
+    json_too = any(path.name.lower().endswith(".json") for path in skipped)
+    log.warning("warning: %d %s not read, as %s no source by %s name (%s): %s%s", len(skipped),
+                "file is" if len(skipped) == 1 else "files are", "it is" if len(skipped) == 1 else "they are",
+                "its" if len(skipped) == 1 else "their", NAMING, named,
+                "; a .json file is one JSON document: one holding a record a line is read once named .jsonl" if json_too else "")
 
 
 def fingerprint(sources: Sequence[Path]) -> str:

@@ -172,3 +172,42 @@ def test_a_source_folder_is_read_with_its_subfolders_in_name_order_hidden_ones_a
                         if self.name == "y" else listed(self))
     with pytest.raises(UnreadableSource, match="y: cannot be read: Permission denied"):
         discover([outer])
+
+
+def test_a_folder_reads_every_source_whatever_the_case_of_its_suffix_and_names_the_files_it_skips(tmp_path, caplog):
+    # QA: a folder of a.jsonl, B.JSONL, c.ndjson, d.json and a link to nothing, broken.jsonl, built
+    # "1 document", exit 0, and no word of the other four.
+    from click.testing import CliRunner
+
+    from web.cli import main
+
+    folder = tmp_path / "mixdir"
+    folder.mkdir()
+    for name in ("a.jsonl", "B.JSONL", "c.ndjson", "d.json", "notes.txt"):
+        write_jsonl(folder / name, [record(name, HOME.slug)])
+    (folder / ".DS_Store").touch()
+    (folder / "broken.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    build = ["build", "--no-semantic", "--index-dir", str(tmp_path / "ix")]
+
+    refused = CliRunner().invoke(main, [*build, str(folder)])
+    assert refused.exit_code == 1 and "broken.jsonl: is a link to" in refused.output and "does not exist" in refused.output
+    (folder / "broken.jsonl").unlink()
+
+    caplog.clear()
+    built = CliRunner().invoke(main, [*build, str(folder)])
+    assert built.exit_code == 0 and "built 3 documents" in built.output, built.output
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert "2 files are not read" in warned and str(folder / "d.json") in warned and str(folder / "notes.txt") in warned
+    assert "*.jsonl.gz" in warned and "named .jsonl" in warned and ".DS_Store" not in warned
+
+    named = CliRunner().invoke(main, [*build, str(folder / "d.json")])
+    assert named.exit_code == 1 and "d.json: is not a topic page, guide or JSONL file" in named.output
+    assert "*.topic.txt" in named.output and "*.jsonl.gz" in named.output
+    assert "*.guide.txt" in CliRunner().invoke(main, ["build", "--help"]).output
+
+
+def test_the_bundled_corpus_builds_without_a_word_of_its_rule_files(caplog):
+    from corpus.sources import discover
+
+    discover([DEFAULT_DIR])
+    assert not [r for r in caplog.records if "not read" in r.getMessage()]

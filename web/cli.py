@@ -357,6 +357,10 @@ def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, s
     SOURCES are topic pages, guides, JSONL files or folders of them, read with their subfolders
     (hidden ones such as .git aside; default: the bundled corpus, or $TOPICHUB_CORPUS).  The live
     index is untouched if anything fails.
+
+    A source's name says what it is: *.topic.txt (a topic page), *.guide.txt (a guide), *.jsonl,
+    *.jsonl.gz, *.ndjson or *.ndjson.gz (JSONL), in any case.  A folder's other files are not read,
+    and are named in a warning; a file named otherwise given itself is refused.
     """
     _check_semantic_switch()
     _build(sources, index_dir, procs=procs, wait=wait, semantic=semantic)
@@ -388,6 +392,9 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
     \b
     Each line of CHANGES is a document in the JSONL corpus format, which is added or replaces the document
     with its id, or {"id": "...", "delete": true}, which removes it.  See docs/operations.md.
+
+    CHANGES is read as JSONL (gzipped or not) whatever its name, a pipe's too: unlike a build's
+    sources, it can be nothing else.
     """
     with _writing(f"update the index in {index_dir}", stoppable="update"):
         from index.update import update as apply_update
