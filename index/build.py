@@ -270,8 +270,10 @@ def _read_known(path: Path) -> tuple[dict[str, Known], dict[str, object]] | str:
         # A segment Whoosh fails to open leaves the files it had opened to the collector, which warns.
         warnings.simplefilter("ignore", ResourceWarning)
         try:
-            meta = store.read_meta(path)
+            meta = store.read_meta(path, stoppable=True)  # a stop is honoured while it is read (store.check_files)
             return _known(meta, whoosh_index.open_dir(str(path))), meta
+        except store.Stopped:
+            raise
         except store.IndexUnavailable as exc:
             why = str(exc)
         except Exception as exc:  # noqa: BLE001 - Whoosh has no checksums: a damaged file raises anything
@@ -283,12 +285,14 @@ def _read_known(path: Path) -> tuple[dict[str, Known], dict[str, object]] | str:
 def _known(meta: dict[str, object], ix: whoosh_index.Index) -> dict[str, Known]:
     built = meta.get("built_at")
     fallback = parse_iso(built) if isinstance(built, str) else now_utc()
+    known: dict[str, Known] = {}
     try:
         with ix.searcher() as searcher:
-            return {
-                str(fields["id"]): Known(str(fields.get("first_seen") or fallback), fields.get("revised"), content_digest(fields))
-                for fields in searcher.reader().all_stored_fields()
-            }
+            for fields in searcher.reader().all_stored_fields():
+                store.check_stop()  # each document a safe point: at 64k they take a second or more to read
+                known[str(fields["id"])] = Known(str(fields.get("first_seen") or fallback), fields.get("revised"),
+                                                 content_digest(fields))
+            return known
     finally:
         ix.close()
 

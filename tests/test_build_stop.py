@@ -46,10 +46,22 @@ def send():
         os.kill(os.getpid(), sig)
 
 act = send
+
+def told(real, what):  # says on stderr that the command went on with *what* after the signal
+    def step(*args, **kwargs):
+        if sent:
+            print(f"after the signal: {what}", file=sys.stderr)
+        return real(*args, **kwargs)
+    return step
 """ + AFTER_STEP + """
 moment = sys.argv[1]
 if moment == "reading":
     corpus.sources.load_corpus = after(corpus.sources.load_corpus)
+elif moment == "checksumming":  # the published snapshot's first file, read for what it knows of each id
+    store._digest = after(store._digest)
+    index.build.whoosh_index.open_dir = told(index.build.whoosh_index.open_dir, "opened the published index")
+elif moment == "knowing":  # the published snapshot's first document
+    index.build.content_digest = told(after(index.build.content_digest), "read another document")
 elif moment == "indexing":
     index.build.indexed = after(index.build.indexed, when=lambda record, order, *rest: order == 10)
 elif moment == "waiting":  # for the lock another writer holds (--wait)
@@ -110,6 +122,17 @@ def test_a_build_told_to_stop_stops_in_one_line_and_publishes_nothing(published,
     root, before = published
     proc = signalled(moment, sig, "build", SEED, "--index-dir", root, "--procs", 1)
     assert_stopped(proc, "build", sig, root, before)
+    assert store.snapshot_ids(root) == [before[0]]
+
+
+@pytest.mark.parametrize("moment", ["checksumming", "knowing"])
+def test_a_build_told_to_stop_while_it_reads_the_published_snapshot_stops_there(published, moment):
+    # QA: at 64k, Ctrl-C took 4-5 s to stop a build that was checksumming and reading the published
+    # snapshot (for its documents' first-seen dates) to its end: the next file or document is not read.
+    root, before = published
+    proc = signalled(moment, "SIGINT", "build", SEED, "--index-dir", root, "--procs", 1)
+    assert "after the signal" not in proc.stderr, proc.stderr
+    assert_stopped(proc, "build", "SIGINT", root, before)
     assert store.snapshot_ids(root) == [before[0]]
 
 
