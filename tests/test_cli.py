@@ -999,3 +999,18 @@ def test_a_change_file_applied_again_publishes_nothing_and_says_why(built, tmp_p
     edited = write_jsonl(tmp_path / "d.jsonl", [{**NEW, "id": "quokka-a", "summary": "Said otherwise."}, {**NEW, "id": "quokka-b"}])
     third = CliRunner().invoke(main, ["update", str(edited), "--index-dir", str(built)])
     assert third.exit_code == 0 and "0 added, 2 replaced" in third.stdout and store.current_id(built) != served
+
+
+def test_an_update_of_dash_reads_its_changes_from_standard_input(built):
+    # QA: `printf '…' | topichub update --index-dir IX -` said "Invalid value for 'CHANGES': File '-'
+    # does not exist.", exit 2; /dev/stdin worked.
+    import subprocess
+
+    from tests.conftest import REPO, TOPICHUB
+
+    line = json.dumps({"id": "dash-quokka", "title": "Quokka read from a pipe", "summary": "s", "topics": ["t"]})
+    for name in ("-", "/dev/stdin"):
+        done = subprocess.run([TOPICHUB, "update", "--index-dir", str(built), name], input=line + "\n", text=True,
+                              capture_output=True, timeout=120, cwd=REPO)
+        assert done.returncode == 0 and ("1 added" if name == "-" else "says what the index already holds") in done.stdout, done.stderr
+    assert "dash-quokka" in CliRunner().invoke(main, ["search", "quokka", "--index-dir", str(built)]).output
