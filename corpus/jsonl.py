@@ -128,8 +128,30 @@ def _lines(handle: IO[bytes]) -> Iterator[bytes]:
 def _string(obj: dict[str, Any], key: str, path: Path, lineno: int) -> str:
     value = obj.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise CorpusError(path, lineno, f"{key!r} must be a non-empty string")
+        _refuse_misnamed(obj, key, path, lineno)
+        raise CorpusError(path, lineno, f"{key!r} must be a non-empty string{_not_a_number(value)}")
     return value.strip()
+
+
+def _in_another_case(obj: dict[str, Any], key: str) -> str | None:
+    """Return the field of *obj* that is *key* written in another case ("ID" for "id"), or None."""
+    return next((name for name in obj if isinstance(name, str) and name != key and name.lower() == key), None)
+
+
+def _refuse_misnamed(obj: dict[str, Any], key: str, path: Path, lineno: int) -> None:
+    """Raise CorpusError when the field *key* is missing but written in another case: an export's
+    {"ID": "a", "Title": …} was refused as "'id' must be a non-empty string", and the warning that
+    would name "ID" never came, as the id is read first (a QA pass)."""
+    if key not in obj and (other := _in_another_case(obj, key)) is not None:
+        raise CorpusError(path, lineno, f"{other!r} is no field: did you mean {key!r}? (a field's name is lower case)")
+
+
+def _not_a_number(value: Any) -> str:
+    """Return what to add to "must be a string" for a number: {"id": 5} said only "'id' must be a
+    non-empty string" (a QA pass), where it is the quotes that are missing."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f", not the number {value!r}: quote it (\"{value!r}\")"
+    return ""
 
 
 def facet_value_problem(key: str, value: str) -> str | None:
@@ -158,6 +180,8 @@ def _string_list(obj: dict[str, Any], key: str, path: Path, lineno: int, require
     value = [normal_text(plain_text(v)) for v in value] if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
     if value is not None and len(value) > FACET_VALUES_MAX_PER_RECORD and len(read := set(value)) > FACET_VALUES_MAX_PER_RECORD:
         _too_many(key, len(read), path, lineno)  # as the values read: "games" and "games\u200b" are one (a review)
+    if required and (value is None or not value):
+        _refuse_misnamed(obj, key, path, lineno)
     if value is None or not all(value):
         raise CorpusError(path, lineno, f"{key!r} must be a list of non-empty strings (of text once markup is removed)")
     for v in value:
@@ -213,7 +237,8 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
         )
     summary = obj.get("summary")
     if not isinstance(summary, str):
-        raise CorpusError(path, lineno, "'summary' must be a string")
+        _refuse_misnamed(obj, "summary", path, lineno)
+        raise CorpusError(path, lineno, f"'summary' must be a string{_not_a_number(summary)}")
     if len(summary) > RAW_SUMMARY_MAX_LENGTH:  # before sanitising: 5 MB of "&amp;" took over 13 minutes
         raise CorpusError(
             path, lineno,
@@ -233,7 +258,7 @@ def parse_line(obj: Any, path: Path, lineno: int, position: int) -> Record:
     for key in _OPTIONAL_STRINGS:
         value = obj.get(key)
         if value is not None and not isinstance(value, str):
-            raise CorpusError(path, lineno, f"{key!r} must be a string")
+            raise CorpusError(path, lineno, f"{key!r} must be a string{_not_a_number(value)}")
         extra[key] = value
     if extra["url"] is not None:
         extra["url"] = _source_url(extra["url"], path, lineno)
@@ -282,7 +307,8 @@ def _tell_unknown(obj: dict[str, Any], path: Path, lineno: int) -> None:
     for key in sorted(obj.keys() - FIELDS, key=str):
         if (path, key) not in _told:
             _told.add((path, key))
-            log.warning("%s:%d: unknown field %r ignored (a record's fields: %s)", path, lineno, key,
+            meant = f": did you mean {key.lower()!r}?" if isinstance(key, str) and key.lower() in FIELDS else ""
+            log.warning("%s:%d: unknown field %r ignored%s (a record's fields: %s)", path, lineno, key, meant,
                         ", ".join(sorted(FIELDS - {"delete"})))
 
 

@@ -66,6 +66,13 @@ def test_gzip_is_accepted(tmp_path):
         # Said as the line wrote it: "not True" was Python's word for JSON's true (QA pass Y).
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "kind": true}', "'kind' must be 'event' or 'guide', not true"),
         ('{"id": "a", "title": "T", "summary": 3, "topics": ["x"]}', "'summary' must be a string"),
+        # An export's field names in another case, and an unquoted number: "'id' must be a non-empty string"
+        # (the warning naming "ID" never came, the id being read first; a QA pass).
+        ('{"ID": "a", "Title": "A", "summary": "s", "topics": ["t"]}', "'ID' is no field: did you mean 'id'?"),
+        ('{"id": "a", "title": "A", "Summary": "s", "topics": ["t"]}', "'Summary' is no field: did you mean 'summary'?"),
+        ('{"id": "a", "title": "A", "summary": "s", "TOPICS": ["t"]}', "'TOPICS' is no field: did you mean 'topics'?"),
+        ('{"id": 5, "title": "A", "summary": "s", "topics": ["t"]}', """'id' must be a non-empty string, not the number 5: quote it ("5")"""),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": 2024}', "not the number 2024: quote it"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "last Tuesday"}', "'published' must be an ISO 8601"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-02-30"}', "'published' must be an ISO 8601"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "01/05/2024"}', "'published' must be an ISO 8601"),
@@ -344,6 +351,13 @@ def test_an_unknown_field_is_ignored_and_said_once_per_file_and_name(tmp_path):
     assert [r.id for r in records] == ["a", "b", "c"]  # the records still load
     assert said == [f"{path}:1: unknown field 'entites' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)",
                     f"{path}:2: unknown field 'publised' ignored (a record's fields: entities, id, kind, published, summary, title, topics, url)"]
+
+
+def test_an_optional_field_in_another_case_is_said_to_be_what_it_was_meant_for(tmp_path):
+    path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "Alpha", "summary": "", "topics": ["x"], "URL": "https://a.example"}])
+    records, said = _loaded_with_warnings(path)
+    assert records[0].url is None and said == [
+        f"{path}:1: unknown field 'URL' ignored: did you mean 'url'? (a record's fields: entities, id, kind, published, summary, title, topics, url)"]
 
 
 def test_a_url_that_is_no_web_link_is_dropped_and_said_once_per_file_and_scheme(tmp_path):
