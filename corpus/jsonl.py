@@ -21,6 +21,7 @@ import json
 import logging
 import re
 import sys
+import unicodedata
 import zlib
 from contextlib import contextmanager
 from collections.abc import Iterator
@@ -209,6 +210,12 @@ def check_id(doc_id: str, path: Path, lineno: int) -> str:
     if control:
         where = control.start() + 1
         raise CorpusError(path, lineno, f"'id' holds the control character {control[0]!r} at character {where}")
+    # Past _string's strip, which takes a lone no-break space: an id of zero-width spaces ("\u200b")
+    # made a document at /events/%E2%80%8B, shown as nothing (a QA pass).  Non-ASCII ids only, and
+    # all() stops at the first character seen: the 64k load does not notice it.
+    if not doc_id.isascii() and all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in doc_id):
+        raise CorpusError(path, lineno, f"'id' {doc_id!r} holds only invisible characters: an id must have "
+                                        "one that can be seen, as it is shown and is part of its URL (/events/<id>)")
     if doc_id in (".", ".."):  # a browser reads /events/. and /events/.. as folders, even encoded
         raise CorpusError(path, lineno, f"'id' {doc_id!r} cannot be part of a URL: browsers read it as a folder")
     return doc_id

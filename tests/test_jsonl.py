@@ -94,6 +94,9 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a\\tb", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character '\\t'"),
         ('{"id": "a\\u0085b", "title": "T", "summary": "S", "topics": ["x"]}', "'id' holds the control character"),
         ('{"id": "..", "title": "T", "summary": "S", "topics": ["x"]}', "'id' '..' cannot be part of a URL"),
+        # Zero-width spaces made a document at /events/%E2%80%8B, where a lone no-break space was refused (a QA pass).
+        ('{"id": "\\u200b", "title": "T", "summary": "S", "topics": ["x"]}', "'id' '\\u200b' holds only invisible characters"),
+        ('{"id": "\\u2060\\ufeff\\u00a0", "title": "T", "summary": "S", "topics": ["x"]}', "holds only invisible characters"),
         ('{"id": ".", "title": "T", "summary": "S", "topics": ["x"]}', "'id' '.' cannot be part of a URL"),
         (json.dumps({"id": "a" * 100_000, "title": "T", "summary": "S", "topics": ["x"]}), "'id' is 100,000 characters long; the limit is 512"),
         (json.dumps({"id": "a" * (ID_MAX_LENGTH + 1), "title": "T", "summary": "S", "topics": ["x"]}), "the limit is 512"),
