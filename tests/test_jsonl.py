@@ -80,6 +80,12 @@ def test_gzip_is_accepted(tmp_path):
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-05-01T25:00"}', "'published' must be an ISO 8601"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": 20240501}', "'published' must be a string"),
         ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply"),
+        # What Python's reader takes and JSON does not: the last of two ids was indexed without a word,
+        # NaN and Infinity kept as numbers (a QA pass).
+        ('{"id": "a", "id": "b", "title": "T", "summary": "S", "topics": ["x"]}', "the key 'id' is given twice in one object"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "x": {"k": 1, "k": 2}}', "the key 'k' is given twice"),
+        ('{"id": "a", "title": "T", "summary": "NaN", "topics": ["x"], "score": NaN}', "invalid JSON at column 71: NaN is not a JSON number"),
+        ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "n": [-Infinity]}', "at column 66: -Infinity is not a JSON number"),
         ('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "n": ' + "7" * 5000 + "}", "a number of 5,000 digits at column 65"),
         # A BOM is skipped only at the start of the file; further down it is named, not Python's "decode using utf-8-sig".
         ("\ufeff" + OK_LINE, "a byte-order mark (U+FEFF) starts the line: only the file's first line may begin with one"),
