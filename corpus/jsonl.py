@@ -352,11 +352,7 @@ def read_objects(path: Path) -> Iterator[tuple[int, Any]]:
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:  # a UTF-16 file was "invalid UTF-8 at byte 1", not named
-                    message = next((f"the file is in {name}, not UTF-8 (it starts with {name}'s byte-order mark, "
-                                    f"{bom.hex(' ').upper()}): save it as UTF-8"
-                                    for bom, name in _OTHER_ENCODINGS if lineno == 1 and raw.startswith(bom)),
-                                   f"invalid UTF-8 at byte {exc.start + 1} of the line ({exc.reason})")
-                    raise CorpusError(path, lineno, message) from exc
+                    raise CorpusError(path, lineno, not_utf8(raw, exc, lineno == 1, "of the line")) from exc
                 if lineno == 1 and line.startswith("\ufeff"):
                     line = line[1:]  # a byte-order mark, as many exports write one
                 if not line.strip():
@@ -376,6 +372,18 @@ def read_objects(path: Path) -> Iterator[tuple[int, Any]]:
         raise CorpusError(path, lineno + 1, f"cannot be read after line {lineno}: {exc}") from exc
 
 
+def not_utf8(raw: bytes, exc: UnicodeDecodeError, start: bool, within: str) -> str:
+    """Return why *raw* (a file's bytes from its *start*, or a line's) is not UTF-8, as *exc* found: in
+    UTF-16 or UTF-32 when it starts with their byte-order mark, else the byte (counted *within* the
+    file or the line) and the reason.  Topic pages and guides say it as JSONL files do: a topic page
+    saved as UTF-16 was ":1: is not valid UTF-8" (a QA pass)."""
+    for bom, name in _OTHER_ENCODINGS:
+        if start and raw.startswith(bom):
+            return (f"the file is in {name}, not UTF-8 (it starts with {name}'s byte-order mark, "
+                    f"{bom.hex(' ').upper()}): save it as UTF-8")
+    return f"invalid UTF-8 at byte {exc.start + 1} {within} ({exc.reason})"
+
+
 def _decode(line: str, path: Path, lineno: int) -> Any:
     """Return the JSON value of one line, or raise CorpusError at it."""
     if line.startswith("\ufeff"):  # the first line's is dropped: this one is further down (json.loads said it; decode does not)
@@ -389,6 +397,9 @@ def _decode(line: str, path: Path, lineno: int) -> Any:
             raise CorpusError(path, lineno, f"invalid JSON at column {constant.start(1) + 1}: {exc}") from None
         raise CorpusError(path, lineno, str(exc)) from None
     except json.JSONDecodeError as exc:
+        if line.count("\x00") * 3 >= len(line):  # UTF-16 without a byte-order mark: a NUL beside each ASCII character
+            raise CorpusError(path, lineno, "invalid JSON: every other byte of the line is NUL: the file looks like UTF-16 "
+                                            "(without a byte-order mark), not UTF-8: save it as UTF-8") from exc
         if "\r" in line.rstrip("\r\n") and exc.msg == "Extra data":  # "Extra data at column 61" named no cause
             raise CorpusError(path, lineno, "invalid JSON: records are separated by carriage returns alone (old Mac "
                                             "line ends): end each line with a line feed, \\n or \\r\\n") from exc

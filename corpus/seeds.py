@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from corpus.errors import CorpusError
+from corpus.jsonl import not_utf8
 from corpus.records import Event, GuideSection, Topic, normal_text, slugify, unique_anchors
 from corpus.sanitize import plain_text
 
@@ -30,11 +31,13 @@ _HEADING_MAX = 80
 
 
 def _lines(path: Path) -> list[str]:
+    raw = path.read_bytes()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise CorpusError(path, line, "is not valid UTF-8") from exc
+        line = raw[: exc.start].count(b"\n") + 1
+        raise CorpusError(path, line, not_utf8(raw, exc, True, "of the file")) from exc
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as read_text's universal newlines read them
     # Line by line, so that errors still name the line of the file.  A line ends at "\n" only (reading
     # the text turned "\r\n" and "\r" into "\n"), as in a JSONL file: str.splitlines also ends one at
     # a form feed, U+2028, NEL and the other Unicode breaks, which made a section of a guide's words

@@ -513,3 +513,13 @@ def test_a_file_in_utf_16_is_said_to_be_so(tmp_path, encoding, said):
     path.write_bytes(("\ufeff" + OK_LINE + "\n").encode(encoding))
     result = CliRunner().invoke(main, ["build", str(path), "--no-semantic", "--index-dir", str(tmp_path / "ix")])
     assert result.exit_code == 1 and result.output == f"Error: {path}:1: {said}\n"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_a_file_in_utf_16_without_its_byte_order_mark_is_said_to_look_so(tmp_path, encoding):
+    # QA: every other byte NUL, it said "invalid JSON: Expecting property name … at column 2".
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes((OK_LINE + "\n" + OK_LINE + "\n").encode(encoding))
+    result = CliRunner().invoke(main, ["build", str(path), "--no-semantic", "--index-dir", str(tmp_path / "ix")])
+    assert result.exit_code == 1 and result.output.startswith(f"Error: {path}:1: "), result.output
+    assert "looks like UTF-16 (without a byte-order mark), not UTF-8: save it as UTF-8" in result.output

@@ -134,7 +134,7 @@ def test_malformed_guide(tmp_path):
 def test_invalid_utf8_is_reported_with_its_line(tmp_path):
     path = tmp_path / "x.topic.txt"
     path.write_bytes(b"Name\nslug\xff\n")
-    with pytest.raises(CorpusError, match=r"x.topic.txt:2: is not valid UTF-8"):
+    with pytest.raises(CorpusError, match=r"x.topic.txt:2: invalid UTF-8 at byte 10 of the file \(invalid start byte\)"):
         load_topic_page(path)
 
 
@@ -213,3 +213,17 @@ def test_a_title_or_heading_is_one_line_whatever_spaces_it_holds(tmp_path):
     guide.write_text("Where it\tis  heading\nText under it.\n", encoding="utf-8")
     [section] = load_guide(guide, "t")
     assert section.heading == "Where it is heading"
+
+
+def test_a_topic_page_in_utf_16_is_said_to_be_so_and_a_bad_byte_by_its_place(tmp_path):
+    # QA: a topic page saved as UTF-16 (with its byte-order mark) said only ":1: is not valid UTF-8".
+    page = tmp_path / "t.topic.txt"
+    page.write_bytes(TOPIC_PAGE.read_text(encoding="utf-8").encode("utf-16"))
+    with pytest.raises(CorpusError, match=r"t.topic.txt:1: the file is in UTF-16, not UTF-8 \(it starts with UTF-16's "
+                                          r"byte-order mark, FF FE\): save it as UTF-8"):
+        load_topic_page(page)
+    raw = TOPIC_PAGE.read_bytes()
+    at = raw.index(b"Recent events")
+    page.write_bytes(raw[:at] + b"\xff" + raw[at + 1:])
+    with pytest.raises(CorpusError, match=rf"t.topic.txt:6: invalid UTF-8 at byte {at + 1} of the file \(invalid start byte\)"):
+        load_topic_page(page)
