@@ -1014,3 +1014,18 @@ def test_an_update_of_dash_reads_its_changes_from_standard_input(built):
                               capture_output=True, timeout=120, cwd=REPO)
         assert done.returncode == 0 and ("1 added" if name == "-" else "says what the index already holds") in done.stdout, done.stderr
     assert "dash-quokka" in CliRunner().invoke(main, ["search", "quokka", "--index-dir", str(built)]).output
+
+
+def test_a_build_indexes_with_as_many_processes_as_it_may_use_cpus_at_most_8(monkeypatch):
+    # QA: the help said "the CPU count", the code took min(8, os.cpu_count()), and os.cpu_count()
+    # counts the host's CPUs, not those the build may run on (taskset, a container's cpuset).
+    import web.cli
+
+    asked: list[int] = []
+    monkeypatch.setattr(web.cli, "_build", lambda sources, index_dir, procs, **rest: asked.append(procs))
+    for cpus, procs in ((range(2), 2), (range(64), 8)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, cpus=cpus: set(cpus))
+        monkeypatch.setattr(os, "cpu_count", lambda: 64)
+        assert CliRunner().invoke(main, ["build", "--no-semantic"]).exit_code == 0
+        assert asked.pop() == procs
+    assert "the CPUs this process may run on, at most 8" in " ".join(CliRunner().invoke(main, ["build", "--help"]).output.split())
