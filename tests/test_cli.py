@@ -1029,3 +1029,12 @@ def test_a_build_indexes_with_as_many_processes_as_it_may_use_cpus_at_most_8(mon
         assert CliRunner().invoke(main, ["build", "--no-semantic"]).exit_code == 0
         assert asked.pop() == procs
     assert "the CPUs this process may run on, at most 8" in " ".join(CliRunner().invoke(main, ["build", "--help"]).output.split())
+
+
+def test_publish_refuses_a_replica_folder_whose_parent_does_not_exist(built, tmp_path):
+    # QA: `publish --to /nonexistent/deep/dir` made the whole path and said published.
+    result = CliRunner().invoke(main, ["publish", "--index-dir", str(built), "--to", str(tmp_path / "replca" / "deep" / "index")])
+    assert result.exit_code == 2 and "its parent folder" in result.output and "does not exist" in result.output, result.output
+    assert not (tmp_path / "replca").exists()
+    made = CliRunner().invoke(main, ["publish", "--index-dir", str(built), "--to", str(tmp_path / "replica")])
+    assert made.exit_code == 0 and "published snapshot" in made.output, made.output  # a new replica's own folder is made

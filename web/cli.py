@@ -847,6 +847,11 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
     complete copy already there is not copied twice.
     """
     for target in targets:  # all of them before any is written to
+        # A new replica's folder is made, as its first publish makes it; a missing parent is a typo or
+        # a share not mounted: /nonexistent/deep/dir was made, path and all, and said published (a QA pass).
+        if not target.exists() and not target.parent.is_dir():
+            raise _OneLineError(f"--to {target}: its parent folder {target.parent} does not exist (a typo, or a share "
+                                "not mounted?): make it first; publish makes only the replica's folder itself")
         try:
             store.check_target(target)
         except store.NotAReplicaFolder as exc:
