@@ -745,6 +745,10 @@ def test_an_error_page_says_what_it_is_in_its_title_and_skip_link_and_in_its_own
     bad = client.get("/?q=stargate&page=0").get_data(as_text=True)
     assert "<title>That request could not be used – Topic hub search</title>" in bad
     assert "No event has the id" in client.get("/events/nope").get_data(as_text=True)  # a view's own words stay
+    # The id as sent, not as Python quotes it ('a\\\\b' for a\\b), and not repeated when longer than an id can be.
+    assert "No event has the id &#39;a\\b&#39;." in client.get("/events/a%5Cb").get_data(as_text=True)
+    long = client.get("/events/" + "x" * 20_000).get_data(as_text=True)
+    assert "an id is at most 512 characters" in long and "x" * 600 not in long
     assert "There is no page at this address" in client.get("/api/nothing").get_json()["error"]["message"]
 
 

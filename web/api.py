@@ -24,7 +24,7 @@ from search.params import SearchParams, parse_params
 from search.results import document_json
 from search.snapshot import ResourceShortage, Snapshot
 from web import get_search, site_root
-from web.errors import SHORTAGE_RETRY_S, error_response, shortage_message
+from web.errors import SHORTAGE_RETRY_S, error_response, shortage_message, unknown_id
 from web.health import SourceWatch, replica_origin
 from web.openapi import API_VERSION, spec
 from web.pages import search_url
@@ -177,14 +177,8 @@ def document(doc_id: str) -> Response:
 
 
 def _no_document(doc_id: str) -> Response:
-    """The 404 of an id no document has, naming the parameter as the 400 of an id not UTF-8 does.  The id
-    is quoted as sent, not as Python writes it ('a\\\\b' for a\\b in the JSON), and one longer than any
-    id can be is not repeated (a 20,000-character id was a 20 KB answer; a QA pass)."""
-    if len(doc_id) > ID_MAX_LENGTH:
-        message = f"No document has this id: an id is at most {ID_MAX_LENGTH} characters, this one is {len(doc_id):,}."
-    else:
-        message = f"No document has the id '{doc_id}'."
-    return error_response(404, "not_found", message, "id")
+    """The 404 of an id no document has, naming the parameter as the 400 of an id not UTF-8 does."""
+    return error_response(404, "not_found", unknown_id("document", doc_id), "id")
 
 
 @bp.get("/api/topics")

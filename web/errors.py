@@ -7,6 +7,7 @@ import logging
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
 
+from corpus.jsonl import ID_MAX_LENGTH
 from index.store import IndexUnavailable
 from search.params import InvalidParameter
 from search.snapshot import ResourceShortage
@@ -126,3 +127,12 @@ def register(app: Flask) -> None:
             return _unavailable(IndexUnavailable(f"the snapshot that answered {request.path} is damaged: {exc!r}"))
         log.exception("unexpected error on %s", request.path)
         return error_response(500, "internal_error", "Something went wrong on our side; the error was logged.")
+
+
+def unknown_id(what: str, doc_id: str) -> str:
+    """Return the message for an id no *what* (document, event) has: the id quoted as sent, not as
+    Python writes it ('a\\\\b' for a\\b), and one longer than any id can be not repeated (a 20,000-character
+    id was a 20 KB answer; a QA pass)."""
+    if len(doc_id) > ID_MAX_LENGTH:
+        return f"No {what} has this id: an id is at most {ID_MAX_LENGTH} characters, this one is {len(doc_id):,}."
+    return f"No {what} has the id '{doc_id}'."

@@ -31,7 +31,7 @@ from search.suggest import MAX_PREFIX_CHARS
 from web import get_search
 from web.boundary import sent_as_text
 from web.dates import exact, relative
-from web.errors import error_response
+from web.errors import error_response, unknown_id
 
 bp = Blueprint("pages", __name__)
 bp.add_app_template_global(relative)
@@ -510,7 +510,7 @@ def event(doc_id: str) -> str | Response:
         # A guide section's id (the API's /api/documents serves it): its place in its guide.
         return redirect(str(doc["url"]))
     if doc is None or doc.get("kind") != "event":
-        abort(404, description=f"No event has the id {doc_id!r}.")
+        abort(404, description=unknown_id("event", doc_id))  # as sent, not as Python quotes it
     return render_template(
         "event.html", doc=doc, similar=service.more_like_this(str(doc["id"])), label=service.snapshot().label, blocks=text_blocks,
         api_url="/api/documents/" + quote(str(doc["id"]), safe=""),  # this event and more like it, as JSON
@@ -572,7 +572,7 @@ def guide(topic: str) -> str | Response:
             name = snap.label("topic", topic)
             return error_response(404, "not_found", f"The topic {name} has no guide.",
                                   way_on=(search_url(SearchParams(topic=(topic,))), f"Events on {name}"))
-        abort(404, description=f"No guide for the topic {topic!r}.")
+        abort(404, description=f"No guide for the topic '{topic}'.")
     # This guide's sections as JSON, in its order: the search the API offers for them (/api/search
     # lists no more than MAX_PER_PAGE a page, a longer guide's "pages" says how many more there are).
     sections_json = SearchParams(topic=(topic,), kind=(GUIDE,), sort="listing", per_page=MAX_PER_PAGE)
