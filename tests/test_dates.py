@@ -63,6 +63,12 @@ def test_years_before_1000_keep_four_digits():
         ("2026-09-30T12:30:00Z", "2 months ago"),
         ("2027-12-01", "in 1 year"),
         ("2027-11-30T12:00:00Z", "in 11 months"),
+        # A day or more away, a date-time in calendar days, as a date: "1 day ago" stood beside a date of
+        # the same day said "yesterday", "in 1 day" beside one "in 2 days" (a QA pass).
+        ("2026-11-30T10:00:00Z", "yesterday"),
+        ("2026-12-03T11:00:00Z", "in 2 days"),
+        ("2026-11-29T23:00:00Z", "2 days ago"),
+        ("2026-11-30T13:00:00Z", "23 hours ago"),
     ],
 )
 def test_relative_wording(iso, said):

@@ -21,22 +21,23 @@ def relative(iso: str, now: datetime | None = None) -> str:
     """Return *iso* (a canonical date or UTC date-time) relative to *now*: "3 days ago", "in 2 hours"."""
     now = now or datetime.now(timezone.utc)
     moment = to_datetime(iso)
-    if is_date_only(iso):
+    seconds = int((now - moment).total_seconds())
+    if is_date_only(iso) or abs(seconds) >= 86_400:
+        # A day or more away, a date-time is worded in calendar days, as a date is: "2026-12-05T10:00Z"
+        # was "1 day ago" beside a "2026-12-05" said "yesterday", "2026-12-08T15:00Z" "in 1 day" beside
+        # a "2026-12-08" "in 2 days" (a QA pass).
         days = (now.date() - moment.date()).days
         if days == 0:
             return "today"
         if days in (1, -1):
             return "yesterday" if days == 1 else "tomorrow"
-        return _ago(abs(days), days < 0, moment, datetime.combine(now.date(), datetime.min.time(), timezone.utc))
-    seconds = int((now - moment).total_seconds())
+        return _ago(abs(days), days < 0, moment, datetime.combine(now.date(), moment.time(), timezone.utc))
     span = abs(seconds)
     if span < 60:
         return "just now"
     if span < 3600:
         return _said(span // 60, "minute", seconds < 0)
-    if span < 86_400:
-        return _said(span // 3600, "hour", seconds < 0)
-    return _ago(span // 86_400, seconds < 0, moment, now)
+    return _said(span // 3600, "hour", seconds < 0)
 
 
 def _ago(days: int, future: bool, moment: datetime, now: datetime) -> str:
