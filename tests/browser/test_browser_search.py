@@ -541,19 +541,3 @@ def test_the_results_say_they_are_being_replaced_while_a_ticked_filter_loads(pag
     assert said == ["true", "progress"]
     assert query_of(page)["topic"] == [value]
     expect(page.locator("#main")).not_to_have_attribute("aria-busy", "true")  # the new page is not busy
-
-
-def test_following_a_search_shows_a_feed_a_reader_can_read(page: Page):
-    # "Follow this search" showed the Atom source, escaped markup and all (a QA pass): the browser lays
-    # the feed out, says what a feed is for, and shows its entries' titles.
-    page.goto("/?q=stargate")
-    with page.expect_navigation():
-        page.get_by_role("link", name="Follow this search").click()
-    said = page.evaluate("getComputedStyle(document.documentElement, '::before').content")
-    assert "feed reader" in said
-    shown = page.evaluate("""() => [...document.querySelectorAll('entry > title')]
-        .filter(t => getComputedStyle(t).display !== 'none').length""")
-    assert shown > 0
-    assert page.evaluate("getComputedStyle(document.querySelector('entry > content')).display") == "none"
-    page.go_back()  # the fixture's closing screenshot is of a page, not of an XML document
-    expect(page.locator("#q")).to_have_value("stargate")
