@@ -84,6 +84,13 @@ def test_a_feed_reader_gets_atom_and_a_browser_the_same_feed_as_xml_it_lays_out(
     assert not feedparser.parse(reader.get_data()).bozo
 
 
+def test_a_feed_title_writes_its_dates_as_the_page_does(client):
+    # "· from 2024-05-28T05:00:00Z · until 2024-06-01", where the page says "from 28 May 2024, 05:00 UTC"
+    # and the same feed names a month "June 2024" (a QA pass).
+    _, parsed, _ = feed(client, "since=2024-05-28T05%3A00%3A00Z&until=2024-06-01")
+    assert parsed.feed.title.endswith("· from 28 May 2024, 05:00 UTC · until 1 June 2024"), parsed.feed.title
+
+
 def test_entries_carry_the_highlighted_snippet_as_escaped_html(client):
     response, parsed, root = feed(client, "q=library")
     raw = response.get_data(as_text=True)
