@@ -16,7 +16,6 @@ from collections.abc import Callable, Container, Iterable
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from multiprocessing.connection import Connection, wait
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
@@ -174,7 +173,7 @@ def build_corpus(
                     "schema_version": SCHEMA_VERSION,
                     "fingerprint": corpus.fingerprint,
                     "sources": [str(p) for p in corpus.sources],
-                    "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "built_at": now_utc(),  # with a Z, as every other time the service gives
                     "build_seconds": round(seconds, 3),
                     "build_doc_count": len(records),  # doc_count moves with updates; this stays (for /metrics)
                     **({"feed_floor": floor} if (floor := store.feed_floor(root)) else {}),  # after a rollback (index.store)

@@ -35,7 +35,6 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from dataclasses import field as dataclass_field
-from datetime import datetime, timezone
 from pathlib import Path
 
 from whoosh import index as whoosh_index
@@ -200,7 +199,7 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
             meta.update(
                 snapshot=snap_id,
                 doc_count=doc_count,
-                updated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                updated_at=now_utc(),  # with a Z, as every other time the service gives
             )
             if floor := store.feed_floor(root):  # served by a step back: its feeds' entries never go back before it
                 meta["feed_floor"] = floor

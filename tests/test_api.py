@@ -476,6 +476,8 @@ def test_healthz(client, index_dir):
     assert body["status"] == "ok" and body["doc_count"] == 57 and body["built_at"]
     assert body["snapshot"] == store.current_id(index_dir) and len(body["fingerprint"]) == 64
     assert body["sources_changed"] is False
+    # Its times with a Z, as every other time the API gives (it said "+00:00"; a QA pass).
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", body["built_at"]), body["built_at"]
 
 
 def test_healthz_notices_changed_sources_and_hashes_only_on_change(tmp_path, monkeypatch):

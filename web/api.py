@@ -20,6 +20,7 @@ from werkzeug.datastructures import MultiDict
 
 from corpus.jsonl import ID_MAX_LENGTH
 from index import store
+from index.dates import parse_iso
 from search.params import SearchParams, parse_params
 from search.results import document_json
 from search.snapshot import ResourceShortage, Snapshot
@@ -220,8 +221,9 @@ def healthz() -> tuple[Response, int]:
     body = {
         "status": "ok",
         "doc_count": snap.doc_count,
-        "built_at": meta.get("built_at"),
-        "updated_at": meta.get("updated_at"),
+        # With a Z, as every other time the API gives ("+00:00" in snapshots built before: a QA pass).
+        "built_at": _utc(meta.get("built_at")),
+        "updated_at": _utc(meta.get("updated_at")),
         "snapshot": snap.id,
         "schema_version": meta.get("schema_version"),
         "fingerprint": meta.get("fingerprint"),
@@ -261,3 +263,8 @@ def openapi() -> Response:
     response = jsonify(spec({rule.rule for rule in current_app.url_map.iter_rules()}))
     response.headers["Cache-Control"] = "public, max-age=300"
     return response
+
+
+def _utc(stamp: object) -> str | None:
+    """Return a snapshot's recorded time as a UTC date-time with a Z, None when it has none."""
+    return parse_iso(stamp) if isinstance(stamp, str) and stamp else None
