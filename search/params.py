@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from collections.abc import Iterator
 from typing import Protocol
 
-from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp
+from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp, to_datetime
 from index.schema import FACET_VALUE_MAX_CHARS, KINDS, collapsed, normal_text
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
@@ -309,8 +309,16 @@ def parse_params(args: MultiMapping) -> SearchParams:
     low, high = _instant(args, "since"), _instant(args, "until")
     if low is not None and high is not None and high < low:  # never what a reader means: say so
         raise InvalidParameter("until", f"'until' ({_raw_date(args, 'until')}) is before 'since' ({_raw_date(args, 'since')})")
-    # (Rounded to whole seconds as documents are dated, a window within one second may close before it
-    # opens, "since=…24.5Z&until=…24.6Z": it holds no document, and the answer says so with no result.)
+    opens, closes = params.date_range
+    if opens is not None and closes is not None and closes < opens:
+        # Documents are dated to the second, so a window within one second holds none: "since=…00.5Z&
+        # until=…00.7Z" was a 200 echoing since …01Z (the next whole second) and until …00Z (the fraction
+        # dropped), and every link of its page, its feed's redirect too, was then a 400 (a QA pass).
+        # No two whole seconds can write it in order: it is refused, naming what would hold a second.
+        raise InvalidParameter(
+            "until", f"'since' ({_in_utc(args, 'since')}) and 'until' ({_in_utc(args, 'until')}) hold no whole second "
+                     f"between them, and documents are dated to the second (a fraction moves 'since' to the next): give "
+                     f"'until' {params.since} or later, or 'since' {format_utc(to_datetime(params.since) - timedelta(seconds=1))} or earlier")
     return params
 
 
@@ -321,6 +329,17 @@ def _raw_date(args: MultiMapping, name: str) -> str:
 
 
 _FRACTION = re.compile(r"\.[0-9]*[1-9]")  # a fraction of a second that is not zero
+
+
+def _in_utc(args: MultiMapping, name: str) -> str:
+    """Return date parameter *name* (already checked by ``_date``) as read, in UTC: a date as it is,
+    a date-time with its fraction of a second as sent (trailing zeros dropped), to say why a bound is refused."""
+    raw = _raw_date(args, name)
+    if is_date_only(parse_iso(raw)):
+        return parse_iso(raw)
+    fraction = re.search(r"[.,]([0-9]+)", raw)
+    digits = fraction.group(1).rstrip("0") if fraction else ""
+    return parse_iso(raw)[:-1] + (f".{digits}" if digits else "") + "Z"
 
 
 def _instant(args: MultiMapping, name: str) -> float | None:

@@ -967,3 +967,13 @@ def test_a_request_reads_one_snapshot_though_a_publish_lands_while_it_is_answere
     looks = iter([before])
     topics = client.get("/api/topics").get_json()
     assert topics["snapshot"] == before.id and topics["topics"][0]["count"] == 3  # each count from that snapshot
+
+
+@pytest.mark.parametrize("path", ["/", "/api/search", "/feeds/search.atom"])
+def test_a_window_within_one_second_is_a_400_not_a_page_whose_links_are(client, path):
+    # "/?since=…00.5Z&until=…00.7Z" was a 200 echoing since …01Z and until …00Z, so its feed and API
+    # links, and the feed's redirect, were 400s "until before since" (a QA pass).
+    response = client.get(f"{path}?since=2024-05-28T10:00:00.5Z&until=2024-05-28T10:00:00.7Z")
+    assert response.status_code == 400
+    assert "no whole second" in response.get_data(as_text=True)
+    assert client.get(f"{path}?since=2024-05-28T10:00:00.5Z&until=2024-05-28T10:00:01Z").status_code in (200, 301, 302, 308)

@@ -230,19 +230,24 @@ def test_a_date_time_as_rfc_3339_and_its_clients_write_it_is_read(sent, read):
 
 
 @pytest.mark.parametrize(
-    ("since", "until"),
+    ("since", "until", "later", "earlier"),
     [
-        ("2026-12-04T09:02:24.5Z", "2026-12-04T09:02:24.6Z"),  # within one second: 24.5 opens at 25
-        ("2026-12-04T09:02:24.5Z", "2026-12-04T09:02:24.5Z"),
-        ("2026-12-04T23:59:59.5Z", "2026-12-04"),  # a date-only until takes in its whole day
+        ("2026-12-04T09:02:24.5Z", "2026-12-04T09:02:24.6Z", "2026-12-04T09:02:25Z", "2026-12-04T09:02:24Z"),
+        ("2026-12-04T09:02:24.5Z", "2026-12-04T09:02:24.5Z", "2026-12-04T09:02:25Z", "2026-12-04T09:02:24Z"),
+        ("2026-12-04T23:59:59.5Z", "2026-12-04", "2026-12-05T00:00:00Z", "2026-12-04T23:59:59Z"),  # its whole day
     ],
 )
-def test_a_window_in_the_right_order_is_never_refused(since, until):
-    # A poller's since=<last poll>&until=<now> got a 400 "'until' (…24Z) is before 'since' (…25Z)",
-    # values it never sent, when both fell in one second (QA pass U): it holds no document.
-    params = parse(("since", since), ("until", until))
-    low, high = params.date_range
-    assert low is not None and high is not None and high < low  # no whole second between: nothing found
+def test_a_window_holding_no_whole_second_is_refused_saying_what_would_hold_one(since, until, later, earlier):
+    # It was a 200 echoing since …25Z (the next whole second) and until …24Z (the fraction dropped):
+    # the page's feed and API links, and the feed's redirect, were each a 400 "'until' is before 'since'"
+    # (a QA pass).  The bounds are named as sent, and what to give instead.
+    error = rejected(("since", since), ("until", until))
+    assert error.param == "until" and "no whole second" in error.message
+    assert f"({since})" in error.message and f"({until})" in error.message
+    assert f"'until' {later} or later" in error.message and f"'since' {earlier} or earlier" in error.message
+    # What it says to give is a window of one whole second, answered.
+    assert parse(("since", since), ("until", later)).date_range[0] == parse(("since", since), ("until", later)).date_range[1]
+    assert parse(("since", earlier), ("until", until)).since == earlier
 
 
 def test_until_before_since_names_the_values_as_sent():

@@ -538,7 +538,8 @@ PATHS: dict[str, Any] = {
                                                                  f"fraction of one moves the bound to the next). {DATE_PARAM}",
                   "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-05-01"},
                 {"name": "until", "in": "query", "description": f"Only documents dated at or before this (a date takes in "
-                                                                 f"its whole day); before since, the answer is a 400 naming until. {DATE_PARAM}",
+                                                                 f"its whole day); before since, or with no whole second between them "
+                                                                 f"(since=…00.5Z&until=…00.7Z), the answer is a 400 naming until. {DATE_PARAM}",
                  "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-12-31"},
                 {"name": "sort", "in": "query", "description": (
                     "relevance (default with q), newest (published, else first_seen; default without q; with q, "
