@@ -505,8 +505,9 @@ PATHS: dict[str, Any] = {
                 "are read composed (NFC), without invisible characters, as the corpus stores them. A parameter "
                 "whose percent-encoding is not UTF-8 (q=%FF) is a 400 naming it, and so is q, page, per_page, sort, "
                 "explain, since or until given twice with different values (the first would win unseen; an empty "
-                "value, blanks around one, a number's leading zeros and the case of sort or explain do not make "
-                "it different: q=&q=stargate is stargate). A "
+                "value, blanks around one, a number's leading zeros, the case of sort or explain and the spelling "
+                "of one moment in since or until (…T12:00%2B02:00 and …T10:00:00Z) do not make it different: "
+                "q=&q=stargate is stargate). A "
                 "parameter this operation does not define is ignored (a cache-buster such as _=123, a tracking "
                 "tag): check the spelling of per_page, not per-page, when a setting seems to have no effect."
             ),
