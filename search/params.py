@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, replace
@@ -202,17 +203,36 @@ def _date(args: MultiMapping, name: str) -> str | None:
         return None
     message = f"'{name}' must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z)"
     if not re.fullmatch(DATE_PATTERN[1:-1], raw):
-        raise InvalidParameter(name, message)
+        raise InvalidParameter(name, _past_the_month(name, raw) or message)
+    # Off the calendar in UTC, a bound says which end and why: until=9999-12-31T23:59:59-01:00 was told
+    # of since's rounding, which it has none of (a QA pass).
+    end = "before year 1" if raw.startswith("0001") else "after year 9999"
     try:
         canonical = parse_iso(raw)  # to the second, as documents are dated
-        if name == "since" and len(canonical) > 10 and _FRACTION.search(raw):
-            # 08:00:00.5 leaves out what was dated 08:00:00: the bound is the next whole second.
+    except ValueError:  # its offset takes it off the calendar
+        raise InvalidParameter(name, f"'{name}' ({raw}) is {end} in UTC once its offset is applied") from None
+    if name == "since" and len(canonical) > 10 and _FRACTION.search(raw):
+        # 08:00:00.5 leaves out what was dated 08:00:00: the bound is the next whole second.
+        try:
             canonical = format_utc(datetime.fromisoformat(raw) + timedelta(seconds=1))
-        return canonical
-    except (ValueError, OverflowError):  # its offset, or the second after 9999-12-31T23:59:59.5, is off the calendar
-        raise InvalidParameter(
-            name, f"'{name}' is before year 1 or after year 9999 in UTC (once its offset is applied, and for "
-                  "'since' with a fraction of a second, at the next whole second)") from None
+        except OverflowError:  # the second after 9999-12-31T23:59:59.5
+            raise InvalidParameter(
+                name, f"'since' ({raw}) is after year 9999 in UTC at its next whole second (documents are dated "
+                      "to the second: a fraction of one moves 'since' to the next)") from None
+    return canonical
+
+
+def _past_the_month(name: str, raw: str) -> str | None:
+    """Return what to say of a date bound whose day is past its month's end (2025-02-29, 2024-04-31),
+    else None: such a day got the message for a date written wrong, though it is written right (a QA pass)."""
+    day = re.match(r"([0-9]{4})-(0[1-9]|1[0-2])-(29|30|31)(?![0-9])", raw)
+    if day is None or day[1] == "0000":
+        return None
+    year, month = int(day[1]), int(day[2])
+    days = calendar.monthrange(year, month)[1]
+    if int(day[3]) <= days:
+        return None
+    return f"'{name}' ({raw}) names no day: {calendar.month_name[month]} {day[1]} has {days} days"
 
 
 def one_value(args: MultiMapping, name: str) -> str | None:
@@ -316,7 +336,8 @@ def parse_params(args: MultiMapping) -> SearchParams:
         params = params.with_(sort=None)
     low, high = _instant(args, "since"), _instant(args, "until")
     if low is not None and high is not None and high < low:  # never what a reader means: say so
-        raise InvalidParameter("until", f"'until' ({_raw_date(args, 'until')}) is before 'since' ({_raw_date(args, 'since')})")
+        # Each as read in UTC: "'until' (…T12:00Z) is before 'since' (…T10:00-05:00)" hid why (a QA pass).
+        raise InvalidParameter("until", f"'until' ({_as_read_in_utc(args, 'until')}) is before 'since' ({_as_read_in_utc(args, 'since')})")
     opens, closes = params.date_range
     if opens is not None and closes is not None and closes < opens:
         # Documents are dated to the second, so a window within one second holds none: "since=…00.5Z&
@@ -348,6 +369,12 @@ def _in_utc(args: MultiMapping, name: str) -> str:
     """Return date parameter *name* (already checked by ``_date``) as read, in UTC: a date as it is,
     a date-time with its fraction of a second as sent (trailing zeros dropped), to say why a bound is refused."""
     return _utc_reading(_raw_date(args, name))
+
+
+def _as_read_in_utc(args: MultiMapping, name: str) -> str:
+    """Return ``_in_utc`` of date parameter *name*, and what was sent when it had an offset to apply."""
+    read, sent = _in_utc(args, name), _raw_date(args, name)
+    return f"{read}, sent as {sent}" if re.search(r"[T ][0-9:.,]+[+-]", sent) else read
 
 
 def _utc_reading(raw: str) -> str:

@@ -250,11 +250,31 @@ def test_a_window_holding_no_whole_second_is_refused_saying_what_would_hold_one(
     assert parse(("since", earlier), ("until", until)).since == earlier
 
 
-def test_until_before_since_names_the_values_as_sent():
-    with pytest.raises(InvalidParameter) as caught:
-        parse(("since", "2026-12-04T10:00+02:00"), ("until", "2026-12-04T07:59Z"))
-    assert caught.value.param == "until"
-    assert "2026-12-04T07:59Z" in str(caught.value) and "2026-12-04T10:00+02:00" in str(caught.value)
+def test_until_before_since_names_the_values_as_read_in_utc_and_as_sent():
+    # "'until' (…T12:00Z) is before 'since' (…T10:00-05:00)" hid why: 10:00-05:00 is 15:00 in UTC (a QA pass).
+    error = rejected(("since", "2024-05-28T10:00-05:00"), ("until", "2024-05-28T12:00Z"))
+    assert error.param == "until"
+    assert error.message == ("'until' (2024-05-28T12:00:00Z) is before 'since' (2024-05-28T15:00:00Z, sent as "
+                             "2024-05-28T10:00-05:00)")
+    assert rejected(("since", "2024-06-02"), ("until", "2024-06-01")).message == "'until' (2024-06-01) is before 'since' (2024-06-02)"
+
+
+@pytest.mark.parametrize(("sent", "said"), [("2025-02-29", "February 2025 has 28 days"), ("2024-04-31", "April 2024 has 30 days"),
+                                            ("2024-02-30T10:00Z", "February 2024 has 29 days")])
+@pytest.mark.parametrize("name", ["since", "until"])
+def test_a_day_past_its_months_end_is_said_to_be_one(name, sent, said):
+    # It got "must be an ISO 8601 date (2024-05-01) …", as if written wrong (a QA pass).
+    error = rejected((name, sent))
+    assert error.param == name and said in error.message and "ISO 8601" not in error.message
+
+
+def test_a_bound_off_the_calendar_in_utc_is_told_its_own_reason():
+    # until=9999-12-31T23:59:59-01:00 was told how since rounds a fraction of a second (a QA pass).
+    until = rejected(("until", "9999-12-31T23:59:59-01:00")).message
+    assert "after year 9999" in until and "offset" in until and "fraction" not in until and "since" not in until
+    since = rejected(("since", "9999-12-31T23:59:59.5Z")).message
+    assert "after year 9999" in since and "next whole second" in since and "offset" not in since
+    assert "before year 1" in rejected(("since", "0001-01-01T00:00+01:00")).message
 
 
 @pytest.mark.parametrize(
