@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from collections.abc import Iterator
 from typing import Protocol
 
-from index.dates import format_utc, is_date_only, is_month, parse_iso, timestamp, to_datetime
+from index.dates import DATE_PATTERN, format_utc, is_date_only, is_month, parse_iso, timestamp, to_datetime
 from index.schema import FACET_VALUE_MAX_CHARS, KINDS, collapsed, normal_text
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
@@ -32,21 +32,15 @@ FILTERS = ("topic", "entity", "kind", "month")
 SINGLE_VALUED = ("q", "page", "per_page", "sort", "explain", "since", "until")
 DATE_BOUNDS = ("since", "until")  # a document's date (published, else first_seen) within them, inclusive
 _DAY_S = 86_400
-# What since and until accept, exactly (the OpenAPI spec states it): an ISO 8601 extended date, real
-# on the calendar (leap days in leap years only), optionally a time and an offset (none means UTC).
-_YEAR = "(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"
-_MONTH_DAY = ("(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
-              "|02-(?:0[1-9]|1[0-9]|2[0-8]))")
-_LEAP_DAY = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29"
-# RFC 3339 allows a lower-case "t" and "z", and Go's RFC3339Nano writes nine digits of a second's
-# fraction: both were a 400 (a QA pass).  The value is read in upper case (``_raw_date``).
-# RFC 3339 (5.6) also lets a space stand for the "T", as SQL and Python's str() write a date-time, and
-# strftime's %z writes an offset without its colon (+0200): both were a 400 (QA passes X and Q).
-_TIME = r"[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,9})?)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9])?"
-DATE_PATTERN = f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})(?:{_TIME})?$"
-# The same with a space for the "+" of an offset: a URL's query reads an unencoded "+" as a space, so
+# What since and until accept, exactly (the OpenAPI spec states it), is what a record's published
+# accepts (index/dates.py DATE_PATTERN).  RFC 3339 allows a lower-case "t" and "z", and Go's RFC3339Nano
+# writes nine digits of a second's fraction: both were a 400 (a QA pass).  The value is read in upper
+# case (``_raw_date``).  RFC 3339 (5.6) also lets a space stand for the "T", as SQL and Python's str()
+# write a date-time, and strftime's %z writes an offset without its colon (+0200): both were a 400 (QA
+# passes X and Q).
+# A space for the "+" of an offset: a URL's query reads an unencoded "+" as a space, so
 # "since=2026-03-01T09:00+02:00" typed as the README writes it arrives as "…T09:00 02:00".
-_PLUS_AS_SPACE = re.compile(r"([T ][0-9:.]+) ((?:[01][0-9]|2[0-3]):?[0-5][0-9])$")
+_PLUS_AS_SPACE = re.compile(r"([T ][0-9:.,]+) ((?:[01][0-9]|2[0-3])(?::?[0-5][0-9])?)$")
 _BLANK = " \t\n\r\f\v"  # around a date, or all of it (a form's empty date field): no bound
 # What since and until accept: a date with blanks around it, or blanks only (the spec states it).
 DATE_PARAM_PATTERN = (r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1].replace("[Zz]|[+-]", "[Zz]|[+ -]") + r"[ \t\n\r\f\v]*)?$")
@@ -225,12 +219,12 @@ def _date(args: MultiMapping, name: str) -> str | None:
 def _past_the_month(name: str, raw: str) -> str | None:
     """Return what to say of a date bound whose day is past its month's end (2025-02-29, 2024-04-31),
     else None: such a day got the message for a date written wrong, though it is written right (a QA pass)."""
-    day = re.match(r"([0-9]{4})-(0[1-9]|1[0-2])-(29|30|31)(?![0-9])", raw)
+    day = re.match(r"([0-9]{4})(-?)(0[1-9]|1[0-2])\2(29|30|31)(?![0-9])", raw)
     if day is None or day[1] == "0000":
         return None
-    year, month = int(day[1]), int(day[2])
+    year, month = int(day[1]), int(day[3])
     days = calendar.monthrange(year, month)[1]
-    if int(day[3]) <= days:
+    if int(day[4]) <= days:
         return None
     return f"'{name}' ({raw}) names no day: {calendar.month_name[month]} {day[1]} has {days} days"
 
@@ -362,7 +356,7 @@ def _as_date(value: str) -> str:
     return _PLUS_AS_SPACE.sub(r"\1+\2", value.strip(_BLANK).upper())
 
 
-_FRACTION = re.compile(r"\.[0-9]*[1-9]")  # a fraction of a second that is not zero
+_FRACTION = re.compile(r"[.,][0-9]*[1-9]")  # a fraction of a second that is not zero
 
 
 def _in_utc(args: MultiMapping, name: str) -> str:

@@ -5,8 +5,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+from werkzeug.datastructures import MultiDict
 
+from corpus.errors import CorpusError
+from corpus.jsonl import load_jsonl
 from index.dates import as_date_time, month_label, month_of, parse_iso, timestamp
+from search.params import InvalidParameter, parse_params
 from web.dates import exact, relative
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -17,6 +21,45 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 def test_what_is_not_an_iso_date_is_refused(text):
     with pytest.raises(ValueError, match="ISO 8601|valid"):
         parse_iso(text)
+
+
+# The one set a record's published and the since and until parameters read (index/dates.py DATE_PATTERN).
+READ = [
+    ("20240301", "2024-03-01"),  # ISO 8601's basic form, which published always took
+    ("20240301T093000Z", "2024-03-01T09:30:00Z"),  # as iCalendar writes it
+    ("20240301T0930+0130", "2024-03-01T08:00:00Z"),
+    ("2024-06-01T01:00:00+02", "2024-05-31T23:00:00Z"),  # an offset of hours alone, as PostgreSQL writes it
+    ("2024-06-01T01", "2024-06-01T01:00:00Z"),  # a time to the hour
+    ("2024-06-01T01:00:00,5Z", "2024-06-01T01:00:00Z"),  # ISO 8601's decimal comma
+]
+REFUSED = ["2024-06-01T01:00:00+00:00:30", "2024-06-01T01:00:00-0100:30",  # an offset with seconds
+           "2024-03-01T093000", "20240301T09:30",  # half basic, half extended
+           "2024-03-01T09:30:00.1234567890Z"]  # more than 9 digits of a second
+
+
+@pytest.mark.parametrize(("text", "read"), READ)
+def test_a_record_and_a_date_bound_read_one_set_of_forms(text, read):
+    # published took 20240301, +02, T01 and a comma that since and until refused (a QA pass).
+    assert parse_iso(text) == read
+    assert parse_params(MultiDict({"until": text})).until == read
+
+
+@pytest.mark.parametrize("text", REFUSED)
+def test_a_form_outside_the_set_is_refused_by_a_record_and_a_date_bound(text):
+    with pytest.raises(ValueError, match="ISO 8601"):
+        parse_iso(text)
+    with pytest.raises(InvalidParameter):
+        parse_params(MultiDict({"since": text}))
+
+
+def test_a_records_offset_with_seconds_is_refused_at_its_file_and_line(tmp_path):
+    # fromisoformat read 2024-06-01T01:00:00+00:00:30, no ISO 8601 form, as 00:59:30Z (a QA pass).
+    path = tmp_path / "docs.jsonl"
+    path.write_text('{"id": "a", "title": "T", "summary": "S", "topics": ["x"], "published": "2024-06-01T01:00:00+00:00:30"}\n',
+                    encoding="utf-8")
+    with pytest.raises(CorpusError) as info:
+        list(load_jsonl(path))
+    assert info.value.line == 1 and str(path) in str(info.value) and "offset with seconds" in str(info.value)
 
 
 def test_a_date_counts_from_its_midnight_utc_and_a_date_time_is_exact():

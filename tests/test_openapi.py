@@ -166,7 +166,10 @@ def test_a_date_bound_is_accepted_exactly_when_the_documented_pattern_says(clien
     pattern = parameter["schema"]["pattern"]
     for value in ["", " ", "\t", "2024-05-01", " 2024-05-01 ", "2024-05-01T09:30:00Z", "2024-02-30", "x",
                   "2024-05-01\u00a0", "\u20032024-05-01", "2024-05-01x", "2024-05-01T09:30 02:00", "2024-05-01T09:30 -02:00",
-                  "2024-05-01 02:00", "2024-05-01T09:30  02:00", "2024-05-01T09:30Z 02:00"]:
+                  "2024-05-01 02:00", "2024-05-01T09:30  02:00", "2024-05-01T09:30Z 02:00",
+                  # The forms a record's published takes too (index/dates.py), and some it refuses (a QA pass).
+                  "20240501", "20240501T093000Z", "2024-05-01T09+02", "2024-05-01T09:30 02", "2024-05-01T09:30:00,5Z",
+                  "2024-05-01T09:30:00+00:00:30", "2024-05-01T093000", "20240501T09:30", "2024-0501"]:
         status = client.get("/api/search", query_string={name: value}).status_code
         assert status == (200 if re.search(pattern, value) else 400), (value, status)
     assert re.search(pattern, "") and not re.search(pattern, "2024-13-01")

@@ -220,7 +220,7 @@ def test_the_date_fields_say_their_days_are_utc_days_before_one_is_chosen(client
 @pytest.mark.parametrize(
     ("query", "param"),
     [("since=2024-02-30", "since"), ("until=yesterday", "until"), ("since=2024-05-01T25:00", "since"),
-     ("until=20240501", "until"), ("month=2024-5", "month"), ("month=May", "month"), ("sort=oldest", "sort"),
+     ("until=2024-0501", "until"), ("month=2024-5", "month"), ("month=May", "month"), ("sort=oldest", "sort"),
      ("since=2024-06-02&until=2024-06-01", "until"), ("since=2024-06-01T00:00:01Z&until=2024-06-01T00:00:00Z", "until")],
 )
 def test_a_bad_date_gets_a_400_naming_it(client, query, param):

@@ -144,9 +144,11 @@ MISSING = {"type": "array", "items": {"type": "string"}, "description": (
     "all, and for a hit found by meaning, by its name or by an organisation. A word whose spelling the "
     "answer corrected (suggestion) is named as corrected: [\"oracle\"] for \"oracel stargate\". Typed with "
     "a + before it (stargate +michigan), a word is required.")}
-DATE_PARAM = ("An ISO 8601 date (2024-05-01) or date-time (2024-05-01T09:30:00Z; no offset means UTC; as RFC 3339 "
-              "allows, t and z in lower case and a space for the T; a fraction of a second of up to 9 digits; an "
-              "offset with or without its colon, +02:00 or +0200). A document's "
+DATE_PARAM = ("An ISO 8601 date (2024-05-01, or in the basic form 20240501) or date-time (2024-05-01T09:30:00Z or "
+              "20240501T093000Z; to the hour, minute or second; no offset means UTC; as RFC 3339 "
+              "allows, t and z in lower case and a space for the T; a fraction of a second of up to 9 digits, after a "
+              "point or a comma; an offset of hours and minutes with or without its colon, +02:00 or +0200, or of "
+              "hours alone, +02): the forms a record's published takes. A document's "
               "date is published, else first_seen. Empty (a form's blank date field): no bound. An offset's + sent "
               "unencoded reads as a space in a URL (2024-05-01T09:30 02:00): it is taken as the +.")
 
