@@ -6,11 +6,11 @@ import calendar
 import re
 from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, replace
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 from index.dates import DATE_PATTERN, format_utc, is_date_only, is_month, parse_iso, timestamp, to_datetime
-from index.schema import FACET_VALUE_MAX_CHARS, KINDS, collapsed, normal_text
+from index.schema import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, collapsed, normal_text
 
 # A pasted paragraph is searched: up to this many characters (past it, a 400) ...
 MAX_QUERY_CHARS = 4096
@@ -52,8 +52,29 @@ def _any_case(words: tuple[str, ...]) -> str:
     return "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in word) for word in words) + ")?$"
 
 
+# A month is read as the other filters' values are (``as_sent``, ``normal_text``): what a reader does
+# not see (INVISIBLE) is dropped, and blanks and control characters around it, so "month=%202024-05"
+# was answered while the spec's pattern forbade blanks (a QA pass).  The pattern says each exactly.
+def _chars(keep: Callable[[str], bool]) -> str:
+    """Return a pattern's character class of the characters *keep* says (NUL aside: it is a 400), as ranges."""
+    codes = [code for code in range(1, 0x10000) if keep(chr(code))]
+    runs = [[codes[0], codes[0]]]
+    for code in codes[1:]:
+        if code == runs[-1][1] + 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return "[" + "".join(f"\\u{low:04x}" + (f"-\\u{high:04x}" if high > low else "") for low, high in runs) + "]"
+
+
+_UNSEEN = _chars(lambda c: INVISIBLE.fullmatch(c) is not None)
+_AROUND = _chars(lambda c: c.isspace() or c <= "\x1f" or "\x7f" <= c <= "\x9f" or INVISIBLE.fullmatch(c) is not None) + "*"
+# Between two digits any of them goes (ZWJ and ZWNJ too, read twice: ``as_sent`` then ``normal_text``);
+# elsewhere ZWJ and ZWNJ stay, and make no month.
+_IN, _IN_DIGITS = _UNSEEN + "*", _chars(lambda c: INVISIBLE.fullmatch(c) is not None or c in "\u200c\u200d") + "*"
+MONTH_PATTERN = (f"^{_AROUND}(?:(?!0{_IN_DIGITS}0{_IN_DIGITS}0{_IN_DIGITS}0)[0-9]{_IN_DIGITS}[0-9]{_IN_DIGITS}[0-9]{_IN_DIGITS}"
+                 f"[0-9]{_IN}-{_IN}(?:0{_IN_DIGITS}[1-9]|1{_IN_DIGITS}[0-2]){_AROUND})?$")  # year 1 on, as since= (0000-01 was read)
 # What the spec says kind, sort and month accept: each read in any case (a month has none), an empty one as absent.
-MONTH_PATTERN = "^(?:(?!0000)[0-9]{4}-(?:0[1-9]|1[0-2]))?$"  # year 1 on, as since= (a QA pass: 0000-01 was read)
 KIND_PATTERN = _any_case(KINDS)
 SORT_PATTERN = _any_case(SORTS)
 _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'

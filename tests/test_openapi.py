@@ -251,7 +251,10 @@ def test_the_304_to_if_none_match_star_is_declared_by_every_operation(client, do
 @pytest.mark.parametrize(("name", "values"), [
     ("sort", ["", "newest", "NEWEST", "Listing", "relevance", "random", "newest1", "new"]),
     ("kind", ["", "event", "GUIDE", "Event", "news", "events"]),
-    ("month", ["", "2025-03", "2025-13", "2025-3", "march"]),
+    # Blanks around a month, and what a reader does not see, are dropped as from a topic: "month=%202025-03"
+    # was answered though the pattern forbade it (a QA pass).
+    ("month", ["", "2025-03", "2025-13", "2025-3", "march", " 2025-03", "2025-03 ", "\u00a02025-03\t", " ", "20\u200b25-03",
+               "20\u200d25-03", "2025\u200d-03", "\u200d2025-03", "2025 -03", "0000-01", "00\u200b00-01"]),
     ("explain", ["", "1", "0", "TRUE", "off", "maybe", "2"]),
 ])
 def test_a_closed_parameter_is_accepted_exactly_when_its_documented_schema_says(client, document, name, values):
