@@ -1038,3 +1038,18 @@ def test_publish_refuses_a_replica_folder_whose_parent_does_not_exist(built, tmp
     assert not (tmp_path / "replca").exists()
     made = CliRunner().invoke(main, ["publish", "--index-dir", str(built), "--to", str(tmp_path / "replica")])
     assert made.exit_code == 0 and "published snapshot" in made.output, made.output  # a new replica's own folder is made
+
+
+def test_search_text_shows_each_hits_dates_as_its_page_does(dated_index):
+    # Sorted --sort newest or filtered by --since, the list printed titles and snippets only: nothing
+    # showed what the order or the filter went by (a QA pass).
+    from web.dates import exact
+
+    result = CliRunner().invoke(main, ["search", "--index-dir", str(dated_index), "--sort", "newest", "--per-page", "5",
+                                       "--json"])
+    hits = json.loads(result.output)["hits"]
+    text = CliRunner().invoke(main, ["search", "--index-dir", str(dated_index), "--sort", "newest", "--per-page", "5"]).output
+    for hit in hits:
+        said = f"published {exact(hit['published'])}" if hit["published"] else f"added to the hub {exact(hit['first_seen'])}"
+        assert said in text, (said, text)
+

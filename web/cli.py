@@ -28,7 +28,7 @@ from index import store
 
 if TYPE_CHECKING:
     from index.build import Dating
-    from search.results import SearchResult, WayOut
+    from search.results import Hit, SearchResult, WayOut
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
 WAIT_HELP = "Seconds to wait for another writer (build, update, rollback, prune, publish) to finish before giving up (default: fail at once)."
@@ -803,11 +803,23 @@ def _print_results(result: SearchResult, as_json: bool) -> None:
     for number, hit in enumerate(result.hits, start=first):
         click.echo(f"\n{number:>3}. [{hit.kind}] {ansi(hit.title_html)}  {click.style(hit.url, dim=True)}{why.get(hit.matched_by, '')}")
         click.echo(f"     {ansi(hit.snippet_html)}")
+        if dated := _dated(hit):
+            click.echo(f"     {click.style(dated, dim=True)}")
         if hit.missing:  # as the page says it: three words at most, then how many more
             more = f" and {len(hit.missing) - 3} more" if len(hit.missing) > 3 else ""
             click.echo(f"     {click.style('missing: ' + ', '.join(hit.missing[:3]) + more, dim=True)}")
         if hit.explanation:
             click.echo(f"     {click.style(summary(hit.explanation), dim=True)}")
+
+
+def _dated(hit: Hit) -> str:
+    """Return a hit's dates as its page says them ("published 1 May 2024", "added to the hub …",
+    "· updated …"): sorted --sort newest or filtered by --since, the list showed no date to see why
+    (a QA pass)."""
+    from web.dates import exact
+
+    said = f"published {exact(hit.published)}" if hit.published else f"added to the hub {exact(hit.first_seen)}" if hit.first_seen else ""
+    return f"{said} · updated {exact(hit.revised)}" if said and hit.revised else said
 
 
 def _way_text(way: WayOut) -> str:
