@@ -137,7 +137,9 @@ PUBLISHED = {"type": ["string", "null"],
 FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first held it (UTC date-time); kept across rebuilds."}
 REVISED = {"type": ["string", "null"], "description": (
     "When a rebuild or update last changed what it says (title, text, topics, organisations, links or "
-    "published date; UTC date-time), null when none has since it was first seen. A feed entry's updated.")}
+    "published date; UTC date-time), null when none has since it was first seen. A feed entry's updated "
+    "is this when given, else its date once that date has come, and no earlier than a rollback the feed "
+    "has served since (a rollback takes revisions back: the entries it may have changed move on).")}
 MISSING = {"type": "array", "items": {"type": "string"}, "description": (
     "The query's words (or quoted phrases, as typed) this hit lacks, when it holds some of them: "
     "[\"michigan\"] on a page about Stargate UK for \"stargate michigan\". Empty when it holds them "
