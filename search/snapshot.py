@@ -443,7 +443,9 @@ class Snapshot:
         ids = ids_of(self.searcher().reader())
         for doc_id in ids:
             found = _VERSIONED.fullmatch(doc_id, len(prefix)) if doc_id.startswith(prefix) else None
-            if found is None:
+            if found is None or ("." not in found.group(2) and len(found.group(2)) > 3):
+                # Four digits and no dot are a model or a year, not a version: "fonts" named fonts-3270, a
+                # font for IBM 3270 terminals, first of every font (a QA pass); emu8051, warzone2100 alike.
                 continue
             parts = tuple(int(part) for part in found.group(2).split("."))
             version = (-len(parts), parts)  # a major version first ("python3", not "python3.11"), the highest

@@ -39,6 +39,8 @@ PACKAGES = [
     {"id": "pkg-nodejs", "title": "Evented I/O for V8 javascript - runtime executable",
      "summary": "Node.js is a platform built on the V8 engine.", "topics": ["devel"]},
     {"id": "pkg-node-js-yaml", "title": "YAML parser and dumper for node js", "summary": "A node js module.", "topics": ["devel"]},
+    {"id": "pkg-fonts-3270", "title": "monospaced font based on IBM 3270 terminals", "summary": "A font.", "topics": ["fonts"]},
+    {"id": "pkg-fonts-noto", "title": "metapackage to pull in all Noto fonts", "summary": "Noto fonts.", "topics": ["fonts"]},
 ]
 
 
@@ -115,6 +117,13 @@ def test_words_typed_apart_name_a_hyphenated_package(packages):
     _, client = packages
     first = _search(client, q="build essential")["hits"][0]
     assert (first["id"], first["matched_by"]) == ("pkg-build-essential", "name")
+
+
+def test_four_digits_after_a_name_are_no_version_of_it(packages):
+    # "fonts" named fonts-3270 (a font for IBM 3270 terminals) "Name and version", first of every font (a QA pass).
+    _, client = packages
+    assert all(hit["matched_by"] != "name" for hit in _search(client, q="fonts")["hits"])
+    assert _search(client, q="lua")["hits"][0]["id"] == "pkg-lua5.4"  # a version still names its package
 
 
 def test_a_name_typed_in_two_words_names_the_package(packages):
