@@ -11,6 +11,7 @@ The index-time title boost is not a runtime setting: change ``index.schema.TITLE
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import sys
@@ -30,10 +31,12 @@ MODULES = {"ranking": ranking, "weighting": weighting, "service": service, "quer
 
 def answers(collection, root: Path) -> dict[str, relevance.Answer]:
     """Return the service's answer to each judged query of *collection* (a fresh service: no caches)."""
-    svc = SearchService(root)
+    svc = SearchService(root, budget_s=relevance.RANKING_BUDGET_S)  # ranking, not the machine's speed
     out = {}
     for judged in collection.judged:
         result = svc.search(SearchParams(q=judged.query, per_page=relevance.DEPTH))
+        if result.timed_out:
+            raise RuntimeError(f"ran out of {relevance.RANKING_BUDGET_S} s for {judged.query[:80]!r}: the machine is too busy to measure")
         card = [result.answer.id] if result.answer else []  # shown first, not repeated among the hits
         ids = tuple([*card, *(h.id for h in result.hits)][: relevance.DEPTH])
         out[judged.query] = relevance.Answer(ids, result.match in relevance.NO_ANSWER_MATCHES)
@@ -45,8 +48,15 @@ def _categories(summary: dict[str, dict[str, float]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    with_debian = "--debian" in argv
-    grid: dict[str, list[object]] = json.loads(next(a for a in argv if a != "--debian"))
+    parser = argparse.ArgumentParser(prog="python -m bench.tune", description=__doc__.split("\n\n")[0])
+    parser.add_argument("grid", help='a JSON object of settings and their values: \'{"ranking.COVERAGE_POWER": [0.5, 1]}\'')
+    parser.add_argument("--debian", action="store_true", help="add the 64k Debian packages and their judged queries")
+    args = parser.parse_args(argv)
+    with_debian = args.debian
+    try:
+        grid: dict[str, list[object]] = json.loads(args.grid)
+    except json.JSONDecodeError as exc:
+        parser.error(f"the grid is no JSON object: {exc}")
     hub, cisi = relevance.hub_collection(), load_cisi()
     debian = load_debian() if with_debian else None
     with tempfile.TemporaryDirectory(prefix="bench-tune-") as tmp:

@@ -278,7 +278,7 @@ def test_a_round_one_worker_answered_alone_is_marked_and_left_out_of_the_median(
     assert every["rps"] == 800.0 and every["pinned_rounds"] == [0, 1, 2]
 
 
-@pytest.mark.parametrize("module", ["publish_stall", "rss_probe", "run_together", "semantic_cost", "suggest_eval"])
+@pytest.mark.parametrize("module", ["publish_stall", "rss_probe", "run_together", "semantic_cost", "suggest_eval", "tune"])
 def test_a_benchmark_run_without_its_arguments_prints_its_usage(module):
     # "python -m bench.publish_stall" alone printed an IndexError's traceback (a QA pass).
     import subprocess

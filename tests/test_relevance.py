@@ -104,3 +104,30 @@ def test_the_organisation_set_asks_each_gazetteer_name_once_about_real_documents
     ids = {r.id for r in seed_corpus.records}
     for j in orgs:
         assert j.grades and set(j.grades) <= ids and set(j.grades.values()) <= {1, 2, 3}, j.query
+
+
+def test_the_figures_are_the_rankings_not_the_machines(index_dir, monkeypatch):
+    # Under load, 64k searches ran out of their 2 s and Debian read 0.750 for 0.755: the bench gives a
+    # search a worker's whole time, and refuses a figure from a search cut short.
+    from search.service import SearchService
+
+    budgets = []
+    search = SearchService.search
+
+    def timed(self, params):
+        budgets.append(self.budget_s)
+        return search(self, params)
+
+    monkeypatch.setattr(SearchService, "search", timed)
+    service_system(index_dir)("stargate")
+    assert budgets and min(budgets) >= 20
+    cut = search
+
+    def cut_short(self, params):
+        from dataclasses import replace
+        return replace(cut(self, params), timed_out=True)
+
+    monkeypatch.setattr(SearchService, "search", cut_short)
+    with pytest.raises(RuntimeError, match="too busy to measure"):
+        service_system(index_dir)("stargate")
+
