@@ -1528,6 +1528,12 @@ def test_a_number_typed_last_is_not_read_as_its_word(service):
     assert hits[five].missing == ("5",)
 
 
+def test_capex_finds_capital_expenditure(service):
+    # "capex" found nothing, where a page says "effective capital expenditure" (a QA pass).
+    hits = service.search(SearchParams(q="capex")).hits
+    assert hits and "<mark>capital</mark> <mark>expenditure</mark>" in hits[0].snippet_html
+
+
 def test_a_factor_written_with_thousands_separators_is_its_number_not_a_letter_x(service):
     # "300,000x" (a page writes "grew by more than 300,000x") was "300,000" and "x": the "x" of "7x"
     # made a page saying "300,000 business customers" hold the whole query, nothing missing.
