@@ -255,7 +255,7 @@ def one_value(args: MultiMapping, name: str) -> str | None:
     different values: the first would win unseen (an appended override, or a bad second value, ignored).
     Values are compared as they are read: an empty one counts as absent ("q=&q=stargate" is stargate),
     blanks around one do not count, nor a whole number's leading zeros ("page=2&page=02"), nor the
-    case of a sort or an explain, nor how a date bound is spelled ("…T12:00+02:00" and "…T10:00:00Z")."""
+    case of a sort, nor how an explain or a date bound is spelled ("1" and "true") ("…T12:00+02:00" and "…T10:00:00Z")."""
     given = args.getlist(name)
     if len(given) <= 1:
         return given[0] if given else None
@@ -270,6 +270,8 @@ def _as_read(name: str, value: str) -> str:
     sort and explain are read in any case, q as the search reads it (one Unicode form: "café" sent
     composed and decomposed was two values, a 400, though both search the same)."""
     value = value.strip(_BLANK)
+    if name == "explain" and value.lower() in _BOOLEANS:
+        return str(value.lower() in _TRUE)  # "explain=1&explain=true" say one thing (a QA pass: a 400)
     if name in ("sort", "explain"):
         return value.lower()
     if name == "q":

@@ -295,7 +295,15 @@ def test_a_parameter_repeated_with_the_same_meaning_is_read_once(pairs, q, page,
     assert (params.q.strip(), params.page, params.per_page) == (q, page, per_page)
 
 
-@pytest.mark.parametrize("pairs", [(("q", "a"), ("q", "b")), (("page", "1"), ("page", "2")), (("sort", "newest"), ("sort", "listing"))])
+@pytest.mark.parametrize("pairs", [(("explain", "1"), ("explain", "true")), (("explain", "off"), ("explain", "0")),
+                                   (("explain", "YES"), ("explain", "on"))])
+def test_an_explain_given_twice_in_two_words_for_one_is_read_once(pairs):
+    # "explain=1&explain=true" was a 400 "given 2 different values" (a QA pass).
+    assert parse(*pairs).explain == (pairs[0][1].lower() in ("1", "true", "yes", "on"))
+
+
+@pytest.mark.parametrize("pairs", [(("q", "a"), ("q", "b")), (("page", "1"), ("page", "2")), (("sort", "newest"), ("sort", "listing")),
+                                   (("explain", "1"), ("explain", "0"))])
 def test_a_parameter_repeated_with_another_meaning_is_refused(pairs):
     with pytest.raises(InvalidParameter) as caught:
         parse(*pairs)
