@@ -94,16 +94,22 @@ PHRASES_REMEMBERED = 4096
 def _phrase_to_check(text: str) -> str | None:
     """Return the quoted phrase a completion *text* ending inside a quote must make for it to be offered:
     the word completed with the one before it (the earlier words were checked as they were typed, and a
-    whole phrase of common words took 15-200 ms a check at 64k: a review); None when there is none to
-    check: not inside a quote (read as the search reads quotes: curly, angled, full-width), the quote's
-    first word, or after a function word (a phrase search of "the …" reads the commonest word's positions)."""
+    whole phrase of common words took 15-200 ms a check at 64k: a review), and with the function words
+    between them and the word before those ('"samsung and s' offered '"samsung and SpaceX' and
+    '"samsung and Sequoia', never checked, phrases no page writes: a QA pass); None when there is none
+    to check: not inside a quote (read as the search reads quotes: curly, angled, full-width), the
+    quote's first word, or after function words only (a phrase search of "the …" reads the commonest
+    word's positions)."""
     text = typed_marks(text)
     if text.count('"') % 2 == 0:
         return None
     words = text[text.rfind('"') + 1:].split()
-    if len(words) < 2 or fold(words[-2]) in STOP_WORDS:
+    at = len(words) - 2
+    while at >= 0 and fold(words[at]) in STOP_WORDS:
+        at -= 1
+    if at < 0:
         return None
-    return '"' + " ".join(words[-2:]) + '"'
+    return '"' + " ".join(words[at:]) + '"'
 
 
 # A snapshot whose completions cost at most this much to read (``_read_size``: words, title and body,

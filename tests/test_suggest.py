@@ -539,10 +539,12 @@ def test_under_gevent_a_large_snapshot_read_beside_the_requests_offers_completio
     assert "could not be read" not in done.stderr
 
 
-@pytest.mark.parametrize("q", ['"stargate mi', '"gpu cl', '"data cen', '"nvidia h', '"training in', 'nvidia "memory-efficient fi'])
+@pytest.mark.parametrize("q", ['"stargate mi', '"gpu cl', '"data cen', '"nvidia h', '"training in', 'nvidia "memory-efficient fi',
+                               '"samsung and s', '"data centers in t'])
 def test_a_word_completed_inside_a_quote_makes_a_phrase_some_page_writes(client, q):
     # A word is offered after the earlier words where pages write it a word or two from them: inside
-    # a quote that made phrases no page writes ('"stargate Microsoft', '"gpu cloud': a QA pass).
+    # a quote that made phrases no page writes ('"stargate Microsoft', '"gpu cloud': a QA pass); after
+    # a function word too ('"samsung and SpaceX', '"samsung and Sequoia': a QA pass).
     for text in terms(client, q):
         result = client.get("/api/search", query_string={"q": text, "per_page": 50}).get_json()
         assert result["answer"] or any(h["matched_by"] == "words" and not h["missing"] for h in result["hits"]), text
