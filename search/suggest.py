@@ -14,7 +14,7 @@ a search operator (``-star`` gives ``-Stargate``, ``"star`` gives ``"Stargate``)
 hyphenated word (``memory-eff`` gives ``memory-efficient``, as the hub writes it, before
 ``memory-efficiency``; a single word is glued after a hyphen only where a page writes it so, side
 by side: ``ai-t`` gives ``ai-training``, not ``ai-targeting``).  After earlier words, the last word's completions are only those that
-occur in documents holding them all (``stargate m`` gives ``stargate Michigan``; a word too short
+occur in documents holding them all, the words an OR joins it to aside (``stargate m`` gives ``stargate Michigan``; a word too short
 to be offered counts, ``sk h`` giving ``sk hynix``'s neighbours; after words no document holds
 together, no word).  They come in the order the pages write them: first the words pages write after
 the last word offered typed (side by side, or with at most two other words between, "to", "in", a
@@ -139,6 +139,9 @@ _OPERATORS = '-+("'
 # An exclusion typed, or being typed: "stargate -" offered the Stargate pages' titles, links to what
 # the reader was about to leave out (a QA pass).
 _EXCLUDING = re.compile(r'(?:^|[\s(])-(?=[\w"(]|$)|(?:^|[\s(])NOT(?:\s|$)')  # "NOT mi" too (a QA pass)
+# The search's operators written as words, in capitals: after other words, one being typed is no word
+# to complete ("post-training OR" offered "post-training original": a QA pass).
+_OPERATOR_WORDS = frozenset({"AND", "OR", "NOT"})
 
 
 # A word offered after earlier words is weighed by the pages writing it after the last of them
@@ -273,6 +276,16 @@ def _one_letter_off(word: str) -> set[str]:
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     return ({a + b[1:] for a, b in splits if b} | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
             | {a + c + b[1:] for a, b in splits if b for c in letters} | {a + c + b for a, b in splits for c in letters}) - {word}
+
+
+def _narrowing(before: str) -> list[str]:
+    """Return the words (folded) typed in *before* that a word completed after them must share a page
+    with, as the search reads them: not an excluded word's operator, nor the words an OR joins, the
+    one before and the one after ("a b OR c" is a AND (b OR c)): "post-training OR tp" offered
+    nothing, no page holding TPU with "post-training" (a QA pass)."""
+    tokens = before.split()
+    joined = {at + step for at, token in enumerate(tokens) if token == "OR" for step in (-1, 0, 1)}
+    return fold(" ".join(token for at, token in enumerate(tokens) if at not in joined and not _EXCLUDING.match(token))).split()
 
 
 def _asking(words: list[str]) -> list[str]:
@@ -528,6 +541,8 @@ class _Candidates:
         start = len(before) - len(before[token:].lstrip(_OPERATORS))  # the typed word's start, after its operators
         if start < len(before) and before[-1] != "-":
             return []  # inside a word ("openai's", "u.s"): no word starts here
+        if last in _OPERATOR_WORDS and before.strip():
+            return []
         # (group, the typed word folded, its candidates, how many of a candidate's parts were typed)
         groups: list[tuple[int, str, dict[str, tuple[str, int]], int]] = []
         if start < len(before):
@@ -535,11 +550,9 @@ class _Candidates:
         if last:
             groups.append((1, fold(last), self.terms, 0))
         earlier = fold(before).split()
-        if _EXCLUDING.search(before):  # documents holding an excluded word are not what is asked for
-            docs = self._docs_with(_asking(fold(" ".join(t for t in before.split() if not _EXCLUDING.match(t))).split()))
-        else:
-            docs = self._docs_with(_asking(earlier))
-        followed = _following(earlier)
+        narrowing = _narrowing(before)  # documents holding an excluded word are not what is asked for
+        docs = self._docs_with(_asking(narrowing))
+        followed = _following(narrowing)
         ranked: list[tuple[_Rank, Suggestion]] = []
         for group, typed, words, typed_parts in groups:
             if group == 1 and ranked:

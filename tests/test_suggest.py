@@ -238,6 +238,14 @@ def test_case_spaces_and_accents_do_not_matter(client, q):
     assert suggest(client, q) == suggest(client, "starg")
 
 
+def test_a_word_after_or_need_not_share_a_page_with_the_word_it_joins(client):
+    # "post-training OR tp" offered nothing, no page holding TPU with "post-training", and "post-training
+    # OR" offered "post-training original", the OR being typed completed as a word (a QA pass).
+    assert "post-training OR TPU" in terms(client, "post-training OR tp")
+    assert terms(client, "post-training OR") == []
+    assert "stargate NOT Michigan" in terms(client, "stargate NOT mi")  # a word after NOT is still completed
+
+
 @pytest.mark.parametrize("q", ["the ", "open ", "data ", "stargate  ", "nvidia\t"])
 def test_a_space_after_the_last_word_makes_it_whole(client, q):
     """A reader who typed "open " has finished the word: "OpenAI" and "theoretical" are not what it starts."""
