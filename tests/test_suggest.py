@@ -246,6 +246,12 @@ def test_a_word_after_or_need_not_share_a_page_with_the_word_it_joins(client):
     assert "stargate NOT Michigan" in terms(client, "stargate NOT mi")  # a word after NOT is still completed
 
 
+def test_earlier_words_narrow_the_completions_as_the_search_matches_them(client):
+    # "building data centers in te" offered nothing, no page writing "building" with Texas, where the
+    # search's first hit for "building data centers in texas" holds every word, stemmed (a QA pass).
+    assert "building data centers in Texas" in terms(client, "building data centers in te")
+
+
 @pytest.mark.parametrize("q", ["the ", "open ", "data ", "stargate  ", "nvidia\t"])
 def test_a_space_after_the_last_word_makes_it_whole(client, q):
     """A reader who typed "open " has finished the word: "OpenAI" and "theoretical" are not what it starts."""
