@@ -269,13 +269,17 @@ def _is_word(key: str, least: int = MIN_TERM_CHARS) -> bool:
     return len(key) >= least and not key.isdigit() and key not in STOP_WORDS
 
 
-def _one_letter_off(word: str) -> set[str]:
-    """Return the starts of words one letter from *word*: a letter left out, added, changed, or two
-    swapped (the last letter typed may be the one wrong: "hugginf" is the start of "hugging")."""
+def _one_letter_off(word: str) -> tuple[set[str], set[str]]:
+    """Return the words one letter from *word* (being typed): the starts of words keeping every letter
+    typed (a letter added, two swapped: "brodc" starts "broadcom"), and the whole words that do not (a
+    letter changed, "hugginf" is "hugging"; or left out, not the last: "multig" is "multi" and a letter
+    more).  Longer words from a start not keeping every letter were "fixes" of words typed right or
+    half typed: "gimp" offered "improve", "café" "safety", "multig" "multiple" (a QA pass)."""
     letters = "abcdefghijklmnopqrstuvwxyz"
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    return ({a + b[1:] for a, b in splits if b} | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-            | {a + c + b[1:] for a, b in splits if b for c in letters} | {a + c + b for a, b in splits for c in letters}) - {word}
+    kept = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1} | {a + c + b for a, b in splits for c in letters}
+    whole = {a + b[1:] for a, b in splits[:-2]} | {a + c + b[1:] for a, b in splits if b for c in letters}
+    return kept - {word}, whole - kept - {word}
 
 
 def _narrowing(before: str) -> list[str]:
@@ -608,13 +612,19 @@ class _Candidates:
     def _respelt(self, before: str, last: str) -> list[tuple[_Rank, Suggestion]]:
         """Return the words that the last word typed, one letter off, starts, when nothing else
         completes the text: "brodc" offered nothing, "hugginf" nothing, where the search corrects
-        them (a QA pass).  One letter left out, added, changed or two swapped; the commonest first."""
+        them (a QA pass).  One letter left out, added, changed or two swapped (``_one_letter_off``); only
+        a word held with the earlier words ("memory band" offered "memory bend" and "memory land", which
+        no page holds together: a QA pass); the commonest first."""
         typed = fold(last)
         if len(typed) < RESPELT_MIN_CHARS or not typed.isalpha() or not typed.isascii() or (before and not before[-1].isspace()):
             return []
+        docs = self._docs_with(_asking(_narrowing(before)))
+        if docs is not None and not docs:
+            return []
+        kept, whole = _one_letter_off(typed)
         found: dict[str, int] = {}
-        for start in _one_letter_off(typed):
-            for key in self._starting(start)[:RESPELT_WORDS]:
+        for key in chain((key for start in kept for key in self._starting(start)[:RESPELT_WORDS]), (key for key in whole if key in self.terms)):
+            if docs is None or not docs.isdisjoint(self.postings[key]):
                 found[key] = self.terms[key][1]
         best = sorted(found, key=lambda key: (-found[key], len(key), key))[:KIND_CAPS["term"]]
         return [((0, KIND_ORDER["term"], 2, 0, 0, -found[key], len(key), key), Suggestion(before + self.terms[key][0], "term")) for key in best]
