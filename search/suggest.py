@@ -749,8 +749,10 @@ class _Candidates:
                        if fold(found.text.rsplit(" ", 1)[-1]) == one]  # after the words as typed
         else:
             ranked += self._words(before, last, limit)
-            if not ranked:
-                ranked = self._respelt(before, last)
+            # Tried one letter off while no word completes it, whatever else does: at 64k "pyhton" offered
+            # only the title "Documentation pyhton peewee simple ORM", never Python (a QA pass).
+            if not any(suggestion.kind == "term" for _, suggestion in ranked):
+                ranked += self._respelt(before, last)
         ranked.sort(key=lambda pair: pair[0])
         chosen: list[Suggestion] = []
         per_kind: Counter[str] = Counter()

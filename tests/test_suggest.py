@@ -476,6 +476,19 @@ def test_a_word_is_respelt_only_into_one_keeping_the_letters_typed_and_held_with
     assert terms(client, q) == []
 
 
+def test_a_misspelling_one_page_holds_does_not_keep_its_correction_back(tmp_path, monkeypatch):
+    # At 64k "pyhton" offered only the title "Documentation pyhton peewee simple ORM", never Python: a
+    # word was tried one letter off only when nothing at all completed the text (a QA pass).
+    import search.suggest
+
+    monkeypatch.setattr(search.suggest, "ONE_DOCUMENT_WORDS_UP_TO", 0)  # as at 64k: a word one page holds is not offered
+    docs = [{"id": "typo", "title": "Documentation pyhton peewee simple ORM", "summary": "An ORM.", "topics": ["db"]}]
+    docs += [{"id": f"p{i}", "title": f"Python library {i}", "summary": "Python code.", "topics": ["db"]} for i in range(3)]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], tmp_path / "index")
+    fresh = create_app({"INDEX_DIR": str(tmp_path / "index"), "TESTING": True}).test_client()
+    assert suggest_texts(fresh, "pyhton") == ["Python", "Documentation pyhton peewee simple ORM"]
+
+
 def test_a_word_that_completes_is_not_respelt(client):
     assert all(fold(text).startswith("starg") for text in terms(client, "starg"))
 
