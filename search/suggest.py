@@ -264,9 +264,10 @@ def _written_after(follows: _Follows, keys: list[str], typed: str, earlier: list
 
 def _is_word(key: str, least: int = MIN_TERM_CHARS) -> bool:
     """Return whether *key* (folded, no hyphen) is a word of *least* characters or more, not a number
-    nor a function word: one that can be offered; with a smaller *least*, one that still says what
-    earlier words are about ("sk" of "sk h": SK hynix, not "sk Hugging")."""
-    return len(key) >= least and not key.isdigit() and key not in STOP_WORDS
+    nor a function word the search drops (a question word too: "how m" offered "how many", and the
+    search then said "how" was missing; a QA pass): one that can be offered; with a smaller *least*,
+    one that still says what earlier words are about ("sk" of "sk h": SK hynix, not "sk Hugging")."""
+    return len(key) >= least and not key.isdigit() and key not in QUERY_STOP_WORDS
 
 
 def _one_letter_off(word: str) -> tuple[set[str], set[str]]:

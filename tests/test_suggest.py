@@ -449,6 +449,13 @@ def test_question_and_comparison_words_do_not_narrow_the_completions(client, q, 
     assert wanted in terms(client, q)
 
 
+@pytest.mark.parametrize("q", ["how m", "how muc", "m", "ma"])
+def test_a_question_word_the_search_drops_is_not_offered(client, q):
+    # "how m" offered "how many", "how muc" "how much": words the search drops, then saying "how" is
+    # missing (a QA pass).
+    assert not [text for text in terms(client, q) if fold(text).split()[-1] in ("many", "much")]
+
+
 def test_titles_holding_the_typed_word_whole_come_before_longer_words(client):
     # "$50" put "Scaling Kubernetes to 7,500 Nodes" and "MTIA 300/500" first (shorter titles; a QA pass).
     titles = [s["text"] for s in suggest(client, "$50") if s["kind"] == "title"]
