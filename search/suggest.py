@@ -546,20 +546,23 @@ class _Candidates:
         finds); among them, those the pages write after the earlier words (``follows``, ``_following``),
         then those sharing the most documents with the earlier words, then the most frequent.
         """
-        token = before.rfind(" ") + 1
-        start = len(before) - len(before[token:].lstrip(_OPERATORS))  # the typed word's start, after its operators
-        if start < len(before) and before[-1] != "-":
+        # Read as the search reads it, one character for one: an en or em dash starting a word excludes
+        # it ("–st" offered the Stargate pages' titles, and no "–Stargate": a QA pass).
+        marked = typed_marks(before + last)[: len(before)]
+        token = marked.rfind(" ") + 1
+        start = len(marked) - len(marked[token:].lstrip(_OPERATORS))  # the typed word's start, after its operators
+        if start < len(marked) and marked[-1] != "-":
             return []  # inside a word ("openai's", "u.s"): no word starts here
         if last in _OPERATOR_WORDS and before.strip():
             return []
         # (group, the typed word folded, its candidates, how many of a candidate's parts were typed)
         groups: list[tuple[int, str, dict[str, tuple[str, int]], int]] = []
-        if start < len(before):
-            groups.append((0, _hyphenated_key(before[start:] + last), self.hyphenated, before[start:].count("-")))
+        if start < len(marked):
+            groups.append((0, _hyphenated_key(marked[start:] + last), self.hyphenated, marked[start:].count("-")))
         if last:
             groups.append((1, fold(last), self.terms, 0))
         earlier = fold(before).split()
-        narrowing = _narrowing(before)  # documents holding an excluded word are not what is asked for
+        narrowing = _narrowing(marked)  # documents holding an excluded word are not what is asked for
         docs = self._docs_with(_asking(narrowing))
         followed = _following(narrowing)
         ranked: list[tuple[_Rank, Suggestion]] = []
@@ -579,7 +582,7 @@ class _Candidates:
             found = sorted(((0, KIND_ORDER["term"], group, -written.get(key, 0), -shared.get(key, 0), -count, len(key), key), surface)
                            for key, surface, count in matches)
             if group == 1 and start < len(before):
-                found = self._written_glued(before[start:], found, min(limit, KIND_CAPS["term"]))
+                found = self._written_glued(marked[start:], found, min(limit, KIND_CAPS["term"]))
             ranked.extend((rank, Suggestion(before + surface.split("-", typed_parts)[-1], "term")) for rank, surface in found)
         return ranked + self._joined(before, last)
 
@@ -716,7 +719,7 @@ class _Candidates:
         if not folded:
             return []
         ranked: list[tuple[_Rank, Suggestion]] = []
-        if not _EXCLUDING.search(prefix):
+        if not _EXCLUDING.search(typed_marks(prefix)):
             snap = self._snap()
             if snap is not None and (named := snap.named(prefix)) is not None:
                 # The document the text names, first, as the search puts it: "gimp" offered GIMP's plugins,
