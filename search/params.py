@@ -6,7 +6,7 @@ import calendar
 import re
 from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, replace
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Protocol
 
 from index.dates import DATE_PATTERN, format_utc, is_date_only, is_month, parse_iso, timestamp, to_datetime
@@ -55,23 +55,27 @@ def _any_case(words: tuple[str, ...]) -> str:
 # A month is read as the other filters' values are (``as_sent``, ``normal_text``): what a reader does
 # not see (INVISIBLE) is dropped, and blanks and control characters around it, so "month=%202024-05"
 # was answered while the spec's pattern forbade blanks (a QA pass).  The pattern says each exactly.
-def _chars(keep: Callable[[str], bool]) -> str:
-    """Return a pattern's character class of the characters *keep* says (NUL aside: it is a 400), as ranges."""
-    codes = [code for code in range(1, 0x10000) if keep(chr(code))]
-    runs = [[codes[0], codes[0]]]
-    for code in codes[1:]:
-        if code == runs[-1][1] + 1:
+def _chars(*classes: str) -> str:
+    """Return a pattern's character class of the characters (NUL aside: it is a 400) that any of the
+    Python character *classes* matches, as ranges, for a spec's pattern (JSON Schema's regex knows no
+    Unicode \\s).  Found by one regex scan of the plane, not a call a character (68 ms at import)."""
+    runs: list[list[int]] = []
+    for found in re.finditer("|".join(classes), _PLANE):
+        code = found.start() + 1
+        if runs and code == runs[-1][1] + 1:
             runs[-1][1] = code
         else:
             runs.append([code, code])
     return "[" + "".join(f"\\u{low:04x}" + (f"-\\u{high:04x}" if high > low else "") for low, high in runs) + "]"
 
 
-_UNSEEN = _chars(lambda c: INVISIBLE.fullmatch(c) is not None)
-_AROUND = _chars(lambda c: c.isspace() or c <= "\x1f" or "\x7f" <= c <= "\x9f" or INVISIBLE.fullmatch(c) is not None) + "*"
+_PLANE = "".join(map(chr, range(1, 0x10000)))
+_INVISIBLE_CHAR = INVISIBLE.pattern.split("|", 1)[0]  # the characters dropped wherever they stand
+_UNSEEN = _chars(_INVISIBLE_CHAR)
+_AROUND = _chars(r"\s", "[\x01-\x1f\x7f-\x9f]", _INVISIBLE_CHAR) + "*"  # \s: str.isspace's
 # Between two digits any of them goes (ZWJ and ZWNJ too, read twice: ``as_sent`` then ``normal_text``);
 # elsewhere ZWJ and ZWNJ stay, and make no month.
-_IN, _IN_DIGITS = _UNSEEN + "*", _chars(lambda c: INVISIBLE.fullmatch(c) is not None or c in "\u200c\u200d") + "*"
+_IN, _IN_DIGITS = _UNSEEN + "*", _chars(_INVISIBLE_CHAR, "[\u200c\u200d]") + "*"
 MONTH_PATTERN = (f"^{_AROUND}(?:(?!0{_IN_DIGITS}0{_IN_DIGITS}0{_IN_DIGITS}0)[0-9]{_IN_DIGITS}[0-9]{_IN_DIGITS}[0-9]{_IN_DIGITS}"
                  f"[0-9]{_IN}-{_IN}(?:0{_IN_DIGITS}[1-9]|1{_IN_DIGITS}[0-2]){_AROUND})?$")  # year 1 on, as since= (0000-01 was read)
 # What the spec says kind, sort and month accept: each read in any case (a month has none), an empty one as absent.
@@ -255,7 +259,8 @@ def one_value(args: MultiMapping, name: str) -> str | None:
     different values: the first would win unseen (an appended override, or a bad second value, ignored).
     Values are compared as they are read: an empty one counts as absent ("q=&q=stargate" is stargate),
     blanks around one do not count, nor a whole number's leading zeros ("page=2&page=02"), nor the
-    case of a sort, nor how an explain or a date bound is spelled ("1" and "true") ("…T12:00+02:00" and "…T10:00:00Z")."""
+    case of a sort, nor how an explain or a date bound is spelled ("1" and "true"; "…T12:00+02:00" and
+    "…T10:00:00Z")."""
     given = args.getlist(name)
     if len(given) <= 1:
         return given[0] if given else None
@@ -398,11 +403,12 @@ def _utc_reading(raw: str) -> str:
     """Return *raw*, a date parameter as ``_raw_date`` gives it, as ``_in_utc`` says it (ValueError if it is none)."""
     if not re.fullmatch(DATE_PATTERN[1:-1], raw):
         raise ValueError(raw)
-    if is_date_only(parse_iso(raw)):
-        return parse_iso(raw)
+    canonical = parse_iso(raw)
+    if is_date_only(canonical):
+        return canonical
     fraction = re.search(r"[.,]([0-9]+)", raw)
     digits = fraction.group(1).rstrip("0") if fraction else ""
-    return parse_iso(raw)[:-1] + (f".{digits}" if digits else "") + "Z"
+    return canonical[:-1] + (f".{digits}" if digits else "") + "Z"
 
 
 def _instant(args: MultiMapping, name: str) -> float | None:
