@@ -1386,8 +1386,7 @@ def _widened(
                  for way in ways]
         # An amount's other short forms, written on: "$38bn" is also the "$38B" of a title.
         extra += [Alternative("apart", (short,), word_query(short)) for short in shorts if short != concept.word]
-        spelled = _spelled(_NUMBER_AND_UNIT.fullmatch(concept.text)[1])  # type: ignore[index]
-        extra += _unit_ways(_single_term(spelled[1]) if spelled else None, unit, ways[1:])
+        extra += _unit_ways(_other_number_form(_NUMBER_AND_UNIT.fullmatch(concept.text)[1]), unit, ways[1:])  # type: ignore[index]
         return _summed(concept, extra)
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it
@@ -1820,7 +1819,7 @@ def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alter
     if spelled and spelled[2]:  # "one billion": also "$1 billion" (the number's other ways are the terms)
         extra.append(Alternative("apart", (number, unit), _side_by_side((number, unit), 1.0)))
     extra += [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
-    return extra + _unit_ways(_single_term(spelled[1]) if spelled and not spelled[2] else None, unit, ways)
+    return extra + _unit_ways(_other_number_form(parts[0]) if spelled and not spelled[2] else None, unit, ways)
 
 
 def _written_on(
