@@ -150,17 +150,16 @@ def rank_dense(
     concepts: Sequence[object],
     weights: Sequence[float],
     candidates: Candidates,
-    concept_docs: Sequence[Candidates],
     coverage,
     deadline: float,
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Return every document's score as search/ranking.py's ``rank`` reckons it before meaning
     (0.0 for a document that is not a candidate or matches nothing), which documents scored (a
-    document holding only a phrase's loose words scores 0 and is still a hit, as with dicts), and
+    document holding only a phrase's loose words is still a hit, as with dicts), and
     whether time ran out.
 
     *concepts* are the parsed query's, each with ``any_query`` and ``loose``, and *weights* their
-    weights; *coverage* is ranking's ``Coverage`` of *concept_docs*.  Raises ``Unsupported`` for a
+    weights; *coverage* is ranking's ``Coverage`` of their documents.  Raises ``Unsupported`` for a
     query the dense walk does not know.
     """
     size = snap.searcher().doc_count_all()
@@ -179,20 +178,20 @@ def rank_dense(
         if time.perf_counter() > deadline:
             timed_out = True
             break
-    if len(coverage.idfs) > 1:
-        held = np.zeros(size, dtype=np.int64)  # a bit per concept a document holds
-        for bit, docs in enumerate(concept_docs):  # every concept counts toward coverage, scored or not
+    if coverage.partial:
+        held = np.zeros(size, dtype=np.int64)  # a bit per set of documents a document is in (``Coverage``)
+        for bit, docs in enumerate(coverage.sets):  # every concept counts toward coverage, scored or not
             found = found_of[bit] if bit < len(found_of) else None
-            if found is not None and not concepts[bit].loose:
+            if found is not None and bit < len(concepts) and not concepts[bit].loose:
                 has = found > 0  # a word concept's scores are positive exactly where it matches
             elif len(docs):
-                has = candidate_mask(docs, size) & mask  # (a phrase's loose words score, but do not cover)
+                has = candidate_mask(docs, size) & mask  # (a phrase's loose words score, but cover less)
             else:
                 continue
             held[has] |= 1 << bit
         # Each combination of concepts held is a small number: its factor is reckoned once, and the
         # documents are multiplied by their combination's factor in one step.
-        if len(concept_docs) <= COMBINATIONS_BITS:  # a table indexed by the combination itself
+        if len(coverage.sets) <= COMBINATIONS_BITS:  # a table indexed by the combination itself
             present = np.flatnonzero(np.bincount(held))
             table = np.zeros(int(present[-1]) + 1, dtype=np.float64)
             table[present] = [coverage.factor_of(int(m)) for m in present]

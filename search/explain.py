@@ -49,16 +49,18 @@ def explain(
     best_words: float = 0.0,
     named: str | None = None,
     deadline: float | None = None,
+    loose_docs: list[set[int]] | tuple[()] = (),
 ) -> dict[str, object] | None:
     """Return how *docnum* earned its score for *parsed*: each concept's part, weights applied, and
     the meaning term when the document's vector has *cosine* with the query's.  A document *named* by
     the query ("typed", or "corrected": by its correction) comes first whatever its score (``named``
     true; ``named_by_correction`` true for the second): the words its text lacks are still listed as
     missing, since its text lacks them.  None when the clock passes *deadline* first: a query of
-    hundreds of prefixes takes seconds per hit, and an explanation in part would not add up."""
-    coverage = Coverage.of(concept_docs, snap.doc_count, parsed.concepts)
-    share = coverage.share(docnum, concept_docs)
-    factor = coverage.factor(docnum, concept_docs) if len(coverage.idfs) > 1 else 1.0
+    hundreds of prefixes takes seconds per hit, and an explanation in part would not add up.
+    *concept_docs* and *loose_docs* are as ``rank`` is given them."""
+    coverage = Coverage.of(concept_docs, snap.doc_count, parsed.concepts, loose_docs)
+    share = coverage.share(docnum)
+    factor = coverage.factor(docnum) if coverage.partial else 1.0
     matched = []
     missing = []
     for concept, docs in zip(parsed.concepts, concept_docs):

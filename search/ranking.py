@@ -27,6 +27,7 @@ import heapq
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import compress
 from operator import add
@@ -63,33 +64,56 @@ SEMANTIC_NEIGHBOURS = 20
 # Cosines are computed for this many nearest documents, not for every candidate (at 64k documents a
 # cosine for each of thousands of candidates cost 7 ms a search); farther ones are under the floor.
 SEMANTIC_POOL = 100
+# A document holding a hyphenated word's parts, not the word, holds this share of its rarity.
+LOOSE_SHARE = 0.5
+# At most this many sets earn coverage: a document's bit for each fits in an int64 (search/dense.py).
+MAX_SETS = 63
 
 
 @dataclass(frozen=True, slots=True)
 class Coverage:
-    """The rarity of each concept, for the coverage of any document."""
+    """The rarity of each concept, and which documents hold each, for the coverage of any document.
 
-    idfs: tuple[float, ...]
-    total: float
+    A document holding a hyphenated word's parts apart and not the word ("full" and "stack" for
+    "full-stack") holds LOOSE_SHARE of the word's rarity: it is a weaker match, not none (it scored 0).
+    """
+
+    # Each set of documents that earns coverage and what it earns: a concept's documents its idf, a
+    # concept's loose-only documents LOOSE_SHARE of it.  A document's bit for a set is its index here.
+    sets: tuple[AbstractSet[int], ...]
+    credits: tuple[float, ...]
+    total: float  # the concepts' idfs summed
+    concepts: int
     # The coverage exponent for this many concepts: steep for a few words, gentle for a paragraph.
     power: float
 
     @classmethod
-    def of(cls, concept_docs: Sequence[set[int]], doc_count: int, concepts: Sequence[object] = ()) -> Coverage:
+    def of(
+        cls, concept_docs: Sequence[AbstractSet[int]], doc_count: int, concepts: Sequence[object] = (),
+        loose_docs: Sequence[AbstractSet[int]] = (),
+    ) -> Coverage:
         scales = [_scale(c) for c in concepts] if len(concepts) == len(concept_docs) else [1.0] * len(concept_docs)
-        idfs = tuple([bm25_idf(doc_count, len(docs)) * scale if docs else 0.0 for docs, scale in zip(concept_docs, scales)])
-        return cls(idfs, sum(idfs), COVERAGE_POWER * (2 / max(len(idfs), 2)) ** COVERAGE_DECAY)
+        idfs = [bm25_idf(doc_count, len(docs)) * scale if docs else 0.0 for docs, scale in zip(concept_docs, scales)]
+        sets, credits = list(concept_docs), list(idfs)
+        for idf, docs in zip(idfs, loose_docs):
+            if docs and idf and len(sets) < MAX_SETS:
+                sets.append(docs)
+                credits.append(idf * LOOSE_SHARE)
+        return cls(tuple(sets), tuple(credits), sum(idfs), len(idfs), COVERAGE_POWER * (2 / max(len(idfs), 2)) ** COVERAGE_DECAY)
 
-    def share(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
+    @property
+    def partial(self) -> bool:
+        """Whether a document can cover less than all of the query (it has two concepts or more)."""
+        return self.concepts > 1
+
+    def share(self, docnum: int) -> float:
         """Return the share of the query's rarity that *docnum* covers (1.0 for a one-concept query)."""
-        if len(self.idfs) < 2 or not self.total:
-            return 1.0
-        return sum(idf for idf, docs in zip(self.idfs, concept_docs) if docnum in docs) / self.total
+        return self._share_of(sum(1 << bit for bit, docs in enumerate(self.sets) if docnum in docs))
 
-    def factor(self, docnum: int, concept_docs: Sequence[set[int]]) -> float:
-        return self.share(docnum, concept_docs) ** self.power
+    def factor(self, docnum: int) -> float:
+        return self.share(docnum) ** self.power
 
-    def weigh(self, totals: dict[int, float], concept_docs: Sequence[set[int]]) -> dict[int, float]:
+    def weigh(self, totals: dict[int, float]) -> dict[int, float]:
         """Return each of *totals* times its document's ``factor``, the same floats, reckoned once per
         combination of concepts held: at 64k a query has thousands of candidates and a few combinations.
 
@@ -97,7 +121,7 @@ class Coverage:
         group is multiplied by its factor in one pass: no Python step per document.
         """
         groups: list[tuple[int, Candidates]] = [(0, totals.keys())]
-        for bit, docs in enumerate(concept_docs):
+        for bit, docs in enumerate(self.sets):
             flag = 1 << bit
             split: list[tuple[int, Candidates]] = []
             for mask, members in groups:
@@ -116,14 +140,14 @@ class Coverage:
         return weighed
 
     def factor_of(self, mask: int) -> float:
-        """Return ``factor`` of a document holding the concepts whose bits *mask* sets."""
+        """Return ``factor`` of a document holding the sets whose bits *mask* sets."""
         return self._share_of(mask) ** self.power
 
     def _share_of(self, mask: int) -> float:
-        # ``share`` for a document holding the concepts whose bits *mask* sets: the same sum, in order.
-        if len(self.idfs) < 2 or not self.total:
+        # ``share`` for a document holding the sets whose bits *mask* sets: the same sum, in order.
+        if self.concepts < 2 or not self.total:
             return 1.0
-        return sum(idf for bit, idf in enumerate(self.idfs) if mask >> bit & 1) / self.total
+        return sum(credit for bit, credit in enumerate(self.credits) if mask >> bit & 1) / self.total
 
 
 def meaning(cosine: float, best: float) -> float:
@@ -141,20 +165,22 @@ def rank(
     limit: int,
     deadline: float,
     cosines: dict[int, float] | None = None,
+    loose_docs: Sequence[AbstractSet[int]] = (),
 ) -> tuple[list[tuple[int, float]], bool, float]:
     """Return the best *limit* (docnum, score) of *candidates*, best first, whether time ran out, and
     the best score by words alone (the scale of the meaning term; see ``meaning``).
 
-    *cosines* are the nearest documents' cosines with the query, nearest first.
+    *cosines* are the nearest documents' cosines with the query, nearest first; *loose_docs*, per
+    concept, the documents holding its loose words and not it (``Coverage``).
 
     Every candidate is scored, so the top is exact; ties go to the lower document number.  When the
     time budget runs out between concepts, the concepts scored so far decide.
     """
-    coverage = Coverage.of(concept_docs, snap.doc_count, parsed.concepts)
+    coverage = Coverage.of(concept_docs, snap.doc_count, parsed.concepts, loose_docs)
     if len(candidates) >= DENSE_FROM and limit > 0:
         try:
             weights = [_weight(concept) for concept in parsed.concepts]
-            arrays = rank_dense(snap, parsed.concepts, weights, candidates, concept_docs, coverage, deadline)
+            arrays = rank_dense(snap, parsed.concepts, weights, candidates, coverage, deadline)
         except Unsupported:
             arrays = None  # a query node the arrays do not know: the dicts rank it
         if arrays is not None:
@@ -175,8 +201,8 @@ def rank(
         if time.perf_counter() > deadline:
             timed_out = True
             break
-    if len(coverage.idfs) > 1:
-        totals = coverage.weigh(totals, concept_docs)
+    if coverage.partial:
+        totals = coverage.weigh(totals)
     top = max(totals.values(), default=0.0)
     totals.update(_with_meaning(cosines, candidates, lambda docnum: totals.get(docnum, 0.0), top))
     return _best(_contenders(totals, limit), limit, cosines), timed_out, top

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from functools import partial
 from pathlib import Path
 from urllib.parse import quote
@@ -453,7 +454,9 @@ class SearchService:
         cosines = dict(asked.near)
         # At least the answer card's candidates, on every page: the card is one of the results lifted
         # first, and each page follows on from that order whatever its size (``_lifted``).
-        ranked, timed_out, best = rank(snap, parsed, found.allowed, found.concept_docs, max(end, ANSWER_WITHIN), started + self.budget_s, cosines)
+        ranked, timed_out, best = rank(
+            snap, parsed, found.allowed, found.concept_docs, max(end, ANSWER_WITHIN), started + self.budget_s, cosines, found.loose_docs
+        )
         named = found.named
         if named is not None:  # the document the query names comes first (its hit says so: matched_by "name")
             ranked = [self._scored(snap, parsed, found, ranked, named, cosines, best),
@@ -471,7 +474,7 @@ class SearchService:
         """Return *docnum* with its score: as ranked, or, ranked below the page, as explain adds it up."""
         score = next((score for ranked_doc, score in ranked if ranked_doc == docnum), None)
         if score is None:
-            score = float(explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best)["score"])  # type: ignore[arg-type]
+            score = float(explain(parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best, loose_docs=found.loose_docs)["score"])  # type: ignore[arg-type]
         return docnum, score
 
     def _hits(
@@ -508,7 +511,7 @@ class SearchService:
             if explaining and not unexplained:
                 explanation = explain(
                     parsed, snap, docnum, found.concept_docs, cosines.get(docnum), best,  # type: ignore[arg-type]
-                    named if docnum == first else None, deadline,
+                    named if docnum == first else None, deadline, found.loose_docs,
                 )
                 unexplained = explanation is None
             if explanation is not None and docnum in found.tagged:
@@ -861,6 +864,8 @@ class _Found:
     selected: dict[str, set[int] | None]
     allowed: set[int] | frozenset[int]
     concept_docs: list[set[int] | frozenset[int]]  # read-only: a concept's set is the snapshot's cached one
+    # Per concept, the documents holding its loose words (a hyphenated word's parts) and not it.
+    loose_docs: list[set[int] | frozenset[int]] = dataclass_field(default_factory=list)
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
     named: int | None = None  # the document whose name the query is (``Snapshot.named``), first by relevance
     named_as_typed: bool = False  # named by the query as typed, not by its correction
@@ -884,6 +889,7 @@ class _Found:
         """Return what *parsed* matches; the document *params*' query names, or else its spelling
         correction *corrected* names (``imagemagik`` is ImageMagick's), is among the matches."""
         concept_docs: list[set[int] | frozenset[int]] = []
+        loose_docs: list[set[int] | frozenset[int]] = []
         meaning: frozenset[int] = frozenset()
         tagged: frozenset[int] = frozenset()
         organisation = None
@@ -911,7 +917,13 @@ class _Found:
             for concept in parsed.concepts:
                 docs = matches(concept.query, snap)
                 concept_docs.append(docs - excluded if excluded else docs)
-                matched |= matches(concept.any_query, snap) if concept.loose else docs
+                if concept.loose:  # a hyphenated word's parts apart match too, and cover less (``Coverage``)
+                    apart = matches(concept.any_query, snap) - docs
+                    loose_docs.append(apart - excluded if excluded else apart)
+                    matched |= docs | apart
+                else:
+                    loose_docs.append(frozenset())
+                    matched |= docs
                 if concept.required:
                     required.append(docs)
             if required:  # "+amd", "nvidia AND amd": only the documents that have each
@@ -944,7 +956,7 @@ class _Found:
         if named not in allowed:
             named, as_typed = None, False
         tagged &= allowed
-        return cls(matched, selected, allowed, concept_docs, meaning & allowed, named, as_typed, tagged,
+        return cls(matched, selected, allowed, concept_docs, loose_docs, meaning & allowed, named, as_typed, tagged,
                    organisation if tagged else None, not on_organisation.isdisjoint(allowed))
 
     def by_coverage(self) -> list[AbstractSet[int]]:
@@ -1055,7 +1067,7 @@ def _by_relevance(
     candidates = set(docs)
     if not candidates or limit <= 0:
         return [], False
-    ranked, timed_out, _best = rank(snap, parsed, candidates, found.concept_docs, limit, deadline, cosines)
+    ranked, timed_out, _best = rank(snap, parsed, candidates, found.concept_docs, limit, deadline, cosines, found.loose_docs)
     best = [docnum for docnum, _score in ranked]
     if len(best) < limit:  # found by name or meaning alone, without a word: after the scored ones
         best += snap.newest_first(candidates.difference(best), limit - len(best))

@@ -15,7 +15,8 @@ from tests.conftest import write_jsonl
 
 ODD = ('"data center" -nvidia', "gpu*", "kuberentes", "gpu gpu gpu tpu", "(gpu OR tpu) AND -google", "a OR b",
        '"mixture of experts" training', "trainium2 deal", "stargate NOT michigan", "title:stargate power",
-       "how much did microsoft invest in openai", "data centers in texas and new york with nvidia chips")
+       "how much did microsoft invest in openai", "data centers in texas and new york with nvidia chips",
+       "memory-efficient fine-tuning", "full-stack ownership", "multi-gpu training")
 
 
 def _page(service: SearchService, params: SearchParams, dense_from: int, monkeypatch) -> dict:
@@ -73,7 +74,8 @@ def test_wide_pages_are_the_same_ranked_with_arrays(wide_index, monkeypatch):
     rng = random.Random(8)
     queries = [" ".join(rng.sample(words, rng.randint(1, 4))) for _ in range(60)]
     queries += [f"{rng.choice(words)} {rng.choice(rare)}" for _ in range(30)]
-    queries += ['"power grid" cooling', "gpu OR tpu", "energy -solar", "gpu* texas", "nuclear nuclear wind"]
+    queries += ['"power grid" cooling', "gpu OR tpu", "energy -solar", "gpu* texas", "nuclear nuclear wind",
+                "power-grid cooling", "data-center texas chip", "gpu-memory board-switch"]
     service = SearchService(index)
     assert _compare(service, queries, monkeypatch) > 0.9 * len(queries)
     # and at the default threshold the common words' queries take the arrays
@@ -88,6 +90,8 @@ def test_a_pasted_paragraph_of_many_words_is_ranked_with_arrays_as_with_dicts(wi
     service = SearchService(index)
     # 32 concepts kept (the most the service keeps), the typed order deciding which bit each is.
     pasted = [" ".join(rare[:9] + words), " ".join(words + rare[:9]), " ".join(rare[10:19] + words[::-1])]
+    # and of 32 hyphenated words, each with its parts apart: 63 sets of documents earn coverage
+    pasted.append(" ".join(f"{a}-{b}" for a, b in zip(words + rare[:8], rare[20:52])))
     assert _compare(service, pasted, monkeypatch) == len(pasted)
     monkeypatch.setattr(ranking, "DENSE_FROM", dense.DENSE_FROM)
     result = service.search(SearchParams(q=pasted[0]))
