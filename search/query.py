@@ -643,35 +643,50 @@ def _plain_concepts(text: str, units: list[_Unit], synonyms: Synonyms, analyzer:
             concepts.append(_prefix_concept(text, (unit.start, unit.end + 1), unit.word, unit.prefix))
             i += 1
             continue
+        within = next((hyphen for hyphen in joined if hyphen[0] <= unit.start < hyphen[1]), None)
+        if within is not None and (hyphenated := _hyphenated(text, within, units, i, synonyms, analyzer)):
+            concepts.append(hyphenated[0])
+            i += hyphenated[1]
+            continue
         run = 1
         while i + run < len(units) and run < synonyms.longest and not units[i + run].prefix:
             run += 1
         for k in range(run, 0, -1):
             words = tuple(u.word for u in units[i : i + k])
+            if k > 1 and not synonyms.alternatives(words):
+                words = _synonym_in_singular(text, units[i : i + k], words, synonyms)
             if k == 1 or synonyms.alternatives(words):
                 span = (unit.start, units[i + k - 1].end)
-                within = next((hyphen for hyphen in joined if hyphen[0] <= unit.start < hyphen[1]), None) if k == 1 else None
-                if within is not None and (hyphenated := _hyphenated(text, within, units, i, synonyms, analyzer)):
-                    concepts.append(hyphenated[0])
-                    i += hyphenated[1]
-                    break
                 concepts.append(_concept(text[span[0] : span[1]], words, span, synonyms))
                 i += k
                 break
     return concepts
 
 
+def _synonym_in_singular(text: str, units: Sequence[_Unit], words: tuple[str, ...], synonyms: Synonyms) -> tuple[str, ...]:
+    """Return *words* (of *units*, typed in *text*) with each lower-case acronym plural in its singular
+    when that makes them a synonym's variant, else *words*: a group's "multiple GPUs" is analysed
+    ``("multipl", "gpu")``, and "multiple gpus" typed so is ``("multipl", "gpus")`` (the stemmer keeps
+    the "s" after a vowel), as "gpus" alone is searched as "gpu" too (``_acronym_singular``)."""
+    singular = tuple(
+        (_acronym_singular(text[u.start : u.end]) or word) if word.endswith("s") else word for u, word in zip(units, words)
+    )
+    return singular if singular != words and synonyms.alternatives(singular) else words
+
+
 def _hyphenated(
     text: str, span: tuple[int, int], units: list[_Unit], at: int, synonyms: Synonyms, analyzer: Analyzer
 ) -> tuple[Concept, int] | None:
     """Return the concept of the words joined by hyphens at *span* (``units[at]`` their first typed
-    word) and how many units it takes, or None when it is one word or a synonym's variant (as before:
-    "fine-tuning" is also "finetuning").  The words are a phrase, function words kept ("year over
-    year"), as if quoted, and each of its words counts for any-words at the loose weight: "post-training"
-    finds the sections that say it before pages of a blog "post" about "training" (a QA pass: 13th)."""
+    word) and how many units it takes, or None when it is one word.  The words are a phrase,
+    function words kept ("year over year"), as if quoted, and each of its words counts for any-words
+    at the loose weight: "post-training" finds the sections that say it before pages of a blog "post"
+    about "training" (a QA pass: 13th).  A synonym's variant is that phrase or one of its group's
+    variants ("fine-tuning" is also "finetuning"; "multi-gpu" also "multiple GPUs", and no longer a
+    page of "multi-year" deals and "GPUs" as written)."""
     inside = [u for u in units[at:] if u.end <= span[1]]
     words = tuple(u.word for u in inside)
-    if not inside or (len(inside) > 1 and synonyms.alternatives(words)) or any(u.prefix for u in inside):
+    if not inside or any(u.prefix for u in inside):
         # (A prefix among them, "python3-dj*": each word as typed, the prefix a prefix; as a phrase the
         # "*" was dropped and "dj" looked for whole, a QA pass.)
         return None
@@ -679,9 +694,10 @@ def _hyphenated(
     if made is None:
         return None
     phrase, query = made
+    others = _synonym_in_singular(text, inside, words, synonyms) if len(inside) > 1 else words
     concept = Concept(
         text=text[span[0] : span[1]],
-        alternatives=(Alternative("exact", phrase, query),),
+        alternatives=(Alternative("exact", phrase, query), *_ways(others, synonyms)[0][1:]),
         loose=_hyphenated_loose(words),
         span=span,
     )
@@ -1397,6 +1413,8 @@ def _widened(
         elif not known:
             # "multigpu" is the "multi-GPU" of the pages: the two words side by side (then not a typo).
             extra = _written_apart(concept.text, vocabulary) if split else []
+            if extra and synonyms is not None:  # and what its words stand for ("multigpu": "multiple GPUs")
+                extra += [a for a in _ways(extra[0].words, synonyms)[0] if a.via == "synonym"]
             words = vocabulary.completions(concept.text)
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
             if words and near and vocabulary.frequency(near[0][0]) > vocabulary.frequency(words[0]):

@@ -142,6 +142,17 @@ def test_synonyms_from_the_data_file_are_searched_too(typed, variant):
     assert any(a.via == "synonym" for c in parsed.concepts for a in c.alternatives)
 
 
+def test_a_variant_ending_in_an_acronym_plural_is_found_typed_in_lower_case_too():
+    # The group's "multiple GPUs" is analysed ("multipl", "gpu"); "multiple gpus" typed so was two
+    # concepts, "multiple" and "gpus", and missed "multi-GPU" (a QA pass: "how to train on multiple gpus").
+    for typed in ("multiple gpus", "multiple GPUs", "Multiple Gpus"):
+        parsed = build_query(typed, SCHEMA, SYNONYMS)
+        [concept] = parsed.concepts
+        assert ("multi", "gpu") in [a.words for a in concept.alternatives if a.via == "synonym"], typed
+    # Not an acronym's plural ("chips" is "chip" to the stemmer already): nothing changes.
+    assert [c.text for c in build_query("multiple chips", SCHEMA, SYNONYMS).concepts] == ["multiple", "chips"]
+
+
 def test_a_multi_word_variant_is_one_concept_and_its_words_still_count_alone():
     parsed = build_query("data centre in britain", SCHEMA, SYNONYMS)
     assert [c.text for c in parsed.concepts] == ["data centre", "britain"]

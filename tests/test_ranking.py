@@ -148,6 +148,16 @@ def test_hits_come_back_in_score_order_and_explain_adds_up(service, query):
         assert sum(part["score"] for part in hit.explanation["matched"]) + meaning == pytest.approx(hit.score, abs=2e-3)
 
 
+def test_multiple_gpus_is_multi_gpu_however_it_is_typed(service):
+    # "how to train on multiple gpus" put the page on multi-GPU training fifth, below "Multi-Gigawatt"
+    # and a page on power delivery; "multi-gpu" missed the page on sharding "across multiple GPUs".
+    multi = "accelerate-nd-parallel-a-guide-to-efficient-multi-gpu-training"
+    multiple = "accelerate-large-model-training-using-pytorch-fully-sharded-data-parallel"
+    for typed in ("how to train on multiple gpus", "multiple gpus", "multiple GPUs", "multi-gpu", "multigpu"):
+        hits = service.search(SearchParams(q=typed)).hits
+        assert [hit.id for hit in hits[:2]] == [multi, multiple], typed
+
+
 @pytest.mark.parametrize("query", ["memory-efficient fine-tuning", "full-stack ownership"])
 def test_a_page_holding_a_hyphenated_words_parts_apart_is_a_weaker_match_not_none(service, query):
     # (The one page saying "full-stack ownership" is the answer card, above the hits.)
