@@ -46,12 +46,6 @@ _BLANK = " \t\n\r\f\v"  # around a date, or all of it (a form's empty date field
 DATE_PARAM_PATTERN = (r"^[ \t\n\r\f\v]*(?:" + DATE_PATTERN[1:-1].replace("[Zz]|[+-]", "[Zz]|[+ -]") + r"[ \t\n\r\f\v]*)?$")
 
 
-def _any_case(words: tuple[str, ...]) -> str:
-    """Return the spec's pattern for one of *words* in any case (JSON Schema patterns have no flags), or
-    an empty value, which is read as none (a form's blank field)."""
-    return "^(?:" + "|".join("".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in word) for word in words) + ")?$"
-
-
 # A month is read as the other filters' values are (``as_sent``, ``normal_text``): what a reader does
 # not see (INVISIBLE) is dropped, and blanks and control characters around it, so "month=%202024-05"
 # was answered while the spec's pattern forbade blanks (a QA pass).  The pattern says each exactly.
@@ -72,20 +66,61 @@ def _chars(*classes: str) -> str:
 _PLANE = "".join(map(chr, range(1, 0x10000)))
 _INVISIBLE_CHAR = INVISIBLE.pattern.split("|", 1)[0]  # the characters dropped wherever they stand
 _UNSEEN = _chars(_INVISIBLE_CHAR)
-_AROUND = _chars(r"\s", "[\x01-\x1f\x7f-\x9f]", _INVISIBLE_CHAR) + "*"  # \s: str.isspace's
-# Between two digits any of them goes (ZWJ and ZWNJ too, read twice: ``as_sent`` then ``normal_text``);
-# elsewhere ZWJ and ZWNJ stay, and make no month.
-_IN, _IN_DIGITS = _UNSEEN + "*", _chars(_INVISIBLE_CHAR, "[\u200c\u200d]") + "*"
-MONTH_PATTERN = (f"^{_AROUND}(?:(?!0{_IN_DIGITS}0{_IN_DIGITS}0{_IN_DIGITS}0)[0-9]{_IN_DIGITS}[0-9]{_IN_DIGITS}[0-9]{_IN_DIGITS}"
-                 f"[0-9]{_IN}-{_IN}(?:0{_IN_DIGITS}[1-9]|1{_IN_DIGITS}[0-2]){_AROUND})?$")  # year 1 on, as since= (0000-01 was read)
-# What the spec says kind, sort and month accept: each read in any case (a month has none), an empty one as absent.
-KIND_PATTERN = _any_case(KINDS)
+_CONTROL = "[\x01-\x1f\x7f-\x9f]"  # read as a space (``collapsed``); NUL is a 400
+_AROUND = _chars(r"\s", _CONTROL, _INVISIBLE_CHAR) + "*"  # \s: str.isspace's
+_SPACES = _chars(r"\s") + "*"  # what str.strip() takes off around sort and explain
+# Between two ASCII letters or digits any of them goes (ZWJ and ZWNJ too, read twice: ``as_sent`` then
+# ``normal_text``); elsewhere ZWJ and ZWNJ stay, and make no month nor kind.
+_IN, _IN_ASCII = _UNSEEN + "*", _chars(_INVISIBLE_CHAR, "[\u200c\u200d]") + "*"
+MONTH_PATTERN = (f"^{_AROUND}(?:(?!0{_IN_ASCII}0{_IN_ASCII}0{_IN_ASCII}0)[0-9]{_IN_ASCII}[0-9]{_IN_ASCII}[0-9]{_IN_ASCII}"
+                 f"[0-9]{_IN}-{_IN}(?:0{_IN_ASCII}[1-9]|1{_IN_ASCII}[0-2]){_AROUND})?$")  # year 1 on, as since= (0000-01 was read)
+
+
+def _any_case(words: tuple[str, ...], around: str = _SPACES, between: str = "") -> str:
+    """Return the spec's pattern for one of *words* in any case (JSON Schema patterns have no flags), or
+    an empty value, which is read as none (a form's blank field); *around* it and *between* its
+    characters, what the server drops there.  Blanks around sort and explain were a 400 by the
+    pattern and read by the server (a QA pass)."""
+    spelled = (between.join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in word) for word in words)
+    return f"^{around}(?:" + "|".join(spelled) + f")?{around}$"
+
+
+# What the spec says kind, sort and explain accept: each read in any case, an empty one as absent; a kind
+# as any filter value is read (``as_sent``, ``normal_text``: MONTH_PATTERN's), sort and explain stripped.
+KIND_PATTERN = _any_case(KINDS, _AROUND, _IN_ASCII)
 SORT_PATTERN = _any_case(SORTS)
-_DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
-_SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _BOOLEANS = _TRUE | _FALSE
+BOOLEAN_PATTERN = _any_case(tuple(sorted(_BOOLEANS - {""})))
+_DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also take '+1', ' 1 ', '1_0', '١'
+_SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
+
+
+def at_most_pattern(chars: int, controls: bool = True) -> str:
+    """Return the spec's pattern for a text of at most *chars* characters as the server counts them:
+    blanks collapsed to one space and dropped around it, what a reader does not see dropped (``INVISIBLE``:
+    ZWJ and ZWNJ only between two ASCII letters or digits), control characters read as spaces when
+    *controls* (``collapsed``; else they count, as ``search.suggest.check_prefix`` counts them), and no
+    NUL.  A maxLength counts the characters sent: "a", 70 spaces and "b" as a topic was answered while
+    the spec forbade it (a QA pass).  Each unit of the repeat is one character of the text as counted:
+    a visible one with what is dropped after it, or a run of blanks between two visible ones; each can
+    match one way only, so a text past the limit is refused without backtracking through its blanks."""
+    blanks = (r"\s", _CONTROL) if controls else (r"\s",)
+    blank, dropped = _chars(*blanks), _chars(*blanks, _INVISIBLE_CHAR)
+    shown = "[^\\u0000" + dropped[1:-1] + "]"  # not blank, nor dropped, nor NUL
+    alnum, joiners = "[0-9A-Za-z]", "[\\u200c\\u200d]+"
+    unit = (f"{alnum}(?:{joiners}(?={alnum})|(?!{joiners}{alnum})){_IN}"  # ZWJ and ZWNJ between two: dropped
+            f"|(?!{alnum}){shown}{_IN}"
+            f"|{blank}{dropped}*(?={shown})")
+    return f"^{dropped}*(?!{dropped})(?:{unit}){{0,{chars}}}{dropped}*$"
+
+
+def nonblank_pattern(controls: bool = True) -> str:
+    """Return the spec's pattern for a value that is not blank as ``at_most_pattern`` reads it (a blank
+    filter value is ignored: it does not count among the MAX_FILTER_VALUES)."""
+    dropped = _chars(r"\s", _CONTROL, _INVISIBLE_CHAR) if controls else _chars(r"\s", _INVISIBLE_CHAR)
+    return "[^\\u0000" + dropped[1:-1] + "]"
 
 
 class InvalidParameter(ValueError):

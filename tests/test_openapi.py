@@ -249,13 +249,19 @@ def test_the_304_to_if_none_match_star_is_declared_by_every_operation(client, do
     assert "304" in document["paths"][path]["get"]["responses"]
 
 @pytest.mark.parametrize(("name", "values"), [
-    ("sort", ["", "newest", "NEWEST", "Listing", "relevance", "random", "newest1", "new"]),
-    ("kind", ["", "event", "GUIDE", "Event", "news", "events"]),
+    # Blanks around sort, kind and explain are stripped as the server reads them (str.strip: any Unicode
+    # space, \x1c-\x1f and \x85 among them; not \x01 nor a zero-width space), and a kind, as any filter
+    # value, also drops control characters and what a reader does not see around it and between its
+    # letters: the patterns forbade " newest", which the server answered (a QA pass).
+    ("sort", ["", "newest", "NEWEST", "Listing", "relevance", "random", "newest1", "new", " newest", "newest\t",
+              "\u00a0Listing\u3000", "\x1cnewest\x85", " ", "\x01newest", "\u200bnewest", "new est"]),
+    ("kind", ["", "event", "GUIDE", "Event", "news", "events", " event", "guide\n", "\u00a0Event\x01", "\u200bguide\u2060",
+              "ev\u200bent", "gu\u200did\u00ade", "e\u200b\u200dvent", "\u200devent", "ev ent", "ev\x01ent", " \t"]),
     # Blanks around a month, and what a reader does not see, are dropped as from a topic: "month=%202025-03"
     # was answered though the pattern forbade it (a QA pass).
     ("month", ["", "2025-03", "2025-13", "2025-3", "march", " 2025-03", "2025-03 ", "\u00a02025-03\t", " ", "20\u200b25-03",
                "20\u200d25-03", "2025\u200d-03", "\u200d2025-03", "2025 -03", "0000-01", "00\u200b00-01"]),
-    ("explain", ["", "1", "0", "TRUE", "off", "maybe", "2"]),
+    ("explain", ["", "1", "0", "TRUE", "off", "maybe", "2", " 1", "true\r\n", "\u2003On", "\x1fno\x1d", "\x011", "1\u200b"]),
 ])
 def test_a_closed_parameter_is_accepted_exactly_when_its_documented_schema_says(client, document, name, values):
     """sort was an enum of three lower-case words while the server reads it in any case (sort=NEWEST,
@@ -267,3 +273,48 @@ def test_a_closed_parameter_is_accepted_exactly_when_its_documented_schema_says(
         status = client.get("/api/search", query_string={name: value}).status_code
         documented = schema.is_valid([value] if parameter["schema"].get("type") == "array" else value)
         assert status == (200 if documented else 400), (value, status)
+
+
+# (path, parameter, the limit it is documented with) for each text parameter whose length the server counts
+# once its blanks are collapsed and what a reader does not see is dropped (``params.as_sent``,
+# ``suggest.check_prefix``).
+COUNTED = [("/api/search", "q", "MAX_QUERY_CHARS"), ("/api/search", "topic", "MAX_FILTER_CHARS"),
+           ("/api/search", "entity", "MAX_FILTER_CHARS"), ("/api/suggest", "q", "MAX_PREFIX_CHARS"),
+           ("/api/suggest/opensearch", "q", "MAX_PREFIX_CHARS")]
+
+
+@pytest.mark.parametrize(("path", "name", "limit"), COUNTED)
+def test_a_text_parameter_s_length_is_documented_as_the_server_counts_it(client, document, path, name, limit):
+    """The spec's maxLength counted the characters sent, while the server counts the text once blanks
+    are collapsed and invisible characters dropped: "a", 70 spaces and "b" as a topic was answered, and
+    the spec forbade it (a QA pass).  The schema's pattern counts as the server does."""
+    import search.params
+    import search.suggest
+
+    most = getattr(search.params, limit, None) or getattr(search.suggest, limit)
+    parameter = next(p for p in document["paths"][path]["get"]["parameters"] if p["name"] == name)
+    listed = parameter["schema"]["type"] == "array"
+    schema = jsonschema.Draft202012Validator(parameter["schema"]["items"] if listed else parameter["schema"])
+    word = "a" * (most - 1)
+    values = [word + "b", word + "bc", "a" + " " * (most + 5) + "b", " " * (most + 1), "\u200b" * (most + 1) + "x",
+              word + "\u200b\u00ad" * 5 + "b", word + "\t\n ", "\u3000" * 9 + word + "b" + "\u00a0" * 9,
+              word[:-1] + " \t b", word[:-1] + " \t bc", word[:-1] + "\x01\x02b", word[:-1] + "\x01b",
+              word + "\u200db", word + "\u200d", "\u200d" + word, word[:-2] + "\u200d\u200b\u200dbc",
+              word[:-1] + "\u200c\u200d\u200cbc", word[:-1] + "\u05d0\u200d", "\u200b" * most, "a\x00b"]
+    answered = {value: client.get(path, query_string={name: value}).status_code for value in values}
+    for value, status in answered.items():
+        assert status == (200 if schema.is_valid(value) else 400), (value[:20], len(value), status)
+    assert answered["a" + " " * (most + 5) + "b"] == 200 and answered[word + "bc"] == 400
+
+
+def test_blank_filter_values_do_not_count_against_the_documented_limit(client, document):
+    """Blank values are ignored, so they do not count among the ten a filter may have: eleven values of which
+    one is blank were answered while the spec's maxItems forbade them."""
+    from search.params import MAX_FILTER_VALUES
+
+    parameter = next(p for p in document["paths"]["/api/search"]["get"]["parameters"] if p["name"] == "topic")
+    schema = jsonschema.Draft202012Validator(parameter["schema"])
+    for values in (["t"] * MAX_FILTER_VALUES + ["", " ", "\u200b"], [f"t{i}" for i in range(MAX_FILTER_VALUES + 1)],
+                   [f"t{i}" for i in range(MAX_FILTER_VALUES)] + [" x"], [""] * (MAX_FILTER_VALUES + 5)):
+        status = client.get("/api/search", query_string=[("topic", value) for value in values]).status_code
+        assert status == (200 if schema.is_valid(values) else 400), (values, status)

@@ -24,10 +24,13 @@ from search.params import (
     MAX_QUERY_WORDS,
     MAX_RESULT_WINDOW,
     SORTS,
+    BOOLEAN_PATTERN,
     DATE_PARAM_PATTERN,
     KIND_PATTERN,
     MONTH_PATTERN,
     SORT_PATTERN,
+    at_most_pattern,
+    nonblank_pattern,
 )
 from corpus.jsonl import ID_MAX_LENGTH
 from index.schema import KINDS
@@ -37,8 +40,11 @@ from search.suggest import KIND_ORDER, MAX_PREFIX_CHARS
 
 API_VERSION = "1.0.0"
 JSON = "application/json"
-NO_NUL_PATTERN = r"^[^\x00]*$"
-BOOLEAN_PATTERN = "^(?:[01]|[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|[Oo][Nn]|[Oo][Ff][Ff])?$"
+# A text parameter's limit is a pattern, not a maxLength: the server counts the text once its blanks are
+# collapsed and what a reader does not see is dropped (search.params.at_most_pattern).
+FILTER_PATTERN = at_most_pattern(MAX_FILTER_CHARS)
+COUNTED = ("once blanks (spaces, control characters) are collapsed to one space and dropped around it, and "
+           "invisible characters (a zero-width space, a soft hyphen) dropped")
 EXAMPLE_ID = "expanding-stargate-to-michigan"
 
 
@@ -61,21 +67,27 @@ def _error(description: str) -> dict[str, Any]:
     return _json(_ref("Error"), description)
 
 
-def _filter(name: str, description: str, pattern: str = NO_NUL_PATTERN, case: str | None = "OpenAI: openai") -> dict[str, Any]:
-    """Return the parameter *name*; *case* shows a value read in the index's case (None: values have no case)."""
+def _filter(name: str, description: str, pattern: str = FILTER_PATTERN, case: str | None = "OpenAI: openai") -> dict[str, Any]:
+    """Return the parameter *name*; *case* shows a value read in the index's case (None: values have no case).
+
+    Blank values are ignored, so they do not count among the MAX_FILTER_VALUES: ``maxContains`` counts
+    the others (a maxItems counted them, and eleven values of which one was blank were answered)."""
     in_case = (f" A value the index lacks but has in another case is read in the index's case ({case})." if case else "")
     return {
         "name": name,
         "in": "query",
         "description": (f"{description} Repeat it to allow several values (they combine with OR); {name}[]=… and "
                         f"{name}[0]=…&{name}[1]=… (as jQuery, qs and PHP write a list) are read as {name}, and count "
-                        f"together with it.{in_case}"),
+                        f"together with it. At most {MAX_FILTER_VALUES} values (blank ones are ignored and not "
+                        f"counted), each at most {MAX_FILTER_CHARS} characters {COUNTED}.{in_case}"),
         "style": "form",
         "explode": True,
         "schema": {
             "type": "array",
-            "maxItems": MAX_FILTER_VALUES,
-            "items": {"type": "string", "maxLength": MAX_FILTER_CHARS, "pattern": pattern},
+            "contains": {"type": "string", "pattern": nonblank_pattern()},
+            "minContains": 0,
+            "maxContains": MAX_FILTER_VALUES,
+            "items": {"type": "string", "pattern": pattern},
         },
     }
 
@@ -156,8 +168,10 @@ DATE_PARAM = ("An ISO 8601 date (2024-05-01, or in the basic form 20240501) or d
 
 PREFIX = {"name": "q", "in": "query", "description": (
               "What has been typed so far; a space at its end (kept, one, in the answer's query) makes the last "
-              "word whole: 'open ' is completed by what holds the word open, not by 'OpenAI'."),
-          "schema": {"type": "string", "maxLength": MAX_PREFIX_CHARS, "pattern": NO_NUL_PATTERN}}
+              "word whole: 'open ' is completed by what holds the word open, not by 'OpenAI'. At most "
+              f"{MAX_PREFIX_CHARS} characters once blanks are collapsed to one space and dropped around it, and "
+              "invisible characters dropped (a control character other than a blank counts; a NUL is refused)."),
+          "schema": {"type": "string", "pattern": at_most_pattern(MAX_PREFIX_CHARS, controls=False)}}
 BAD_PARAMETER = ("A parameter is invalid, or its percent-encoding is not UTF-8 (x=%FF); error.param names it. An address "
                  "holding what a URL percent-encodes (a space, a letter outside ASCII, sent raw) is refused before the app: "
                  "invalid_request, without param.")
@@ -518,7 +532,7 @@ PATHS: dict[str, Any] = {
             "parameters": [
                 {"name": "q", "in": "query", "description": (
                     f"The query: words, \"quoted phrases\", -excluded words, OR. At most {MAX_QUERY_CHARS} "
-                    f"characters once whitespace is collapsed, counted as sent (before the composing below, which "
+                    f"characters {COUNTED}, counted as sent (before the composing below, which "
                     f"may lengthen it); a longer text (a pasted paragraph) is searched by its "
                     f"{MAX_QUERY_WORDS} most informative words, and dropped_words says how many were left out. "
                     f"At most {MAX_PREFIXES} prefixes (words typed with a *, each looked up in the whole vocabulary); "
@@ -528,7 +542,7 @@ PATHS: dict[str, Any] = {
                     "65,536 bytes as sent (the server's limit, before the app): 4,096 characters of any script fit "
                     "percent-encoded (up to 12 bytes a character); past that the server answers 414 with an HTML "
                     "body, not the JSON error."),
-                 "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL_PATTERN},
+                 "schema": {"type": "string", "pattern": at_most_pattern(MAX_QUERY_CHARS)},
                  "example": "stargate"},
                 _filter("topic", "Only documents carrying this topic slug. A slug a topic had before it was renamed "
                                  "(its formerly, in /api/topics) is read as the topic's slug now, which the answer's "
