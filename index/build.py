@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import json
 import logging
 import multiprocessing
 import os
@@ -12,7 +13,7 @@ import shutil
 import signal
 import time
 import warnings
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from multiprocessing.connection import Connection, wait
@@ -152,13 +153,15 @@ def build_corpus(
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
     with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait, writer="build"):
-        (seen, served), now = known_documents(root), now_utc()
-        dates = dating(records, seen, now)
+        (seen, served, departed), now = known_documents(root), now_utc()
+        known = {**departed, **seen}  # an id taken out and back: first seen when it first was, revised now
+        dates = dating(records, known, now)
         store.check_stop()
         snap_id, work = store.new_workdir(root)
         try:
             matrix = vectors.new_matrix(work, len(records)) if (vectors.enabled() if semantic is None else semantic) else None
-            _write_index(work, records, seen, now, matrix, procs=procs, progress=progress)
+            _write_index(work, records, known, now, matrix, procs=procs, progress=progress)
+            write_departed(work, departures(departed, seen, {record.id for record in records}))
             store.check_stop()
             _check(work, len(records))
             # A fresh build numbers its documents in the order of *records* (segments in range order).
@@ -231,9 +234,10 @@ def _changed_at(root: Path, served: dict[str, object] | None, seen: Iterable[str
     return earlier if isinstance(earlier, str) else None
 
 
-def known_documents(root: Path) -> tuple[dict[str, Known], dict[str, object] | None]:
-    """Return what the published snapshot knows of each document id (empty when none is readable), and
-    its facts (snapshot.json) when it is the one read, else None.
+def known_documents(root: Path) -> tuple[dict[str, Known], dict[str, object] | None, dict[str, Known]]:
+    """Return what the published snapshot knows of each document id (empty when none is readable), its
+    facts (snapshot.json) when it is the one read, else None, and the ids it no longer holds
+    (``read_departed``).
 
     A snapshot written before first_seen existed gives its build time: its documents were in the
     index at least since then.  A damaged or missing published snapshot gives way to the newest
@@ -254,23 +258,23 @@ def known_documents(root: Path) -> tuple[dict[str, Known], dict[str, object] | N
         if unreadable:
             log.warning("warning: the published snapshot could not be read (%s): the first-seen dates are "
                         "those of snapshot %s", "; ".join(unreadable), snap_id)
-        known, meta = read
-        return known, None if unreadable else meta
+        known, meta, departed = read
+        return known, None if unreadable else meta, departed
     if unreadable:
         log.warning("warning: the published snapshot could not be read (%s): first-seen dates start afresh, "
                     "each document first seen by this build", "; ".join(unreadable))
-    return {}, None
+    return {}, None, {}
 
 
-def _read_known(path: Path) -> tuple[dict[str, Known], dict[str, object]] | str:
-    """Return what snapshot *path* knows of each document id (``known_documents``) and its facts, or why
-    it cannot be read."""
+def _read_known(path: Path) -> tuple[dict[str, Known], dict[str, object], dict[str, Known]] | str:
+    """Return what snapshot *path* knows of each document id (``known_documents``), its facts and the
+    ids it no longer holds, or why it cannot be read."""
     with warnings.catch_warnings():
         # A segment Whoosh fails to open leaves the files it had opened to the collector, which warns.
         warnings.simplefilter("ignore", ResourceWarning)
         try:
             meta = store.read_meta(path, stoppable=True)  # a stop is honoured while it is read (store.check_files)
-            return _known(meta, whoosh_index.open_dir(str(path))), meta
+            return _known(meta, whoosh_index.open_dir(str(path))), meta, read_departed(path)
         except store.Stopped:
             raise
         except store.IndexUnavailable as exc:
@@ -294,6 +298,40 @@ def _known(meta: dict[str, object], ix: whoosh_index.Index) -> dict[str, Known]:
             return known
     finally:
         ix.close()
+
+
+# The ids an index held and no longer does (deleted by an update, or left out of a rebuild's sources), each
+# with when it was first seen, in the order they left, the latest DEPARTED_KEPT of them: one that comes back
+# is first seen when it first was, and revised when it comes back.  As new, it had no revised, and its feed
+# entry's updated was its date, before what the feed showed of it until it left (a correction's time): a
+# feed reader kept the text it had (a QA pass).  Beside the snapshot's files, read only by builds and updates.
+DEPARTED_FILE = "departed.json"
+DEPARTED_KEPT = 50_000
+
+
+def read_departed(snapshot: Path) -> dict[str, Known]:
+    """Return the ids *snapshot* no longer holds (``DEPARTED_FILE``), each Known by its first_seen alone:
+    what it said is no one's (``indexed`` then revises it)."""
+    try:
+        listed = json.loads((snapshot / DEPARTED_FILE).read_text(encoding="utf-8"))["departed"]
+    except FileNotFoundError:  # none has left it, or it was written before the file
+        return {}
+    return {str(doc_id): Known(str(first_seen), None, b"") for doc_id, first_seen in listed}
+
+
+def departures(departed: dict[str, Known], held: Mapping[str, Known], kept: Container[str]) -> dict[str, Known]:
+    """Return the ids departed from an index that held *held* (and had seen *departed* leave) once it
+    holds only *kept*: those that left before and did not come back, then those leaving now."""
+    return {doc_id: known for doc_id, known in (*departed.items(), *held.items()) if doc_id not in kept}
+
+
+def write_departed(snapshot: Path, departed: dict[str, Known]) -> None:
+    """Write *departed* (the latest DEPARTED_KEPT) as *snapshot*'s ``DEPARTED_FILE``, or none when it is empty."""
+    if not departed:
+        (snapshot / DEPARTED_FILE).unlink(missing_ok=True)  # an update's copy of its snapshot's
+        return
+    latest = list(departed.items())[-DEPARTED_KEPT:]
+    store.write_meta(snapshot, {"departed": [[doc_id, known.first_seen] for doc_id, known in latest]}, DEPARTED_FILE)
 
 
 def indexed(record: Record, order: int, known: Known | None, now: str) -> dict[str, object]:

@@ -7,7 +7,8 @@ A change file is JSONL (or .jsonl.gz), one operation a line:
   replaced and keeps its place in listing order (``order`` and ``position``) and its ``first_seen``,
   and is stamped ``revised`` now when it says something else than before (``index.schema.content_digest``);
   a new id is added at the end of it, first seen now: its ``order`` follows the last document's, and
-  its ``position`` the largest of its kind's (a build numbers them by their place in their source);
+  its ``position`` the largest of its kind's (a build numbers them by their place in their source); one
+  the index held before (``index.build.DEPARTED_FILE``) keeps its ``first_seen`` and is revised now;
 - a delete is ``{"id": "...", "delete": true}`` and nothing else.  Deleting an unknown id is
   reported, not an error, so a change file can be applied twice.
 
@@ -46,7 +47,7 @@ from corpus.enrich import UNIFIED_FIELDS, enrich_records, load_taxonomy, name_to
 from corpus.jsonl import check_id, parse_line, read_objects
 from corpus.records import EVENT, GUIDE, Event, GuideSection, Organisation, Record, Topic, unique_anchors
 from index import store, vectors
-from index.build import Dating, dating
+from index.build import Dating, Known, dating, departures, read_departed, write_departed
 from index.schema import SCHEMA_VERSION, content_digest, id_namespace, ids_of, to_document
 
 # A delete line's only keys: anything else is a typo we should not guess at.
@@ -175,7 +176,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                 if item.is_file() and item.name not in _NOT_COPIED:
                     store.check_stop()
                     shutil.copy2(item, work / item.name)
-            added, replaced, missing, doc_count, dates, unchanged = _apply(work, changes, store.listing_is_time(meta))
+            added, replaced, missing, doc_count, dates, unchanged = _apply(work, changes, store.listing_is_time(meta),
+                                                                           read_departed(previous))
             if not added and unchanged == replaced and len(missing) == len(changes.deletes):
                 # Every line says what the index holds (a change file applied again): a new snapshot
                 # would serve the same and push an older one out of those kept for a rollback, and
@@ -297,11 +299,14 @@ def _spellings_kept(searcher, changes: Changes, gone: set[int]) -> dict[str, dic
     return settled
 
 
-def _apply(work: Path, changes: Changes, apart: bool = True) -> tuple[int, int, tuple[str, ...], int, Dating, int]:
+def _apply(work: Path, changes: Changes, apart: bool = True, departed: dict[str, Known] | None = None
+           ) -> tuple[int, int, tuple[str, ...], int, Dating, int]:
     """Write *changes* into the index in *work*, numbering new documents after those of their kind
     (*apart*) or after every document; return (added, replaced, missing ids, doc count, how the upserts
     are dated: a replaced document keeps its first_seen, a new one is first seen now, and how many
-    replaced ones say what they said)."""
+    replaced ones say what they said).  An id the index held before (*departed*: ``index.build.read_departed``)
+    comes back first seen when it first was and revised now; the ids deleted join those departed."""
+    departed = departed or {}
     ix = whoosh_index.open_dir(str(work))
     try:
         with ix.searcher() as searcher:
@@ -323,23 +328,23 @@ def _apply(work: Path, changes: Changes, apart: bool = True) -> tuple[int, int, 
                 writer.delete_by_term("id", doc_id)
             added = unchanged = 0
             now = now_utc()
-            dates = dating(upserts.values(), kept, now)
+            dates = dating(upserts.values(), {**departed, **kept}, now)
             for done, (doc_id, record) in enumerate(upserts.items()):
                 if not done % store.STOP_EVERY:
                     store.check_stop()
                 old = kept.get(doc_id)
                 if old is not None:  # an edit keeps its place in the listing, and when it was first seen
                     position, order, first_seen = int(old["position"]), int(old["order"]), old.get("first_seen") or now
-                else:  # a new one comes last: after every document of its listing, first seen now
+                else:  # a new one comes last: after every document of its listing, first seen now (or when it first was)
                     listing = record.kind if apart else ALL_KINDS
                     position = last_position[listing] = last_position.get(listing, 0) + 1
-                    order, first_seen = next_order, now
+                    order, first_seen = next_order, departed[doc_id].first_seen if doc_id in departed else now
                     next_order += 1
                     added += 1
                 record = replace(_at_position(record, position), first_seen=first_seen)
                 document = to_document(record, order, revised=old.get("revised") if old is not None else None)
-                if old is not None and content_digest(document) != content_digest(old):
-                    document["revised"] = now  # it says something else: a feed shows the entry as updated
+                if (old is not None and content_digest(document) != content_digest(old)) or doc_id in departed:
+                    document["revised"] = now  # it says something else (or again): a feed shows the entry as updated
                 elif old is not None:
                     unchanged += 1
                 writer.update_document(**document)
@@ -350,6 +355,8 @@ def _apply(work: Path, changes: Changes, apart: bool = True) -> tuple[int, int, 
     finally:
         ix.close()
         (work / _WHOOSH_LOCK).unlink(missing_ok=True)  # released by commit or cancel
+    gone = {doc_id: Known(str(kept[doc_id].get("first_seen") or now), None, b"") for doc_id in sorted(changes.deletes) if doc_id in kept}
+    write_departed(work, departures(departed, gone, changes.upserts))
     replaced = len(changes.upserts) - added
     doc_count = before + added - (len(changes.deletes) - len(missing))
     _check(work, changes, doc_count)

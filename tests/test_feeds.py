@@ -573,3 +573,34 @@ def test_a_feed_s_updated_does_not_go_back_when_its_newest_entry_is_deleted_or_e
     before = updated()
     build([write_jsonl(tmp_path / "fewer.jsonl", [{"id": "only", "title": "Only one", "summary": "Left.", "topics": ["libs"]}])], root=copy)
     assert updated() >= before
+
+
+def test_a_document_deleted_and_added_again_never_takes_its_entry_or_the_feed_back(tmp_path, monkeypatch):
+    # Added again (by an update, or by a rebuild from the sources it was deleted from), it was new: no
+    # revised, so its entry's updated was its date (2024), before the correction the feed had shown
+    # until it was deleted, and a feed reader kept the corrected text (a QA pass).  It comes back first
+    # seen when it first was, and revised when it came back, as the API says too.
+    from index.build import build
+
+    doc = {"id": "x", "title": "Launch item", "summary": "v1", "topics": ["t"], "published": "2024-01-01"}
+    sources = write_jsonl(tmp_path / "docs.jsonl", [doc, {**doc, "id": "y", "title": "Launch other", "published": "2023-01-01"}])
+    root = tmp_path / "ix"
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    shown: dict[str, str] = {}  # the latest updated each entry, and the feed (""), showed
+    steps = [("build", None), ("update", [{**doc, "summary": "v2 corrected"}]), ("update", [{"id": "x", "delete": True}]),
+             ("update", [doc]), ("update", [{"id": "x", "delete": True}]), ("build", None), ("build", None)]
+    for month, (step, changes) in enumerate(steps, start=1):
+        now = f"2031-{month:02}-01T00:00:00Z"
+        monkeypatch.setattr(f"index.{step}.now_utc", lambda now=now: now)
+        if step == "build":
+            build([sources], root=root)
+        else:
+            update(write_jsonl(tmp_path / f"{month}.jsonl", changes), root)
+        _, parsed, _ = feed(client, "q=launch")
+        entries = {"": parsed.feed.updated, **{e.link.rsplit("/", 1)[1]: e.updated for e in parsed.entries}}
+        assert all(updated >= shown.get(key, "") for key, updated in entries.items()), (month, entries, shown)
+        shown.update(entries)
+        answer = client.get("/api/documents/x").get_json().get("document")
+        if month in (4, 6):  # back: by an update, then by a rebuild of the sources
+            assert entries["x"] == now and answer["revised"] == now and answer["first_seen"] == "2031-01-01T00:00:00Z"
+    assert answer["revised"] == "2031-06-01T00:00:00Z"  # the rebuild of the same sources after it changes nothing

@@ -146,10 +146,12 @@ UNAVAILABLE = _error("No usable index is published (a first build has not finish
 PUBLISHED = {"type": ["string", "null"],
              "description": "When the source published it: an ISO 8601 date (2024-05-01) or UTC date-time "
                             "(2024-05-01T09:30:00Z); null when the source gave none."}
-FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first held it (UTC date-time); kept across rebuilds."}
+FIRST_SEEN = {"type": ["string", "null"], "description": "When the index first held it (UTC date-time); kept across rebuilds, "
+                                                         "and when it is deleted and added again."}
 REVISED = {"type": ["string", "null"], "description": (
     "When a rebuild or update last changed what it says (title, text, topics, organisations, links or "
-    "published date; UTC date-time), null when none has since it was first seen. A feed entry's updated "
+    "published date; UTC date-time), or added it again after it was deleted; null when none has since it was "
+    "first seen. A feed entry's updated "
     "is this when given, else its date once that date has come, and no earlier than a rollback the feed "
     "has served since (a rollback takes revisions back: the entries it may have changed move on).")}
 MISSING = {"type": "array", "items": {"type": "string"}, "description": (
