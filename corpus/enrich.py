@@ -206,7 +206,9 @@ def load_taxonomy(path: str | Path = TAXONOMY_FILE) -> Taxonomy:
     related: list[TopicRule] = []
     seen = {home.slug}
     for number, entry in enumerate(entries, start=1):
-        where = f"related topic {number}"
+        slug = entry.get("slug") if isinstance(entry, dict) else None
+        # Named by its slug when it has one: "related topic 6" left the reader counting (a QA pass).
+        where = f"related topic {number}" + (f" ({slug!r})" if isinstance(slug, str) and slug else "")
         topic = _topic(entry, path, where, (*_TOPIC_KEYS, *_RULE_KEYS))
         if topic.slug in seen:
             raise CorpusError(path, None, f"{where}: slug {topic.slug!r} is used twice")

@@ -121,7 +121,7 @@ _HOW = re.compile(r"\b[Hh]ow\s+$")
 # word that follows it (``bare_request``, asked by the service; ``build_query(keep_verb=True)``).
 _REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
-    r"(?:(?:show|tell|give|find|get)\s+me(?:\s+(?:more\s+)?(?:about|on)\b)?"
+    r"(?:(?:show|tell|give|find|get)\s+(?:me|us)(?:\s+(?:more\s+)?(?:about|on)\b)?"
     r"|(?P<verb>explain|describe|summari[sz]e)(?P<to_me>\s+to\s+me)?"
     r"|i\s*(?:want|wanted|need|would\s+like|['’]d\s+like)\s+to\s+(?:know|learn|read|hear|find\s+out)(?:\s+(?:more\s+)?(?:about|on)\b)?"
     r"|(?:information|info|details|news)\s+(?:about|on|regarding)\b"

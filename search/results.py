@@ -23,7 +23,7 @@ class Answer:
     id: str
     title: str
     url: str  # the guide page with the section's #anchor
-    snippet_html: str  # the whole passage, not a hit's cropped snippet
+    snippet_html: str  # its best passages for the query, as a hit's (the whole text when no longer than a snippet)
     score: float = 0.0  # its score as the first result, which it is
     explanation: dict[str, object] | None = None  # with explain=1, as a hit's
     kind: str = "guide"

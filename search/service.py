@@ -564,7 +564,7 @@ class SearchService:
 
     def _answer(self, snap: Snapshot, parsed: ParsedQuery, docnum: int, hit: Hit) -> Answer:
         """Return the answer card of guide section *docnum* (its *hit*, first of the page), its text
-        highlighted for *parsed* as a card's (the whole passage), with the hit's score and explanation."""
+        highlighted for *parsed* as a hit's is, with the hit's score and explanation."""
         fields = snap.stored(docnum)
         return Answer(
             id=fields["id"],

@@ -132,12 +132,13 @@ def test_a_former_slug_that_is_no_slug_is_a_build_error(tmp_path, formerly):
 
 
 def test_a_misspelt_key_of_a_taxonomy_topic_is_told_of(tmp_path, caplog):
-    # "formely" was ignored without a word: the editor's renamed topic had no old addresses and no one knew why.
+    # "formely" was ignored without a word: the editor's renamed topic had no old addresses and no one knew why;
+    # the warning names the topic by its slug too ("related topic 6" alone left the reader counting: a QA pass).
     typo = renamed_taxonomy(tmp_path / "taxonomy.json", funding={"formely": ["money"]})
     with caplog.at_level("WARNING", logger="corpus.enrich"):
         taxonomy = load_taxonomy(typo)
     assert [r.getMessage() for r in caplog.records if "formely" in r.getMessage()] == [
-        f"{typo}: related topic 6: key 'formely' is not one the taxonomy reads "
+        f"{typo}: related topic 6 ('funding'): key 'formely' is not one the taxonomy reads "
         "(slug, label, description, formerly, words, exact), and is ignored"]
     assert taxonomy.former("money") is None
     caplog.clear()

@@ -131,6 +131,8 @@ def test_us_elsewhere_is_a_function_word(service):
     result = service.search(SearchParams(q="tell us about stargate", explain=True))
     concepts = {part["concept"] for part in result.hits[0].explanation["matched"]} | set(result.hits[0].explanation["missing"])
     assert not {"US", "us"} & concepts, concepts
+    # and "tell us about" is a request, as "tell me about" is: each Stargate hit said "Missing: tell" (a QA pass)
+    assert concepts == {"stargate"} and not any(hit.missing for hit in result.hits), concepts
 
 
 @pytest.mark.parametrize(

@@ -378,7 +378,8 @@ SCHEMAS: dict[str, Any] = {
     },
     "Answer": {
         "type": "object",
-        "description": "The first result, with every field of a hit; its snippet_html is the section's whole passage.",
+        "description": ("The first result, with every field of a hit; its snippet_html is the section's best passages "
+                        "for the query, as a hit's snippet, or its whole text when it is no longer than a snippet."),
         "required": ["id", "title", "url", "snippet_html", "score", "explanation", "kind", "title_html", "topics",
                      "entities", "position", "published", "first_seen", "revised", "matched_by", "missing"],
         "properties": {
