@@ -27,6 +27,14 @@ last two typed words start when written as one
 are offered too (``open ai`` gives ``OpenAI``, as the search reads it), by how many documents hold
 them.  While the text excludes something, no title, topic or organisation is offered: choosing one
 would search for what is excluded.
+
+Under a page's filters (topic, organisation, kind, month, dates: ``Suggester.suggest``'s *filters*,
+read as a search reads them), only what finds something under them is offered: a title of a document
+they allow, a topic or an organisation some such document carries (weighed by how many do), a word
+some such document holds with the earlier words typed.  On the page of the data centers topic "d"
+offered the organisation DeepSeek and "ana" the word "analysis", which no page of the topic names,
+and "acc" the titles of the Accelerate posts, pages outside it.  What a filter allows is worked out
+once per filter and snapshot read (``_Within``); without filters none of it is done.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from array import array
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from itertools import chain
@@ -52,9 +61,10 @@ import numpy as np
 from index import store
 from index.analysis import IDEOGRAPH, MARKS, QUERY_STOP_WORDS, STOP_WORDS, WORD
 from index.schema import INVISIBLE, LATIN_LETTERS
-from search.cache import malloc_trim, unpatched
+from search.cache import malloc_trim, remember, unpatched
 from search.evaluator import matches
-from search.params import InvalidParameter
+from search.facets import selected_docs
+from search.params import InvalidParameter, SearchParams
 from search.query import COMPARISON_WORDS, build_query, hyphenated_query, typed_marks
 from search.snapshot import Snapshot
 
@@ -89,6 +99,11 @@ PHRASE_CHECK_S = 0.03  # and none begun past this much time checking (a phrase o
 # title was looked up, 23,932 for "a" at 64k, 2.8 s a keystroke (a review).
 TITLE_CHECKS = 64
 PHRASES_REMEMBERED = 4096
+# The filters whose documents and completions are kept, a snapshot read (``_Within``): each holds the
+# documents a filter allows and their titles, at 64k some 2.6 MB for a filter allowing most pages.
+WITHIN_REMEMBERED = 16
+# The facets whose values are offered: (the filter, the facet's field, the completion's kind).
+_FACET_KINDS = (("topic", "topics", "topic"), ("entity", "entities", "organisation"))
 
 
 def _phrase_to_check(text: str) -> str | None:
@@ -182,6 +197,34 @@ class _Candidate:
     suggestion: Suggestion
     folded: str  # the text folded, with a leading space so " prefix" finds word starts
     weight: int  # how many documents it stands for
+
+
+@dataclass(frozen=True, slots=True)
+class _Within:
+    """A page's filters as the completions read them, in the snapshot read: the documents they allow,
+    and the titles, topics and organisations completing a prefix under them (``_Candidates.phrases``
+    of the documents allowed, a topic or organisation weighed by its documents allowed)."""
+
+    key: tuple[object, ...]  # the filters, canonical: what a phrase found under them is remembered by
+    docs: AbstractSet[int]
+    phrases: list[_Candidate]
+
+
+def _filtering(filters: SearchParams) -> bool:
+    """Return whether *filters* (a search's parameters: only its filters and dates are read) narrow anything."""
+    return bool(filters.topic or filters.entity or filters.kind or filters.month or filters.since or filters.until)
+
+
+def _some_within(docs: AbstractSet[int] | array, within: _Within | None) -> bool:
+    """Return whether *docs* holds a document *within* allows (any document, without filters)."""
+    return bool(docs) if within is None else not within.docs.isdisjoint(docs)
+
+
+def _within_docs(docs: AbstractSet[int] | None, within: _Within | None) -> AbstractSet[int] | None:
+    """Return *docs* (None: no word narrows them) narrowed to the documents *within* allows (None: no filter)."""
+    if within is None:
+        return docs
+    return within.docs if docs is None else docs & within.docs
 
 
 def fold(text: str) -> str:
@@ -291,6 +334,15 @@ def _narrowing(before: str) -> list[str]:
     tokens = before.split()
     joined = {at + step for at, token in enumerate(tokens) if token == "OR" for step in (-1, 0, 1)}
     return fold(" ".join(token for at, token in enumerate(tokens) if at not in joined and not _EXCLUDING.match(token))).split()
+
+
+def _excluding(before: str) -> bool:
+    """Return whether the word typed after *before* (its marks as the search reads them) is excluded:
+    after "-" ("stargate -", "(-") or "NOT "."""
+    tokens = before.split()
+    if not tokens:
+        return False
+    return tokens[-1] == "NOT" if before[-1].isspace() else bool(_EXCLUDING.match(tokens[-1]))
 
 
 def _asking(words: list[str]) -> list[str]:
@@ -443,7 +495,9 @@ class _Candidates:
 
     def __init__(self, snap: Snapshot, pause: Callable[[], None] | None = None) -> None:
         self._snap = weakref.ref(snap)  # for the words the search matches (``_held``); kept by the service
-        self._phrases_found: dict[tuple[str, str], bool] = {}  # (snapshot, quoted phrase) -> some page writes it
+        # (snapshot, quoted phrase, the filters' key or None) -> some page (that they allow) writes it
+        self._phrases_found: dict[tuple[str, str, tuple[object, ...] | None], bool] = {}
+        self._within: dict[tuple[object, ...], _Within] = {}  # per filter (``within``)
         self.snapshot_id = snap.id  # the snapshot read: served while a later one is read (``Suggester``)
         titles: list[tuple[str, str, str]] = []
         postings: dict[str, array] = defaultdict(lambda: array("i"))
@@ -474,11 +528,13 @@ class _Candidates:
         # Made in one run after reading, so that what complete() walks for every prefix lies together in
         # memory, not among the words' tallies (on 64k documents the walk took 6.6 ms rather than 13.4).
         self.phrases = [_Candidate(Suggestion(title, "title", url, doc_id), " " + fold(title), 1) for title, url, doc_id in titles]
-        for facet, field, kind in (("topic", "topics", "topic"), ("entity", "entities", "organisation")):
+        self._facet_values: list[tuple[str, str]] = []  # the (field, value) of each of phrases[len(titles):]
+        for facet, field, kind in _FACET_KINDS:
             for value, docs in snap.facet_docs[field].items():
                 label = snap.label(facet, value)
                 url = "/?" + urlencode({facet: value})
                 self.phrases.append(_Candidate(Suggestion(label, kind, url), " " + fold(label), len(docs)))
+                self._facet_values.append((field, value))
         # Each word offered, with the documents holding it (in the order read, 4 bytes each); a word is
         # shown as it is most often written ("Trainium2", "OpenAI", "gigawatts", "memory-efficient").
         # Only a hyphenated word's key holds a hyphen: fold() makes every hyphen a space.
@@ -497,17 +553,40 @@ class _Candidates:
             del tally, keys, surfaces, postings, titles
             _give_back()
 
-    def _phrase_found(self, phrase: str, snap: Snapshot) -> bool:
+    def within(self, filters: SearchParams) -> _Within | None:
+        """Return what *filters* (a search's parameters: only its filters and dates are read) allow in
+        the snapshot read, made once per filter (None when that snapshot is gone)."""
+        snap = self._snap()
+        if snap is None:
+            return None
+        filters = snap.canonical_filters(filters)  # "topic=Funding" is funding, as the search reads it
+        key = (*filters.filters().values(), *filters.date_range)
+        found = self._within.get(key)
+        if found is None:
+            chosen = [docs for docs in selected_docs(snap, filters).values() if docs is not None]
+            if filters.since or filters.until:
+                chosen.append(snap.dated_between(*filters.date_range))
+            chosen.sort(key=len)
+            docs = chosen[0].intersection(*chosen[1:]) if chosen else snap.all_docs
+            phrases = [cand for cand, docnum in zip(self.phrases, self._title_docs) if docnum in docs]
+            for cand, (field, value) in zip(self.phrases[len(self._title_docs) :], self._facet_values):
+                if allowed := len(docs.intersection(snap.facet_docs[field].get(value, ()))):
+                    phrases.append(_Candidate(cand.suggestion, cand.folded, allowed))
+            found = remember(self._within, key, _Within(key, docs, phrases), WITHIN_REMEMBERED)
+        return found
+
+    def _phrase_found(self, phrase: str, snap: Snapshot, within: _Within | None = None) -> bool:
         """Return whether some page of *snap* (the snapshot served) writes the quoted *phrase*
-        (``_phrase_to_check``): a word offered after the earlier words may be written a word or two
-        from them, so '"stargate mi' offered '"stargate Microsoft' and '"gpu cl' '"gpu cloud', phrases
-        no page writes (a QA pass found 12 such of the completions of 10 quoted prefixes).  Remembered
-        per snapshot read (a phrase checked at one keystroke comes again at the next)."""
+        (``_phrase_to_check``), a page *within* allows when given: a word offered after the earlier
+        words may be written a word or two from them, so '"stargate mi' offered '"stargate Microsoft'
+        and '"gpu cl' '"gpu cloud', phrases no page writes (a QA pass found 12 such of the completions
+        of 10 quoted prefixes).  Remembered per snapshot read and filter (a phrase checked at one
+        keystroke comes again at the next)."""
         parsed = build_query(phrase, snap.schema, snap.synonyms)
-        found = not parsed.concepts or bool(matches(parsed.concepts[0].query, snap))
+        found = not parsed.concepts or _some_within(matches(parsed.concepts[0].query, snap), within)
         if len(self._phrases_found) >= PHRASES_REMEMBERED:
             self._phrases_found.clear()
-        self._phrases_found[(snap.id, phrase)] = found
+        self._phrases_found[(snap.id, phrase, None if within is None else within.key)] = found
         return found
 
     def _docs_with(self, words: list[str]) -> set[int] | None:
@@ -538,8 +617,9 @@ class _Candidates:
             return written
         return written + [snap.term_docs(field, term) for term in terms for field in ("title", "body")]
 
-    def _words(self, before: str, last: str, limit: int) -> list[tuple[_Rank, Suggestion]]:
-        """Return the words completing *last* typed after *before*, ranked, each shown after *before* as typed.
+    def _words(self, before: str, last: str, limit: int, within: _Within | None = None) -> list[tuple[_Rank, Suggestion]]:
+        """Return the words completing *last* typed after *before*, ranked, each shown after *before* as
+        typed; with *within*, only those a document it allows holds with the earlier words.
 
         After a hyphen, the hyphenated words the hub writes, or, when it writes none that fits, single
         words some page writes right after the typed parts (``_written_glued``: what the search then
@@ -563,8 +643,11 @@ class _Candidates:
             groups.append((1, fold(last), self.terms, 0))
         earlier = fold(before).split()
         narrowing = _narrowing(marked)  # documents holding an excluded word are not what is asked for
-        docs = self._docs_with(_asking(narrowing))
+        docs = _within_docs(self._docs_with(_asking(narrowing)), within)
         followed = _following(narrowing)
+        # Under filters, a word excluded leaves out some of what they allow, not all: "-st" offered
+        # "-Stargate" on the page of SoftBank, which every page of names (nothing left to list).
+        leaving = within is not None and docs is not None and _excluding(marked)
         ranked: list[tuple[_Rank, Suggestion]] = []
         for group, typed, words, typed_parts in groups:
             if group == 1 and ranked:
@@ -572,21 +655,22 @@ class _Candidates:
             matches = [(key, surface, count) for key, (surface, count) in words.items() if key.startswith(typed) and key not in earlier]
             written = _written_after(self.follows, followed, typed, earlier)
             shared = self._shared(docs, matches, limit, written) if docs else {}
-            if group == 1 and (start < len(before) or docs is not None):
+            if (group == 1 and (start < len(before) or docs is not None)) or within is not None:
                 # A word glued after a hyphen only where a page holds it with the earlier words: "gcc-1"
                 # offered "gcc-100dpi" and "gcc-1024x768", which no page writes nor means.  After words
                 # some pages hold together, only a word one of them holds: "Conseil d" offered "Conseil
                 # data" and "Conseil deal", searches with no result holding all their words; after words
                 # no page holds together, none ("mobile m" offered "mobile model": no page says "mobile").
-                matches = [match for match in matches if shared.get(match[0], 0) > 0]
+                # Under filters, only a word a page they allow holds, hyphenated or not.
+                matches = [match for match in matches if 0 < shared.get(match[0], 0) and not (leaving and shared[match[0]] == len(docs))]
             found = sorted(((0, KIND_ORDER["term"], group, -written.get(key, 0), -shared.get(key, 0), -count, len(key), key), surface)
                            for key, surface, count in matches)
             if group == 1 and start < len(before):
-                found = self._written_glued(marked[start:], found, min(limit, KIND_CAPS["term"]))
+                found = self._written_glued(marked[start:], found, min(limit, KIND_CAPS["term"]), within)
             ranked.extend((rank, Suggestion(before + surface.split("-", typed_parts)[-1], "term")) for rank, surface in found)
-        return ranked + self._joined(before, last)
+        return ranked + self._joined(before, last, within)
 
-    def _titles_holding(self, folded: str, whole: bool) -> list[tuple[_Rank, Suggestion]]:
+    def _titles_holding(self, folded: str, whole: bool, within: _Within | None = None) -> list[tuple[_Rank, Suggestion]]:
         """Return the titles holding every word typed, in any order and with others between, the last
         as a word's start (whole when *whole*): "stargate m" offered no title, "Expanding Stargate to
         Michigan" not holding the two side by side.  Ranked after the titles holding them side by side.
@@ -595,7 +679,10 @@ class _Candidates:
         *earlier, last = folded.split()
         words = [f" {word} " for word in _asking(earlier)]
         docs = self._docs_with([word.strip() for word in words])
-        if docs is None or len(docs) > SPREAD_TITLE_DOCS:
+        if docs is None:
+            return []
+        docs = _within_docs(docs, within)  # (the titles of documents *within* allows)
+        if len(docs) > SPREAD_TITLE_DOCS:
             return []
         start = f" {last} " if whole else f" {last}"
         ranked = []
@@ -613,7 +700,7 @@ class _Candidates:
         """Return the words offered that begin with *start* (folded), in order."""
         return self._sorted[bisect_left(self._sorted, start) : bisect_left(self._sorted, start + "\U0010ffff")]
 
-    def _respelt(self, before: str, last: str) -> list[tuple[_Rank, Suggestion]]:
+    def _respelt(self, before: str, last: str, within: _Within | None = None) -> list[tuple[_Rank, Suggestion]]:
         """Return the words that the last word typed, one letter off, starts, when nothing else
         completes the text: "brodc" offered nothing, "hugginf" nothing, where the search corrects
         them (a QA pass).  One letter left out, added, changed or two swapped (``_one_letter_off``); only
@@ -622,7 +709,7 @@ class _Candidates:
         typed = fold(last)
         if len(typed) < RESPELT_MIN_CHARS or not typed.isalpha() or not typed.isascii() or (before and not before[-1].isspace()):
             return []
-        docs = self._docs_with(_asking(_narrowing(before)))
+        docs = _within_docs(self._docs_with(_asking(_narrowing(before))), within)
         if docs is not None and not docs:
             return []
         kept, whole = _one_letter_off(typed)
@@ -633,9 +720,10 @@ class _Candidates:
         best = sorted(found, key=lambda key: (-found[key], len(key), key))[:KIND_CAPS["term"]]
         return [((0, KIND_ORDER["term"], 2, 0, 0, -found[key], len(key), key), Suggestion(before + self.terms[key][0], "term")) for key in best]
 
-    def _whole(self, prefix: str) -> list[tuple[_Rank, Suggestion]]:
+    def _whole(self, prefix: str, within: _Within | None = None) -> list[tuple[_Rank, Suggestion]]:
         """Return the last word of *prefix*, typed whole, as the pages most often write it ("nvidia "
-        gives "NVIDIA"), when it is a word offered (inside a word, "openai's ", nothing)."""
+        gives "NVIDIA"), when it is a word offered (inside a word, "openai's ", nothing), by a page
+        *within* allows when given."""
         before, last = _typed_word(prefix)
         token = prefix[prefix.rfind(" ") + 1 :].lstrip(_OPERATORS)
         if "-" in token.strip("-"):  # a hyphenated word ("multi-gpu "): as the pages write it hyphenated
@@ -645,33 +733,35 @@ class _Candidates:
             bare = before.rstrip(_OPERATORS)
             if bare and not bare[-1].isspace():
                 return []
-        if not last or key not in words:
+        if not last or key not in words or not _some_within(self.postings[key], within):
             return []
         surface, count = words[key]
         return [((0, KIND_ORDER["term"], 1, 0, 0, -count, len(key), key), Suggestion(before + surface, "term"))]
 
-    def _written_glued(self, start: str, found: list[tuple[_Rank, str]], limit: int) -> list[tuple[_Rank, str]]:
+    def _written_glued(self, start: str, found: list[tuple[_Rank, str]], limit: int,
+                       within: _Within | None = None) -> list[tuple[_Rank, str]]:
         """Return the first *limit* words of *found* (ranked) that some page writes after *start*, the
         hyphenated word's typed parts, as the search reads the word glued so: its words side by side.
         "state-of-the-a" offered "state-of-the-announcement" and "ai-t" "ai-targeting", searches no
-        page matched whole.  At most GLUED_CHECKS words are looked up."""
+        page matched whole (with *within*, a page it allows).  At most GLUED_CHECKS words are looked up."""
         snap = self._snap()
         if snap is None:
             return []
         kept = []
         for rank, surface in found[:GLUED_CHECKS]:
             made = hyphenated_query(start + surface, snap.analyzer)
-            if made is None or matches(made[1], snap):
+            if made is None or _some_within(matches(made[1], snap), within):
                 kept.append((rank, surface))
                 if len(kept) == limit:
                     break
         return kept
 
-    def _joined(self, before: str, last: str) -> list[tuple[_Rank, Suggestion]]:
+    def _joined(self, before: str, last: str, within: _Within | None = None) -> list[tuple[_Rank, Suggestion]]:
         """Return the words that the last two typed words start when written as one ("open ai" gives
         "OpenAI", "fluid st" "Fluidstack"), as the search reads such a pair; ranked among the last
         word's completions as if each of its documents held the earlier words ("data cen" gives
-        "data center" before "datacenter", which fewer pages write)."""
+        "data center" before "datacenter", which fewer pages write); with *within*, those a document
+        it allows holds."""
         head = before.rstrip()
         previous = head[head.rfind(" ") + 1 :]
         if not last or len(head) == len(before) or not previous.isalnum():
@@ -681,6 +771,8 @@ class _Candidates:
         joined = fold(previous + last)
         ranked = []
         for key in self._starting(joined):
+            if within is not None and within.docs.isdisjoint(self.postings[key]):
+                continue
             surface, count = self.terms[key]
             rank = (0, KIND_ORDER["term"], 1, -count, -count, -count, len(key), key)
             ranked.append((rank, Suggestion(head[: len(head) - len(previous)] + surface, "term")))
@@ -705,13 +797,14 @@ class _Candidates:
         return shared
 
     def complete(self, prefix: str, limit: int, held: Callable[[Suggestion], bool] | None = None,
-                 served: Snapshot | None = None) -> list[Suggestion]:
+                 served: Snapshot | None = None, within: _Within | None = None) -> list[Suggestion]:
         """Return up to *limit* completions of *prefix*, best first; a prefix ending with a space
         ends with a whole word, completed by what starts with it, not by longer words.  With *held*,
         only the suggestions of documents it holds (looked up for those chosen only).  A word
         completed inside a quote is checked to make a phrase *served* (the snapshot served; by default
-        the one read) writes."""
-        served = served if served is not None else self._snap()
+        the one read) writes.  With *within* (``within``), only what finds something under its filters,
+        a phrase checked in the snapshot read (the filters' documents are its own)."""
+        served = served if served is not None and within is None else self._snap()
         checks, began = 0, 0.0
         whole = prefix[-1:].isspace()
         prefix = " ".join(prefix.split())
@@ -721,7 +814,7 @@ class _Candidates:
         ranked: list[tuple[_Rank, Suggestion]] = []
         if not _EXCLUDING.search(typed_marks(prefix)):
             snap = self._snap()
-            if snap is not None and (named := snap.named(prefix)) is not None:
+            if snap is not None and (named := snap.named(prefix)) is not None and (within is None or named in within.docs):
                 # The document the text names, first, as the search puts it: "gimp" offered GIMP's plugins,
                 # data files and Czech help, never GIMP (titles are matched on their words; a QA pass).
                 fields = snap.stored(named)
@@ -732,7 +825,7 @@ class _Candidates:
             # not a word's start: "gi" put "GI friendly Binding…" first at 64k, and the check cost
             # 10-30 % of a short prefix's time (the second regression QA pass).
             numeric = folded[-1:].isdigit()
-            for cand in self.phrases:
+            for cand in self.phrases if within is None else within.phrases:
                 at = cand.folded.find(needle)
                 if whole:  # the word typed whole: "open " is "Open-source training tools", not "OpenAI"
                     while at >= 0 and cand.folded[at + len(needle) : at + len(needle) + 1] not in ("", " "):
@@ -743,20 +836,20 @@ class _Candidates:
                 part = 0 if not numeric or cand.folded[at + len(needle) : at + len(needle) + 1] in ("", " ") else 1 << 16
                 ranked.append(((0 if at == 0 else 1, KIND_ORDER[kind], 0, 0, 0, -cand.weight, part + len(cand.folded), cand.folded), cand.suggestion))
             if " " in folded:
-                ranked += self._titles_holding(folded, whole)
+                ranked += self._titles_holding(folded, whole, within)
         before, last = _typed_word(prefix)
         if whole:
-            ranked += self._whole(prefix)
+            ranked += self._whole(prefix, within)
             # Two words typed whole that the pages write as one ("lib ssl ": libssl), that word alone.
             one = fold(before.rstrip()[before.rstrip().rfind(" ") + 1 :] + last)
-            ranked += [((*rank[:2], 2, *rank[3:]), found) for rank, found in self._joined(before, last)
+            ranked += [((*rank[:2], 2, *rank[3:]), found) for rank, found in self._joined(before, last, within)
                        if fold(found.text.rsplit(" ", 1)[-1]) == one]  # after the words as typed
         else:
-            ranked += self._words(before, last, limit)
+            ranked += self._words(before, last, limit, within)
             # Tried one letter off while no word completes it, whatever else does: at 64k "pyhton" offered
             # only the title "Documentation pyhton peewee simple ORM", never Python (a QA pass).
             if not any(suggestion.kind == "term" for _, suggestion in ranked):
-                ranked += self._respelt(before, last)
+                ranked += self._respelt(before, last, within)
         ranked.sort(key=lambda pair: pair[0])
         chosen: list[Suggestion] = []
         per_kind: Counter[str] = Counter()
@@ -776,11 +869,11 @@ class _Candidates:
                 # only phrases remembered (first asked, "package c" offered one word, then three: a review).
                 began = began or time.perf_counter()
                 may_search = checks < PHRASE_CHECKS and time.perf_counter() - began <= PHRASE_CHECK_S
-                found = self._phrases_found.get((served.id, phrase))
+                found = self._phrases_found.get((served.id, phrase, None if within is None else within.key))
                 if found is None:
                     if not may_search:
                         continue
-                    found = self._phrase_found(phrase, served)
+                    found = self._phrase_found(phrase, served, within)
                 checks += may_search  # a phrase remembered counts as checked while checks may be made
                 if not found:
                     continue
@@ -877,19 +970,26 @@ class Suggester:
                 if self._reading == snap.id:
                     self._reading = None
 
-    def suggest(self, prefix: str, limit: int = MAX_SUGGESTIONS) -> list[Suggestion]:
+    def suggest(self, prefix: str, limit: int = MAX_SUGGESTIONS, filters: SearchParams | None = None) -> list[Suggestion]:
         """Return up to *limit* completions of *prefix*, best first (none for an empty prefix, and
-        none while a large snapshot is first read).  While a snapshot is read, the one read before
-        answers without the titles of documents the one served no longer holds: after an update
-        deleted a document from the 64k index, its title was offered, a link to a 404, for ~40 s
-        (a QA pass; a takedown's page named as you type)."""
+        none while a large snapshot is first read); with *filters* (a search's parameters: its
+        filters and dates are read), only those finding something under them.  While a snapshot is
+        read, the one read before answers without the titles of documents the one served no longer
+        holds: after an update deleted a document from the 64k index, its title was offered, a link to
+        a 404, for ~40 s (a QA pass; a takedown's page named as you type).  Under filters it answers
+        only while the service still holds it (its document numbers are what the filters are read in)."""
         if not fold(prefix):
             return []
         snap = self.snapshot()
         candidates = self._candidates(snap)
         if candidates is None:
             return []
-        return candidates.complete(prefix, limit, None if candidates.snapshot_id == snap.id else _StillHeld(snap), snap)
+        within = None
+        if filters is not None and _filtering(filters):
+            within = candidates.within(filters)
+            if within is None:  # the snapshot read is gone: nothing tells what the filters allow
+                return []
+        return candidates.complete(prefix, limit, None if candidates.snapshot_id == snap.id else _StillHeld(snap), snap, within)
 
 
 class _StillHeld:

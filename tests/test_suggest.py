@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
@@ -689,3 +690,162 @@ def test_a_keystroke_looks_up_a_bounded_number_of_titles_while_a_snapshot_is_rea
     assert [s for s in suggester.suggest("quokka m") if s.kind == "title"] == []  # every old title left out
     assert 0 < len(looked) <= suggest.TITLE_CHECKS
     release.set()
+
+
+# Under a page's filters ------------------------------------------------------------------------------
+
+
+def suggest_under(client, q: str, filters: list[tuple[str, str]]) -> list[dict[str, str]]:
+    response = client.get("/api/suggest", query_string=[("q", q), *filters])
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()["suggestions"]
+
+
+def facets(client, filters: list[tuple[str, str]] = ()) -> dict[str, list[dict]]:
+    return client.get("/api/search", query_string=[*filters, ("per_page", 1)]).get_json()["facets"]
+
+
+def hits_under(client, filters: list[tuple[str, str]]) -> list[dict]:
+    """Return every page *filters* list, as hits."""
+    found, page = [], 1
+    while True:
+        answer = client.get("/api/search", query_string=[*filters, ("per_page", 50), ("page", page)]).get_json()
+        found += answer["hits"]
+        if page >= answer["pages"]:
+            return found
+        page += 1
+
+
+def pages_under(client, filters: list[tuple[str, str]]) -> set[str]:
+    """Return the address of every page *filters* list."""
+    return {hit["url"] for hit in hits_under(client, filters)}
+
+
+def largest_topic(client) -> str:
+    """Return the topic with the most pages that is not on every page."""
+    total = client.get("/api/search?per_page=1").get_json()["total"]
+    return next(v["value"] for v in facets(client)["topic"] if v["count"] < total)
+
+
+def finds_something(client, filters: list[tuple[str, str]], suggestion: dict[str, str]) -> bool:
+    """Return whether choosing *suggestion* in the box of a page under *filters* leads to something
+    under them, as the page's script chooses it: a word searched with the filters kept (the form's
+    hidden fields), a topic or organisation added to them, a title to its page."""
+    if suggestion["kind"] == "title":
+        return suggestion["url"] in pages_under(client, filters)
+    if suggestion["kind"] == "term":
+        chosen = [*filters, ("q", suggestion["text"])]
+    else:
+        chosen = [*filters, *(pair for pair in parse_qsl(suggestion["url"].partition("?")[2]) if pair not in filters)]
+    return client.get("/api/search", query_string=[*chosen, ("per_page", 1)]).get_json()["total"] > 0
+
+
+def narrow_filters(client) -> list[list[tuple[str, str]]]:
+    """Return filters of the seed corpus that leave few pages: the topic and the organisation with the
+    fewest, the guides, and the largest topic that is not every page with an organisation on few of its pages."""
+    everything = facets(client)
+    fewest = {name: min(everything[name], key=lambda v: (v["count"], v["value"]))["value"] for name in ("topic", "entity")}
+    topic = largest_topic(client)
+    entity = min((v for v in facets(client, [("topic", topic)])["entity"] if v["count"]), key=lambda v: (v["count"], v["value"]))["value"]
+    return [[("topic", fewest["topic"])], [("entity", fewest["entity"])], [("kind", "guide")], [("topic", topic), ("entity", entity)]]
+
+
+PREFIXES = [*"abcdefghijklmnoprstuw", "stargate m", "data c", "open ", "-st", '"stargate mi', "fine-t"]
+
+
+def test_under_filters_every_suggestion_finds_something_under_them(client):
+    # On the data centers topic's page "ana" offered "analysis" (no page of the topic says it), "d" the
+    # organisation DeepSeek (none of its pages names it) and "acc" the Accelerate posts, pages outside it.
+    for filters in narrow_filters(client):
+        offered = 0
+        for q in PREFIXES:
+            for suggestion in suggest_under(client, q, filters):
+                offered += 1
+                assert finds_something(client, filters, suggestion), (filters, q, suggestion)
+        assert offered, filters  # something is still offered under each
+
+
+def test_an_organisation_and_a_page_outside_the_filters_are_not_offered_even_typed_whole(client):
+    topic = largest_topic(client)
+    named = {v["value"] for v in facets(client, [("topic", topic)])["entity"] if v["count"]}
+    organisation = next(v["label"] for v in facets(client)["entity"] if v["value"] not in named)
+    inside = pages_under(client, [("topic", topic)])
+    title = next(hit["title"] for hit in hits_under(client, []) if hit["url"] not in inside)
+    for typed, kind in ((organisation, "organisation"), (title, "title")):
+        assert any(s["kind"] == kind and s["text"] == typed for s in suggest_under(client, typed, [])), typed
+        assert not any(s["text"] == typed for s in suggest_under(client, typed, [("topic", topic)])), (typed, topic)
+
+
+def test_dates_that_allow_no_page_leave_nothing_to_suggest(client):
+    for q in ("st", "stargate m", "open "):
+        assert suggest_under(client, q, [])
+        assert suggest_under(client, q, [("until", "2000-01-01")]) == []
+
+
+@pytest.mark.parametrize("query", ["kind=bogus", "month=2024-13", "month=2024-05&month=May", "since=yesterday", "until=2025-02-30",
+                                   "since=2025-01-02&until=2025-01-01", "topic=a%00b", "entity=" + "x" * 200,
+                                   "&".join(["topic=t%d" % i for i in range(11)]), "topic[]=%00"])
+def test_a_bad_filter_is_a_400_naming_it_as_the_search_says(client, query):
+    searched = client.get("/api/search?q=st&" + query)
+    assert searched.status_code == 400
+    for path in ("/api/suggest", "/api/suggest/opensearch"):
+        answer = client.get(f"{path}?q=st&" + query)
+        assert answer.status_code == 400, (path, query)
+        assert answer.get_json()["error"] == searched.get_json()["error"], (path, query)
+
+
+def test_filters_are_read_as_the_search_reads_them(client):
+    topic = min(facets(client)["topic"], key=lambda v: v["count"])["value"]
+    canonical = suggest_under(client, "d", [("topic", topic)])
+    assert canonical != suggest_under(client, "d", [])
+    for written in ([("topic", topic.upper())], [("topic[]", topic)], [("topic[0]", topic)], [("topic", f" {topic} "), ("topic", topic)],
+                    [("topic", topic), ("sort", "newest"), ("per_page", "50"), ("page", "3")]):  # the page's other settings change nothing
+        assert suggest_under(client, "d", written) == canonical, written
+
+
+def test_an_answer_under_one_filter_never_answers_another(index_dir):
+    # What a filter allows is kept per snapshot read, and so is each phrase checked under it: each answer
+    # is the one an app asked only under its filters gives.
+    client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+    filters = [[], *narrow_filters(client)]
+    for q in ("d", "st", '"amd gp', '"stargate mi', "stargate m", "-st"):
+        answers = [suggest_under(client, q, chosen) for chosen in (*filters, *reversed(filters))]
+        for chosen, answer, again in zip(filters, answers, reversed(answers)):
+            fresh = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+            assert answer == again == suggest_under(fresh, q, chosen), (q, chosen)
+    assert len({repr(suggest_under(client, "d", chosen)) for chosen in filters}) == len(filters)
+
+
+def test_a_word_completed_in_a_quote_under_filters_makes_a_phrase_a_page_under_them_writes(client):
+    # '"amd gp' offered '"amd GPUs' on the funding topic's page, where pages hold both words, none the phrase.
+    for filters in [[], *narrow_filters(client), [("topic", "funding")]]:
+        for q in ('"amd gp', '"stargate mi', '"data cen', '"announce st'):
+            for text in [s["text"] for s in suggest_under(client, q, filters) if s["kind"] == "term"]:
+                found = client.get("/api/search", query_string=[("q", text), ("per_page", 50), *filters]).get_json()
+                assert found["answer"] or any(h["matched_by"] == "words" and not h["missing"] for h in found["hits"]), (filters, text)
+
+
+def test_the_opensearch_completions_under_filters_lead_to_pages_keeping_them(client):
+    topic = largest_topic(client)
+    for q in ("d", "st", "b"):
+        query, texts, kinds, addresses = client.get("/api/suggest/opensearch", query_string={"q": q, "topic": topic}).get_json()
+        assert texts == [s["text"] for s in suggest_under(client, q, [("topic", topic)])]
+        for kind, address in zip(kinds, addresses):
+            if kind != "Go to":
+                assert ("topic", topic) in parse_qsl(urlsplit(address).query), address
+        unfiltered = client.get("/api/suggest/opensearch", query_string={"q": q}).get_json()
+        assert all("topic=" + topic not in address or kind == "Topic" for kind, address in zip(unfiltered[2], unfiltered[3]))
+
+
+def test_under_filters_nothing_they_leave_out_is_offered_while_a_snapshot_is_read(tmp_path, monkeypatch):
+    # What the filters allow is read in the snapshot the completions come from; once the service has
+    # let it go, nothing tells, and nothing is offered under them until the one served is read.
+    suggester, release = _retitled_while_read(tmp_path, monkeypatch, 3, 1)
+    zoo, elsewhere = SearchParams(topic=("zoo",)), SearchParams(topic=("elsewhere",))
+    assert suggester.suggest("quokka m")  # the snapshot read before answers
+    assert suggester.suggest("quokka m", filters=elsewhere) == []
+    release.set()
+    wait_until(lambda: suggester.suggest("quokka m", filters=zoo), "the completions under the filter once the snapshot is read")
+    titles = {s.text for s in suggester.suggest("quokka m", filters=zoo) if s.kind == "title"}
+    assert "Quokka marker 0 second" in titles and "Quokka marker 0 first" not in titles
+    assert suggester.suggest("quokka m", filters=elsewhere) == []

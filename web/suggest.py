@@ -1,13 +1,20 @@
-"""Search-as-you-type API: GET /api/suggest?q=<prefix> answers completions as JSON."""
+"""Search-as-you-type API: GET /api/suggest?q=<prefix> answers completions as JSON.
+
+It takes the filters of /api/search (topic, entity, kind, month, since, until: the same names, read
+and checked as a search reads them, a bad value a 400 naming it), and offers only what finds
+something under them: the search box of a filtered page sends its filters with what is typed.
+"""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.datastructures import MultiDict
 
-from search.params import one_value
-from search.suggest import Suggester, check_prefix
+from search.params import DATE_BOUNDS, FILTERS, SearchParams, one_value, parse_params
+from search.suggest import Suggester, Suggestion, check_prefix
 
 bp = Blueprint("suggest", __name__)
+FILTER_PARAMS = frozenset((*FILTERS, *DATE_BOUNDS))
 
 
 def get_suggester() -> Suggester:
@@ -17,15 +24,28 @@ def get_suggester() -> Suggester:
 
 def cache_control(suggester: Suggester) -> str:
     """Return the Cache-Control of completions: kept briefly (they change only when a snapshot is
-    published), but not while a snapshot is read, when they are the snapshot before's or none."""
+    published), but not while a snapshot is read, when they are the snapshot before's or none.  The
+    filters are in the address, so a copy kept for one filter never answers another."""
     return "no-store" if suggester.reading else "public, max-age=60"
+
+
+def request_filters() -> SearchParams | None:
+    """Return this request's filters and dates as /api/search reads them (raise InvalidParameter naming
+    a bad one), None when it names none; q and the page's other parameters are not read here."""
+    pairs = [(name, value) for name, value in request.args.items(multi=True) if name.partition("[")[0] in FILTER_PARAMS]
+    return parse_params(MultiDict(pairs)) if pairs else None  # (the usual request, unfiltered, reads nothing more)
+
+
+def completions() -> tuple[str, list[Suggestion], SearchParams | None]:
+    """Return this request's prefix, its completions under its filters, and the filters."""
+    prefix = check_prefix(one_value(request.args, "q"))
+    filters = request_filters()
+    return prefix, get_suggester().suggest(prefix, filters=filters), filters
 
 
 @bp.get("/api/suggest")
 def suggest() -> Response:
-    prefix = check_prefix(one_value(request.args, "q"))
-    suggester = get_suggester()
-    suggestions = suggester.suggest(prefix)
+    prefix, suggestions, _ = completions()
     response = jsonify({"query": prefix, "suggestions": [s.to_json() for s in suggestions]})
-    response.headers["Cache-Control"] = cache_control(suggester)
+    response.headers["Cache-Control"] = cache_control(get_suggester())
     return response
