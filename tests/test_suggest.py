@@ -9,7 +9,7 @@ import pytest
 
 from index.build import build
 from index.update import update
-from search.params import SearchParams
+from search.params import DATE_BOUNDS, FILTERS, SearchParams
 from search.suggest import fold
 from tests.conftest import write_jsonl
 from tests.waiting import wait_until
@@ -835,6 +835,17 @@ def test_the_opensearch_completions_under_filters_lead_to_pages_keeping_them(cli
                 assert ("topic", topic) in parse_qsl(urlsplit(address).query), address
         unfiltered = client.get("/api/suggest/opensearch", query_string={"q": q}).get_json()
         assert all("topic=" + topic not in address or kind == "Topic" for kind, address in zip(unfiltered[2], unfiltered[3]))
+
+
+def test_the_contract_gives_search_as_you_type_the_search_s_filters(client):
+    document = client.get("/api/openapi.json").get_json()
+
+    def declared(path: str) -> dict[str, dict]:
+        return {p["name"]: p["schema"] for p in document["paths"][path]["get"]["parameters"] if p["in"] == "query"}
+
+    searched, names = declared("/api/search"), (*FILTERS, *DATE_BOUNDS)
+    for path in ("/api/suggest", "/api/suggest/opensearch"):
+        assert {name: declared(path).get(name) for name in names} == {name: searched[name] for name in names}, path
 
 
 def test_under_filters_nothing_they_leave_out_is_offered_while_a_snapshot_is_read(tmp_path, monkeypatch):

@@ -510,6 +510,35 @@ SCHEMAS: dict[str, Any] = {
     },
 }
 
+# The filters of a search, which search as you type takes too (its completions are those finding something under them).
+FILTER_PARAMETERS = [
+    _filter("topic", "Only documents carrying this topic slug. A slug a topic had before it was renamed "
+                     "(its formerly, in /api/topics) is read as the topic's slug now, which the answer's "
+                     "filters give (the page and the feed answer it with a 301 to the new slug).",
+            case="Training-Infrastructure: training-infrastructure"),
+    _filter("entity", "Only documents naming this organisation."),
+    _filter("kind", "Only this type of document: event or guide, in any case (any other value is a 400 naming kind).",
+            KIND_PATTERN, case=None),
+    _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
+                     "published, else first_seen).", MONTH_PATTERN, case=None),
+    {"name": "since", "in": "query", "description": f"Only documents dated at or after this (documents are dated to the second: a "
+                                                     f"fraction of one moves the bound to the next). {DATE_PARAM}",
+      "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-05-01"},
+    {"name": "until", "in": "query", "description": f"Only documents dated at or before this (a date takes in "
+                                                     f"its whole day); before since, or with no whole second between them "
+                                                     f"(since=…00.5Z&until=…00.7Z), the answer is a 400 naming until. {DATE_PARAM}",
+     "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-12-31"},
+]
+# What a filter of search as you type says beyond what it says of a search.
+SUGGEST_FILTERS = (" Search as you type reads it as the search does (the same checks, a bad value a 400 naming it): "
+                   "only what finds something under the filters is offered.")
+
+
+def _filtering(parameters: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the search's filter *parameters* as search as you type takes them."""
+    return [{**parameter, "description": parameter["description"] + SUGGEST_FILTERS} for parameter in parameters]
+
+
 PATHS: dict[str, Any] = {
     "/api/search": {
         "get": {
@@ -547,22 +576,7 @@ PATHS: dict[str, Any] = {
                     "body, not the JSON error."),
                  "schema": {"type": "string", "pattern": at_most_pattern(MAX_QUERY_CHARS)},
                  "example": "stargate"},
-                _filter("topic", "Only documents carrying this topic slug. A slug a topic had before it was renamed "
-                                 "(its formerly, in /api/topics) is read as the topic's slug now, which the answer's "
-                                 "filters give (the page and the feed answer it with a 301 to the new slug).",
-                        case="Training-Infrastructure: training-infrastructure"),
-                _filter("entity", "Only documents naming this organisation."),
-                _filter("kind", "Only this type of document: event or guide, in any case (any other value is a 400 naming kind).",
-                        KIND_PATTERN, case=None),
-                _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
-                                 "published, else first_seen).", MONTH_PATTERN, case=None),
-                {"name": "since", "in": "query", "description": f"Only documents dated at or after this (documents are dated to the second: a "
-                                                                 f"fraction of one moves the bound to the next). {DATE_PARAM}",
-                  "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-05-01"},
-                {"name": "until", "in": "query", "description": f"Only documents dated at or before this (a date takes in "
-                                                                 f"its whole day); before since, or with no whole second between them "
-                                                                 f"(since=…00.5Z&until=…00.7Z), the answer is a 400 naming until. {DATE_PARAM}",
-                 "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-12-31"},
+                *FILTER_PARAMETERS,
                 {"name": "sort", "in": "query", "description": (
                     "relevance (default with q), newest (published, else first_seen; default without q; with q, "
                     "the documents with every word first, then the rest, each newest first, documents of the same "
@@ -594,7 +608,17 @@ PATHS: dict[str, Any] = {
         "get": {
             "operationId": "suggest",
             "summary": "Complete a partly typed query: titles, topics and organisations.",
-            "parameters": [PREFIX],
+            "description": (
+                "Completions of what has been typed: words (url null: searched as q), document titles (url: the "
+                "document), topics and organisations (url: the list filtered by them). With the filters of "
+                "/api/search (topic, entity, kind, month, since, until: the same names, values and checks, a bad "
+                "value a 400 naming it, as the search answers it), only what finds something under them: a word a "
+                "document they allow holds with the earlier words typed (searched with the filters kept), the title "
+                "of a document they allow, a topic or an organisation of such a document (weighed by how many), "
+                "which a client adds to the filters. A results page's search box sends its filters so. The other "
+                "parameters of a search (sort, page, per_page, explain) and any other parameter are ignored. "
+                "Cache-Control lets a cache keep an answer briefly, under its whole address, filters included."),
+            "parameters": [PREFIX, *_filtering(FILTER_PARAMETERS)],
             "responses": {
                 "200": _json(_ref("SuggestResponse"), "Suggestions, best first."),
                 "304": ANY_CURRENT,
@@ -608,7 +632,9 @@ PATHS: dict[str, Any] = {
         "get": {
             "operationId": "suggestOpenSearch",
             "summary": "The same completions in the JSON suggestions format browsers read (named by /opensearch.xml).",
-            "parameters": [PREFIX],
+            "description": ("The completions of /api/suggest, under the same filters; each address keeps the filters: a "
+                            "word's searches it under them, a topic's or organisation's adds it to them."),
+            "parameters": [PREFIX, *_filtering(FILTER_PARAMETERS)],
             "responses": {
                 "200": {
                     "description": "[query, [completions], [descriptions], [addresses]], best first; a description "
