@@ -280,6 +280,41 @@ def test_an_organisation_suggestion_adds_its_filter_to_the_ones_chosen(page: Pag
     assert "q" not in asked  # what was typed was the start of the organisation's name, not a query
 
 
+def test_suggestions_on_a_filtered_page_find_something_under_its_filters(page: Page):
+    """On a topic's page the box offered an organisation none of its pages names, and words none of them
+    holds: on the data centers topic's, "hug" offered Hugging Face, and "bl" first "blog", 0 results once chosen."""
+    everything = page.request.get("/api/search?per_page=1").json()
+    topic = next(v["value"] for v in everything["facets"]["topic"] if v["count"] < everything["total"])  # the largest
+    named = {v["value"] for v in page.request.get(f"/api/search?per_page=1&topic={topic}").json()["facets"]["entity"] if v["count"]}
+    organisation = next(v["label"] for v in everything["facets"]["entity"] if v["value"] not in named)
+    typed = organisation[:3].lower()
+    box = page.locator("#q")
+    options = page.get_by_role("listbox", name="Suggestions").get_by_role("option")
+    offered = options.filter(has_text="Organisation").filter(has_text=organisation)
+
+    page.goto("/")
+    box.press_sequentially(typed, delay=40)
+    expect(offered).to_have_count(1)  # offered where nothing is filtered
+
+    page.goto(f"/?topic={topic}")
+    with page.expect_response(lambda response: "/api/suggest?" in response.url and f"q={typed}" in response.url) as asked:
+        box.press_sequentially(typed, delay=40)
+    assert parse_qs(urlsplit(asked.value.url).query).get("topic") == [topic]  # the page's filter goes with what is typed
+    assert not any(s["text"] == organisation for s in asked.value.json()["suggestions"])
+    expect(offered).to_have_count(0)
+
+    # A word chosen is searched under the page's filter, and finds something there.
+    box.fill("")
+    box.press_sequentially("bl", delay=40)
+    word = options.filter(has_text="Search").first
+    expect(word).to_be_visible()
+    chosen = word.locator(".s-text").inner_text()
+    with page.expect_navigation():
+        word.click()
+    assert query_of(page)["topic"] == [topic] and query_of(page)["q"] == [chosen]
+    assert total_of(page) > 0, chosen
+
+
 def test_back_shows_the_boxes_and_dates_the_address_says(page: Page):
     """Back after ticking a box showed it still ticked beside the unfiltered results, and the next
     tick applied the filter undone with it (Chromium put back the form as it was left)."""

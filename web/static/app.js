@@ -163,6 +163,19 @@
       return typed && /\s$/.test(box.value) ? typed + " " : typed;
     }
 
+    // The page's filters, as its form keeps them for the next search (hidden fields): suggestions are
+    // asked for under them, so that each finds something there ("ana" on the data centers topic's page
+    // offered "analysis", which no page of it says).  Sort and page size change no suggestion: not sent.
+    var FILTERS = ["topic", "entity", "kind", "month", "since", "until"];
+    function filters() {
+      var kept = new URLSearchParams();
+      form.querySelectorAll("input[type=hidden]").forEach(function (input) {
+        if (FILTERS.indexOf(input.name) >= 0 && input.value !== "") { kept.append(input.name, input.value); }
+      });
+      var query = kept.toString();
+      return query ? "&" + query : "";
+    }
+
     // A reply on its way is for text no longer in the box: it is not drawn.
     function cancel() {
       seq++;
@@ -291,7 +304,7 @@
       // was a request the API refused (a 400 in the console; a QA pass).
       if (!typed || typed.length > Number(box.getAttribute("data-suggest-max") || Infinity)) { render("", []); return; }
       controller = window.AbortController ? new AbortController() : null;
-      fetch("/api/suggest?q=" + encodeURIComponent(sent), {
+      fetch("/api/suggest?q=" + encodeURIComponent(sent) + filters(), {
         headers: { Accept: "application/json" },
         signal: controller ? controller.signal : undefined
       }).then(function (response) {
