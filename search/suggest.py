@@ -709,6 +709,8 @@ class _Candidates:
         typed = fold(last)
         if len(typed) < RESPELT_MIN_CHARS or not typed.isalpha() or not typed.isascii() or (before and not before[-1].isspace()):
             return []
+        if typed in self.terms:  # a word the pages write is no misspelling: "stargate fine" offered "stargate five"
+            return []
         docs = _within_docs(self._docs_with(_asking(_narrowing(before))), within)
         if docs is not None and not docs:
             return []
