@@ -645,9 +645,10 @@ class _Candidates:
         narrowing = _narrowing(marked)  # documents holding an excluded word are not what is asked for
         docs = _within_docs(self._docs_with(_asking(narrowing)), within)
         followed = _following(narrowing)
-        # Under filters, a word excluded leaves out some of what they allow, not all: "-st" offered
-        # "-Stargate" on the page of SoftBank, which every page of names (nothing left to list).
-        leaving = within is not None and docs is not None and _excluding(marked)
+        # A word excluded leaves out some of what the earlier words (and filters) find, not all: "stargate
+        # -o" offered "-OpenAI", which every Stargate page names (0 results); "-st" "-Stargate" on the page
+        # of SoftBank, which every page of names.
+        leaving = docs is not None and _excluding(marked)
         ranked: list[tuple[_Rank, Suggestion]] = []
         for group, typed, words, typed_parts in groups:
             if group == 1 and ranked:
@@ -662,7 +663,9 @@ class _Candidates:
                 # data" and "Conseil deal", searches with no result holding all their words; after words
                 # no page holds together, none ("mobile m" offered "mobile model": no page says "mobile").
                 # Under filters, only a word a page they allow holds, hyphenated or not.
-                matches = [match for match in matches if 0 < shared.get(match[0], 0) and not (leaving and shared[match[0]] == len(docs))]
+                matches = [match for match in matches if shared.get(match[0], 0) > 0]
+            if leaving:
+                matches = [match for match in matches if shared.get(match[0], 0) < len(docs)]  # type: ignore[arg-type]
             found = sorted(((0, KIND_ORDER["term"], group, -written.get(key, 0), -shared.get(key, 0), -count, len(key), key), surface)
                            for key, surface, count in matches)
             if group == 1 and start < len(before):

@@ -501,6 +501,15 @@ def test_a_misspelling_one_page_holds_does_not_keep_its_correction_back(tmp_path
     assert suggest_texts(fresh, "pyhton") == ["Python", "Documentation pyhton peewee simple ORM"]
 
 
+@pytest.mark.parametrize("q", ["stargate -o", "stargate -m", "anthropic -a", "openai -s"])
+def test_an_excluded_word_offered_leaves_some_of_what_the_earlier_words_find(client, q):
+    # "stargate -o" offered "stargate -OpenAI": every Stargate page names OpenAI, so it found nothing.
+    offered = terms(client, q)
+    assert offered, q
+    for text in offered:
+        assert client.get("/api/search", query_string={"q": text}).get_json()["total"] > 0, text
+
+
 def test_a_word_that_completes_is_not_respelt(client):
     assert all(fold(text).startswith("starg") for text in terms(client, "starg"))
 
