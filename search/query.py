@@ -164,6 +164,10 @@ _WHEN = re.compile(r"^\s*[Ww]hen\s+(?:did|does|do|was|were|is|will|has|have)\b")
 # anthropic use" put two pages on "use" and no Anthropic above the Colossus deal's GPUs (a QA pass).
 _WHAT_DOES = re.compile(r"^\s*(?:what|which)\b.*\b(?:do|does|did)\b", re.IGNORECASE)
 USE_WORDS = frozenset({"use", "using", "utilise", "utilize", "run", "rely"})
+# Ending a "how much" question, these ask for the amount, not about worth or cost: "how much is stargate
+# worth" put two pages on "worth" (neither on Stargate) above every Stargate page (a QA pass).
+_HOW_MUCH = re.compile(r"^\s*how\s+much\b", re.IGNORECASE)
+AMOUNT_WORDS = frozenset({"worth", "cost", "costs", "value", "valued"})
 # Between two words, these make a comparison of them, not a word of the answer: "fsdp vs deepspeed"
 # made the one page holding both "most of the words" (it lacked "vs"), and "fsdp versus deepspeed"
 # listed a pipeline paper for "versus".  First or last they are a word ("vs code"), as is "VS".
@@ -447,11 +451,12 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
     tokens = _query_tokens(text) if _is_text_chain(analyzer) else None
     contracted = [m.span() for m in _CONTRACTION.finditer(text)] if "'" in text or "’" in text else []
     when = _WHEN.match(text)
+    how_much = _HOW_MUCH.match(text)
     what_does = _WHAT_DOES.match(text)
     asked_from = _request_end(text, keep_verb)  # the words after "show me", "tell me about", ...
     for removestops in (True, False):
         units = []
-        asked_about: list[_Unit] = []  # the verb ending a "when did …" or "what does … use" question
+        asked_about: list[_Unit] = []  # the verb ending a "when did …", "what does … use" or "how much … worth" question
         if tokens is None:
             found = ((t.text, t.startchar, t.endchar) for t in analyzer(text, mode="query", chars=True, removestops=removestops))
         else:
@@ -466,6 +471,9 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
             if removestops and when and not text[end:].strip(" ?!.") and text[start:end].lower() in WHEN_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
                 continue  # "when did stargate start": the date asked for, not a word of the answer
+            if removestops and how_much and not text[end:].strip(" ?!.") and text[start:end].lower() in AMOUNT_WORDS:
+                asked_about.append(_Unit(word, start, end, None))
+                continue  # "how much is stargate worth": the amount asked for, not pages on worth
             if removestops and what_does and not text[end:].strip(" ?!.") and text[start:end].lower() in USE_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
                 continue  # "what chips does openai use": which chips, not pages on "use"
@@ -611,7 +619,7 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
         _MADE = (synonyms, made)
     found = made.get(words)
     if found is None:
-        alternatives = [Alternative("exact", words, _words_query(words, phrase=False))]
+        alternatives = [Alternative("exact", words, _words_query(words, phrase=len(words) > 1))]
         alternatives.extend(
             Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
         )

@@ -926,6 +926,14 @@ class _Found:
                     matched |= docs
                 if concept.required:
                     required.append(docs)
+            if any(concept_docs):
+                # The loose words of a hyphenated word no page writes earn nothing (ranking.Coverage): a
+                # page holding them and nothing else asked for is no match ("space-based compute" listed
+                # pages of "Megatron-based" at a score of 0, said to miss every word: a QA pass).
+                unheld = [apart for docs, apart in zip(concept_docs, loose_docs) if apart and not docs]
+                if unheld:
+                    kept = set().union(*concept_docs, *(apart for docs, apart in zip(concept_docs, loose_docs) if docs))
+                    matched -= set().union(*unheld) - kept
             if required:  # "+amd", "nvidia AND amd": only the documents that have each
                 matched.intersection_update(*required)
             if near and not required:  # the nearest documents by meaning are candidates too
