@@ -1495,6 +1495,19 @@ def test_a_number_typed_before_its_unit_is_the_amount(service, typed, first):
         assert result.hits[0].id == first
 
 
+@pytest.mark.parametrize(("typed", "quoted"), [("3 GW", '"3 GW"'), ("12 gw", '"12 gw"'), ("$10 billion", '"10 billion"')])
+def test_an_amount_no_page_holds_as_typed_is_not_found_as_its_number_and_unit_apart(service, typed, quoted):
+    # No page says 3 GW: "3 GW" put the pages of "Q3" and "Trainium3" and of "5GW" first, said to hold all
+    # of it; "$10 billion" the page of "tens of billions" above the one saying "$10 billion" (a QA pass).
+    # The amount is one, as when some page holds it written on: what its quoted phrase finds.
+    result = service.search(SearchParams(q=typed, per_page=50))
+    assert [h.id for h in result.hits] == [h.id for h in service.search(SearchParams(q=quoted, per_page=50)).hits]
+    if result.total == 0:
+        assert [way.params.q for way in result.ways_out] == [f"{typed.split()[0]} OR {typed.split()[1]}"]
+    else:
+        assert result.match == "all" and "$10 billion" in re.sub("</?mark>", "", result.hits[0].snippet_html)
+
+
 def test_a_factor_typed_with_an_x_finds_the_pages_that_write_its_sign(service):
     # "1.77x" found nothing: the page writes "1.77×", whose sign is no word.
     result = service.search(SearchParams(q="1.77x"))
