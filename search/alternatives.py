@@ -2,8 +2,8 @@
 
 When a search finds nothing, the page offers concrete next steps instead of a dead end: the
 spelling suggestion, each active filter (facet) removed on its own, the date bounds removed, every filter
-(dates too) removed, the query without the words it excludes, and the query's
-words joined with OR.  Each way out is run as a real search (one hit per page, so only the exact
+(dates too) removed, the query without the words it excludes, the query without its quotes, and the
+query's words joined with OR.  Each way out is run as a real search (one hit per page, so only the exact
 total and facet counts are computed), and only ways that find something are offered.
 """
 
@@ -13,23 +13,36 @@ import re
 from collections.abc import Callable
 
 from search.params import FILTERS, MAX_QUERY_WORDS, SearchParams
-from search.query import asked_text, without_exclusions
+from search.query import asked_text, typed_marks, without_exclusions
 from search.results import SearchResult, WayOut
 
 _WORD = re.compile(r"[^\s\"()]+")
+_PHRASE = re.compile(r'(-?)"([^"]*)(?:"|$)')  # a quoted phrase (excluded with its "-"), or one left open
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"})
-MAX_WAYS = 9  # a suggestion, four facets, dates, all filters, exclusions, any words: each is a search
+MAX_WAYS = 10  # a suggestion, four facets, dates, all filters, exclusions, quotes, any words: each is a search
 
 
 def any_words_query(text: str) -> str | None:
     """Return *text*'s words joined with OR, or None when that would not differ from *text*."""
     # The words asked for: not those excluded ("stargate NOT openai" offers no search for openai).
-    words = [w for w in _WORD.findall(asked_text(text)) if w not in _OPERATORS]
+    words = [w for w in _WORD.findall(asked_text(typed_marks(text))) if w not in _OPERATORS]
     words = [w for w in dict.fromkeys(words) if w][:MAX_QUERY_WORDS // 2]
     if len(words) < 2:
         return None
     joined = " OR ".join(words)
     return None if joined == text else joined
+
+
+def unquoted_query(text: str) -> str | None:
+    """Return *text* without its quote marks (curly ones too), or None when it has none: a phrase no page
+    writes may still be a search whose words the pages hold ('"openai broadcom"' found nothing, and only
+    'openai OR broadcom' was offered, not the search whose first result is their deal: a QA pass)."""
+    marked = typed_marks(text)
+    # An excluded phrase ('-"nvidia gpus"') stays one: without its quotes it would exclude its first word.
+    unquoted = _PHRASE.sub(lambda m: m[0] if m[1] else f" {m[2]} ", marked)
+    if unquoted == marked:
+        return None
+    return " ".join(unquoted.split()) or None
 
 
 def ways_out(
@@ -58,6 +71,9 @@ def ways_out(
     kept = without_exclusions(params.q)
     if kept:
         candidates.append(("no_exclusions", base.with_(q=kept), None, None))
+    unquoted = unquoted_query(params.q)
+    if unquoted:
+        candidates.append(("no_quotes", base.with_(q=unquoted), None, None))
     any_words = any_words_query(params.q)
     if any_words:
         candidates.append(("any_words", base.with_(q=any_words), None, None))

@@ -302,10 +302,25 @@ def test_ways_out_count_a_suggestion_and_any_of_the_words(service):
         ('stargate -"openai" +michigan texas', "stargate OR michigan OR texas"),
         ("stargate", None),
         ("", None),
+        ("\u201copenai broadcom\u201d", "openai OR broadcom"),  # curly quotes are quotes (it offered none)
     ],
 )
 def test_any_words_query(text, expected):
     assert any_words_query(text) == expected
+
+
+@pytest.mark.parametrize("typed", ['"openai broadcom"', "\u201copenai broadcom\u201d", '"openai broadcom'])
+def test_a_phrase_no_page_writes_offers_its_words_without_the_quotes_first(client, typed):
+    # '"openai broadcom"' found nothing and offered only "openai OR broadcom", not the search whose first
+    # result is their deal (a QA pass of reader queries).
+    ways = api(client, "?" + urlencode({"q": typed}))["ways_out"]
+    assert ways[0]["kind"] == "no_quotes" and ways[0]["query"] == "openai broadcom" and ways[0]["count"] > 0
+    page = html(client, "/?" + urlencode({"q": typed}))
+    assert "Without the quotes: <q><bdi>openai broadcom</bdi></q>" in page
+    assert api(client, "?" + urlencode({"q": "openai broadcom"}))["hits"][0]["id"].startswith("openai-and-broadcom")
+    # An excluded phrase stays one.
+    from search.alternatives import unquoted_query
+    assert unquoted_query('"openai broadcom" -"nvidia gpus"') == 'openai broadcom -"nvidia gpus"'
 
 
 def test_nothing_found_without_filters_suggests_other_words(client):
