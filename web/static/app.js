@@ -190,8 +190,11 @@
       box.setAttribute("aria-expanded", "false");
       status.textContent = "";  // "8 suggestions…" is no longer true once the list is closed
     }
-    // Back from the back/forward cache: the list left open over the page it led away from is closed.
-    window.addEventListener("pageshow", function (event) { if (event.persisted) { close(); } });
+    // Back from the back/forward cache: the list left open over the page it led away from is closed,
+    // and an ask left waiting (Enter pressed within the pause after a keystroke) is not made then: the
+    // cache kept its timer, and Back opened the list over the results (a flaky test on a loaded machine).
+    window.addEventListener("pagehide", cancel);
+    window.addEventListener("pageshow", function (event) { if (event.persisted) { cancel(); close(); } });
 
     function highlight(index) {
       var options = list.children;
