@@ -29,7 +29,8 @@ from whoosh.codec.whoosh3 import W3Segment
 from whoosh.fields import Schema
 from whoosh.filedb.filestore import Storage
 
-from index.dates import now_utc, parse_iso, timestamp
+from index.dates import as_date_time, now_utc, parse_iso, timestamp
+from corpus.jsonl import ID_MAX_LENGTH
 from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store, vectors
@@ -311,12 +312,42 @@ DEPARTED_KEPT = 50_000
 
 def read_departed(snapshot: Path) -> dict[str, Known]:
     """Return the ids *snapshot* no longer holds (``DEPARTED_FILE``), each Known by its first_seen alone:
-    what it said is no one's (``indexed`` then revises it)."""
+    what it said is no one's (``indexed`` then revises it).
+
+    A file that cannot be read as written (JSON, entries of an id and a date-time) is warned of and
+    read as none: only the departed ids are lost, not the snapshot's own dates.  Trusted, a first_seen
+    of null became a document's and broke its feed (a 500) and every later build of it; unreadable,
+    it made the whole snapshot unreadable to a build (every date afresh) and an update a traceback (a
+    QA pass)."""
+    path = snapshot / DEPARTED_FILE
     try:
-        listed = json.loads((snapshot / DEPARTED_FILE).read_text(encoding="utf-8"))["departed"]
+        listed = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:  # none has left it, or it was written before the file
         return {}
-    return {str(doc_id): Known(str(first_seen), None, b"") for doc_id, first_seen in listed}
+    except json.JSONDecodeError as exc:
+        return _unread(path, f"line {exc.lineno}, column {exc.colno}: {exc.msg}")
+    except (OSError, UnicodeDecodeError) as exc:
+        return _unread(path, str(exc))
+    entries = listed.get("departed") if isinstance(listed, dict) else None
+    if not isinstance(entries, list):
+        return _unread(path, "it holds no list \"departed\"")
+    departed: dict[str, Known] = {}
+    for number, entry in enumerate(entries, start=1):
+        if not (isinstance(entry, list) and len(entry) == 2 and all(isinstance(part, str) for part in entry)
+                and entry[0] and len(entry[0]) <= ID_MAX_LENGTH):
+            return _unread(path, f"entry {number} is not [id, first_seen]")
+        try:
+            first_seen = as_date_time(parse_iso(entry[1]))
+        except ValueError:
+            return _unread(path, f"entry {number}: first_seen {entry[1][:40]!r} is no ISO 8601 date-time")
+        departed[entry[0]] = Known(first_seen, None, b"")
+    return departed
+
+
+def _unread(path: Path, why: str) -> dict[str, Known]:
+    """Warn that *path* (a ``DEPARTED_FILE``) is read as none, and why; return none."""
+    log.warning("warning: %s: %s: read as none (an id that left the index and comes back is first seen now)", path, why)
+    return {}
 
 
 def departures(departed: dict[str, Known], held: Mapping[str, Known], kept: Container[str]) -> dict[str, Known]:

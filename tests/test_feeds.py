@@ -604,3 +604,36 @@ def test_a_document_deleted_and_added_again_never_takes_its_entry_or_the_feed_ba
         if month in (4, 6):  # back: by an update, then by a rebuild of the sources
             assert entries["x"] == now and answer["revised"] == now and answer["first_seen"] == "2031-01-01T00:00:00Z"
     assert answer["revised"] == "2031-06-01T00:00:00Z"  # the rebuild of the same sources after it changes nothing
+
+
+@pytest.mark.parametrize("written", ['{"departed": [["x", null]]}', '{"departed": [["x", "not a date"]]}',
+                                     '{"departed": {"xy": "z"}}', '{"departed": [["x", "2031-', "[]"])
+@pytest.mark.parametrize("step", ["update", "build"])
+def test_a_list_of_departed_ids_that_cannot_be_read_loses_only_itself(tmp_path, monkeypatch, caplog, written, step):
+    # Trusted, a first_seen of null became the document's and its feed answered a 500 (as did every
+    # later build of it); unreadable, an update was a traceback and a build took every date afresh (a QA
+    # pass).  Read as none, with a warning naming the file: the snapshot's own dates are kept.
+    from index.build import DEPARTED_FILE, build
+
+    doc = {"id": "x", "title": "Launch item", "summary": "v1", "topics": ["t"]}
+    sources = write_jsonl(tmp_path / "docs.jsonl", [doc, {**doc, "id": "y", "title": "Launch other"}])
+    root = tmp_path / "ix"
+    monkeypatch.setattr("index.build.now_utc", lambda: "2031-01-01T00:00:00Z")
+    build([sources], root=root)
+    monkeypatch.setattr("index.update.now_utc", lambda: "2031-02-01T00:00:00Z")
+    update(write_jsonl(tmp_path / "gone.jsonl", [{"id": "x", "delete": True}]), root)
+    snapshot = store.current_path(root)
+    (snapshot / DEPARTED_FILE).write_text(written, encoding="utf-8")
+    store.write_meta(snapshot, store._manifest(snapshot), store.MANIFEST_FILE)  # as if written so
+    monkeypatch.setattr(f"index.{step}.now_utc", lambda: "2031-03-01T00:00:00Z")
+    with caplog.at_level("WARNING"):
+        if step == "build":
+            build([sources], root=root)
+        else:
+            update(write_jsonl(tmp_path / "back.jsonl", [doc]), root)
+    assert any(DEPARTED_FILE in record.getMessage() and "read as none" in record.getMessage() for record in caplog.records)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    feed(client, "q=launch")  # a valid feed, not a 500
+    document = lambda doc_id: client.get(f"/api/documents/{doc_id}").get_json()["document"]  # noqa: E731
+    assert document("x")["first_seen"] == "2031-03-01T00:00:00Z"  # back, but its first visit unknown
+    assert document("y")["first_seen"] == "2031-01-01T00:00:00Z"  # the snapshot's own dates kept
