@@ -164,10 +164,12 @@ _WHEN = re.compile(r"^\s*[Ww]hen\s+(?:did|does|do|was|were|is|will|has|have)\b")
 # anthropic use" put two pages on "use" and no Anthropic above the Colossus deal's GPUs (a QA pass).
 _WHAT_DOES = re.compile(r"^\s*(?:what|which)\b.*\b(?:do|does|did)\b", re.IGNORECASE)
 USE_WORDS = frozenset({"use", "using", "utilise", "utilize", "run", "rely"})
-# Ending a "how much" question, these ask for the amount, not about worth or cost: "how much is stargate
-# worth" put two pages on "worth" (neither on Stargate) above every Stargate page (a QA pass).
+# Ending a "how much" question, "worth" asks for the amount, not about worth: "how much is stargate worth"
+# put two pages on "worth" (neither on Stargate) above every Stargate page (a QA pass).  Not "cost" nor
+# "valued": "how much does training cost" asks about cost, and dropped it was a search for training
+# (its pages on cost fell out of the first ten), "how much is anthropic valued" lost the valuation page.
 _HOW_MUCH = re.compile(r"^\s*how\s+much\b", re.IGNORECASE)
-AMOUNT_WORDS = frozenset({"worth", "cost", "costs", "value", "valued"})
+AMOUNT_WORDS = frozenset({"worth"})
 # Between two words, these make a comparison of them, not a word of the answer: "fsdp vs deepspeed"
 # made the one page holding both "most of the words" (it lacked "vs"), and "fsdp versus deepspeed"
 # listed a pipeline paper for "versus".  First or last they are a word ("vs code"), as is "VS".

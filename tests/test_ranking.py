@@ -128,12 +128,20 @@ def test_use_is_a_word_outside_a_what_does_question(service):
 
 
 @pytest.mark.parametrize(("query", "subject"), [("how much is stargate worth", "stargate"),
-                                                ("how much does colossus cost?", "colossus")])
+                                                ("how much is openai worth?", "openai")])
 def test_the_amount_a_how_much_question_asks_for_is_no_word_of_the_answer(service, query, subject):
     # "how much is stargate worth" put two pages on "worth", neither on Stargate, first (a QA pass).
     result = service.search(SearchParams(q=query, explain=True))
     assert result.hits and not any(hit.missing for hit in result.hits[:5]), [(h.title, h.missing) for h in result.hits[:5]]
     assert {part["concept"].lower() for part in result.hits[0].explanation["matched"]} == {subject}
+
+
+def test_cost_asked_about_in_a_how_much_question_is_a_word_of_the_answer(service):
+    # Dropped as "worth" is, "how much does training cost" was a search for training: how-tos first, no
+    # page on cost in the first ten (a regression QA pass); the cost of a thing in general is the subject.
+    result = service.search(SearchParams(q="how much does training cost", explain=True))
+    first = result.answer or result.hits[0]
+    assert "cost" in {part["concept"].lower() for part in first.explanation["matched"]}
 
 
 def test_us_elsewhere_is_a_function_word(service):
