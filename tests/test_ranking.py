@@ -177,6 +177,13 @@ def test_multiple_gpus_is_multi_gpu_however_it_is_typed(service):
         assert [hit.id for hit in hits[:2]] == [multi, multiple], typed
 
 
+def test_who_invested_finds_the_round_its_investors_joined(service):
+    # "who invested in anthropic" put the Series H round ("Strategic infrastructure partners ... join the
+    # round", its investors) 11th: "invested" is "invest", "investors" "investor" (a QA pass).
+    ids = [hit.id for hit in service.search(SearchParams(q="who invested in anthropic")).hits[:3]]
+    assert any(doc_id.startswith("anthropic-raises-65b-in-series-h") for doc_id in ids), ids
+
+
 @pytest.mark.parametrize(("query", "first"), [
     # "post training" put three pages of a blog "post" on training first, the section on RL
     # post-training 13th; "high bandwidth memory" the MRC protocol's "high-bandwidth" interconnects, HBM
