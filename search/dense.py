@@ -182,7 +182,7 @@ def rank_dense(
         held = np.zeros(size, dtype=np.int64)  # a bit per set of documents a document is in (``Coverage``)
         for bit, docs in enumerate(coverage.sets):  # every concept counts toward coverage, scored or not
             found = found_of[bit] if bit < len(found_of) else None
-            if found is not None and bit < len(concepts) and not concepts[bit].loose:
+            if found is not None and not concepts[bit].loose:  # (found: a concept's bit, never a loose set's)
                 has = found > 0  # a word concept's scores are positive exactly where it matches
             elif len(docs):
                 has = candidate_mask(docs, size) & mask  # (a phrase's loose words score, but cover less)

@@ -631,6 +631,11 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
     return found
 
 
+def _synonym_ways(words: tuple[str, ...], synonyms: Synonyms) -> list[Alternative]:
+    """Return the alternatives of the synonyms of *words* (analysed): ``_ways``'s, less the words themselves."""
+    return [a for a in _ways(words, synonyms)[0] if a.via == "synonym"]
+
+
 # Words joined by hyphens ("post-training", "gpt-3", "year-over-year"): one thing, written so.
 _HYPHENATED = re.compile(r"(?<![\w-])\w+(?:-\w+)+(?![\w-])")
 # The same as the query parser reads it: not a prefix (a star after it), nor inside a longer word.
@@ -707,7 +712,7 @@ def _hyphenated(
     others = _synonym_in_singular(text, inside, words, synonyms) if len(inside) > 1 else words
     concept = Concept(
         text=text[span[0] : span[1]],
-        alternatives=(Alternative("exact", phrase, query), *_ways(others, synonyms)[0][1:]),
+        alternatives=(Alternative("exact", phrase, query), *_synonym_ways(others, synonyms)),
         loose=_hyphenated_loose(words),
         span=span,
     )
@@ -888,7 +893,7 @@ def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
     if not words or any(type(leaf) is not wq.Phrase or leaf.words != words for leaf in leaves):
         return []
     key = tuple(w for w in words if w not in FUNCTION_TERMS)
-    return [a for a in _ways(key, synonyms)[0] if a.via == "synonym"] if synonyms.alternatives(key) else []
+    return _synonym_ways(key, synonyms) if synonyms.alternatives(key) else []
 
 
 def _and_joined(text: str, nodes: Sequence[wq.Query]) -> set[int]:
@@ -1424,7 +1429,7 @@ def _widened(
             # "multigpu" is the "multi-GPU" of the pages: the two words side by side (then not a typo).
             extra = _written_apart(concept.text, vocabulary) if split else []
             if extra and synonyms is not None:  # and what its words stand for ("multigpu": "multiple GPUs")
-                extra += [a for a in _ways(extra[0].words, synonyms)[0] if a.via == "synonym"]
+                extra += _synonym_ways(extra[0].words, synonyms)
             words = vocabulary.completions(concept.text)
             near = vocabulary.near(concept.text, concept.word)[:TYPO_CANDIDATES]
             if words and near and vocabulary.frequency(near[0][0]) > vocabulary.frequency(words[0]):
@@ -1463,7 +1468,7 @@ def _widened(
                       for i, (w, d) in enumerate(near)]
             if near and synonyms is not None and not vocabulary.contains(near[0][0]):
                 # A synonym no page writes ("hugingface": "huggingface"): what it stands for ("Hugging Face").
-                extra += [a for a in _ways((near[0][0],), synonyms)[0] if a.via == "synonym"]
+                extra += _synonym_ways((near[0][0],), synonyms)
             if near:
                 corrections.append(Correction(concept.span, concept.text, near[0][0], near[0][1]))
         elif (plural := _model_plural(concept.text)) and plural != concept.word and vocabulary.contains(plural):
@@ -1622,7 +1627,7 @@ def _same_word(how: str, word: str, synonyms: Synonyms | None) -> list[Alternati
     full weight, the same word, and what it stands for (its synonyms), as if it had been typed."""
     extra = [Alternative(how, (word,), word_query(word))]
     if synonyms is not None:
-        extra += [a for a in _ways((word,), synonyms)[0] if a.via == "synonym"]
+        extra += _synonym_ways((word,), synonyms)
     return extra
 
 
