@@ -1656,12 +1656,18 @@ def typed_marks(text: str) -> str:
 
 # "the us" is the country, whatever the case: as a pronoun "us" never follows "the" ("data centers in
 # the us" dropped it silently as a function word, and "outside the us" listed Michigan; a QA pass).
-_THE_US = re.compile(r"\b(the\s+)us\b", re.IGNORECASE)
+# Nor does the pronoun open a query or follow a preposition of place: "us data centers" and "data
+# centers in us" searched "data centers" alone, Stargate Norway first (a QA pass).  "tell us about …",
+# "show us …", "for us" keep it a function word.
+_THE_US = re.compile(r"(?:\b(?:the|in|across|outside|inside|within|throughout)\s+|^\s*)us\b", re.IGNORECASE)
 
 
 def the_us(text: str) -> str:
-    """Return *text* with "us" after "the" written "US", the acronym (one letter for one: places hold)."""
-    return _THE_US.sub(lambda m: m.group(1) + "US", text) if "us" in text.lower() else text
+    """Return *text* with "us" after "the", after a preposition of place or opening it written "US",
+    the acronym (one letter for one: places hold)."""
+    if "us" not in text.lower():
+        return text
+    return _THE_US.sub(lambda m: m.group()[:-2] + "US", text)
 
 
 def function_words_in_capitals(text: str, written_in_capitals: Callable[[str], bool]) -> str:
