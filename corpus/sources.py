@@ -33,7 +33,7 @@ from corpus.jsonl import REPEATS_TOLD, facet_value_problem, load_jsonl
 from corpus.records import GUIDE, Event, Organisation, Record, Topic, normal_text, unique_anchors
 from corpus.sanitize import plain_text
 from corpus.seeds import load_guide, load_topic_page
-from corpus.synonyms import SYNONYMS_FILE, Groups, load_synonym_groups
+from corpus.synonyms import SYNONYMS_FILE, Groups, Within, load_synonyms
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,7 @@ class Corpus:
     fingerprint: str
     organisations: dict[str, Organisation] = field(default_factory=dict)  # the ones records name
     synonyms: Groups = ()  # as readers type them; a build analyses them into the snapshot
+    within: Within = ()  # regions and the places in them, as typed (corpus/synonyms.py)
 
 
 def _kind(path: Path) -> str | None:
@@ -211,7 +212,7 @@ def load_corpus(
     if not records:  # an empty export would replace every document with none: refuse it, publish nothing
         raise CorpusError(", ".join(map(str, paths)), None, "holds no documents: nothing was built")
     enriched = enrich(records, topics, taxonomy, gazetteer or load_gazetteer())
-    synonyms = load_synonym_groups(topics={topic for record in enriched.records for topic in (record.topic, *record.topics)})
+    synonyms, within = load_synonyms(topics={topic for record in enriched.records for topic in (record.topic, *record.topics)})
     for path, before, after in zip((*sources, *RULE_FILES), states, _states(sources)):
         if before != after:
             raise CorpusError(path, None, "changed while it was being read (replaced or written to): nothing was "
@@ -223,6 +224,7 @@ def load_corpus(
         fingerprint=printed,
         organisations=enriched.organisations,
         synonyms=synonyms,
+        within=within,
     )
 
 

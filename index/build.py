@@ -169,6 +169,7 @@ def build_corpus(
             semantic_meta = None if matrix is None else vectors.write(work, [r.id for r in records], matrix)
             store.check_stop()
             seconds = time.perf_counter() - started
+            query_analyzer = make_schema()["body"].analyzer
             store.write_meta(
                 work,
                 {
@@ -187,8 +188,11 @@ def build_corpus(
                     "kind_labels": dict(KIND_LABELS),
                     "id_prefix": id_namespace(record.id for record in records),  # search/snapshot.py ``named``
                     # Analysed now, searched with by this snapshot: an edit means a rebuild, like a schema change.
-                    "synonyms": analyse_groups(corpus.synonyms, make_schema()["body"].analyzer),
+                    "synonyms": analyse_groups(corpus.synonyms, query_analyzer),
                     "synonyms_written": [list(group) for group in corpus.synonyms],  # as typed: a correction shows them
+                    # Regions, one way: each a pair of its variants and the places in it (as typed: written).
+                    "synonyms_within": [analyse_groups(pair, query_analyzer) for pair in corpus.within],
+                    "synonyms_within_written": [[list(side) for side in pair] for pair in corpus.within],
                     "semantic": semantic_meta,
                 },
             )

@@ -240,10 +240,15 @@ class Snapshot:
         self._terms: Bounded[tuple[str, str], array] = Bounded(TERM_CACHE_IDS, cost=len)
         self._tokens: Bounded[tuple[int, str], TokenReplay] = Bounded(TOKEN_CACHE_DOCS)
         self._stored: Bounded[int, dict[str, object]] = Bounded(TOKEN_CACHE_DOCS)
-        self.synonyms = Synonyms.from_groups(self.meta.get("synonyms") or ())  # analysed by the build
+        groups, within = self.meta.get("synonyms") or (), self.meta.get("synonyms_within") or ()
+        self.synonyms = Synonyms.from_groups(groups, within)  # analysed by the build
         # A synonym's one-word variants as written ("huggingface", "Britain") by their analysed word:
         # a misspelling of one is corrected to it even when no page writes it (``Vocabulary.near``).
-        self.synonym_words = _one_word_variants(self.meta.get("synonyms") or (), self.meta.get("synonyms_written") or ())
+        self.synonym_words = _one_word_variants(
+            [*groups, *(region + places for region, places in within)],
+            [*(self.meta.get("synonyms_written") or ()),
+             *(region + places for region, places in self.meta.get("synonyms_within_written") or ())],
+        )
         self.term_scores = TermScores()  # each (field, term)'s BM25F scores, read once (search/scoring.py)
         # Each phrase's matches with Whoosh's scores, found once (search/evaluator.py): a synonym's
         # multi-word variants are the same few phrases in every query that names the concept.

@@ -263,6 +263,24 @@ def test_excluding_a_word_leaves_out_what_searching_for_it_finds(service, exclud
     assert "introducing-stargate-uk" not in kept and kept == everything - {"introducing-stargate-uk"}
 
 
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        ("stargate europe", {"introducing-stargate-uk", "introducing-stargate-norway-openai-s-first-european-ai-data-center-initiative"}),
+        ("middle east data centers", {"introducing-stargate-uae", "training-infrastructure--geopolitical-and-security-dimensions"}),
+    ],
+)
+def test_a_region_finds_the_pages_on_places_in_it(service, query, first):
+    # "stargate europe" put Stargate UK third at 0.44 (by meaning alone), "middle east" matched only the
+    # "middle" of the stack; the pages name the UK, the UAE and Bahrain, not the region (a QA pass).
+    result = service.search(SearchParams(q=query))
+    assert {h.id for h in ([result.answer] if result.answer else []) + list(result.hits[:2])} >= first
+    assert result.match == "all"
+    # A place does not find its region: Stargate UK's page is all "stargate uk" finds of Stargate.
+    assert "introducing-stargate-norway-openai-s-first-european-ai-data-center-initiative" not in {
+        h.id for h in service.search(SearchParams(q="stargate uk")).hits[:3]}
+
+
 def _finds_nothing_and_corrects_nothing(service, *typed):
     for q in typed:
         result = service.search(SearchParams(q=q))
