@@ -189,6 +189,18 @@ def test_who_invested_finds_the_round_its_investors_joined(service):
     assert any(doc_id.startswith("anthropic-raises-65b-in-series-h") for doc_id in ids), ids
 
 
+@pytest.mark.parametrize(("query", "in_title", "at_least"), [
+    # "partnered" is "partner", the pages' "Strategic Partnership" is "partnership": "who partnered with
+    # openai" put OpenAI's five partnership events 11th to 17th (a QA pass).
+    ("who partnered with openai", "partnership", 2),
+    # "supplies" is "suppli", the pages' "supplier" another word: Broadcom's custom chips were 4th.
+    ("who supplies chips to openai", "broadcom", 1),
+])
+def test_a_verb_finds_the_pages_naming_its_noun(service, query, in_title, at_least):
+    titles = [hit.title.lower() for hit in service.search(SearchParams(q=query)).hits[:3]]
+    assert sum(in_title in title for title in titles) >= at_least, titles
+
+
 @pytest.mark.parametrize(("query", "first"), [
     # "post training" put three pages of a blog "post" on training first, the section on RL
     # post-training 13th; "high bandwidth memory" the MRC protocol's "high-bandwidth" interconnects, HBM
