@@ -1448,7 +1448,7 @@ def _widened(
                           for i, w in enumerate(words)]
                 if not whole:
                     corrections.append(Correction(concept.span, concept.text, words[0], 1))
-                return replace(concept, alternatives=(*concept.alternatives, *extra))
+                return _with_extra(concept, extra)
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
                 near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
             if extra and near:
@@ -1479,7 +1479,17 @@ def _widened(
         # A version is also its releases: "accelerate 1.0" is "Accelerate 1.0.0", which the index
         # holds as one word (QA pass T: "No result has all of your words" above it).
         extra += [Alternative("version", (w,), word_query(w)) for w in vocabulary.prefixed(concept.word + ".", VERSION_RELEASES)]
-    return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
+    return _with_extra(concept, extra) if extra else concept
+
+
+def _with_extra(concept: Concept, extra: list[Alternative]) -> Concept:
+    """Return *concept* with the alternatives *extra*; a word read as two (a split) has them as its loose
+    words, as a hyphenated word has: "stargatemichigan" found only the page writing "Stargate Michigan",
+    not the events on "Stargate to Michigan" (a QA pass).  Not a model's name and number ("gpt3"): its
+    name alone is another model's ("GPT-4")."""
+    split = next((a.words for a in extra if a.via == "split"), None)
+    loose = _hyphenated_loose(split) if split else ()
+    return replace(concept, alternatives=(*concept.alternatives, *extra), loose=loose if len(loose) > 1 else concept.loose)
 
 
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
@@ -1658,8 +1668,8 @@ def typed_marks(text: str) -> str:
 # the us" dropped it silently as a function word, and "outside the us" listed Michigan; a QA pass).
 # Nor does the pronoun open a query or follow a preposition of place: "us data centers" and "data
 # centers in us" searched "data centers" alone, Stargate Norway first (a QA pass).  "tell us about …",
-# "show us …", "for us" keep it a function word.
-_THE_US = re.compile(r"(?:\b(?:the|in|across|outside|inside|within|throughout)\s+|^\s*)us\b", re.IGNORECASE)
+# "show us …", "for us" keep it a function word; "us-sited" is read as a hyphenated word is, wherever typed.
+_THE_US = re.compile(r"(?:\b(?:the|in|across|outside|inside|within|throughout)\s+|^\s*)us\b(?!-)", re.IGNORECASE)
 
 
 def the_us(text: str) -> str:

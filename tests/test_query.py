@@ -475,7 +475,9 @@ def test_a_split_name_and_a_british_spelling_find_what_the_reader_means(service,
 def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
     # "multigpu" found nothing, with no suggestion and no way out: the pages write "multi-GPU".
     found = service.search(SearchParams(q="multigpu", explain=True))
-    assert found.total == service.search(SearchParams(q='"multi gpu"')).total > 0
+    side_by_side = {h.id for h in service.search(SearchParams(q='"multi gpu"')).hits}
+    assert {h.id for h in found.hits[:len(side_by_side)]} == side_by_side  # first; then its words apart,
+    assert found.total == service.search(SearchParams(q="multi-gpu")).total > len(side_by_side)  # as "multi-gpu" has
     assert found.hits[0].id == "accelerate-nd-parallel-a-guide-to-efficient-multi-gpu-training"
     assert found.hits[0].explanation["matched"][0]["via"] == "split"
     assert "multi" in found.hits[0].title_html.lower() and "<mark>" in found.hits[0].title_html
@@ -486,6 +488,18 @@ def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
     corrected = service.search(SearchParams(q="trainum"))
     assert corrected.suggestion is not None and "trainium" in corrected.suggestion.text.lower()
     assert "<mark>Trainium" in corrected.hits[0].snippet_html
+
+
+@pytest.mark.parametrize(("typed", "first"), [
+    # "stargatemichigan" found only the guide section writing "Stargate Michigan": both events on the
+    # Michigan site ("Stargate to Michigan", "Stargate Data Center in Michigan") were missing, and
+    # "openaibroadcom" found nothing (a QA pass).  Its words apart count, as a hyphenated word's do.
+    ("stargatemichigan", {"expanding-stargate-to-michigan", "openai-breaks-ground-on-1gw-stargate-data-center-in-michigan"}),
+    ("openaibroadcom", {"openai-and-broadcom-announce-strategic-collaboration-to-deploy-10-gw-of-openai"}),
+])
+def test_two_names_typed_as_one_find_the_pages_holding_both(service, typed, first):
+    found = service.search(SearchParams(q=typed))
+    assert {h.id for h in found.hits[:len(first)]} == first
 
 
 def _searched(tmp_path, docs: list[dict], q: str):
