@@ -1651,14 +1651,35 @@ _TYPED_MINUS = re.compile("(?:^|(?<=[\\s(]))[\u2010\u2011\u2013\u2014\u2212\ufe6
 # a phrase; a QA pass found them read as other words), one character for one.
 _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 _HAS_FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
+# Lucene's syntax a reader of other search engines types, which is none here: a boost (`stargate^2`,
+# `"data center"^2`), a fuzzy or proximity mark (`stargat~1`, `"stargate michigan"~3`) and a field
+# (`title:stargate`).  Each was words: "2" a concept every hit missed, "1" ranked the "1GW" page first,
+# "title" a word no page holds (a QA pass).  Blanked, one space a character (a field's + or - kept before
+# its word): the words are searched.
+_OTHER_SYNTAX = re.compile(
+    r"(?<=[\w\"')])\^\d+(?:\.\d+)?(?!\w)"
+    r"|(?<=[\w\"])~\d*(?:\.\d+)?(?!\w)"
+    r"|(?:^|(?<=[\s(]))[+-]?(?:title|body|summary):(?=[\w\"(])",
+    re.IGNORECASE,
+)
+
+
+
+def _blanked(match: re.Match[str]) -> str:
+    """Return a space for each character of *match*, but a sign it opens, moved to the end (before its word)."""
+    found = match.group()
+    return " " * (len(found) - 1) + found[0] if found[0] in "+-" else " " * len(found)
 
 
 def typed_marks(text: str) -> str:
     """Return *text* with its curly double quotes, guillemets and corner brackets read as '"', a dash,
     hyphen or minus sign of another kind that starts a word read as '-' (“data center”, –britain),
-    and its full-width forms as ASCII; *text* itself when it has none."""
+    its full-width forms as ASCII and Lucene's boosts, fuzzy marks and fields blanked; *text* itself
+    when it has none."""
     if _HAS_FULL_WIDTH.search(text):
         text = text.translate(_FULL_WIDTH)
+    if ("^" in text or "~" in text or ":" in text) and _OTHER_SYNTAX.search(text):
+        text = _OTHER_SYNTAX.sub(_blanked, text)
     if not _TYPED_QUOTES.search(text) and not _TYPED_MINUS.search(text):
         return text
     return _TYPED_MINUS.sub("-", _TYPED_QUOTES.sub('"', text))

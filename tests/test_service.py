@@ -562,6 +562,26 @@ def test_curly_quotes_and_a_dash_before_a_word_are_the_syntax_typed_otherwise(se
     assert got.query == typed  # shown as typed
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        # Lucene's syntax is none here: its marks were words, "2" a concept every hit missed ("match"
+        # most), "1" put the "1GW" page first, "title" a word no page holds (a QA pass).
+        ("stargate^2 michigan", "stargate michigan"),
+        ('"data center"^1.5 texas', '"data center" texas'),
+        ("stargat~1", "stargat"),
+        ('"stargate michigan"~3', '"stargate michigan"'),
+        ("title:stargate", "stargate"),
+        ("stargate -title:michigan", "stargate -michigan"),
+    ],
+)
+def test_other_engines_boosts_fuzzy_marks_and_fields_are_read_as_the_words(service, typed, meant):
+    got, want = (service.search(SearchParams(q=q, per_page=50, explain=True)) for q in (typed, meant))
+    assert [h.id for h in got.hits] == [h.id for h in want.hits] and got.total == want.total > 0
+    assert got.match == want.match and got.query == typed
+    assert [h.explanation["missing"] for h in got.hits] == [h.explanation["missing"] for h in want.hits]
+
+
 def test_a_correction_keeps_the_quotes_as_typed(service):
     result = service.search(SearchParams(q="\u201ctrainng infrastructure\u201d"))
     assert result.suggestion is not None and result.suggestion.text == "\u201ctraining infrastructure\u201d"
