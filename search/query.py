@@ -1517,6 +1517,8 @@ def _written_apart(typed: str, vocabulary: Vocabulary) -> list[Alternative]:
     best: tuple[int, str, str] | None = None
     for cut in range(2, len(lowered) - 1):
         left, right = _single_term(lowered[:cut]), _single_term(lowered[cut:])
+        if right and not vocabulary.contains(right) and (singular := _acronym_singular(lowered[cut:])):
+            right = singular  # an acronym's plural, as typed alone ("amdgpus": "amd" "gpu", "AMD GPUs")
         if left and right and vocabulary.contains(left) and vocabulary.contains(right):
             held = min(vocabulary.frequency(left), vocabulary.frequency(right))
             if best is None or held > best[0]:

@@ -496,6 +496,8 @@ def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
     # "openaibroadcom" found nothing (a QA pass).  Its words apart count, as a hyphenated word's do.
     ("stargatemichigan", {"expanding-stargate-to-michigan", "openai-breaks-ground-on-1gw-stargate-data-center-in-michigan"}),
     ("openaibroadcom", {"openai-and-broadcom-announce-strategic-collaboration-to-deploy-10-gw-of-openai"}),
+    # ... an acronym's plural as its second word, read as typed alone ("gpus": GPU): it found nothing.
+    ("amdgpus", {"amd-and-openai-announce-strategic-partnership-to-deploy-6-gigawatts-of-amd-gpus"}),
 ])
 def test_two_names_typed_as_one_find_the_pages_holding_both(service, typed, first):
     found = service.search(SearchParams(q=typed))
