@@ -637,7 +637,8 @@ def _synonym_ways(words: tuple[str, ...], synonyms: Synonyms) -> list[Alternativ
 
 
 # Words joined by hyphens ("post-training", "gpt-3", "year-over-year"): one thing, written so.
-_HYPHENATED = re.compile(r"(?<![\w-])\w+(?:-\w+)+(?![\w-])")
+# A number's decimals are of its first word ("4.5-gigawatt" is one, not "4." and "5-gigawatt").
+_HYPHENATED = re.compile(r"(?<![\w-])(?<!\d[.,])\w+(?:[.,]\d+)*(?:-\w+)+(?![\w-])")
 # The same as the query parser reads it: not a prefix (a star after it), nor inside a longer word.
 # Its star, if typed, kept after it: '"data cent*"' is a quoted phrase's prefix, "fine-tun*" the same.
 _HYPHENATED_WORD = r"(?:(?<![\w-])|(?<=[+-])(?<![\w-][+-]))(?P<text>\w+(?:-\w+)+)\*?(?![\w*-])"  # "+"/"-" before
@@ -1338,7 +1339,9 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                     widened = replace(concept, alternatives=(concept.alternatives[0], one), loose=())
                     corrections.append(Correction(concept.span, concept.text, word, 1))
             if units := _units_written_on(concept, synonyms):
-                widened = _summed(widened, units)
+                # An amount, typed hyphenated too ("10-gigawatt"): no loose word ("gigawatt" alone put
+                # AMD's 6 GW deal second; a QA pass).
+                widened = replace(_summed(widened, units), loose=())
         else:
             beside = (joined[at - 1].word if at else None, joined[at + 1].word if at + 1 < len(joined) else None)
             widened = _widened(concept, vocabulary, synonyms, corrections, each, beside, split)
@@ -1870,6 +1873,9 @@ def _number_and_unit(typed: str) -> tuple[str, str, list[str]] | None:
     return (number, unit, shorts) if number and unit else None
 
 
+_AMOUNT_PARTS = re.compile(r"\s+|(?<=\d)-(?=[^\W\d_])")  # a number and its unit, apart or hyphenated ("10-gigawatt")
+
+
 def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alternative]:
     """Return what a quoted number and unit ('"300 MW"', '"$50 billion"') is also written as, else
     nothing: the term written on ("300mw"; an amount's short forms, "50b" and "50bn"; the unit's
@@ -1878,7 +1884,7 @@ def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alter
     other, and a token's parts share its place."""
     if concept.members or len(concept.alternatives) != 1 or len(concept.alternatives[0].words) != 2:
         return []
-    parts = concept.text.replace("$", " ").split()
+    parts = _AMOUNT_PARTS.split(concept.text.replace("$", " ").strip())
     spelled = _spelled(parts[0]) if len(parts) == 2 else None
     digits = spelled[0] if spelled else parts[0]
     if len(parts) != 2 or not digits[:1].isdigit():

@@ -1533,6 +1533,18 @@ def test_a_number_typed_before_its_unit_is_the_amount(service, typed, first):
         assert result.hits[0].id == first
 
 
+@pytest.mark.parametrize(("hyphenated", "apart"), [
+    # A number hyphenated to its unit is the amount: "10-gigawatt" also found every page saying
+    # "gigawatts" (AMD's 6 GW deal second), "4.5-gigawatt" was "4.5" and "5-gigawatt", "10-year" put
+    # the Multi-Year deal first, not Amazon's "10-year" one (a QA pass).
+    ("10-gigawatt", '"10 gigawatt"'), ("4.5-gigawatt", '"4.5 gigawatt"'), ("5-gw", '"5 gw"'), ("10-year", '"10 year"'),
+])
+def test_a_number_hyphenated_to_its_unit_is_the_amount(service, hyphenated, apart):
+    result = service.search(SearchParams(q=hyphenated, per_page=50))
+    assert [h.id for h in result.hits] == [h.id for h in service.search(SearchParams(q=apart, per_page=50)).hits]
+    assert result.total > 0 and result.match == "all"
+
+
 @pytest.mark.parametrize(("typed", "quoted"), [("3 GW", '"3 GW"'), ("12 gw", '"12 gw"'), ("$10 billion", '"10 billion"')])
 def test_an_amount_no_page_holds_as_typed_is_not_found_as_its_number_and_unit_apart(service, typed, quoted):
     # No page says 3 GW: "3 GW" put the pages of "Q3" and "Trainium3" and of "5GW" first, said to hold all
