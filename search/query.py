@@ -1451,7 +1451,7 @@ def _widened(
                           for i, w in enumerate(words)]
                 if not whole:
                     corrections.append(Correction(concept.span, concept.text, words[0], 1))
-                return _with_extra(concept, extra)
+                return _with_extra(concept, extra, vocabulary)
             if near and vocabulary.common(concept.text) and not _fits(near[0][0], beside, vocabulary):
                 near = []  # "export controls" means export, not "expert"; "fine turning" is "fine tuning"
             if extra and near:
@@ -1482,16 +1482,18 @@ def _widened(
         # A version is also its releases: "accelerate 1.0" is "Accelerate 1.0.0", which the index
         # holds as one word (QA pass T: "No result has all of your words" above it).
         extra += [Alternative("version", (w,), word_query(w)) for w in vocabulary.prefixed(concept.word + ".", VERSION_RELEASES)]
-    return _with_extra(concept, extra) if extra else concept
+    return _with_extra(concept, extra, vocabulary) if extra else concept
 
 
-def _with_extra(concept: Concept, extra: list[Alternative]) -> Concept:
-    """Return *concept* with the alternatives *extra*; a word read as two (a split) has them as its loose
-    words, as a hyphenated word has: "stargatemichigan" found only the page writing "Stargate Michigan",
-    not the events on "Stargate to Michigan" (a QA pass).  Not a model's name and number ("gpt3"): its
-    name alone is another model's ("GPT-4")."""
+def _with_extra(concept: Concept, extra: list[Alternative], vocabulary: Vocabulary) -> Concept:
+    """Return *concept* with the alternatives *extra*; a word read as two (a split) that some page
+    writes so has them as its loose words, as a hyphenated word has: "stargatemichigan" found only the
+    page writing "Stargate Michigan", not the events on "Stargate to Michigan" (a QA pass).  Not a
+    split no page writes: "database" is no "data" and "base" (it listed 24 pages of either, where it
+    found nothing: the regression QA pass); nor a model's name and number ("gpt3": its name alone is
+    another model's, "GPT-4")."""
     split = next((a.words for a in extra if a.via == "split"), None)
-    loose = _hyphenated_loose(split) if split else ()
+    loose = _hyphenated_loose(split) if split and vocabulary.together(*split, 1) else ()
     return replace(concept, alternatives=(*concept.alternatives, *extra), loose=loose if len(loose) > 1 else concept.loose)
 
 
