@@ -52,6 +52,8 @@ def test_type_a_query_and_pick_a_suggestion(page: Page):
     options = listbox.get_by_role("option")
     expect(options.first).to_contain_text(re.compile("stargate", re.I))
     expect(page.locator("#q-status")).to_contain_text("suggestion")
+    # Its kind is heard apart from its text: "Stargate, Search", not "Stargate Search" (a QA pass).
+    expect(options.first).to_have_accessible_name(re.compile(r"\S ?, (Search|Go to|Topic|Organisation)$"))
 
     # Arrow keys move the active option (announced through aria-activedescendant); Escape closes.
     box.press("ArrowDown")

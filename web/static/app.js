@@ -279,7 +279,12 @@
         var kind = document.createElement("span");
         kind.className = "s-kind";
         kind.textContent = KINDS[item.kind] || item.kind;
+        // Heard apart from the text: a screen reader read "stargate Michigan Search" as one phrase (a QA pass).
+        var pause = document.createElement("span");
+        pause.className = "visually-hidden";
+        pause.textContent = ", ";
         li.appendChild(text);
+        li.appendChild(pause);
         li.appendChild(kind);
         li.addEventListener("mousedown", function (event) { event.preventDefault(); });
         li.addEventListener("click", function () { choose(item); });
