@@ -457,6 +457,18 @@ def test_a_400_page_keeps_the_query_and_leads_back_without_the_bad_parameter(cli
     assert not any(ch in refused.get_data(as_text=True) for ch in "\x00\x1b\u202e")
 
 
+def test_a_query_too_long_to_search_is_offered_cut_to_the_limit(client):
+    # Its only way on was "Back to your search without q": the whole pasted text dropped (a QA pass).
+    pasted = "stargate michigan data centers " * 200  # 6,200 characters
+    response = client.get("/?" + urlencode({"q": pasted, "topic": "training-infrastructure"}))
+    assert response.status_code == 400
+    way_on = re.search(r'<a href="([^"]*)">Search its first 4,096 characters</a>', response.get_data(as_text=True))
+    cut = parse_qs(urlsplit(unescape(way_on.group(1))).query)
+    assert cut["topic"] == ["training-infrastructure"] and pasted.startswith(cut["q"][0] + " ")
+    assert 4_000 < len(cut["q"][0]) <= 4_096 and client.get(unescape(way_on.group(1))).status_code == 200
+    assert "Search its first" not in client.get("/?q=stargate&per_page=1000").get_data(as_text=True)  # another 400
+
+
 def form_fields(page: str) -> list[tuple[str, str]]:
     """Return what the filter form sends as a browser without script does: every named field, ticked boxes only."""
     form = page.split('class="facet-form"', 1)[1].split("</form>", 1)[0]

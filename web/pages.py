@@ -24,7 +24,7 @@ from index import store
 from index.schema import event_url, whole_slug
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
-                           last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values)
+                           as_sent, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values)
 from search.results import FacetValue, Hit, SearchResult
 from search.snapshot import VERSION_AFTER, Snapshot
 from search.suggest import MAX_PREFIX_CHARS
@@ -95,6 +95,18 @@ def without_param(param: str | None) -> str:
     return "/" + (f"?{urlencode(pairs)}" if pairs else "")
 
 
+def shortened_query(param: str | None) -> str | None:
+    """Return the page URL of this request's search with its query cut to the first MAX_QUERY_CHARS
+    characters the limit counts (at a word's end), when the query was too long, else None: the way on
+    from the error page, where "Back to your search without q" dropped the whole text (a QA pass)."""
+    query = request.args.get("q", "") if param == "q" and sent_as_text("q") else ""
+    sent = as_sent(query) if query and _shown(query) else ""
+    if len(sent) <= MAX_QUERY_CHARS:
+        return None
+    cut = sent[: MAX_QUERY_CHARS + 1].rsplit(" ", 1)[0] if " " in sent[: MAX_QUERY_CHARS + 1] else sent[:MAX_QUERY_CHARS]
+    return "/?" + urlencode([("q", cut), *kept_filters(param)])
+
+
 def kept_filters(param: str | None) -> list[tuple[str, str]]:
     """Return this request's filters, dates, sort and per_page less *param*: what a new search from an
     error page keeps (the search box of a result page keeps the same)."""
@@ -124,6 +136,7 @@ def retry_query() -> str:
 
 
 bp.add_app_template_global(without_param)
+bp.add_app_template_global(shortened_query)
 bp.add_app_template_global(kept_filters)
 bp.add_app_template_global(retry_query)
 
