@@ -775,7 +775,16 @@ def test_an_error_page_says_what_it_is_in_its_title_and_skip_link_and_in_its_own
     # The id as sent, not as Python quotes it ('a\\\\b' for a\\b), and not repeated when longer than an id can be.
     assert "No event has the id &#39;a\\b&#39;." in client.get("/events/a%5Cb").get_data(as_text=True)
     long = client.get("/events/" + "x" * 20_000).get_data(as_text=True)
-    assert "an id is at most 512 characters" in long and "x" * 600 not in long
+    assert "an id is at most 512 characters" in long and "x" * 600 not in long and "Search for" not in long
+
+
+def test_an_event_address_no_event_has_offers_a_search_for_its_words(client):
+    # A mistyped or gone event's page offered only "Back to search" (a QA pass): its words, searched.
+    response = client.get("/events/introducing-stargate-ukk")
+    assert response.status_code == 404
+    way_on = re.search(r'<a href="([^"]*)">Search for “introducing stargate ukk”</a>', response.get_data(as_text=True))
+    search = client.get(unescape(way_on.group(1))).get_data(as_text=True)
+    assert 'href="/events/introducing-stargate-uk"' in search  # the event meant, found by its words
     assert "There is no page at this address" in client.get("/api/nothing").get_json()["error"]["message"]
 
 

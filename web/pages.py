@@ -523,11 +523,18 @@ def event(doc_id: str) -> str | Response:
         # A guide section's id (the API's /api/documents serves it): its place in its guide.
         return redirect(str(doc["url"]))
     if doc is None or doc.get("kind") != "event":
-        abort(404, description=unknown_id("event", doc_id))  # as sent, not as Python quotes it
+        # The address's words searched, the way on from an event gone or mistyped (/events/stargate-ukk
+        # offered only "Back to search": a QA pass); a search finds it when its title is what the id says.
+        words = " ".join(_ID_WORDS.findall(doc_id)) if len(doc_id) <= ID_MAX_LENGTH else ""
+        way_on = (search_url(SearchParams(q=words)), f"Search for “{words}”") if words else None
+        return error_response(404, "not_found", unknown_id("event", doc_id), way_on=way_on)  # as sent, not as Python quotes it
     return render_template(
         "event.html", doc=doc, similar=service.more_like_this(str(doc["id"])), label=service.snapshot().label, blocks=text_blocks,
         api_url="/api/documents/" + quote(str(doc["id"]), safe=""),  # this event and more like it, as JSON
     )
+
+
+_ID_WORDS = re.compile(r"[^\W_]+")  # the words of an event's address ("introducing-stargate-uk")
 
 
 def _meant_id(typed: str) -> str | None:
