@@ -85,6 +85,46 @@ def test_ticking_a_filter_keeps_a_date_time_and_sends_no_empty_dates(page: Page)
     assert query_of(page) == {"q": ["openai"], "until": ["2099-01-01"]}
 
 
+def settled_top(page: Page, selector: str) -> float:
+    """Return where *selector*'s element is in the viewport once the page has stopped scrolling."""
+    return page.evaluate("""(selector) => new Promise((done) => {
+        let last = null, still = 0;
+        const look = () => {
+            const y = window.scrollY;
+            still = y === last ? still + 1 : 0;
+            last = y;
+            if (still >= 5) { done(document.querySelector(selector).getBoundingClientRect().top); } else { requestAnimationFrame(look); }
+        };
+        requestAnimationFrame(look);
+    })""", selector)
+
+
+def test_a_filter_tapped_on_a_phone_comes_back_with_the_results_in_sight(browser: Browser, base_url: str):
+    # Tapped under the results, a filter came back to the page scrolled down to its box, the results
+    # and their count out of sight (a QA pass).  Focus is on the box either way; the keyboard's scrolls to it.
+    context = browser.new_context(base_url=base_url, viewport=PHONE_375, has_touch=True)
+    context.set_default_timeout(10_000)
+    try:
+        page = context.new_page()
+        page.goto("/?q=stargate")
+        box = page.locator("#facet-entity input[type=checkbox]").first
+        box.scroll_into_view_if_needed()
+        value = box.get_attribute("value")
+        with page.expect_navigation():
+            box.tap()
+        expect(page.locator(f"#facet-entity input[type=checkbox][value='{value}']")).to_be_focused()
+        assert 0 <= settled_top(page, "#summary") < PHONE_375["height"]
+        box = page.locator("#facet-kind input[type=checkbox]").first
+        box.focus()
+        with page.expect_navigation():
+            page.keyboard.press("Space")
+        expect(page.locator("#facet-kind input[type=checkbox]").first).to_be_focused()
+        assert 0 <= settled_top(page, "#facet-kind input[type=checkbox]") < PHONE_375["height"]
+        assert settled_top(page, "#summary") < 0
+    finally:
+        context.close()
+
+
 def test_a_suggestion_on_a_phone_shows_its_title_not_a_first_few_words(phone: Page):
     """At 360-375 px every suggestion was cut to one line ("OpenAI Launches …"): titles could not be told apart."""
     phone.goto("/?q=gpu")

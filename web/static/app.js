@@ -81,6 +81,12 @@
       }
     });
   });
+  // Whether the last filter was ticked by pointer (a tap, a click) or by the keyboard: a tap on a phone,
+  // where the filters are under the results, came back to the page scrolled down to the box, the results
+  // out of sight (a QA pass).  Focus still returns to the box; only the keyboard's scrolls to it.
+  var pointed = false;
+  document.addEventListener("pointerdown", function () { pointed = true; }, true);
+  document.addEventListener("keydown", function () { pointed = false; }, true);
   document.querySelectorAll(".facet-form input[type=checkbox]").forEach(function (box) {
     box.addEventListener("change", function () {
       // Dates the browser holds as wrong (Until before From, half typed) are said beside them, as they are
@@ -89,7 +95,7 @@
         box.form.reportValidity();
         return;
       }
-      try { sessionStorage.setItem(FOCUS_KEY, box.name + "\u0000" + box.value); } catch (e) { /* storage off */ }
+      try { sessionStorage.setItem(FOCUS_KEY, box.name + "\u0000" + box.value + "\u0000" + (pointed ? "pointer" : "")); } catch (e) { /* storage off */ }
       sendFilters(box.form);
     });
   });
@@ -103,7 +109,7 @@
       if (box.name === parts[0] && box.value === parts[1]) {
         var details = box.closest("details");
         if (details) { details.open = true; }
-        box.focus();
+        box.focus({ preventScroll: parts[2] === "pointer" });
       }
     });
   }
