@@ -603,3 +603,17 @@ def test_the_results_say_they_are_being_replaced_while_a_ticked_filter_loads(pag
     assert said == ["true", "progress"]
     assert query_of(page)["topic"] == [value]
     expect(page.locator("#main")).not_to_have_attribute("aria-busy", "true")  # the new page is not busy
+
+
+def test_a_document_opened_from_a_search_leads_back_to_it(page: Page):
+    # Its "All results" went to the home page: the reader's query and filters were lost (a QA pass).
+    page.goto("/?q=stargate+michigan&kind=event")
+    with page.expect_navigation():
+        page.locator(".hit h2 a").first.click()
+    crumb = page.get_by_role("navigation", name="Breadcrumb").get_by_role("link").first
+    expect(crumb).to_have_text("Results for \u201cstargate michigan\u201d")
+    with page.expect_navigation():
+        crumb.click()
+    assert query_of(page) == {"q": ["stargate michigan"], "kind": ["event"]}
+    page.goto("/events/introducing-stargate-uk")  # typed in, from no search: the crumb is the home page's
+    expect(page.get_by_role("navigation", name="Breadcrumb").get_by_role("link").first).to_have_attribute("href", "/")

@@ -130,6 +130,20 @@
     window.setTimeout(function () { announce.textContent = spoken.textContent.replace(/\s+/g, " ").trim(); }, 300);
   }
 
+  // A document opened from a search leads back to that search: its "All results" went to the home
+  // page, the reader's query and filters lost (Back kept them; a QA pass).  Same-origin referrers only.
+  var crumb = document.querySelector("nav.crumbs a[href='/']");
+  if (crumb && document.referrer) {
+    try {
+      var from = new URL(document.referrer);
+      if (from.origin === window.location.origin && from.pathname === "/" && from.search) {
+        var asked = (from.searchParams.get("q") || "").trim();
+        crumb.href = from.pathname + from.search;
+        crumb.textContent = asked ? "Results for \u201c" + asked + "\u201d" : "Your results";
+      }
+    } catch (e) { /* no URL support: the crumb stays */ }
+  }
+
   setUpSuggestions(document.getElementById("q"));
 
   function setUpSuggestions(box) {
