@@ -221,6 +221,11 @@ class Snapshot:
         # address moved for good (the pages and feeds answer it with a 301, the API reads it as the topic).
         self.former_topics = _former_slugs(self.meta.get("topics"), self.facet_docs[FACETS["topic"]])
         self._folded["topic"] = {**_unambiguous_folds(self.former_topics.items()), **labels, **self._folded["topic"]}
+        # So is an organisation by its name ("Hugging Face", which the facets show for hugging-face: it found
+        # nothing, where topic=Compute%20deals was read as compute-deals; an API QA pass).  Not an alias:
+        # "AWS" is narrower than Amazon, as in a query (``organisation``).
+        names = _unambiguous_folds((label, value) for value, (label, _) in self.facet_labels["entity"].items())
+        self._folded["entity"] = {**names, **self._folded["entity"]}
         self._former_folds = frozenset(map(_fold_case, self.former_topics))
         self.facet_values: dict[tuple[str, tuple[str, ...], tuple[int, ...]], tuple[FacetValue, ...]] = {}  # search/facets.py
         self.facet_value_of: dict[tuple[str, str, int], FacetValue] = {}  # each one of them, by (facet, value, count)

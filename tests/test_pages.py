@@ -845,6 +845,18 @@ def test_a_topic_asked_for_by_its_label_is_that_topic(client):
     assert found["total"] > 0 and found["filters"]["topic"] == ["compute-deals"]
 
 
+def test_an_organisation_asked_for_by_its_name_is_that_organisation(client):
+    # entity=Hugging%20Face, the label the facets show for hugging-face, found nothing where topic=Compute%20deals
+    # was read as its slug (an API QA pass).  An alias is not the name: AWS is narrower than Amazon.
+    by_slug = client.get("/api/search?entity=hugging-face").get_json()
+    for name in ("Hugging%20Face", "hugging%20FACE"):
+        found = client.get(f"/api/search?entity={name}").get_json()
+        assert found["filters"]["entity"] == ["hugging-face"] and found["total"] == by_slug["total"] > 0
+    moved = client.get("/?entity=Hugging%20Face")
+    assert moved.status_code == 302 and moved.headers["Location"].endswith("entity=hugging-face")
+    assert client.get("/api/search?entity=AWS").get_json()["total"] == 0
+
+
 def test_a_topics_results_link_its_guide(client):
     # A topic's results page linked its guide only from the site's footer (a QA pass).
     page = html(client, "/?topic=training-infrastructure&q=stargate")
