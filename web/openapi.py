@@ -219,7 +219,8 @@ SCHEMAS: dict[str, Any] = {
             "score": {"type": "number", "description": (
                 "The ranking score (BM25F, coverage and meaning; docs/relevance.md). 0 when the hits are "
                 "sorted by date (newest) or listing order: with explain=1 the explanation still gives the "
-                "score the hit would have by relevance. A hit whose name is the query (matched_by name) comes "
+                "score the hit would have by relevance by its words, without the meaning term (which scales "
+                "with the best score of a relevance ranking, not made then). A hit whose name is the query (matched_by name) comes "
                 "first whatever its score, which may be 0 when its text lacks the words.")},
             "position": {"type": "integer", "description": "Its place in the listing it came from (1 = first): a topic page's event "
                                                           "or guide's section in its order, a JSONL file's line (across kinds); one added by an update comes after the others of its listing."},
