@@ -40,6 +40,7 @@ from index.analysis import TermAnalyzer
 from index.whoosh_compat import read_postings
 from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
+from search.params import MAX_FILTER_VALUES
 from search.results import FacetValue
 from search.scoring import TermScores
 from search.synonyms import Synonyms
@@ -47,6 +48,7 @@ from search.weighting import Weighting
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+    from collections.abc import Set as AbstractSet
 
     from search.facets import FacetColumn
     from search.params import SearchParams
@@ -507,7 +509,7 @@ class Snapshot:
             values, known = getattr(params, facet), self.facet_docs[field]
             if values and not all(value in known for value in values):
                 folded = self._folded[facet]
-                values = tuple(dict.fromkeys(v if v in known else folded.get(_fold_case(v), v) for v in values))
+                values = tuple(dict.fromkeys(read for v in values for read in _read_values(v, known, folded)))
             if len(values) > 1:
                 values = tuple(sorted(values))
             if values != getattr(params, facet):
@@ -685,6 +687,22 @@ def _fold_case(text: str) -> str:
     """Return *text* case-folded, without the combining dot that folding "İ" leaves: "TÜRKİYE" is
     "türkiye", as "Türkiye" is (it was "türki̇ye", so the topic typed in capitals was no topic)."""
     return text.casefold().replace("\u0307", "")
+
+
+def _read_values(value: str, known: AbstractSet[str], folded: Mapping[str, str]) -> tuple[str, ...]:
+    """Return the facet values a filter *value* is read as: itself when the snapshot has it, else the one
+    it is in another case (or the label, the name, the former slug ``folded`` maps), else the values it
+    lists with commas when each is one (``topic=compute-deals,funding``, as some clients write a list: it
+    was one unknown value, and found nothing; an API QA pass), else itself (it matches nothing)."""
+    if value in known:
+        return (value,)
+    if (one := folded.get(_fold_case(value))) is not None:
+        return (one,)
+    parts = [part.strip() for part in value.split(",")] if "," in value else []
+    if len(parts) > MAX_FILTER_VALUES:  # no more than a filter may list
+        return (value,)
+    found = [part if part in known else folded.get(_fold_case(part)) for part in parts if part]
+    return tuple(found) if found and all(found) else (value,)  # type: ignore[arg-type]
 
 
 def _folded_name(text: str) -> str:

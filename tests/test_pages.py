@@ -857,6 +857,17 @@ def test_an_organisation_asked_for_by_its_name_is_that_organisation(client):
     assert client.get("/api/search?entity=AWS").get_json()["total"] == 0
 
 
+def test_filter_values_listed_with_commas_are_each_a_value(client):
+    # topic=compute-deals,funding, as some clients write a list, was one unknown topic: 0 results (an API
+    # QA pass).  Read as the two, when each is one; a list holding an unknown value stays one value.
+    listed = client.get("/api/search?topic=compute-deals,funding&entity=openai,%20Hugging%20Face").get_json()
+    repeated = client.get("/api/search?topic=compute-deals&topic=funding&entity=openai&entity=hugging-face").get_json()
+    assert listed["filters"] == repeated["filters"] and listed["total"] == repeated["total"] > 0
+    assert client.get("/api/search?topic=compute-deals,nope").get_json()["filters"]["topic"] == ["compute-deals,nope"]
+    moved = client.get("/?topic=compute-deals,funding")
+    assert moved.status_code == 302 and moved.headers["Location"] == "/?topic=compute-deals&topic=funding"
+
+
 def test_a_topics_results_link_its_guide(client):
     # A topic's results page linked its guide only from the site's footer (a QA pass).
     page = html(client, "/?topic=training-infrastructure&q=stargate")
