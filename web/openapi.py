@@ -76,7 +76,8 @@ def _filter(name: str, description: str, pattern: str = FILTER_PATTERN, case: st
     return {
         "name": name,
         "in": "query",
-        "description": (f"{description} Repeat it to allow several values (they combine with OR); {name}[]=… and "
+        "description": (f"{description} Repeat it to allow several values (they combine with OR), or list them "
+                        f"with commas when each is one; {name}[]=… and "
                         f"{name}[0]=…&{name}[1]=… (as jQuery, qs and PHP write a list) are read as {name}, and count "
                         f"together with it. At most {MAX_FILTER_VALUES} values (blank ones are ignored and not "
                         f"counted), each at most {MAX_FILTER_CHARS} characters {COUNTED}.{in_case}"),
