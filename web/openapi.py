@@ -76,8 +76,7 @@ def _filter(name: str, description: str, pattern: str = FILTER_PATTERN, case: st
     return {
         "name": name,
         "in": "query",
-        "description": (f"{description} Repeat it to allow several values (they combine with OR), or list them "
-                        f"with commas when each is one; {name}[]=… and "
+        "description": (f"{description} Repeat it to allow several values (they combine with OR); {name}[]=… and "
                         f"{name}[0]=…&{name}[1]=… (as jQuery, qs and PHP write a list) are read as {name}, and count "
                         f"together with it. At most {MAX_FILTER_VALUES} values (blank ones are ignored and not "
                         f"counted), each at most {MAX_FILTER_CHARS} characters {COUNTED}.{in_case}"),
@@ -519,12 +518,13 @@ SCHEMAS: dict[str, Any] = {
 # The filters of a search, which search as you type takes too (its completions are those finding something under them).
 FILTER_PARAMETERS = [
     _filter("topic", "Only documents carrying this topic slug, or its label as the facets give it (Compute deals: "
-                     "compute-deals). A slug a topic had before it was renamed "
+                     "compute-deals); several listed with commas, when each is one, are those values. A slug a topic had before it was renamed "
                      "(its formerly, in /api/topics) is read as the topic's slug now, which the answer's "
                      "filters give (the page and the feed answer it with a 301 to the new slug).",
             case="Training-Infrastructure: training-infrastructure"),
     _filter("entity", "Only documents naming this organisation: its slug, or its name as the facets label it (Hugging "
-                      "Face: hugging-face; not an alias: AWS is narrower than Amazon). The answer's filters give the slug."),
+                      "Face: hugging-face; not an alias: AWS is narrower than Amazon); several listed with commas, when "
+                      "each is one, are those values. The answer's filters give the slugs."),
     _filter("kind", "Only this type of document: event or guide, in any case (any other value is a 400 naming kind).",
             KIND_PATTERN, case=None),
     _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
