@@ -518,8 +518,8 @@ SCHEMAS: dict[str, Any] = {
 # The filters of a search, which search as you type takes too (its completions are those finding something under them).
 FILTER_PARAMETERS = [
     _filter("topic", "Only documents carrying this topic slug, or its label as the facets give it (Compute deals: "
-                     "compute-deals); several listed with commas, when each is one, are those values. A slug a topic had before it was renamed "
-                     "(its formerly, in /api/topics) is read as the topic's slug now, which the answer's "
+                     "compute-deals); several listed with commas, when each is one, are those values. A slug a "
+                     "topic had before it was renamed (its formerly, in /api/topics) is read as the topic's slug now, which the answer's "
                      "filters give (the page and the feed answer it with a 301 to the new slug).",
             case="Training-Infrastructure: training-infrastructure"),
     _filter("entity", "Only documents naming this organisation: its slug, or its name as the facets label it (Hugging "
