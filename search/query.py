@@ -1672,6 +1672,14 @@ _OTHER_SYNTAX = re.compile(
 
 
 
+def ignored_syntax(text: str) -> tuple[str, ...]:
+    """Return the marks of other engines' syntax in *text* that ``typed_marks`` blanks, as typed
+    ("title:", "^2", "~1"), each once: the answer names them, as it searched the words without them."""
+    if not ("^" in text or "~" in text or ":" in text):
+        return ()
+    return tuple(dict.fromkeys(m.group().lstrip("+-") for m in _OTHER_SYNTAX.finditer(text)))
+
+
 def _blanked(match: re.Match[str]) -> str:
     """Return a space for each character of *match*, but a sign it opens, moved to the end (before its word)."""
     found = match.group()

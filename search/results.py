@@ -134,6 +134,7 @@ class SearchResult:
     excluded_suggestion: Suggestion | None = None  # the query with those of them that have a close spelling respelt
     offered: Suggestion | None = None  # did you mean: rare words typed as a few pages misspell them, respelt
     short_prefixes: tuple[str, ...] = ()  # "s*": too short for a prefix, searched as the word, as typed
+    ignored_syntax: tuple[str, ...] = ()  # other engines' marks ("title:", "^2"), left out: the words were searched
     since: str | None = None  # the date bounds as read: canonical (UTC), a fraction of a second rounded
     until: str | None = None
     # What the query asks for, as a hit's ``missing`` names it, that no result holds ("xyzzy" in
@@ -182,6 +183,7 @@ class SearchResult:
             "excluded_suggestion": _flat(self.excluded_suggestion) if self.excluded_suggestion else None,
             "did_you_mean": _flat(self.offered) if self.offered else None,
             "short_prefixes": list(self.short_prefixes),
+            "ignored_syntax": list(self.ignored_syntax),
             "filters": {k: list(v) for k, v in self.filters.items()},
             "since": self.since,
             "until": self.until,

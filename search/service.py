@@ -43,7 +43,7 @@ from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
     function_words_in_capitals,
-    keep_informative, meaning_text, negation_offers, short_prefixes, the_us, typed_marks,
+    ignored_syntax, keep_informative, meaning_text, negation_offers, short_prefixes, the_us, typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -383,6 +383,7 @@ class SearchService:
             excluded_suggestion=in_vain_fixed,
             offered=offered,
             short_prefixes=short_prefixes(params.q, snap.analyzer) if asked.parsed else (),
+            ignored_syntax=ignored_syntax(params.q),
             since=params.since,
             until=params.until,
             held_nowhere=found.held_nowhere(asked.parsed),

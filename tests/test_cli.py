@@ -125,6 +125,7 @@ def test_search_says_when_a_prefix_was_too_short_or_words_were_left_out(built):
         return CliRunner().invoke(main, ["search", "--index-dir", str(built), *options, "--", q]).output
 
     assert "s* was searched as its word" in search("s*")
+    assert "title:, ^2: other search engines' syntax" in search("title:stargate^2")  # (a browser QA pass)
     long = " ".join(f"word{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(40))
     dropped = json.loads(search(long, "--json"))["dropped_words"]
     assert dropped > 0 and f"{dropped} others were left out" in search(long)

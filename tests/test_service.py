@@ -579,6 +579,8 @@ def test_other_engines_boosts_fuzzy_marks_and_fields_are_read_as_the_words(servi
     got, want = (service.search(SearchParams(q=q, per_page=50, explain=True)) for q in (typed, meant))
     assert [h.id for h in got.hits] == [h.id for h in want.hits] and got.total == want.total > 0
     assert got.match == want.match and got.query == typed
+    # ... and the answer names what it left out, as typed (the page said nothing: a browser QA pass).
+    assert got.ignored_syntax and all(mark in typed for mark in got.ignored_syntax) and not want.ignored_syntax
     assert [h.explanation["missing"] for h in got.hits] == [h.explanation["missing"] for h in want.hits]
 
 
@@ -863,6 +865,16 @@ def test_a_prefix_too_short_to_be_one_is_named_in_the_answer(client, q, short):
     assert ("A word needs two letters at least before a <kbd>*</kbd>" in page) == bool(short)
     if short:
         assert f"<q><bdi>{short[0]}</bdi></q>" in page
+
+
+@pytest.mark.parametrize(("q", "named"), [("title:stargate^2 -body:michigan", ["title:", "^2", "body:"]),
+                                         ("stargat~1", ["~1"]), ("stargate", []), ("re:invent 10:30", [])])
+def test_other_engines_syntax_is_named_where_the_answer_is_shown(client, q, named):
+    # The page said nothing of the marks it had left out (a browser QA pass).
+    assert client.get("/api/search", query_string={"q": q}).get_json()["ignored_syntax"] == named
+    page = client.get("/", query_string={"q": q}).get_data(as_text=True)
+    assert ("other search engines' syntax" in page) == bool(named)
+    assert all(f"<code>{mark}</code>" in page for mark in named)
 
 
 def test_a_prefix_stands_for_its_words_in_a_query_with_syntax(service):

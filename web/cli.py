@@ -781,6 +781,9 @@ def _print_results(result: SearchResult, as_json: bool) -> None:
                    f"{'its word' if len(result.short_prefixes) == 1 else 'their words'}.")
     if result.dropped_words:
         click.echo(f"Your query is long: it was searched by its most telling words; {result.dropped_words} others were left out.")
+    if result.ignored_syntax:
+        click.echo(f"{', '.join(result.ignored_syntax)}: other search engines' syntax, which this search does not use; "
+                   f"the words were searched without {'it' if len(result.ignored_syntax) == 1 else 'them'}.")
     if result.excluded_in_vain:  # the page's note: these exclusions left nothing out
         said = " or ".join([", ".join(result.excluded_in_vain[:-1]), result.excluded_in_vain[-1]] if len(result.excluded_in_vain) > 1 else result.excluded_in_vain)
         them = "it" if len(result.excluded_in_vain) == 1 else "them"

@@ -263,7 +263,7 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
                      "filters", "hits", "facets", "facets_total", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out",
-                     "excluded_in_vain", "excluded_suggestion", "did_you_mean", "short_prefixes", "since", "until"],
+                     "excluded_in_vain", "excluded_suggestion", "did_you_mean", "short_prefixes", "ignored_syntax", "since", "until"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
             "total": {"type": "integer", "minimum": 0, "description": (
@@ -281,6 +281,9 @@ SCHEMAS: dict[str, Any] = {
                       "description": ("all: some hit has every word; most: the best hits have more than half "
                                       "of them; partial: every hit has at most half; none: nothing matched.")},
             "plain_query": {"type": "boolean", "description": "The query syntax was not understood; its words were searched."},
+            "ignored_syntax": {**_strings(), "description": (
+                "Other engines' syntax in q, as typed, which is none here and was left out: a boost (^2), a "
+                "fuzzy or proximity mark (~1) and a field (title:). The words around them were searched.")},
             "filters": {
                 "type": "object",
                 "required": ["topic", "entity", "kind", "month"],
