@@ -228,6 +228,7 @@ class Vocabulary(Protocol):
     def begins(self, word: str, prefix: str) -> bool: ...
     def completions(self, typed: str) -> list[str]: ...
     def acronym(self, word: str) -> bool: ...
+    def name(self, word: str) -> bool: ...
     def frequency(self, word: str) -> int: ...
     def common(self, typed: str) -> bool: ...
     def follows(self, first: str, second: str) -> bool: ...
@@ -1488,12 +1489,14 @@ def _widened(
 def _with_extra(concept: Concept, extra: list[Alternative], vocabulary: Vocabulary) -> Concept:
     """Return *concept* with the alternatives *extra*; a word read as two (a split) that some page
     writes so has them as its loose words, as a hyphenated word has: "stargatemichigan" found only the
-    page writing "Stargate Michigan", not the events on "Stargate to Michigan" (a QA pass).  Not a
-    split no page writes: "database" is no "data" and "base" (it listed 24 pages of either, where it
-    found nothing: the regression QA pass); nor a model's name and number ("gpt3": its name alone is
-    another model's, "GPT-4")."""
+    page writing "Stargate Michigan", not the events on "Stargate to Michigan" (a QA pass); so has one
+    of two names ("openaibroadcom": the pages write "OpenAI and Broadcom").  Not other splits no page
+    writes: "database" is no "data" and "base" (it listed 24 pages of either, where it found nothing:
+    the regression QA pass); nor a model's name and number ("gpt3": its name alone is another
+    model's, "GPT-4")."""
     split = next((a.words for a in extra if a.via == "split"), None)
-    loose = _hyphenated_loose(split) if split and vocabulary.together(*split, 1) else ()
+    held = split is not None and (vocabulary.together(*split, 1) or all(map(vocabulary.name, split)))
+    loose = _hyphenated_loose(split) if held else ()
     return replace(concept, alternatives=(*concept.alternatives, *extra), loose=loose if len(loose) > 1 else concept.loose)
 
 

@@ -44,6 +44,7 @@ SURFACE_TIES = 8  # close spellings at most that are told apart by how documents
 _DIGIT = re.compile(r"\d")
 _WRITTEN_WORD = re.compile(WORD)
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
+SENTENCE_ENDS = frozenset(".!?:;\"'(\u2022-")  # what a sentence's first word follows (as do a line's start, the text's)
 WRITES_DOCS = 64  # the documents of each field searched for the word a typo is close to (``surface``)
 
 
@@ -578,6 +579,23 @@ class Vocabulary:
             kept = self._remember(key, bool(written) and 2 * upper > len(written))
         return kept  # type: ignore[return-value]
 
+    def name(self, word: str) -> bool:
+        """Return whether the documents holding *word* (analysed) write it with a capital inside their
+        sentences most times ("OpenAI", "NVIDIA"; not "data"): a name, read in the body of the first few
+        documents holding it (titles capitalise every word)."""
+        key = ("name", word)
+        kept = self._cache.get(key, _UNSET)
+        if kept is _UNSET:
+            inside = capital = 0
+            for text in self._texts(word, fields=("body",)):
+                for t in self.analyzer(text, mode="index", chars=True):
+                    before = text[: t.startchar].rstrip()
+                    if t.text == word and before and before[-1] not in SENTENCE_ENDS and "\n" not in text[len(before) : t.startchar]:
+                        inside += 1
+                        capital += text[t.startchar].isupper()
+            kept = self._remember(key, 2 * capital > inside)
+        return kept  # type: ignore[return-value]
+
     def _written(self, word: str) -> Iterator[str]:
         """Yield how the first few documents of each field holding *word* (analysed) write it."""
         for text in self._texts(word):
@@ -585,9 +603,9 @@ class Vocabulary:
                 if t.text == word:
                     yield text[t.startchar : t.endchar]
 
-    def _texts(self, word: str, docs: int = FORM_DOCS) -> Iterator[str]:
-        """Yield the text of each of the first *docs* documents of each field holding *word* (analysed)."""
-        for fieldname in SEARCH_FIELDS:
+    def _texts(self, word: str, docs: int = FORM_DOCS, fields: tuple[str, ...] = SEARCH_FIELDS) -> Iterator[str]:
+        """Yield the text of each of the first *docs* documents of each of *fields* holding *word* (analysed)."""
+        for fieldname in fields:
             if not self.reader.doc_frequency(fieldname, word):
                 continue
             for docnum in islice(wq.Term(fieldname, word).docs(self.searcher), docs):

@@ -493,8 +493,11 @@ def test_two_words_typed_as_one_find_the_pages_writing_them_apart(service):
 @pytest.mark.parametrize(("typed", "first"), [
     # "stargatemichigan" found only the guide section writing "Stargate Michigan": both events on the
     # Michigan site ("Stargate to Michigan", "Stargate Data Center in Michigan") were missing (a QA
-    # pass).  Its words apart count, as a hyphenated word's do, where some page writes them so.
+    # pass).  Its words apart count, as a hyphenated word's do, where some page writes them so, or
+    # where both are names the pages write ("openaibroadcom" found nothing: "OpenAI and Broadcom").
     ("stargatemichigan", {"expanding-stargate-to-michigan", "openai-breaks-ground-on-1gw-stargate-data-center-in-michigan"}),
+    ("openaibroadcom", {"openai-and-broadcom-announce-strategic-collaboration-to-deploy-10-gw-of-openai"}),
+    ("softbankoracle", {"openai-oracle-and-softbank-expand-stargate-with-five-new-ai-datacenter-sites"}),
     # ... an acronym's plural as its second word, read as typed alone ("gpus": GPU): it found nothing.
     ("amdgpus", {"amd-and-openai-announce-strategic-partnership-to-deploy-6-gigawatts-of-amd-gpus"}),
 ])
