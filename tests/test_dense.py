@@ -16,7 +16,8 @@ from tests.conftest import write_jsonl
 ODD = ('"data center" -nvidia', "gpu*", "kuberentes", "gpu gpu gpu tpu", "(gpu OR tpu) AND -google", "a OR b",
        '"mixture of experts" training', "trainium2 deal", "stargate NOT michigan", "title:stargate power",
        "how much did microsoft invest in openai", "data centers in texas and new york with nvidia chips",
-       "memory-efficient fine-tuning", "full-stack ownership", "multi-gpu training")
+       "memory-efficient fine-tuning", "full-stack ownership", "multi-gpu training",
+       "stargate europe", "middle east data centers", "data centers in asia")  # a region's places: many small parts
 
 
 def _page(service: SearchService, params: SearchParams, dense_from: int, monkeypatch) -> dict:
@@ -76,6 +77,10 @@ def test_wide_pages_are_the_same_ranked_with_arrays(wide_index, monkeypatch):
     queries += [f"{rng.choice(words)} {rng.choice(rare)}" for _ in range(30)]
     queries += ['"power grid" cooling', "gpu OR tpu", "energy -solar", "gpu* texas", "nuclear nuclear wind",
                 "power-grid cooling", "data-center texas chip", "gpu-memory board-switch"]
+    # Parts matching few documents are summed where they match (dense.Sparse), alone, with each other and
+    # with the arrays of common words: the same floats.
+    queries += [f"{' OR '.join(rng.sample(rare, 6))} cooling" for _ in range(4)]
+    queries += [f"({rng.choice(rare)} OR {rng.choice(rare)} OR power) {rng.choice(words)}" for _ in range(4)]
     service = SearchService(index)
     assert _compare(service, queries, monkeypatch) > 0.9 * len(queries)
     # and at the default threshold the common words' queries take the arrays
