@@ -1566,7 +1566,12 @@ def _as_the_index_has(word: str, typed: str, vocabulary: Vocabulary, known: bool
     other = _single_term(spelled) if spelled else None
     if not known:
         spelled, how = (other, "spelling") if other else (_acronym_singular(typed), "singular")
-        return (how, spelled) if spelled and spelled != word and vocabulary.contains(spelled) else None
+        if not (spelled and spelled != word and vocabulary.contains(spelled)):
+            return None
+        # An acronym's plural ("gpus": GPU) or a model's ("h100s"), not a word ending so ("news" found the
+        # pages of "new", "campus" would "campu": a QA pass).
+        plural_of_a_name = how != "singular" or _MODEL.fullmatch(typed[:-1]) or vocabulary.acronym(spelled)
+        return (how, spelled) if plural_of_a_name else None
     if spelled and other and other != word and vocabulary.contains(other) and vocabulary.writes(spelled, other):
         # Known, and written the other way too: the same word ("programme" is also the stem of
         # "Programmable", and "stargate programme" missed every page on the Stargate "program").  Written

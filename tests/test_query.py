@@ -460,6 +460,9 @@ def test_an_acronym_plural_typed_in_lower_case_is_the_acronym_with_its_synonyms(
     assert not parsed.corrections
     # A word ending in "ss" is no plural: it is left to the speller.
     assert expand(build_query("bosss", SCHEMA), FakeVocabulary(["boss"])).corrections
+    # Nor is a word the pages do not write as an acronym: "news" found the pages of "new" (a QA pass).
+    [news] = expand(build_query("news", SCHEMA, SYNONYMS), FakeVocabulary(["new"]), SYNONYMS).concepts
+    assert "singular" not in [a.via for a in news.alternatives]
 
 
 @pytest.mark.parametrize(("typed", "first"), [
