@@ -247,6 +247,13 @@ def test_a_decomposed_query_is_searched_as_typed_composed(client):
     assert decomposed["hits"] == composed["hits"] and composed["total"] > 0
 
 
+def test_lets_is_a_word_of_the_request_not_a_typo(service):
+    # "hugging face lets you" said "Including results for hugging face les you" (the "Les" of Les Ulis)
+    # and put the guide's buildout section first (a QA pass).
+    result = service.search(SearchParams(q="hugging face lets you"))
+    assert result.suggestion is None and "hugging" in result.hits[0].title.lower() and result.match == "all"
+
+
 @pytest.mark.parametrize("query", ["a", "the of", "how", "it"])
 def test_a_query_of_function_words_is_searched_but_gets_no_guide_card(service, query):
     result = service.search(SearchParams(q=query))
