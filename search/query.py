@@ -502,21 +502,30 @@ def _compares(text: str, start: int, end: int) -> bool:
 
 # A lower-case "not" between two words of a query of nothing else ("stargate not michigan"): what
 # the reader means is "stargate -michigan", but "not" is a function word, so the Michigan pages came
-# first.  Offered (``negation_offers``), not searched: "not" may be the English word.
-_NOT_BETWEEN = re.compile(r"(?<![\w'’-])\w[\w.'’-]*\s+(not)\s+(\w[\w.'’-]*)(?![\w'’-])")
+# first.  Offered (``negation_offers``), not searched: "not" may be the English word.  So are the
+# other ways of saying it ("openai deals without microsoft", "stargate other than michigan", "anthropic
+# except google", "openai but not stargate": each put the pages of the word to leave out first, a QA
+# pass), and a "not" opening the query ("not nvidia", where "NOT nvidia" lists everything else).
+_NEGATION = re.compile(
+    r"(?:(?<![\w'’-])\w[\w.'’-]*\s+|^\s*(?=not\b))(not|without|except|excluding|other\s+than|but\s+not)\s+(\w[\w.'’-]*)(?![\w'’-])"
+)
 
 
 def negation_offers(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """Return, for each lower-case "not" that *text* puts between two words, the span from "not" to
-    the word after it and that word's span; empty unless every other word of *text* is a plain word
-    (no syntax, no function word: "models that do not fit" is a sentence)."""
+    """Return, for a lower-case "not" (or "without", "except", "excluding", "other than", "but not")
+    that *text* puts between two words or opens it with, the span from it to the word after it and
+    that word's span; empty unless every other word of *text* is a plain word (no syntax, no function
+    word: "models that do not fit" is a sentence) and it says so once."""
     if _SYNTAX.search(text) or "*" in text:
         return []
-    words = [m.group().lower() for m in _WORDS.finditer(text)]
-    if any(word in QUERY_STOP_WORDS for word in words if word != "not") or words.count("not") != 1:
+    matches = list(_NEGATION.finditer(text))
+    if len(matches) != 1:
         return []
-    match = _NOT_BETWEEN.search(text)
-    return [((match.start(1), match.end(2)), match.span(2))] if match else []
+    match = matches[0]
+    said = range(match.start(1), match.end(1))
+    if any(m.group().lower() in QUERY_STOP_WORDS for m in _WORDS.finditer(text) if m.start() not in said):
+        return []
+    return [((match.start(1), match.end(2)), match.span(2))]
 
 
 def _prefix_of(typed: str, analyzer: Analyzer) -> str | None:

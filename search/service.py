@@ -797,7 +797,8 @@ def _negation_offered(parsed: ParsedQuery, found: _Found) -> Suggestion | None:
     leaving the word out would leave out some of the results, and not all of them; else None."""
     for span, word_span in negation_offers(parsed.text):
         docs = next((docs for concept, docs in zip(parsed.concepts, found.concept_docs) if concept.span == word_span), None)
-        if docs is not None and 0 < len(found.allowed & docs) < len(found.allowed):
+        alone = not parsed.text[: span[0]].strip()  # "not nvidia": everything else, as "-nvidia" lists
+        if docs is not None and (alone or 0 < len(found.allowed & docs) < len(found.allowed)):
             return respelt(parsed.text, [(span, "-" + parsed.text[word_span[0] : word_span[1]])])
     return None
 

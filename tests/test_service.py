@@ -829,8 +829,24 @@ def test_a_plain_not_between_two_words_offers_to_exclude_the_second(service):
     excluded = service.search(SearchParams(q=typed.offered.text))
     assert 0 < excluded.total < typed.total and not any("michigan" in h.title.lower() for h in excluded.hits)
     # Not offered for a sentence, for NOT already an operator, or when leaving the word out leaves nothing.
-    for q in ("models that do not fit", "stargate NOT michigan", "stargate -michigan", "michigan not stargate"):
+    for q in ("models that do not fit", "stargate NOT michigan", "stargate -michigan", "michigan not stargate",
+              "fine-tuning without a gpu"):
         assert service.search(SearchParams(q=q)).offered is None, q
+
+
+@pytest.mark.parametrize(("typed", "offered"), [
+    # The other ways of saying it each put the pages of the word to leave out first (a QA pass).
+    ("openai deals without microsoft", "openai deals -microsoft"),
+    ("stargate other than michigan", "stargate -michigan"),
+    ("anthropic except google", "anthropic -google"),
+    ("stargate excluding michigan", "stargate -michigan"),
+    ("openai but not stargate", "openai -stargate"),
+    ("not nvidia", "-nvidia"),  # everything else, as "NOT nvidia" lists: it listed the NVIDIA pages
+])
+def test_a_negation_in_words_offers_to_exclude_the_word(service, typed, offered):
+    result = service.search(SearchParams(q=typed))
+    assert result.offered is not None and result.offered.text == offered
+    assert service.search(SearchParams(q=offered)).total > 0
 
 
 def test_explain_names_matched_words_and_adds_up_to_the_score(service):
