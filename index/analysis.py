@@ -81,8 +81,9 @@ STOP_WORDS = frozenset(
 # Words that only shape a question ("how much", "how many", and question words typed without their
 # apostrophe: "whats the biggest deal" matched the one title holding "what", "What this area covers"):
 # never a concept a document can cover.  So is "lets" ("let's" typed without it; "hugging face lets you"
-# was read as "Les", of Les Ulis, and put the guide's buildout section first: a QA pass).
-QUESTION_WORDS = frozenset({"much", "many", "whats", "wheres", "whens", "hows", "whos", "whys", "whose", "lets"})
+# was read as "Les", of Les Ulis, and put the guide's buildout section first: a QA pass), and "every"
+# as "all" is ("every anthropic partnership" had the card of a section saying "every" and no partnership).
+QUESTION_WORDS = frozenset({"much", "many", "whats", "wheres", "whens", "hows", "whos", "whys", "whose", "lets", "every"})
 QUERY_STOP_WORDS = STOP_WORDS | QUESTION_WORDS
 
 _PARTS = re.compile(r"[^\W\d_]+|\d+")

@@ -125,6 +125,10 @@ _REQUEST = re.compile(
     r"|(?P<verb>explain|describe|summari[sz]e)(?P<to_me>\s+to\s+me)?"
     r"|i\s*(?:want|wanted|need|would\s+like|['’]d\s+like)\s+to\s+(?:know|learn|read|hear|find\s+out)(?:\s+(?:more\s+)?(?:about|on)\b)?"
     r"|(?:information|info|details|news)\s+(?:about|on|regarding)\b"
+    # What a reader asks of a subject, not a word of the answer: "define training infrastructure" put
+    # BLOOM first and the section on it 13th, "timeline of openai and microsoft" a page saying "No …
+    # timeline details are provided" (a QA pass).
+    r"|define|(?:(?:the|a|an)\s+)?(?:(?:definition|meaning|overview|explanation|timeline|list)\s+of|guide\s+(?:to|on))\b"
     r"|what\s*(?:happened|is\s+happening|['’]s\s+happening|['’]s\s+new|is\s+new)\s+(?:with|to|at|in|on)\b)"
     r"(?=\s+\S)",
     re.IGNORECASE,
@@ -156,6 +160,10 @@ def bare_request(text: str) -> tuple[str, str] | None:
     return (tokens[0], tokens[1]) if len(tokens) > 1 else None
 
 
+# Ending a query after its subject, these ask what it is, and are no words of the answer: "stargate
+# explained" put three pages holding only "explained" above every Stargate page, "stargate meaning" a
+# page on a gradient noise scale's "meaning" (a QA pass).
+FRAMING_WORDS = frozenset({"explained", "meaning", "definition", "defined", "overview"})
 # Ending a "when" question, these ask for the date of what it names: "when did stargate start" put
 # the one page holding "starting" (a word in 1 page of 57) above every Stargate page.
 WHEN_WORDS = frozenset({"start", "begin", "happen", "occur", "end", "finish", "open", "close", "commence"})
@@ -482,6 +490,9 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
                 continue  # "what chips does openai use": which chips, not pages on "use"
             if removestops and _compares(text, start, end):
                 continue  # "fsdp vs deepspeed": the two things compared
+            if (removestops and text[start:end].lower() in FRAMING_WORDS and not text[end:].strip(" ?!.")
+                    and _WORD_CHAR.search(text, 0, start) is not None):
+                continue  # "stargate explained": what stargate is
             if text[start:end] in ("x", "X") and units and units[-1].end == start and BARE_NUMBER_TYPED.fullmatch(text[units[-1].start : start]):
                 continue  # a factor's sign: "300,000x" is the number, as "1.77x" and "300,000×" are (the "x" of "7x" ranked a page)
             prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None

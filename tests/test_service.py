@@ -797,6 +797,19 @@ def test_excluding_an_organisations_name_leaves_out_the_pages_tagged_with_it(ser
     assert tagged & shown("anthropic -aws")  # an alias is narrower than the name: only its own word is left out
 
 
+@pytest.mark.parametrize(("typed", "subject"), [
+    # Words asking what a subject is, or for its timeline or list, are no words of the answer: "stargate
+    # explained" put three pages holding only "explained" first, "stargate meaning" a page on a noise
+    # scale's "meaning", "timeline of openai and microsoft" a page saying "No … timeline details" (a QA pass).
+    ("stargate explained", "stargate"), ("stargate meaning", "stargate"), ("meaning of stargate", "stargate"),
+    ("timeline of openai and microsoft", "microsoft"), ("every anthropic partnership", "anthropic"),
+])
+def test_words_asking_about_a_subject_are_no_words_of_the_answer(service, typed, subject):
+    result = service.search(SearchParams(q=typed, explain=True))
+    assert result.match == "all" and subject in result.hits[0].title.lower()
+    assert not result.hits[0].explanation["missing"]
+
+
 def test_a_guide_section_lacking_the_querys_most_particular_word_is_no_answer_card(service):
     # "llama 4 training cost" showed "Efficiency research…" as the answer: it holds "training", "cost"
     # and the 4 of "2–4×", most of the words, but no Llama (a QA pass).
@@ -807,7 +820,11 @@ def test_a_guide_section_lacking_the_querys_most_particular_word_is_no_answer_ca
     assert asked.answer is not None and asked.answer.id == "training-infrastructure--how-it-evolved"
 
 
-@pytest.mark.parametrize("typed", ["training infrastructure", "What is Training Infrastructure?", "training-infrastructure"])
+@pytest.mark.parametrize("typed", ["training infrastructure", "What is Training Infrastructure?", "training-infrastructure",
+                                   # asked for with words of the asking (the section came 9th to 13th: a QA pass)
+                                   "define training infrastructure", "overview of training infrastructure",
+                                   "training infrastructure explained", "training infrastructure guide",
+                                   "guide to training infrastructure"])
 def test_a_query_naming_a_topic_opens_its_guide(service, typed):
     # The hub's own topic found 52 events and no card: every page holds both words, and the guide's
     # opening, which defines it, ranked below the first three.
