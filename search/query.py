@@ -40,6 +40,9 @@ from search.synonyms import Synonyms
 
 SEARCH_FIELDS = ("title", "body")
 SYNONYM_WEIGHT = 0.8
+# How a synonym's alternatives were found: a variant of its group, or a place in the region it names
+# (explain says which: "by a place in it").
+SYNONYM_WAYS = frozenset({"synonym", "place"})
 TYPO_WEIGHTS = {1: 0.6, 2: 0.4}  # by edit distance
 PREFIX_WEIGHT = 0.7
 # A phrase's or a multi-word synonym's words found apart ("open" of "open ai"): they count for a
@@ -644,7 +647,8 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
     if found is None:
         alternatives = [Alternative("exact", words, _words_query(words, phrase=len(words) > 1))]
         alternatives.extend(
-            Alternative("synonym", alt, _words_query(alt, SYNONYM_WEIGHT)) for alt in synonyms.alternatives(words)
+            Alternative("place" if synonyms.place_in(words, alt) else "synonym", alt, _words_query(alt, SYNONYM_WEIGHT))
+            for alt in synonyms.alternatives(words)
         )
         # (A letter or a number alone is no loose word: "e-mail" listed "DALL·E" and, at 64k, "mu4e".)
         loose = _hyphenated_loose(words) if len(words) > 1 else ()
@@ -654,7 +658,7 @@ def _ways(words: tuple[str, ...], synonyms: Synonyms) -> tuple[tuple[Alternative
 
 def _synonym_ways(words: tuple[str, ...], synonyms: Synonyms) -> list[Alternative]:
     """Return the alternatives of the synonyms of *words* (analysed): ``_ways``'s, less the words themselves."""
-    return [a for a in _ways(words, synonyms)[0] if a.via == "synonym"]
+    return [a for a in _ways(words, synonyms)[0] if a.via in SYNONYM_WAYS]
 
 
 # Words joined by hyphens ("post-training", "gpt-3", "year-over-year"): one thing, written so.
@@ -1014,10 +1018,10 @@ def _excluded(text: str, node: wq.Query, synonyms: Synonyms, asked: frozenset[st
         alternatives += concept.alternatives
         for how, other in _written_otherwise(concept):
             alternatives += _same_word(how, other, synonyms)
-    if not asked.isdisjoint(w for a in alternatives if a.via == "synonym" for w in a.words):
+    if not asked.isdisjoint(w for a in alternatives if a.via in SYNONYM_WAYS for w in a.words):
         # Another way of writing what is asked: the word as typed and written otherwise ("gpus" as
         # GPU), not its synonyms.
-        alternatives = [a for a in alternatives if a.via != "synonym"]
+        alternatives = [a for a in alternatives if a.via not in SYNONYM_WAYS]
     return node if len(alternatives) == 1 else wq.Or([a.query for a in alternatives])
 
 
@@ -1216,7 +1220,7 @@ def assemble(
 
 # The alternatives whose words are marked only where they stand together, with how far apart they
 # may be: a multi-word synonym's (as its query finds them), a number and its unit ("4.5 GW": side by side).
-_TOGETHER = {"synonym": VARIANT_SLOP, "apart": 1}
+_TOGETHER = {"synonym": VARIANT_SLOP, "place": VARIANT_SLOP, "apart": 1}
 
 
 def _quoted_words(concept: Concept) -> Iterator[tuple[tuple[str, ...], int]]:
@@ -1972,7 +1976,7 @@ def _unit_after_number(number: Concept, concept: Concept, synonyms: Synonyms | N
 def corrected_query(word: str, concept: Concept | None) -> wq.Query:
     """Return what a correction to *word* (analysed) finds: the word, and what it stands for when no
     page writes it (a synonym's variant: "huggingface" is "Hugging Face"; *concept*, where it was typed)."""
-    stands_for = [a.query for a in concept.alternatives if a.via == "synonym"] if concept is not None else []
+    stands_for = [a.query for a in concept.alternatives if a.via in SYNONYM_WAYS] if concept is not None else []
     return wq.Or([word_query(word), *stands_for]) if stands_for else word_query(word)
 
 

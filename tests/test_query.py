@@ -175,6 +175,9 @@ def test_a_region_finds_the_places_in_it_and_a_place_not_its_region():
     assert {("uk",), ("britain",), ("norway",), ("european",)} <= ways("europe")
     assert {("uae",), ("bahrain",)} <= ways("middle east")
     assert ("europ",) not in ways("uk") and ("europ",) not in ways("norway")
+    # ... each said as what it is: "european" a synonym, the UK a place in Europe ("by a place in it").
+    via = {a.words: a.via for a in build_query("europe", SCHEMA, SYNONYMS).concepts[0].alternatives}
+    assert via[("european",)] == "synonym" and via[("uk",)] == via[("britain",)] == "place"
 
 
 def test_unknown_word_gets_close_spellings_below_the_typed_word():

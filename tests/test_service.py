@@ -280,8 +280,10 @@ def test_excluding_a_word_leaves_out_what_searching_for_it_finds(service, exclud
 def test_a_region_finds_the_pages_on_places_in_it(service, query, first):
     # "stargate europe" put Stargate UK third at 0.44 (by meaning alone), "middle east" matched only the
     # "middle" of the stack; the pages name the UK, the UAE and Bahrain, not the region (a QA pass).
-    result = service.search(SearchParams(q=query))
+    result = service.search(SearchParams(q=query, explain=True))
     assert {h.id for h in ([result.answer] if result.answer else []) + list(result.hits[:2])} >= first
+    uk = next((h for h in result.hits if h.id == "introducing-stargate-uk"), None)
+    assert uk is None or [m["via"] for m in uk.explanation["matched"] if m["concept"] == "europe"] == ["place"]
     assert result.match == "all"
     # A place does not find its region: Stargate UK's page is all "stargate uk" finds of Stargate.
     assert "introducing-stargate-norway-openai-s-first-european-ai-data-center-initiative" not in {
