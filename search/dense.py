@@ -39,7 +39,7 @@ SPARSE_SHARE = 16
 
 
 class Sparse(NamedTuple):
-    """A part's scores where it matches: its documents (ascending, each once) and their scores."""
+    """A part's scores where it matches: its documents (each once) and their scores."""
 
     at: np.ndarray
     values: np.ndarray
@@ -132,8 +132,7 @@ class DenseWalk:
                 return None
             if not (values > 0).all():
                 raise Unsupported("a subquery scores 0 or less")
-            order = np.argsort(at, kind="stable")
-            return Sparse(at[order], held[order])
+            return Sparse(at, held)
         found = np.zeros(self.size, dtype=np.float64)
         found[at] = values
         found[~self.mask] = 0.0

@@ -1703,11 +1703,15 @@ _OTHER_SYNTAX = re.compile(
 )
 
 
+def _may_hold_other_syntax(text: str) -> bool:
+    """Return whether *text* has a character ``_OTHER_SYNTAX`` needs (most queries have none)."""
+    return "^" in text or "~" in text or ":" in text
+
 
 def ignored_syntax(text: str) -> tuple[str, ...]:
     """Return the marks of other engines' syntax in *text* that ``typed_marks`` blanks, as typed
     ("title:", "^2", "~1"), each once: the answer names them, as it searched the words without them."""
-    if not ("^" in text or "~" in text or ":" in text):
+    if not _may_hold_other_syntax(text):
         return ()
     return tuple(dict.fromkeys(m.group().lstrip("+-") for m in _OTHER_SYNTAX.finditer(text)))
 
@@ -1725,7 +1729,7 @@ def typed_marks(text: str) -> str:
     when it has none."""
     if _HAS_FULL_WIDTH.search(text):
         text = text.translate(_FULL_WIDTH)
-    if ("^" in text or "~" in text or ":" in text) and _OTHER_SYNTAX.search(text):
+    if _may_hold_other_syntax(text) and _OTHER_SYNTAX.search(text):
         text = _OTHER_SYNTAX.sub(_blanked, text)
     if not _TYPED_QUOTES.search(text) and not _TYPED_MINUS.search(text):
         return text

@@ -587,21 +587,26 @@ class Vocabulary:
         kept = self._cache.get(key, _UNSET)
         if kept is _UNSET:
             inside = capital = 0
-            for text in self._texts(word, fields=("body",)):
-                for t in self.analyzer(text, mode="index", chars=True):
-                    before = text[: t.startchar].rstrip()
-                    if t.text == word and before and before[-1] not in SENTENCE_ENDS and "\n" not in text[len(before) : t.startchar]:
-                        inside += 1
-                        capital += text[t.startchar].isupper()
+            for text, start, _ in self._occurrences(word, ("body",)):
+                before = text[:start].rstrip()
+                if before and before[-1] not in SENTENCE_ENDS and "\n" not in text[len(before) : start]:
+                    inside += 1
+                    capital += text[start].isupper()
             kept = self._remember(key, 2 * capital > inside)
         return kept  # type: ignore[return-value]
 
     def _written(self, word: str) -> Iterator[str]:
         """Yield how the first few documents of each field holding *word* (analysed) write it."""
-        for text in self._texts(word):
+        for text, start, end in self._occurrences(word):
+            yield text[start:end]
+
+    def _occurrences(self, word: str, fields: tuple[str, ...] = SEARCH_FIELDS) -> Iterator[tuple[str, int, int]]:
+        """Yield each place *word* (analysed) stands in the text of the first few documents of each of
+        *fields* holding it: the text, and where the word starts and ends in it."""
+        for text in self._texts(word, fields=fields):
             for t in self.analyzer(text, mode="index", chars=True):
                 if t.text == word:
-                    yield text[t.startchar : t.endchar]
+                    yield text, t.startchar, t.endchar
 
     def _texts(self, word: str, docs: int = FORM_DOCS, fields: tuple[str, ...] = SEARCH_FIELDS) -> Iterator[str]:
         """Yield the text of each of the first *docs* documents of each of *fields* holding *word* (analysed)."""

@@ -103,7 +103,8 @@ def shortened_query(param: str | None) -> str | None:
     sent = as_sent(query) if query and _shown(query) else ""
     if len(sent) <= MAX_QUERY_CHARS:
         return None
-    cut = sent[: MAX_QUERY_CHARS + 1].rsplit(" ", 1)[0] if " " in sent[: MAX_QUERY_CHARS + 1] else sent[:MAX_QUERY_CHARS]
+    head = sent[: MAX_QUERY_CHARS + 1]  # a word ending at the limit ends before the character after it
+    cut = head.rsplit(" ", 1)[0] if " " in head else sent[:MAX_QUERY_CHARS]
     return "/?" + urlencode([("q", cut), *kept_filters(param)])
 
 
