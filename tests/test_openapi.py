@@ -318,3 +318,14 @@ def test_blank_filter_values_do_not_count_against_the_documented_limit(client, d
                    [f"t{i}" for i in range(MAX_FILTER_VALUES)] + [" x"], [""] * (MAX_FILTER_VALUES + 5)):
         status = client.get("/api/search", query_string=[("topic", value) for value in values]).status_code
         assert status == (200 if schema.is_valid(values) else 400), (values, status)
+
+
+def test_a_client_revalidates_the_document_instead_of_reading_it_again(client):
+    first = client.get("/api/openapi.json")
+    etag = first.headers.get("ETag")
+    assert first.status_code == 200 and etag.startswith("W/"), "the document carries a weak ETag, as every answer here"
+    again = client.get("/api/openapi.json", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and not again.data
+    assert again.headers["ETag"] == etag and again.headers["Cache-Control"] == "public, max-age=300"
+    other = client.get("/api/openapi.json", headers={"If-None-Match": '"an-older-one"'})
+    assert other.status_code == 200 and other.get_json() == first.get_json()

@@ -715,8 +715,10 @@ PATHS: dict[str, Any] = {
         "get": {
             "operationId": "openapi",
             "summary": "This document.",
-            "responses": {"200": _json({"type": "object", "required": ["openapi", "paths"]}, "The OpenAPI document."),
-                          "304": ANY_CURRENT, "400": NOT_UTF8, "412": UNTAGGED_PRECONDITION_FAILED},
+            "parameters": [IF_NONE_MATCH],
+            "responses": {"200": _json({"type": "object", "required": ["openapi", "paths"]}, "The OpenAPI document.",
+                                       CACHE_HEADERS),
+                          "304": NOT_MODIFIED, "400": NOT_UTF8, "412": PRECONDITION_FAILED},
         }
     },
 }
