@@ -2,8 +2,8 @@
 
 When a search finds nothing, the page offers concrete next steps instead of a dead end: the
 spelling suggestion, each active filter (facet) removed on its own, the date bounds removed, every filter
-(dates too) removed, the query without the words it excludes, the query without its quotes, and the
-query's words joined with OR.  Each way out is run as a real search (one hit per page, so only the exact
+(dates too) removed, the query without the words it excludes, the query without its quotes, the
+query's words joined with OR, and, for a query of marks without a word ("*"), no query at all.  Each way out is run as a real search (one hit per page, so only the exact
 total and facet counts are computed), and only ways that find something are offered.
 """
 
@@ -77,6 +77,12 @@ def ways_out(
     any_words = any_words_query(params.q)
     if any_words:
         candidates.append(("any_words", base.with_(q=any_words), None, None))
+    if params.q and not any(character.isalnum() for character in params.q):
+        # Marks and no word ("*", "()", "-"): nothing to search for, and a bare "*" matches nothing here
+        # (a wildcard over every word would be the cost the parser's limits guard against). What such a
+        # query asks for is everything, with the filters: offered, as the empty query lists it (a QA pass
+        # found "q=*" a dead end in the API).
+        candidates.append(("no_query", base.with_(q=""), None, None))
 
     ways: list[WayOut] = []
     for kind, candidate, facet, value in candidates[:MAX_WAYS]:

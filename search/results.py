@@ -88,7 +88,7 @@ def listed(values: tuple[FacetValue, ...], selected: bool) -> tuple[FacetValue, 
 class WayOut:
     """A search near an empty one that finds *count* results (search/alternatives.py)."""
 
-    kind: str  # "suggestion", "without" (one filter removed), "no_dates", "no_filters", "no_exclusions", "no_quotes" or "any_words"
+    kind: str  # "suggestion", "without" (one filter removed), "no_dates", "no_filters", "no_exclusions", "no_quotes", "any_words" or "no_query"
     params: SearchParams
     count: int
     facet: str | None = None  # for "without": the filter removed

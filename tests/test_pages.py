@@ -323,6 +323,20 @@ def test_a_phrase_no_page_writes_offers_its_words_without_the_quotes_first(clien
     assert unquoted_query('"openai broadcom" -"nvidia gpus"') == 'openai broadcom -"nvidia gpus"'
 
 
+@pytest.mark.parametrize("typed", ["*", "()", "-", "?"])
+def test_a_query_of_marks_without_a_word_offers_everything_with_its_filters(client, typed):
+    # "q=*" found nothing (a bare star is no wildcard over every word here) and offered no way on in the API.
+    everything = api(client, "")["total"]
+    ways = api(client, "?" + urlencode({"q": typed}))["ways_out"]
+    assert [(way["kind"], way["query"], way["count"]) for way in ways] == [("no_query", "", everything)]
+    guides = api(client, "?kind=guide")["total"]
+    ways = api(client, "?" + urlencode({"q": typed, "kind": "guide"}))["ways_out"]
+    assert [(way["kind"], way["filters"]["kind"], way["count"]) for way in ways] == [("no_query", ["guide"], guides)]
+    page = html(client, "/?" + urlencode({"q": typed, "kind": "guide"}))
+    assert f'<a href="/?kind=guide">Everything with these filters (the query holds no word)</a>: {guides} results' in page
+    assert api(client, "?q=qqzzxvw")["ways_out"] == []  # a word no page has: not offered everything
+
+
 def test_nothing_found_without_filters_suggests_other_words(client):
     page = html(client, "/?q=qqzzxvw")
     assert "Nothing matched" in page and 'href="/">browse everything</a>' in page

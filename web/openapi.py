@@ -358,11 +358,13 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["kind", "query", "filters", "since", "until", "count", "facet", "value", "label"],
         "properties": {
-            "kind": {"type": "string", "enum": ["suggestion", "without", "no_dates", "no_filters", "no_exclusions", "no_quotes", "any_words"],
+            "kind": {"type": "string", "enum": ["suggestion", "without", "no_dates", "no_filters", "no_exclusions", "no_quotes",
+                                                "any_words", "no_query"],
                      "description": ("suggestion: the spelling suggestion; without: one filter removed; no_dates: the dates "
                                      "removed; no_filters: every filter removed; no_exclusions: the query without what it "
                                      "excludes; no_quotes: the query without its quote marks (an excluded phrase kept); "
-                                     "any_words: its words joined with OR.")},
+                                     "any_words: its words joined with OR; no_query: a query of marks without a word (*, "
+                                     "()) matches nothing, and this is the search without it, its filters kept.")},
             "query": {"type": "string", "description": "Pass it as q."},
             "filters": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}},
                         "description": "The filters of this search, by facet."},
