@@ -323,8 +323,9 @@ SCHEMAS: dict[str, Any] = {
             "snapshot": {"type": "string", "description": "The index snapshot that answered."},
             "ways_out": {"type": "array", "items": _ref("WayOut"), "description": (
                 "For an empty result of a query or filters: nearby searches that do find something "
-                "(the spelling suggestion, each filter removed, the dates removed, every filter removed, any "
-                "of the words), each "
+                "(the spelling suggestion, each filter removed, the dates removed, every filter removed, the "
+                "query without its exclusions or its quotes, any of the words, everything for a query without a "
+                "word), each "
                 "with its exact count; empty otherwise.")},
             "dropped_words": {"type": "integer", "minimum": 0, "description": (
                 f"How many words of a long query were left out: it is searched by its {MAX_QUERY_WORDS} most "
