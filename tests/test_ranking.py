@@ -205,6 +205,22 @@ def test_a_verb_finds_the_pages_naming_its_noun(service, query, in_title, at_lea
 
 
 @pytest.mark.parametrize(("query", "first"), [
+    # The pages write a deal as a "Strategic Partnership", a "Collaboration", an "agreement": "openai
+    # nvidia deal" put the OpenAI-NVIDIA partnership 5th, under pages naming NVIDIA once beside a "deal"
+    # (a QA pass of reader queries); "Trainium deal" (the brief's own example) the Google TPU deal,
+    # which names Trainium once in passing, above Amazon's Trainium collaboration.
+    ("openai nvidia deal", "openai-and-nvidia-announce-strategic-partnership"),
+    ("nvidias deal w openai", "openai-and-nvidia-announce-strategic-partnership"),
+    ("anthropic microsoft deal", "microsoft-nvidia-and-anthropic-announce"),
+    ("Trainium deal", "anthropic-and-amazon-expand-collaboration"),
+    ("amazon agreement", "anthropic-and-amazon-expand-collaboration"),
+])
+def test_a_deal_is_found_as_the_pages_write_it(service, query, first):
+    hits = service.search(SearchParams(q=query)).hits
+    assert hits[0].id.startswith(first), [hit.id for hit in hits[:3]]
+
+
+@pytest.mark.parametrize(("query", "first"), [
     # "post training" put three pages of a blog "post" on training first, the section on RL
     # post-training 13th; "high bandwidth memory" the MRC protocol's "high-bandwidth" interconnects, HBM
     # third; "k8s" found nothing (a QA pass of reader queries).
