@@ -488,6 +488,8 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
             if removestops and how_much and not text[end:].strip(" ?!.") and text[start:end].lower() in AMOUNT_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
                 continue  # "how much is stargate worth": the amount asked for, not pages on worth
+            if removestops and text[start:end] == "one" and _pronoun_one(text, start, end):
+                continue  # "the nvidia one", "the one in texas": the thing meant, named by the other words
             if removestops and what_does and not text[end:].strip(" ?!.") and text[start:end].lower() in USE_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
                 continue  # "what chips does openai use": which chips, not pages on "use"
@@ -505,6 +507,25 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
         if units or not _WORDS.search(text):
             return units
     return []
+
+
+# "one" standing for a thing named otherwise ("the nvidia one", "the one in texas", "which one", "one of
+# the deals"): a word in 1 page of 57 ("One Million TPUs"), so "the big amazon one" put the Google TPU
+# page first, by its "one" over Amazon's pages (a QA pass).  A number when a number follows it ("the one
+# million tpus", "one 1GW site").
+_BEFORE_ONE = re.compile(r"\b(?:the|that|this|which|each|every|any|another|no)\s+$", re.IGNORECASE)
+_AFTER_ONE_NUMBER = re.compile(r"\s*(?:\d|(?:hundred|thousand|million|billion|trillion|gigawatts?|megawatts?)\b)", re.IGNORECASE)
+_AFTER_ONE_OF = re.compile(r"\s+of\b", re.IGNORECASE)
+_THE_FIRST = re.compile(r"^\W*(?:the|that|this)\s", re.IGNORECASE)
+
+
+def _pronoun_one(text: str, start: int, end: int) -> bool:
+    """Return whether the "one" typed at *start*:*end* of *text* stands for a thing, not the number."""
+    after = text[end:]
+    if _AFTER_ONE_NUMBER.match(after):
+        return False
+    return bool(_AFTER_ONE_OF.match(after) or _BEFORE_ONE.search(text, 0, start)
+                or (not after.strip(" ?!.") and _THE_FIRST.match(text)))
 
 
 def _compares(text: str, start: int, end: int) -> bool:

@@ -812,6 +812,22 @@ def test_words_asking_about_a_subject_are_no_words_of_the_answer(service, typed,
     assert not result.hits[0].explanation["missing"]
 
 
+@pytest.mark.parametrize(("typed", "first", "concepts"), [
+    # "one" standing for a thing named otherwise: a word of 1 page in 57 ("One Million TPUs"), it put the
+    # Google TPU page first for "the big amazon one" and "the broadcom one", which it does not name (a QA pass).
+    ("the big amazon one", "anthropic-and-amazon-expand", ["big", "amazon"]),
+    ("the broadcom one", "openai-and-broadcom", ["broadcom"]),
+    ("which one is in michigan", "expanding-stargate-to-michigan", ["michigan"]),
+    # A number where one follows: the amount of the page's title.
+    ("the one million tpu deal", "anthropic-expands-google-cloud-tpu-usage-to-up-to-one-million", ["one million", "tpu", "deal"]),
+])
+def test_one_standing_for_a_thing_is_no_word_of_the_answer(service, typed, first, concepts):
+    result = service.search(SearchParams(q=typed, explain=True))
+    assert result.hits[0].id.startswith(first), [hit.id for hit in result.hits[:3]]
+    explained = result.hits[0].explanation
+    assert sorted([*(part["concept"].lower() for part in explained["matched"]), *explained["missing"]]) == sorted(concepts)
+
+
 def test_a_guide_section_lacking_the_querys_most_particular_word_is_no_answer_card(service):
     # "llama 4 training cost" showed "Efficiency research…" as the answer: it holds "training", "cost"
     # and the 4 of "2–4×", most of the words, but no Llama (a QA pass).
