@@ -3,7 +3,8 @@
 When a search finds nothing, the page offers concrete next steps instead of a dead end: the
 spelling suggestion, each active filter (facet) removed on its own, the date bounds removed, every filter
 (dates too) removed, the query without the words it excludes, the query without its quotes, the
-query's words joined with OR, and, for a query of marks without a word ("*"), no query at all.  Each way out is run as a real search (one hit per page, so only the exact
+query's words joined with OR, and, for a query of marks without a word ("*") or of words asking what is
+new ("latest"), no query at all: everything, newest first.  Each way out is run as a real search (one hit per page, so only the exact
 total and facet counts are computed), and only ways that find something are offered.
 """
 
@@ -13,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from search.params import FILTERS, MAX_QUERY_WORDS, SearchParams
-from search.query import asked_text, typed_marks, without_exclusions
+from search.query import asked_text, function_words, typed_marks, without_exclusions
 from search.results import SearchResult, WayOut
 
 _WORD = re.compile(r"[^\s\"()]+")
@@ -45,6 +46,26 @@ def unquoted_query(text: str) -> str | None:
     return " ".join(unquoted.split()) or None
 
 
+# Words asking for what is new, not for pages holding them: "latest", "news", "what's new" found nothing
+# and offered no way on (a QA pass of reader queries); the empty query lists everything, newest first.
+RECENCY_WORDS = frozenset({"latest", "newest", "new", "news", "recent", "recently", "lately", "update", "updates",
+                           "today", "week", "month", "happening", "happened", "everything", "all", "events",
+                           "stories", "headlines", "announcements"})
+_LETTERS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+
+
+def asks_for_everything(text: str) -> bool:
+    """Return whether *text*, a query, holds no word of a subject: only marks ("*", "()", "-"), or only
+    words asking for what is new ("latest", "what's new") besides function words.  A bare "*" matches
+    nothing here (a wildcard over every word is what the parser's limits guard against); what such a
+    query asks for is everything with its filters, as the empty query lists it, newest first."""
+    if not any(character.isalnum() for character in text):
+        return True  # "q=*" was a dead end in the API (a QA pass)
+    words = _LETTERS.findall(text.lower())
+    return (not any(character.isdigit() for character in text) and any(word in RECENCY_WORDS for word in words)
+            and all(word in RECENCY_WORDS or function_words(word) for word in words))
+
+
 def ways_out(
     search: Callable[[SearchParams], SearchResult],
     label: Callable[[str, str], str],
@@ -74,14 +95,11 @@ def ways_out(
     unquoted = unquoted_query(params.q)
     if unquoted:
         candidates.append(("no_quotes", base.with_(q=unquoted), None, None))
-    any_words = any_words_query(params.q)
+    everything = bool(params.q) and asks_for_everything(params.q)
+    any_words = None if everything else any_words_query(params.q)  # ("this OR week" is no subject either)
     if any_words:
         candidates.append(("any_words", base.with_(q=any_words), None, None))
-    if params.q and not any(character.isalnum() for character in params.q):
-        # Marks and no word ("*", "()", "-"): nothing to search for, and a bare "*" matches nothing here
-        # (a wildcard over every word would be the cost the parser's limits guard against). What such a
-        # query asks for is everything, with the filters: offered, as the empty query lists it (a QA pass
-        # found "q=*" a dead end in the API).
+    if everything:
         candidates.append(("no_query", base.with_(q=""), None, None))
 
     ways: list[WayOut] = []

@@ -118,7 +118,7 @@ def test_an_empty_search_prints_the_ways_out_the_page_offers(built):
     assert f"without --month 2019-01: {stargate} results" in dated.output
     assert "Try instead" not in search("stargate").output
     everything = json.loads(search("--json").output)["total"]
-    assert f"without the query (it holds no word): {everything} results" in search("*").output
+    assert f"without the query: everything, newest first: {everything} results" in search("*").output
 
 
 def test_search_says_when_a_prefix_was_too_short_or_words_were_left_out(built):

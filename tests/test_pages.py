@@ -333,8 +333,20 @@ def test_a_query_of_marks_without_a_word_offers_everything_with_its_filters(clie
     ways = api(client, "?" + urlencode({"q": typed, "kind": "guide"}))["ways_out"]
     assert [(way["kind"], way["filters"]["kind"], way["count"]) for way in ways] == [("no_query", ["guide"], guides)]
     page = html(client, "/?" + urlencode({"q": typed, "kind": "guide"}))
-    assert f'<a href="/?kind=guide">Everything with these filters (the query holds no word)</a>: {guides} results' in page
+    assert f'<a href="/?kind=guide">Everything with these filters, newest first</a>: {guides} results' in page
     assert api(client, "?q=qqzzxvw")["ways_out"] == []  # a word no page has: not offered everything
+
+
+@pytest.mark.parametrize("typed", ["latest", "latest news", "the newest events", "this week?"])
+def test_words_asking_what_is_new_that_find_nothing_offer_everything_newest_first(client, typed):
+    # "latest", "news", "this week" found nothing and offered no way on (a QA pass of reader queries).
+    body = api(client, "?" + urlencode({"q": typed}))
+    everything = api(client, "")
+    assert body["total"] == 0 and everything["sort"] == "newest"
+    assert [(way["kind"], way["query"], way["count"]) for way in body["ways_out"]] == [("no_query", "", everything["total"])]
+    assert "Everything, newest first</a>" in html(client, "/?" + urlencode({"q": typed}))
+    # Words of a subject beside them are searched as they are, and no way out lists everything.
+    assert all(way["kind"] != "no_query" for way in api(client, "?q=latest+zzqx+news")["ways_out"])
 
 
 def test_nothing_found_without_filters_suggests_other_words(client):

@@ -832,7 +832,7 @@ def _way_text(way: WayOut) -> str:
     if way.kind in ("no_filters", "no_dates"):
         return "without any filters" if way.kind == "no_filters" else "without --since and --until"
     if way.kind == "no_query":
-        return "without the query (it holds no word)"
+        return "without the query: everything, newest first"
     said = {"suggestion": "did you mean", "no_exclusions": "without the excluded words", "no_quotes": "without the quotes",
             "any_words": "any of these words"}
     return f"{said.get(way.kind, way.kind)}: {way.params.q!r}"

@@ -364,8 +364,9 @@ SCHEMAS: dict[str, Any] = {
                      "description": ("suggestion: the spelling suggestion; without: one filter removed; no_dates: the dates "
                                      "removed; no_filters: every filter removed; no_exclusions: the query without what it "
                                      "excludes; no_quotes: the query without its quote marks (an excluded phrase kept); "
-                                     "any_words: its words joined with OR; no_query: a query of marks without a word (*, "
-                                     "()) matches nothing, and this is the search without it, its filters kept.")},
+                                     "any_words: its words joined with OR; no_query: for a query of marks without a word (*, "
+                                     "()) or of words asking what is new (latest, what's new), which match nothing, "
+                                     "the search without it, its filters kept: everything, newest first.")},
             "query": {"type": "string", "description": "Pass it as q."},
             "filters": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}},
                         "description": "The filters of this search, by facet."},
