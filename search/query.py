@@ -1398,12 +1398,46 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 # aws data centers" its "3 AWS data centers".  Not "one" (a word of every kind of sentence), nor
                 # a number typed last, as a version is ("python 3", "openjdk 17").
                 widened = replace(widened, alternatives=(*widened.alternatives, Alternative("apart", (other,), word_query(other))))
+        if synonyms is not None and concept.span and (elsewhere := _elsewhere(parsed.text, widened, synonyms)) is not None:
+            widened, asked_from = elsewhere
+            while concepts and concepts[-1].span and concepts[-1].span[0] >= asked_from and not concepts[-1].members:
+                concepts.pop()  # "outside" itself: how the place is asked for, no word of the answer
+                changed = True
         changed = changed or widened is not concept
         concepts.append(widened)
     excluded = _excluded_respelled(parsed.text, parsed.excluded, vocabulary)
     if not changed and excluded is parsed.excluded:
         return parsed
     return assemble(parsed.text, concepts, excluded, parsed.plain, tuple(corrections))
+
+
+# A place typed after these asks for the places that are not it: "stargate sites outside america",
+# "where are stargate data centers outside the US" put the US pages first, by the word "US" they hold
+# (a QA pass; a judged question).  Not "except", "excluding", "other than": they offer to exclude the
+# word (``negation_offers``).
+_OUTSIDE = re.compile(r"\b(?:outside(?:\s+of)?|beyond|besides|apart\s+from)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _elsewhere(text: str, concept: Concept, synonyms: Synonyms) -> tuple[Concept, int] | None:
+    """Return *concept*, a place typed after "outside" (``_OUTSIDE``), as every other place the synonyms
+    know (the places of the regions in corpus/data/synonyms.json, with their variants), found "by a
+    place" and none of them the place typed, its variants or the places in it, and where "outside"
+    was typed; else None."""
+    outside = _OUTSIDE.search(text, 0, concept.span[0]) if concept.span is not None and not concept.members else None
+    if outside is None:
+        return None
+    typed = concept.alternatives[0].words
+    everywhere = {place for places in synonyms.places.values() for place in places}
+    if typed not in everywhere and typed not in synonyms.places:
+        return None
+    same = {typed, *synonyms.alternatives(typed)}
+    inside = {place for words in same for place in synonyms.places.get(words, ())}
+    others = sorted(everywhere - same - inside)
+    if not others:
+        return None
+    places = tuple(Alternative("place", words, _words_query(words, SYNONYM_WEIGHT)) for words in others)
+    # Said as typed ("Missing: outside the US" on a page of Michigan's, not "Missing: US").
+    return replace(concept, text=text[outside.start() : concept.span[1]], alternatives=places, loose=()), outside.start()
 
 
 def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabulary) -> wq.Query | None:

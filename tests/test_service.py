@@ -828,6 +828,29 @@ def test_one_standing_for_a_thing_is_no_word_of_the_answer(service, typed, first
     assert sorted([*(part["concept"].lower() for part in explained["matched"]), *explained["missing"]]) == sorted(concepts)
 
 
+FOREIGN_STARGATES = {"introducing-stargate-uk", "introducing-stargate-uae",
+                     "introducing-stargate-norway-openai-s-first-european-ai-data-center-initiative",
+                     "samsung-and-sk-join-openai-s-stargate-initiative-to-advance-global-ai"}
+
+
+@pytest.mark.parametrize("typed", ["where are stargate data centers outside the US", "stargate outside of america",
+                                   "stargate beyond the united states"])
+def test_a_place_after_outside_asks_for_the_other_places(service, typed):
+    # "outside the US" put the US pages first, by the "US" they hold (a judged question; a QA pass).
+    result = service.search(SearchParams(q=typed, per_page=10, explain=True))
+    hits = [hit for hit in result.hits if hit.kind == "event"]
+    assert {hit.id for hit in hits[:4]} == FOREIGN_STARGATES, [hit.id for hit in hits[:6]]
+    outside = next(part for part in hits[0].explanation["matched"] if part["via"] == "place")
+    assert outside["concept"].lower().startswith(("outside", "beyond")) and not hits[0].missing
+    at_home = next(hit for hit in result.hits if hit.id.startswith("openai-and-oracle-expand-stargate-with-4-5-gw"))
+    assert at_home.missing == (outside["concept"],)  # said as typed: "Missing: outside the US"
+
+
+def test_outside_before_no_place_is_a_word_as_before(service):
+    result = service.search(SearchParams(q="stargate outside", explain=True))
+    assert "outside" in result.hits[0].missing and result.match != "all"
+
+
 def test_a_guide_section_lacking_the_querys_most_particular_word_is_no_answer_card(service):
     # "llama 4 training cost" showed "Efficiency research…" as the answer: it holds "training", "cost"
     # and the 4 of "2–4×", most of the words, but no Llama (a QA pass).
