@@ -8,7 +8,10 @@ any case, because topic vocabulary shows up in Title Case headlines and at the s
 their aliases ("AWS" is Amazon), matched as whole words in the case written, because there case
 is what tells the company "Meta" from the word "meta" and "SK" from "sk".  Rules are compiled, once
 per load, to at most two regular expressions per topic and one for the whole gazetteer, and only run
-over records of the topics they are written for, so a 64k-package Debian corpus pays almost nothing.
+over records of the topics they are written for, so a 64k-package Debian corpus pays almost nothing:
+the home topic's for the taxonomy; for the gazetteer, every hub topic (one a topic page in the build
+defines: the hub follows subjects in AI, and "NVIDIA" is NVIDIA on each of its pages) and those of its
+``applies_to``, never a topic only JSONL lines give (a Debian package's "Meta" or "Mistral").
 Enrichment adds and never removes: a record's own topics and organisations stay, and an
 organisation a JSONL line names by its gazetteer name or alias is spelled by its slug.  A topic or
 organisation written several ways across records ("Acme Corp", "ACME CORP") is written one way in
@@ -106,7 +109,9 @@ class Taxonomy:
 
 @dataclass(frozen=True, slots=True)
 class Gazetteer:
-    """Organisations by slug, the topics whose records are scanned for them, and the compiled names."""
+    """Organisations by slug, the topics whose records are scanned for them besides the hub topics a
+    build's topic pages define (``applies_to``: an update, which reads no topic page, scans these), and
+    the compiled names."""
 
     organisations: Mapping[str, Organisation]
     scope: frozenset[str]
@@ -270,9 +275,10 @@ def enrich(
 ) -> Enriched:
     """Return *records* with related topics and organisations added, and the topics they now use.
 
-    *topics* are the topics the sources declared; the taxonomy's topics are added to them (a
-    declared topic keeps its own entry) when some record belongs to the home topic, each related
-    topic with the number of events it was given.
+    *topics* are the topics the sources declared (their topic pages); the taxonomy's topics are added
+    to them (a declared topic keeps its own entry) when some record belongs to the home topic, each
+    related topic with the number of events it was given.  The records of a declared topic, as those
+    of the gazetteer's ``applies_to``, get the organisations their text names.
     """
     home = taxonomy.home.slug
     # A topic written by a known topic's label ("Training Infrastructure") is that topic, before the
@@ -284,8 +290,11 @@ def enrich(
     out: list[Record] = []
     counts = {rule.topic.slug: 0 for rule in taxonomy.related}
     has_home = False
+    # Every topic a topic page defines is the hub's, and gets its organisations as the home topic does:
+    # a second topic's NVIDIA events were not NVIDIA's, and its editor could not change it (a QA pass).
+    scope = gazetteer.scope | topics.keys()
     for record in records:
-        if not record.entities and record.topic != home and record.topic not in gazetteer.scope:
+        if not record.entities and record.topic != home and record.topic not in scope:
             out.append(record)  # the common case in a large foreign corpus: nothing to do
             continue
         changes: dict[str, tuple[str, ...]] = {}
@@ -303,7 +312,7 @@ def enrich(
         # A name or alias the gazetteer knows is its organisation in the topics it is for; elsewhere an
         # entity is what the corpus says it is ("SK", Slovakia in a farming corpus, was "SK Group"; a QA pass).
         entities = record.entities
-        if record.topic in gazetteer.scope:
+        if record.topic in scope:
             entities = tuple(gazetteer.canonical(e) for e in record.entities)
             if text is None:
                 text = f"{record.title}\n{record.body}"
