@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import struct
 import subprocess
 import termios
@@ -16,9 +17,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from corpus.sources import DEFAULT_DIR
+
 from index import store
+from search.params import SearchParams
+from search.service import SearchService
 from tests.attack_support import open_paths
-from tests.conftest import REPO, TOPICHUB, free_port, write_jsonl
+from tests.conftest import DATA, REPO, TOPICHUB, free_port, write_jsonl
 from tests.waiting import wait_until
 from web.cli import main
 
@@ -1056,3 +1061,22 @@ def test_search_text_shows_each_hits_dates_as_its_page_does(dated_index):
         said = f"published {exact(hit['published'])}" if hit["published"] else f"added to the hub {exact(hit['first_seen'])}"
         assert said in text, (said, text)
 
+
+
+def test_topichub_corpus_takes_several_paths_joined_by_the_path_separator(tmp_path):
+    # An editor's second topic lives in a folder of its own: TOPICHUB_CORPUS took one path, so `make
+    # build` and a first `make run` built the bundled topic or theirs, never both (a QA pass).
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    shutil.copy(DATA / "second-topic" / "inference-infrastructure.topic.txt", mine)
+    both = os.pathsep.join([str(DEFAULT_DIR), str(mine)])
+    result = CliRunner().invoke(main, ["build", "--index-dir", str(tmp_path / "index"), "--no-semantic"],
+                                env={"TOPICHUB_CORPUS": both})
+    assert result.exit_code == 0, result.output
+    facet = {f.value for f in SearchService(tmp_path / "index").search(SearchParams()).facets["topic"]}
+    assert {"training-infrastructure", "inference-infrastructure"} <= facet
+    gone = str(tmp_path / "gone")
+    result = CliRunner().invoke(main, ["build", "--index-dir", str(tmp_path / "index")],
+                                env={"TOPICHUB_CORPUS": os.pathsep.join([str(mine), gone])})
+    assert result.exit_code == 2 and result.output.startswith(f"Error: TOPICHUB_CORPUS={os.pathsep.join([str(mine), gone])!r}: "
+                                                              f"{gone}: no such file or folder")

@@ -212,8 +212,16 @@ def _warn_printably() -> None:
         root.addHandler(handler)
 
 
-def _default_corpus() -> Path:
-    return Path(os.environ.get("TOPICHUB_CORPUS") or DEFAULT_DIR)
+def _default_corpus() -> tuple[Path, ...]:
+    """Return the default SOURCES: $TOPICHUB_CORPUS, one path or several joined by os.pathsep (``:``;
+    the bundled corpus and an editor's folder of a second topic: it took one), else the bundled corpus.
+    A value that is a path as it stands is that one path, a ``:`` in its name and all."""
+    value = os.environ.get("TOPICHUB_CORPUS")
+    if not value:
+        return (DEFAULT_DIR,)
+    if Path(value).exists():
+        return (Path(value),)
+    return tuple(Path(part) for part in value.split(os.pathsep) if part) or (DEFAULT_DIR,)
 
 
 class _Stopped(click.ClickException):
@@ -319,7 +327,7 @@ def _build(
         # The lock before the sources are read: of two builds into one folder, the first started goes first.
         with store.write_lock(index_dir, wait=wait, writer="build"):
             # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
-            corpus = load_corpus(tuple(p.resolve() for p in sources or (_default_corpus(),)))
+            corpus = load_corpus(tuple(p.resolve() for p in sources or _default_corpus()))
             store.check_stop()  # a stop asked while the sources were read
             unique = len({record.id for record in corpus.records})
             # A bar only on a terminal: in a log or a pipe its carriage returns run into one long line.
@@ -356,7 +364,8 @@ def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, s
     """Index SOURCES into a new snapshot and publish it.
 
     SOURCES are topic pages, guides, JSONL files or folders of them, read with their subfolders
-    (hidden ones such as .git aside; default: the bundled corpus, or $TOPICHUB_CORPUS).  The live
+    (hidden ones such as .git aside; default: the bundled corpus, or $TOPICHUB_CORPUS, several paths
+    joined by ':').  The live
     index is untouched if anything fails.
 
     A source's name says what it is: *.topic.txt (a topic page), *.guide.txt (a guide), *.jsonl,
@@ -383,9 +392,15 @@ def _check_sources(sources: tuple[Path, ...]) -> tuple[Path, ...]:
     folder, or when $TOPICHUB_CORPUS names nothing (it said "Error: /nonexist: does not exist", exit 1,
     not naming the variable; and a pipe, ``build <(zcat x.jsonl.gz)``, was said not to exist: a QA pass)."""
     corpus = os.environ.get("TOPICHUB_CORPUS")
-    if not sources and corpus and not Path(corpus).exists():
+    default = _default_corpus() if not sources and corpus else ()
+    missing = [str(path) for path in default if not path.exists()]
+    if missing and len(default) == 1:
         raise _OneLineError(f"TOPICHUB_CORPUS={corpus!r}: no such file or folder "
                             "(TOPICHUB_CORPUS sets the default SOURCES: correct it or unset it)")
+    if missing:
+        raise _OneLineError(f"TOPICHUB_CORPUS={corpus!r}: {', '.join(missing)}: no such file or folder "
+                            f"(TOPICHUB_CORPUS sets the default SOURCES, several joined by {os.pathsep!r}: "
+                            "correct it or unset it)")
     for source in sources:
         if not (source.is_file() or source.is_dir()):
             raise _OneLineError(f"SOURCES: {source} is no file (a pipe or a device): a build reads its sources as files, "
@@ -445,7 +460,7 @@ def _needs_build(index_dir: Path) -> tuple[str, tuple[Path, ...]] | None:
         if store.snapshot_ids(index_dir):
             # Not a first run: building the bundled corpus here replaced a site with the demo one.
             raise click.ClickException(str(store.no_current(index_dir)))
-        return f"no index has been built in {index_dir} yet: building it from {_default_corpus()}", ()
+        return f"no index has been built in {index_dir} yet: building it from {', '.join(map(str, _default_corpus()))}", ()
     try:
         meta = store.read_meta(store.current_path(index_dir))
     except store.IndexUnavailable as exc:
