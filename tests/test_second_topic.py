@@ -5,6 +5,8 @@ out the second topic's NVIDIA event and its topic page's organisation facet was 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from corpus.sources import DEFAULT_DIR, load_corpus
@@ -75,3 +77,19 @@ def test_a_topic_page_alone_gets_organisations_too(tmp_path):
     corpus = load_corpus([SECOND])
     dynamo = next(record for record in corpus.records if record.id == DYNAMO)
     assert dynamo.entities == ("nvidia",) and "nvidia" in corpus.organisations
+
+
+def test_the_editors_guide_example_builds_with_the_seed_topic(tmp_path):
+    # docs/topics.md's tiny topic page and guide, as an editor copies them: they build beside the seed
+    # topic, and the guide's sections are the topic's.
+    doc = (DATA.parent.parent / "docs" / "topics.md").read_text(encoding="utf-8")
+    page, guide = re.findall(r"```text\n(.*?)```", doc, re.S)[:2]
+    folder = tmp_path / "topics"
+    folder.mkdir()
+    (folder / "robotics.topic.txt").write_text(page, encoding="utf-8")
+    (folder / "robotics.guide.txt").write_text(guide, encoding="utf-8")
+    corpus = load_corpus([DEFAULT_DIR, folder])
+    mine = [record for record in corpus.records if record.topic == "robotics"]
+    assert [record.kind for record in mine] == ["event", "event", "guide", "guide"]
+    assert mine[0].entities == ("nvidia",) and mine[1].entities == ("google",)
+    assert "training-infrastructure" in corpus.topics and "docs/topics.md" in (DATA.parent.parent / "README.md").read_text()
