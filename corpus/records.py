@@ -267,3 +267,25 @@ def unique_anchors(
                 suffix += 1
             anchors[number] = _hold(f"{section.anchor}-{suffix}", held)
     return anchors  # type: ignore[return-value]
+
+
+def unique_ids(bases: Sequence[str], held: Iterable[str] = ()) -> list[str]:
+    """Return an id for each of *bases* (the slugs of events' titles, in listing order), no two the
+    same nor one of *held* (the ids other topic pages' events have): each keeps its base while no
+    earlier one, nor *held*, has it; the others get the first free suffix, ``-2``, ``-3`` …, after every
+    one that can keep its own took it, as ``unique_anchors`` gives a guide's anchors.  So a title whose
+    slug is ``phase-2`` keeps it beside two titles "Phase" (``phase``, ``phase-3``): the second "Phase"
+    was given ``phase-2`` too, and one of the two events replaced the other."""
+    taken = set(held)
+    ids: list[str | None] = []
+    for base in bases:
+        ids.append(None if base in taken else base)
+        taken.add(base)
+    for number, base in enumerate(bases):
+        if ids[number] is None:
+            suffix = 2
+            while f"{base}-{suffix}" in taken:
+                suffix += 1
+            ids[number] = f"{base}-{suffix}"
+            taken.add(ids[number])  # type: ignore[arg-type]
+    return ids  # type: ignore[return-value]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from corpus.errors import CorpusError
 from corpus.jsonl import not_utf8
-from corpus.records import Event, GuideSection, Topic, normal_text, slugify, unique_anchors
+from corpus.records import Event, GuideSection, Topic, normal_text, slugify, unique_anchors, unique_ids
 from corpus.sanitize import plain_text
 
 _META = re.compile(
@@ -74,8 +74,7 @@ def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:
         if "n" in header.groupindex:
             declared = int(found["n"])
 
-    events: list[Event] = []
-    seen: dict[str, int] = {}
+    pairs: list[tuple[str, str]] = []
     body = lines[len(_HEADERS) + 2 :]
     while body and not body[-1].strip():  # blank lines at the end, as an editor leaves them: no event
         body.pop()
@@ -90,12 +89,12 @@ def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:
         summary = body[index + 1].strip()
         if not summary:
             raise CorpusError(path, lineno + 1, f"event {title!r} has an empty summary")
-        base = slugify(title)
-        seen[base] = seen.get(base, 0) + 1
-        event_id = base if seen[base] == 1 else f"{base}-{seen[base]}"
-        events.append(
-            Event(id=event_id, topic=topic.slug, title=title, summary=summary, position=len(events) + 1)
-        )
+        pairs.append((title, summary))
+    ids = unique_ids([slugify(title) for title, _ in pairs])
+    events = [
+        Event(id=event_id, topic=topic.slug, title=title, summary=summary, position=number)
+        for number, (event_id, (title, summary)) in enumerate(zip(ids, pairs), start=1)
+    ]
     if len(events) != declared:
         raise CorpusError(path, 6, f"the header declares {declared} events but {len(events)} follow it")
     return topic, events

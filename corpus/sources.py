@@ -30,7 +30,7 @@ from corpus.enrich import (
 )
 from corpus.errors import CorpusError, UnreadableSource
 from corpus.jsonl import REPEATS_TOLD, facet_value_problem, load_jsonl
-from corpus.records import GUIDE, Event, Organisation, Record, Topic, normal_text, unique_anchors
+from corpus.records import GUIDE, Event, Organisation, Record, Topic, normal_text, slugify, unique_anchors, unique_ids
 from corpus.sanitize import plain_text
 from corpus.seeds import load_guide, load_topic_page
 from corpus.synonyms import SYNONYMS_FILE, Groups, Within, load_synonyms
@@ -186,22 +186,17 @@ def load_corpus(
     except OSError as exc:  # a file in a source folder this user may not read: it was "cannot write the index"
         unreadable = UnreadableSource if Path(exc.filename or "") in sources else CorpusError
         raise unreadable(exc.filename or ", ".join(map(str, paths)), None, f"cannot be read: {exc.strerror or exc}") from exc
-    topics: dict[str, Topic] = {}
     records: list[Record | None] = []  # None: an event a later topic page lists too (_listed_in_both)
     first_in: dict[str, Path] = {}  # each id's first source file
     listed: dict[str, int] = {}  # each topic page event's place in records, by id
     taxonomy = taxonomy or load_taxonomy()
+    pages = _load_topic_pages([path for path in sources if _kind(path) == "topic"], taxonomy)
+    topics = {topic.slug: topic for topic, _ in pages.values()}
     for path in sources:
         kind = _kind(path)
         start = len(records)
         if kind == "topic":
-            topic, events = load_topic_page(path)
-            if topic.slug in topics:
-                raise CorpusError(path, 2, f"topic {topic.slug!r} is defined twice")
-            if (renamed := taxonomy.former(topic.slug)) is not None:
-                raise CorpusError(path, 2, f"topic {topic.slug!r} is a former slug of {renamed.slug!r} in "
-                                           f"{taxonomy.path}: a topic's slug now cannot be one")
-            topics[topic.slug] = topic
+            events = pages[path][1]
             records.extend(_listed_in_both(records, events, listed, path, first_in, taxonomy.home.slug))
         elif kind == "guide":
             records.extend(load_guide(path, _slug_of(path, GUIDE_SUFFIX)))
@@ -226,6 +221,65 @@ def load_corpus(
         synonyms=synonyms,
         within=within,
     )
+
+
+def _load_topic_pages(paths: Sequence[Path], taxonomy: Taxonomy) -> dict[Path, tuple[Topic, list[Event]]]:
+    """Return each topic page's topic and events, its events' ids unique across the pages (``_event_ids``);
+    a topic defined twice, or by a former slug, is refused at the page's line 2."""
+    pages: dict[Path, tuple[Topic, list[Event]]] = {}
+    defined: dict[str, Path] = {}
+    for path in paths:
+        topic, events = load_topic_page(path)
+        if topic.slug in defined:
+            raise CorpusError(path, 2, f"topic {topic.slug!r} is defined twice")
+        if (renamed := taxonomy.former(topic.slug)) is not None:
+            raise CorpusError(path, 2, f"topic {topic.slug!r} is a former slug of {renamed.slug!r} in "
+                                       f"{taxonomy.path}: a topic's slug now cannot be one")
+        defined[topic.slug] = path
+        pages[path] = (topic, events)
+    return _event_ids(pages, taxonomy.home.slug)
+
+
+def _event_ids(pages: dict[Path, tuple[Topic, list[Event]]], home: str) -> dict[Path, tuple[Topic, list[Event]]]:
+    """Return *pages* with their events' ids unique across pages, but for one event several pages list.
+
+    An event is one that several pages list when its title is the same on each (as ``normal_text``
+    writes it: spaces collapsed, composed; its case as written): the n-th event of a page with a title
+    is the n-th of another page with it, and has one id.  Any other event keeps the id its page gives it
+    unless an event of another page has it, and then gets the first free suffix (``unique_ids``): an id
+    is the title's slug, cut at 80 characters, so "… 10 Gigawatts of AI Inference Capacity for ChatGPT"
+    on a second page had the id of the seed's "… 10 Gigawatts of AI Datacenters", and replaced it (a QA
+    pass: "built 79 documents" of 81, one warning of "another summary").  Case counts: the hub lists
+    one event on every topic page by one title, so a title in another case is another headline, kept
+    (a reader may see two alike) rather than lost; such pairs are warned of.  The taxonomy's home
+    topic's page is given its ids first, so that its events keep theirs when another page is added,
+    whichever page sorts first."""
+    held: set[str] = set()
+    by_title: dict[tuple[str, int], str] = {}
+    by_folded: dict[str, tuple[str, str]] = {}  # a title casefolded: the title as an earlier page writes it, and its topic
+    out: dict[Path, tuple[Topic, list[Event]]] = {}
+    for path, (topic, events) in sorted(pages.items(), key=lambda page: page[1][0].slug != home):
+        seen: dict[str, int] = {}
+        keys = []
+        for event in events:
+            seen[event.title] = seen.get(event.title, 0) + 1
+            keys.append((event.title, seen[event.title]))
+        new = [number for number, key in enumerate(keys) if key not in by_title]
+        ids = [by_title.get(key, "") for key in keys]
+        for number, event_id in zip(new, unique_ids([slugify(events[number].title) for number in new], held)):
+            ids[number] = event_id
+            title = events[number].title
+            other = by_folded.get(title.casefold())
+            if other is not None and other[0] != title:
+                log.warning("%s: event %r and %r of topic %r differ in case only: they are two documents, %r and %r",
+                            path, title, other[0], other[1], event_id, next(i for k, i in by_title.items() if k[0] == other[0]))
+        for event, key, event_id in zip(events, keys, ids):
+            by_title.setdefault(key, event_id)
+            by_folded.setdefault(event.title.casefold(), (event.title, topic.slug))
+        held.update(ids)
+        out[path] = (topic, [event if event.id == event_id else dataclasses.replace(event, id=event_id)
+                             for event, event_id in zip(events, ids)])
+    return {path: out[path] for path in pages}  # in the pages' order
 
 
 def _listed_in_both(records: list[Record | None], events: list[Event], listed: dict[str, int],

@@ -1,0 +1,123 @@
+"""Two topic pages in one build (a QA pass that added a second topic beside the seed): events whose
+titles share an id, a topic page named like a related topic, a guide named like no topic, and a page
+whose titles and summaries have slipped out of step."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from corpus.enrich import load_taxonomy
+from corpus.errors import CorpusError
+from corpus.seeds import load_topic_page
+from corpus.sources import DEFAULT_DIR, load_corpus
+from index import store
+from web import create_app
+from web.cli import main
+
+HOME = load_taxonomy().home
+SEED_PAGE = DEFAULT_DIR / f"{HOME.slug}.topic.txt"
+SEED_DOCUMENTS = 57  # 50 events and 7 guide sections
+GIGAWATTS = "OpenAI and NVIDIA Announce Strategic Partnership to Deploy 10 Gigawatts of AI Datacenters"
+AWS = "AWS and OpenAI Announce $38B Multi-Year Strategic Partnership"
+HEAD = "Recent events ({n})"
+
+
+def topic_page(slug: str, events: list[tuple[str, str]], name: str = "Inference Infrastructure") -> str:
+    lines = [name, f"{slug}·{len(events)} events·last 1h agoServing models in production.", "Related entities",
+             "Related topics (0)", "Guides (0)", HEAD.format(n=len(events))]
+    for title, summary in events:
+        lines += [title, summary]
+    return "\n".join(lines) + "\n"
+
+
+def seed_summary(title: str) -> str:
+    lines = SEED_PAGE.read_text(encoding="utf-8").splitlines()
+    return lines[lines.index(title) + 1]
+
+
+def corpus_with(tmp_path: Path, name: str, text: str) -> Path:
+    folder = shutil.copytree(DEFAULT_DIR, tmp_path / "corpus")
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def build_cli(folder: Path, index: Path):
+    return CliRunner().invoke(main, ["build", str(folder), "--no-semantic", "--index-dir", str(index)])
+
+
+# 1. Events merge across topic pages only when their titles are the same.
+
+SECOND = [
+    # Shares its first 80 characters' slug with the seed's GIGAWATTS, so it had the seed event's id.
+    ("OpenAI and NVIDIA Announce Strategic Partnership to Deploy 10 Gigawatts of AI Inference Capacity for ChatGPT",
+     "A separate agreement from the training deal: NVIDIA will supply Rubin CPX inference systems for ChatGPT."),
+    # Differs from the seed's "Accelerate 1.0.0 Released" in punctuation and case: another event.
+    ("Accelerate 1.0.0 released!",
+     "Not the Hugging Face library: Accelerate is also the name of a new inference router from Together AI."),
+    # Differs from it in case only: another title, so another document (told in a warning).
+    ("Accelerate 1.0.0 released", "The router's maintainers cut the same release under a second headline."),
+    # The same title as the seed's: one event, listed in both topics.
+    (AWS, seed_summary(AWS)),
+]
+
+
+def test_events_whose_titles_share_an_id_are_two_documents_and_the_same_title_is_one(tmp_path, caplog):
+    folder = corpus_with(tmp_path, "inference-infrastructure.topic.txt", topic_page("inference-infrastructure", SECOND))
+    with caplog.at_level(logging.WARNING):
+        result = build_cli(folder, tmp_path / "ix")
+    assert result.exit_code == 0, result.output
+    assert f"built {SEED_DOCUMENTS + 3} documents" in result.output, result.output  # was 79 of 81 in the QA pass
+    assert "with another summary" not in caplog.text  # nothing silently replaced
+    assert "differ in case only" in caplog.text and "Accelerate 1.0.0 Released" in caplog.text
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    titles = {}
+    for title, summary in [*SECOND, (GIGAWATTS, seed_summary(GIGAWATTS)), ("Accelerate 1.0.0 Released", None)]:
+        hits = client.get("/api/search", query_string={"q": f'"{title}"', "per_page": 50}).get_json()["hits"]
+        found = [h for h in hits if h["title"] == title]
+        assert len(found) == 1, (title, [h["title"] for h in hits])
+        titles[title] = found[0]["id"]
+        document = client.get(f"/api/documents/{found[0]['id']}").get_json()["document"]
+        assert summary is None or document["body"] == summary
+    assert len(set(titles.values())) == len(titles)  # each its own document
+    # The seed's events keep the ids they have alone (their URLs), whichever page is read first.
+    alone = {event.title: event.id for event in load_topic_page(SEED_PAGE)[1]}
+    assert titles[GIGAWATTS] == alone[GIGAWATTS] and titles["Accelerate 1.0.0 Released"] == alone["Accelerate 1.0.0 Released"]
+    assert titles[SECOND[0][0]] == alone[GIGAWATTS] + "-2"
+    # The same title is one document in both topics.
+    document = client.get(f"/api/documents/{titles[AWS]}").get_json()["document"]
+    assert {HOME.slug, "inference-infrastructure"} <= set(document["topics"])
+    ids = {record.id: record for record in load_corpus([folder]).records}
+    assert all(ids[event_id].title == title for title, event_id in alone.items())
+
+
+def test_a_title_written_with_other_spaces_or_composition_is_the_same_title(tmp_path):
+    same = [(AWS.replace(" ", "  ").replace("$38B", "$38B\t"), seed_summary(AWS)),
+            ("Cafe\u0301 Compute Opens", "A second page lists it decomposed.")]
+    first = [("Café Compute Opens", "A first page lists it composed.")]
+    (tmp_path / "aa.topic.txt").write_text(topic_page("aa", first, "Aa"), encoding="utf-8")
+    (tmp_path / "bb.topic.txt").write_text(topic_page("bb", same, "Bb"), encoding="utf-8")
+    corpus = load_corpus([SEED_PAGE, tmp_path])
+    assert len(corpus.records) == 50 + 1
+    merged = {record.title: record for record in corpus.records}
+    assert {merged[AWS].topic, *merged[AWS].topics} >= {HOME.slug, "bb"}
+    assert {merged["Café Compute Opens"].topic, *merged["Café Compute Opens"].topics} == {"aa", "bb"}
+
+
+def test_a_title_whose_slug_is_a_suffixed_id_keeps_it_and_every_event_has_its_own(tmp_path):
+    # "Phase 2"'s slug is the id the second "Phase" was given: both had phase-2, one replacing the other.
+    events = [("Phase", "The first."), ("Phase", "The second."), ("Phase 2", "The third."), ("Phase", "The fourth.")]
+    page = tmp_path / "phases.topic.txt"
+    page.write_text(topic_page("phases", events, "Phases"), encoding="utf-8")
+    _, loaded = load_topic_page(page)
+    assert [e.id for e in loaded] == ["phase", "phase-3", "phase-2", "phase-4"]
+    later = tmp_path / "zz.topic.txt"  # a later page's "Phase 2" and "Phase 3" are other events
+    later.write_text(topic_page("zz", [("Phase 3", "Another."), ("Phase 2", "The third.")], "Zz"), encoding="utf-8")
+    corpus = load_corpus([page, later])
+    assert sorted(r.id for r in corpus.records) == ["phase", "phase-2", "phase-3", "phase-3-2", "phase-4"]
+    result = build_cli(tmp_path, tmp_path / "ix")
+    assert result.exit_code == 0 and "built 5 documents" in result.output, result.output
