@@ -121,3 +121,22 @@ def test_a_title_whose_slug_is_a_suffixed_id_keeps_it_and_every_event_has_its_ow
     assert sorted(r.id for r in corpus.records) == ["phase", "phase-2", "phase-3", "phase-3-2", "phase-4"]
     result = build_cli(tmp_path, tmp_path / "ix")
     assert result.exit_code == 0 and "built 5 documents" in result.output, result.output
+
+
+# 2. A topic page named like one of the taxonomy's related topics.
+
+def test_a_topic_page_with_a_related_topics_slug_is_refused_naming_its_line_2(tmp_path):
+    related = load_taxonomy().related[2].topic.slug  # chips-accelerators
+    folder = corpus_with(tmp_path, f"{related}.topic.txt", topic_page(related, SECOND[:1]))
+    index = tmp_path / "ix"
+    assert build_cli(DEFAULT_DIR, index).exit_code == 0
+    served = store.current_id(index)
+    result = build_cli(folder, index)
+    page = folder / f"{related}.topic.txt"
+    assert result.exit_code == 1, result.output
+    assert (f"{page}:2: topic '{related}' is a related topic of the home topic '{HOME.slug}' in "
+            f"{DEFAULT_DIR / 'taxonomy.json'}") in result.output, result.output
+    assert store.current_id(index) == served  # the live index untouched
+    with pytest.raises(CorpusError) as refused:
+        load_corpus([folder])
+    assert (refused.value.path, refused.value.line) == (str(page), 2)
