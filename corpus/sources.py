@@ -12,6 +12,7 @@ topics, and records of the gazetteer's topics the organisations they name.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import logging
 import os
@@ -27,6 +28,8 @@ from corpus.enrich import (
     enrich,
     load_gazetteer,
     load_taxonomy,
+    spelling_key,
+    topic_names,
 )
 from corpus.errors import CorpusError, UnreadableSource
 from corpus.jsonl import REPEATS_TOLD, facet_value_problem, load_jsonl
@@ -192,6 +195,7 @@ def load_corpus(
     taxonomy = taxonomy or load_taxonomy()
     pages = _load_topic_pages([path for path in sources if _kind(path) == "topic"], taxonomy)
     topics = {topic.slug: topic for topic, _ in pages.values()}
+    guides: list[tuple[Path, str]] = []
     for path in sources:
         kind = _kind(path)
         start = len(records)
@@ -199,10 +203,12 @@ def load_corpus(
             events = pages[path][1]
             records.extend(_listed_in_both(records, events, listed, path, first_in, taxonomy.home.slug))
         elif kind == "guide":
-            records.extend(load_guide(path, _slug_of(path, GUIDE_SUFFIX)))
+            guides.append((path, _slug_of(path, GUIDE_SUFFIX)))
+            records.extend(load_guide(path, guides[-1][1]))
         else:
             records.extend(load_jsonl(path))
         _tell_repeated_across(records[start:], path, first_in)
+    _check_guides_topics(guides, topics, records, taxonomy)
     records = [record for record in records if record is not None]
     if not records:  # an empty export would replace every document with none: refuse it, publish nothing
         raise CorpusError(", ".join(map(str, paths)), None, "holds no documents: nothing was built")
@@ -288,6 +294,32 @@ def _event_ids(pages: dict[Path, tuple[Topic, list[Event]]], home: str) -> dict[
         out[path] = (topic, [event if event.id == event_id else dataclasses.replace(event, id=event_id)
                              for event, event_id in zip(events, ids)])
     return {path: out[path] for path in pages}  # in the pages' order
+
+
+def _check_guides_topics(guides: Sequence[tuple[Path, str]], topics: dict[str, Topic], records: Sequence[Record | None],
+                         taxonomy: Taxonomy) -> None:
+    """Refuse a guide file whose name gives a topic no topic page, JSONL record or taxonomy topic of the
+    build has (by its slug or label, in any case), when the build has topic pages: "inference.guide.txt" beside
+    "inference-infrastructure.topic.txt" made a second topic, "inference", with the guide, and the
+    topic got none (a QA pass).  Guides with no topic page in the build stay (a guide with a JSONL
+    corpus, or alone)."""
+    if not topics:
+        return
+    # As enrichment reads a topic (corpus.enrich.name_topics): by its slug or label in any case, or a former slug.
+    known = set(topic_names([*topics.values(), taxonomy.home, *(rule.topic for rule in taxonomy.related)]))
+    known.update(spelling_key(topic) for record in records if record is not None and record.kind != GUIDE
+                 for topic in (record.topic, *record.topics))
+    for path, slug in guides:
+        if spelling_key(slug) in known:
+            continue
+        pages = sorted(topics)
+        meant = [page for page in pages if slug in page or page in slug]
+        meant += [page for page in difflib.get_close_matches(slug, pages, n=3, cutoff=0.6) if page not in meant]
+        guess = (f"; did you mean {' or '.join(map(repr, meant))} (rename the file {meant[0]}{GUIDE_SUFFIX})?"
+                 if meant else "")
+        raise CorpusError(path, None, f"the file's name gives its guide the topic {slug!r}, which no topic page in "
+                                      f"this build has{guess or '.'} A guide is named by its topic page's slug; the build's "
+                                      f"topic pages: {', '.join(map(repr, pages))}")
 
 
 def _listed_in_both(records: list[Record | None], events: list[Event], listed: dict[str, int],

@@ -140,3 +140,41 @@ def test_a_topic_page_with_a_related_topics_slug_is_refused_naming_its_line_2(tm
     with pytest.raises(CorpusError) as refused:
         load_corpus([folder])
     assert (refused.value.path, refused.value.line) == (str(page), 2)
+
+
+# 3. A guide named like no topic page.
+
+GUIDE = "Why it matters\nServing is where the money is spent.\n"
+
+
+def test_a_guide_named_like_no_topic_page_is_refused_naming_the_topics_it_could_mean(tmp_path):
+    (tmp_path / "inference-infrastructure.topic.txt").write_text(topic_page("inference-infrastructure", SECOND[:2]),
+                                                                encoding="utf-8")
+    (tmp_path / "inference.guide.txt").write_text(GUIDE, encoding="utf-8")
+    index = tmp_path / "ix"
+    result = build_cli(tmp_path, index)
+    assert result.exit_code == 1, result.output
+    assert (f"{tmp_path / 'inference.guide.txt'}: the file's name gives its guide the topic 'inference', which no "
+            "topic page in this build has; did you mean 'inference-infrastructure' (rename the file "
+            "inference-infrastructure.guide.txt)?") in " ".join(result.output.split()), result.output
+    assert store.current_id(index) is None
+    with pytest.raises(CorpusError, match="topic pages: 'inference-infrastructure', 'training-infrastructure'"):
+        load_corpus([SEED_PAGE, tmp_path])
+
+
+def test_a_guide_of_a_jsonl_or_taxonomy_topic_or_without_topic_pages_still_builds(tmp_path):
+    from tests.conftest import write_jsonl
+
+    (tmp_path / "inference-infrastructure.topic.txt").write_text(topic_page("inference-infrastructure", SECOND[:2]),
+                                                                encoding="utf-8")
+    (tmp_path / "robotics.guide.txt").write_text(GUIDE, encoding="utf-8")
+    (tmp_path / "chips-accelerators.guide.txt").write_text(GUIDE, encoding="utf-8")
+    (tmp_path / "Inference Infrastructure.guide.txt").write_text(GUIDE, encoding="utf-8")  # by its topic's label
+    write_jsonl(tmp_path / "more.jsonl", [{"id": "arm", "title": "An arm", "summary": "It moves.", "topics": ["robotics"]}])
+    records = load_corpus([tmp_path]).records
+    assert {record.topic for record in records} == {"robotics", "chips-accelerators", "inference-infrastructure"}
+    assert sorted(r.topic for r in records if r.kind == "guide") == ["chips-accelerators", "inference-infrastructure", "robotics"]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "inference.guide.txt").write_text(GUIDE, encoding="utf-8")
+    assert {record.topic for record in load_corpus([alone]).records} == {"inference"}
