@@ -84,6 +84,7 @@ def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:
         title = normal_text(body[index])  # one line, as a JSONL title
         if not title:
             raise CorpusError(path, lineno, "empty event title")
+        _check_in_step(path, body, index, first)
         if index + 1 >= len(body):
             raise CorpusError(path, lineno, f"event title {title!r} has no summary line after it")
         summary = body[index + 1].strip()
@@ -98,6 +99,46 @@ def load_topic_page(path: str | Path) -> tuple[Topic, list[Event]]:
     if len(events) != declared:
         raise CorpusError(path, 6, f"the header declares {declared} events but {len(events)} follow it")
     return topic, events
+
+
+# A summary is sentences: it ends with a full stop (a closing quote or bracket may follow).  A title
+# ends without one ("Accelerate 1.0.0 Released", "… 10 Gigawatts of AI Datacenters"), or with "!" or
+# "?".  Only used to tell where a page's titles and summaries slipped out of step (_check_in_step).
+_ENDS_A_SENTENCE = re.compile(r"\.[\"'”’)\]]*$")
+_ENDS_PUNCTUATED = re.compile(r"[.!?…:;,][\"'”’)\]]*$")
+
+
+def _swapped(body: list[str], index: int) -> bool:
+    """Tell whether the title and summary lines at *index* of a page's *body* read the other way
+    round: the "title" ends with a full stop, the "summary" with no punctuation at all."""
+    if index + 1 >= len(body):
+        return False
+    title, summary = body[index].strip(), body[index + 1].strip()
+    return bool(_ENDS_A_SENTENCE.search(title)) and bool(summary) and not _ENDS_PUNCTUATED.search(summary)
+
+
+def _check_in_step(path: Path, body: list[str], index: int, first: int) -> None:
+    """Refuse a page whose titles and summaries are out of step from *index* of its *body* on (line
+    *first* is ``body[0]``), naming the line where the pairing went wrong.
+
+    A summary line deleted mid-page made the next title its summary and every later summary a title:
+    it was told at the end of the page ("event title '<a summary>' has no summary line after it"), and
+    a second slip (a title deleted further on) made the count even again, so the page built with every
+    event between them holding another's title or summary.  Two pairs in a row that read the other
+    way round (``_swapped``) are taken for a slip, not one: a real title may end with a full stop
+    ("… Inc.") beside a summary without one, but hardly twice running."""
+    if not (_swapped(body, index) and _swapped(body, index + 2)):
+        return
+    lineno = first + index
+    before = body[index - 1].strip() if index else ""
+    if before and not _ENDS_PUNCTUATED.search(before):  # the line read as the last summary is a title
+        previous = normal_text(body[index - 2])
+        raise CorpusError(path, lineno - 1, f"{normal_text(before)!r} is read as the summary of the event {previous!r} "
+                                            f"(line {lineno - 2}) but reads as a title, and the summaries after it as "
+                                            f"titles: is the summary line of {previous!r} missing?")
+    raise CorpusError(path, lineno, f"{normal_text(body[index])!r} is read as an event's title but reads as a summary "
+                                    "(it ends with a full stop), and the titles after it as summaries: is a title line "
+                                    f"missing above line {lineno}, or a summary split over two lines?")
 
 
 def _is_heading(line: str) -> bool:

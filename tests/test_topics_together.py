@@ -178,3 +178,77 @@ def test_a_guide_of_a_jsonl_or_taxonomy_topic_or_without_topic_pages_still_build
     alone.mkdir()
     (alone / "inference.guide.txt").write_text(GUIDE, encoding="utf-8")
     assert {record.topic for record in load_corpus([alone]).records} == {"inference"}
+
+
+# 4. Titles and summaries out of step.
+
+INFERENCE = [
+    ("Groq Raises $750 Million to Expand LPU Inference Cloud",
+     "Groq closed a $750 million round to build more data centers for its LPU chips. GroqCloud now serves two million developers."),
+    ("Cerebras Opens Six New Inference Datacenters in North America and Europe",
+     "Cerebras announced six new inference datacenters built around its wafer-scale chips."),
+    ("NVIDIA Launches Dynamo, an Open-Source Inference Framework for Disaggregated Serving",
+     "NVIDIA released Dynamo, an open-source inference-serving framework. Dynamo routes requests by KV-cache locality."),
+    ("vLLM 1.0 Released with PagedAttention v2 and Prefix Caching by Default",
+     "The vLLM project shipped version 1.0, making automatic prefix caching the default."),
+    ("KV Cache Offloading to CPU Memory and SSD with LMCache",
+     "The LMCache project shows that offloading the KV cache lets a server keep more conversations warm."),
+    ("Etched Ships Sohu, a Transformer-Only ASIC for Inference",
+     "Etched began shipping Sohu, an ASIC that hard-wires the transformer architecture."),
+]
+
+
+def slipped(tmp_path: Path, lines: list[str], declared: int) -> Path:
+    page = tmp_path / "inference-infrastructure.topic.txt"
+    text = topic_page("inference-infrastructure", INFERENCE).splitlines()
+    text[5] = HEAD.format(n=declared)
+    page.write_text("\n".join(text[:6] + lines) + "\n", encoding="utf-8")
+    return page
+
+
+def body() -> list[str]:
+    return [line for pair in INFERENCE for line in pair]  # line n of the page is body()[n - 7]
+
+
+def test_a_summary_line_missing_mid_page_is_told_at_the_title_it_left_without_one(tmp_path):
+    lines = body()
+    del lines[1]  # Groq's summary (line 8): "Cerebras …" (line 8 now) is read as Groq's summary
+    page = slipped(tmp_path, lines, 6)
+    with pytest.raises(CorpusError) as refused:
+        load_topic_page(page)
+    assert refused.value.line == 8, refused.value  # was 17, the last line
+    assert str(refused.value) == (
+        f"{page}:8: 'Cerebras Opens Six New Inference Datacenters in North America and Europe' is read as the summary "
+        "of the event 'Groq Raises $750 Million to Expand LPU Inference Cloud' (line 7) but reads as a title, and the "
+        "summaries after it as titles: is the summary line of 'Groq Raises $750 Million to Expand LPU Inference Cloud' "
+        "missing?")
+
+
+def test_two_slips_that_cancel_out_are_refused_too(tmp_path):
+    lines = body()
+    del lines[8]  # LMCache's title (line 15)
+    del lines[1]  # Groq's summary (line 8): an even count of lines again, every pair between them swapped
+    page = slipped(tmp_path, lines, 5)
+    with pytest.raises(CorpusError) as refused:
+        load_topic_page(page)  # built: two events each with another's title as its summary, or summary as its title
+    assert refused.value.line == 8, refused.value
+
+
+def test_a_summary_split_over_two_lines_is_told_where_the_split_is(tmp_path):
+    lines = body()
+    first, second = lines[5].split(" Dynamo routes")
+    lines[5:6] = first, "Dynamo routes" + second  # NVIDIA's summary (line 12) on lines 12 and 13
+    page = slipped(tmp_path, lines, 6)
+    with pytest.raises(CorpusError) as refused:
+        load_topic_page(page)
+    assert refused.value.line == 13, refused.value  # the summary's second line, read as a title; was 19, the last
+    assert str(refused.value).startswith(
+        f"{page}:13: 'Dynamo routes requests by KV-cache locality.' is read as an event's title but reads as a summary")
+
+
+def test_titles_ending_in_punctuation_and_short_summaries_are_not_taken_for_a_slip(tmp_path):
+    events = [("Accelerate 1.0.0 released!", "Stable at last."), ("Is this the end of scaling?", "Maybe not"),
+              ("Two titles. Both here.", "Short"), ("Another plain title", "A summary.")]
+    page = tmp_path / "fine.topic.txt"
+    page.write_text(topic_page("fine", events, "Fine"), encoding="utf-8")
+    assert [e.title for e in load_topic_page(page)[1]] == [title for title, _ in events]
