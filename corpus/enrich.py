@@ -272,13 +272,15 @@ def enrich(
     topics: Mapping[str, Topic],
     taxonomy: Taxonomy,
     gazetteer: Gazetteer,
+    hub: Iterable[str] = (),
 ) -> Enriched:
     """Return *records* with related topics and organisations added, and the topics they now use.
 
     *topics* are the topics the sources declared (their topic pages); the taxonomy's topics are added
     to them (a declared topic keeps its own entry) when some record belongs to the home topic, each
     related topic with the number of events it was given.  The records of a declared topic, as those
-    of the gazetteer's ``applies_to``, get the organisations their text names.
+    of the gazetteer's ``applies_to``, get the organisations their text names; so do those of the *hub*
+    topics (an update's: the topics of the index it changes, whose topic pages it does not read).
     """
     home = taxonomy.home.slug
     # A topic written by a known topic's label ("Training Infrastructure") is that topic, before the
@@ -292,7 +294,7 @@ def enrich(
     has_home = False
     # Every topic a topic page defines is the hub's, and gets its organisations as the home topic does:
     # a second topic's NVIDIA events were not NVIDIA's, and its editor could not change it (a QA pass).
-    scope = gazetteer.scope | topics.keys()
+    scope = gazetteer.scope | topics.keys() | frozenset(hub)
     for record in records:
         if not record.entities and record.topic != home and record.topic not in scope:
             out.append(record)  # the common case in a large foreign corpus: nothing to do
@@ -435,7 +437,8 @@ def unify_spellings(records: Sequence[Record], settled: Mapping[str, Mapping[str
     return out
 
 
-def enrich_records(records: Iterable[Record]) -> Enriched:
+def enrich_records(records: Iterable[Record], hub: Iterable[str] = ()) -> Enriched:
     """Return *records* enriched with the taxonomy and gazetteer in corpus/data (for index updates),
-    with the organisations they name."""
-    return enrich(records, {}, load_taxonomy(), load_gazetteer())
+    with the organisations they name; the records of the *hub* topics (those of the index updated) are
+    read for organisations as a build reads its topic pages' records."""
+    return enrich(records, {}, load_taxonomy(), load_gazetteer(), hub)

@@ -139,6 +139,20 @@ def _delete_id(obj: dict[str, object], path: Path, lineno: int) -> str | None:
     return check_id(doc_id.strip(), path, lineno)  # the same rules as an upsert's id
 
 
+def _hub_organisations(changes: Changes, meta: dict[str, object]) -> Changes:
+    """Return *changes* with the organisations their text names given to the lines of the index's hub
+    topics (its snapshot's topics: those its build's topic pages defined, and the taxonomy's), as the
+    build gave them: a second topic's events updated lost theirs (a QA pass: ``entity=nvidia`` of the
+    second topic went from 5 to 4 when its NVIDIA Dynamo event was replaced); *changes* when no line
+    is of such a topic.  A generic JSONL index records no topic, so its lines stay as they were written."""
+    hub = frozenset(meta.get("topics") or ())  # type: ignore[arg-type]
+    if not any(record.topic in hub for record in changes.upserts.values()):
+        return changes
+    enriched = enrich_records(changes.upserts.values(), hub)
+    return replace(changes, upserts=dict(zip(changes.upserts, enriched.records)),
+                               organisations={**changes.organisations, **enriched.organisations})
+
+
 def update(path: str | Path, root: str | Path, *, lock_wait: float = 0.0) -> UpdateReport:
     """Apply change file *path* to the index under *root* and publish the result as a new snapshot."""
     changes = read_changes(path)
@@ -169,6 +183,7 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                                     repeated=changes.repeated)
         # A topic written by the label of one the index holds ("Compute deals") is that topic (its slug).
         changes = _named_topics(changes, meta)
+        changes = _hub_organisations(changes, meta)
         store.check_stop()
         snap_id, work = store.new_workdir(root)
         try:

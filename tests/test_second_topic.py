@@ -93,3 +93,19 @@ def test_the_editors_guide_example_builds_with_the_seed_topic(tmp_path):
     assert [record.kind for record in mine] == ["event", "event", "guide", "guide"]
     assert mine[0].entities == ("nvidia",) and mine[1].entities == ("google",)
     assert "training-infrastructure" in corpus.topics and "docs/topics.md" in (DATA.parent.parent / "README.md").read_text()
+
+
+def test_an_update_of_the_second_topic_keeps_its_organisations(tmp_path):
+    # An update reads no topic page: the second topic's lines got no organisation from their text, so
+    # replacing its NVIDIA Dynamo event took it out of entity=nvidia (a QA pass).
+    from index.update import update
+
+    build([DEFAULT_DIR, SECOND], root=tmp_path / "index", semantic=False)
+    client = create_app({"INDEX_DIR": str(tmp_path / "index"), "TESTING": True}).test_client()
+    before = client.get(f"/api/search?q=&entity=nvidia&topic={TOPIC}").get_json()["total"]
+    changed = {"id": DYNAMO, "title": "NVIDIA Launches Dynamo 1.0", "summary": "NVIDIA released Dynamo 1.0, its serving framework.",
+               "topics": [TOPIC]}
+    update(write_jsonl(tmp_path / "changes.jsonl", [changed]), tmp_path / "index")
+    after = client.get(f"/api/search?q=&entity=nvidia&topic={TOPIC}").get_json()
+    assert before >= 1 and after["total"] == before and DYNAMO in _ids(after)
+    assert client.get(f"/api/documents/{DYNAMO}").get_json()["document"]["entities"] == ["nvidia"]
