@@ -1256,3 +1256,29 @@ def test_a_snippets_blank_lines_are_one_line_break_and_nothing_else_changes():
 
     html = "GTK+ 2.10 toolkit \n\n \n<mark>gtk</mark>-sharp2 is&#x27;s a\tmetapackage\nfor it\u2028and\u2029more…"
     assert line_breaks(html) == "GTK+ 2.10 toolkit\n<mark>gtk</mark>-sharp2 is&#x27;s a\tmetapackage\nfor it\nand\nmore…"
+
+
+def test_the_topics_page_lists_every_topic_with_its_search_guide_and_feed(client):
+    # No page listed the hub's topics but the topic facet (a QA pass that added a second topic).
+    listed = client.get("/api/topics").get_json()["topics"]
+    page = html(client, "/topics")
+    assert f"{len(listed)} topics" in page and len(listed) > 1
+    for topic in listed:
+        name = escape(topic["name"])
+        assert f'<a href="{topic["search_url"]}">{name}</a></h2>' in page
+        assert f'{topic["count"]} result' in page
+        assert (f'<a href="{topic["guide_url"]}">Guide: <bdi>{name}</bdi></a>' in page) == bool(topic["guide_url"])
+        assert f'href="{escape(topic["feed_url"])}">New results: <bdi>{name}</bdi> (Atom)' in page
+    # In the order of the API's list (most documents first), and reached from every page's footer.
+    assert [page.index(f'<a href="{t["search_url"]}">') for t in listed] == sorted(page.index(f'<a href="{t["search_url"]}">') for t in listed)
+    assert '<a href="/topics">Topics</a>' in html(client, "/?q=stargate")
+
+
+def test_the_topics_page_of_a_corpus_of_many_topics_lists_the_first_and_says_how_many_more(client, monkeypatch):
+    from web import pages
+
+    listed = client.get("/api/topics").get_json()["topics"]
+    monkeypatch.setattr(pages, "TOPICS_SHOWN", 2)
+    page = html(client, "/topics")
+    assert f"{len(listed)} topics" in page and page.count('<li>\n      <h2') == 2
+    assert f'And {len(listed) - 2} more topics, each with fewer documents: <a href="/api/topics">' in page

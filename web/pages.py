@@ -506,6 +506,20 @@ def page() -> str | Response:
     )
 
 
+TOPICS_SHOWN = 500  # topics listed on /topics, most documents first; /api/topics has them all
+
+
+@bp.get("/topics")
+def topics() -> str:
+    """Every topic, most documents first, with its search, guide and feed: the hub follows several
+    subjects, and no page listed them but the topic facet, which mixes the topics with their related
+    ones (a QA pass that added a second topic)."""
+    listing = get_search().topics()
+    # A corpus of 50,000 topics made /api/topics 11 MB (README): the page shows the first TOPICS_SHOWN.
+    return render_template("topics.html", topics=listing["topics"][:TOPICS_SHOWN], more=max(0, len(listing["topics"]) - TOPICS_SHOWN),
+                           total=listing["total"], api_url="/api/topics")
+
+
 @bp.get("/favicon.ico")
 def favicon() -> Response:
     """The icon where tools and old browsers look for it: the page links the SVG one."""

@@ -17,6 +17,7 @@ PAGES = {
     "no-results": "/?q=stargate&kind=guide&topic=funding",
     "event": "/events/expanding-stargate-to-michigan",
     "guide": "/guides/training-infrastructure",
+    "topics": "/topics",
 }
 
 
