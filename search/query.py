@@ -478,9 +478,9 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
         for word, start, end in found:
             if removestops and end <= asked_from:
                 continue  # "show me stargate": what is asked for is stargate
-            if removestops and _HOW.search(text, 0, start) and text[start:end].lower() in HOW_WORDS:
+            if removestops and text[start:end].lower() in HOW_WORDS and _HOW.search(text, 0, start):
                 continue  # "how big is …": the size of the question, not what it is about
-            if removestops and any(s <= start and end <= e for s, e in contracted):
+            if removestops and contracted and any(s <= start and end <= e for s, e in contracted):
                 continue
             if removestops and when and not text[end:].strip(" ?!.") and text[start:end].lower() in WHEN_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
@@ -545,14 +545,16 @@ _NEGATION = re.compile(
     r"(?:(?<![\w'’-])\w[\w.'’-]*\s+|^\s*(?=not\b))(not|without|except|excluding|other\s+than|but\s+not)\s+(\w[\w.'’-]*)(?![\w'’-])"
 )
 
+_NEGATION_WORD = re.compile(r"not|without|except|excluding|than")  # in every _NEGATION match
+
 
 def negation_offers(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Return, for a lower-case "not" (or "without", "except", "excluding", "other than", "but not")
     that *text* puts between two words or opens it with, the span from it to the word after it and
     that word's span; empty unless every other word of *text* is a plain word (no syntax, no function
     word: "models that do not fit" is a sentence) and it says so once."""
-    if _SYNTAX.search(text) or "*" in text:
-        return []
+    if not _NEGATION_WORD.search(text) or _SYNTAX.search(text) or "*" in text:
+        return []  # (most queries say none of them: no need to scan for the pattern)
     matches = list(_NEGATION.finditer(text))
     if len(matches) != 1:
         return []
@@ -1873,6 +1875,8 @@ def meaning_text(text: str, written_lower: Callable[[str], bool]) -> str:
 
     if text.isascii() and not _CAPITALS.search(text):  # the usual query: nothing to make plain or lower
         plain = asked_text(text)
+        if plain.replace(" ", "").isalnum():  # letters and digits between single spaces: every word kept
+            return " ".join(plain.split())
     else:
         plain = _TOKEN.sub(written, asked_text(unicodedata.normalize("NFKC", text)))
     return " ".join(word for word in plain.split() if _ALNUM.search(word))

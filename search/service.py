@@ -328,7 +328,8 @@ class SearchService:
             ranked = [self._scored(snap, asked.parsed, found, ranked, lifted, cosines, best),
                       *(pair for pair in ranked if pair[0] != lifted)]
         ranked = ranked[: params.end]
-        hits, unexplained = self._hits(snap, params, asked.parsed, found, ranked, cosines, best, started + self.budget_s)
+        lacked = found.lacked(asked.parsed)  # read once: by each hit's missing and by held_nowhere
+        hits, unexplained = self._hits(snap, params, asked.parsed, found, ranked, cosines, best, started + self.budget_s, lacked)
         timed_out = timed_out or unexplained
         answer = None
         if lifted is not None and params.page == 1:  # one answer, once: the card shows it, so the list below does not
@@ -386,7 +387,7 @@ class SearchService:
             ignored_syntax=ignored_syntax(params.q),
             since=params.since,
             until=params.until,
-            held_nowhere=found.held_nowhere(asked.parsed),
+            held_nowhere=found.held_nowhere(asked.parsed, lacked),
         )
         if not timed_out:
             self._results.put(snap.id, key, result)
@@ -488,13 +489,17 @@ class SearchService:
         cosines: dict[int, float],
         best: float,
         deadline: float,
+        lacked: list[tuple[str, AbstractSet[int]]],
     ) -> tuple[tuple[Hit, ...], bool]:
         """Return the asked page of *ranked* as hits, highlighted, explained when asked, and whether
         the time budget ran out before every hit asked for was explained (those after have none)."""
         page = [(docnum, score, snap.stored(docnum)) for docnum, score in ranked[(params.page - 1) * params.per_page :]]
         # A page in no concept's documents (found by meaning, or holding only a phrase's loose words)
         # has the phrase's words marked where they stand ("claude-3" marked nothing on the Claude pages).
-        outside = {docnum for docnum, _, _ in page if not any(docnum in docs for docs in found.concept_docs)}
+        # Only where a phrase's words loose differ from its words together (``_highlighted``'s *loose*).
+        outside = ({docnum for docnum, _, _ in page if not any(docnum in docs for docs in found.concept_docs)}
+                   if parsed is not None and parsed.quoted_words and not parsed.only_together.isdisjoint(parsed.quoted_words)
+                   else frozenset())
         marked = self._highlighted(
             snap, [(docnum, name, fields[name]) for docnum, _, fields in page for name in ("title", "body")], parsed, outside
         )
@@ -506,7 +511,6 @@ class SearchService:
         organisation = snap.label("entity", found.organisation) if found.organisation and explaining else None
         hits = []
         unexplained = False
-        lacked = found.lacked(parsed)
         for i, (docnum, score, fields) in enumerate(page):
             explanation = None
             if explaining and not unexplained:
@@ -557,14 +561,15 @@ class SearchService:
         if not top or not concept_docs:
             return None
         best = top[0][1]
-        # The query's most particular word some page holds ("llama" of "llama 4 training cost"): a
-        # section without it holds the question's common words, not its answer.
-        rarest = min((docs for docs in concept_docs if docs), key=len, default=frozenset())
         for docnum, score in top:
             if docnum not in guides:
                 continue
             have = sum(docnum in docs for docs in concept_docs)
-            strong = have == len(concept_docs) or (len(concept_docs) > 2 and 2 * have > len(concept_docs) and docnum in rarest)
+            # Short of every word: the query's most particular word some page holds ("llama" of "llama 4
+            # training cost"), read only then; a section without it holds the question's common words,
+            # not its answer.
+            strong = have == len(concept_docs) or (len(concept_docs) > 2 and 2 * have > len(concept_docs)
+                                                   and docnum in min((docs for docs in concept_docs if docs), key=len, default=frozenset()))
             return docnum if strong and score >= ANSWER_SCORE_RATIO * best else None
         return None
 
@@ -608,6 +613,7 @@ class SearchService:
         aparts: list[frozenset[str]] = []
         groupings: list[frozenset[frozenset[str]] | None] = []
         concept_of: dict[str, int] | None = None
+        grouped: dict[frozenset[str], frozenset[frozenset[str]] | None] = {}  # a page's bodies often hold the same terms
         for docnum, field, text in texts:
             held_by = postings.get(field)
             if held_by is None:
@@ -624,7 +630,10 @@ class SearchService:
                 if len(held) > 1 and field != "title":  # which concept each term stands for picks a body's passages
                     if concept_of is None:
                         concept_of = _concept_of(parsed)  # type: ignore[arg-type]
-                    grouping = _grouping(held, concept_of) if concept_of else None
+                    if concept_of:
+                        if held not in grouped:
+                            grouped[held] = _grouping(held, concept_of)
+                        grouping = grouped[held]
                     key = key if grouping is None else (*key, grouping)
                 keys.append(key)
                 groupings.append(grouping)
@@ -998,9 +1007,11 @@ class _Found:
         return [(f'"{concept.text}"' if f'"{concept.text}"' in parsed.text else concept.text, docs)
                 for concept, docs in zip(parsed.concepts, self.concept_docs)]
 
-    def held_nowhere(self, parsed: ParsedQuery | None) -> tuple[str, ...]:
-        """Return what ``lacked`` names that no result holds."""
-        return tuple(text for text, docs in self.lacked(parsed) if docs.isdisjoint(self.allowed)) if self.allowed else ()
+    def held_nowhere(self, parsed: ParsedQuery | None, lacked: list[tuple[str, AbstractSet[int]]] | None = None) -> tuple[str, ...]:
+        """Return what ``lacked`` names (*lacked*, when read already) that no result holds."""
+        if not self.allowed:
+            return ()
+        return tuple(text for text, docs in (self.lacked(parsed) if lacked is None else lacked) if docs.isdisjoint(self.allowed))
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""
