@@ -775,6 +775,21 @@ def test_under_filters_every_suggestion_finds_something_under_them(client):
         assert offered, filters  # something is still offered under each
 
 
+def test_a_filter_offered_under_filters_leads_to_both_for_a_program_as_for_the_page(client):
+    # "NVIDIA" offered on a topic's page led, in the JSON, to every page naming NVIDIA, the topic dropped
+    # (the page's script adds the kept filters; a program following the url did not: a QA pass).
+    topic = largest_topic(client)
+    offered = [s for q in PREFIXES for s in suggest_under(client, q, [("topic", topic)]) if s["kind"] == "organisation"]
+    assert offered
+    for suggestion in offered:
+        chosen = parse_qsl(suggestion["url"].partition("?")[2])
+        assert ("topic", topic) in chosen and any(name == "entity" for name, _ in chosen), suggestion
+        assert client.get("/api/search", query_string=[*chosen, ("per_page", 1)]).get_json()["total"] > 0
+    # Unfiltered, a suggestion leads to its own filter alone, as before.
+    assert all(parse_qsl(s["url"].partition("?")[2])[0][0] == "entity"
+               for s in suggest_under(client, "nvid", []) if s["kind"] == "organisation")
+
+
 def test_an_organisation_and_a_page_outside_the_filters_are_not_offered_even_typed_whole(client):
     topic = largest_topic(client)
     named = {v["value"] for v in facets(client, [("topic", topic)])["entity"] if v["count"]}

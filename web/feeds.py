@@ -28,20 +28,19 @@ import re
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
 from werkzeug.datastructures import MultiDict
 
 from index.dates import as_date_time, format_utc, timestamp
 from index.schema import event_url
-from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, SearchParams, one_value, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, one_value, parse_params, to_query_string
 from search.results import Hit
 from search.snapshot import Snapshot
-from search.suggest import Suggestion
 from web import get_search, site_root
-from web.pages import feed_url, moved, search_url
-from web.suggest import cache_control, completions, get_suggester
+from web.pages import feed_url, moved
+from web.suggest import address, cache_control, completions, get_suggester
 
 bp = Blueprint("feeds", __name__)
 
@@ -220,19 +219,8 @@ def opensearch_suggestions() -> Response:
         prefix,
         [s.text for s in suggestions],
         [_SAID[s.kind] for s in suggestions],  # a browser shows these beside each completion
-        [root + _address(s, filters) for s in suggestions],
+        [root + address(s, filters) for s in suggestions],
     ])
     response.mimetype = SUGGESTIONS
     response.headers["Cache-Control"] = cache_control(get_suggester())
     return response
-
-
-def _address(suggestion: Suggestion, filters: SearchParams | None) -> str:
-    """Return where choosing *suggestion* leads under *filters*: a word searched, a topic or an
-    organisation added to the filters (what was typed is its name, no query), a title its document."""
-    if filters is None or suggestion.kind == "title":
-        return suggestion.url or "/?" + urlencode({"q": suggestion.text})
-    if suggestion.url is None:
-        return search_url(filters, q=suggestion.text)
-    (facet, value), = parse_qsl(suggestion.url.partition("?")[2])
-    return search_url(filters, q="", **{facet: tuple(dict.fromkeys((*getattr(filters, facet), value)))})

@@ -7,11 +7,15 @@ something under them: the search box of a filtered page sends its filters with w
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl, urlencode
+
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.datastructures import MultiDict
 
 from search.params import DATE_BOUNDS, FILTERS, SearchParams, one_value, parse_params
 from search.suggest import Suggester, Suggestion, check_prefix
+from web import get_search
+from web.pages import search_url
 
 bp = Blueprint("suggest", __name__)
 FILTER_PARAMS = frozenset((*FILTERS, *DATE_BOUNDS))
@@ -43,9 +47,29 @@ def completions() -> tuple[str, list[Suggestion], SearchParams | None]:
     return prefix, get_suggester().suggest(prefix, filters=filters), filters
 
 
+def address(suggestion: Suggestion, filters: SearchParams | None) -> str:
+    """Return where choosing *suggestion* leads under *filters*: a word searched, a topic or an
+    organisation added to the filters (what was typed is its name, no query), a title its document."""
+    if filters is None or suggestion.kind == "title":
+        return suggestion.url or "/?" + urlencode({"q": suggestion.text})
+    if suggestion.url is None:
+        return search_url(filters, q=suggestion.text)
+    (facet, value), = parse_qsl(suggestion.url.partition("?")[2])
+    return search_url(filters, q="", **{facet: tuple(dict.fromkeys((*getattr(filters, facet), value)))})
+
+
 @bp.get("/api/suggest")
 def suggest() -> Response:
-    prefix, suggestions, _ = completions()
-    response = jsonify({"query": prefix, "suggestions": [s.to_json() for s in suggestions]})
+    prefix, suggestions, filters = completions()
+    items = [s.to_json() for s in suggestions]
+    if filters is not None:
+        # A topic or organisation offered under filters leads to it added to them, as the page's script
+        # and the OpenSearch answer take it: its url led, in the JSON, to its filter alone (a QA pass:
+        # "NVIDIA" offered on a second topic's page listed every page naming NVIDIA).
+        canonical = get_search().snapshot().canonical_filters(filters)  # topic=NETWORKING: networking
+        for item, suggestion in zip(items, suggestions):
+            if suggestion.kind in ("topic", "organisation") and suggestion.url:
+                item["url"] = address(suggestion, canonical)
+    response = jsonify({"query": prefix, "suggestions": items})
     response.headers["Cache-Control"] = cache_control(get_suggester())
     return response
