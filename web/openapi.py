@@ -490,8 +490,9 @@ SCHEMAS: dict[str, Any] = {
             "text": {"type": "string"},
             "kind": {"type": "string", "enum": list(KIND_ORDER)},
             "url": {"type": ["string", "null"], "description": (
-                "Where choosing it leads: a title's document, a topic's or organisation's filtered list; null "
-                "for a word, which completes the query (search it as q).")},
+                "Where choosing it leads: a title's document, a topic's or organisation's filtered list (with "
+                "the request's filters kept, when it sent some); null for a word, which completes the query "
+                "(search it as q, with the filters).")},
         },
     },
     "SuggestResponse": {
