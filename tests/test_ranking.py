@@ -220,6 +220,15 @@ def test_a_deal_is_found_as_the_pages_write_it(service, query, first):
     assert hits[0].id.startswith(first), [hit.id for hit in hits[:3]]
 
 
+@pytest.mark.parametrize("query", ["risks", "data center risks", "risks of ai data centers"])
+def test_risks_find_the_section_on_what_threatens_the_buildout(service, query):
+    # No page writes "risk": the geopolitics section says "physical vulnerability", "worth attacking";
+    # "risks" found nothing and "risks of ai data centers" listed data-center pages only (QA passes).
+    result = service.search(SearchParams(q=query))
+    shown = ([result.answer.id] if result.answer else []) + [hit.id for hit in result.hits]
+    assert shown[0] == "training-infrastructure--geopolitical-and-security-dimensions", shown[:3]
+
+
 @pytest.mark.parametrize(("query", "first"), [
     # "post training" put three pages of a blog "post" on training first, the section on RL
     # post-training 13th; "high bandwidth memory" the MRC protocol's "high-bandwidth" interconnects, HBM
