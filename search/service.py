@@ -63,6 +63,8 @@ HIGHLIGHT_CACHE_SIZE = 8192
 # A guide section among the first hits, nearly as good as the first, is shown as an answer card.
 ANSWER_WITHIN = 3
 ANSWER_SCORE_RATIO = 0.6
+# A topic's name and "guide" ("training infrastructure guide"): its guide asked for.
+_GUIDE_ASKED = re.compile(r"^(?P<topic>.*?\S)\s+guides?[\s?!.]*$", re.IGNORECASE)
 # "More like this" without vectors: a document's LIKE_TERMS key words.
 LIKE_TERMS = 15
 # ... picked from the first LIKE_TEXT_CHARS characters of its title and text (``more_like_this``).
@@ -403,6 +405,10 @@ class SearchService:
         # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
         in_capitals = lambda word: self._vocabulary(snap).acronym(word)  # noqa: E731
         text = the_us(function_words_in_capitals(caps_lock(typed_marks(typed), in_capitals), in_capitals))
+        if (guide := _GUIDE_ASKED.match(text)) is not None and snap.guide_opening(guide["topic"]) is not None:
+            # "training infrastructure guide": the topic's guide (its card) and then the topic's pages, not
+            # the pages titled "A Guide to …" (a QA pass: they came right after the card).
+            text = guide["topic"]
         vocabulary = self._vocabulary(snap)
         # "explain analyze": a verb opening a query is a request ("explain stargate"), unless the pages
         # write it before the word after it (SQL's EXPLAIN ANALYZE, lcov's "Summarise code coverage").

@@ -851,6 +851,18 @@ def test_outside_before_no_place_is_a_word_as_before(service):
     assert "outside" in result.hits[0].missing and result.match != "all"
 
 
+@pytest.mark.parametrize("typed", ["training infrastructure guide", "Training infrastructure guides?"])
+def test_a_topics_guide_asked_for_lists_the_topics_pages_after_its_card(service, typed):
+    # After the guide's card, "Accelerate ND-Parallel: A Guide to …" came first, for its "Guide" (a QA pass).
+    asked = service.search(SearchParams(q=typed))
+    named = service.search(SearchParams(q="training infrastructure"))
+    assert asked.answer is not None and asked.answer.id == named.answer.id == "training-infrastructure--what-this-area-covers"
+    assert [hit.id for hit in asked.hits[:5]] == [hit.id for hit in named.hits[:5]]
+    assert "guide" not in asked.hits[0].title.lower()
+    # "guide" after no topic's name is a word as before.
+    assert "a guide" in service.search(SearchParams(q="accelerate guide")).hits[0].title.lower()
+
+
 def test_a_guide_section_lacking_the_querys_most_particular_word_is_no_answer_card(service):
     # "llama 4 training cost" showed "Efficiency research…" as the answer: it holds "training", "cost"
     # and the 4 of "2–4×", most of the words, but no Llama (a QA pass).
