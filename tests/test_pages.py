@@ -1282,3 +1282,10 @@ def test_the_topics_page_of_a_corpus_of_many_topics_lists_the_first_and_says_how
     page = html(client, "/topics")
     assert f"{len(listed)} topics" in page and page.count('<li>\n      <h2') == 2
     assert f'And {len(listed) - 2} more topics, each with fewer documents: <a href="/api/topics">' in page
+
+
+def test_an_event_pages_breadcrumb_names_its_topic(client):
+    # A guide's page led to its topic; an event's only to "All results" (a QA pass that added a topic).
+    page = html(client, "/events/expanding-stargate-to-michigan")
+    crumbs = page.split('<nav class="crumbs" aria-label="Breadcrumb">', 1)[1].split("</nav>", 1)[0]
+    assert crumbs == '<a href="/">All results</a> › <a href="/?topic=training-infrastructure"><bdi>Training Infrastructure</bdi></a>'
