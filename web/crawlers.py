@@ -10,7 +10,7 @@ an event's when a rebuild last changed what it says, else when the hub first saw
 same of its latest section).
 
 A sitemap holds at most 50,000 addresses (sitemaps.org), so past that ``/sitemap.xml`` is an index of
-``/sitemaps/1.xml``, ``/sitemaps/2.xml`` …: the home page and the guides, then the events in listing
+``/sitemaps/1.xml``, ``/sitemaps/2.xml`` …: the home page, the page of the topics and the guides, then the events in listing
 order, where an update puts new events at the end: adding events leaves the earlier parts as they were
 (a deletion moves the events after it up by one).  A
 part is made of the snapshot and the host (the index of parts, of when the snapshot was switched to
@@ -90,7 +90,7 @@ def sitemap_part(part: int) -> Response:
 def _part(part: int | None) -> Response:
     snap = get_search().snapshot()  # one snapshot for the whole answer: a publish may land meanwhile
     per_part = int(current_app.config.get("SITEMAP_URLS", SITEMAP_URLS))
-    parts = max(1, ceil((1 + len(snap.guide_topics) + len(_events(snap))) / per_part))
+    parts = max(1, ceil((len(_PAGES) + len(snap.guide_topics) + len(_events(snap))) / per_part))
     if part is not None and not 1 <= part <= parts:
         abort(404, description=f"The sitemap has {parts} part{'s' if parts > 1 else ''}; there is no part {part}.")
     root = site_root()
@@ -109,7 +109,7 @@ def _part(part: int | None) -> Response:
                 body = render_template("sitemap-index.xml", links=links, lastmod=format_utc(modified))
             else:
                 first = ((part or 1) - 1) * per_part
-                body = render_template("sitemap.xml", urls=_urls(snap, root, first, per_part))
+                body = render_template("sitemap.xml", urls=_urls(snap, root, first, per_part, as_date_time(format_utc(modified))))
             return xml_response(body, SITEMAP).get_data()
 
         response = Response(current_app.extensions["sitemaps"].get_or_make(key, make), mimetype=SITEMAP)
@@ -123,10 +123,15 @@ def _events(snap: Snapshot) -> frozenset[int]:
     return snap.facet_docs[FACETS["kind"]].get("event", frozenset())
 
 
-def _urls(snap: Snapshot, root: str, first: int, count: int) -> Iterator[tuple[str, str | None]]:
+# The pages a sitemap lists before the guides: the home page, and the page of the topics (its lastmod
+# when what is served last changed: its counts are the snapshot's).
+_PAGES = ("", "topics")
+
+
+def _urls(snap: Snapshot, root: str, first: int, count: int, switched: str) -> Iterator[tuple[str, str | None]]:
     """Yield (address, lastmod) of *snap*'s sitemap addresses *first* to *first* + *count*: the home
-    page, the guides, then the events in listing order."""
-    pages: list[tuple[str, str | None]] = [(root, None)]
+    page, the page of the topics, the guides, then the events in listing order."""
+    pages: list[tuple[str, str | None]] = [(root, None), (root + _PAGES[1], switched)]
     for topic in snap.guide_topics:
         dated = guide_dates(get_search().guide(topic, snap))
         changed = dated.get("revised") or dated.get("first_seen")
