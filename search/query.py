@@ -488,7 +488,7 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
             if removestops and how_much and not text[end:].strip(" ?!.") and text[start:end].lower() in AMOUNT_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
                 continue  # "how much is stargate worth": the amount asked for, not pages on worth
-            if removestops and text[start:end] == "one" and _pronoun_one(text, start, end):
+            if removestops and text[start:end] in ("one", "One") and _pronoun_one(text, start, end):
                 continue  # "the nvidia one", "the one in texas": the thing meant, named by the other words
             if removestops and what_does and not text[end:].strip(" ?!.") and text[start:end].lower() in USE_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
@@ -1428,9 +1428,12 @@ def _elsewhere(text: str, concept: Concept, synonyms: Synonyms) -> tuple[Concept
     outside = _OUTSIDE.search(text, 0, concept.span[0]) if concept.span is not None and not concept.members else None
     if outside is None:
         return None
-    typed = concept.alternatives[0].words
     everywhere = {place for places in synonyms.places.values() for place in places}
-    if typed not in everywhere and typed not in synonyms.places:
+    # The place as typed, or as corrected ("outside norwy": Norway; it was searched as Norway, first).
+    typed = next((alternative.words for alternative in concept.alternatives
+                  if alternative.via in ("exact", "typo") and (alternative.words in everywhere or alternative.words in synonyms.places)),
+                 None)
+    if typed is None:
         return None
     same = {typed, *synonyms.alternatives(typed)}
     inside = {place for words in same for place in synonyms.places.get(words, ())}

@@ -1289,3 +1289,9 @@ def test_an_event_pages_breadcrumb_names_its_topic(client):
     page = html(client, "/events/expanding-stargate-to-michigan")
     crumbs = page.split('<nav class="crumbs" aria-label="Breadcrumb">', 1)[1].split("</nav>", 1)[0]
     assert crumbs == '<a href="/">All results</a> › <a href="/?topic=training-infrastructure"><bdi>Training Infrastructure</bdi></a>'
+
+
+def test_the_topics_page_with_a_slash_leads_to_it(client):
+    # /guides/<topic>/ and /events/<id>/ lead to their pages; /topics/ was a 404 (a QA pass).
+    response = client.get("/topics/")
+    assert response.status_code in (301, 302, 308) and response.headers["Location"].endswith("/topics")

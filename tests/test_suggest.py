@@ -785,6 +785,12 @@ def test_a_filter_offered_under_filters_leads_to_both_for_a_program_as_for_the_p
         chosen = parse_qsl(suggestion["url"].partition("?")[2])
         assert ("topic", topic) in chosen and any(name == "entity" for name, _ in chosen), suggestion
         assert client.get("/api/search", query_string=[*chosen, ("per_page", 1)]).get_json()["total"] > 0
+    # A filter sent in another case is written as the index writes it, in the JSON as in OpenSearch's
+    # addresses ("?entity=NVIDIA&entity=nvidia": a QA pass).
+    for answer in (client.get("/api/suggest?q=nvi&entity=NVIDIA").get_json()["suggestions"],
+                   [{"kind": "organisation", "url": url} for url in client.get("/api/suggest/opensearch?q=nvi&entity=NVIDIA").get_json()[3]
+                    if "/events/" not in url]):
+        assert all(parse_qsl(s["url"].partition("?")[2]) == [("entity", "nvidia")] for s in answer if s["kind"] == "organisation"), answer
     # Unfiltered, a suggestion leads to its own filter alone, as before.
     assert all(parse_qsl(s["url"].partition("?")[2])[0][0] == "entity"
                for s in suggest_under(client, "nvid", []) if s["kind"] == "organisation")

@@ -214,6 +214,8 @@ def opensearch_suggestions() -> Response:
     """Answer completions as browsers read them: [query, [completions], [kinds], [addresses]]; under
     filters (those of /api/suggest), each address keeps them, as the search box's choice does."""
     prefix, suggestions, filters = completions()
+    if filters is not None:  # as written in the addresses: entity=NVIDIA led to "?entity=NVIDIA&entity=nvidia"
+        filters = get_search().snapshot().canonical_filters(filters)
     root = site_root().rstrip("/")
     response = jsonify([
         prefix,

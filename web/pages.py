@@ -509,6 +509,12 @@ def page() -> str | Response:
 TOPICS_SHOWN = 500  # topics listed on /topics, most documents first; /api/topics has them all
 
 
+@bp.get("/topics/")
+def topics_slash() -> Response:
+    """``/topics/``: the page of the topics, as a guide's and an event's address with a "/" lead to theirs."""
+    return redirect("/topics")
+
+
 @bp.get("/topics")
 def topics() -> str:
     """Every topic, most documents first, with its search, guide and feed: the hub follows several
