@@ -389,7 +389,7 @@ class SearchService:
             ignored_syntax=ignored_syntax(params.q),
             since=params.since,
             until=params.until,
-            held_nowhere=found.held_nowhere(asked.parsed, lacked),
+            held_nowhere=found.held_nowhere(lacked),
         )
         if not timed_out:
             self._results.put(snap.id, key, result)
@@ -1013,11 +1013,9 @@ class _Found:
         return [(f'"{concept.text}"' if f'"{concept.text}"' in parsed.text else concept.text, docs)
                 for concept, docs in zip(parsed.concepts, self.concept_docs)]
 
-    def held_nowhere(self, parsed: ParsedQuery | None, lacked: list[tuple[str, AbstractSet[int]]] | None = None) -> tuple[str, ...]:
-        """Return what ``lacked`` names (*lacked*, when read already) that no result holds."""
-        if not self.allowed:
-            return ()
-        return tuple(text for text, docs in (self.lacked(parsed) if lacked is None else lacked) if docs.isdisjoint(self.allowed))
+    def held_nowhere(self, lacked: list[tuple[str, AbstractSet[int]]]) -> tuple[str, ...]:
+        """Return what *lacked* (``lacked``'s answer) names that no result holds."""
+        return tuple(text for text, docs in lacked if docs.isdisjoint(self.allowed)) if self.allowed else ()
 
     def match_level(self, parsed: ParsedQuery | None) -> str:
         """Return "all", "most" (a hit has more than half the concepts), "partial" or "none"."""

@@ -213,9 +213,7 @@ _SAID = {"title": "Go to", "organisation": "Organisation", "topic": "Topic", "te
 def opensearch_suggestions() -> Response:
     """Answer completions as browsers read them: [query, [completions], [kinds], [addresses]]; under
     filters (those of /api/suggest), each address keeps them, as the search box's choice does."""
-    prefix, suggestions, filters = completions()
-    if filters is not None:  # as written in the addresses: entity=NVIDIA led to "?entity=NVIDIA&entity=nvidia"
-        filters = get_search().snapshot().canonical_filters(filters)
+    prefix, suggestions, filters = completions()  # (the filters as the index writes them: entity=NVIDIA is nvidia)
     root = site_root().rstrip("/")
     response = jsonify([
         prefix,

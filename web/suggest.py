@@ -41,10 +41,12 @@ def request_filters() -> SearchParams | None:
 
 
 def completions() -> tuple[str, list[Suggestion], SearchParams | None]:
-    """Return this request's prefix, its completions under its filters, and the filters."""
+    """Return this request's prefix, its completions under its filters, and the filters as the index
+    writes their values (topic=NETWORKING: networking), for the addresses the completions lead to."""
     prefix = check_prefix(one_value(request.args, "q"))
     filters = request_filters()
-    return prefix, get_suggester().suggest(prefix, filters=filters), filters
+    found = get_suggester().suggest(prefix, filters=filters)
+    return prefix, found, None if filters is None else get_search().snapshot().canonical_filters(filters)
 
 
 def address(suggestion: Suggestion, filters: SearchParams | None) -> str:
@@ -66,10 +68,9 @@ def suggest() -> Response:
         # A topic or organisation offered under filters leads to it added to them, as the page's script
         # and the OpenSearch answer take it: its url led, in the JSON, to its filter alone (a QA pass:
         # "NVIDIA" offered on a second topic's page listed every page naming NVIDIA).
-        canonical = get_search().snapshot().canonical_filters(filters)  # topic=NETWORKING: networking
         for item, suggestion in zip(items, suggestions):
             if suggestion.kind in ("topic", "organisation") and suggestion.url:
-                item["url"] = address(suggestion, canonical)
+                item["url"] = address(suggestion, filters)
     response = jsonify({"query": prefix, "suggestions": items})
     response.headers["Cache-Control"] = cache_control(get_suggester())
     return response
