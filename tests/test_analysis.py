@@ -53,6 +53,24 @@ def test_words_with_different_meanings_keep_different_stems():
     assert terms("international") != terms("intern")
     assert terms("pasted", mode="query") == terms("paste") != terms("past")
     assert terms("added") == terms("adding") == terms("add")
+    # Porter2 gives these the stem of a word of another meaning (index.analysis.STEM_OVERRIDES), in
+    # documents and queries alike, and in the fast build's analysis as in the chain's.
+    assert terms("accelerators", mode="query") == terms("accelerator") != terms("Accelerate")
+    assert terms("customers", mode="query") == terms("customer") != terms("custom")
+    assert terms("transformers", mode="query") == terms("transformer") != terms("transformed")
+    analyzer = TermAnalyzer()
+    for raw in ("Accelerators", "customers", "Transformer"):
+        assert list(analyzer.token_terms(raw)) == terms(raw)
+
+
+def test_accelerators_finds_the_hardware_not_the_accelerate_library(client):
+    # "accelerators" put four pages on Hugging Face's Accelerate (its stem, "acceler") before the page
+    # on OpenAI's and Broadcom's accelerators.
+    body = client.get("/api/search", query_string={"q": "accelerators"}).get_json()
+    assert "broadcom" in body["hits"][0]["id"]
+    assert not [hit["title"] for hit in body["hits"] if hit["title"].startswith("Accelerate")]
+    library = client.get("/api/search", query_string={"q": "accelerate"}).get_json()
+    assert library["hits"][0]["title"].startswith("Accelerate")
 
 
 def test_the_analysis_survives_the_schema_pickled_into_the_index():
