@@ -184,6 +184,10 @@ STEM_OVERRIDES = {
     "accelerator": "accelerator", "accelerators": "accelerator",
     "customer": "customer", "customers": "customer",
     "transformer": "transformer", "transformers": "transformer",
+    "security": "security", "securities": "security",  # not "secured" ("secured a gigawatt")
+    "engineer": "engineer", "engineers": "engineer", "engineered": "engineer", "engineering": "engineer",
+    "initiative": "initiative", "initiatives": "initiative",  # not "initial"
+    "tens": "tens",  # "tens of billions" is no "ten" ("ten years")
 }
 
 
