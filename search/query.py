@@ -2126,7 +2126,7 @@ def _amount(text: str, a: Concept, b: Concept, vocabulary: Vocabulary, synonyms:
     if not (number[:1].isdigit() and BARE_NUMBER_TYPED.fullmatch(number)) or not text[a.span[1] : b.span[0]].isspace():
         return None
     found = _written_on(number, b.text.lower(), synonyms)
-    if found is None or not (any(vocabulary.contains(term) for term in found[3]) or _a_unit(b.text.lower(), vocabulary)):
+    if found is None or not (any(vocabulary.contains(term) for term in found[3]) or _a_unit(b.text.lower(), found[2], vocabulary)):
         return None
     span = (a.span[0], b.span[1])
     words = (a.word, found[1]) if spelled and spelled[2] else found[:2]
@@ -2136,14 +2136,18 @@ def _amount(text: str, a: Concept, b: Concept, vocabulary: Vocabulary, synonyms:
                    alternatives=(Alternative("exact", words, _side_by_side(words, 1.0)),))
 
 
-def _a_unit(letters: str, vocabulary: Vocabulary) -> bool:
+def _a_unit(letters: str, ways: Sequence[tuple[str, ...]], vocabulary: Vocabulary) -> bool:
     """Return whether *letters* (typed after a number, lower case) are a unit the pages write on some
-    number from 1 to 12 ("gw": "1GW", "5GW"), or an amount's word ("billion"): then an amount no page
-    holds is still one, found nowhere, not its number and unit apart ("3 GW" found the "3" of "Q3" and
-    the "GW" of "5GW", "$10 billion" the "ten" of "ten years" and "billion" elsewhere: a QA pass)."""
+    number from 1 to 12 ("gw": "1GW", "5GW"), or one of its *ways* (its synonym group's one-word variants,
+    analysed) is, or they are an amount's word ("billion"): then an amount no page holds is still one,
+    found nowhere, not its number and unit apart ("3 GW" found the "3" of "Q3" and the "GW" of "5GW",
+    "$10 billion" the "ten" of "ten years" and "billion" elsewhere: a QA pass).  A unit spelled out is
+    one by its short form: pages write "5GW", not "5gigawatts" ("3 gigawatts" found the "3" of "Q3 2026"
+    and "2 gigawatts" the "two" of a page on 10 GW: a QA pass)."""
     if letters in _AMOUNTS.values():
         return True
-    return any(vocabulary.contains(term) for n in range(1, 13) if (term := _single_term(f"{n}{letters}")) is not None)
+    units = [letters, *(way[0] for way in ways if len(way) == 1)]
+    return any(vocabulary.contains(term) for unit in units for n in range(1, 13) if (term := _single_term(f"{n}{unit}")) is not None)
 
 
 def _summed(concept: Concept, ways: list[Alternative]) -> Concept:
