@@ -1978,7 +1978,18 @@ def _number_and_unit(typed: str) -> tuple[str, str, list[str]] | None:
     number, unit = _single_term(match[1]), _single_term(spelled or letters)
     shorts = [term for short, word in _AMOUNTS.items() if spelled and word == spelled
               if (term := _single_term(match[1] + short)) is not None]
+    if "thousand" in (spelled, letters) and (whole := _thousands(match[1])):
+        shorts.append(whole)  # "220k" (and "220 thousand") is the "220,000" of a page, "7.5k" its "7,500"
     return (number, unit, shorts) if number and unit else None
+
+
+def _thousands(typed: str) -> str | None:
+    """Return the analysed whole number *typed* thousands make ("220": ``220000``; "7.5": ``7500``),
+    else None (a comma is no decimal point here, and "1.2345" thousands is no whole number)."""
+    whole, _, part = typed.partition(".")
+    if "," in typed or len(part) > 3:
+        return None
+    return _single_term(str(int(whole) * 1000 + int(part.ljust(3, "0"))))
 
 
 _AMOUNT_PARTS = re.compile(r"\s+|(?<=\d)-(?=[^\W\d_])")  # a number and its unit, apart or hyphenated ("10-gigawatt")

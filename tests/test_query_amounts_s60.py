@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from index.build import build
 from search.params import SearchParams
+from search.service import SearchService
+from tests.conftest import write_jsonl
 
 
 @pytest.mark.parametrize(("typed", "short"), [("3 gigawatts", "3 GW"), ("3 gigawatt", "3 GW"), ("7 gigawatts", "7 GW"),
@@ -22,3 +25,33 @@ def test_an_amount_with_its_unit_spelled_out_that_no_page_holds_is_found_nowhere
 def test_an_amount_with_its_unit_spelled_out_that_pages_hold_still_finds_them_first(service):
     result = service.search(SearchParams(q="10 gigawatts", per_page=10))
     assert result.match == "all" and {"10 Gigawatts" in result.hits[0].title, "10 GW" in result.hits[1].title} == {True}
+
+
+@pytest.mark.parametrize(("typed", "first"), [("220k gpus", "anthropic-announces-spacex-colossus-compute-deal-and-higher-claude-usage-limits"),
+                                              ("kubernetes 7.5k nodes", "scaling-kubernetes-to-7-500-nodes"),
+                                              ("1k enterprise customers", "anthropic-expands-partnership-with-google-and-broadcom-for-multi-gigawatt-tpu")])
+def test_thousands_written_with_a_k_find_the_page_writing_the_number_out(service, typed, first):
+    # "220k gpus" did not put the Colossus page ("220,000+ NVIDIA GPUs") in the first four; "kubernetes
+    # 7.5k nodes" and "1k enterprise customers" ("1,000+") said their k-number was held nowhere.
+    result = service.search(SearchParams(q=typed, per_page=10))
+    assert result.hits[0].id == first and result.match == "all" and result.held_nowhere == ()
+
+
+def test_thousands_no_page_holds_are_still_held_nowhere(service):
+    # No page says 800,000 jobs (one says 2,400 construction jobs).
+    assert service.search(SearchParams(q="800k jobs")).held_nowhere == ("800k",)
+
+
+def test_a_k_number_a_page_writes_as_a_name_is_still_found_as_written(tmp_path):
+    # Debian's pages write "16K/48K/128K" models and "8K" chips as names: the k-number is still that
+    # word first, its thousands one more way of writing it.
+    service = _built(tmp_path, [{"id": "zx", "title": "ZX Spectrum emulator", "summary": "Emulates the Spectrum 48K and 128K models", "topics": ["t"]},
+                                {"id": "audio", "title": "Audio resampler", "summary": "Resamples to 48000 Hz", "topics": ["t"]},
+                                {"id": "other", "title": "Spectrum analyser", "summary": "A frequency spectrum", "topics": ["t"]}])
+    assert [h.id for h in service.search(SearchParams(q="spectrum 48k")).hits][:1] == ["zx"]
+    assert {h.id for h in service.search(SearchParams(q="48k")).hits} == {"zx", "audio"}
+
+
+def _built(tmp_path, docs):
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    return SearchService(tmp_path / "ix")
