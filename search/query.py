@@ -185,6 +185,10 @@ AMOUNT_WORDS = frozenset({"worth"})
 # made the one page holding both "most of the words" (it lacked "vs"), and "fsdp versus deepspeed"
 # listed a pipeline paper for "versus".  First or last they are a word ("vs code"), as is "VS".
 COMPARISON_WORDS = frozenset({"vs", "versus"})
+# So are these, between two words ("openai compared to anthropic" put two pages on "comparative" and
+# "comparable", neither on OpenAI nor Anthropic, first: a QA pass); "comparison" as what is asked
+# about ("comparison of training frameworks") is a word.
+_COMPARED = re.compile(r"\b(?:compared|in\s+comparison)\s+(?:to|with)\b", re.IGNORECASE)
 _WORD_CHAR = re.compile(r"\w")
 # An English contraction is function words: the auxiliary before "n't" ("doesn't", "won't") and the
 # ending after an apostrophe ("'t", "'re", "'ve", "'ll", "'d", "'m"; a possessive "'s" stays in its
@@ -530,9 +534,15 @@ def _pronoun_one(text: str, start: int, end: int) -> bool:
 
 def _compares(text: str, start: int, end: int) -> bool:
     """Return whether the word typed at *start*:*end* of *text* is a comparison between two words."""
-    typed = text[start:end]
-    return (typed.lower() in COMPARISON_WORDS and not typed.isupper()
-            and _WORD_CHAR.search(text, 0, start) is not None and _WORD_CHAR.search(text, end) is not None)
+    typed = text[start:end].lower()
+    if typed in COMPARISON_WORDS:
+        span = (start, end)
+    elif typed in ("compared", "comparison"):  # within "compared to", "in comparison with", ...
+        span = next((m.span() for m in _COMPARED.finditer(text) if m.start() <= start and end <= m.end()), (0, 0))
+    else:
+        return False
+    return (span != (0, 0) and not text[start:end].isupper()
+            and _WORD_CHAR.search(text, 0, span[0]) is not None and _WORD_CHAR.search(text, span[1]) is not None)
 
 
 # A lower-case "not" between two words of a query of nothing else ("stargate not michigan"): what

@@ -55,3 +55,24 @@ def test_a_k_number_a_page_writes_as_a_name_is_still_found_as_written(tmp_path):
 def _built(tmp_path, docs):
     build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
     return SearchService(tmp_path / "ix")
+
+
+@pytest.mark.parametrize("typed", ["openai compared to anthropic", "openai compared with anthropic",
+                                   "openai in comparison to anthropic", "openai in comparison with anthropic"])
+def test_compared_to_between_two_names_is_a_comparison_of_them_as_vs_is(client, typed):
+    # "openai compared to anthropic" put the RL Libraries post (its "comparative") and RRFP ("comparable")
+    # first, neither on OpenAI nor Anthropic.
+    asked = client.get("/api/search", query_string={"q": typed}).get_json()
+    versus = client.get("/api/search", query_string={"q": "openai vs anthropic"}).get_json()
+    assert asked["match"] == "all" and [h["id"] for h in asked["hits"]] == [h["id"] for h in versus["hits"]]
+    assert (asked["answer"] or {}).get("id") == (versus["answer"] or {}).get("id")
+    assert all("RL Libraries" not in h["title"] and "RRFP" not in h["title"] for h in asked["hits"][:3])
+
+
+def test_comparison_asked_about_is_still_a_word(service):
+    # No page says "comparison": it is a word asked for, held nowhere, not a comparison's framing.
+    result = service.search(SearchParams(q="comparison of training frameworks"))
+    assert result.held_nowhere == ("comparison",) and result.match == "most"
+    # Alone, "compared to" is what is asked about: the pages saying "compared".
+    alone = service.search(SearchParams(q="compared to", explain=True))
+    assert alone.total == 2 and all(m["concept"] == "compared" for h in alone.hits for m in h.explanation["matched"])
