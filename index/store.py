@@ -621,8 +621,17 @@ def snapshot_ids(root: Path) -> list[str]:
     unserved = {p.name[len(PUBLISHING):] for p in root.glob(f"{PUBLISHING}*")} - {current_id(root)}
     try:
         return sorted(p.name for p in snapshots_dir(root).iterdir() if is_snapshot(p) and p.name not in unserved)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a file named snapshots holds no snapshot
         return []
+
+
+def file_in_the_way(path: Path) -> Path | None:
+    """Return the nearest of *path* and the folders above it that exists, when it is no folder (a
+    file: "/dev/null/x" names nothing a folder could be made at), else None."""
+    for at in (path, *path.absolute().parents) if not path.is_absolute() else (path, *path.parents):
+        if at.exists() or at.is_symlink():
+            return None if at.is_dir() else at
+    return None
 
 
 class NotAReplicaFolder(ValueError):

@@ -781,6 +781,33 @@ def test_an_index_dir_inside_an_index_s_snapshots_folder_is_refused(built, tmp_p
     assert from_env.exit_code == 2 and _one_error_line(from_env.output).startswith(f"Error: TOPICHUB_INDEX_DIR={str(wrong)!r} is inside")
 
 
+@pytest.mark.parametrize("command", ["build", "update", "search", "stats", "publish", "prune", "rollback"])
+def test_an_index_dir_under_a_file_is_refused_in_one_line(tmp_path, command):
+    # A docs pass: `stats`, `search`, `publish` and `serve --index-dir /dev/null/x` printed a traceback
+    # (NotADirectoryError), and TOPICHUB_INDEX_DIR=/dev/null/x as well, where one line is promised.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    wrong = blocker / "index"
+    changes = write_jsonl(tmp_path / "c.jsonl", [NEW])
+    args = {"build": ["build", str(changes), "--no-semantic"], "update": ["update", str(changes)], "search": ["search", "x"],
+            "stats": ["stats"], "publish": ["publish", "--to", str(tmp_path / "replica")], "prune": ["prune"],
+            "rollback": ["rollback"]}[command]
+    result = CliRunner().invoke(main, [*args, "--index-dir", str(wrong)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert _one_error_line(result.output) == f"Error: --index-dir {wrong}: {blocker} is a file, not a folder"
+    from_env = CliRunner().invoke(main, args, env={"TOPICHUB_INDEX_DIR": str(wrong)})
+    assert from_env.exit_code == 2
+    assert _one_error_line(from_env.output) == f"Error: TOPICHUB_INDEX_DIR={str(wrong)!r}: {blocker} is a file, not a folder"
+    assert blocker.read_text(encoding="utf-8") == "not a folder\n"
+
+
+def test_a_file_named_snapshots_is_no_index(tmp_path):
+    # An index folder whose snapshots/ is a plain file: `stats` printed a traceback (a docs pass).
+    (tmp_path / "snapshots").write_text("", encoding="utf-8")
+    result = CliRunner().invoke(main, ["stats", "--index-dir", str(tmp_path)])
+    assert result.exit_code == 1 and _one_error_line(result.output) == f"Error: no index has been built in {tmp_path} yet"
+
+
 @pytest.mark.parametrize("args", [
     ["build", "{source}", "--no-semantic", "--index-dir", ""],
     ["build", "{source}", "--no-semantic", "--index-dir="],

@@ -147,10 +147,13 @@ def _index_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Pa
     a read said no index had been built in it.  And, as every command has this option, a misspelt
     setting (``_check_setting_names``), after --help: an operator reading the help is not refused."""
     _check_setting_names()
+    given = (f"{param.envvar}={str(value)!r}" if ctx.get_parameter_source(param.name or "") is ParameterSource.ENVIRONMENT
+             else f"--index-dir {value}")
+    if (file := store.file_in_the_way(value)) is not None:
+        # "/dev/null/x": stats, search, publish and serve printed a traceback (NotADirectoryError; a docs pass).
+        raise _OneLineError(f"{given}: {file} is a file, not a folder")
     root = store.index_holding(value)
     if root is not None:
-        given = (f"{param.envvar}={str(value)!r}" if ctx.get_parameter_source(param.name or "") is ParameterSource.ENVIRONMENT
-                 else f"--index-dir {value}")
         raise _OneLineError(f"{given} is inside the snapshots folder of the index {root}: name the index folder "
                             f"itself (--index-dir {root})")
     return value
