@@ -239,6 +239,10 @@ def test_an_address_not_percent_encoded_is_told_how_to_send_it_as_the_api_s_json
         assert response.getheader("Access-Control-Allow-Origin") == "*"
         error = json.loads(body)["error"]
         assert error["code"] == "invalid_request" and "percent-encoded" in error["message"]
+        # It names what was sent raw and how to send it: "q=stargate uk" was told of "café" (a docs pass).
+        first = next(character for character in path if not "!" <= character <= "~")
+        named = "a space (send it as %20 or +)" if first == " " else f"“{first}"
+        assert named in error["message"], error["message"]
     else:
         assert response.getheader("Content-Type").startswith("text/html") and "percent-encoded" in body
 

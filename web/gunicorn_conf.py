@@ -17,6 +17,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 import gunicorn.http.message
 import gunicorn.http.wsgi
@@ -73,9 +74,26 @@ def _parse_naming_line(self, unreader):
 
 gunicorn.http.message.Request.parse_request_line = _keep_request_line
 gunicorn.http.message.Request.parse = _parse_naming_line
-RAW_TARGET = ("The address holds characters a URL carries percent-encoded (a space, a letter outside ASCII): "
-              "send q=caf%C3%A9, not q=café (curl encodes them with -G --data-urlencode 'q=café').")
 _NOT_SENT_RAW = re.compile(r"[^\x21-\x7e]")  # what RFC 9112 has a request target carry percent-encoded
+_NOT_ASCII = re.compile(r"[\x80-\xff]+")
+
+
+def raw_target(target: str) -> str:
+    """Return the message for *target* (bytes read as Latin-1) holding what a URL carries percent-encoded,
+    naming the first such thing as sent and as it should be sent: "q=stargate uk" was told of "café"."""
+    first = _NOT_SENT_RAW.search(target)
+    if first is None or first[0] == " ":
+        what = "a space (send it as %20 or +)"
+    elif (run := _NOT_ASCII.match(target, first.start())) is not None:
+        sent = run[0].encode("latin-1")
+        try:
+            what = f"“{sent.decode('utf-8')}” (send it as {quote(sent, safe='')})"
+        except UnicodeDecodeError:
+            what = f"the byte {quote(sent[:1], safe='')} (send text as UTF-8, percent-encoded)"
+    else:
+        what = f"a control character (send it as {quote(first[0], safe='')})"
+    return (f"The address holds {what}, which a URL carries percent-encoded: curl encodes a query with "
+            f"-G --data-urlencode 'q=café'.")
 
 
 def _refused_request(refused: BaseException | None) -> tuple[str | None, str]:
@@ -113,7 +131,7 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     if status_int == 414:
         mesg = TOO_LONG
     elif status_int == 400 and _NOT_SENT_RAW.search(target):
-        mesg = RAW_TARGET
+        mesg = raw_target(target)
     # Where the request was for is not known (a line too long: gunicorn reads no further),
     # the answer may be the API's: it carries its CORS header, so a page on another origin reads the
     # 414 rather than a CORS failure (a QA pass of the docs: "every /api/ answer carries it").  Not a
