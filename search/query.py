@@ -497,6 +497,8 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
             if removestops and what_does and not text[end:].strip(" ?!.") and text[start:end].lower() in USE_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
                 continue  # "what chips does openai use": which chips, not pages on "use"
+            if removestops and text[start:end] in ("well", "Well") and _WELL_BEFORE.match(text, end):
+                continue  # "well over a gigawatt": how far over, not pages on "well" ("well beyond" ranked first)
             if removestops and _compares(text, start, end):
                 continue  # "fsdp vs deepspeed": the two things compared
             if (removestops and text[start:end].lower() in FRAMING_WORDS and not text[end:].strip(" ?!.")
@@ -521,6 +523,11 @@ _BEFORE_ONE = re.compile(r"\b(?:the|that|this|which|each|every|any|another|no)\s
 _AFTER_ONE_NUMBER = re.compile(r"\s*(?:\d|(?:hundred|thousand|million|billion|trillion|gigawatts?|megawatts?)\b)", re.IGNORECASE)
 _AFTER_ONE_OF = re.compile(r"\s+of\b", re.IGNORECASE)
 _THE_FIRST = re.compile(r"^\W*(?:the|that|this)\s", re.IGNORECASE)
+
+
+# "well" qualifying what follows it ("well over a gigawatt", "well below", "well into 2026"): a word in 2
+# pages of 57, of "well beyond" and "well-suited", which "well over a gigawatt" put first (a QA pass).
+_WELL_BEFORE = re.compile(r"\s+(?:over|under|above|below|beyond|past|into|ahead|short|in\s+excess)\b", re.IGNORECASE)
 
 
 def _pronoun_one(text: str, start: int, end: int) -> bool:

@@ -1,5 +1,5 @@
-"""Amounts and comparisons as a reader types them (a QA pass): a unit spelled out, thousands written
-with a "k", and "compared to" between two names."""
+"""Amounts, comparisons and qualifiers as a reader types them (QA passes): a unit spelled out,
+thousands written with a "k", "compared to" between two names, "well over", "third quarter"."""
 
 from __future__ import annotations
 
@@ -76,3 +76,19 @@ def test_comparison_asked_about_is_still_a_word(service):
     # Alone, "compared to" is what is asked about: the pages saying "compared".
     alone = service.search(SearchParams(q="compared to", explain=True))
     assert alone.total == 2 and all(m["concept"] == "compared" for h in alone.hits for m in h.explanation["matched"])
+
+
+def test_well_qualifying_an_amount_is_no_word_of_the_answer(client):
+    # "well over a gigawatt" put "AI and Compute" first, by the "well" of its "well beyond", said to
+    # miss "gigawatt"; "well" alone is still a word.
+    body = client.get("/api/search", query_string={"q": "well over a gigawatt"}).get_json()
+    assert body["match"] == "all" and all("gigawatt" in (hit["title"] + hit["snippet_html"]).lower() for hit in body["hits"][:3])
+    assert client.get("/api/search", query_string={"q": "well"}).get_json()["total"] >= 1
+
+
+def test_a_quarter_written_out_finds_its_short_form(client):
+    # "third quarter 2026" put the OpenAI-Broadcom page first by its "third-party"; the guide writes
+    # "scheduled for Q3 2026".
+    body = client.get("/api/search", query_string={"q": "third quarter 2026"}).get_json()
+    first = body["answer"] or body["hits"][0]
+    assert "Q3</mark> <mark>2026" in first["snippet_html"] or "<mark>Q3 2026</mark>" in first["snippet_html"]
