@@ -1415,8 +1415,14 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
             if at + 1 < len(joined) and concept.text.lower() not in ("1", "one") and (other := _other_number_form(concept.text)):
                 # A count before what it counts: "5 new sites" is the page's "five additional sites", "three
                 # aws data centers" its "3 AWS data centers".  Not "one" (a word of every kind of sentence), nor
-                # a number typed last, as a version is ("python 3", "openjdk 17").
-                widened = replace(widened, alternatives=(*widened.alternatives, Alternative("apart", (other,), word_query(other))))
+                # a number typed last, as a version is ("python 3", "openjdk 17").  A count typed as a word
+                # is its digits before that word only: a digit alone stands in dates, amounts and names
+                # ("two months" put the guide's card first by a "2" of "2-year" and "Q2": a QA pass).
+                after = joined[at + 1].word or next(iter(joined[at + 1].alternatives[0].words), None)  # "seven data centers"
+                count = ((other,), word_query(other)) if not concept.text.isalpha() else (
+                    ((other, after), _side_by_side((other, after), 1.0)) if after else None)
+                if count is not None:
+                    widened = replace(widened, alternatives=(*widened.alternatives, Alternative("apart", *count)))
         if synonyms is not None and concept.span and (elsewhere := _elsewhere(parsed.text, widened, synonyms)) is not None:
             widened, asked_from = elsewhere
             while concepts and concepts[-1].span and concepts[-1].span[0] >= asked_from and not concepts[-1].members:
