@@ -42,6 +42,7 @@ CACHE_LIMIT = 4096
 _UNSET = object()  # no entry: a look-up result may be None
 SURFACE_TIES = 8  # close spellings at most that are told apart by how documents write them
 _DIGIT = re.compile(r"\d")
+_VOWEL = re.compile("[aeiouy]")
 _WRITTEN_WORD = re.compile(WORD)
 FORM_DOCS = 4  # the documents of each field a word's written forms are read from
 SENTENCE_ENDS = frozenset(".!?:;\"'(\u2022-")  # what a sentence's first word follows (as do a line's start, the text's)
@@ -462,12 +463,60 @@ class Vocabulary:
         if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
             return kept  # type: ignore[return-value]
         # Never a function word: "intel" offered "into", "andom" "and" (a QA pass; as ``near``)
-        held = {term: self.frequency(term) for term in self._within((folded,), 2) if term not in FUNCTION_TERMS}
+        found = self._two_edits_of(folded, set(self._within((folded,), 2)))
+        if found is None:
+            # Two edits from a word as written can be three or more from its stem, which is shorter
+            # ("parallism": "parallelism", stem "parallel"): the stems two edits from a beginning of
+            # what was typed, of STEM_CUT letters fewer at most (QA pass S60).
+            cuts = range(max(FAR_TYPO_CHARS[0], len(folded) - STEM_CUT), len(folded))
+            found = self._two_edits_of(folded, {t for cut in cuts for t in self._within((folded[:cut],), 2)})
+        return self._remember(key, found)  # type: ignore[return-value]
+
+    def _two_edits_of(self, folded: str, terms: set[str]) -> str | None:
+        """Return the one of *terms* (index words) the most documents hold that some document writes
+        two edits at most from *folded*, of the ``FAR_TYPO_READ`` commonest that ``FAR_TYPO_HELD``
+        documents hold at least; else None."""
+        held = {term: self.frequency(term) for term in terms if term not in FUNCTION_TERMS}
         # The commonest first, their written forms read for a few only (at 64k a five-letter word has
         # dozens of stems two edits off, and reading a word's forms reads documents).
         likely = sorted((t for t, n in held.items() if n >= FAR_TYPO_HELD), key=lambda t: (-held[t], t))[:FAR_TYPO_READ]
-        found = next((t for t in likely if any(edit_distance(folded, form) <= 2 for form, _ in self._written_forms(t))), None)
-        return self._remember(key, found)  # type: ignore[return-value]
+        return next((t for t in likely if any(edit_distance(folded, form) <= 2 for form, _ in self._written_forms(t))), None)
+
+    def offered_instead(self, typed: str, word: str) -> str | None:
+        """Return the index word to offer, as a reader would type it, for *typed* (analysed: *word*), a
+        word no page holds in a query that found nothing, or None: one edit off for a short word, even
+        a letter changed in an acronym, which ``near`` searches in no word this short ("fsdb": FSDP); two edits off
+        as written for a longer one (``two_edits``: "starget", "parallism"); for an English word, only
+        the word it is made from ("trainer": train), never another ("export" is no typo of "expert")."""
+        folded = self._fold(typed)
+        if not folded.isalpha():
+            return None
+        if self.common(typed):
+            base = self._made_from(folded)
+            return self.surface(base[0], typed[: len(base[1])]) if base else None
+        if len(folded) <= SHORT_WORD_CHARS:
+            # A letter changed in a word this short makes another word ("dota": data; "maia", Microsoft's
+            # chip, is no "MTIA", Meta's), but letters that make no word (no vowel: "fsdb") are an
+            # acronym typed letter by letter, easily mistyped so: offered one the pages write ("FSDP").
+            acronym = not _VOWEL.search(folded)
+            near = [w for w, _ in self.near(typed, word, offered=True)
+                    if not _changed_letter(self.surface(w, typed), folded)
+                    or acronym and any(_capitals_inside(way) for _, way in self._written_forms(w))]
+            return self.surface(near[0], typed) if near else None
+        far = self.two_edits(typed) if FAR_TYPO_CHARS[0] <= len(folded) <= FAR_TYPO_CHARS[1] else None
+        return self.surface(far, typed) if far else None
+
+    def _made_from(self, folded: str) -> tuple[str, str] | None:
+        """Return the index word (analysed) that *folded*, an English word the index lacks, is the
+        doer of, with the letters of *folded* it is written with ("trainer": train, "train"; "builder":
+        build), or None."""
+        for end in AGENT_ENDINGS:
+            base = folded[: -len(end)]
+            if folded.endswith(end) and len(base) >= COMMON_FROM:
+                for stem in dict.fromkeys(english_stemmer().stemWords([base, base + "e"])):
+                    if stem not in FUNCTION_TERMS and self.contains(stem):
+                        return stem, base
+        return None
 
     def _within(self, forms: tuple[str, ...], maxdist: int) -> Iterator[str]:
         """Yield the index words within *maxdist* Levenshtein edits of a form that start with its letter."""
@@ -811,29 +860,32 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
     return fixes
 
 
-FAR_TYPO_CHARS = (5, 8)  # a word of these lengths may be one edit off when searched, two when offered
+FAR_TYPO_CHARS = (5, LONGEST_CORRECTED)  # a word of these lengths may be offered a word two edits off as written
+STEM_CUT = 4  # letters at most a stem is shorter than the word written ("parallel" of "parallelism")
+AGENT_ENDINGS = ("ers", "er", "ors", "or")  # what makes a doer of a word ("trainer", "builders")
 FAR_TYPO_HELD = 3  # documents at least that hold a word two edits off for it to be offered
 FAR_TYPO_READ = 8  # ... of which the commonest this many have their written forms read
 
 
 def far_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[tuple[int, int], str]]:
     """Return, for a query that found nothing, a spelling to offer for each typed word the index
-    lacks that is two edits from a word ``FAR_TYPO_HELD`` documents hold ("starget": Stargate, which
-    is not searched, since a word of that length is corrected by one edit); empty when any typed word
-    the index lacks has none or is an English word.  The respelt query is offered (a did-you-mean), not searched."""
+    lacks (``Vocabulary.offered_instead``): a word two edits off as written that ``FAR_TYPO_HELD``
+    documents hold ("starget": Stargate, which is not searched, since a word of that length is
+    corrected by one edit; "parallism": parallelism, three edits from its stem), or, for a word of
+    four letters, one a letter changed ("fsdb": FSDP); empty when any typed word the index lacks has
+    none.  The respelt query is offered (a did-you-mean), not searched: "fsdb", "parallism" and
+    "trainer" found nothing and offered nothing (QA pass S60)."""
     fixes: list[tuple[tuple[int, int], str]] = []
     for concept in parsed.typed_concepts():
         word = concept.word
         if not word or not concept.span or concept.prefix or vocabulary.contains(word):
             continue
-        typed = parsed.text[concept.span[0] : concept.span[1]]
-        if (not FAR_TYPO_CHARS[0] <= len(typed) <= FAR_TYPO_CHARS[1] or not typed.isalpha()
-                or vocabulary.common(typed) or len(fixes) == RARE_LOOKED_UP):
-            return []  # an English word is meant ("export" is no typo of "expert"), as is a long one
-        far = vocabulary.two_edits(typed)
-        if not far:
+        if len(fixes) == RARE_LOOKED_UP:
             return []
-        fixes.append((concept.span, vocabulary.surface(far, typed)))
+        offered = vocabulary.offered_instead(parsed.text[concept.span[0] : concept.span[1]], word)
+        if offered is None:
+            return []
+        fixes.append((concept.span, offered))
     return fixes
 
 

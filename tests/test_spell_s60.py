@@ -1,0 +1,37 @@
+"""Spelling faults of QA pass S60, as a reader of the seed hub sees them (``/api/search``)."""
+
+import pytest
+
+
+def _search(client, q: str) -> dict:
+    response = client.get("/api/search", query_string={"q": q})
+    assert response.status_code == 200
+    return response.get_json()
+
+
+@pytest.mark.parametrize(
+    ("typed", "offered"),
+    [
+        ("fsdb", "FSDP"),  # four letters, one changed: FSDP is in 2 pages
+        ("FSDB", "FSDP"),
+        ("parallism", "parallelism"),  # two letters left out of the word, three edits from its stem "parallel"
+        ("trainer", "train"),  # an English word the pages lack: the word it is made from
+    ],
+)
+def test_a_query_that_finds_nothing_offers_a_close_word_the_pages_hold(client, typed, offered):
+    # "fsdb", "parallism" and "trainer" found nothing and offered neither a did-you-mean nor a way out.
+    body = _search(client, typed)
+    assert body["total"] == 0 and body["suggestion"] is None  # offered, not searched
+    assert body["did_you_mean"] is not None and body["did_you_mean"]["text"] == offered
+    found = _search(client, offered)["total"]
+    assert found > 0
+    first = body["ways_out"][0]
+    assert (first["kind"], first["query"], first["count"]) == ("suggestion", offered, found)
+
+
+@pytest.mark.parametrize("typed", ["dota", "maia", "asic", "export", "lease", "banana", "intel"])
+def test_a_query_that_finds_nothing_offers_no_other_word(client, typed):
+    # A letter changed in a four-letter word that reads as a word is another word ("dota" is no
+    # "data", "maia" no "MTIA"), and an English word is meant ("export" is no "expert").
+    body = _search(client, typed)
+    assert body["total"] == 0 and body["did_you_mean"] is None and body["suggestion"] is None
