@@ -41,7 +41,7 @@ from search.params import MAX_QUERY_WORDS, SearchParams
 from search.explain import explain
 from search.evaluator import matches
 from search.query import (
-    ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, expand, function_words,
+    ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, function_words,
     function_words_in_capitals,
     ignored_syntax, keep_informative, meaning_text, negation_offers, short_prefixes, the_us, typed_marks,
 )
@@ -51,7 +51,7 @@ from search.ranking import rank
 from search.alternatives import ways_out
 from search.results import Answer, Hit, SearchResult, Suggestion, WayOut
 from search.snapshot import ResourceShortage, Snapshot, TokenReplay
-from search.spell import Speller, exclusion_hint, far_word_fixes, rare_word_fixes, respelt, suggested_fixes
+from search.spell import Speller, exclusion_hint, expand_helpfully, far_word_fixes, rare_word_fixes, respelt, suggested_fixes
 
 # Each search has a time budget; ranking that runs past it stops and returns what it has found.
 DEFAULT_BUDGET_S = 2.0
@@ -417,7 +417,7 @@ class SearchService:
         parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
         if parsed.is_empty:
             return _Asked(parsed, None, dropped)
-        expanded = expand(parsed, vocabulary, snap.synonyms)
+        expanded = expand_helpfully(parsed, vocabulary, snap.synonyms)  # spell: a correction searched only where it finds more
         # A suggestion is written as typed, unless markup was taken out: "<b>stargte</b>" offered
         # "stargategte</b>", the correction put at the plain text's place in the markup (a QA pass).
         if text is not params.q and typed is params.q and expanded.text == text:

@@ -34,7 +34,7 @@ from whoosh.searching import Searcher
 from index import vectors as doc_vectors
 from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, english_stemmer, greek_names
 from search.cache import remember
-from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, corrected_query, excluded_at, excluded_in_vain
+from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, corrected_query, excluded_at, excluded_in_vain, expand
 from search.results import Suggestion
 from search.synonyms import Synonyms
 
@@ -212,6 +212,9 @@ class Vocabulary:
         # Whether a word, as written, is a document's name (``Snapshot.named``): of close spellings
         # equally near, a name is meant rather than a common English word ("nodjs": nodejs, not "nodes").
         self.names = names
+        # The words typed in this query whose correction finds no more than the query as typed
+        # (``expand_helpfully``): not searched corrected, only offered.  A Vocabulary is one query's.
+        self.refused: dict[str, str] = {}  # typed -> the correction (analysed) not searched
 
     def _by_letter(self) -> dict[str, list[str]]:
         """Return the searched fields' words grouped by their first letter (listed on first use)."""
@@ -330,6 +333,8 @@ class Vocabulary:
         Stems tie more often than words: "stargte" (stem "stargt") is one edit from the stems of both
         "Stargate" and "start"; "Stargate" is one edit from what was typed, "start" two, so "start"
         is not searched (it brought a page for "starting in 2027") nor marked."""
+        if not offered and typed in self.refused:
+            return []
         key = ("near", typed, word, str(offered))
         if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
             return kept  # type: ignore[return-value]
@@ -836,8 +841,17 @@ RARE_RATIO = 100  # ... held by this many times as many documents ("pyhton": 1 a
 def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int) -> list[tuple[tuple[int, int], str]]:
     """Return a spelling to offer for each typed word that a few documents hold (a typo written in
     them: "pyhton") and that is close to a word a hundred times as many hold, with where it was
-    typed; empty when there is none.  The words found are searched as typed: this is offered."""
-    fixes: list[tuple[tuple[int, int], str]] = []
+    typed; empty when there is none.  The words found are searched as typed: this is offered.  So is
+    the correction of a word whose correction was not searched since it found no more than the query
+    as typed (``expand_helpfully``: "mixtral of experts" offers "mistral of experts")."""
+    # Not one no page writes (a synonym's variant: "Dota" in a pasted sentence was searched as "doha").
+    # (A vocabulary ``expand_helpfully`` did not read the query with refused nothing.)
+    refused: dict[str, str] = getattr(vocabulary, "refused", {})
+    fixes: list[tuple[tuple[int, int], str]] = [
+        (concept.span, vocabulary.surface(fixed, typed)) for concept in parsed.typed_concepts()
+        if concept.span and (fixed := refused.get(typed := parsed.text[concept.span[0] : concept.span[1]]))
+        and vocabulary.contains(fixed)
+    ]
     if doc_count < RARE_RATIO:  # too few documents to tell a misspelling from a rare word (the seed's 57)
         return fixes
     looked = 0
@@ -857,7 +871,46 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
         commoner = [w for w, _ in vocabulary.near(typed, word, offered=True) if vocabulary.frequency(w) >= held * RARE_RATIO]
         if commoner:
             fixes.append((concept.span, vocabulary.surface(commoner[0], typed)))
-    return fixes
+    return sorted(fixes)
+
+
+def expand_helpfully(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | None = None) -> ParsedQuery:
+    """Return *parsed* expanded (``search.query.expand``), less each correction by a letter changed
+    that finds no more than the query as typed: no page holds more of the query's words with it than
+    without it.  "mixtral of experts" said "Including results for mistral of experts" and listed pages
+    each missing "mistral" (the one page naming Mistral AI lacks "experts"): a letter changed can make
+    another name (Mixtral is a model of Mistral's) that no page writes.  Such a word is searched as
+    typed and its correction offered (``rare_word_fixes``).  A letter left out, added or two swapped
+    is a slip of the fingers and stays corrected ("kuberentes amazon": Kubernetes, though no page
+    names both), as does a correction that finds more ("stargare uae", "mixtral" alone)."""
+    expanded = expand(parsed, vocabulary, synonyms)
+    refused = _finding_no_more(expanded, vocabulary)
+    if not refused:
+        return expanded
+    vocabulary.refused = refused
+    return expand(parsed, vocabulary, synonyms)
+
+
+def _finding_no_more(parsed: ParsedQuery, vocabulary: Vocabulary) -> dict[str, str]:
+    """Return the typed words of *parsed* (expanded) corrected by a letter changed in place, each with
+    its correction (analysed), whose correction finds no page holding more of the query's concepts
+    than a page holds without it."""
+    if len(parsed.concepts) < 2 or not parsed.corrections:  # one word corrected finds more than nothing
+        return {}
+    at = {concept.span: i for i, concept in enumerate(parsed.concepts) if concept.span and not concept.members}
+    changed = [fix for fix in parsed.corrections if fix.span in at
+               and _changed_letter(vocabulary.surface(fix.word, fix.typed), vocabulary._fold(fix.typed))]
+    if not changed:
+        return {}
+    searcher = vocabulary.searcher
+    excluded = set(parsed.excluded.docs(searcher)) if parsed.excluded is not None else set()
+    held = [set(concept.query.docs(searcher)) - excluded for concept in parsed.concepts]
+
+    def most(concepts: list[set[int]]) -> int:  # the most concepts a page holds
+        return max(Counter(doc for docs in concepts for doc in docs).values(), default=0)
+
+    # As typed, a corrected word finds nothing: the index lacks it.
+    return {fix.typed: fix.word for fix in changed if most(held) <= most([docs for i, docs in enumerate(held) if i != at[fix.span]])}
 
 
 FAR_TYPO_CHARS = (5, LONGEST_CORRECTED)  # a word of these lengths may be offered a word two edits off as written

@@ -35,3 +35,19 @@ def test_a_query_that_finds_nothing_offers_no_other_word(client, typed):
     # "data", "maia" no "MTIA"), and an English word is meant ("export" is no "expert").
     body = _search(client, typed)
     assert body["total"] == 0 and body["did_you_mean"] is None and body["suggestion"] is None
+
+
+def test_a_correction_that_finds_no_more_than_the_query_as_typed_is_only_offered(client):
+    # "mixtral of experts" said "Including results for mistral of experts" and listed pages each
+    # "Missing: mistral": no page names Mistral and experts both, so the correction found no more of
+    # the query than the words as typed did, and added a page on Mistral AI's data center.
+    body = _search(client, "mixtral of experts")
+    assert body["suggestion"] is None
+    assert body["hits"] and all(hit["missing"] == ["mixtral"] for hit in body["hits"])
+    assert body["did_you_mean"] is not None and body["did_you_mean"]["text"] == "mistral of experts"
+    # Alone, the correction finds what the word as typed does not: it is searched, and said.
+    alone = _search(client, "mixtral")
+    assert alone["total"] > 0 and alone["suggestion"] is not None and alone["suggestion"]["text"] == "mistral"
+    # A letter changed whose correction finds a page with more of the query is searched ("stargare uae").
+    both = _search(client, "stargare uae")
+    assert both["suggestion"] is not None and both["suggestion"]["text"] == "stargate uae" and not both["hits"][0]["missing"]
