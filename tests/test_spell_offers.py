@@ -1,4 +1,5 @@
-"""Spelling faults of QA pass S60, as a reader of the seed hub sees them (``/api/search``)."""
+"""Spelling offers as a reader of the seed hub sees them (`/api/search`): a close word when nothing is
+found, and a correction that finds no more only offered (a QA pass)."""
 
 import pytest
 
