@@ -558,26 +558,34 @@ def _compares(text: str, start: int, end: int) -> bool:
 # other ways of saying it ("openai deals without microsoft", "stargate other than michigan", "anthropic
 # except google", "openai but not stargate": each put the pages of the word to leave out first, a QA
 # pass), and a "not" opening the query ("not nvidia", where "NOT nvidia" lists everything else).
+# The words between it and the word it leaves out are no word of the query's either ("compute not from
+# aws", "gpu deals not involving openai": no offer, or one of "-involving"; a QA pass).
 _NEGATION = re.compile(
-    r"(?:(?<![\w'’-])\w[\w.'’-]*\s+|^\s*(?=not\b))(not|without|except|excluding|other\s+than|but\s+not)\s+(\w[\w.'’-]*)(?![\w'’-])"
+    r"(?:(?<![\w'’-])\w[\w.'’-]*\s+|^\s*(?=not\b))(not|without|except|excluding|other\s+than|but\s+not)\s+"
+    r"(?:(?:in|from|by|at|on|involving|including|using|made\s+by|the)\s+)*(\w[\w.'’-]*)(?![\w'’-])"
 )
 
 _NEGATION_WORD = re.compile(r"not|without|except|excluding|than")  # in every _NEGATION match
 
 
-def negation_offers(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Return, for a lower-case "not" (or "without", "except", "excluding", "other than", "but not")
     that *text* puts between two words or opens it with, the span from it to the word after it and
     that word's span; empty unless every other word of *text* is a plain word (no syntax, no function
-    word: "models that do not fit" is a sentence) and it says so once."""
+    word: "models that do not fit" is a sentence) and it says so once, or when pages write the word
+    right after the one before it (*follows*, of analysed words: "gpu kernels without cuda", where
+    Triton's page says "without CUDA expertise", was offered "gpu kernels -cuda": a QA pass)."""
     if not _NEGATION_WORD.search(text) or _SYNTAX.search(text) or "*" in text:
         return []  # (most queries say none of them: no need to scan for the pattern)
     matches = list(_NEGATION.finditer(text))
     if len(matches) != 1:
         return []
     match = matches[0]
-    said = range(match.start(1), match.end(1))
+    said = range(match.start(1), match.start(2))
     if any(m.group().lower() in QUERY_STOP_WORDS for m in _WORDS.finditer(text) if m.start() not in said):
+        return []
+    said_just_before = not text[match.end(1) : match.start(2)].strip()  # no "in", "from" between
+    if follows is not None and said_just_before and follows(_query_term(match[1].split()[-1])[0], _query_term(match[2])[0]):
         return []
     return [((match.start(1), match.end(2)), match.span(2))]
 
@@ -1440,7 +1448,23 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
 # "where are stargate data centers outside the US" put the US pages first, by the word "US" they hold
 # (a QA pass; a judged question).  Not "except", "excluding", "other than": they offer to exclude the
 # word (``negation_offers``).
-_OUTSIDE = re.compile(r"\b(?:outside(?:\s+of)?|beyond|besides|apart\s+from)\s+(?:the\s+)?$", re.IGNORECASE)
+# Nor are "not in", "not from", "not based in", "but not" before a place: "data centers not in the us" put
+# the Oracle U.S. page first, with no offer (a QA pass; "not" before a word of another kind is offered).
+_OUTSIDE = re.compile(r"\b(?:outside(?:\s+of)?|beyond|besides|apart\s+from|(?:but\s+)?not(?:\s+(?:based|located))?\s+(?:in|from)"
+                      r"|but\s+not)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+_NON = re.compile(r"\bnon-(?=([^\W\d_][\w.]*))", re.IGNORECASE)
+
+
+def non_places(text: str, synonyms: Synonyms | None) -> str:
+    """Return *text* with "non-" before a place the synonyms know written "outside " ("non-us data
+    centers": outside the US, as ``_elsewhere`` reads it; it was one word no page holds, every hit
+    "Missing: non-us": a QA pass).  Before ``the_us``, which then reads "outside us" as the US."""
+    if synonyms is None or not synonyms.places or "non-" not in text.lower():
+        return text
+    everywhere = {place for places in synonyms.places.values() for place in places} | set(synonyms.places)
+    return _NON.sub(lambda m: "outside " if (_query_term(m[1])[0],) in everywhere else m[0], text)  # "us" too
 
 
 def _elsewhere(text: str, concept: Concept, synonyms: Synonyms) -> tuple[Concept, int] | None:

@@ -43,7 +43,7 @@ from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, function_words,
     function_words_in_capitals,
-    ignored_syntax, keep_informative, meaning_text, negation_offers, short_prefixes, the_us, typed_marks,
+    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, short_prefixes, the_us, typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -356,7 +356,7 @@ class SearchService:
                 rare = _not_excluded(snap, asked.parsed, rare_word_fixes(asked.parsed, asked.vocabulary, snap.doc_count))
                 offered = respelt(written, rare) if rare else None
                 if offered is None and written == asked.parsed.text:
-                    offered = _negation_offered(asked.parsed, found)
+                    offered = _negation_offered(asked.parsed, found, asked.vocabulary)
             elif written == asked.parsed.text:  # "starget": nothing found, Stargate offered
                 far = _not_excluded(snap, asked.parsed, far_word_fixes(asked.parsed, asked.vocabulary))
                 offered = respelt(written, far) if far else None
@@ -404,7 +404,7 @@ class SearchService:
         typed = _without_markup(params.q)
         # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
         in_capitals = lambda word: self._vocabulary(snap).acronym(word)  # noqa: E731
-        text = the_us(function_words_in_capitals(caps_lock(typed_marks(typed), in_capitals), in_capitals))
+        text = the_us(non_places(function_words_in_capitals(caps_lock(typed_marks(typed), in_capitals), in_capitals), snap.synonyms))
         if (guide := _GUIDE_ASKED.match(text)) is not None and snap.guide_opening(guide["topic"]) is not None:
             # "training infrastructure guide": the topic's guide (its card) and then the topic's pages, not
             # the pages titled "A Guide to …" (a QA pass: they came right after the card).
@@ -812,11 +812,13 @@ class SearchService:
         return [_document(snap.stored(hit.docnum)) for hit in results]
 
 
-def _negation_offered(parsed: ParsedQuery, found: _Found) -> Suggestion | None:
+def _negation_offered(parsed: ParsedQuery, found: _Found, vocabulary: Vocabulary) -> Suggestion | None:
     """Return "stargate -michigan" offered for "stargate not michigan" (``negation_offers``) when
     leaving the word out would leave out some of the results, and not all of them; else None."""
-    for span, word_span in negation_offers(parsed.text):
-        docs = next((docs for concept, docs in zip(parsed.concepts, found.concept_docs) if concept.span == word_span), None)
+    for span, word_span in negation_offers(parsed.text, vocabulary.follows):
+        # Not a place read as every other place ("not in the us" is "outside the US", said so whole).
+        docs = next((docs for concept, docs in zip(parsed.concepts, found.concept_docs)
+                     if concept.span == word_span and concept.text == parsed.text[word_span[0] : word_span[1]]), None)
         alone = not parsed.text[: span[0]].strip()  # "not nvidia": everything else, as "-nvidia" lists
         if docs is not None and (alone or 0 < len(found.allowed & docs) < len(found.allowed)):
             return respelt(parsed.text, [(span, "-" + parsed.text[word_span[0] : word_span[1]])])
