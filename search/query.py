@@ -472,6 +472,11 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
     how_much = _HOW_MUCH.match(text)
     what_does = _WHAT_DOES.match(text)
     asked_from = _request_end(text, keep_verb)  # the words after "show me", "tell me about", ...
+    # "except", "excluding", "other than", "but not" and the words after them before the word left out,
+    # where the query offers to exclude it ("stargate except uae": every page said "Missing: except", a
+    # QA pass).  Not "without": pages write it with what follows ("train without infrastructure
+    # investment" is the ZeRO page's "without additional infrastructure investment").
+    negated = [range(span[0], word[0]) for span, word in negation_offers(text) if not text.startswith("without", span[0])]
     for removestops in (True, False):
         units = []
         asked_about: list[_Unit] = []  # the verb ending a "when did …", "what does … use" or "how much … worth" question
@@ -499,6 +504,8 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
                 continue  # "what chips does openai use": which chips, not pages on "use"
             if removestops and text[start:end] in ("well", "Well") and _WELL_BEFORE.match(text, end):
                 continue  # "well over a gigawatt": how far over, not pages on "well" ("well beyond" ranked first)
+            if removestops and negated and start in negated[0]:
+                continue
             if removestops and _compares(text, start, end):
                 continue  # "fsdp vs deepspeed": the two things compared
             if (removestops and text[start:end].lower() in FRAMING_WORDS and not text[end:].strip(" ?!.")

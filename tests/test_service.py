@@ -931,6 +931,16 @@ def test_a_negation_in_words_offers_to_exclude_the_word(service, typed, offered)
     assert service.search(SearchParams(q=offered)).total > 0
 
 
+@pytest.mark.parametrize("typed", ["stargate except uae", "openai partners except microsoft", "data centers excluding stargate",
+                                   "chips other than nvidia"])
+def test_the_words_of_a_negation_offered_are_no_words_of_the_answer(service, typed):
+    # Every page said "Missing: except" (or "excluding"), the word searched as any other (a QA pass).
+    result = service.search(SearchParams(q=typed, per_page=10))
+    assert result.offered is not None and result.match == "all"
+    negation = {"except", "excluding", "other", "than"}
+    assert not any(negation & {word.lower() for word in hit.missing} for hit in result.hits), [h.missing for h in result.hits]
+
+
 @pytest.mark.parametrize("typed", ["gpu kernels without cuda", "training without managing hardware"])
 def test_a_negation_the_pages_write_is_not_offered_as_an_exclusion(service, typed):
     # Triton's page says "without CUDA expertise", HF's cluster "without managing hardware directly":
