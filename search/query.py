@@ -880,6 +880,16 @@ def _typed_span(leaf: wq.Query) -> tuple[int, int] | None:
     return (start, end) if start is not None and end is not None else None
 
 
+def _word_span(text: str, span: tuple[int, int] | None, word: str) -> tuple[int, int] | None:
+    """Return where the word *word* (analysed) was typed within *span*, the parser's token, which
+    holds the marks around it ("300MW," "mean?" "w/" "@latentspace": said so in "Missing:", and
+    "300MW," read as no amount; a QA pass); *span* when no one token of it analyses to *word*."""
+    if span is None or text[span[0] : span[1]].isalnum():
+        return span
+    found = [(start, end) for term, _, start, end in _query_tokens(text[span[0] : span[1]]) if term == word]
+    return (span[0] + found[0][0], span[0] + found[0][1]) if len(found) == 1 else span
+
+
 def _phrase_concept(text: str, node: wq.Query, first: wq.Query, words: tuple[str, ...], synonyms: Synonyms) -> Concept:
     """Return the concept of *node*, a quoted phrase (*first*: its first field's) or a group that is
     no word, asking for *words*: written as typed, with the phrase's synonyms if it is a variant."""
@@ -892,8 +902,25 @@ def _phrase_concept(text: str, node: wq.Query, first: wq.Query, words: tuple[str
               and "-" in text[start:end] and not any(c.isspace() for c in text[start:end]))
     # (Its function words aside, as a plain query's analysis leaves them out: "us-sited" is not "us".)
     loose = _hyphenated_loose([w for w in first.words if w not in FUNCTION_TERMS]) if joined else ()
-    return Concept(text=_typed_phrase(text, first) or " ".join(words), alternatives=alternatives,
-                   prefix=_starred_last(text, first), loose=loose)
+    # Not quoted, as typed ("google/broadcom"; "Missing: broadcom googl" was its sorted stems: a QA pass).
+    field = node.subqueries[0] if isinstance(node, wq.Or) and node.subqueries else node  # its first field's
+    typed = _typed_phrase(text, first) or _typed_compound(text, [leaf.text for leaf in field.leaves()] if isinstance(field, wq.And) else [])
+    return Concept(text=typed or " ".join(words), alternatives=alternatives, prefix=_starred_last(text, first), loose=loose)
+
+
+def _typed_compound(text: str, terms: Sequence[str]) -> str | None:
+    """Return the one place of *text* whose words, joined by marks and no space, analyse to *terms* in
+    that order ("google/broadcom" for ``googl``, ``broadcom``), else None."""
+    if len(terms) < 2:
+        return None
+    tokens = [token for token in _query_tokens(text) if not token[1]]
+    found = []
+    for i in range(len(tokens) - len(terms) + 1):
+        run = tokens[i : i + len(terms)]
+        typed = text[run[0][2] : run[-1][3]]
+        if [token[0] for token in run] == list(terms) and not any(c.isspace() for c in typed):
+            found.append(typed)
+    return found[0] if len(found) == 1 else None
 
 
 def _phrase_widened(
@@ -947,7 +974,7 @@ def _syntax_concepts(text: str, schema: Schema, synonyms: Synonyms, keep_verb: b
         word = _word_unit(node)
         first = next(iter(node.leaves()), node)
         if word:
-            span = _typed_span(first)
+            span = _word_span(text, _typed_span(first), word)
             if span and _compares(text, *span):
                 continue  # "fsdp vs deepspeed -zero": the two things compared, as in a plain query
             if span and span[1] <= asked_from and not (i in joined or _plus_marked(text, first)):

@@ -960,6 +960,19 @@ def test_not_in_a_place_and_non_place_ask_for_the_other_places(service, typed):
     assert result.offered is None
 
 
+@pytest.mark.parametrize(("typed", "said"), [
+    ("what does tpu mean? (google)", "mean"),  # "Missing: mean?"
+    ("colossus 300MW, gpus (via x)", "x"),  # "Missing: 300MW," on the page saying "over 300 megawatts"
+    ("google/broadcom tpu deal (anthropic)", "google/broadcom"),  # "Missing: broadcom googl"
+])
+def test_a_word_missing_in_a_query_with_syntax_is_said_as_typed_without_its_marks(service, typed, said):
+    # A query with parentheses goes through the parser, whose tokens hold the marks around a word; the
+    # "Missing:" line showed them, or a compound's sorted stems, and "300MW," was read as no amount.
+    missing = {word for hit in service.search(SearchParams(q=typed, per_page=10)).hits for word in hit.missing}
+    assert said in missing and not any(word[-1:] in ",?" or word.startswith("(") for word in missing), missing
+    assert "broadcom googl" not in missing and "300MW," not in missing
+
+
 def test_explain_names_matched_words_and_adds_up_to_the_score(service):
     result = service.search(SearchParams(q="stargate michigan datacenter", explain=True))
     for hit in result.hits:
