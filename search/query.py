@@ -887,7 +887,10 @@ def _word_span(text: str, span: tuple[int, int] | None, word: str) -> tuple[int,
     if span is None or text[span[0] : span[1]].isalnum():
         return span
     found = [(start, end) for term, _, start, end in _query_tokens(text[span[0] : span[1]]) if term == word]
-    return (span[0] + found[0][0], span[0] + found[0][1]) if len(found) == 1 else span
+    if len(found) != 1:
+        return span
+    start, end = span[0] + found[0][0], span[0] + found[0][1]
+    return start, end + (text[end : end + 1] == "*")  # a prefix's star stays on it ("+nvid*")
 
 
 def _phrase_concept(text: str, node: wq.Query, first: wq.Query, words: tuple[str, ...], synonyms: Synonyms) -> Concept:
