@@ -61,8 +61,11 @@ def test_words_with_different_meanings_keep_different_stems():
     assert terms("security", mode="query") != terms("secured") == terms("securing")
     assert terms("engineering", mode="query") == terms("engineers") != terms("engines")
     assert terms("tens", mode="query") != terms("ten")
+    # A noun in "-ification" meets its verb, which Porter2 stems apart ("diversif", "diversifi").
+    assert terms("diversification", mode="query") == terms("diversifying") == terms("diversified")
+    assert terms("classifications", mode="query") == terms("classify") and terms("publication") != terms("publify")
     analyzer = TermAnalyzer()
-    for raw in ("Accelerators", "customers", "Transformer", "Security", "engineering", "tens"):
+    for raw in ("Accelerators", "customers", "Transformer", "Security", "engineering", "tens", "Diversification"):
         assert list(analyzer.token_terms(raw)) == terms(raw)
 
 
@@ -142,3 +145,10 @@ def test_a_long_run_of_letters_is_read_in_one_pass():
     from index.analysis import mixed_parts
 
     assert mixed_parts("acgt" * 50_000) == [] and mixed_parts("acgt" * 50_000 + "7") == ["acgt" * 50_000, "7"]
+
+
+def test_diversifying_finds_the_page_on_diversification(client):
+    # The AMD page says "a significant diversification of OpenAI's compute supply beyond its existing
+    # NVIDIA dependency"; "why is openai diversifying away from nvidia" put it fifth (a QA pass).
+    body = client.get("/api/search", query_string={"q": "why is openai diversifying away from nvidia"}).get_json()
+    assert "amd-and-openai" in " ".join(hit["id"] for hit in body["hits"][:2])
