@@ -1,0 +1,72 @@
+"""What a visual QA pass (s60) saw in Chromium that the markup alone does not tell: the colours and
+underlines of a highlight in a link, and the layout of the pager, the suggestions, the topics' links,
+the guide's sections box and the facets' "Show all" at 375 px and on a desktop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.browser.conftest import DESKTOP
+
+pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
+
+PHONE_375 = {"width": 375, "height": 800}
+
+# WCAG's contrast ratio of two colours given as "rgb(r, g, b)" (computed styles).
+CONTRAST = """([a, b]) => {
+  const lum = (c) => { const [r, g, b] = c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map((v) => {
+      v = Number(v) / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
+
+
+def _page(browser: Browser, base_url: str, viewport: dict, scheme: str = "light") -> Iterator[Page]:
+    context = browser.new_context(base_url=base_url, viewport=viewport, color_scheme=scheme)
+    context.set_default_timeout(10_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+@pytest.fixture()
+def phone(browser: Browser, base_url: str) -> Iterator[Page]:
+    yield from _page(browser, base_url, PHONE_375)
+
+
+@pytest.fixture()
+def desktop(browser: Browser, base_url: str) -> Iterator[Page]:
+    yield from _page(browser, base_url, DESKTOP)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_mark_in_a_title_link_keeps_the_links_colour_and_its_one_underline(browser: Browser, base_url: str, scheme: str):
+    # "Data Center" in a title link was black on yellow (dark text in blue), with an underline of its
+    # own, thinner and lower, under the link's: two lines.  In the dark scheme the link's blue on the
+    # marks' olive would have been 3.2:1.
+    for page in _page(browser, base_url, DESKTOP, scheme):
+        page.goto("/?q=stargate")
+        styles = page.locator(".hit h2 a mark").first.evaluate("""(m) => {
+            const s = getComputedStyle(m), a = getComputedStyle(m.closest('a'));
+            return {color: s.color, link: a.color, background: s.backgroundColor, line: s.textDecorationLine,
+                    decoration: s.textDecorationColor, linkDecoration: a.textDecorationColor,
+                    offset: s.textUnderlineOffset, linkOffset: a.textUnderlineOffset, style: s.textDecorationStyle};
+        }""")
+        assert styles["color"] == styles["link"], styles
+        # Its underline is the link's, in the same place and colour (drawn thicker: one line, told without colour).
+        assert styles["line"] == "underline" and styles["style"] == "solid", styles
+        assert styles["decoration"] == styles["linkDecoration"] and styles["offset"] == styles["linkOffset"], styles
+        ratio = page.evaluate(CONTRAST, [styles["color"], styles["background"]])
+        assert ratio >= 4.5, (scheme, styles, ratio)
+        # A mark in a snippet keeps the text's colour and its own underline.
+        snippet = page.locator(".hit .snippet mark").first.evaluate(
+            "(m) => [getComputedStyle(m).color, getComputedStyle(document.body).color, getComputedStyle(m).textDecorationLine]")
+        assert snippet[0] == snippet[1] and snippet[2] == "underline"
+        # On paper (no background, links in the text's colour) the mark is still underlined.
+        page.emulate_media(media="print")
+        assert page.locator(".hit h2 a mark").first.evaluate("(m) => getComputedStyle(m).textDecorationLine") == "underline"
