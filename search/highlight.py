@@ -8,7 +8,8 @@ whole words and joined where they touch or stand a word or two apart (``joined``
 where a passage was cropped.
 
 The stored text is plain (corpus.sanitize strips markup as records are loaded), and every piece of
-it is HTML-escaped here; the only markup added is ``<mark>`` and ``</mark>`` around whole tokens.
+it is HTML-escaped here; the only markup added is ``<mark>`` and ``</mark>`` around whole tokens (one
+mark around those that only blanks of a line part: "<mark>data center</mark>").
 So nothing but ``<mark>`` can reach a page, and bleach is not needed on the request path:
 tests/test_highlight.py checks, by hypothesis, that bleach with the one-tag allow-list leaves every
 title and snippet unchanged.
@@ -340,9 +341,17 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
         index = match_end
     out.append(escape(text[index:end]))
     before = ELLIPSIS if start > 0 and lead and not at_line_start(text, start) else ""
-    # Marks with nothing between them are one: "北京" is two words of the index, one word to its reader.
-    # (Escaped text holds no "<", so only two marks side by side can meet there.)
-    return f"{before}{''.join(out).strip().replace('</mark><mark>', '')}{ellipsis_after(text, end)}"
+    # Marks with nothing but blanks between them are one: "北京" is two words of the index, one word to
+    # its reader, and "data center" one phrase, shown as "[data] [center]" with a gap (a QA pass); a line
+    # break stays between two.  (Escaped text holds no "<", so only two marks can meet there.)
+    shown = _ADJACENT_MARKS.sub(_JUST_THE_BLANKS, "".join(out).strip())
+    return f"{before}{shown}{ellipsis_after(text, end)}"
+
+
+# A mark's end and the next one's start with only blanks of one line between them (not a line break,
+# as str.splitlines and the page's ``white-space: pre-line`` read them).
+_ADJACENT_MARKS = re.compile(r"</mark>([^\S\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*)<mark>")
+_JUST_THE_BLANKS = r"\1"
 
 
 def ellipsis_after(text: str, end: int) -> str:

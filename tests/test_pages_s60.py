@@ -1,0 +1,89 @@
+"""What a visual QA pass (s60) found on the pages, as the markup tells it: highlights of a phrase,
+the wording of a spelling correction, the facets' "Show all", the topics' separators and the 400 page."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from index.analysis import TermAnalyzer
+from search.highlight import highlight_snippet, highlight_title
+from tests.conftest import one_mark_a_word
+
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines breaks a line
+
+
+def page(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.get_data(as_text=True)
+
+
+def marks(html: str) -> list[str]:
+    return [unescape(m) for m in re.findall(r"<mark>(.*?)</mark>", html, re.S)]
+
+
+# -- 2. a phrase is one highlight ------------------------------------------------------------------
+
+
+def test_a_phrase_is_highlighted_as_one_mark_on_the_page_titles_too(client):
+    # '"data center" texas' showed "[data] [center]", two boxes with a gap, in snippets and titles
+    # ("[Data] [Center] Campuses").
+    shown = page(client, "/?q=%22data+center%22+texas")
+    hits = shown.split('<ol class="hits"', 1)[1]
+    titles = re.findall(r"<h2 dir=\"auto\"><a [^>]*>(.*?)</a></h2>", hits)
+    assert any("Data Center" in marks(title) for title in titles), titles
+    assert "data center" in {m.lower() for m in marks(hits)}
+    assert not re.search(r"</mark>[ \t]*<mark>", shown)
+
+
+def test_marks_that_only_blanks_part_are_one_and_nothing_else_changes():
+    text = "OpenAI and SoftBank Partner for Multi-Gigawatt AI Data Center Campuses in Texas"
+    tokens = TermAnalyzer().tokens(text)
+    shown = highlight_title(text, {"data", "center", "campus", "texa"}, tokens)
+    assert shown == "OpenAI and SoftBank Partner for Multi-Gigawatt AI <mark>Data Center Campuses</mark> in <mark>Texas</mark>"
+    # The same words are marked: split at its blanks, the mark is the three marks of before.
+    assert one_mark_a_word(shown).count("<mark>") == 4
+    # A line break, a comma or a word between two marks keeps them two; a tab or a run of spaces does not.
+    text = "Data\ncenter, data  center\tTexas and data"
+    shown = highlight_title(text, {"data", "center", "texa"}, TermAnalyzer().tokens(text))
+    assert shown == "<mark>Data</mark>\n<mark>center</mark>, <mark>data  center\tTexas</mark> and <mark>data</mark>"
+    # In a snippet's passages as in a title.
+    text = "Filler words go on and on here. " * 12 + "A new data center in Texas opens. " + "More filler words follow. " * 12
+    snippet = highlight_snippet(text, {"data", "center", "texa"}, TermAnalyzer().tokens(text))
+    assert "<mark>data center</mark> in <mark>Texas</mark>" in snippet
+
+
+_WORDS = ["data", "center", "Texas", "<b>", "&", "GPU", "and", "x", "北京", "Trainium2"]
+_BLANKS = [" ", "  ", "\t", "\u3000", "\u00a0", "\n", " \u2028", ", ", "-", ""]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(_BLANKS), st.sampled_from(_WORDS)), min_size=1, max_size=30),
+       st.sets(st.sampled_from(["data", "center", "texa", "gpu", "and", "北京", "trainium"]), max_size=4))
+def test_a_title_marks_its_matched_words_and_the_blanks_of_one_line_between_them(pieces, terms):
+    # Exactly: the characters of every matched token, and those of a run of blanks (no line break)
+    # between two of them; each mark is as long as it can be, so none ends where another starts.
+    text = "".join(sep + word for sep, word in pieces).strip()
+    tokens = TermAnalyzer().tokens(text)
+    shown = highlight_title(text, terms, tokens)
+    marked, at, inside = set(), 0, False
+    for piece in re.split(r"(</?mark>)", shown):
+        if piece in ("<mark>", "</mark>"):
+            inside = piece == "<mark>"
+            continue
+        plain = unescape(piece)
+        if inside:
+            marked.update(range(at, at + len(plain)))
+        at += len(plain)
+    assert at == len(text)  # the text whole, escaped, with nothing but marks added
+    spans = sorted((start, end) for term, _, start, end in tokens if term in terms)
+    expected = {i for start, end in spans for i in range(start, end)}
+    for (_, end), (start, _) in zip(spans, spans[1:]):
+        if start > end and text[end:start].isspace() and not any(c in LINE_BREAKS for c in text[end:start]):
+            expected.update(range(end, start))
+    assert marked == expected, shown
+    assert not re.search(rf"</mark>[^\S{LINE_BREAKS}]*<mark>", shown)
