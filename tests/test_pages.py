@@ -572,7 +572,7 @@ def test_a_misspelt_query_says_the_results_include_its_correction(client):
     # The hits already hold the correction (a misspelt word is one the index lacks): the page says so,
     # rather than asking "Did you mean" what it has done.
     page = client.get("/?q=kuberentes").get_data(as_text=True)
-    assert "Including results for" in page and "Did you mean" not in page
+    assert "Showing results for" in page and "Did you mean" not in page  # (it said "Including results for": s60)
     assert 'href="/?q=kubernetes"' in page and "Scaling <mark>Kubernetes</mark>" in page
 
 

@@ -87,3 +87,46 @@ def test_a_title_marks_its_matched_words_and_the_blanks_of_one_line_between_them
             expected.update(range(end, start))
     assert marked == expected, shown
     assert not re.search(rf"</mark>[^\S{LINE_BREAKS}]*<mark>", shown)
+
+
+# -- 3. a correction's wording ----------------------------------------------------------------------
+
+
+def summary(html: str) -> str:
+    found = re.search(r'<p class="summary"[^>]*>(.*?)</p>', html, re.S)
+    assert found
+    text = found[1].replace("<q>", "“").replace("</q>", "”")  # as a browser shows a <q>
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", "", text))).strip()
+
+
+def correction(html: str) -> list[str]:
+    return [re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", "", p))).strip()
+            for p in re.findall(r'<p class="did-you-mean">(.*?)</p>', html, re.S)]
+
+
+def test_a_corrected_query_names_what_was_searched_and_shows_its_results(client):
+    # "15 results for “stargte”" and "Including results for stargate.", though every result is one for
+    # "stargate" (no page holds "stargte").
+    api = client.get("/api/search?q=stargte").get_json()
+    shown = page(client, "/?q=stargte")
+    assert summary(shown).startswith(f"{api['total']} results for “stargate” in ")
+    assert correction(shown) == ["Showing results for stargate."]
+    assert '<p class="did-you-mean">Showing results for <a dir="auto" href="/?q=stargate"><mark>stargate</mark></a>.</p>' in shown
+    assert "Including results for" not in shown
+    # The box keeps what was typed; the summary names the correction of the words corrected alone.
+    assert 'value="stargte"' in shown
+    shown = page(client, "/?q=oracel+stargate")
+    assert "results for “oracle stargate”" in summary(shown)
+    assert correction(shown) == ["Showing results for oracle stargate."]
+    # The JSON API is as it was: the query as typed, the correction beside it.
+    assert api["query"] == "stargte" and api["suggestion"] == {"text": "stargate", "html": "<mark>stargate</mark>"}
+
+
+def test_an_offered_correction_still_asks_and_the_summary_names_the_words_typed(client):
+    # Offered, not searched: the results are for the words typed, and "Did you mean" asks.
+    shown = page(client, "/?q=stargate+not+michigan")
+    assert summary(shown).split(" in ")[0].endswith("results for “stargate not michigan”")
+    assert correction(shown) == ["Did you mean stargate -michigan?"]
+    # Nothing found: the summary names the words typed (no correction was searched).
+    shown = page(client, "/?q=starget")
+    assert summary(shown).startswith("No results for “starget”")

@@ -478,6 +478,9 @@ def page() -> str | Response:
         title=page_title(params, label, asked_page),
         heading=page_heading(params, label),
         shown_q=shown_query(params.q),
+        # What was searched, as the summary names it: a correction's words where one was made ("15 results
+        # for “stargate”" for "stargte": no page holds a corrected word, so every result is one for it).
+        searched_q=shown_query(result.suggestion.text if result.suggestion and result.total else params.q),
         topic_intro=topic_intro(snap, params),
         result=result,
         facets=result.listed_facets,

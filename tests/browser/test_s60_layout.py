@@ -70,3 +70,18 @@ def test_a_mark_in_a_title_link_keeps_the_links_colour_and_its_one_underline(bro
         # On paper (no background, links in the text's colour) the mark is still underlined.
         page.emulate_media(media="print")
         assert page.locator(".hit h2 a mark").first.evaluate("(m) => getComputedStyle(m).textDecorationLine") == "underline"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_corrections_link_is_drawn_as_a_link(browser: Browser, base_url: str, scheme: str):
+    # "Including results for stargate": "stargate", the link, was drawn as a highlight (yellow, dark text).
+    for page in _page(browser, base_url, DESKTOP, scheme):
+        page.goto("/?q=stargte")
+        styles = page.locator(".did-you-mean a mark").evaluate("""(m) => {
+            const s = getComputedStyle(m), a = getComputedStyle(m.closest('a')), p = getComputedStyle(m.closest('p'));
+            return {color: s.color, link: a.color, text: p.color, background: s.backgroundColor, weight: s.fontWeight,
+                    line: s.textDecorationLine, linkLine: a.textDecorationLine};
+        }""")
+        assert styles["color"] == styles["link"] != styles["text"], styles
+        assert styles["background"] == "rgba(0, 0, 0, 0)" and int(styles["weight"]) >= 700, styles
+        assert styles["line"] == styles["linkLine"] == "underline", styles
