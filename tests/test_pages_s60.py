@@ -130,3 +130,25 @@ def test_an_offered_correction_still_asks_and_the_summary_names_the_words_typed(
     # Nothing found: the summary names the words typed (no correction was searched).
     shown = page(client, "/?q=starget")
     assert summary(shown).startswith("No results for “starget”")
+
+
+# -- 4. the facets' "Show all" ----------------------------------------------------------------------
+
+
+def facet(html: str, name: str) -> str:
+    return re.split(r'class="facet"|class="facet dates"', html.split(f'id="facet-{name}"', 1)[1], maxsplit=1)[0]
+
+
+def test_a_facet_hides_no_single_value_and_its_show_all_says_show_fewer_when_open(client):
+    # "Show all 6" took a line to show one value more, and said "Show all 6" still once open.
+    api = client.get("/api/search?q=stargte").get_json()
+    assert len(api["facets"]["topic"]) == 6 and len(api["facets"]["entity"]) > 6
+    shown = page(client, "/?q=stargte")
+    topics = facet(shown, "topic")
+    assert "<details" not in topics and topics.count('type="checkbox"') == 6
+    entities = facet(shown, "entity")
+    summary = re.search(r"<summary>(.*?)</summary>", entities, re.S)[1]
+    count = len(api["facets"]["entity"])
+    assert summary == (f'<span class="more-closed">Show all {count}</span><span class="more-open">Show fewer</span>'
+                       '<span class="visually-hidden"> organisation values</span>')
+    assert entities.split("<details", 1)[0].count('type="checkbox"') == 5

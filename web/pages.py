@@ -233,10 +233,11 @@ def moved(snap: Snapshot, params: SearchParams) -> int:
 
 
 def split_facet(values: Sequence[FacetValue], top: int = FACET_TOP) -> tuple[list[FacetValue], list[FacetValue]]:
-    """Return the values to show at once (the top ones and every selected one) and the rest."""
+    """Return the values to show at once (the top ones and every selected one) and the rest: none when
+    the rest would be one value ("Show all 6" took a line to show one more: a QA pass)."""
     shown = [v for i, v in enumerate(values) if i < top or v.selected]
     rest = [v for i, v in enumerate(values) if i >= top and not v.selected]
-    return shown, rest
+    return (list(values), []) if len(rest) == 1 else (shown, rest)
 
 
 _SLUG_TYPED = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")

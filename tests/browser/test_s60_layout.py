@@ -4,10 +4,11 @@ the guide's sections box and the facets' "Show all" at 375 px and on a desktop."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import DESKTOP
 
@@ -85,3 +86,27 @@ def test_a_corrections_link_is_drawn_as_a_link(browser: Browser, base_url: str, 
         assert styles["color"] == styles["link"] != styles["text"], styles
         assert styles["background"] == "rgba(0, 0, 0, 0)" and int(styles["weight"]) >= 700, styles
         assert styles["line"] == styles["linkLine"] == "underline", styles
+
+
+@pytest.mark.parametrize("script", [True, False])
+def test_show_all_says_show_fewer_once_open_with_or_without_script(browser: Browser, base_url: str, script: bool):
+    # "Show all 16" still said "Show all 16" once open, above the values it had shown.
+    context = browser.new_context(base_url=base_url, viewport=PHONE_375, java_script_enabled=script)
+    try:
+        page = context.new_page()
+        page.goto("/?q=stargte")
+        more = page.locator("#facet-entity details.more")
+        summary = more.locator("summary")
+        shown = lambda: summary.evaluate("""(s) => [...s.children].filter((e) => getComputedStyle(e).display !== 'none'
+            && !e.classList.contains('visually-hidden')).map((e) => e.textContent).join('')""")  # noqa: E731
+        closed = shown()
+        assert re.fullmatch(r"Show all \d+", closed), closed
+        summary.click()
+        expect(more).to_have_attribute("open", "")
+        assert shown() == "Show fewer"
+        assert summary.evaluate("s => s.textContent.includes('organisation values')")  # its name says which
+        summary.click()
+        expect(more).not_to_have_attribute("open", "")
+        assert shown() == closed
+    finally:
+        context.close()
