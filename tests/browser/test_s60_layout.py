@@ -110,3 +110,29 @@ def test_show_all_says_show_fewer_once_open_with_or_without_script(browser: Brow
         assert shown() == closed
     finally:
         context.close()
+
+
+ROWS = """(items) => {
+  const rows = new Map();
+  for (const li of items) {
+    const box = li.getBoundingClientRect(), top = Math.round(box.top);
+    const row = rows.get(top) || {left: box.left, right: box.right, count: 0};
+    row.left = Math.min(row.left, box.left); row.right = Math.max(row.right, box.right); row.count += 1;
+    rows.set(top, row);
+  }
+  return [...rows.values()].map((row) => [row.count, row.right - row.left]);
+}"""
+
+
+@pytest.mark.parametrize("url", ["/?page=3", "/?per_page=5&page=6", "/?per_page=2&page=14"])
+def test_the_pager_wraps_evenly_on_a_phone_and_fits_one_line_on_a_desktop(browser: Browser, base_url: str, url: str):
+    # At 375 px "Previous 1 2 3 4 5" filled a line and "6 Next" stood alone on the next (a QA pass).
+    for page in _page(browser, base_url, PHONE_375):
+        page.goto(url)
+        rows = page.locator(".pager li").evaluate_all(ROWS)
+        widths = [width for _, width in rows]
+        assert len(rows) <= 2 and min(widths) >= 0.6 * max(widths), rows
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    for page in _page(browser, base_url, DESKTOP):
+        page.goto(url)
+        assert len(page.locator(".pager li").evaluate_all(ROWS)) == 1
