@@ -136,3 +136,26 @@ def test_the_pager_wraps_evenly_on_a_phone_and_fits_one_line_on_a_desktop(browse
     for page in _page(browser, base_url, DESKTOP):
         page.goto(url)
         assert len(page.locator(".pager li").evaluate_all(ROWS)) == 1
+
+
+def test_suggestions_on_a_phone_are_as_wide_as_the_search_form(phone: Page):
+    # At 375 px the list was as wide as the box (some 250 px): "who is building data centers in…".
+    phone.goto("/?q=gpu")
+    phone.locator("#q").fill("")
+    phone.locator("#q").type("openai", delay=20)
+    expect(phone.locator(".suggestions li").first).to_be_visible()
+    boxes = phone.evaluate("""() => Object.fromEntries(['.suggestions', '.searchbox', '#q'].map((s) => {
+        const r = document.querySelector(s).getBoundingClientRect(); return [s, [r.left, r.right, r.top, r.bottom]]; }))""")
+    (left, right, top, _), form, box = boxes[".suggestions"], boxes[".searchbox"], boxes["#q"]
+    assert abs(left - form[0]) <= 1 and abs(right - form[1]) <= 1 and right - left > box[1] - box[0] + 40, boxes
+    assert box[3] <= top <= box[3] + 4, boxes  # right below the box, above the hint
+    assert phone.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+def test_suggestions_on_a_desktop_stay_as_wide_as_the_box(desktop: Page):
+    desktop.goto("/?q=gpu")
+    desktop.locator("#q").fill("")
+    desktop.locator("#q").type("openai", delay=20)
+    expect(desktop.locator(".suggestions li").first).to_be_visible()
+    widths = desktop.evaluate("() => ['.suggestions', '#q'].map((s) => document.querySelector(s).getBoundingClientRect().width)")
+    assert abs(widths[0] - widths[1]) <= 1, widths
