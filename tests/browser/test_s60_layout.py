@@ -159,3 +159,25 @@ def test_suggestions_on_a_desktop_stay_as_wide_as_the_box(desktop: Page):
     expect(desktop.locator(".suggestions li").first).to_be_visible()
     widths = desktop.evaluate("() => ['.suggestions', '#q'].map((s) => document.querySelector(s).getBoundingClientRect().width)")
     assert abs(widths[0] - widths[1]) <= 1, widths
+
+
+def test_a_topics_separator_stays_with_the_link_after_it(phone: Page):
+    # At 375 px "57 results ·" ended a line, its link alone on the next.
+    phone.goto("/topics")
+    pairs = phone.locator(".topic-links").evaluate_all("""(lines) => lines.flatMap((p) => {
+        const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT), found = [];
+        const links = [...p.querySelectorAll('a')];
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.data.indexOf('·');
+          if (at < 0) continue;
+          const range = document.createRange(); range.setStart(node, at); range.setEnd(node, at + 1);
+          const link = links.find((a) => node.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING);
+          const dot = range.getBoundingClientRect(), first = link.getClientRects()[0];
+          found.push([link.textContent, dot.top, first.top, dot.bottom, first.bottom]);
+        }
+        return found;
+    })""")
+    assert len(pairs) >= 2
+    apart = [pair for pair in pairs if pair[1] >= pair[4] or pair[2] >= pair[3]]  # not on one line
+    assert not apart, apart
+    assert phone.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
