@@ -181,3 +181,13 @@ def test_a_topics_separator_stays_with_the_link_after_it(phone: Page):
     apart = [pair for pair in pairs if pair[1] >= pair[4] or pair[2] >= pair[3]]  # not on one line
     assert not apart, apart
     assert phone.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE_375])
+def test_the_guides_sections_box_stands_apart_from_the_date_above_it(browser: Browser, base_url: str, viewport):
+    # "Added to the hub …" touched the "Sections" box: no gap at all.
+    for page in _page(browser, base_url, viewport):
+        page.goto("/guides/training-infrastructure")
+        gap = page.evaluate("""() => document.querySelector('.toc').getBoundingClientRect().top
+            - document.querySelector('main > .when').getBoundingClientRect().bottom""")
+        assert gap >= 12, gap
