@@ -152,3 +152,57 @@ def test_a_facet_hides_no_single_value_and_its_show_all_says_show_fewer_when_ope
     assert summary == (f'<span class="more-closed">Show all {count}</span><span class="more-open">Show fewer</span>'
                        '<span class="visually-hidden"> organisation values</span>')
     assert entities.split("<details", 1)[0].count('type="checkbox"') == 5
+
+
+# -- 7. the 400 page's words ------------------------------------------------------------------------
+
+
+def refused(client, url: str) -> tuple[str, list[tuple[str, str]]]:
+    response = client.get(url)
+    assert response.status_code == 400, url
+    html = response.get_data(as_text=True)
+    message = unescape(re.search(r'<p class="error-message">(.*?)</p>', html, re.S)[1])
+    return message, [(unescape(href), unescape(text)) for href, text in re.findall(r'<p><a href="([^"]*)">(.*?)</a></p>', html)]
+
+
+def test_the_400_page_says_what_was_wrong_in_plain_words_and_leads_back(client):
+    # "'page' must be a whole number written with the digits 0-9", no full stop, and "Back to your
+    # search without page": the API's words, naming a parameter.
+    message, links = refused(client, "/?q=stargate&topic=compute-deals&page=abc")
+    assert message == "The page number must be a whole number, such as 2."
+    assert links == [("/?q=stargate&topic=compute-deals", "Back to your search")]
+    # The JSON API's message is as it was.
+    error = client.get("/api/search?q=stargate&page=abc").get_json()["error"]
+    assert error["message"] == "'page' must be a whole number written with the digits 0-9" and error["param"] == "page"
+    # The search words themselves: the way back lists everything with the filters kept.
+    message, links = refused(client, "/?q=a%00b&topic=compute-deals")
+    assert message == "The search words hold a character that cannot be searched (NUL)."
+    assert links == [("/?topic=compute-deals", "List everything with your filters, newest first")]
+
+
+def test_every_400_page_message_is_a_sentence_without_parameter_names(client):
+    urls = {
+        "/?q=x&page=0": "The page number must be from 1 to 1,000.",
+        "/?q=x&per_page=99": "A page can show from 1 to 50 results.",
+        "/?q=x&per_page=x": "The number of results on a page must be a whole number, such as 20.",
+        "/?q=x&sort=up": "The order must be one of: relevance, newest, listing.",
+        "/?q=x&explain=maybe": "The ranking details are shown with 1 and hidden with 0.",
+        "/?q=x&kind=tweet": "A type must be one of: event, guide.",
+        "/?q=x&month=2026-13": "A month must be written as its year and month, such as 2024-05.",
+        "/?q=x&since=yesterday": "The From date must be a date, such as 2024-05-01, or a date and time, such as 2024-05-01T09:30:00Z.",
+        "/?q=x&until=2025-02-29": "The Until date, 2025-02-29, is no day: February 2025 has 28 days.",
+        "/?q=x&since=2026-05-01&until=2026-01-01": "The Until date (2026-01-01) is before the From date (2026-05-01).",
+        "/?q=x&page=1&page=2": "The address gives the page number more than once, with different values.",
+        "/?q=x&topic=" + "t" * 80: "A topic can be at most 64 characters long.",
+        "/?q=x&" + "&".join(f"entity=e{i}" for i in range(12)): "At most 10 organisations can be chosen at once.",
+        "/?q=" + "+".join(f"{c}x*" for c in "abcdefghijklmnopq"): "A search can hold at most 16 words typed with a *.",
+        "/?q=" + "x" * 5000: "A search can be at most 4,096 characters long.",
+        "/?q=%FF": "The search words in the address are not text that can be read (not UTF-8): the address may have been cut short.",
+        "/?q=x&junk=%FF": "Part of the address, 'junk', is not text that can be read (not UTF-8): the address may have been cut short.",
+    }
+    for url, said in urls.items():
+        message, _ = refused(client, url)
+        assert message == said, url
+    # A message of no shape known names the parameters as the page does, as a sentence.
+    message, _ = refused(client, "/?q=x&until=9999-12-31T23:59:59-01:00")
+    assert message == "The Until date (9999-12-31T23:59:59-01:00) is after year 9999 in UTC once its offset is applied."

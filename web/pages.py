@@ -136,6 +136,63 @@ def retry_query() -> str:
     return query if shown else ""
 
 
+# What an error page calls a parameter, where the API names it ('page', 'since'): the reader sees the
+# page's own words, the program the parameter's name.
+_READER_NAMES = {"q": "the search words", "page": "the page number", "per_page": "the number of results on a page",
+                 "sort": "the order", "explain": "the ranking details", "topic": "a topic", "entity": "an organisation",
+                 "kind": "a type", "month": "a month", "since": "the From date", "until": "the Until date",
+                 "path": "the address", "id": "the address"}
+_READER_PLURALS = {"topic": "topics", "entity": "organisations", "kind": "types", "month": "months"}
+_EXAMPLES = {"page": "2", "per_page": "20"}
+_VERBS = {False: {"is_": "is", "holds": "holds"}, True: {"is_": "are", "holds": "hold"}}  # "the search words are"
+# The API's messages (search/params.py, web/boundary.py) a page says otherwise: a shape, and its words
+# (a name in braces is a parameter's reader's name; the others are the shape's groups).
+_READER_MESSAGES = [
+    (r"'(?P<p>page|per_page)' must be a whole number written with the digits 0-9", "{P} must be a whole number, such as {example}."),
+    (r"'per_page' must be between (?P<low>\d+) and (?P<high>\d+)", "A page can show from {low} to {high} results."),
+    (r"'(?P<p>\w+)' must be between (?P<low>\d+) and (?P<high>\d+)", "{P} must be from {low} to {high}."),
+    (r"'(?P<p>\w+)' was given \d+ different values; give it once", "The address gives {p} more than once, with different values."),
+    (r"'(?P<p>\w+)' may be given at most (?P<n>\d+) times", "At most {n} {plural} can be chosen at once."),
+    (r"each '(?P<p>\w+)' value may be at most (?P<n>\d+) characters", "{P} can be at most {n} characters long."),
+    (r"each 'kind' value must be one of: (?P<listed>.*)", "A type must be one of: {listed}."),
+    (r"each 'month' value must be a month written YYYY-MM, e\.g\. 2024-05", "A month must be written as its year and month, such as 2024-05."),
+    (r"'(?P<p>since|until)' must be an ISO 8601 date \(2024-05-01\) or date-time \(2024-05-01T09:30:00Z\)",
+     "{P} must be a date, such as 2024-05-01, or a date and time, such as 2024-05-01T09:30:00Z."),
+    (r"'(?P<p>since|until)' \((?P<raw>.*)\) names no day: (?P<why>.*)", "{P}, {raw}, is no day: {why}."),
+    (r"'until' \((?P<until>.*)\) is before 'since' \((?P<since>.*)\)", "The Until date ({until}) is before the From date ({since})."),
+    (r"'sort' must be one of: (?P<listed>.*)", "The order must be one of: {listed}."),
+    (r"'explain' must be 1 or 0 .*", "The ranking details are shown with 1 and hidden with 0."),
+    (r"'q' may be at most (?P<n>\d+) characters once whitespace is collapsed", "A search can be at most {n} characters long."),
+    (r"'q' may hold at most (?P<n>\d+) prefixes \(words typed with a \*\)", "A search can hold at most {n} words typed with a *."),
+    (r"'(?P<p>.*)' may not contain a NUL character", "{P} {holds} a character that cannot be searched (NUL)."),
+    (r"(?:The path|'id') is not UTF-8 text.*", "The address is not text that can be read (it is not UTF-8): it may have been cut short."),
+    (r"'(?P<p>.*)' is not (?:valid )?UTF-8 text.*", "{where} {is_} not text that can be read (not UTF-8): the address may have been cut short."),
+]
+_READER_MESSAGES = [(re.compile(shape), words) for shape, words in _READER_MESSAGES]
+
+
+@bp.app_template_global()
+def reader_message(message: str, param: str | None) -> str:
+    """Return a 400's *message* (the API's, which names parameters) as its page says it to a reader:
+    "'page' must be a whole number written with the digits 0-9" is "The page number must be a whole
+    number, such as 2."; a message of no known shape names the parameters the page's way, a sentence."""
+    for shape, words in _READER_MESSAGES:
+        found = shape.fullmatch(message)
+        if found:
+            named = found.groupdict()
+            name = named.pop("p", None) or param or ""
+            reader = _READER_NAMES.get(name, f"'{name}'")
+            big = reader[:1].upper() + reader[1:]
+            where = f"{big} in the address" if name in _READER_NAMES else f"Part of the address, {reader},"
+            numbers = {key: f"{int(value):,}" if value.isdigit() else value for key, value in named.items()}  # 1,000
+            said = words.format(p=reader, P=big, where=where, plural=_READER_PLURALS.get(name, "values"),
+                                example=_EXAMPLES.get(name, "2"), **numbers, **_VERBS[reader.endswith("words")])
+            return said.replace("..", ".")
+    said = re.sub(r"'(\w+)'", lambda quoted: _READER_NAMES.get(quoted[1], quoted[0]), message)
+    said = said[:1].upper() + said[1:]
+    return said if said.endswith((".", "?", "!")) else said + "."
+
+
 bp.add_app_template_global(without_param)
 bp.add_app_template_global(shortened_query)
 bp.add_app_template_global(kept_filters)
