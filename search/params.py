@@ -29,7 +29,7 @@ MAX_FILTER_VALUES = 10
 MAX_FILTER_CHARS = FACET_VALUE_MAX_CHARS  # what a build accepts as a topic or organisation
 SORTS = ("relevance", "newest", "listing")
 FILTERS = ("topic", "entity", "kind", "month")
-SINGLE_VALUED = ("q", "page", "per_page", "sort", "explain", "since", "until")
+SINGLE_VALUED = ("q", "page", "per_page", "sort", "explain", "verbatim", "since", "until")
 DATE_BOUNDS = ("since", "until")  # a document's date (published, else first_seen) within them, inclusive
 _DAY_S = 86_400
 # What since and until accept, exactly (the OpenAPI spec states it), is what a record's published
@@ -150,6 +150,9 @@ class SearchParams:
     per_page: int = DEFAULT_PER_PAGE
     sort: str | None = None  # None: relevance for a query, newest first for browsing
     explain: bool = False
+    # The words searched as typed, none corrected (the page's "Search instead for stargte", as Google's
+    # nfpr): a correction is then only offered.
+    verbatim: bool = False
     month: tuple[str, ...] = ()  # YYYY-MM
     since: str | None = None  # canonical ISO 8601 date or UTC date-time (index/dates.py)
     until: str | None = None
@@ -310,9 +313,9 @@ def _as_read(name: str, value: str) -> str:
     sort and explain are read in any case, q as the search reads it (one Unicode form: "café" sent
     composed and decomposed was two values, a 400, though both search the same)."""
     value = value.strip(_BLANK)
-    if name == "explain" and value.lower() in _BOOLEANS:
+    if name in ("explain", "verbatim") and value.lower() in _BOOLEANS:
         return str(value.lower() in _TRUE)  # "explain=1&explain=true" say one thing (a QA pass: a 400)
-    if name in ("sort", "explain"):
+    if name in ("sort", "explain", "verbatim"):
         return value.lower()
     if name == "q":
         return normal_text(value)
@@ -325,6 +328,14 @@ def _as_read(name: str, value: str) -> str:
         except ValueError:
             return value
     return value.lstrip("0") or "0" if _DIGITS.fullmatch(value) else value
+
+
+def _boolean(args: MultiMapping, name: str) -> bool:
+    """Return the switch *name* (explain, verbatim): 1 or 0, true/false, yes/no, on/off; absent is off."""
+    raw = (args.get(name) or "").strip().lower()
+    if raw not in _BOOLEANS:
+        raise InvalidParameter(name, f"'{name}' must be 1 or 0 (true/false, yes/no and on/off are read too)")
+    return raw in _TRUE
 
 
 class _Chosen:
@@ -381,11 +392,9 @@ def parse_params(args: MultiMapping) -> SearchParams:
     sort = (args.get("sort") or "").strip().lower() or None  # a closed list, read in any case (as kind)
     if sort is not None and sort not in SORTS:
         raise InvalidParameter("sort", f"'sort' must be one of: {', '.join(SORTS)}")
-    explain_raw = (args.get("explain") or "").strip().lower()
-    if explain_raw not in _BOOLEANS:
-        raise InvalidParameter("explain", "'explain' must be 1 or 0 (true/false, yes/no and on/off are read too)")
+    explain, verbatim = (_boolean(args, name) for name in ("explain", "verbatim"))
     params = SearchParams(
-        q=q, page=page, per_page=per_page, sort=sort, explain=explain_raw in _TRUE, since=since, until=until, **filters
+        q=q, page=page, per_page=per_page, sort=sort, explain=explain, verbatim=verbatim, since=since, until=until, **filters
     )
     if sort is not None and (sort == params.with_(sort=None).effective_sort or (sort == "relevance" and not q.strip())):
         # The default asked for by name is the default, as is relevance without a query (newest): one
@@ -459,7 +468,7 @@ def _instant(args: MultiMapping, name: str) -> float | None:
     return seconds + _DAY_S - 1e-6 if name == "until" and is_date_only(raw) else seconds
 
 
-URL_ORDER = ("q", *FILTERS, *DATE_BOUNDS, "sort", "per_page", "page", "explain")  # as a URL writes them
+URL_ORDER = ("q", *FILTERS, *DATE_BOUNDS, "sort", "per_page", "page", "verbatim", "explain")  # as a URL writes them
 
 
 def url_values(params: SearchParams, overrides: dict[str, object]) -> list[tuple[str, object]]:
@@ -481,7 +490,7 @@ def url_pairs(name: str, value: object) -> list[tuple[str, str]]:
         return [] if value == DEFAULT_PER_PAGE else [(name, str(value))]
     if name == "page":
         return [] if value == 1 else [(name, str(value))]
-    if name == "explain":
+    if name in ("explain", "verbatim"):
         return [(name, "1")] if value else []
     return [(name, value)] if value else []  # type: ignore[list-item]  # q, since, until, sort
 

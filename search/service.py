@@ -417,7 +417,7 @@ class SearchService:
         parsed, dropped = keep_informative(parsed, snap.analyzer, snap.doc_frequency, MAX_QUERY_WORDS)
         if parsed.is_empty:
             return _Asked(parsed, None, dropped)
-        expanded = expand_helpfully(parsed, vocabulary, snap.synonyms)  # spell: a correction searched only where it finds more
+        expanded = expand_helpfully(parsed, vocabulary, snap.synonyms, params.verbatim)  # spell: a correction searched only where it finds more
         # A suggestion is written as typed, unless markup was taken out: "<b>stargte</b>" offered
         # "stargategte</b>", the correction put at the plain text's place in the markup (a QA pass).
         if text is not params.q and typed is params.q and expanded.text == text:

@@ -874,7 +874,8 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
     return sorted(fixes)
 
 
-def expand_helpfully(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | None = None) -> ParsedQuery:
+def expand_helpfully(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | None = None,
+                     verbatim: bool = False) -> ParsedQuery:
     """Return *parsed* expanded (``search.query.expand``), less each correction by a letter changed
     that finds no more than the query as typed: no page holds more of the query's words with it than
     without it.  "mixtral of experts" said "Including results for mistral of experts" and listed pages
@@ -882,9 +883,11 @@ def expand_helpfully(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Syno
     another name (Mixtral is a model of Mistral's) that no page writes.  Such a word is searched as
     typed and its correction offered (``rare_word_fixes``).  A letter left out, added or two swapped
     is a slip of the fingers and stays corrected ("kuberentes amazon": Kubernetes, though no page
-    names both), as does a correction that finds more ("stargare uae", "mixtral" alone)."""
+    names both), as does a correction that finds more ("stargare uae", "mixtral" alone).  With
+    *verbatim*, no word is corrected: each correction is only offered."""
     expanded = expand(parsed, vocabulary, synonyms)
-    refused = _finding_no_more(expanded, vocabulary)
+    # Asked for as typed (``SearchParams.verbatim``, the page's "Search instead for …"): no word corrected.
+    refused = {fix.typed: fix.word for fix in expanded.corrections} if verbatim else _finding_no_more(expanded, vocabulary)
     if not refused:
         return expanded
     vocabulary.refused = refused

@@ -52,3 +52,25 @@ def test_a_correction_that_finds_no_more_than_the_query_as_typed_is_only_offered
     # A letter changed whose correction finds a page with more of the query is searched ("stargare uae").
     both = _search(client, "stargare uae")
     assert both["suggestion"] is not None and both["suggestion"]["text"] == "stargate uae" and not both["hits"][0]["missing"]
+
+
+def test_a_corrected_search_can_be_searched_as_typed(client):
+    # The page said "Showing results for stargate" with no way to search "stargte" itself, which a
+    # reader asking for a name the pages lack needs (Google's "Search instead for").
+    page = client.get("/", query_string={"q": "stargte"}).get_data(as_text=True)
+    assert 'Search instead for <a class="verbatim" dir="auto" href="/?q=stargte&amp;verbatim=1">stargte</a>' in page
+    corrected = client.get("/api/search", query_string={"q": "stargte"}).get_json()
+    as_typed = client.get("/api/search", query_string={"q": "stargte", "verbatim": "1"}).get_json()
+    assert corrected["total"] > 0 and corrected["suggestion"]["text"] == "stargate"
+    assert as_typed["total"] == 0 and as_typed["suggestion"] is None and as_typed["did_you_mean"]["text"] == "stargate"
+    # A word some pages hold beside the corrected one: the typed words are searched, the fix offered.
+    typed = client.get("/api/search", query_string={"q": "fine turning", "verbatim": "true"}).get_json()
+    assert typed["suggestion"] is None and typed["did_you_mean"]["text"] == "fine tuning"
+    assert typed["hits"] and all("turning" in hit["missing"] for hit in typed["hits"])
+
+
+def test_verbatim_is_a_switch_named_when_wrong(client):
+    response = client.get("/api/search", query_string={"q": "stargte", "verbatim": "maybe"})
+    assert response.status_code == 400 and response.get_json()["error"]["param"] == "verbatim"
+    page = client.get("/", query_string={"q": "stargte", "verbatim": "maybe"})
+    assert page.status_code == 400 and "searched as typed" in page.get_data(as_text=True)

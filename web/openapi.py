@@ -609,6 +609,10 @@ PATHS: dict[str, Any] = {
                  "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": DEFAULT_PER_PAGE}},
                 {"name": "explain", "in": "query", "description": "1 (or true/yes/on) adds each hit's score explanation, and the answer card's.",
                  "schema": {"type": "string", "pattern": BOOLEAN_PATTERN}},
+                {"name": "verbatim", "in": "query", "description": (
+                    "1 (or true/yes/on) searches the words as typed: a word no page holds is not corrected (no "
+                    "suggestion is searched), and a correction is at most offered in did_you_mean."),
+                 "schema": {"type": "string", "pattern": BOOLEAN_PATTERN}},
                 IF_NONE_MATCH,
             ],
             "responses": {

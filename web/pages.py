@@ -40,7 +40,7 @@ bp.add_app_template_filter(lambda number: f"{number:,}", "thousands")  # 25,876:
 # The search box takes as much as a search does: a pasted paragraph is not cut short in the box.
 bp.record_once(lambda state: state.app.jinja_env.globals.update(max_query_chars=MAX_QUERY_CHARS, max_prefix_chars=MAX_PREFIX_CHARS))
 
-PAGE_PARAMS = frozenset(("q", *FILTERS, *DATE_BOUNDS, "sort", "per_page", "page", "explain"))
+PAGE_PARAMS = frozenset(("q", *FILTERS, *DATE_BOUNDS, "sort", "per_page", "page", "verbatim", "explain"))
 FACET_HEADINGS = {"topic": "Topic", "entity": "Organisation", "kind": "Type", "month": "Month"}
 FACET_TOP = 5  # values shown before "show all"
 PAGE_RADIUS = 2  # numbered page links either side of the current page
@@ -139,7 +139,8 @@ def retry_query() -> str:
 # What an error page calls a parameter, where the API names it ('page', 'since'): the reader sees the
 # page's own words, the program the parameter's name.
 _READER_NAMES = {"q": "the search words", "page": "the page number", "per_page": "the number of results on a page",
-                 "sort": "the order", "explain": "the ranking details", "topic": "a topic", "entity": "an organisation",
+                 "sort": "the order", "explain": "the ranking details", "verbatim": "searching the words as typed",
+                 "topic": "a topic", "entity": "an organisation",
                  "kind": "a type", "month": "a month", "since": "the From date", "until": "the Until date",
                  "path": "the address", "id": "the address"}
 _READER_PLURALS = {"topic": "topics", "entity": "organisations", "kind": "types", "month": "months"}
@@ -162,6 +163,7 @@ _READER_MESSAGES = [
     (r"'until' \((?P<until>.*)\) is before 'since' \((?P<since>.*)\)", "The Until date ({until}) is before the From date ({since})."),
     (r"'sort' must be one of: (?P<listed>.*)", "The order must be one of: {listed}."),
     (r"'explain' must be 1 or 0 .*", "The ranking details are shown with 1 and hidden with 0."),
+    (r"'verbatim' must be 1 or 0 .*", "The words are searched as typed, none corrected, with 1, and corrected with 0."),
     (r"'q' may be at most (?P<n>\d+) characters once whitespace is collapsed", "A search can be at most {n} characters long."),
     (r"'q' may hold at most (?P<n>\d+) prefixes \(words typed with a \*\)", "A search can hold at most {n} words typed with a *."),
     (r"'(?P<p>.*)' may not contain a NUL character", "{P} {holds} a character that cannot be searched (NUL)."),
