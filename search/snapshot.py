@@ -516,6 +516,25 @@ class Snapshot:
                 changes[facet] = values
         return params.with_(**changes) if changes else params
 
+    def unknown_values(self, params: SearchParams) -> list[tuple[str, str, str | None]]:
+        """Return each topic and organisation filter value (*params* read by ``canonical_filters``) no
+        document of this snapshot has, with the organisation it is a name of when the gazetteer gives it
+        as an alias (``entity=qwen``: Alibaba, which a filter does not read for an alias, "AWS" being
+        narrower than Amazon), else None: ``/?topic=nope`` said only that nothing matched (a QA pass)."""
+        unknown: list[tuple[str, str, str | None]] = []
+        for facet in ("topic", "entity"):
+            for value in getattr(params, facet):
+                if value not in self.facet_docs[FACETS[facet]]:
+                    unknown.append((facet, value, self._alias_of(value) if facet == "entity" else None))
+        return unknown
+
+    def _alias_of(self, name: str) -> str | None:
+        """Return the organisation (its slug) whose gazetteer aliases hold *name* in any case, else None."""
+        folded = _fold_case(name)
+        organisations = self.meta.get("organisations", {})
+        return next((slug for slug, org in organisations.items() if isinstance(org, dict) and slug in self.facet_docs[FACETS["entity"]]
+                     and any(_fold_case(str(alias)) == folded for alias in org.get("aliases", ()))), None)
+
     def label(self, facet: str, value: str) -> str:
         """Return the human label of a facet value, as the snapshot's build recorded it."""
         if facet == "kind":

@@ -1295,3 +1295,19 @@ def test_the_topics_page_with_a_slash_leads_to_it(client):
     # /guides/<topic>/ and /events/<id>/ lead to their pages; /topics/ was a 404 (a QA pass).
     response = client.get("/topics/")
     assert response.status_code in (301, 302, 308) and response.headers["Location"].endswith("/topics")
+
+
+@pytest.mark.parametrize(("address", "said", "link"), [
+    ("/?topic=nope", "No topic is called <q><bdi>nope</bdi></q>", "/topics"),
+    ("/?topic=data-centres&topic=funding", "No topic is called <q><bdi>data-centres</bdi></q>", "/topics"),
+    ("/?entity=nobody", "No organisation is called <q><bdi>nobody</bdi></q>", None),
+    # An alias of the gazetteer's, which a filter does not read (AWS is narrower than Amazon).
+    ("/?entity=qwen&q=moe", "No page is tagged with the organisation <q><bdi>qwen</bdi></q>", "/?q=moe&amp;entity=alibaba"),
+])
+def test_a_filter_naming_nothing_says_so(client, address, said, link):
+    # "/?topic=nope" said only "Nothing matched with these filters", its chip and a ticked "nope 0" (a QA pass).
+    page = client.get(address).get_data(as_text=True)
+    note = re.search(r'<p class="note">No [^\n]*</p>', page)
+    assert note and said in note[0], note
+    assert (f'href="{link}"' in note[0]) if link else "href" not in note[0]
+    assert 'class="note">No ' not in client.get("/?topic=funding").get_data(as_text=True)

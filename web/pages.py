@@ -562,6 +562,8 @@ def page() -> str | Response:
         typed_title=typed_title(result),
         versioned=versioned_name(result, prefix),
         must_include=must_include(params, result.suggestion.text if result.suggestion else None, result.held_nowhere),
+        unknown=[(facet, value, meant, search_url(params, **{facet: tuple(meant if v == value else v for v in getattr(params, facet))}) if meant else None)
+                 for facet, value, meant in snap.unknown_values(params)],
         explained=summary,
         figures=readable,
         label=label,
