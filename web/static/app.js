@@ -132,16 +132,25 @@
 
   // A document opened from a search leads back to that search: its "All results" went to the home
   // page, the reader's query and filters lost (Back kept them; a QA pass).  Same-origin referrers only.
-  var crumb = document.querySelector("nav.crumbs a[href='/']");
-  if (crumb && document.referrer) {
+  // A link of its own before the breadcrumb, which stays the place's: the crumb rewritten read
+  // "Results for “trainium deal” › Training Infrastructure", the topic under the search (a visual pass).
+  var crumbs = document.querySelector("nav.crumbs");
+  if (crumbs && document.referrer) {
     try {
       var from = new URL(document.referrer);
       if (from.origin === window.location.origin && from.pathname === "/" && from.search) {
         var asked = (from.searchParams.get("q") || "").trim();
-        crumb.href = from.pathname + from.search;
-        crumb.textContent = asked ? "Results for \u201c" + asked + "\u201d" : "Your results";
+        var filtered = ["topic", "entity", "kind", "month", "since", "until"].some(function (name) { return from.searchParams.has(name); });
+        var back = document.createElement("p");
+        back.className = "back";
+        var link = document.createElement("a");
+        link.href = from.pathname + from.search;
+        link.textContent = "\u2190 Back to " + (asked ? "results for \u201c" + asked + "\u201d" : "your results") +
+          (filtered ? (asked ? " with your filters" : "") : "");
+        back.appendChild(link);
+        crumbs.parentNode.insertBefore(back, crumbs);
       }
-    } catch (e) { /* no URL support: the crumb stays */ }
+    } catch (e) { /* no URL support: no way back but the browser's */ }
   }
 
   setUpSuggestions(document.getElementById("q"));
