@@ -288,6 +288,9 @@ def test_the_page_links_its_feed(client):
     link = '<link rel="alternate" type="application/atom+xml" href="/feeds/search.atom?q=library&amp;topic=libs"'
     assert link in page
     assert '<a class="follow" href="/feeds/search.atom?q=library&amp;topic=libs" type="application/atom+xml">Follow this search</a>' in page
+    # The home page has no search to follow: its feed is everything's (a visual pass: "Follow this search").
+    home = client.get("/").get_data(as_text=True)
+    assert '<a class="follow" href="/feeds/search.atom" type="application/atom+xml">Follow the hub</a>' in home
 
 
 def test_a_guide_links_its_topic_s_feed(index_dir):
