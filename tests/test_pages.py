@@ -1266,7 +1266,7 @@ def test_the_topics_page_lists_every_topic_with_its_search_guide_and_feed(client
     for topic in listed:
         name = escape(topic["name"])
         assert f'<a href="{topic["search_url"]}">{name}</a></h2>' in page
-        assert f'{topic["count"]} result' in page
+        assert f'{topic["count"]} document' in page  # as the count in all above says (it said "results": a visual pass)
         assert (f'<a href="{topic["guide_url"]}">Guide: <bdi>{name}</bdi></a>' in page) == bool(topic["guide_url"])
         assert f'href="{escape(topic["feed_url"])}">New results: <bdi>{name}</bdi> (Atom)' in page
     # In the order of the API's list (most documents first), and reached from every page's footer.
