@@ -141,7 +141,7 @@ def test_search_says_when_a_prefix_was_too_short_or_words_were_left_out(built):
 
 def test_search_says_what_it_corrected_and_which_hit_a_name_found(built):
     corrected = CliRunner().invoke(main, ["search", "kuberentes", "--index-dir", str(built)])
-    assert corrected.exit_code == 0 and "Including results for: kubernetes" in corrected.output
+    assert corrected.exit_code == 0 and "Showing results for: kubernetes" in corrected.output
     excluded = CliRunner().invoke(main, ["search", "--index-dir", str(built), "--", "training", "-nvdia"])
     assert excluded.exit_code == 0
     assert "No document has nvdia: excluding it left nothing out. Did you mean: training -NVIDIA" in excluded.output

@@ -400,7 +400,7 @@ def test_a_corrected_search_s_feed_says_whose_results_it_lists(index_dir):
     seed = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
     _, corrected, _ = feed(seed, "q=stargte")
     _, typed, _ = feed(seed, "q=stargate")
-    assert corrected.feed.subtitle == "Including results for “stargate”. " + typed.feed.subtitle
+    assert corrected.feed.subtitle == "Showing results for “stargate”. " + typed.feed.subtitle
     assert [e.id for e in corrected.entries] == [e.id for e in typed.entries]
 
 

@@ -790,7 +790,7 @@ def _print_results(result: SearchResult, as_json: bool) -> None:
         click.echo(f"Only the first {result.reachable:,} of {result.total:,} results can be paged through "
                    f"(--page {result.pages} is the last); add a word or a filter to reach the others.")
     if result.suggestion and result.total:
-        click.echo(f"Including results for: {result.suggestion.text}")
+        click.echo(f"Showing results for: {result.suggestion.text}")
     if result.offered and result.total:
         click.echo(f"Did you mean: {result.offered.text}")
     if result.short_prefixes:  # the page's notes, as the JSON's fields (QA pass AB: the CLI said neither)

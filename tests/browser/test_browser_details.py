@@ -1,4 +1,4 @@
-"""What a visual QA pass (s60) saw in Chromium that the markup alone does not tell: the colours and
+"""What a visual QA pass saw in Chromium that the markup alone does not tell: the colours and
 underlines of a highlight in a link, and the layout of the pager, the suggestions, the topics' links,
 the guide's sections box and the facets' "Show all" at 375 px and on a desktop."""
 
@@ -75,7 +75,7 @@ def test_a_mark_in_a_title_link_keeps_the_links_colour_and_its_one_underline(bro
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_corrections_link_is_drawn_as_a_link(browser: Browser, base_url: str, scheme: str):
-    # "Including results for stargate": "stargate", the link, was drawn as a highlight (yellow, dark text).
+    # "Including results for stargate" (now "Showing …"): "stargate", the link, was drawn as a highlight (yellow, dark text).
     for page in _page(browser, base_url, DESKTOP, scheme):
         page.goto("/?q=stargte")
         styles = page.locator(".did-you-mean a mark").evaluate("""(m) => {
