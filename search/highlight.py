@@ -344,7 +344,9 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
     # Marks with nothing but blanks between them are one: "北京" is two words of the index, one word to
     # its reader, and "data center" one phrase, shown as "[data] [center]" with a gap (a QA pass); a line
     # break stays between two.  (Escaped text holds no "<", so only two marks can meet there.)
-    shown = _ADJACENT_MARKS.sub(_JUST_THE_BLANKS, "".join(out).strip())
+    shown = "".join(out).strip()
+    if shown.count("<mark>") > 1:  # (most titles mark one word, or none: no need to look)
+        shown = _ADJACENT_MARKS.sub(_JUST_THE_BLANKS, shown)
     return f"{before}{shown}{ellipsis_after(text, end)}"
 
 
