@@ -502,6 +502,8 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
             if removestops and what_does and not text[end:].strip(" ?!.") and text[start:end].lower() in USE_WORDS:
                 asked_about.append(_Unit(word, start, end, None))
                 continue  # "what chips does openai use": which chips, not pages on "use"
+            if removestops and text[start:end].lower() == "behind" and _WHO_IS.match(text, 0, start):
+                continue  # "who is behind stargate uae": who, not pages on "behind" (BLOOM's "Technology Behind")
             if removestops and text[start:end] in ("well", "Well") and _WELL_BEFORE.match(text, end):
                 continue  # "well over a gigawatt": how far over, not pages on "well" ("well beyond" ranked first)
             if removestops and negated and start in negated[0]:
@@ -530,6 +532,11 @@ _BEFORE_ONE = re.compile(r"\b(?:the|that|this|which|each|every|any|another|no)\s
 _AFTER_ONE_NUMBER = re.compile(r"\s*(?:\d|(?:hundred|thousand|million|billion|trillion|gigawatts?|megawatts?)\b)", re.IGNORECASE)
 _AFTER_ONE_OF = re.compile(r"\s+of\b", re.IGNORECASE)
 _THE_FIRST = re.compile(r"^\W*(?:the|that|this)\s", re.IGNORECASE)
+
+
+# A question of who is behind a thing, "behind" last before it ("who's behind colossus" put "The
+# Technology Behind BLOOM Training" first, without Colossus: a QA pass).
+_WHO_IS = re.compile(r"\s*who(?:'s|’s|\s+(?:is|are|was|were|'s))\s+$", re.IGNORECASE)
 
 
 # "well" qualifying what follows it ("well over a gigawatt", "well below", "well into 2026"): a word in 2
