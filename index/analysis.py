@@ -182,6 +182,7 @@ STEMMER = "english"  # PyStemmer's Snowball English (Porter2), the one stemmer o
 # ("accelerator" and "accelerators").
 STEM_OVERRIDES = {
     "accelerator": "accelerator", "accelerators": "accelerator",
+    "acceleration": "accelerator",  # "hardware acceleration" is accelerators', not the Accelerate library's
     "customer": "customer", "customers": "customer",
     "transformer": "transformer", "transformers": "transformer",
     "security": "security", "securities": "security",  # not "secured" ("secured a gigawatt")

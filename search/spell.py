@@ -491,14 +491,12 @@ class Vocabulary:
         """Return the index word to offer, as a reader would type it, for *typed* (analysed: *word*), a
         word no page holds in a query that found nothing, or None: one edit off for a short word, even
         a letter changed in an acronym, which ``near`` searches in no word this short ("fsdb": FSDP); two edits off
-        as written for a longer one (``two_edits``: "starget", "parallism"); for an English word, only
-        the word it is made from ("trainer": train), never another ("export" is no typo of "expert")."""
+        as written for a longer one (``two_edits``: "starget", "parallism"); none for an English word
+        ("export" is no typo of "expert"; a doer's word offered the word it seemed made from, "trainer"
+        train, but "shower" show, "flower" flowing, "founders" found: a regression QA pass)."""
         folded = self._fold(typed)
-        if not folded.isalpha():
+        if not folded.isalpha() or self.common(typed):
             return None
-        if self.common(typed):
-            base = self._made_from(folded)
-            return self.surface(base[0], typed[: len(base[1])]) if base else None
         if len(folded) <= SHORT_WORD_CHARS:
             # A letter changed in a word this short makes another word ("dota": data; "maia", Microsoft's
             # chip, is no "MTIA", Meta's), but letters that make no word (no vowel: "fsdb") are an
@@ -510,18 +508,6 @@ class Vocabulary:
             return self.surface(near[0], typed) if near else None
         far = self.two_edits(typed) if FAR_TYPO_CHARS[0] <= len(folded) <= FAR_TYPO_CHARS[1] else None
         return self.surface(far, typed) if far else None
-
-    def _made_from(self, folded: str) -> tuple[str, str] | None:
-        """Return the index word (analysed) that *folded*, an English word the index lacks, is the
-        doer of, with the letters of *folded* it is written with ("trainer": train, "train"; "builder":
-        build), or None."""
-        for end in AGENT_ENDINGS:
-            base = folded[: -len(end)]
-            if folded.endswith(end) and len(base) >= COMMON_FROM:
-                for stem in dict.fromkeys(english_stemmer().stemWords([base, base + "e"])):
-                    if stem not in FUNCTION_TERMS and self.contains(stem):
-                        return stem, base
-        return None
 
     def _within(self, forms: tuple[str, ...], maxdist: int) -> Iterator[str]:
         """Yield the index words within *maxdist* Levenshtein edits of a form that start with its letter."""
@@ -918,7 +904,6 @@ def _finding_no_more(parsed: ParsedQuery, vocabulary: Vocabulary) -> dict[str, s
 
 FAR_TYPO_CHARS = (5, LONGEST_CORRECTED)  # a word of these lengths may be offered a word two edits off as written
 STEM_CUT = 4  # letters at most a stem is shorter than the word written ("parallel" of "parallelism")
-AGENT_ENDINGS = ("ers", "er", "ors", "or")  # what makes a doer of a word ("trainer", "builders")
 FAR_TYPO_HELD = 3  # documents at least that hold a word two edits off for it to be offered
 FAR_TYPO_READ = 8  # ... of which the commonest this many have their written forms read
 
@@ -930,7 +915,7 @@ def far_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[tu
     corrected by one edit; "parallism": parallelism, three edits from its stem), or, for a word of
     four letters, one a letter changed ("fsdb": FSDP); empty when any typed word the index lacks has
     none.  The respelt query is offered (a did-you-mean), not searched: "fsdb", "parallism" and
-    "trainer" found nothing and offered nothing (QA pass S60)."""
+    found nothing and offered nothing (QA pass S60)."""
     fixes: list[tuple[tuple[int, int], str]] = []
     for concept in parsed.typed_concepts():
         word = concept.word
