@@ -1298,7 +1298,10 @@ def test_the_topics_page_with_a_slash_leads_to_it(client):
 
 
 @pytest.mark.parametrize(("address", "said", "link"), [
-    ("/?topic=nope", "No topic is called <q><bdi>nope</bdi></q>", "/topics"),
+    ("/?topic=nope", "No topic is called <q><bdi>nope</bdi></q>: see", "/topics"),
+    # Its organisation already chosen: named, not linked again (a regression QA pass: it linked
+    # "/?entity=alibaba&entity=alibaba").
+    ("/?entity=alibaba&entity=qwen", "a name of <bdi>Alibaba</bdi>, which is chosen too", None),
     ("/?topic=data-centres&topic=funding", "No topic is called <q><bdi>data-centres</bdi></q>", "/topics"),
     ("/?entity=nobody", "No organisation is called <q><bdi>nobody</bdi></q>", None),
     # An alias of the gazetteer's, which a filter does not read (AWS is narrower than Amazon).

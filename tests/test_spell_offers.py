@@ -73,4 +73,17 @@ def test_verbatim_is_a_switch_named_when_wrong(client):
     response = client.get("/api/search", query_string={"q": "stargte", "verbatim": "maybe"})
     assert response.status_code == 400 and response.get_json()["error"]["param"] == "verbatim"
     page = client.get("/", query_string={"q": "stargte", "verbatim": "maybe"})
-    assert page.status_code == 400 and "searched as typed" in page.get_data(as_text=True)
+    assert page.status_code == 400 and "search the words as typed" in page.get_data(as_text=True)
+
+
+def test_a_search_as_typed_stays_so_in_its_filter_form_and_its_feed(client):
+    # Ticking a topic on "/?q=stargte uk&verbatim=1" searched the correction again (the form did not
+    # carry verbatim), and the page's feed link carried it to a feed that ignored it (a regression QA pass).
+    page = client.get("/", query_string={"q": "stargte uk", "verbatim": "1"}).get_data(as_text=True)
+    assert '<input type="hidden" name="verbatim" value="1">' in page
+    assert 'href="/feeds/search.atom?q=stargte+uk&amp;verbatim=1"' in page
+    followed = client.get("/feeds/search.atom", query_string={"q": "stargte", "verbatim": "1"})
+    corrected = client.get("/feeds/search.atom", query_string={"q": "stargte"})
+    assert followed.status_code == corrected.status_code == 200
+    assert followed.data.count(b"<entry>") == 0 < corrected.data.count(b"<entry>")
+    assert client.get("/feeds/search.atom", query_string={"q": "stargte", "verbatim": "2"}).status_code == 400

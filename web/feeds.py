@@ -47,7 +47,7 @@ bp = Blueprint("feeds", __name__)
 FEED_ENTRIES = 20
 # What the feed reads of a request; the rest (page, per_page, sort, explain) it sets itself, so a
 # reader's copy of a page address with them still works rather than failing on a value it ignores.
-FEED_PARAMS = frozenset(("q", *FILTERS, *DATE_BOUNDS))
+FEED_PARAMS = frozenset(("q", *FILTERS, *DATE_BOUNDS, "verbatim"))  # verbatim: a search followed as typed
 FEED_CACHE = "public, max-age=300"
 ATOM = "application/atom+xml"
 XML = "application/xml"

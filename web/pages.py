@@ -139,7 +139,7 @@ def retry_query() -> str:
 # What an error page calls a parameter, where the API names it ('page', 'since'): the reader sees the
 # page's own words, the program the parameter's name.
 _READER_NAMES = {"q": "the search words", "page": "the page number", "per_page": "the number of results on a page",
-                 "sort": "the order", "explain": "the ranking details", "verbatim": "searching the words as typed",
+                 "sort": "the order", "explain": "the ranking details", "verbatim": "the switch to search the words as typed",
                  "topic": "a topic", "entity": "an organisation",
                  "kind": "a type", "month": "a month", "since": "the From date", "until": "the Until date",
                  "path": "the address", "id": "the address"}
@@ -163,7 +163,7 @@ _READER_MESSAGES = [
     (r"'until' \((?P<until>.*)\) is before 'since' \((?P<since>.*)\)", "The Until date ({until}) is before the From date ({since})."),
     (r"'sort' must be one of: (?P<listed>.*)", "The order must be one of: {listed}."),
     (r"'explain' must be 1 or 0 .*", "The ranking details are shown with 1 and hidden with 0."),
-    (r"'verbatim' must be 1 or 0 .*", "The words are searched as typed, none corrected, with 1, and corrected with 0."),
+    (r"'verbatim' must be 1 or 0 .*", "The switch to search the words as typed, none corrected, takes 1 (on) or 0 (off)."),
     (r"'q' may be at most (?P<n>\d+) characters once whitespace is collapsed", "A search can be at most {n} characters long."),
     (r"'q' may hold at most (?P<n>\d+) prefixes \(words typed with a \*\)", "A search can hold at most {n} words typed with a *."),
     (r"'(?P<p>.*)' may not contain a NUL character", "{P} {holds} a character that cannot be searched (NUL)."),
@@ -562,7 +562,9 @@ def page() -> str | Response:
         typed_title=typed_title(result),
         versioned=versioned_name(result, prefix),
         must_include=must_include(params, result.suggestion.text if result.suggestion else None, result.held_nowhere),
-        unknown=[(facet, value, meant, search_url(params, **{facet: tuple(meant if v == value else v for v in getattr(params, facet))}) if meant else None)
+        # (An alias's organisation already chosen is named, not linked: "entity=alibaba&entity=qwen".)
+        unknown=[(facet, value, meant, search_url(params, **{facet: tuple(meant if v == value else v for v in getattr(params, facet))})
+                  if meant and meant not in getattr(params, facet) else None)
                  for facet, value, meant in snap.unknown_values(params)],
         explained=summary,
         figures=readable,
