@@ -625,12 +625,15 @@ def snapshot_ids(root: Path) -> list[str]:
         return []
 
 
-def file_in_the_way(path: Path) -> Path | None:
-    """Return the nearest of *path* and the folders above it that exists, when it is no folder (a
-    file: "/dev/null/x" names nothing a folder could be made at), else None."""
+def file_in_the_way(path: Path) -> tuple[Path, str] | None:
+    """Return the nearest of *path* and the folders above it that exists, when it is no folder, with
+    what it is ("a file": "/dev/null/x" names nothing a folder could be made at; "a link to nothing"),
+    else None."""
     for at in (path, *path.absolute().parents) if not path.is_absolute() else (path, *path.parents):
-        if at.exists() or at.is_symlink():
-            return None if at.is_dir() else at
+        if at.is_symlink() and not at.exists():
+            return at, "a link to nothing"  # it said "a file" of a broken link (a regression QA pass)
+        if at.exists():
+            return None if at.is_dir() else (at, "a file")
     return None
 
 

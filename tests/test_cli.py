@@ -801,6 +801,15 @@ def test_an_index_dir_under_a_file_is_refused_in_one_line(tmp_path, command):
     assert blocker.read_text(encoding="utf-8") == "not a folder\n"
 
 
+def test_an_index_dir_under_a_link_to_nothing_says_so(tmp_path):
+    # It said "… dangling is a file, not a folder" (a regression QA pass).
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    wrong = tmp_path / "dangling" / "index"
+    result = CliRunner().invoke(main, ["stats", "--index-dir", str(wrong)])
+    assert result.exit_code == 2
+    assert _one_error_line(result.output) == f"Error: --index-dir {wrong}: {tmp_path / 'dangling'} is a link to nothing, not a folder"
+
+
 def test_a_file_named_snapshots_is_no_index(tmp_path):
     # An index folder whose snapshots/ is a plain file: `stats` printed a traceback (a docs pass).
     (tmp_path / "snapshots").write_text("", encoding="utf-8")

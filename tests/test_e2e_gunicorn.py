@@ -247,6 +247,18 @@ def test_an_address_not_percent_encoded_is_told_how_to_send_it_as_the_api_s_json
         assert response.getheader("Content-Type").startswith("text/html") and "percent-encoded" in body
 
 
+@pytest.mark.parametrize(("sent", "named"), [
+    (b"/?q=caf\xc3\xa9", "\u201c\u00e9\u201d (send it as %C3%A9)"),
+    (b"/?q=\xc3\xa9\xff", "\u201c\u00e9\u201d (send it as %C3%A9)"),  # it named "the byte %C3" of a whole "é"
+    (b"/?q=\xff", "the byte %FF"),
+    (b"/?q=\xc2\xa0x", "a character you cannot see (send it as %C2%A0)"),  # a no-break space was shown as "“ ”"
+])
+def test_the_raw_address_message_names_what_was_sent_as_a_reader_can_read_it(sent, named):
+    from web.gunicorn_conf import raw_target
+
+    assert named in raw_target(sent.decode("latin-1"))
+
+
 @pytest.mark.parametrize("head", ["G@T /api/search?q=a HTTP/1.1",  # a method gunicorn refuses
                                   "GET /api/search?q=a HTTP/3.0",  # a version it refuses
                                   "GET /api/search?q=a HTTP/1.1\r\nBad Name: x"])  # a header it refuses

@@ -149,9 +149,9 @@ def _index_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Pa
     _check_setting_names()
     given = (f"{param.envvar}={str(value)!r}" if ctx.get_parameter_source(param.name or "") is ParameterSource.ENVIRONMENT
              else f"--index-dir {value}")
-    if (file := store.file_in_the_way(value)) is not None:
+    if (blocked := store.file_in_the_way(value)) is not None:
         # "/dev/null/x": stats, search, publish and serve printed a traceback (NotADirectoryError; a docs pass).
-        raise _OneLineError(f"{given}: {file} is a file, not a folder")
+        raise _OneLineError(f"{given}: {blocked[0]} is {blocked[1]}, not a folder")
     root = store.index_holding(value)
     if root is not None:
         raise _OneLineError(f"{given} is inside the snapshots folder of the index {root}: name the index folder "

@@ -87,9 +87,17 @@ def raw_target(target: str) -> str:
     elif (run := _NOT_ASCII.match(target, first.start())) is not None:
         sent = run[0].encode("latin-1")
         try:
-            what = f"“{sent.decode('utf-8')}” (send it as {quote(sent, safe='')})"
-        except UnicodeDecodeError:
-            what = f"the byte {quote(sent[:1], safe='')} (send text as UTF-8, percent-encoded)"
+            text = sent.decode("utf-8")
+        except UnicodeDecodeError as bad:  # the text before the byte that is no UTF-8 ("é\xff": "é")
+            text = sent[: bad.start].decode("utf-8")
+            sent = sent[: bad.start] if text else sent[bad.start : bad.start + 1]
+        encoded = quote(sent, safe="")
+        if not text:
+            what = f"the byte {encoded} (send text as UTF-8, percent-encoded)"
+        elif text.isprintable() and not text.isspace():
+            what = f"“{text}” (send it as {encoded})"
+        else:  # a no-break space shown as "“ ”" said nothing (a regression QA pass)
+            what = f"a character you cannot see (send it as {encoded})"
     else:
         what = f"a control character (send it as {quote(first[0], safe='')})"
     return (f"The address holds {what}, which a URL carries percent-encoded: curl encodes a query with "
