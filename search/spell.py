@@ -472,7 +472,7 @@ class Vocabulary:
         if found is None:
             # Two edits from a word as written can be three or more from its stem, which is shorter
             # ("parallism": "parallelism", stem "parallel"): the stems two edits from a beginning of
-            # what was typed, of STEM_CUT letters fewer at most (QA pass S60).
+            # what was typed, of STEM_CUT letters fewer at most (a QA pass).
             cuts = range(max(FAR_TYPO_CHARS[0], len(folded) - STEM_CUT), len(folded))
             found = self._two_edits_of(folded, {t for cut in cuts for t in self._within((folded[:cut],), 2)})
         return self._remember(key, found)  # type: ignore[return-value]
@@ -915,7 +915,7 @@ def far_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary) -> list[tuple[tu
     corrected by one edit; "parallism": parallelism, three edits from its stem), or, for a word of
     four letters, one a letter changed ("fsdb": FSDP); empty when any typed word the index lacks has
     none.  The respelt query is offered (a did-you-mean), not searched: "fsdb", "parallism" and
-    found nothing and offered nothing (QA pass S60)."""
+    found nothing and offered nothing (a QA pass)."""
     fixes: list[tuple[tuple[int, int], str]] = []
     for concept in parsed.typed_concepts():
         word = concept.word

@@ -179,7 +179,7 @@ def test_a_query_whose_percent_encoding_is_utf8_is_searched(client):
     assert client.get("/api/search?q=Jalape%C3%B1o").get_json()["query"] == "Jalapeño"
     assert client.get("/api/search?q=100%").get_json()["query"] == "100%"  # no byte at all: a literal "%"
     page = client.get("/?q=stargate&topic=%FF").get_data(as_text=True)  # the way back keeps the rest
-    assert '<a href="/?q=stargate">Back to your search</a>' in page  # without the topic (s60: no "without <code>topic</code>")
+    assert '<a href="/?q=stargate">Back to your search</a>' in page  # without the topic (a visual pass: no "without <code>topic</code>")
     # Bytes a server passes on unencoded (gunicorn refuses them itself) are read as if encoded: no 500.
     raw = client.get("/", environ_overrides={"QUERY_STRING": "q=stargate&topic=\xff"})
     assert raw.status_code == 400 and '<a href="/?q=stargate">Back to your search</a>' in raw.get_data(as_text=True)

@@ -177,7 +177,7 @@ def test_limits_are_a_400_naming_the_parameter(client, hostile, raw, param):  # 
         assert page.status_code == 200 and "There is no page " in text
         return
     assert page.status_code == 400
-    # The page explains what was wrong, in its own words (s60: the API's named 'per_page' and 'q').
+    # The page explains what was wrong, in its own words (a visual pass: the API's named 'per_page' and 'q').
     from markupsafe import escape
 
     from web.pages import reader_message

@@ -272,7 +272,7 @@ def test_a_bad_parameter_gets_a_400_naming_it(client, query, param):
     response = client.get(f"/feeds/search.atom?{query}")
     error = client.get(f"/api/search?{query}").get_json()["error"]  # the API's names the parameter
     assert error["param"] == param and f"'{param}'" in error["message"]
-    # The page says it in a reader's words (s60: it gave the API's, "'since' must be an ISO 8601 date…").
+    # The page says it in a reader's words (a visual pass: it gave the API's, "'since' must be an ISO 8601 date…").
     assert response.status_code == 400 and str(escape(reader_message(error["message"], param))) in response.get_data(as_text=True)
 
 

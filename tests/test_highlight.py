@@ -383,7 +383,7 @@ def _assert_inert(markup: str) -> None:
 @example("".join(XSS) * 3, 2, 40)
 @example("\x0c" + "a" * 30 + "\x0b", 1, 10)
 @example("北京<script>alert(1)</script>数据&lt;中心</mark><mark>", 1, 40)
-@example("Stargate data center\tTexas\u3000GPU  cluster\ndata <b>center</b> &amp; data\u2028center", 1, 40)  # marks joined (s60)
+@example("Stargate data center\tTexas\u3000GPU  cluster\ndata <b>center</b> &amp; data\u2028center", 1, 40)  # marks joined (a visual pass)
 def test_bleach_leaves_every_title_and_snippet_unchanged(raw, every, chars):
     text = plain_text(raw)  # as every record's text is stored
     tokens = _tokens(text)

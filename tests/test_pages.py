@@ -459,7 +459,7 @@ def test_a_400_page_keeps_the_query_and_leads_back_without_the_bad_parameter(cli
     assert response.status_code == 400
     page = response.get_data(as_text=True)
     assert 'id="q" name="q" type="search" dir="auto" value="stargate"' in page
-    back = re.search(r'<a href="([^"]*)">Back to your search</a>', page)  # (it said "without <code>page</code>": s60)
+    back = re.search(r'<a href="([^"]*)">Back to your search</a>', page)  # (it said "without <code>page</code>": a visual pass)
     assert back and unescape(back.group(1)) == "/?q=stargate&topic=compute-deals"
     assert client.get(unescape(back.group(1))).status_code == 200
     # A query that itself cannot be shown again as typed is not put back in the box.
@@ -572,7 +572,7 @@ def test_a_misspelt_query_says_the_results_include_its_correction(client):
     # The hits already hold the correction (a misspelt word is one the index lacks): the page says so,
     # rather than asking "Did you mean" what it has done.
     page = client.get("/?q=kuberentes").get_data(as_text=True)
-    assert "Showing results for" in page and "Did you mean" not in page  # (it said "Including results for": s60)
+    assert "Showing results for" in page and "Did you mean" not in page  # (it said "Including results for": a visual pass)
     assert 'href="/?q=kubernetes"' in page and "Scaling <mark>Kubernetes</mark>" in page
 
 
@@ -819,7 +819,7 @@ def test_an_error_page_writes_its_message_as_a_sentence(client):
     message = re.compile(r'<p class="error-message">(.*?)</p>')
     bad_month = client.get("/?q=stargate&month=2026-13")
     assert bad_month.status_code == 400
-    assert message.search(bad_month.get_data(as_text=True))[1].startswith("A month must be written")  # (s60: plain words)
+    assert message.search(bad_month.get_data(as_text=True))[1].startswith("A month must be written")  # (a visual pass: plain words)
     # The API's message is unchanged.
     not_utf8 = message.search(client.get("/?q=%FF").get_data(as_text=True))[1]
     assert not_utf8.startswith("The search words in the address are not text")

@@ -1,4 +1,4 @@
-"""What a visual QA pass (s60) found on the pages, as the markup tells it: highlights of a phrase,
+"""What a visual QA pass found on the pages, as the markup tells it: highlights of a phrase,
 the wording of a spelling correction, the facets' "Show all", the topics' separators and the 400 page."""
 
 from __future__ import annotations
@@ -110,14 +110,14 @@ def test_a_corrected_query_names_what_was_searched_and_shows_its_results(client)
     api = client.get("/api/search?q=stargte").get_json()
     shown = page(client, "/?q=stargte")
     assert summary(shown).startswith(f"{api['total']} results for “stargate” in ")
-    assert correction(shown) == ["Showing results for stargate."]
-    assert '<p class="did-you-mean">Showing results for <a dir="auto" href="/?q=stargate"><mark>stargate</mark></a>.</p>' in shown
+    assert correction(shown) == ["Showing results for stargate. Search instead for stargte."]
+    assert '<p class="did-you-mean">Showing results for <a dir="auto" href="/?q=stargate"><mark>stargate</mark></a>.' in shown
     assert "Including results for" not in shown
     # The box keeps what was typed; the summary names the correction of the words corrected alone.
     assert 'value="stargte"' in shown
     shown = page(client, "/?q=oracel+stargate")
     assert "results for “oracle stargate”" in summary(shown)
-    assert correction(shown) == ["Showing results for oracle stargate."]
+    assert correction(shown) == ["Showing results for oracle stargate. Search instead for oracel stargate."]
     # The JSON API is as it was: the query as typed, the correction beside it.
     assert api["query"] == "stargte" and api["suggestion"] == {"text": "stargate", "html": "<mark>stargate</mark>"}
 
