@@ -125,7 +125,7 @@ _HOW = re.compile(r"\b[Hh]ow\s+$")
 _REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:(?:show|tell|give|find|get)\s+(?:me|us)(?:\s+(?:more\s+)?(?:about|on)\b)?"
-    r"|(?P<verb>explain|describe|summari[sz]e)(?P<to_me>\s+to\s+me)?"
+    r"|(?P<verb>explain|describe|summari[sz]e|compare)(?P<to_me>\s+to\s+me)?"
     r"|i\s*(?:want|wanted|need|would\s+like|['’]d\s+like)\s+to\s+(?:know|learn|read|hear|find\s+out)(?:\s+(?:more\s+)?(?:about|on)\b)?"
     r"|(?:information|info|details|news)\s+(?:about|on|regarding)\b"
     # What a reader asks of a subject, not a word of the answer: "define training infrastructure" put
@@ -186,9 +186,10 @@ AMOUNT_WORDS = frozenset({"worth"})
 # listed a pipeline paper for "versus".  First or last they are a word ("vs code"), as is "VS".
 COMPARISON_WORDS = frozenset({"vs", "versus"})
 # So are these, between two words ("openai compared to anthropic" put two pages on "comparative" and
-# "comparable", neither on OpenAI nor Anthropic, first: a QA pass); "comparison" as what is asked
-# about ("comparison of training frameworks") is a word.
-_COMPARED = re.compile(r"\b(?:compared|in\s+comparison)\s+(?:to|with)\b", re.IGNORECASE)
+# "comparable", neither on OpenAI nor Anthropic, first; "how does fsdp compare to deepspeed" said
+# "Missing: compare" on every page: QA passes); "comparison" as what is asked about ("comparison of
+# training frameworks") is a word.  "compare" opening a query is a request (``_REQUEST``).
+_COMPARED = re.compile(r"\b(?:compared?|compares|in\s+comparison)\s+(?:to|with|against)\b", re.IGNORECASE)
 _WORD_CHAR = re.compile(r"\w")
 # An English contraction is function words: the auxiliary before "n't" ("doesn't", "won't") and the
 # ending after an apostrophe ("'t", "'re", "'ve", "'ll", "'d", "'m"; a possessive "'s" stays in its
@@ -558,7 +559,7 @@ def _compares(text: str, start: int, end: int) -> bool:
     typed = text[start:end].lower()
     if typed in COMPARISON_WORDS:
         span = (start, end)
-    elif typed in ("compared", "comparison"):  # within "compared to", "in comparison with", ...
+    elif typed in ("compare", "compares", "compared", "comparison"):  # within "compared to", "how does x compare with", ...
         span = next((m.span() for m in _COMPARED.finditer(text) if m.start() <= start and end <= m.end()), (0, 0))
     else:
         return False

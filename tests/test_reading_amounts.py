@@ -71,6 +71,21 @@ def test_compared_to_between_two_names_is_a_comparison_of_them_as_vs_is(client, 
     assert all("RL Libraries" not in h["title"] and "RRFP" not in h["title"] for h in asked["hits"][:3])
 
 
+@pytest.mark.parametrize(("typed", "same_as"), [
+    ("how does fsdp compare to deepspeed", "fsdp vs deepspeed"),
+    ("how does fsdp compare with deepspeed", "fsdp vs deepspeed"),
+    ("compare fsdp and deepspeed", "fsdp and deepspeed"),
+    ("openai compared against anthropic", "openai vs anthropic"),
+])
+def test_compare_asking_for_a_comparison_is_no_word_of_the_answer(client, typed, same_as):
+    # "how does fsdp compare to deepspeed" said "Missing: compare" on every page, and let the RL
+    # Libraries post (its "comparative") in; as "fsdp vs deepspeed" is read (a QA pass).
+    asked = client.get("/api/search", query_string={"q": typed}).get_json()
+    plain = client.get("/api/search", query_string={"q": same_as}).get_json()
+    assert asked["match"] == "all" and [h["id"] for h in asked["hits"]] == [h["id"] for h in plain["hits"]]
+    assert not any({"compare", "compared"} & set(h["missing"]) for h in asked["hits"])
+
+
 def test_comparison_asked_about_is_still_a_word(service):
     # No page says "comparison": it is a word asked for, held nowhere, not a comparison's framing.
     result = service.search(SearchParams(q="comparison of training frameworks"))
@@ -78,6 +93,7 @@ def test_comparison_asked_about_is_still_a_word(service):
     # Alone, "compared to" is what is asked about: the pages saying "compared".
     alone = service.search(SearchParams(q="compared to", explain=True))
     assert alone.total == 2 and all(m["concept"] == "compared" for h in alone.hits for m in h.explanation["matched"])
+    assert service.search(SearchParams(q="compare")).total > 0  # alone, a word
 
 
 def test_well_qualifying_an_amount_is_no_word_of_the_answer(client):
