@@ -194,7 +194,8 @@ _WORD_CHAR = re.compile(r"\w")
 # An English contraction is function words: the auxiliary before "n't" ("doesn't", "won't") and the
 # ending after an apostrophe ("'t", "'re", "'ve", "'ll", "'d", "'m"; a possessive "'s" stays in its
 # token).  "how to train a model that doesn't fit on one gpu" listed "doesn" and "t" as missing.
-_CONTRACTION = re.compile(r"\b\w+n['’]t\b|(?<=[^\W\d_])['’](?:t|re|ve|ll|d|m)\b", re.IGNORECASE)
+# So is "w/o" ("without"; its "w" and "o" were each "Missing:").
+_CONTRACTION = re.compile(r"\b\w+n['’]t\b|(?<=[^\W\d_])['’](?:t|re|ve|ll|d|m)\b|(?<!\S)w/o(?![\w/])", re.IGNORECASE)
 _PLUS = r"(?:^|(?<=[\s(]))\+(?=[\w\"(])"
 _MINUS = r"(?:^|(?<=[\s(]))-(?=[\w\"(])"
 # Anything Whoosh's parser is needed for; text without it is built directly from its words.
@@ -468,7 +469,7 @@ class _Unit:
 def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit]:
     """Return the analysed words of *text* with where they were typed; function words only if alone."""
     tokens = _query_tokens(text) if _is_text_chain(analyzer) else None
-    contracted = [m.span() for m in _CONTRACTION.finditer(text)] if "'" in text or "’" in text else []
+    contracted = [m.span() for m in _CONTRACTION.finditer(text)] if "'" in text or "’" in text or "/" in text else []
     when = _WHEN.match(text)
     how_much = _HOW_MUCH.match(text)
     what_does = _WHAT_DOES.match(text)
@@ -576,11 +577,11 @@ def _compares(text: str, start: int, end: int) -> bool:
 # The words between it and the word it leaves out are no word of the query's either ("compute not from
 # aws", "gpu deals not involving openai": no offer, or one of "-involving"; a QA pass).
 _NEGATION = re.compile(
-    r"(?:(?<![\w'’-])\w[\w.'’-]*\s+|^\s*(?=not\b))(not|without|except|excluding|other\s+than|but\s+not)\s+"
+    r"(?:(?<![\w'’-])\w[\w.'’-]*\s+|^\s*(?=not\b))(not|without|w/o|except|excluding|other\s+than|but\s+not)\s+"
     r"(?:(?:in|from|by|at|on|involving|including|using|made\s+by|based|located|the)\s+)*(\w[\w.'’-]*)(?![\w'’-])"
 )
 
-_NEGATION_WORD = re.compile(r"not|without|except|excluding|than")  # in every _NEGATION match
+_NEGATION_WORD = re.compile(r"not|without|w/o|except|excluding|than")  # in every _NEGATION match ("w/o" typed, ``shorthands``)
 
 
 def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None) -> list[tuple[tuple[int, int], tuple[int, int]]]:
@@ -1898,6 +1899,19 @@ def typed_marks(text: str) -> str:
     if not _TYPED_QUOTES.search(text) and not _TYPED_MINUS.search(text):
         return text
     return _TYPED_MINUS.sub("-", _TYPED_QUOTES.sub('"', text))
+
+
+# "w/" typed for "with", at the start of a word: "deals w/ nvidia" said "Missing: w" on every page (a QA
+# pass).  Not inside a path ("a/w/b"), nor "w/o" ("without": a negation, ``_NEGATION``, its letters no
+# words, ``_CONTRACTION``).
+_SHORTHAND = re.compile(r"(?<!\S)[wW]/(?![oO](?![\w/]))(?=\s|[^\W\d_])")
+
+
+def shorthands(text: str) -> str:
+    """Return *text* with "w/" written "with" (``_SHORTHAND``)."""
+    if "/" not in text:
+        return text
+    return _SHORTHAND.sub("with ", text)
 
 
 # "the us" is the country, whatever the case: as a pronoun "us" never follows "the" ("data centers in

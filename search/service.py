@@ -43,7 +43,7 @@ from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, function_words,
     function_words_in_capitals,
-    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, short_prefixes, the_us, typed_marks,
+    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, short_prefixes, shorthands, the_us, typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -404,7 +404,7 @@ class SearchService:
         typed = _without_markup(params.q)
         # Typed with caps lock, the function words are what they are in lower case: "HOW MUCH DID …".
         in_capitals = lambda word: self._vocabulary(snap).acronym(word)  # noqa: E731
-        text = the_us(non_places(function_words_in_capitals(caps_lock(typed_marks(typed), in_capitals), in_capitals), snap.synonyms))
+        text = the_us(non_places(function_words_in_capitals(caps_lock(shorthands(typed_marks(typed)), in_capitals), in_capitals), snap.synonyms))
         if (guide := _GUIDE_ASKED.match(text)) is not None and snap.guide_opening(guide["topic"]) is not None:
             # "training infrastructure guide": the topic's guide (its card) and then the topic's pages, not
             # the pages titled "A Guide to …" (a QA pass: they came right after the card).

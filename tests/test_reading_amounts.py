@@ -1,5 +1,5 @@
 """Amounts, comparisons and qualifiers as a reader types them (QA passes): a unit spelled out,
-thousands written with a "k", "compared to" between two names, "well over", "who is behind"."""
+thousands written with a "k", "compared to" between two names, "well over", "who is behind", "w/"."""
 
 from __future__ import annotations
 
@@ -84,6 +84,21 @@ def test_compare_asking_for_a_comparison_is_no_word_of_the_answer(client, typed,
     plain = client.get("/api/search", query_string={"q": same_as}).get_json()
     assert asked["match"] == "all" and [h["id"] for h in asked["hits"]] == [h["id"] for h in plain["hits"]]
     assert not any({"compare", "compared"} & set(h["missing"]) for h in asked["hits"])
+
+
+@pytest.mark.parametrize(("typed", "same_as"), [("deals w/ nvidia", "deals with nvidia"), ("deals w/nvidia", "deals with nvidia"),
+                                              ("openai w/o microsoft", "openai not microsoft")])
+def test_w_slash_is_with_and_w_slash_o_without(client, typed, same_as):
+    # "deals w/ nvidia" said "Missing: w" on every page, "openai w/o microsoft" "Missing: w, o" with no
+    # offer to leave Microsoft out (a QA pass).
+    asked = client.get("/api/search", query_string={"q": typed}).get_json()
+    plain = client.get("/api/search", query_string={"q": same_as}).get_json()
+    assert [h["id"] for h in asked["hits"]] == [h["id"] for h in plain["hits"]]
+    assert not any({"w", "o"} & set(h["missing"]) for h in asked["hits"])
+    assert asked["did_you_mean"] == plain["did_you_mean"]
+    # Inside a path the letters are words.
+    path = client.get("/api/search", query_string={"q": "a/w/o b"}).get_json()
+    assert any("w" in h["missing"] for h in path["hits"])
 
 
 def test_comparison_asked_about_is_still_a_word(service):
