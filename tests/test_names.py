@@ -348,3 +348,32 @@ def test_excluding_a_hyphenated_name_leaves_out_the_package_it_names(packages, q
     assert name in [h["id"] for h in _search(client, q="gimp")["hits"]]
     kept = [h["id"] for h in _search(client, q=q)["hits"]]
     assert name not in kept and "pkg-gimp" in kept
+
+
+@pytest.mark.parametrize("q", ["what is gimp", "tell me about gimp", "gimp explained", "what is the gimp"])
+def test_a_name_asked_about_names_its_package(packages, q):
+    # "what is gimp", "tell me about gimp" and "gimp explained" put GIMP 47th on the Debian corpus, where
+    # "gimp" names it first (a QA pass): the question's words are no part of the name.
+    _, client = packages
+    first = _search(client, q=q)["hits"][0]
+    assert (first["id"], first["matched_by"]) == ("pkg-gimp", "name")
+    assert _search(client, q="gimp tutorials")["hits"][0]["matched_by"] == "words"  # a word more is no name
+
+
+def test_a_misspelt_word_ranks_the_pages_as_its_correction_does(tmp_path):
+    # "firefx" searched "firefox" without the meaning of either: its 182 Debian pages tied, listed
+    # alphabetically, the browser 107th, where "firefox" puts it first (a QA pass).
+    from index.build import build
+    from web import create_app
+
+    docs = [{"id": "pkg-firefox-esr", "title": "Mozilla Firefox web browser - Extended Support Release (ESR)",
+             "summary": "Firefox ESR is a powerful, extensible web browser with support for modern web application technologies.",
+             "topics": ["web"]}]
+    for code, language in [("fr", "French"), ("de", "German"), ("is", "Icelandic"), ("fi", "Finnish"), ("ach", "Acoli"), ("af", "Afrikaans")]:
+        docs.append({"id": f"pkg-firefox-esr-l10n-{code}", "title": f"{language} language package for Firefox ESR",
+                     "summary": f"This package contains the localization of Firefox ESR in {language}.", "topics": ["localization"]})
+    build([write_jsonl(tmp_path / "packages.jsonl", docs)], root=tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    typo, right = _search(client, q="firefx"), _search(client, q="firefox")
+    assert typo["suggestion"]["text"] == "firefox"
+    assert [h["id"] for h in typo["hits"]] == [h["id"] for h in right["hits"]] and right["hits"][0]["id"] == "pkg-firefox-esr"
