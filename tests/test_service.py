@@ -290,6 +290,21 @@ def test_a_region_finds_the_pages_on_places_in_it(service, query, first):
         h.id for h in service.search(SearchParams(q="stargate uk")).hits[:3]}
 
 
+def test_a_page_naming_the_region_comes_before_pages_naming_a_place_in_it(tmp_path):
+    # On CISI "europe" put ten abstracts on London, the UK, France and Denmark before the eleven saying
+    # "Europe" (11th to 79th), as on Debian (a QA pass): a place's name, rarer, outscored its region.
+    docs = [{"id": "d-london", "title": "Londoner and His Library", "summary": "Readers of London use the London library.", "topics": ["t"]},
+            {"id": "d-france", "title": "French National Policy", "summary": "Information policy in France.", "topics": ["t"]},
+            {"id": "d-europe", "title": "Acquisition of periodicals", "summary": "Libraries of Europe buy periodicals from many countries.", "topics": ["t"]}]
+    docs += [{"id": f"d-other-{i}", "title": f"Other subject {i}", "summary": "Cataloguing rules and indexing of documents.", "topics": ["t"]}
+             for i in range(6)]
+    docs += [{"id": "d-europe-2", "title": "Union catalogues", "summary": "Union catalogues across Europe and elsewhere.", "topics": ["t"]}]
+    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
+    hits = SearchService(tmp_path / "ix").search(SearchParams(q="europe")).hits
+    assert {h.id for h in hits[:2]} == {"d-europe", "d-europe-2"}, [h.id for h in hits]
+    assert "d-london" in {h.id for h in hits}  # still found, by a place in Europe
+
+
 def _finds_nothing_and_corrects_nothing(service, *typed):
     for q in typed:
         result = service.search(SearchParams(q=q))
