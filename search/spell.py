@@ -34,7 +34,9 @@ from whoosh.searching import Searcher
 from index import vectors as doc_vectors
 from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, english_stemmer, greek_names
 from search.cache import remember
-from search.query import FUNCTION_TERMS, SEARCH_FIELDS, ParsedQuery, corrected_query, excluded_at, excluded_in_vain, expand
+from search.query import (
+    FUNCTION_TERMS, SEARCH_FIELDS, Concept, ParsedQuery, assemble, corrected_query, excluded_at, excluded_in_vain, expand,
+)
 from search.results import Suggestion
 from search.synonyms import Synonyms
 
@@ -301,6 +303,8 @@ class Vocabulary:
         index words it begins, of up to ``COMPLETION_STRETCH`` times its length ("wiresha":
         "wireshark"), for an English word only names it is the first part of ("mobile": MobileMoE);
         else none."""
+        if typed in self.refused:  # a word cut short is corrected when completed: not where refused ("megatr")
+            return []
         folded = self._fold(typed)
         if folded in FUNCTION_TERMS:
             return []
@@ -870,14 +874,50 @@ def expand_helpfully(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Syno
     typed and its correction offered (``rare_word_fixes``).  A letter left out, added or two swapped
     is a slip of the fingers and stays corrected ("kuberentes amazon": Kubernetes, though no page
     names both), as does a correction that finds more ("stargare uae", "mixtral" alone).  With
-    *verbatim*, no word is corrected: each correction is only offered."""
+    *verbatim*, no correction of any kind is searched (``_as_typed``)."""
     expanded = expand(parsed, vocabulary, synonyms)
     # Asked for as typed (``SearchParams.verbatim``, the page's "Search instead for …"): no word corrected.
     refused = {fix.typed: fix.word for fix in expanded.corrections} if verbatim else _finding_no_more(expanded, vocabulary)
     if not refused:
         return expanded
     vocabulary.refused = refused
-    return expand(parsed, vocabulary, synonyms)
+    return _as_typed(parsed, vocabulary, synonyms) if verbatim else expand(parsed, vocabulary, synonyms)
+
+
+def _as_typed(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | None) -> ParsedQuery:
+    """Return *parsed* expanded with no correction searched, its vocabulary refusing those of its
+    typos and words cut short: what makes a word another word, not what writes the same one
+    otherwise (its stem, a synonym, "colour" as "color", "multigpu" as "multi-GPU", none of which a
+    search calls a correction).  Two typed words the index holds as one are the two words again,
+    each read as if typed alone ("fluid stack" searched Fluidstack and said so, verbatim or not: a QA
+    pass), and a hyphenated word no page holds a word of is the phrase typed ("fluid-stack")."""
+    expanded = expand(parsed, vocabulary, synonyms)
+    # What is corrected still was joined (``search.query._joined``, a hyphenated word's join), which
+    # asks the vocabulary nothing it could refuse.
+    joined = {fix.span for fix in expanded.corrections}
+    if not joined:
+        return expanded
+    typed = [(concept.span, concept) for concept in parsed.concepts if concept.span is not None]
+    concepts: list[Concept] = []
+    for concept in expanded.concepts:
+        span = concept.span
+        if span is None or span not in joined:
+            concepts.append(concept)
+            continue
+        concepts += [part if at == span else _read_alone(parsed, part, vocabulary, synonyms)
+                     for at, part in typed if span[0] <= at[0] and at[1] <= span[1]]
+    return assemble(parsed.text, concepts, expanded.excluded, parsed.plain)
+
+
+def _read_alone(parsed: ParsedQuery, concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None) -> Concept:
+    """Return typed *concept* of *parsed* expanded as if typed alone, no correction of it searched
+    ("netes" of "kuber netes" is no "note")."""
+    alone = assemble(parsed.text, (concept,), None, parsed.plain)
+    read = expand(alone, vocabulary, synonyms)
+    if read.corrections:
+        vocabulary.refused.update({fix.typed: fix.word for fix in read.corrections})
+        read = expand(alone, vocabulary, synonyms)
+    return read.concepts[0] if read.concepts else concept
 
 
 def _finding_no_more(parsed: ParsedQuery, vocabulary: Vocabulary) -> dict[str, str]:

@@ -1,0 +1,51 @@
+"""Searching the words as typed (`verbatim=1`, the page's "Search instead for"), on the seed hub: no
+correction of any kind is searched, while what writes the same words otherwise still is (a QA pass)."""
+
+import pytest
+
+
+def _search(client, q: str, verbatim: bool = False) -> dict:
+    response = client.get("/api/search", query_string={"q": q, **({"verbatim": "1"} if verbatim else {})})
+    assert response.status_code == 200
+    return response.get_json()
+
+
+@pytest.mark.parametrize(
+    ("typed", "joined", "lacked"),
+    [
+        ("fluid stack", "fluidstack", "fluid"),  # two words the index holds as one: Fluidstack
+        ("deep speed", "DeepSpeed", "speed"),
+        ("hug ging face", "hugging face", "ging"),  # "hug" is the stem of "hugging": found as a stem is
+        ("fluid-stack", "fluidstack", "fluid-stack"),  # hyphenated, no page holding "fluid"
+    ],
+)
+def test_words_the_index_holds_as_one_are_searched_apart_as_typed(client, typed, joined, lacked):
+    # Verbatim, "fluid stack" still searched Fluidstack and said so in "suggestion": the same 4 hits.
+    corrected = _search(client, typed)
+    assert corrected["suggestion"]["text"] == joined and not any(hit["missing"] for hit in corrected["hits"])
+    as_typed = _search(client, typed, verbatim=True)
+    assert as_typed["suggestion"] is None
+    assert as_typed["hits"] and all(lacked in hit["missing"] for hit in as_typed["hits"])
+
+
+def test_a_joined_word_taken_apart_is_not_corrected_in_its_stead(client):
+    # Alone, "netes" is one letter from "note": Kubernetes, found as typed, is no page on notes.
+    assert _search(client, "kuber netes")["suggestion"]["text"] == "kubernetes"
+    as_typed = _search(client, "kuber netes", verbatim=True)
+    assert as_typed["total"] == 0 and as_typed["suggestion"] is None
+
+
+def test_a_word_cut_short_is_not_completed_as_typed(client):
+    assert _search(client, "megatr")["suggestion"]["text"] == "megatron"
+    as_typed = _search(client, "megatr", verbatim=True)
+    assert as_typed["total"] == 0 and as_typed["suggestion"] is None
+
+
+@pytest.mark.parametrize("typed", ["multigpu", "gpus", "united kingdom stargate", "network-manager", "stargate uk", "data centres"])
+def test_the_same_words_written_otherwise_are_searched_as_typed(client, typed):
+    # Not corrections (no search says "Showing results for" them): a word written apart ("multigpu" is
+    # the pages' "multi-GPU"), an acronym's plural, a synonym ("united kingdom": UK), a stem, a spelling.
+    corrected, as_typed = _search(client, typed), _search(client, typed, verbatim=True)
+    assert corrected["suggestion"] is None and as_typed["suggestion"] is None
+    assert as_typed["total"] == corrected["total"] > 0
+    assert [hit["id"] for hit in as_typed["hits"]] == [hit["id"] for hit in corrected["hits"]]
