@@ -367,6 +367,11 @@ class SearchService:
             elif written == asked.parsed.text:  # "starget": nothing found, Stargate offered
                 far = _not_excluded(snap, asked.parsed, far_word_fixes(asked.parsed, asked.vocabulary))
                 offered = respelt(written, far) if far else None
+        if params.verbatim and asked.parsed and not found.named_as_typed:
+            # Searched as typed, the correction offered is the one the search not verbatim searches, to
+            # switch back to: "pyhton" offered none, "tritn" "train" where that search says Triton (a QA pass).
+            corrected = self._search(params.with_(verbatim=False, page=1, per_page=1, explain=False), with_ways=False)
+            offered = corrected.suggestion or offered
         # An empty result's ways out start with its respelling: the correction, else the word offered
         # ("starget" offered stargate, whose 15 results no way out named: QA pass X).
         ways = self._ways_out(snap, params, hint or offered, len(found.allowed)) if with_ways else ()

@@ -49,3 +49,28 @@ def test_the_same_words_written_otherwise_are_searched_as_typed(client, typed):
     assert corrected["suggestion"] is None and as_typed["suggestion"] is None
     assert as_typed["total"] == corrected["total"] > 0
     assert [hit["id"] for hit in as_typed["hits"]] == [hit["id"] for hit in corrected["hits"]]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["pyhton", "megatrn", "micorn", "tritn", "rainer", "kuberentes", "trainng", "hugingface", "megatr",
+     "fluid stack", "deep speed", "hug ging face", "kuber netes", "pyhton stargate", "stargte uk", "fine turning"],
+)
+def test_as_typed_the_correction_offered_is_the_one_searched_otherwise(client, typed):
+    # "pyhton" as typed offered nothing (python is in one page: too few for a word two edits off),
+    # "tritn" offered "train" and "rainer" "rather" (a letter changed, offered in a short word) where
+    # the search not verbatim says Triton and Rainier: the reader could not switch back.
+    corrected = _search(client, typed)["suggestion"]["text"]
+    as_typed = _search(client, typed, verbatim=True)
+    assert as_typed["suggestion"] is None and as_typed["did_you_mean"]["text"] == corrected
+    if not as_typed["total"]:
+        first = as_typed["ways_out"][0]
+        assert (first["kind"], first["query"]) == ("suggestion", corrected)
+
+
+@pytest.mark.parametrize("typed", ["starget", "mixtral of experts", "fsdb"])
+def test_as_typed_an_offer_without_a_correction_is_the_same(client, typed):
+    # No search corrects these: each offers the same spelling verbatim or not.
+    corrected, as_typed = _search(client, typed), _search(client, typed, verbatim=True)
+    assert corrected["suggestion"] is None and corrected["did_you_mean"] is not None
+    assert as_typed["did_you_mean"] == corrected["did_you_mean"] and as_typed["total"] == corrected["total"]
