@@ -76,7 +76,9 @@ def ways_out(
     base = params.with_(page=1, per_page=1, explain=False)
     candidates: list[tuple[str, SearchParams, str | None, str | None]] = []
     if suggestion and suggestion != params.q:
-        candidates.append(("suggestion", base.with_(q=suggestion), None, None))
+        # Searched as a correction is, not as typed: the offer of a search as typed (verbatim) is the
+        # way back to the corrected search (a QA pass: its link kept verbatim).
+        candidates.append(("suggestion", base.with_(q=suggestion, verbatim=False), None, None))
     # A facet's values combine with OR: one of several removed finds less, never more, so a facet of
     # several values is offered removed whole (value None).  Each of 10 values of one facet was tried
     # on its own, all in vain, and took the place of the ways that could find something.

@@ -74,3 +74,17 @@ def test_as_typed_an_offer_without_a_correction_is_the_same(client, typed):
     corrected, as_typed = _search(client, typed), _search(client, typed, verbatim=True)
     assert corrected["suggestion"] is None and corrected["did_you_mean"] is not None
     assert as_typed["did_you_mean"] == corrected["did_you_mean"] and as_typed["total"] == corrected["total"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "offer"),
+    [
+        ("stargte", '<li><a href="/?q=stargate">Did you mean <q><bdi>stargate</bdi></q></a>: 15 results</li>'),
+        ("pyhton", '<li><a href="/?q=python">Did you mean <q><bdi>python</bdi></q></a>: 1 result</li>'),
+        ("fluid stack", 'Did you mean <a dir="auto" href="/?q=fluidstack"><mark>fluidstack</mark></a>?'),  # found: not a way out
+    ],
+)
+def test_the_page_as_typed_links_its_offer_to_the_corrected_search(client, typed, offer):
+    # The offer's link kept verbatim=1: the corrected words searched as typed, not the corrected search.
+    page = client.get("/", query_string={"q": typed, "verbatim": "1"}).get_data(as_text=True)
+    assert offer in page
