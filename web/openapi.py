@@ -351,8 +351,9 @@ SCHEMAS: dict[str, Any] = {
                 "words with a lower-case \"not\" between two (`stargate not michigan`), the query excluding the "
                 "word after it (`stargate -michigan`) when that leaves out some results and not all; or, for a "
                 "query that found nothing, each typed word the index lacks respelt as the commonest word two "
-                "edits off (`starget`: `stargate`): offered, not searched. Null otherwise, and whenever "
-                "`suggestion` is given.")},
+                "edits off (`starget`: `stargate`): offered, not searched. With `verbatim=1`, the correction "
+                "the same search without it searches (its `suggestion`), where it makes one. Null otherwise, "
+                "and whenever `suggestion` is given.")},
         },
     },
     "WayOut": {
