@@ -496,10 +496,14 @@ def _switch(root: Path, snap_id: str, at: int | None = None) -> None:
     """Point ``current`` at snapshots/*snap_id* atomically, and durably, at the time ``_switch_time``
     gives (*at*, when the caller asked it before what it did first)."""
     at = _switch_time(root) if at is None else at
+    # Never before the clock: the file system's lags a few ms behind it, and a first build's documents
+    # were first seen (by the clock) a second after the feed's Last-Modified (by the link) said it
+    # changed, when the build took less than that lag across a second's turn (a flaky test).
+    at = time.time_ns() if at is None else at
     link = root / f".current-{snap_id}"
     link.unlink(missing_ok=True)
     os.symlink(Path("snapshots") / snap_id, link)
-    if at is not None and os.lstat(link).st_mtime_ns < at:  # (the file system's clock lags a few ms behind too)
+    if os.lstat(link).st_mtime_ns < at:
         os.utime(link, ns=(at, at), follow_symlinks=False)
     os.replace(link, root / "current")
     _fsync_dir(root)

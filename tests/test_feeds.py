@@ -263,6 +263,28 @@ def test_a_feed_s_updated_is_never_in_the_future_and_moves_on_when_an_old_dated_
     assert later.entries[0].updated == far.updated  # the update changed nothing of it
 
 
+def test_a_feed_never_says_it_changed_before_its_documents_came(tmp_path, monkeypatch):
+    # The file system's clock lags the system's by a few ms: a first build quick enough put the
+    # switch's time (the feed's Last-Modified) a second before its documents' first_seen (a flaky test).
+    from index.build import build
+
+    symlink = os.symlink
+
+    def lagging(target, link, *args, **kwargs):
+        symlink(target, link, *args, **kwargs)
+        behind = time.time_ns() - 2_000_000_000
+        os.utime(link, ns=(behind, behind), follow_symlinks=False)
+
+    monkeypatch.setattr(store.os, "symlink", lagging)
+    build([write_jsonl(tmp_path / "docs.jsonl", [{"id": "a", "title": "Zebra", "summary": "Stripes.", "topics": ["t"]}])],
+          root=tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    response, parsed, _ = feed(client, "q=zebra")
+    switched = as_date_time(parsedate_to_datetime(response.headers["Last-Modified"]).isoformat()[:19])
+    first_seen = client.get("/api/documents/a").get_json()["document"]["first_seen"]
+    assert first_seen <= switched and parsed.entries[0].updated <= switched
+
+
 @pytest.mark.parametrize("query, param", [("since=someday", "since"), ("month=2024-13", "month"), ("month=0000-01", "month"), ("q=a%00b", "q")])
 def test_a_bad_parameter_gets_a_400_naming_it(client, query, param):
     from markupsafe import escape
