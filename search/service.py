@@ -965,8 +965,15 @@ class _Found:
                     excluded = excluded | {name}
             matched = set()
             required = []
+            several = len(parsed.concepts) > 1
             for concept in parsed.concepts:
                 docs = matches(concept.query, snap)
+                if several and concept.word and concept.span and (name := snap.named(parsed.text[concept.span[0] : concept.span[1]])) is not None \
+                        and name not in docs:
+                    # A word of the query that names a document the document holds by its name, as a whole
+                    # query that is its name finds it: "dhex editor" listed other editors, each "Missing:
+                    # dhex", the package dhex not among the first (a QA pass on the Debian corpus).
+                    docs = docs | {name}
                 concept_docs.append(docs - excluded if excluded else docs)
                 if concept.loose:  # a hyphenated word's parts apart match too, and cover less (``Coverage``)
                     apart = matches(concept.any_query, snap) - docs

@@ -339,6 +339,8 @@ class Vocabulary:
         is not searched (it brought a page for "starting in 2027") nor marked."""
         if not offered and typed in self.refused:
             return []
+        if self.names is not None and self.names(typed) is not None:
+            return []  # a document's name is meant: "dhex editor" said "Showing results for DEX editor" (a QA pass)
         key = ("near", typed, word, str(offered))
         if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
             return kept  # type: ignore[return-value]
@@ -856,6 +858,8 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
             break  # (some 150,000 tokens for a 4,000-character package description: 0.4-1 s at 64k)
         looked += 1
         typed = parsed.text[concept.span[0] : concept.span[1]]
+        if vocabulary.common(typed):
+            continue  # an English word is meant, however rare here: CISI's "biases" was offered "bases" (a QA pass)
         if not any(vocabulary.frequency(w) >= held * RARE_RATIO for w, _ in vocabulary.closest(typed, word)):
             continue  # no much commoner word near: its close words' written forms need not be read
         commoner = [w for w, _ in vocabulary.near(typed, word, offered=True) if vocabulary.frequency(w) >= held * RARE_RATIO]

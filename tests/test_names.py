@@ -377,3 +377,14 @@ def test_a_misspelt_word_ranks_the_pages_as_its_correction_does(tmp_path):
     typo, right = _search(client, q="firefx"), _search(client, q="firefox")
     assert typo["suggestion"]["text"] == "firefox"
     assert [h["id"] for h in typo["hits"]] == [h["id"] for h in right["hits"]] and right["hits"][0]["id"] == "pkg-firefox-esr"
+
+
+def test_a_word_naming_a_package_finds_it_among_the_other_words(packages):
+    # "dhex editor" said "Showing results for DEX editor", and without the correction listed other
+    # editors, each "Missing: dhex", dhex itself not among the first (a QA pass on the Debian corpus):
+    # a word that is a package's name is that package's, as the name typed alone is.
+    _, client = packages
+    body = _search(client, q="gimpx editor")
+    first = body["hits"][0]
+    assert first["id"] == "pkg-gimpx" and first["missing"] == [] and body["suggestion"] is None and body["did_you_mean"] is None
+    assert all("gimpx" in hit["missing"] for hit in body["hits"][1:])
