@@ -1,9 +1,10 @@
 """Analysis: how text becomes index terms, the same way for documents and for queries.
 
-The chain splits words (keeping ``1.0.0``, ``V3.2`` and ``7,500`` whole, and a word with the combining
-marks written on it: ``हिन्दी``, ``مُحَمَّد``), also indexes the parts of
+The chain splits words (keeping ``1.0.0``, ``V3.2`` and ``7,500`` whole, ``C++`` and ``C#`` with their
+marks, and a word with the combining marks written on it: ``हिन्दी``, ``مُحَمَّد``), also indexes the parts of
 words that join letters and digits (``Trainium2`` gives ``trainium2`` and ``trainium``; ``5GW`` gives
-``5gw``, ``5`` and ``gw``), lowercases, folds accents (``Jalapeño`` is ``jalapeno``) and stems English.
+``5gw``, ``5`` and ``gw``) and a word without its ``++`` or ``#`` (``C++`` gives ``c++`` and ``c``),
+lowercases, folds accents (``Jalapeño`` is ``jalapeno``) and stems English.
 Nothing is dropped for being short or common when indexing, so ``AI``, ``US``, ``IT`` and ``GW`` stay
 searchable.  At query time only, function words typed in lower case (``who``, ``is``, ``in``) are
 dropped so they do not drown the content words; ``US`` or ``IT`` typed in capitals are kept.
@@ -63,8 +64,14 @@ def greek_names(term: str) -> str | None:
 
 
 # A number with thousands separators, or a word optionally joined by dots (1.0.0, V3.2, U.S),
-# with an English possessive ending kept inside the token so that it can be dropped.
-TOKEN_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|" + WORD + r"(?:\." + WORD + r")*(?:['’]s\b)?"
+# with an English possessive ending kept inside the token so that it can be dropped.  A word ending in
+# a letter keeps a "++" written on it ("C++", "g++", "Notepad++"), and one letter a "#" not followed
+# by a letter ("C#", "F#", "A#" in music, "C#." ending a sentence): "c++" and "c#" were both "c" and
+# found the same 8,083 Debian packages, "c#" the clang packages second and third (a QA pass).  Not a
+# longer word's "#" ("page#section", "issue#12"), nor one "+" ("a+b", "1+1"); "C++17" is "c++" and
+# "17" side by side.  ``PartsFilter`` also indexes the word without them, so "c" finds C++ pages.
+_PLUSES_OR_SHARP = r"(?:(?<=[A-Za-z])\+\+|(?<![\w.][A-Za-z])(?<=[A-Za-z])#(?![^\W\d_]))?"
+TOKEN_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|" + WORD + r"(?:\." + WORD + r")*" + _PLUSES_OR_SHARP + r"(?:['’]s\b)?"
 
 STOP_WORDS = frozenset(
     """
@@ -126,6 +133,13 @@ def mixed_parts(text: str) -> list[str]:
     return parts if len(parts) > 1 else []
 
 
+def unmarked(term: str) -> list[str]:
+    """Return the word of a term written with "++" or "#" ("c++" and "c#": "c"), else none."""
+    if term[-2:] == "++":
+        return [term[:-2]]
+    return [term[:-1]] if term[-1:] == "#" else []
+
+
 class NormalizeFilter(Filter):
     """Normalise each token's text (see ``normalize``)."""
 
@@ -136,8 +150,9 @@ class NormalizeFilter(Filter):
 
 
 class PartsFilter(Filter):
-    """When indexing, also emit the letter and digit parts of a token that joins both, and a token with
-    Greek letters written as their names (``greek_names``), at its position."""
+    """When indexing, also emit a token's word without its "++" or "#" (``unmarked``), the letter and
+    digit parts of a token that joins both, and a token with Greek letters written as their names
+    (``greek_names``), at its position."""
 
     def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
         for t in tokens:
@@ -145,7 +160,7 @@ class PartsFilter(Filter):
             if t.mode == "query":
                 continue
             text = t.text
-            parts = mixed_parts(text)
+            parts = [*unmarked(text), *mixed_parts(text)]
             # Parts keep the whole token's characters, so a highlight marks all of "Trainium2".
             for part in parts:
                 t.text = part
@@ -244,6 +259,11 @@ def text_analyzer():
 _TOKEN = re.compile(TOKEN_PATTERN)  # RegexTokenizer compiles its pattern the same way (re.UNICODE is the default)
 
 
+def writes_marked_word(text: str) -> bool:
+    """Return whether *text* has a word written with "++" or "#" (``unmarked``), which a slug drops."""
+    return ("+" in text or "#" in text) and any(unmarked(normalize(token)) for token in _TOKEN.findall(text))
+
+
 def _one_token(chunk: str) -> bool:
     """Return whether the whitespace-free *chunk* is one token without the pattern: \\w is what
     isalnum() accepts, and "_", but each Chinese character is a token of its own (``WORD``)."""
@@ -296,12 +316,12 @@ class TermAnalyzer:
             # ASCII as it is (CHARSET_MAP's ASCII keys are letters mapped to their lower case), and
             # there is no Greek letter to name, so only the stemmer runs, on the term and its parts.
             term = stem(normalize(raw).lower())
-            found = self._raw[raw] = (term, *map(stem, mixed_parts(term)))
+            found = self._raw[raw] = (term, *map(stem, [*unmarked(term), *mixed_parts(term)]))
             return found
         term = stem(normalize(raw).lower().translate(CHARSET_MAP))
         # PartsFilter reads the token back after the filters below it have run on the whole token,
         # so the parts are those of the lowercased, folded and stemmed term.
-        found = (term, *(stem(part.lower().translate(CHARSET_MAP)) for part in mixed_parts(term)))
+        found = (term, *(stem(part.lower().translate(CHARSET_MAP)) for part in [*unmarked(term), *mixed_parts(term)]))
         named = greek_names(term)
         if named is not None:
             found = (*found, stem(named.lower().translate(CHARSET_MAP)))

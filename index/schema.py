@@ -15,10 +15,11 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from index.dates import month_of, timestamp
 from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, LATIN_LETTERS, SLUG_MAX_CHARS, Record, collapsed, guide_url, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, LATIN_LETTERS, collapsed, normal_text, guide_url: for requests (search/)
 from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): markup pasted into a query
-from index.analysis import text_analyzer
+from index.analysis import text_analyzer, writes_marked_word
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 17  # 17: "acceleration" is an accelerator's (a regression QA pass)
+SCHEMA_VERSION = 18  # 18: "c++" and "c#" are words of their own, and "c" too (a QA pass)
+# 17: "acceleration" is an accelerator's (a regression QA pass)
 # 16: a noun in "-ification" is stemmed as its verb ("diversification": diversify)
 # 15: security, engineer(ing), initiative and tens too
 # 14: a few words Porter2 stems as words of other meanings keep their own stem
@@ -196,7 +197,8 @@ def name_ids(text: str, namespace: str) -> tuple[str, ...]:
     if len(lower) <= SLUG_MAX_CHARS and _SLUG.fullmatch(lower):
         forms = dict.fromkeys((joined, lower))
     else:
-        slug = whole_slug(text)
+        # Not a slug that drops a word's "++" or "#": "c++" and "c#" would name a package "c" (a QA pass).
+        slug = "" if writes_marked_word(text) else whole_slug(text)
         forms = dict.fromkeys((joined, lower, slug) if slug and len(slug) <= SLUG_MAX_CHARS else (joined, lower))
     if len(words) == 2 and all(word.isalpha() for word in words):
         # A name typed in two words, last: "node js" names nodejs, "libre office" libreoffice, "open

@@ -30,6 +30,39 @@ def test_letter_digit_tokens_also_index_their_parts():
     assert terms("Trainium2", mode="query") == ["trainium2"]
 
 
+@pytest.mark.parametrize(("text", "indexed", "asked"), [
+    ("C++ json parser", ["c++", "c", "json", "parser"], ["c++", "json", "parser"]),
+    ("C# compiler", ["c#", "c", "compil"], ["c#", "compil"]),
+    ("F# and .NET", ["f#", "f", "and", "net"], ["f#", "net"]),
+    ("c++17 g++", ["c++", "c", "17", "g++", "g"], ["c++", "17", "g++"]),
+    ("C++11/C++17", ["c++", "c", "11", "c++", "c", "17"], ["c++", "11", "c++", "17"]),
+    ("c++-mode", ["c++", "c", "mode"], ["c++", "mode"]),
+    ("Notepad++", ["notepad++", "notepad"], ["notepad++"]),
+    ("biosig4c++", ["biosig4c++", "biosig4c", "biosig", "4", "c"], ["biosig4c++"]),
+    ("written in C#.", ["written", "in", "c#", "c"], ["written", "c#"]),
+    ("C#'s", ["c#", "c"], ["c#"]),
+    ("A# minor", ["a#", "a", "minor"], ["a#", "minor"]),
+    ("a+b 1+1", ["a", "b", "1", "1"], ["b", "1", "1"]),
+    ("#hashtag issue#12", ["hashtag", "issu", "12"], ["hashtag", "issu", "12"]),
+    ("x.org/page.html#sec a#b", ["x.org", "page.html", "sec", "a", "b"], ["x.org", "page.html", "sec", "b"]),
+])
+def test_a_letter_with_plus_plus_or_sharp_is_a_word_of_its_own(text, indexed, asked):
+    # "C++" and "C#" were both "c": "c++" and "c#" found the same 8,083 Debian packages (a QA pass).
+    # A document also holds the word without its marks, at its place, so "c" still finds C++ pages.
+    assert terms(text) == indexed
+    assert terms(text, mode="query") == asked
+    analyzer = TermAnalyzer()
+    assert [term for term, *_ in analyzer.tokens(text)] == indexed
+    assert {term: len(positions) for term, positions in analyzer(text).items()} == {t: indexed.count(t) for t in indexed}
+
+
+def test_a_one_letter_language_is_searched_as_typed():
+    # "c" is no function word: alone it is searched ("a", a function word, is not; "a#" is).
+    assert terms("c", mode="query") == ["c"] and terms("a#", mode="query") == ["a#"]
+    starts = [(t.text, t.startchar, t.endchar) for t in text_analyzer()("GNU C++ compiler", chars=True)]
+    assert starts[1:3] == [("c++", 4, 7), ("c", 4, 7)]  # the highlight marks "C++" whole
+
+
 def test_numbers_with_dots_are_not_split_into_digits():
     assert terms("4.5 GW") == ["4.5", "gw"]  # "5 GW" should not find "4.5 GW"
 
@@ -124,7 +157,7 @@ def test_folding_leaves_lower_case_ascii_as_it_is():
     lowered = "".join(chr(code) for code in range(128)).lower()
     assert lowered.translate(CHARSET_MAP) == lowered
     analyzer = TermAnalyzer()
-    for raw in ("Trainium2", "GPUs", "U.S", "debian's", "x86_64", "IPv6", "Straße", "λόγος"):
+    for raw in ("Trainium2", "GPUs", "U.S", "debian's", "x86_64", "IPv6", "Straße", "λόγος", "C++", "C#", "Ωc++"):
         assert list(analyzer.token_terms(raw)) == [t.text for t in text_analyzer()(raw)]
 
 

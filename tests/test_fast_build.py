@@ -244,6 +244,7 @@ ODD_TEXTS = [
     "zero\u200bwidth x86_64 a_b __init__ e\u0301t\u00e9 \u00b2 \u2460 Ⅻ 3D IPv6 libstdc++-v3",
     "it's O’Reilly’s users' U.S.-sited (U.K.) e.g. i.e. 1,000,000.5 7,50 v1.2.3-rc1",
     "Trainium2 Trainium2 trainium2, TRAINIUM2. 5GW 5gw",
+    "C++ C#. c++17 g++-11 F#'s Notepad++ biosig4c++ C++11/C++17 a+b 1+1 page.html#sec #tag a#1 Ωc++ é#",  # (a QA pass)
     "μP µs ΜP β-VAE λόγος ΣΊΣΥΦΟΣ ϕ ϵ-greedy μp2 Δt π-calculus",  # Greek: also indexed by the letters' names
     # Chinese characters and hiragana are a word each, also in a chunk with no punctuation to split it at
     # (the one-token shortcut took "北京建设新的数据中心" whole); katakana and Hangul words stay whole.

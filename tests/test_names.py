@@ -74,6 +74,9 @@ def test_a_name_is_tried_as_typed_lower_cased_and_as_a_slug_with_and_without_the
     assert "item" not in name_ids("Привет", "") and "item" not in name_ids("___", "")
     # Nor is a letter the slug would drop left out: "β-VAE" does not name "vae" (accents fold: "Café Bar" is "cafe-bar").
     assert "vae" not in name_ids("β-VAE", "") and "cafe-bar" in name_ids("Café Bar", "")
+    # Nor a word's "++" or "#": "c++" and "c#" do not name the package "c" (a QA pass); "a+b" is no such word.
+    assert name_ids("c++", "deb-") == ("deb-c++", "c++") and "deb-c" not in name_ids("C# compiler", "deb-")
+    assert "a-b" in name_ids("a+b", "")
     # A text whose slug is longer than an id's is not cut to one (Snapshot.named checks the title instead).
     assert all(len(form) > 80 for form in name_ids("Word, " * 30, ""))
 

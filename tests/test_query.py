@@ -249,8 +249,9 @@ def test_the_terms_to_highlight_are_every_word_the_alternatives_queries_look_for
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from("aAbB éÉçß1234567890,.'’-_*\"()sStThHeEoOwW GPUs IT US how big is Trainium2 U.S 7,500 café"), max_size=60))
+@given(st.text(alphabet=st.sampled_from("aAbB éÉçß1234567890,.'’-_*\"()sStThHeEoOwW+# GPUs IT US how big is Trainium2 U.S 7,500 café C++ C#"), max_size=60))
 @example("how big is the stargate michigan site")
+@example("C++ json parser, C#. F#'s g++ a+b c++17 #tag x.org/a#b")
 @example("The U.S GPUs' Trainium2 cluster, 7,500 café's IT")
 @example("the of and")
 @example("gpu* clus* kuberentes")

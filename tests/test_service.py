@@ -1013,6 +1013,40 @@ def test_marks_of_a_word_stay_on_it_in_a_query_with_syntax(service, typed, said)
     assert (said in missing) if said else not any(word.startswith("U.S") and word != "U.S." for word in missing), missing
 
 
+LANGUAGE_PAGES = [
+    {"id": "json-cpp", "title": "JSON for Modern C++", "summary": "A header-only JSON library for C++11 and later.", "topics": ["libdevel"]},
+    {"id": "json-c", "title": "JSON parser in ANSI C", "summary": "A small JSON parser written in portable C.", "topics": ["libdevel"]},
+    {"id": "json-cs", "title": "JSON parser for C#", "summary": "Reads JSON into .NET objects; written in C#.", "topics": ["libdevel"]},
+    {"id": "music", "title": "Scales in A# minor", "summary": "Practice sheets for the piano.", "topics": ["music"]},
+]
+
+
+@pytest.mark.parametrize(("q", "found"), [
+    ("c++", {"json-cpp"}),
+    ("c#", {"json-cs"}),
+    ("C#.", {"json-cs"}),
+    ("c", {"json-cpp", "json-c", "json-cs"}),
+    ("c -c++", {"json-c", "json-cs"}),
+    ("a# minor", {"music"}),
+])
+def test_c_plus_plus_and_c_sharp_are_not_c(tmp_path, q, found):
+    # "c++" and "c#" were read as "c": both found the same 8,083 Debian packages, "c#" put clang second,
+    # and "c -c++" found one (a QA pass).  "c" alone still finds them all: the letter is what was typed.
+    service = _built(tmp_path, LANGUAGE_PAGES)
+    result = service.search(SearchParams(q=q))
+    assert {hit.id for hit in result.hits} == found
+    assert result.suggestion is None  # "c++" is no misspelling of a word the pages write
+
+
+def test_c_plus_plus_is_marked_whole(tmp_path):
+    service = _built(tmp_path, LANGUAGE_PAGES)
+    hit = service.search(SearchParams(q="c++")).hits[0]
+    assert "<mark>C++</mark>" in hit.title_html and "<mark>C++</mark>11" in hit.snippet_html
+    assert "<mark>C#</mark>" in service.search(SearchParams(q="c#")).hits[0].title_html
+    first, *others = service.search(SearchParams(q="c++ json")).hits  # the ANSI C library came third on Debian
+    assert first.id == "json-cpp" and not first.missing and all(hit.missing == ("c++",) for hit in others)
+
+
 def test_explain_names_matched_words_and_adds_up_to_the_score(service):
     result = service.search(SearchParams(q="stargate michigan datacenter", explain=True))
     for hit in result.hits:
