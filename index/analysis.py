@@ -70,7 +70,7 @@ def greek_names(term: str) -> str | None:
 # found the same 8,083 Debian packages, "c#" the clang packages second and third (a QA pass).  Not a
 # longer word's "#" ("page#section", "issue#12"), nor one "+" ("a+b", "1+1"); "C++17" is "c++" and
 # "17" side by side.  ``PartsFilter`` also indexes the word without them, so "c" finds C++ pages.
-_PLUSES_OR_SHARP = r"(?:(?<=[A-Za-z])\+\+|(?<![\w.][A-Za-z])(?<=[A-Za-z])#(?![^\W\d_]))?"
+_PLUSES_OR_SHARP = r"(?:(?=[+#])(?:(?<=[A-Za-z])\+\+|(?<![\w.][A-Za-z])(?<=[A-Za-z])#(?![^\W\d_])))?"  # (a lookahead first: most words end otherwise)
 TOKEN_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|" + WORD + r"(?:\." + WORD + r")*" + _PLUSES_OR_SHARP + r"(?:['’]s\b)?"
 
 STOP_WORDS = frozenset(
