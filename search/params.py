@@ -465,7 +465,10 @@ def _instant(args: MultiMapping, name: str) -> float | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     seconds = moment.timestamp()
-    return seconds + _DAY_S - 1e-6 if name == "until" and is_date_only(raw) else seconds
+    # Asked of the canonical date, not of what was sent: "20240207" (ISO 8601's basic form) is a date
+    # too, and read by its length it was its midnight, a 400 "before 'since'" where "2024-02-07" was
+    # answered (a QA pass).
+    return seconds + _DAY_S - 1e-6 if name == "until" and is_date_only(parse_iso(raw)) else seconds
 
 
 URL_ORDER = ("q", *FILTERS, *DATE_BOUNDS, "sort", "per_page", "page", "verbatim", "explain")  # as a URL writes them

@@ -977,3 +977,12 @@ def test_a_window_within_one_second_is_a_400_not_a_page_whose_links_are(client, 
     assert response.status_code == 400
     assert "no whole second" in response.get_data(as_text=True)
     assert client.get(f"{path}?since=2024-05-28T10:00:00.5Z&until=2024-05-28T10:00:01Z").status_code in (200, 301, 302, 308)
+
+
+@pytest.mark.parametrize("path", ["/", "/api/search", "/api/suggest", "/feeds/search.atom"])
+def test_a_date_only_until_in_iso_basic_form_covers_its_day_on_every_endpoint(client, path):
+    # "since=2024-02-07T07:13:00Z&until=20240207" was a 400 "'until' (2024-02-07) is before 'since'",
+    # where "until=2024-02-07" was answered (a QA pass).
+    for until in ("2024-02-07", "20240207"):
+        response = client.get(f"{path}?q=stargate&since=2024-02-07T07:13:00Z&until={until}")
+        assert response.status_code in (200, 301, 302, 308), (until, response.get_data(as_text=True)[:300])

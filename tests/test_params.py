@@ -339,3 +339,14 @@ def test_a_date_bound_spelled_two_ways_for_one_moment_is_read_once(name, first, 
 def test_a_date_bound_given_two_moments_is_still_refused(name, first, second):
     error = rejected((name, first), (name, second))
     assert error.param == name and "2 different values" in error.message
+
+
+@pytest.mark.parametrize("until", ["2024-02-07", "20240207", " 20240207 "])
+def test_a_date_only_until_in_any_accepted_form_takes_in_its_whole_day(until):
+    # "until=20240207" (ISO 8601's basic form) was its midnight: a 400 "'until' (2024-02-07) is before
+    # 'since' (2024-02-07T07:13:00Z)" where "until=2024-02-07" was answered (a QA pass).
+    params = parse(("since", "2024-02-07T07:13:00Z"), ("until", until))
+    assert params.until == "2024-02-07"
+    assert params.date_range == parse(("since", "2024-02-07T07:13:00Z"), ("until", "2024-02-07")).date_range
+    the_day_before = until.replace("07", "06")
+    assert rejected(("since", "2024-02-07T07:13:00Z"), ("until", the_day_before)).param == "until"
