@@ -27,6 +27,13 @@ DEFAULT_PER_PAGE = 10
 MAX_RESULT_WINDOW = 1000  # results served, at most: a page may start only before this one
 MAX_FILTER_VALUES = 10
 MAX_FILTER_CHARS = FACET_VALUE_MAX_CHARS  # what a build accepts as a topic or organisation
+# A topic or organisation filter's value may list several with commas (``topic=compute-deals,funding``,
+# read by search.snapshot as those values when each is one): MAX_FILTER_CHARS is then each one's, and
+# the whole value may be as long as a list of as many values as a filter takes, each at its longest,
+# with a comma and a blank either side between them.  Its 64 counted the whole list: four short topics
+# were a 400 "each 'topic' value may be at most 64 characters" (a QA pass).
+LISTED = ("topic", "entity")
+MAX_FILTER_LIST_CHARS = MAX_FILTER_VALUES * (MAX_FILTER_CHARS + 3) - 3
 SORTS = ("relevance", "newest", "listing")
 FILTERS = ("topic", "entity", "kind", "month")
 SINGLE_VALUED = ("q", "page", "per_page", "sort", "explain", "verbatim", "since", "until")
@@ -97,7 +104,7 @@ _DIGITS = re.compile(r"[0-9]+")  # plain ASCII digits only: int() would also tak
 _SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair: cannot be written as UTF-8 or JSON
 
 
-def at_most_pattern(chars: int, controls: bool = True) -> str:
+def at_most_pattern(chars: int, controls: bool = True, each: int | None = None) -> str:
     """Return the spec's pattern for a text of at most *chars* characters as the server counts them:
     blanks collapsed to one space and dropped around it, what a reader does not see dropped (``INVISIBLE``:
     ZWJ and ZWNJ only between two ASCII letters or digits), control characters read as spaces when
@@ -105,15 +112,27 @@ def at_most_pattern(chars: int, controls: bool = True) -> str:
     NUL.  A maxLength counts the characters sent: "a", 70 spaces and "b" as a topic was answered while
     the spec forbade it (a QA pass).  Each unit of the repeat is one character of the text as counted:
     a visible one with what is dropped after it, or a run of blanks between two visible ones; each can
-    match one way only, so a text past the limit is refused without backtracking through its blanks."""
+    match one way only, so a text past the limit is refused without backtracking through its blanks.
+    With *each*, the text lists values with commas, each of at most *each* characters counted alone
+    (blanks around a comma do not count), as ``LISTED`` filters are read."""
     blanks = (r"\s", _CONTROL) if controls else (r"\s",)
     blank, dropped = _chars(*blanks), _chars(*blanks, _INVISIBLE_CHAR)
-    shown = "[^\\u0000" + dropped[1:-1] + "]"  # not blank, nor dropped, nor NUL
-    alnum, joiners = "[0-9A-Za-z]", "[\\u200c\\u200d]+"
-    unit = (f"{alnum}(?:{joiners}(?={alnum})|(?!{joiners}{alnum})){_IN}"  # ZWJ and ZWNJ between two: dropped
-            f"|(?!{alnum}){shown}{_IN}"
-            f"|{blank}{dropped}*(?={shown})")
-    return f"^{dropped}*(?!{dropped})(?:{unit}){{0,{chars}}}{dropped}*$"
+
+    def counted(most: int, apart: str = "") -> str:
+        """Return the pattern of a text of at most *most* characters, holding no *apart*."""
+        shown = "[^\\u0000" + apart + dropped[1:-1] + "]"  # not blank, nor dropped, nor NUL
+        alnum, joiners = "[0-9A-Za-z]", "[\\u200c\\u200d]+"
+        unit = (f"{alnum}(?:{joiners}(?={alnum})|(?!{joiners}{alnum})){_IN}"  # ZWJ and ZWNJ between two: dropped
+                f"|(?!{alnum}){shown}{_IN}"
+                f"|{blank}{dropped}*(?={shown})")
+        return f"{dropped}*(?!{dropped})(?:{unit}){{0,{most}}}"
+
+    if each is None:
+        return f"^{counted(chars)}{dropped}*$"
+    # All the text within its limit (the lookahead), and each value within its own; the blanks before a
+    # comma go with it (one way only: what a value's last character leaves after it is not blank).
+    value = counted(each, ",")
+    return f"^(?={counted(chars)}{dropped}*$)(?:{value}(?:{blank}{dropped}*)?,)*{value}{dropped}*$"
 
 
 def nonblank_pattern(controls: bool = True) -> str:
@@ -221,7 +240,14 @@ def _values(args: MultiMapping, name: str, bracketed: bool = True) -> tuple[str,
     if len(sent) > MAX_FILTER_VALUES:
         raise InvalidParameter(name, f"'{name}' may be given at most {MAX_FILTER_VALUES} times")
     for value in sent:
-        if len(value) > MAX_FILTER_CHARS:
+        if name in LISTED and "," in value:
+            if len(value) > MAX_FILTER_LIST_CHARS:
+                raise InvalidParameter(name, f"a '{name}' value listing several with commas may be at most "
+                                             f"{MAX_FILTER_LIST_CHARS} characters")
+            if any(len(each.strip()) > MAX_FILTER_CHARS for each in value.split(",")):
+                raise InvalidParameter(name, f"each '{name}' value, and each that one lists with commas, may be at "
+                                             f"most {MAX_FILTER_CHARS} characters")
+        elif len(value) > MAX_FILTER_CHARS:
             raise InvalidParameter(name, f"each '{name}' value may be at most {MAX_FILTER_CHARS} characters")
     return tuple(dict.fromkeys(map(normal_text, sent)))  # as the corpus stores them
 

@@ -17,6 +17,7 @@ from search.highlight import PASSAGE_MAX_CHARS
 from search.params import (
     DEFAULT_PER_PAGE,
     MAX_FILTER_CHARS,
+    MAX_FILTER_LIST_CHARS,
     MAX_FILTER_VALUES,
     MAX_PER_PAGE,
     MAX_PREFIXES,
@@ -27,6 +28,7 @@ from search.params import (
     BOOLEAN_PATTERN,
     DATE_PARAM_PATTERN,
     KIND_PATTERN,
+    LISTED,
     MONTH_PATTERN,
     SORT_PATTERN,
     at_most_pattern,
@@ -42,7 +44,7 @@ API_VERSION = "1.0.0"
 JSON = "application/json"
 # A text parameter's limit is a pattern, not a maxLength: the server counts the text once its blanks are
 # collapsed and what a reader does not see is dropped (search.params.at_most_pattern).
-FILTER_PATTERN = at_most_pattern(MAX_FILTER_CHARS)
+FILTER_PATTERN = at_most_pattern(MAX_FILTER_LIST_CHARS, each=MAX_FILTER_CHARS)  # topic and entity: a list with commas
 COUNTED = ("once blanks (spaces, control characters) are collapsed to one space and dropped around it, and "
            "invisible characters (a zero-width space, a soft hyphen) dropped")
 EXAMPLE_ID = "expanding-stargate-to-michigan"
@@ -73,13 +75,15 @@ def _filter(name: str, description: str, pattern: str = FILTER_PATTERN, case: st
     Blank values are ignored, so they do not count among the MAX_FILTER_VALUES: ``maxContains`` counts
     the others (a maxItems counted them, and eleven values of which one was blank were answered)."""
     in_case = (f" A value the index lacks but has in another case is read in the index's case ({case})." if case else "")
+    listed = (f"; a value listing several with commas may be at most {MAX_FILTER_LIST_CHARS} characters, and each "
+              f"of those at most {MAX_FILTER_CHARS}, blanks around a comma not counted" if name in LISTED else "")
     return {
         "name": name,
         "in": "query",
         "description": (f"{description} Repeat it to allow several values (they combine with OR); {name}[]=… and "
                         f"{name}[0]=…&{name}[1]=… (as jQuery, qs and PHP write a list) are read as {name}, and count "
                         f"together with it. At most {MAX_FILTER_VALUES} values (blank ones are ignored and not "
-                        f"counted), each at most {MAX_FILTER_CHARS} characters {COUNTED}.{in_case}"),
+                        f"counted), each at most {MAX_FILTER_CHARS} characters {COUNTED}{listed}.{in_case}"),
         "style": "form",
         "explode": True,
         "schema": {
