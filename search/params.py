@@ -6,7 +6,7 @@ import calendar
 import re
 from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, replace
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 from index.dates import DATE_PATTERN, format_utc, is_date_only, is_month, parse_iso, timestamp, to_datetime
@@ -330,6 +330,17 @@ def one_value(args: MultiMapping, name: str) -> str | None:
         return given[0] if given else None
     meant = {_as_read(name, value): value for value in given if value.strip(_BLANK)}
     if len(meant) > 1:
+        # A value that cannot be read is named first: "page=2&page=%2B2" said only "given 2 different
+        # values", as if "+2" were a page, and fixing the one left the other's 400 to come (a QA pass).
+        if (read := _READERS.get(name)) is not None:
+            for value in meant.values():
+                try:
+                    read(_Chosen(args, {name: value}))
+                except InvalidParameter as exc:
+                    shown = value.strip(_BLANK)
+                    shown = shown if len(shown) <= 24 else shown[:24] + "…"
+                    raise InvalidParameter(name, f"'{name}' was given {len(meant)} values, and {shown!r} cannot be "
+                                                 f"read: {exc.message}") from None
         raise InvalidParameter(name, f"'{name}' was given {len(meant)} different values; give it once")
     return next(iter(meant.values()), given[0])
 
@@ -362,6 +373,34 @@ def _boolean(args: MultiMapping, name: str) -> bool:
     if raw not in _BOOLEANS:
         raise InvalidParameter(name, f"'{name}' must be 1 or 0 (true/false, yes/no and on/off are read too)")
     return raw in _TRUE
+
+
+def _sort(args: MultiMapping) -> str | None:
+    """Return the order asked for (None: the default); a closed list, read in any case (as kind)."""
+    sort = (args.get("sort") or "").strip().lower() or None
+    if sort is not None and sort not in SORTS:
+        raise InvalidParameter("sort", f"'sort' must be one of: {', '.join(SORTS)}")
+    return sort
+
+
+def _page(args: MultiMapping) -> int:
+    return _int(args, "page", 1, 1, MAX_RESULT_WINDOW)
+
+
+def _per_page(args: MultiMapping) -> int:
+    return _int(args, "per_page", DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)
+
+
+# How each single-valued parameter but q is read from a request, or refused (each can be, whatever the others say).
+_READERS: dict[str, Callable[[MultiMapping], object]] = {
+    "page": _page,
+    "per_page": _per_page,
+    "sort": _sort,
+    "explain": lambda args: _boolean(args, "explain"),
+    "verbatim": lambda args: _boolean(args, "verbatim"),
+    "since": lambda args: _date(args, "since"),
+    "until": lambda args: _date(args, "until"),
+}
 
 
 class _Chosen:
@@ -406,8 +445,7 @@ def parse_params(args: MultiMapping) -> SearchParams:
     if not all(map(is_month, filters["month"])):
         raise InvalidParameter("month", "each 'month' value must be a month written YYYY-MM, e.g. 2024-05")
     since, until = (_date(args, name) for name in DATE_BOUNDS)
-    per_page = _int(args, "per_page", DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)
-    page = _int(args, "page", 1, 1, MAX_RESULT_WINDOW)
+    per_page, page = _per_page(args), _page(args)
     if (page - 1) * per_page >= MAX_RESULT_WINDOW:
         last = last_window_page(per_page)
         raise InvalidParameter(
@@ -415,9 +453,7 @@ def parse_params(args: MultiMapping) -> SearchParams:
                     f"with 'per_page' {per_page} no search has a page past {last} (the answer's 'pages' says how many this "
                     "one has; one with more results than that needs a word or a filter more to reach the others)"
         )
-    sort = (args.get("sort") or "").strip().lower() or None  # a closed list, read in any case (as kind)
-    if sort is not None and sort not in SORTS:
-        raise InvalidParameter("sort", f"'sort' must be one of: {', '.join(SORTS)}")
+    sort = _sort(args)
     explain, verbatim = (_boolean(args, name) for name in ("explain", "verbatim"))
     params = SearchParams(
         q=q, page=page, per_page=per_page, sort=sort, explain=explain, verbatim=verbatim, since=since, until=until, **filters

@@ -334,7 +334,7 @@ def test_a_date_bound_spelled_two_ways_for_one_moment_is_read_once(name, first, 
         ("2024-05-28T10:00Z", "2024-05-28T10:00:01Z"),
         ("2024-05-28T10:00:00.5Z", "2024-05-28T10:00:00.6Z"),  # one echo, but not the same moment
         ("2024-05-28", "2024-05-28T00:00Z"),  # a day is not its midnight (as until, its whole day)
-        ("2024-05-28", "2024-02-30"),
+        ("2024-05-28", "20240529"),  # (one that cannot be read is named as such)
     ],
 )
 def test_a_date_bound_given_two_moments_is_still_refused(name, first, second):
@@ -365,3 +365,13 @@ def test_a_list_of_short_values_with_commas_is_not_refused_for_its_length(name):
     assert rejected((name, "short," + "x" * (MAX_FILTER_CHARS + 1))).param == name
     assert rejected((name, longest + "x")).param == name
     assert rejected((name, ",".join(["x"] * (MAX_FILTER_LIST_CHARS // 2 + 2)))).param == name
+
+
+@pytest.mark.parametrize(("name", "good", "bad"), [("page", "2", "+2"), ("per_page", "20", "2O"), ("sort", "newest", "oldest"),
+                                                   ("explain", "1", "maybe"), ("since", "2024-02-01", "2024-02-30"),
+                                                   ("until", "2024-02-01", "01/02/2024")])
+@pytest.mark.parametrize("bad_first", [False, True])
+def test_a_parameter_repeated_with_a_value_that_cannot_be_read_names_that_value(name, good, bad, bad_first):
+    # "page=2&page=%2B2" said "'page' was given 2 different values", as if '+2' were a page number (a QA pass).
+    error = rejected(*([(name, bad), (name, good)] if bad_first else [(name, good), (name, bad)]))
+    assert error.param == name and f"'{bad}' cannot be read" in error.message and "different values" not in error.message

@@ -578,7 +578,8 @@ PATHS: dict[str, Any] = {
                 "explain, since or until given twice with different values (the first would win unseen; an empty "
                 "value, blanks around one, a number's leading zeros, the case of sort or explain and the spelling "
                 "of one moment in since or until (…T12:00%2B02:00 and …T10:00:00Z) do not make it different: "
-                "q=&q=stargate is stargate). A "
+                "q=&q=stargate is stargate; where one of them cannot be read, the 400 names it: page=2&page=%2B2 "
+                "says +2 is no page number). A "
                 "parameter this operation does not define is ignored (a cache-buster such as _=123, a tracking "
                 "tag): check the spelling of per_page, not per-page, when a setting seems to have no effect."
             ),
