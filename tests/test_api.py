@@ -823,7 +823,22 @@ def test_a_program_pages_through_every_result_by_the_link_header(client):
     assert pages == first.get_json()["pages"] > 2 and len(seen) == len(set(seen)) == total
     assert "Link" not in client.get("/api/search?q=h100").headers  # one page: nothing to follow
     past = links(client.get("/api/search?q=training&per_page=7&page=50"))
-    assert set(past) == {"first", "last"}  # past the end: back to the pages there are
+    assert set(past) == {"first", "prev", "last"} and past["prev"] == past["last"]  # past the end: back to the pages there are
+
+
+@pytest.mark.parametrize("past", [1, 2, 50])
+def test_a_page_past_the_last_links_prev_to_the_last_page_however_far_past(client, past):
+    # One past the last page linked prev to the last, two past none: a client walking back from a page
+    # number it kept reached the results or not by how far past it was (a QA pass).  The page's
+    # "Previous" leads to the last page too.
+    from requests.utils import parse_header_links
+
+    pages = client.get("/api/search?q=training&per_page=7").get_json()["pages"]
+    answer = client.get(f"/api/search?q=training&per_page=7&page={pages + past}")
+    found = {link["rel"]: link["url"] for link in parse_header_links(answer.headers["Link"])}
+    assert found["prev"] == found["last"] == f"http://localhost/api/search?q=training&per_page=7&page={pages}"
+    page = client.get(f"/?q=training&per_page=7&page={pages + past}").get_data(as_text=True)
+    assert f'<a rel="prev" href="/?q=training&amp;per_page=7&amp;page={pages}">' in page
 
 
 def test_a_long_query_has_no_link_header_that_a_proxy_would_refuse(client):

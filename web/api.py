@@ -156,8 +156,10 @@ def page_links(params: SearchParams, pages: int) -> str | None:
         tail = "&".join(filter(None, (f"page={page}" if page > 1 else "", explain)))
         return base + ("&" if "?" in base else "?") + tail if tail else base
 
-    previous, following = params.page - 1, params.page + 1
-    near = {"first": 1, "prev": previous if 1 <= previous <= pages else None,
+    # Past the end, "prev" is the last page, as the HTML page's "Previous" is: one past it linked the last
+    # and any further none, so a client walking back from a page number it kept got nowhere (a QA pass).
+    previous, following = min(params.page - 1, pages), params.page + 1
+    near = {"first": 1, "prev": previous if previous >= 1 else None,
             "next": following if following <= pages else None, "last": pages}
     links = ", ".join(f'<{address(page)}>; rel="{rel}"' for rel, page in near.items() if page is not None)
     return links if len(links) <= LINK_BYTES else None

@@ -121,7 +121,7 @@ IF_NONE_MATCH = {
 PAGE_LINKS = {
     "description": ('When there is more than one page (or a page past the first was asked for): RFC 8288 links '
                     'to the first, previous, next and last pages of the same search, absolute, rel "first", '
-                    '"prev", "next", "last" (a page that does not exist is left out): '
+                    '"prev", "next", "last" (a page that does not exist is left out; past the last page, prev is the last): '
                     'requests reads them as response.links["next"]["url"]. Absent when it would be longer than '
                     '2,048 bytes (each link holds the query: a query of some 450 characters or more), so that '
                     'proxies\' header buffers hold it: page and pages are in the body.'),
