@@ -67,7 +67,11 @@ def explain(
         if deadline is not None and time.perf_counter() > deadline:
             return None
         part = _concept(concept, _weight(concept) * factor, snap, docnum)
-        if part is None:
+        if part is None and docnum in docs:
+            # Held by its name, not its text ("dhex editor": the package dhex), as the hit says: no
+            # points of its own, its share of the coverage (the explanation said "missing: dhex").
+            matched.append({"concept": concept.text, "via": "name", "typed": concept.count, "score": 0.0, "fields": []})
+        elif part is None:
             missing.append(concept.text)
         else:
             matched.append(part)
@@ -117,7 +121,7 @@ def summary(explanation: dict[str, object]) -> str:
     parts = []
     for part, fields in _credited(explanation):
         via = "" if part["via"] == "exact" else f" [{part['via']}]"
-        parts.append(f"{part['concept']} {part['score']:.2f}{via} ({fields})")
+        parts.append(f"{part['concept']} {part['score']:.2f}{via}" + (f" ({fields})" if fields else ""))
     meaning = explanation.get("meaning")
     if isinstance(meaning, dict) and meaning.get("score"):
         parts.append(f"meaning {meaning['score']:.2f}")
@@ -141,7 +145,7 @@ _FOUND = {"exact": "as typed", "synonym": "by a synonym", "place": "by a place i
           "spelling": "in its other spelling",
           "singular": "as its singular",
           "prefix": "by a word the prefix starts", "completion": "as the word it starts", "version": "as a release of the version", "joined": "as one word", "loose": "word by word",
-          "apart": "with its unit written apart", "split": "as two words"}
+          "apart": "with its unit written apart", "split": "as two words", "name": "as the page's name"}
 
 
 def readable(explanation: dict[str, object]) -> dict[str, object]:
@@ -150,7 +154,7 @@ def readable(explanation: dict[str, object]) -> dict[str, object]:
     parts = []
     for part, fields in _credited(explanation):
         row: dict[str, object] = {"words": part["concept"], "points": f"{part['score']:.2f}",
-                                  "found": _FOUND.get(part["via"], part["via"]), "in": fields}
+                                  "found": _FOUND.get(part["via"], part["via"]), "in": fields or "its id"}
         if part.get("typed", 1) != 1:
             row["typed"] = f"{part['typed']} times"
         parts.append(row)

@@ -391,3 +391,8 @@ def test_a_word_naming_a_package_finds_it_among_the_other_words(packages):
     first = body["hits"][0]
     assert first["id"] == "pkg-gimpx" and first["missing"] == [] and body["suggestion"] is None and body["did_you_mean"] is None
     assert all("gimpx" in hit["missing"] for hit in body["hits"][1:])
+    # Its explanation says so, as the hit does (it said "missing: gimpx"), and still adds up.
+    explanation = _search(client, q="gimpx editor", explain="1")["hits"][0]["explanation"]
+    assert explanation["missing"] == [] and {(m["concept"], m["via"]) for m in explanation["matched"]} >= {("gimpx", "name")}
+    assert explanation["score"] == pytest.approx(sum(m["score"] for m in explanation["matched"]) + explanation.get("meaning", {}).get("score", 0), abs=1e-3)
+    assert "as the page&#39;s name" in client.get("/?q=gimpx+editor&explain=1").get_data(as_text=True)
