@@ -690,6 +690,16 @@ def _prune(root: Path, keep: str, old: int = KEEP_OLD) -> list[str]:
     return removed
 
 
+def other_schema(meta: dict[str, object]) -> str | None:
+    """Return why a snapshot of facts *meta* cannot be served by this code (built with another schema
+    version: each worker refuses it, search.snapshot), or None when it can."""
+    from index.schema import SCHEMA_VERSION  # here: the analyzers (whoosh) are no concern of most callers
+
+    if meta.get("schema_version") == SCHEMA_VERSION:
+        return None
+    return f"built with schema version {meta.get('schema_version')}, this code serves {SCHEMA_VERSION}"
+
+
 def verify(snapshot: Path, snap_id: str | None = None) -> dict[str, object]:
     """Return the facts of *snapshot* if its manifest is there and every file matches it; else raise IndexUnavailable."""
     snap_id = snap_id or snapshot.name
@@ -832,10 +842,12 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
     """Switch ``current`` to the newest snapshot older than the published one that verifies; return (from, to).
 
     Snapshots on the way that were themselves rolled back from (withdrawn) are passed over, and so are
-    damaged ones, each with a warning naming it and why; when none is left, IndexUnavailable says why
-    for each and ``current`` stays where it was.  The snapshot left is withdrawn.  With *to*, that
-    kept snapshot is served, older or newer, once it verifies (forward again on one host, where
-    ``publish`` has nothing to copy), and is withdrawn no more.
+    damaged ones and those of another schema version (``other_schema``: kept from before a code
+    upgrade), each with a warning naming it and why (those of another schema in one); when none is
+    left, IndexUnavailable says why for each and ``current`` stays where it was.  The snapshot left is
+    withdrawn.  With *to*, that kept snapshot is served, older or newer, once it verifies and is of
+    this code's schema (forward again on one host, where ``publish`` has nothing to copy), and is
+    withdrawn no more.
     """
     # Nothing served: say so before the lock, which makes the folder.  With --to, snapshots kept without
     # a current link are served so (no_current names that way out); with none kept either, a mistyped
@@ -852,6 +864,7 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
         if not older:
             raise IndexUnavailable(f"no snapshot older than {served} is kept in {root}: nothing to roll back to")
         passed: list[str] = []
+        unservable: list[str] = []  # snapshots of another schema version, said in one reason
         for target in older:
             facts = withdrawn(snapshots_dir(root) / target)
             if facts is not None:
@@ -859,18 +872,35 @@ def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tu
                 passed.append(f"snapshot {target} was rolled back from{when}")
                 continue
             try:
-                verify(snapshots_dir(root) / target)
+                meta = verify(snapshots_dir(root) / target)
             except IndexUnavailable as exc:
                 passed.append(f"damaged: {exc}")
                 continue
-            for reason in passed:
+            # One of another schema (kept from before a code upgrade) is refused by every worker, which
+            # then served an even older one, /healthz degraded: passed over as a damaged one is (a QA pass).
+            if other_schema(meta) is not None:
+                unservable.append(f"{target} (schema version {meta.get('schema_version')})")
+                continue
+            for reason in _with_unservable(passed, unservable):
                 log.warning("rollback skipped a snapshot: %s", reason)
             _serve(root, target, served)
             return served, target
         raise IndexUnavailable(
-            f"no snapshot older than {served} in {root} can be rolled back to ({'; '.join(passed)}): "
-            f"nothing to roll back to, {served} stays served"
+            f"no snapshot older than {served} in {root} can be rolled back to "
+            f"({'; '.join(_with_unservable(passed, unservable))}): nothing to roll back to, {served} stays served"
         )
+
+
+def _with_unservable(passed: list[str], unservable: list[str]) -> list[str]:
+    """Return the reasons a rollback passed snapshots over, those of another schema version in one."""
+    if not unservable:
+        return passed
+    from index.schema import SCHEMA_VERSION
+
+    many = len(unservable) > 1
+    return [*passed, f"another schema version: snapshot{'s' if many else ''} {', '.join(unservable)} "
+                     f"{'were' if many else 'was'} built by other code; this code serves schema version "
+                     f"{SCHEMA_VERSION} only"]
 
 
 def _serve_kept(root: Path, snap_id: str, lock_wait: float) -> tuple[str, str]:
@@ -883,7 +913,10 @@ def _serve_kept(root: Path, snap_id: str, lock_wait: float) -> tuple[str, str]:
             raise IndexUnavailable(f"no snapshot {snap_id} is kept in {root} (kept: {', '.join(kept) or 'none'})")
         if snap_id == served:
             raise IndexUnavailable(f"snapshot {snap_id} is the one served in {root} already")
-        verify(snapshots_dir(root) / snap_id)
+        meta = verify(snapshots_dir(root) / snap_id)
+        if (why := other_schema(meta)) is not None:  # served, every worker refused it (a QA pass)
+            raise IndexUnavailable(f"snapshot {snap_id} was {why}: the service would refuse it; nothing was "
+                                   "rolled back (build the index again with this code instead)")
         _serve(root, snap_id, served)
         return served or "", snap_id  # "": no snapshot was current
 

@@ -431,6 +431,50 @@ def test_rollback_skips_damaged_snapshots_to_the_newest_one_that_verifies(builde
     assert store.current_id(builder) == oldest.name and health(builder)[0] == 200
 
 
+def _built_by_other_code(snap: Path) -> int:
+    """Make *snap* a whole snapshot of the schema version before this code's (as kept from before a code
+    upgrade): its snapshot.json says so, and its manifest agrees; return that version."""
+    import index.schema
+
+    meta = json.loads((snap / store.META_FILE).read_text(encoding="utf-8"))
+    meta["schema_version"] = index.schema.SCHEMA_VERSION - 1
+    (snap / store.META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    store.write_meta(snap, store._manifest(snap), store.MANIFEST_FILE)
+    return meta["schema_version"]
+
+
+def test_rollback_skips_a_snapshot_of_another_schema_version_and_rollback_to_refuses_it(builder, tmp_path):
+    # Right after a code upgrade the snapshot before was of the old schema: a rollback switched to it,
+    # every worker refused it and served an even older one, /healthz 503 degraded (a QA pass).
+    import index.schema
+
+    topichub("update", write_jsonl(tmp_path / "more.jsonl", [{**NEW, "id": "more-numbats"}]), "--index-dir", builder)
+    oldest, middle, newest = store.snapshot_ids(builder)
+    old = _built_by_other_code(store.snapshots_dir(builder) / middle)
+
+    result = run("rollback", "--index-dir", builder)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"rolled back from snapshot {newest} to {oldest} in {builder}"
+    assert result.stderr.strip() == (
+        f"rollback skipped a snapshot: another schema version: snapshot {middle} (schema version {old}) was built "
+        f"by other code; this code serves schema version {index.schema.SCHEMA_VERSION} only"), result.stderr
+    assert store.current_id(builder) == oldest and health(builder)[0] == 200
+
+    error = refused("rollback", "--index-dir", builder, "--to", middle)
+    assert error.strip() == (
+        f"Error: snapshot {middle} was built with schema version {old}, this code serves "
+        f"{index.schema.SCHEMA_VERSION}: the service would refuse it; nothing was rolled back (build the index "
+        "again with this code instead)"), error
+    assert store.current_id(builder) == oldest
+
+    # None left: each named, nothing moves.
+    assert run("rollback", "--to", newest, "--index-dir", builder).returncode == 0
+    _built_by_other_code(store.snapshots_dir(builder) / oldest)
+    error = refused("rollback", "--index-dir", builder)
+    assert f"snapshots {middle} (schema version {old}), {oldest} (schema version {old}) were built by other code" in error
+    assert len(error.strip().splitlines()) == 1 and store.current_id(builder) == newest, error
+
+
 def test_a_rollback_never_brings_back_the_snapshot_it_took_back(builder, tmp_path):
     # S0 (seed), S1 (+numbat); roll back to S0, update S0 (+other), roll back: S0 again, not S1.
     bad = store.current_id(builder)
