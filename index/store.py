@@ -725,7 +725,7 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
     """Copy the snapshot published under *source_root* into *dest_root*, verify it there, and switch to it."""
     started = time.perf_counter()
     check_target(dest_root)
-    source = current_path(source_root)
+    source = publishable(source_root)
     snap_id = source.name
     try:
         recorded = json.loads((source / MANIFEST_FILE).read_text(encoding="utf-8"))
@@ -762,6 +762,23 @@ def publish_to(source_root: Path, dest_root: Path, *, lock_wait: float = 0.0) ->
             os.utime(dest_root / "current", ns=(when, when), follow_symlinks=False)
         pruned = _prune_published(dest_root, snap_id)
     return PublishReport(snap_id, previous, copied, round(time.perf_counter() - started, 3), tuple(pruned))
+
+
+def publishable(source_root: Path) -> Path:
+    """Return the folder of the snapshot *source_root* serves, to publish; raise IndexUnavailable when
+    there is none, or when it is of a schema version this code cannot serve: published, the replica's
+    workers refused it, /healthz 503 degraded, and publish said it had published (a QA pass)."""
+    source = current_path(source_root)
+    try:  # its facts alone, not its files: a damaged snapshot is refused in its own words by the copy's check
+        meta = json.loads((source / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return source
+    if isinstance(meta, dict) and (why := other_schema(meta)) is not None:
+        raise IndexUnavailable(
+            f"snapshot {source.name} in {source_root} was {why}: not published, a replica would refuse it; "
+            f"build the index again with this code (`topichub build SOURCES --index-dir {source_root}`) and publish that"
+        )
+    return source
 
 
 def _switched_at(root: Path) -> int | None:

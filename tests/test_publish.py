@@ -475,6 +475,24 @@ def test_rollback_skips_a_snapshot_of_another_schema_version_and_rollback_to_ref
     assert len(error.strip().splitlines()) == 1 and store.current_id(builder) == newest, error
 
 
+def test_publish_refuses_a_snapshot_of_another_schema_version_and_leaves_the_replica_untouched(builder, replica):
+    # It was copied, switched to and said published; the replica's workers refused it (503 degraded, a QA pass).
+    import index.schema
+
+    served, kept = store.current_id(replica), store.snapshot_ids(replica)
+    new = store.current_id(builder)
+    old = _built_by_other_code(store.snapshots_dir(builder) / new)
+    error = refused("publish", "--index-dir", builder, "--to", replica)
+    assert error.strip() == (
+        f"Error: snapshot {new} in {builder} was built with schema version {old}, this code serves "
+        f"{index.schema.SCHEMA_VERSION}: not published, a replica would refuse it; build the index again with this "
+        f"code (`topichub build SOURCES --index-dir {builder}`) and publish that"), error
+    assert store.current_id(replica) == served and store.snapshot_ids(replica) == kept and leftovers(replica) == []
+    with pytest.raises(store.IndexUnavailable, match=f"schema version {old}"):  # the store's own callers too
+        store.publish_to(builder, replica)
+    assert store.current_id(replica) == served and health(replica)[0] == 200
+
+
 def test_a_rollback_never_brings_back_the_snapshot_it_took_back(builder, tmp_path):
     # S0 (seed), S1 (+numbat); roll back to S0, update S0 (+other), roll back: S0 again, not S1.
     bad = store.current_id(builder)

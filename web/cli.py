@@ -893,7 +893,7 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
         except store.NotAReplicaFolder as exc:
             raise _OneLineError(str(exc)) from None
     try:  # the index published from, before any replica: its error came as "REPLICA: …", blaming the replica
-        store.current_path(index_dir)
+        store.publishable(index_dir)
     except store.IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     with store.stop_on_signals():  # a copy of a large snapshot takes a while: SIGTERM ended it without a word
