@@ -670,10 +670,10 @@ def check_target(dest_root: Path) -> None:
         )
 
 
-def _prune(root: Path, keep: str, old: int = KEEP_OLD) -> list[str]:
-    """Delete all but the *old* newest snapshots besides *keep*, withdrawn ones first (a rollback
-    passes over them: kept, they took the place of a good one); return the ids deleted, oldest first."""
-    olds = [name for name in snapshot_ids(root) if name != keep]
+def _prune(root: Path, keep: str, old: int = KEEP_OLD, spare: str | None = None) -> list[str]:
+    """Delete all but the *old* newest snapshots besides *keep* (and *spare*), withdrawn ones first (a
+    rollback passes over them: kept, they took the place of a good one); return the ids deleted, oldest first."""
+    olds = [name for name in snapshot_ids(root) if name not in (keep, spare)]
     ranked = sorted(olds, key=lambda name: (withdrawn(snapshots_dir(root) / name) is None, name))  # doomed first
     removed: list[str] = []
     stuck: list[tuple[Path, OSError]] = []
@@ -847,12 +847,36 @@ class Pruned(NamedTuple):
 
 def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> Pruned:
     """Delete all but the *keep* newest snapshots besides the published one, and what unfinished
-    writers left; return what was deleted (what could not all be is warned of, not counted)."""
+    writers left; return what was deleted (what could not all be is warned of, not counted).  When the
+    published one fails its checks, the snapshot answering in its place is kept too, with a warning."""
     current_path(root)  # nothing published: say so rather than delete anything
     with write_lock(root, wait=lock_wait, writer="prune"):
         leftovers = _remove_leftovers(root)
         # Read under the lock: a rollback or publish may have moved it since.
-        return Pruned(_prune(root, keep=current_path(root).name, old=keep), leftovers)
+        served = current_path(root).name
+        answering = _answering_instead(root, served)
+        if answering is not None:
+            log.warning("warning: the published snapshot %s fails its checks (%s): kept snapshot %s, which the "
+                        "service answers from instead; publish a good copy or run `topichub rollback`", served,
+                        answering[1], answering[0])
+        return Pruned(_prune(root, keep=served, old=keep, spare=answering and answering[0]), leftovers)
+
+
+def _answering_instead(root: Path, served: str) -> tuple[str, str] | None:
+    """Return the snapshot the service answers from in place of published *served* when that one fails
+    its checks (the newest older one that verifies, of this code's schema and not withdrawn: what a
+    worker opens, search.service), with why *served* is refused; None when *served* passes them.
+
+    A prune of a degraded service deleted the snapshot it answered from: a full outage (a QA pass)."""
+    def refusal(snap_id: str) -> str | None:
+        try:
+            return other_schema(read_meta(snapshots_dir(root) / snap_id))
+        except IndexUnavailable as exc:
+            return str(exc)
+
+    if (why := refusal(served)) is None:
+        return None
+    return next(((name, why) for name in stand_ins(root, served) if refusal(name) is None), None)
 
 
 def rollback(root: Path, *, lock_wait: float = 0.0, to: str | None = None) -> tuple[str, str]:

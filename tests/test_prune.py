@@ -69,6 +69,27 @@ def test_a_prune_that_cannot_delete_says_so_and_counts_nothing_removed(three, mo
     assert result.output.startswith(f"removed 0 snapshots; also removed what unfinished writers left: .tmp-pruned-{ids[0]} (")
 
 
+def test_a_prune_never_deletes_the_snapshot_a_degraded_service_answers_from(three, caplog):
+    # The published snapshot damaged, the service answering from the newest older one that verifies:
+    # `prune --keep 0` deleted that one, and every search answered 503 (a QA pass).
+    from tests.test_publish import _damage_flipped
+    from web import create_app
+
+    root, (oldest, middle, newest) = three
+    for snap_id in (newest, middle):  # the newest that verifies is the oldest
+        _damage_flipped(store.snapshots_dir(root) / snap_id)
+    caplog.set_level("WARNING")
+    result = prune(root, "--keep", "0")
+    assert result.exit_code == 0 and result.output == f"removed 1 snapshot: {middle}\n", result.output
+    assert store.snapshot_ids(root) == [oldest, newest]
+    [warning] = warnings(caplog)
+    assert warning.startswith(f"warning: the published snapshot {newest} fails its checks (snapshot {newest} is damaged: ")
+    assert warning.endswith(f"): kept snapshot {oldest}, which the service answers from instead; publish a good copy "
+                            "or run `topichub rollback`"), warning
+    body = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client().get("/api/search?q=widget").get_json()
+    assert body["snapshot"] == oldest and body["total"] == 20
+
+
 def test_a_prune_says_it_removed_a_dead_writers_folder(three):
     # "removed 0 snapshots" of a prune that deleted a killed build's 108 MB .tmp- folder.
     root, ids = three
