@@ -680,7 +680,11 @@ def _prune(root: Path, keep: str, old: int = KEEP_OLD, spare: str | None = None)
     for name in sorted(ranked[: max(0, len(olds) - old)]):
         # Renamed away first: a delete cut short leaves a leftover, never a half snapshot to roll back to.
         gone = snapshots_dir(root) / f".tmp-pruned-{name}"
-        os.rename(snapshots_dir(root) / name, gone)
+        try:
+            os.rename(snapshots_dir(root) / name, gone)
+        except OSError as exc:  # (chattr +i) warned of with the rest; it stopped the prune, none deleted (a QA pass)
+            stuck.append((snapshots_dir(root) / name, exc))
+            continue
         error = _delete(gone)
         if error is None:
             removed.append(name)

@@ -90,6 +90,27 @@ def test_a_prune_never_deletes_the_snapshot_a_degraded_service_answers_from(thre
     assert body["snapshot"] == oldest and body["total"] == 20
 
 
+def test_a_snapshot_prune_cannot_rename_is_warned_of_and_the_others_are_pruned(three, monkeypatch, caplog):
+    # `chattr +i` on the oldest: the prune stopped there, deleted none of the others, and exited 1.
+    root, (oldest, middle, newest) = three
+    real = os.rename
+
+    def immutable(src, dst):
+        if Path(src).name == oldest:
+            raise PermissionError(1, "Operation not permitted", str(src))
+        return real(src, dst)
+
+    monkeypatch.setattr(store.os, "rename", immutable)
+    caplog.set_level("WARNING")
+    result = prune(root, "--keep", "0")
+    assert result.exit_code == 0 and result.output == f"removed 1 snapshot: {middle}\n", result.output
+    assert store.snapshot_ids(root) == [oldest, newest]
+    folder = store.snapshots_dir(root) / oldest
+    assert warnings(caplog) == [
+        f"warning: {folder} could not all be deleted ([Errno 1] Operation not permitted: '{folder}'): it holds disk "
+        "space until deleted: run `topichub prune` once that is fixed"]
+
+
 def test_a_prune_says_it_removed_a_dead_writers_folder(three):
     # "removed 0 snapshots" of a prune that deleted a killed build's 108 MB .tmp- folder.
     root, ids = three
