@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import logging
+import shutil
 from datetime import datetime, timezone
 
 import pytest
@@ -186,6 +187,37 @@ def test_metrics_move_with_requests(tmp_path):
     assert updated[("topichub_update_documents", ())] == updated[("topichub_snapshot_documents", ())] == 58
     assert updated[("topichub_update_duration_seconds", ())] > 0
     assert updated[("topichub_build_documents", ())] == 57
+
+
+@pytest.mark.parametrize("refused", ["another schema version", "damaged"])
+def test_metrics_report_the_snapshot_served_and_whether_the_service_is_degraded(tmp_path, refused):
+    # The published snapshot refused, an older one answering: /metrics gave the refused one's figures
+    # (read from its snapshot.json) and nothing said degraded, so no alert could fire (a QA pass).
+    from index import store
+    from tests.test_publish import _built_by_other_code, _damage_flipped
+
+    root = tmp_path / "index"
+    build(root=root)
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": "new-1", "title": "New", "summary": "A new one.", "topics": ["x"]}]), root)
+    good, published = store.snapshot_ids(root)
+    healthy = samples(create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client().get("/metrics").get_data(as_text=True))
+    assert healthy[("topichub_degraded", ())] == 0 and healthy[("topichub_snapshot_documents", ())] == 58
+    assert healthy[("topichub_snapshot_info", (("published", published), ("served", published)))] == 1
+
+    (_built_by_other_code if refused == "another schema version" else _damage_flipped)(store.snapshots_dir(root) / published)
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    values = samples(client.get("/metrics").get_data(as_text=True))
+    assert client.get("/healthz").status_code == 503
+    assert values[("topichub_degraded", ())] == 1
+    assert values[("topichub_snapshot_info", (("published", published), ("served", good)))] == 1
+    assert values[("topichub_snapshot_documents", ())] == values[("topichub_build_documents", ())] == 57
+    assert ("topichub_update_documents", ()) not in values  # the served one had no update
+
+    shutil.rmtree(store.snapshots_dir(root) / good)  # none answers
+    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    values = samples(client.get("/metrics").get_data(as_text=True))
+    assert values[("topichub_degraded", ())] == 1 and ("topichub_snapshot_documents", ()) not in values
+    assert values[("topichub_snapshot_info", (("published", published), ("served", "")))] == 1
 
 
 def test_an_expired_time_budget_is_counted(index_dir):

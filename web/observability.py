@@ -11,9 +11,9 @@ search) is what capacity questions need.
 
 Metrics are kept with ``prometheus_client``.  Under gunicorn every worker process writes its
 values to files in ``PROMETHEUS_MULTIPROC_DIR`` (set up by web/gunicorn_conf.py) and /metrics adds
-up all workers' files, so a scrape answered by any worker reports the whole server.  The published
-snapshot's age and size and the CLI's last build and update (from the snapshot's record) are read
-from the index folder at scrape time.
+up all workers' files, so a scrape answered by any worker reports the whole server.  The served
+snapshot's age and size and the CLI's last build and update (from the snapshot's record), and whether
+the service is degraded, are read at scrape time, by the worker answering it.
 """
 
 from __future__ import annotations
@@ -203,10 +203,11 @@ class Metrics:
         from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self.index_dir = Path(index_dir)
+        self.service: SearchService | None = None  # the service whose snapshot the gauges report (MeteredSearch)
         # Shared values live in the files; each app keeps its own registry only when there are none.
         self.registry = None if multiprocess_dir() else CollectorRegistry(auto_describe=True)
         if self.registry is not None:
-            self.registry.register(SnapshotCollector(self.index_dir))
+            self.registry.register(SnapshotCollector(self))
         self.requests = Histogram(
             "topichub_http_request_duration_seconds", "Time to answer a request, by route and status.",
             ["route", "status"], buckets=DURATION_BUCKETS, registry=self.registry,
@@ -233,34 +234,60 @@ class Metrics:
         if registry is None:  # read every worker's files, then the index folder, afresh
             registry = CollectorRegistry(auto_describe=True)
             MultiProcessCollector(registry)
-            registry.register(SnapshotCollector(self.index_dir))
+            registry.register(SnapshotCollector(self))
         return generate_latest(registry)
 
 
 class SnapshotCollector:
-    """Read the published snapshot's record at scrape time: its age and size, the last build and update."""
+    """Read the served snapshot's record at scrape time: its age and size, the last build and update;
+    and whether the service is degraded, as /healthz says it.
 
-    def __init__(self, index_dir: Path) -> None:
-        self.index_dir = Path(index_dir)
+    The served snapshot is the one the service answers from: the published one, or, when that one was
+    refused (damaged, another schema version), the older one answering in its place.  The published
+    one's snapshot.json was read, so a degraded service reported the refused snapshot's figures and
+    nothing told it was degraded (a QA pass)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
 
     def describe(self):
         return []  # read at scrape time; nothing to check at registration
 
-    def collect(self):
-        from prometheus_client.core import GaugeMetricFamily
-
+    def _served(self) -> tuple[dict[str, object], str | None, bool | None]:
+        """Return the served snapshot's facts ({} when none answers), its id, and whether /healthz says
+        degraded (None without a service: an app of the benchmarks', which serves no snapshot of its own)."""
+        service = self.metrics.service
+        if service is None:
+            try:
+                path = store.current_path(self.metrics.index_dir)
+                return store.read_meta(path), path.name, None
+            except store.IndexUnavailable:
+                return {}, None, None
         try:
-            meta = store.read_meta(store.current_path(self.index_dir))
-        except store.IndexUnavailable:
-            meta = {}
+            snap = service.snapshot()
+        except store.IndexUnavailable:  # none answers (or the worker is short of files or memory): searches 503
+            return {}, None, True
+        return snap.meta, snap.id, service.refusal() is not None or service.shortage() is not None
+
+    def collect(self):
+        from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
+
+        meta, served, degraded = self._served()
+        if degraded is not None:
+            yield GaugeMetricFamily("topichub_degraded", "1 when /healthz says degraded (the published snapshot was "
+                                    "refused, or none answers), else 0.", value=float(degraded))
+            info = InfoMetricFamily("topichub_snapshot", "The published snapshot, and the one answering "
+                                    "(another when the published one was refused; empty when none answers).")
+            info.add_metric([], {"published": store.current_id(self.metrics.index_dir) or "", "served": served or ""})
+            yield info
         published = _timestamp(meta.get("updated_at")) or _timestamp(meta.get("built_at"))
         updates = meta.get("updates") if isinstance(meta.get("updates"), list) else []
         last_update = updates[-1] if updates and isinstance(updates[-1], dict) else {}
         values = (
-            ("topichub_snapshot_age_seconds", "Seconds since the published snapshot was built or last updated.",
+            ("topichub_snapshot_age_seconds", "Seconds since the served snapshot was built or last updated.",
              time.time() - published if published else None),
-            ("topichub_snapshot_documents", "Documents in the published snapshot.", meta.get("doc_count")),
-            ("topichub_build_duration_seconds", "How long the build behind the published snapshot took.",
+            ("topichub_snapshot_documents", "Documents in the served snapshot.", meta.get("doc_count")),
+            ("topichub_build_duration_seconds", "How long the build behind the served snapshot took.",
              meta.get("build_seconds")),
             ("topichub_build_documents", "Documents that build indexed.", meta.get("build_doc_count")),
             ("topichub_update_duration_seconds", "How long the last update applied since that build took.",
@@ -289,6 +316,7 @@ class MeteredSearch(SearchService):
     def __init__(self, metrics: Metrics, root: str | Path, **options: Any) -> None:
         super().__init__(root, **options)
         self._metrics = metrics
+        metrics.service = self  # the snapshot it answers from is the one the gauges report
 
     def snapshot(self) -> Snapshot:
         """Return the service's snapshot, noting its id for the access line of the request that asked.
