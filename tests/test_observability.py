@@ -263,6 +263,48 @@ def test_two_workers_log_json_and_every_scrape_counts_both(index_dir, tmp_path):
     assert all(values[("topichub_snapshot_documents", ())] == 57 for values in scrapes)
 
 
+def test_a_request_the_server_refuses_leaves_no_query_in_its_error_log(index_dir, tmp_path):
+    # gunicorn's warning quoted what was sent: "Invalid HTTP Version: 'private diagnosis HTTP/1.1'" of a
+    # query with raw spaces, the whole request line of "?q=café_secret" (a QA pass).
+    import socket
+
+    sent = [b"GET /?q=my private diagnosis HTTP/1.1", "GET /?q=café_secret HTTP/1.1".encode(),
+            b"GET /?q=x HTTP/1.1\r\nX-Note: s\x01ecret"]
+    with gunicorn(index_dir, tmp_path, workers=1) as base:
+        port = int(base.rpartition(":")[2])
+        for head in sent:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall(head + b"\r\nHost: x\r\n\r\n")
+                assert sock.recv(64).startswith(b"HTTP/1.1 400")
+        warned = lambda: [line for line in (tmp_path / "gunicorn.log").read_text(errors="replace").splitlines()
+                          if "Invalid request from" in line]
+        wait_until(lambda: len(warned()) == 3, "gunicorn's three warnings")
+    assert [line.partition("[WARNING] ")[2] for line in warned()] == [
+        "Invalid request from ip=127.0.0.1: Invalid HTTP Version: [request text withheld: 26 bytes]",
+        "Invalid request from ip=127.0.0.1: Invalid HTTP request line: [request text withheld: 29 bytes]",
+        "Invalid request from ip=127.0.0.1: Invalid HTTP Header: [request text withheld: 6 bytes]",
+    ]
+    log = (tmp_path / "gunicorn.log").read_text(errors="replace")
+    assert not any(word in log for word in ("private", "diagnosis", "secret", "caf")), log
+
+
+def test_a_request_that_failed_is_logged_by_gunicorn_without_its_query(caplog):
+    from gunicorn.config import Config
+
+    from web.gunicorn_conf import WithholdingLogger
+
+    logger = WithholdingLogger(Config())
+    logger.error_log = logging.getLogger("test.gunicorn.error")
+    caplog.set_level(logging.ERROR, "test.gunicorn.error")
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError:
+        logger.exception("Error handling request %s %s", "GET", "/api/search?q=my+private+diagnosis")
+        logger.exception("Error handling request %s", "/feeds/search.atom")
+    assert [r.getMessage() for r in caplog.records] == [
+        "Error handling request GET /api/search?[query withheld]", "Error handling request /feeds/search.atom"]
+
+
 def test_the_operations_guides_grep_for_a_request_id_finds_its_access_line(client, logged):
     """docs/operations.md showed spaced JSON and said `grep '"request_id": "demo-1"'`: nothing matched."""
     import re

@@ -5,6 +5,7 @@ and again whenever ``current`` points somewhere new, so a build or update needs 
 reload.  Memory is per worker: see docs/operations.md for the measured figures.
 """
 
+import ast
 import gc
 import html
 import itertools
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
+import gunicorn.glogging
 import gunicorn.http.message
 import gunicorn.http.wsgi
 import gunicorn.util
@@ -167,6 +169,41 @@ def _write_error(sock, status_int: int, reason: str, mesg: str) -> None:
 
 # gunicorn answers malformed requests (414, 400) itself; those answers get our headers too.
 gunicorn.util.write_error = _write_error
+
+
+# gunicorn's warning of a request it refuses quotes what was sent ("Invalid HTTP Version: 'private
+# diagnosis HTTP/1.1'" of a query with raw spaces, the whole request line of "?q=café_secret"), and its
+# error of a request that failed names its address, query and all: a query in the error log, where the
+# service logs none (docs/operations.md, "Why the query is not logged"; a QA pass).
+_QUOTED = re.compile(r"b?'(?:[^'\\]|\\.)*'" r'|b?"(?:[^"\\]|\\.)*"')  # a repr, in either quotes
+
+
+def _withheld(quoted: re.Match[str]) -> str:
+    """Return what stands in a log line for the quoted text *quoted* (a repr): its length alone."""
+    try:
+        chars = len(ast.literal_eval(quoted[0]))
+    except (ValueError, SyntaxError):  # cut short or odd: about as long
+        chars = len(quoted[0]) - 2
+    return f"[request text withheld: {chars:,} {'byte' if chars == 1 else 'bytes'}]"
+
+
+class WithholdingLogger(gunicorn.glogging.Logger):
+    """gunicorn's logger, writing what a refused or failed request said (its line, a header) by its length only."""
+
+    def warning(self, msg, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(msg, str) and msg.startswith("Invalid request from "):  # (formatted already: no args)
+            msg = _QUOTED.sub(_withheld, msg % args if args else msg).replace("%", "%%")
+            args = ()
+        super().warning(msg, *args, **kwargs)
+
+    def exception(self, msg, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(msg, str) and msg.startswith("Error handling request") and args:
+            uri = str(args[-1])  # the request's target, last: its path stays, to find the failing route
+            args = (*args[:-1], uri.partition("?")[0] + ("?[query withheld]" if "?" in uri else ""))
+        super().exception(msg, *args, **kwargs)
+
+
+logger_class = WithholdingLogger
 
 # Asynchronous workers: a connection waiting for a slow or idle client costs a greenlet, not a
 # worker, so hundreds of them do not hold up other readers (docs/operations.md says why gevent).
