@@ -248,6 +248,31 @@ def test_serve_rebuilds_an_index_of_another_schema_version(built, monkeypatch):
     assert execs[-1][-1] == "web:create_app()" and f"127.0.0.1:{port}" in execs[-1]
 
 
+def test_serve_refuses_gunicorn_cmd_args_and_takes_its_workers_from_web_concurrency(built, monkeypatch):
+    # GUNICORN_CMD_ARGS was passed to gunicorn without a word (plain-text access lines in the JSON log, a
+    # timeout past the TOPICHUB_* checks), and WEB_CONCURRENCY ignored for --workers' 2 (a QA pass).
+    execs: list[list[str]] = []
+    monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(built))  # serve sets it for gunicorn: restore it after
+    monkeypatch.setattr(os, "execv", lambda path, args: execs.append(args))
+    serve = ["serve", "--index-dir", str(built), "--port", str(free_port())]
+    result = CliRunner().invoke(main, serve, env={"GUNICORN_CMD_ARGS": "--access-logfile - --timeout 300"})
+    assert result.exit_code == 2 and result.output == (
+        "Error: GUNICORN_CMD_ARGS='--access-logfile - --timeout 300' is not read by topichub serve, whose gunicorn "
+        "settings are web/gunicorn_conf.py's and the TOPICHUB_* settings (docs/operations.md): unset it (or run "
+        "gunicorn itself, --config python:web.gunicorn_conf)\n"), result.output
+    assert execs == []
+    result = CliRunner().invoke(main, serve, env={"WEB_CONCURRENCY": "many"})
+    assert result.exit_code == 2 and result.output.startswith("Error: WEB_CONCURRENCY='many' ") and (
+        "(WEB_CONCURRENCY sets --workers: correct it or unset it)" in result.output), result.output
+    for env, workers in (({"WEB_CONCURRENCY": "3", "GUNICORN_CMD_ARGS": " "}, "3"), ({"WEB_CONCURRENCY": "3"}, "3"),
+                         ({"WEB_CONCURRENCY": ""}, "2")):
+        result = CliRunner().invoke(main, serve, env=env)
+        assert result.exit_code == 0, result.output
+        assert execs[-1][execs[-1].index("--workers") + 1] == workers, env
+    result = CliRunner().invoke(main, [*serve, "--workers", "1"], env={"WEB_CONCURRENCY": "3"})
+    assert result.exit_code == 0 and execs[-1][execs[-1].index("--workers") + 1] == "1"  # the option wins
+
+
 def test_serve_keeps_its_stdout_for_the_json_access_log_when_it_builds_first(tmp_path, monkeypatch):
     # serve's stdout is one JSON object a line (`topichub serve | jq`): the first run's build summary
     # ("built 57 documents …") was written there, and jq stopped at it.

@@ -553,6 +553,18 @@ def _check_semantic_switch() -> None:
         raise click.ClickException(str(exc)) from None
 
 
+def _check_gunicorn_args() -> None:
+    """Refuse a ``GUNICORN_CMD_ARGS`` in one line: gunicorn reads it over web/gunicorn_conf.py, so it could
+    print plain-text access lines into the JSON log stream or set another timeout or worker class past
+    the TOPICHUB_* checks, without a word (a QA pass).  Refused, not dropped with a warning: what it
+    held (a certificate, a proxy's address) would be served without."""
+    given = os.environ.get("GUNICORN_CMD_ARGS")
+    if given and given.strip():
+        raise _OneLineError(f"GUNICORN_CMD_ARGS={given!r} is not read by topichub serve, whose gunicorn settings are "
+                            "web/gunicorn_conf.py's and the TOPICHUB_* settings (docs/operations.md): unset it (or run gunicorn "
+                            "itself, --config python:web.gunicorn_conf)")
+
+
 def _check_environment() -> None:
     """Fail with one line, before gunicorn starts, on a setting its workers could not use (they
     failed to boot, or printed gunicorn's traceback after "serving on")."""
@@ -663,8 +675,8 @@ def _check_listen(host: str, port: int) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", cls=_EnvOption, envvar="PORT", type=click.IntRange(1, 65535), default=8000,
               show_default="8000 (or $PORT)")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="gunicorn worker processes (each opens the index itself).")
+@click.option("--workers", cls=_EnvOption, envvar="WEB_CONCURRENCY", type=click.IntRange(1, 64), default=2,
+              show_default="2 (or $WEB_CONCURRENCY)", help="gunicorn worker processes (each opens the index itself).")
 @click.option("--threads", type=click.IntRange(1, 32), default=1, show_default=True, help="Threads per worker, for TOPICHUB_WORKER_CLASS=gthread; gevent workers (the default) ignore it.")
 def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> None:
     """Serve the search page and API under gunicorn.
@@ -673,6 +685,7 @@ def serve(index_dir: Path, host: str, port: int, workers: int, threads: int) -> 
     when its sources changed since the build (unless updates were applied to it since, or it was
     rolled back to).
     """
+    _check_gunicorn_args()
     _check_environment()
     _check_metrics_room(workers)
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1], as a URL writes it
