@@ -273,6 +273,21 @@ def test_serve_refuses_gunicorn_cmd_args_and_takes_its_workers_from_web_concurre
     assert result.exit_code == 0 and execs[-1][execs[-1].index("--workers") + 1] == "1"  # the option wins
 
 
+def test_serve_says_in_one_line_that_gunicorn_could_not_be_started(built, monkeypatch):
+    # A PermissionError from os.execv was a Python traceback (a QA pass).
+    import sys
+
+    def refused(path, args):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setenv("TOPICHUB_INDEX_DIR", str(built))  # serve sets it for gunicorn: restore it after
+    monkeypatch.setattr(os, "execv", refused)
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", str(free_port())])
+    assert result.exit_code == 1 and not isinstance(result.exception, PermissionError), result.exception
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: cannot start gunicorn ({sys.executable} -m gunicorn): Permission denied; nothing is served"), result.stderr
+
+
 def test_serve_keeps_its_stdout_for_the_json_access_log_when_it_builds_first(tmp_path, monkeypatch):
     # serve's stdout is one JSON object a line (`topichub serve | jq`): the first run's build summary
     # ("built 57 documents …") was written there, and jq stopped at it.

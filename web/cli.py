@@ -728,7 +728,11 @@ def _serve_unless_stopped(index_dir: Path, address: str, workers: int, threads: 
     click.echo(f"serving on http://{address}/ with {_counted(workers, 'worker')}", err=True)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(sys.executable, args)
+    try:
+        os.execv(sys.executable, args)
+    except OSError as exc:  # (a noexec mount, a venv's python removed or made unreadable): it was a traceback (a QA pass)
+        raise click.ClickException(f"cannot start gunicorn ({sys.executable} -m gunicorn): {exc.strerror or exc}; "
+                                   "nothing is served") from None
 
 
 @main.command()
