@@ -305,6 +305,47 @@ def test_a_request_that_failed_is_logged_by_gunicorn_without_its_query(caplog):
         "Error handling request GET /api/search?[query withheld]", "Error handling request /feeds/search.atom"]
 
 
+def test_a_closed_log_output_is_said_once_not_a_traceback_a_request(index_dir, tmp_path):
+    # `topichub serve | head -1`: each request after the first printed logging's 25-line "--- Logging
+    # error ---" report of a BrokenPipeError on stderr (a QA pass).
+    import os
+    import subprocess
+    import sys
+
+    from bench.servers import free_port, workers_booted
+    from tests.conftest import REPO
+
+    port, errors = free_port(), tmp_path / "stderr.log"
+    with errors.open("wb") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "python:web.gunicorn_conf", "--bind",
+                                 f"127.0.0.1:{port}", "--workers", "1", "web:create_app()"], cwd=REPO,
+                                env={**os.environ, "TOPICHUB_INDEX_DIR": str(index_dir)}, stdout=subprocess.PIPE, stderr=stderr)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until(lambda: workers_booted(proc.pid, 1) and _answers(base), "the server to answer")
+        proc.stdout.readline()  # the first line, as `head -1` reads it; then the pipe is closed
+        proc.stdout.close()
+        for n in range(5):
+            assert _get(f"{base}/api/search?q=closed+{n}")[0] == 200
+        wait_until(lambda: any(said in errors.read_text() for said in ("writes no more log lines", "Logging error")),
+                   "a word on stderr")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    said = errors.read_text()
+    assert "Traceback" not in said and "Logging error" not in said, said
+    [line] = [line for line in said.splitlines() if "[INFO]" not in line]  # gunicorn's own lines aside
+    assert re.fullmatch(r"warning: the JSON log's output was closed \(\[Errno 32\] Broken pipe\): process \d+ writes "
+                        r"no more log lines", line), said
+
+
+def _answers(base: str) -> bool:
+    try:
+        return _get(f"{base}/healthz")[0] == 200
+    except OSError:
+        return False
+
+
 def test_the_operations_guides_grep_for_a_request_id_finds_its_access_line(client, logged):
     """docs/operations.md showed spaced JSON and said `grep '"request_id": "demo-1"'`: nothing matched."""
     import re

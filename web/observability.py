@@ -24,6 +24,7 @@ import logging.config
 import math
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
@@ -161,9 +162,42 @@ def _iso_utc(created: float) -> str:
     return f"{text}.{micros // 1000:03d}+00:00"
 
 
+class JsonLinesHandler(logging.StreamHandler):
+    """The handler of the JSON lines, which goes quiet once its stream is closed: with ``topichub serve |
+    head -1`` every request after the first printed logging's 25-line "--- Logging error ---" report of
+    a BrokenPipeError on stderr (a QA pass).  Said once on stderr instead, and nothing more is written."""
+
+    closed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.closed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        if not (isinstance(exc, BrokenPipeError) or (isinstance(exc, ValueError) and getattr(self.stream, "closed", False))):
+            super().handleError(record)
+            return
+        self.closed = True
+        try:  # what its buffer holds then goes nowhere, not raised again when the process exits
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, self.stream.fileno())
+            finally:
+                os.close(null)
+        except (OSError, ValueError, AttributeError):
+            pass  # no descriptor (a closed one): nothing more is written to it all the same
+        try:
+            sys.stderr.write(f"warning: the JSON log's output was closed ({exc}): process {os.getpid()} writes no "
+                             "more log lines\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass  # stderr closed too: nothing can be said
+
+
 def log_config() -> dict[str, Any]:
     """Return the logging setup (for ``logging.config.dictConfig``) that writes the app's lines as JSON on stdout."""
-    handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stdout", "formatter": "json",
+    handler = {"class": "web.observability.JsonLinesHandler", "stream": "ext://sys.stdout", "formatter": "json",
                "filters": ["request_id"]}
     return {
         "version": 1,
