@@ -101,6 +101,13 @@ def explain(
     return out
 
 
+def unqueried() -> dict[str, object]:
+    """Return the explanation of a hit of a search without words (browsing, newest first): it scores 0,
+    by nothing matched and nothing missing.  With explain=1 a hit has one unless the time budget ran
+    out, as the spec says: these had none (a QA pass)."""
+    return {"score": 0.0, "coverage": 1.0, "coverage_factor": 1.0, "matched": [], "missing": []}
+
+
 def _named(explanation: dict[str, object]) -> str:
     """Return why a hit first by its name is first, in words."""
     what = "your query's correction" if explanation.get("named_by_correction") else "what you typed"

@@ -38,7 +38,7 @@ from search.cache import ResultCache, memory_lock, unpatched
 from search.facets import count_facets, selected_docs
 from search.highlight import highlight_snippet, highlight_title, together
 from search.params import MAX_QUERY_WORDS, SearchParams
-from search.explain import explain
+from search.explain import explain, unqueried
 from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, function_words,
@@ -537,6 +537,8 @@ class SearchService:
                     named if docnum == first else None, deadline, found.loose_docs,
                 )
                 unexplained = explanation is None
+            elif params.explain and not explaining:  # no words: each hit scores 0 by none (``unqueried``)
+                explanation = unqueried()
             if explanation is not None and docnum in found.tagged:
                 explanation["organisation"] = organisation
             matched_by = ("name" if docnum == found.named else "meaning" if docnum in found.meaning

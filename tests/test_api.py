@@ -1018,3 +1018,15 @@ def test_a_page_number_given_twice_one_unreadable_is_a_400_naming_the_unreadable
     # It said "'page' was given 2 different values; give it once", as if "+2" were a page (a QA pass).
     error = client.get("/api/search?page=2&page=%2B2").get_json()["error"]
     assert error["param"] == "page" and "'+2' cannot be read" in error["message"] and "digits 0-9" in error["message"]
+
+
+@pytest.mark.parametrize("query", ["explain=1", "q=&explain=1&topic=funding", "explain=1&sort=listing"])
+def test_explain_without_words_explains_every_hit_as_scoring_nothing(client, query):
+    # "/api/search?explain=1" gave hits with no explanation key, which the spec leaves out only when the
+    # time budget ran out (timed_out true): a client reading hit["explanation"] failed (a QA pass).
+    answer = client.get(f"/api/search?{query}").get_json()
+    assert answer["hits"] and not answer["timed_out"]
+    for hit in answer["hits"]:
+        assert hit["explanation"] == {"score": 0.0, "coverage": 1.0, "coverage_factor": 1.0, "matched": [], "missing": []}
+        assert hit["score"] == hit["explanation"]["score"]
+    assert all("explanation" not in hit for hit in client.get("/api/search?topic=funding").get_json()["hits"])

@@ -233,7 +233,8 @@ SCHEMAS: dict[str, Any] = {
                 "budget ran out, timed_out true): each matched word's part, the meaning "
                 "term, the words the text lacks (missing), named true when the hit is first because its name is the query (by relevance), and "
                 "named_by_correction true when the name is the query's correction; organisation, the organisation's name, for a "
-                "hit found by it (matched_by organisation).")},
+                "hit found by it (matched_by organisation). A search without words (browsing, newest first) explains "
+                "each hit as score 0, nothing matched nor missing.")},
             "published": PUBLISHED,
             "first_seen": FIRST_SEEN,
             "revised": REVISED,
