@@ -1468,13 +1468,13 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                     corrections[:] = [c for c in corrections if not (c.span and concept.span[0] <= c.span[0] < concept.span[1])]
                     widened = replace(concept, alternatives=(concept.alternatives[0], one), loose=())
                     corrections.append(Correction(concept.span, concept.text, word, 1))
-            if units := _units_written_on(concept, synonyms):
+            if units := _units_written_on(concept, synonyms, _after_a_dollar(parsed.text, concept)):
                 # An amount, typed hyphenated too ("10-gigawatt"): no loose word ("gigawatt" alone put
                 # AMD's 6 GW deal second; a QA pass).
                 widened = replace(_summed(widened, units), loose=())
         else:
             beside = (joined[at - 1].word if at else None, joined[at + 1].word if at + 1 < len(joined) else None)
-            widened = _widened(concept, vocabulary, synonyms, corrections, each, beside, split)
+            widened = _widened(concept, vocabulary, synonyms, corrections, each, beside, split, _after_a_dollar(parsed.text, concept))
             if at and (on := _unit_after_number(joined[at - 1], concept, synonyms)):
                 widened = replace(widened, alternatives=(*widened.alternatives, *on))
             if at + 1 < len(joined) and concept.text.lower() not in ("1", "one") and (other := _other_number_form(concept.text)):
@@ -1589,13 +1589,19 @@ def _excluded_respelled(text: str, excluded: wq.Query | None, vocabulary: Vocabu
     return excluded if found == excluded else found
 
 
+def _after_a_dollar(text: str, concept: Concept) -> bool:
+    """Return whether *concept* was typed right after a "$" in *text*: a sum of money."""
+    return concept.span is not None and text[concept.span[0] - 1 : concept.span[0]] == "$"
+
+
 def _widened(
     concept: Concept, vocabulary: Vocabulary, synonyms: Synonyms | None, corrections: list[Correction],
     prefix_words: int = PREFIX_LIMIT, beside: tuple[str | None, str | None] = (None, None), split: bool = False,
+    money: bool = False,
 ) -> Concept:
     """Return *concept* with what it may stand for added (``expand``; a prefix its *prefix_words*
     commonest words), and any correction made of it appended to *corrections*; the same object when
-    nothing is added."""
+    nothing is added.  *money*: it was typed after a "$"."""
     extra: list[Alternative] = []
     if concept.prefix and concept.word is None:  # a quoted phrase whose last word was typed with a star
         leading = list(_phrase_of(concept).words[:-1])
@@ -1616,7 +1622,8 @@ def _widened(
                  for way in ways]
         # An amount's other short forms, written on: "$38bn" is also the "$38B" of a title.
         extra += [Alternative("apart", (short,), word_query(short)) for short in shorts if short != concept.word]
-        extra += _unit_ways(_other_number_form(_NUMBER_AND_UNIT.fullmatch(concept.text)[1]), unit, ways[1:])  # type: ignore[index]
+        if not money:  # "$1m" is a sum of money, "$1M" or "$1 million", not the "one million TPUs" it found first (a QA pass)
+            extra += _unit_ways(_other_number_form(_NUMBER_AND_UNIT.fullmatch(concept.text)[1]), unit, ways[1:])  # type: ignore[index]
         return _summed(concept, extra)
     elif concept.word and concept.span:
         known = _known(concept, vocabulary)  # the word, or a synonym of it
@@ -2119,7 +2126,7 @@ def _thousands(typed: str) -> str | None:
 _AMOUNT_PARTS = re.compile(r"\s+|(?<=\d)-(?=[^\W\d_])")  # a number and its unit, apart or hyphenated ("10-gigawatt")
 
 
-def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alternative]:
+def _units_written_on(concept: Concept, synonyms: Synonyms | None, money: bool = False) -> list[Alternative]:
     """Return what a quoted number and unit ('"300 MW"', '"$50 billion"') is also written as, else
     nothing: the term written on ("300mw"; an amount's short forms, "50b" and "50bn"; the unit's
     other name on, "10gw" for '"10 gigawatts"'), and the unit's synonyms side by side.  It found
@@ -2140,7 +2147,8 @@ def _units_written_on(concept: Concept, synonyms: Synonyms | None) -> list[Alter
     if spelled and spelled[2]:  # "one billion": also "$1 billion" (the number's other ways are the terms)
         extra.append(Alternative("apart", (number, unit), _side_by_side((number, unit), 1.0)))
     extra += [Alternative("apart", (number, *way), _side_by_side((number, *way), SYNONYM_WEIGHT)) for way in ways]
-    return extra + _unit_ways(_other_number_form(parts[0]) if spelled and not spelled[2] else None, unit, ways)
+    # Typed after a "$", a sum of money: not the "one million TPUs" "$1 million" found first (as "$1m", ``_widened``).
+    return extra + _unit_ways(_other_number_form(parts[0]) if spelled and not spelled[2] and not money else None, unit, ways)
 
 
 def _written_on(

@@ -135,3 +135,15 @@ def test_who_is_behind_asks_who_not_for_pages_on_behind(client, typed):
     body = client.get("/api/search", query_string={"q": typed}).get_json()
     assert body["match"] == "all" and "bloom" not in " ".join(hit["id"] for hit in body["hits"][:3])
     assert "behind" not in {word for hit in body["hits"] for word in hit["missing"]}
+
+
+@pytest.mark.parametrize("typed", ["$1m", "$1 million", "enterprise customers spending over $1m"])
+def test_a_sum_of_money_is_not_a_count_written_in_words(client, typed):
+    # "enterprise customers spending over $1m" put "Up to One Million TPUs" first, missing "spending",
+    # by the "one million" a "1m" is also written as (a QA pass): after a "$" it is money.
+    hits = client.get("/api/search", query_string={"q": typed}).get_json()["hits"]
+    tpus = next(h for h in client.get("/api/search", query_string={"q": "one million tpus"}).get_json()["hits"] if "TPU" in h["title"])
+    assert hits and hits[0]["id"] != tpus["id"]
+    assert all(h["id"] != tpus["id"] or typed not in ("$1m", "$1 million") for h in hits)
+    # Without the "$", a count: "1m tpus" is the TPU page's.
+    assert client.get("/api/search", query_string={"q": "1m tpus"}).get_json()["hits"][0]["id"] == tpus["id"]
