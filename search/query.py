@@ -511,6 +511,8 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
                 continue  # "what chips does openai use": which chips, not pages on "use"
             if removestops and text[start:end].lower() == "behind" and _WHO_IS.match(text, 0, start):
                 continue  # "who is behind stargate uae": who, not pages on "behind" (BLOOM's "Technology Behind")
+            if removestops and text[start:end].lower() in ANSWER_KINDS and _WHICH.search(text, 0, start):
+                continue  # "which companies are building data centers": who, not pages on "companies"
             if removestops and text[start:end] in ("well", "Well") and _WELL_BEFORE.match(text, end):
                 continue  # "well over a gigawatt": how far over, not pages on "well" ("well beyond" ranked first)
             if removestops and negated and start in negated[0]:
@@ -544,6 +546,15 @@ _THE_FIRST = re.compile(r"^\W*(?:the|that|this)\s", re.IGNORECASE)
 # A question of who is behind a thing, "behind" last before it ("who's behind colossus" put "The
 # Technology Behind BLOOM Training" first, without Colossus: a QA pass).
 _WHO_IS = re.compile(r"\s*who(?:'s|’s|\s+(?:is|are|was|were|'s))\s+$", re.IGNORECASE)
+
+
+# The kind of answer a question asks for, right after "which" or "what": "which companies are building
+# data centers" put Microsoft's investment first (it says "companies", not "data centers"), "which lab has
+# the most gpus" three pages on "lab" and none on GPUs, "which company makes mtia" the Series H page
+# second (a QA pass): who is asked for, not pages saying the word.
+ANSWER_KINDS = frozenset({"company", "companies", "firm", "firms", "lab", "labs", "startup", "startups",
+                          "organisation", "organisations", "organization", "organizations"})
+_WHICH = re.compile(r"\b(?:which|what)\s+$", re.IGNORECASE)
 
 
 # "well" qualifying what follows it ("well over a gigawatt", "well below", "well into 2026"): a word in 2

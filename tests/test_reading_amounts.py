@@ -147,3 +147,18 @@ def test_a_sum_of_money_is_not_a_count_written_in_words(client, typed):
     assert all(h["id"] != tpus["id"] or typed not in ("$1m", "$1 million") for h in hits)
     # Without the "$", a count: "1m tpus" is the TPU page's.
     assert client.get("/api/search", query_string={"q": "1m tpus"}).get_json()["hits"][0]["id"] == tpus["id"]
+
+
+@pytest.mark.parametrize(("typed", "same_as"), [("which companies are building data centers", "building data centers"),
+                                              ("which lab has the most gpus", "the most gpus"),
+                                              ("which company makes mtia", "makes mtia")])
+def test_the_kind_of_answer_a_question_asks_for_is_no_word_of_it(client, typed, same_as):
+    # "which companies are building data centers" put Microsoft's investment first, missing "data
+    # centers", by its "companies"; "which lab has the most gpus" three pages on "lab", none on GPUs (a QA pass).
+    asked = client.get("/api/search", query_string={"q": typed}).get_json()
+    plain = client.get("/api/search", query_string={"q": same_as}).get_json()
+    assert [h["id"] for h in asked["hits"][:5]] == [h["id"] for h in plain["hits"][:5]]
+    assert not any({"companies", "company", "lab"} & set(h["missing"]) for h in asked["hits"])
+    # Not after "which": "ai labs" is asked for ("the lab" as a word of the query stays one).
+    assert "lab" in {m["concept"] for h in client.get("/api/search", query_string={"q": "lab gpus", "explain": 1}).get_json()["hits"]
+                     for m in h["explanation"]["matched"]} | {w for h in client.get("/api/search", query_string={"q": "lab gpus"}).get_json()["hits"] for w in h["missing"]}
