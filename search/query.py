@@ -1514,14 +1514,12 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
 
 # A place typed after these asks for the places that are not it: "stargate sites outside america",
 # "where are stargate data centers outside the US" put the US pages first, by the word "US" they hold
-# (a QA pass; a judged question).
-# So are "not in", "not from", "not based in", "but not" before a place: "data centers not in the us" put
+# (a QA pass; a judged question).  Not "except", "excluding", "other than": they offer to exclude the
+# word (``negation_offers``).
+# Nor are "not in", "not from", "not based in", "but not" before a place: "data centers not in the us" put
 # the Oracle U.S. page first, with no offer (a QA pass; "not" before a word of another kind is offered).
-# And "except", "excluding", "other than": "stargate except uae" put Stargate UAE first, with "-uae"
-# only offered, where "stargate but not uae" left it out (a QA pass; before a word that is no place
-# they offer to exclude it, ``negation_offers``).
 _OUTSIDE = re.compile(r"\b(?:outside(?:\s+of)?|beyond|besides|apart\s+from|(?:but\s+)?not(?:\s+(?:based|located))?\s+(?:in|from)"
-                      r"|but\s+not|except(?:\s+(?:for|in))?|excluding|other\s+than)\s+(?:the\s+)?$", re.IGNORECASE)
+                      r"|but\s+not)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 _NON = re.compile(r"\bnon-(?=([^\W\d_][\w.]*))", re.IGNORECASE)

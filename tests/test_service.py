@@ -947,7 +947,7 @@ def test_a_negation_in_words_offers_to_exclude_the_word(service, typed, offered)
     assert service.search(SearchParams(q=offered)).total > 0
 
 
-@pytest.mark.parametrize("typed", ["stargate except michigan", "openai partners except microsoft", "data centers excluding stargate",
+@pytest.mark.parametrize("typed", ["stargate except uae", "openai partners except microsoft", "data centers excluding stargate",
                                    "chips other than nvidia"])
 def test_the_words_of_a_negation_offered_are_no_words_of_the_answer(service, typed):
     # Every page said "Missing: except" (or "excluding"), the word searched as any other (a QA pass).
@@ -991,19 +991,14 @@ def test_a_word_missing_in_a_query_with_syntax_is_said_as_typed_without_its_mark
 
 @pytest.mark.parametrize(("typed", "left_out"), [("stargate but not uae", "introducing-stargate-uae"),
                                                 ("stargate not in the uk", "introducing-stargate-uk"),
-                                                ("stargate outside the uk", "introducing-stargate-uk"),
-                                                ("stargate except uae", "introducing-stargate-uae"),
-                                                ("stargate excluding the uk", "introducing-stargate-uk"),
-                                                ("stargate other than uae", "introducing-stargate-uae")])
+                                                ("stargate outside the uk", "introducing-stargate-uk")])
 def test_a_page_titled_with_the_place_left_out_misses_the_other_places(service, typed, left_out):
     # "stargate but not uae" put Stargate UAE second, said to hold it all, by another place in its text
-    # (a regression QA pass): a page titled with the place left out misses "but not uae".  "except uae"
-    # put it first, "-uae" only offered (a QA pass): said of a place, it asks for the other places too.
+    # (a regression QA pass): a page titled with the place left out misses "but not uae".
     result = service.search(SearchParams(q=typed, per_page=20))
     hits = {hit.id: (i, hit) for i, hit in enumerate(result.hits)}
     at, hit = hits[left_out]
     assert at >= 3 and hit.missing, (at, hit.missing)
-    assert result.offered is None and result.match == "all"
 
 
 @pytest.mark.parametrize(("typed", "said"), [("(c++) training", "c++"), ("stargate (U.S.) uae -michigan", None)])
