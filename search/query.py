@@ -130,7 +130,7 @@ _HOW = re.compile(r"\b[Hh]ow\s+$")
 _REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:(?:show|tell|give|find|get)\s+(?:me|us)(?:\s+(?:more\s+)?(?:about|on)\b)?"
-    r"|(?P<verb>explain|describe|summari[sz]e|compare)(?P<to_me>\s+to\s+me)?"
+    r"|(?P<verb>explain|describe|summari[sz]e)(?P<to_me>\s+to\s+me)?"
     r"|i\s*(?:want|wanted|need|would\s+like|['’]d\s+like)\s+to\s+(?:know|learn|read|hear|find\s+out)(?:\s+(?:more\s+)?(?:about|on)\b)?"
     r"|(?:information|info|details|news)\s+(?:about|on|regarding)\b"
     # What a reader asks of a subject, not a word of the answer: "define training infrastructure" put
@@ -193,7 +193,9 @@ COMPARISON_WORDS = frozenset({"vs", "versus"})
 # So are these, between two words ("openai compared to anthropic" put two pages on "comparative" and
 # "comparable", neither on OpenAI nor Anthropic, first; "how does fsdp compare to deepspeed" said
 # "Missing: compare" on every page: QA passes); "comparison" as what is asked about ("comparison of
-# training frameworks") is a word.  "compare" opening a query is a request (``_REQUEST``).
+# training frameworks") is a word, as is "compare" opening a query: on Debian "compare tool", "compare
+# and merge", "compare pdf files" are what the tools do (a regression pass: read as a request they lost
+# comparepdf, kdiff3 and diffpdf, and "compare to" searched "to").
 _COMPARED = re.compile(r"\b(?:compared?|compares|in\s+comparison)\s+(?:to|with|against)\b", re.IGNORECASE)
 _WORD_CHAR = re.compile(r"\w")
 # An English contraction is function words: the auxiliary before "n't" ("doesn't", "won't") and the
