@@ -260,8 +260,9 @@ _TOKEN = re.compile(TOKEN_PATTERN)  # RegexTokenizer compiles its pattern the sa
 
 
 def writes_marked_word(text: str) -> bool:
-    """Return whether *text* has a word written with "++" or "#" (``unmarked``), which a slug drops."""
-    return ("+" in text or "#" in text) and any(unmarked(normalize(token)) for token in _TOKEN.findall(text))
+    """Return whether *text* has a letter written with "++" or "#" (``unmarked``: "c++", "c#"), which a
+    slug drops: "c++" named a package "c".  Not a longer word's: "clang++" is clang's (a regression pass)."""
+    return ("+" in text or "#" in text) and any(len(bare[0]) == 1 for token in _TOKEN.findall(text) if (bare := unmarked(normalize(token))))
 
 
 def _one_token(chunk: str) -> bool:

@@ -34,7 +34,7 @@ from whoosh.qparser.common import attach
 from whoosh.qparser import plugins as qplugins
 from whoosh.qparser import syntax
 
-from index.analysis import CHARSET_MAP, IDEOGRAPH, IDEOGRAPHS, QUERY_STOP_WORDS, TOKEN_PATTERN, WORD, normalize, stem_english, text_analyzer
+from index.analysis import CHARSET_MAP, IDEOGRAPH, IDEOGRAPHS, QUERY_STOP_WORDS, TOKEN_PATTERN, WORD, normalize, stem_english, text_analyzer, unmarked
 from search.cache import remember
 from search.synonyms import Synonyms
 
@@ -1488,6 +1488,11 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
         else:
             beside = (joined[at - 1].word if at else None, joined[at + 1].word if at + 1 < len(joined) else None)
             widened = _widened(concept, vocabulary, synonyms, corrections, each, beside, split, _after_a_dollar(parsed.text, concept))
+            if concept.word and (bare := unmarked(concept.word)) and len(bare[0]) > 1 and (word := _single_term(bare[0])):
+                # "clang++" is clang's, whose page says "C, C++ … compiler" and no "clang++": it found 20
+                # pages and not clang (a regression pass); a page writing it whole still comes first.
+                # Not one letter: "c++" is no "c", the point of reading it whole.
+                widened = replace(widened, alternatives=(*widened.alternatives, Alternative("spelling", (word,), word_query(word, SYNONYM_WEIGHT))))
             if at and (on := _unit_after_number(joined[at - 1], concept, synonyms)):
                 widened = replace(widened, alternatives=(*widened.alternatives, *on))
             if at + 1 < len(joined) and concept.text.lower() not in ("1", "one") and (other := _other_number_form(concept.text)):

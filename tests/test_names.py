@@ -76,6 +76,7 @@ def test_a_name_is_tried_as_typed_lower_cased_and_as_a_slug_with_and_without_the
     assert "vae" not in name_ids("β-VAE", "") and "cafe-bar" in name_ids("Café Bar", "")
     # Nor a word's "++" or "#": "c++" and "c#" do not name the package "c" (a QA pass); "a+b" is no such word.
     assert name_ids("c++", "deb-") == ("deb-c++", "c++") and "deb-c" not in name_ids("C# compiler", "deb-")
+    assert "deb-clang" in name_ids("clang++", "deb-")  # a longer word's is its word's (a regression pass)
     assert "a-b" in name_ids("a+b", "")
     # A text whose slug is longer than an id's is not cut to one (Snapshot.named checks the title instead).
     assert all(len(form) > 80 for form in name_ids("Word, " * 30, ""))

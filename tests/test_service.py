@@ -1042,6 +1042,19 @@ def test_c_plus_plus_is_marked_whole(tmp_path):
     assert first.id == "json-cpp" and not first.missing and all(hit.missing == ("c++",) for hit in others)
 
 
+def test_a_longer_word_written_with_plus_plus_is_also_its_word(tmp_path):
+    # "clang++" found 20 Debian pages and not clang, whose page says "C, C++ … compiler" (a regression
+    # pass): a word of two letters or more is also searched without its "++", and names its package.
+    pages = [*LANGUAGE_PAGES,
+             {"id": "pkg-clang", "title": "C and C++ compiler (LLVM based)", "summary": "Clang compiles C and C++.", "topics": ["devel"]},
+             {"id": "pkg-clang-doc", "title": "Documentation for clang++", "summary": "How to call clang++ with its options.", "topics": ["doc"]}]
+    service = _built(tmp_path, pages)
+    hits = service.search(SearchParams(q="clang++")).hits
+    by = {hit.id: hit.matched_by for hit in hits}
+    assert by.get("pkg-clang") == by.get("pkg-clang-doc") == "words" and all(not hit.missing for hit in hits), by
+    assert "json-c" not in {hit.id for hit in service.search(SearchParams(q="c++")).hits}  # one letter: not "c"
+
+
 def test_explain_names_matched_words_and_adds_up_to_the_score(service):
     result = service.search(SearchParams(q="stargate michigan datacenter", explain=True))
     for hit in result.hits:
