@@ -339,7 +339,7 @@ class Vocabulary:
         is not searched (it brought a page for "starting in 2027") nor marked."""
         if not offered and typed in self.refused:
             return []
-        if self.names is not None and self.names(typed) is not None:
+        if not offered and self.names is not None and self.names(typed) is not None:
             return []  # a document's name is meant: "dhex editor" said "Showing results for DEX editor" (a QA pass)
         key = ("near", typed, word, str(offered))
         if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
@@ -847,7 +847,8 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
     if doc_count < RARE_RATIO:  # too few documents to tell a misspelling from a rare word (the seed's 57)
         return fixes
     looked = 0
-    for concept in parsed.typed_concepts():
+    typed_concepts = list(parsed.typed_concepts())
+    for at, concept in enumerate(typed_concepts):
         word = concept.word
         if not word or not concept.span or concept.prefix or len(concept.alternatives) != 1:
             continue  # a phrase, a prefix, a word already read another way (synonym, correction)
@@ -863,6 +864,12 @@ def rare_word_fixes(parsed: ParsedQuery, vocabulary: Vocabulary, doc_count: int)
         if not any(vocabulary.frequency(w) >= held * RARE_RATIO for w, _ in vocabulary.closest(typed, word)):
             continue  # no much commoner word near: its close words' written forms need not be read
         commoner = [w for w, _ in vocabulary.near(typed, word, offered=True) if vocabulary.frequency(w) >= held * RARE_RATIO]
+        if commoner and (names := getattr(vocabulary, "names", None)) is not None and names(typed) is not None:
+            # A document's name is offered another word only where the pages write that word beside one
+            # typed with it: "conmon lisp" is Common Lisp, "htop alternative" no "HTTP alternative" (QA passes).
+            before = typed_concepts[at - 1].word if at else None
+            after = typed_concepts[at + 1].word if at + 1 < len(typed_concepts) else None
+            commoner = [w for w in commoner[:1] if (before and vocabulary.follows(before, w)) or (after and vocabulary.follows(w, after))]
         if commoner:
             fixes.append((concept.span, vocabulary.surface(commoner[0], typed)))
     return sorted(fixes)

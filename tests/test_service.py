@@ -1981,6 +1981,47 @@ def test_a_rare_english_word_is_not_offered_a_commoner_one():
         assert spell.rare_word_fixes(build_query(typed, schema, None), Vocabulary(), 10_000) == fixed, typed
 
 
+def test_a_rare_word_that_is_a_name_is_offered_a_word_only_where_pages_write_it_beside_another():
+    """Debian's package conmon is one edit from "common": "conmon lisp" lost its "common lisp" offer when
+    names stopped being corrected ("dhex editor" was "DEX editor", "htop alternative" offered "HTTP
+    alternative"; a regression pass).  The offer stands where the pages write it beside a word typed."""
+    from search import spell
+    from search.query import build_query
+    from whoosh.analysis import StandardAnalyzer
+    from whoosh.fields import TEXT, Schema
+
+    schema = Schema(title=TEXT(analyzer=StandardAnalyzer()), body=TEXT(analyzer=StandardAnalyzer()))
+    written = {("common", "lisp")}
+
+    class Vocabulary:
+        refused: dict[str, str] = {}
+        names = staticmethod(lambda typed: 1 if typed in ("conmon", "htop") else None)
+
+        def closest(self, typed, word):
+            return {"conmon": [("common", 1)], "htop": [("http", 1)]}.get(word, [])
+
+        def frequency(self, word):
+            return 10_000 if word in ("common", "http") else 1
+
+        def near(self, typed, word, offered=False):
+            return self.closest(typed, word)
+
+        def surface(self, word, typed):
+            return word
+
+        def common(self, typed):
+            return False
+
+        def follows(self, first, second):
+            return (first, second) in written
+
+    def offered(typed):
+        return spell.rare_word_fixes(build_query(typed, schema, None), Vocabulary(), 10_000)
+
+    assert offered("conmon lisp") == [((0, 6), "common")]
+    assert offered("htop alternative") == [] and offered("conmon") == []
+
+
 def test_the_pages_of_the_correction_shown_come_before_those_of_another_close_spelling(tmp_path, monkeypatch):
     """'nmpy' said "Including results for NumPy" and listed python-nipy first: "nipy", one edit away
     too and rarer, outscored it.  The spellings searched besides the one shown weigh less."""
