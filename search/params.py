@@ -239,6 +239,10 @@ def _values(args: MultiMapping, name: str, bracketed: bool = True) -> tuple[str,
     sent = [v for v in map(as_sent, given) if v]
     if len(sent) > MAX_FILTER_VALUES:
         raise InvalidParameter(name, f"'{name}' may be given at most {MAX_FILTER_VALUES} times")
+    if name in LISTED and sum(len([each for each in v.split(",") if each.strip()]) for v in sent) > MAX_FILTER_VALUES:
+        # Listed with commas, as many as given apart: eleven were a 400 given apart and answered, 0 results,
+        # listed (a regression pass).
+        raise InvalidParameter(name, f"'{name}' may name at most {MAX_FILTER_VALUES} values, listed with commas or given apart")
     for value in sent:
         if name in LISTED and "," in value:
             if len(value) > MAX_FILTER_LIST_CHARS:

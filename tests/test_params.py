@@ -375,3 +375,16 @@ def test_a_parameter_repeated_with_a_value_that_cannot_be_read_names_that_value(
     # "page=2&page=%2B2" said "'page' was given 2 different values", as if '+2' were a page number (a QA pass).
     error = rejected(*([(name, bad), (name, good)] if bad_first else [(name, good), (name, bad)]))
     assert error.param == name and f"'{bad}' cannot be read" in error.message and "different values" not in error.message
+
+
+def test_a_list_with_commas_names_no_more_values_than_a_filter_takes():
+    # Eleven organisations listed with commas were answered (0 results) where eleven given apart are a
+    # 400 (a regression pass).
+    from werkzeug.datastructures import MultiDict
+
+    eleven = ",".join(f"org{i}" for i in range(11))
+    for args in (MultiDict([("entity", eleven)]), MultiDict([("entity", "org0,org1"), *[("entity", f"o{i}") for i in range(9)]])):
+        with pytest.raises(InvalidParameter) as refused:
+            parse_params(args)
+        assert refused.value.param == "entity" and "at most 10 values" in refused.value.message
+    assert parse_params(MultiDict([("entity", ",".join(f"org{i}" for i in range(10)))])).entity

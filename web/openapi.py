@@ -76,7 +76,8 @@ def _filter(name: str, description: str, pattern: str = FILTER_PATTERN, case: st
     the others (a maxItems counted them, and eleven values of which one was blank were answered)."""
     in_case = (f" A value the index lacks but has in another case is read in the index's case ({case})." if case else "")
     listed = (f"; a value listing several with commas may be at most {MAX_FILTER_LIST_CHARS} characters, and each "
-              f"of those at most {MAX_FILTER_CHARS}, blanks around a comma not counted" if name in LISTED else "")
+              f"of those at most {MAX_FILTER_CHARS}, blanks around a comma not counted; those listed count among the "
+              f"{MAX_FILTER_VALUES} values" if name in LISTED else "")
     return {
         "name": name,
         "in": "query",
