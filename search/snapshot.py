@@ -442,8 +442,34 @@ class Snapshot:
                 return docnum
         # A name no document has but with a version after it: "apache" names apache2, "sqlite" sqlite3,
         # "lua" the newest of lua5.1 … lua5.4 (a QA pass on the Debian corpus: apache2 was 16th).
-        versioned = self._versioned.get(text.strip().lower()) if text and len(text) <= NAME_MAX_CHARS else None
+        key = text.strip().lower() if text and len(text) <= NAME_MAX_CHARS else ""
+        versioned = self._versioned.get(key) if key else None
+        if versioned is None and key and self.id_prefix:
+            # Nor with a version: the one name of two parts ending with it, in a namespaced corpus: "numpy"
+            # is python3-numpy, "pip" python3-pip (Debian's judged "numpy" and "pip" scored 0: a QA pass's
+            # set); "yaml" is no one's (lua-yaml, node-yaml), nor "dev" (thousands).
+            versioned = self._carried.get(key)
+            words = key.split()
+            if versioned is None and len(words) == 2 and (carrier := self._carried.get(words[1])) is not None \
+                    and carrier[len(self.id_prefix):].startswith(words[0]):
+                versioned = carrier  # "python requests": python3-requests (0 on Debian's judged set)
         return self._live_id(versioned) if versioned is not None else None
+
+    @cached_property
+    def _carried(self) -> dict[str, str]:
+        """Each word that exactly one name of two hyphenated parts ends with (in the snapshot's
+        namespace, "numpy" of ``deb-python3-numpy``), with that name's id; none that a name is."""
+        prefix = self.id_prefix
+        found: dict[str, str | None] = {}
+        ids = ids_of(self.searcher().reader())
+        for doc_id in ids:
+            if not doc_id.startswith(prefix):
+                continue
+            parts = doc_id[len(prefix):].lower().split("-")
+            if len(parts) == 2 and parts[0] and len(parts[1]) > 1 and not parts[1].isdigit():
+                found[parts[1]] = None if parts[1] in found else doc_id  # two names end with it: no one's
+        names = set(ids)
+        return {word: doc_id for word, doc_id in found.items() if doc_id is not None and prefix + word not in names}
 
     @cached_property
     def _versioned(self) -> dict[str, str]:

@@ -397,3 +397,27 @@ def test_a_word_naming_a_package_finds_it_among_the_other_words(packages):
     assert explanation["missing"] == [] and {(m["concept"], m["via"]) for m in explanation["matched"]} >= {("gimpx", "name")}
     assert explanation["score"] == pytest.approx(sum(m["score"] for m in explanation["matched"]) + explanation.get("meaning", {}).get("score", 0), abs=1e-3)
     assert "as the page&#39;s name" in client.get("/?q=gimpx+editor&explain=1").get_data(as_text=True)
+
+
+def test_a_name_no_package_has_names_the_one_package_whose_name_ends_with_it(tmp_path):
+    # Debian's judged "numpy" and "pip" scored 0: the packages are python3-numpy and python3-pip, and
+    # pages mentioning NumPy more often came first.  A word one two-part name ends with names it; one
+    # that several end with (lua-yaml, node-yaml) or a name has names nothing more.
+    from index.build import build
+    from web import create_app
+
+    docs = [{"id": "pkg-python3-numpy", "title": "Fast array facility to the Python 3 language", "summary": "NumPy arrays.", "topics": ["python"]},
+            {"id": "pkg-python3-msgpack-numpy", "title": "Serialize NumPy arrays", "summary": "NumPy, NumPy and NumPy with msgpack.", "topics": ["python"]},
+            {"id": "pkg-numpy-stl", "title": "STL files with NumPy", "summary": "NumPy NumPy NumPy meshes.", "topics": ["python"]},
+            {"id": "pkg-lua-yaml", "title": "YAML for Lua", "summary": "YAML.", "topics": ["lua"]},
+            {"id": "pkg-node-yaml", "title": "YAML for Node", "summary": "YAML.", "topics": ["js"]}]
+    build([write_jsonl(tmp_path / "packages.jsonl", docs)], root=tmp_path / "ix")
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    first = _search(client, q="numpy")["hits"][0]
+    assert (first["id"], first["matched_by"]) == ("pkg-python3-numpy", "name")
+    assert "Name: this page's name, <code>python3-numpy</code>, ends with what you searched for." in client.get("/?q=numpy").get_data(as_text=True)
+    assert all(hit["matched_by"] == "words" for hit in _search(client, q="yaml")["hits"])
+    # Typed after the first part's word: "python requests" was 0 on Debian's judged set too.
+    first = _search(client, q="python numpy")["hits"][0]
+    assert (first["id"], first["matched_by"]) == ("pkg-python3-numpy", "name")
+    assert "ends with what you searched for" in client.get("/?q=python+numpy").get_data(as_text=True)

@@ -328,6 +328,18 @@ def versioned_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
     return versioned
 
 
+def carried_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
+    """Return a function telling whether a hit named by the query is so as the last part of its name
+    ("numpy": python3-numpy; ``Snapshot.named``): the page then says so, not "Exact name"."""
+    texts = {text.strip().lower() for text in (result.query, result.suggestion.text if result.suggestion else "")} - {""}
+
+    def carried(hit: Hit) -> bool:
+        name = (hit.id[len(prefix):] if prefix and hit.id.startswith(prefix) else hit.id).lower()
+        return name not in texts and any(name.endswith("-" + text.split()[-1]) for text in texts)  # "python requests" too
+
+    return carried
+
+
 def must_include(params: SearchParams, query: str | None = None, nowhere: Collection[str] = ()) -> Callable[[str], str | None]:
     """Return a function giving, for a word a hit lacks (as typed), the page of this search with the
     word required ("stargate +michigan"), or None where the word is not typed once as a whole word or
@@ -561,6 +573,7 @@ def page() -> str | Response:
         chips_for=hit_chips(result, params, label),
         typed_title=typed_title(result),
         versioned=versioned_name(result, prefix),
+        carried=carried_name(result, prefix),
         must_include=must_include(params, result.suggestion.text if result.suggestion else None, result.held_nowhere),
         # (An alias's organisation already chosen is named, not linked: "entity=alibaba&entity=qwen".)
         unknown=[(facet, value, meant, search_url(params, **{facet: tuple(meant if v == value else v for v in getattr(params, facet))})
