@@ -447,8 +447,12 @@ class Snapshot:
         if versioned is None and key and self.id_prefix:
             # Nor with a version: the one name of two parts ending with it, in a namespaced corpus: "numpy"
             # is python3-numpy, "pip" python3-pip (Debian's judged "numpy" and "pip" scored 0: a QA pass's
-            # set); "yaml" is no one's (lua-yaml, node-yaml), nor "dev" (thousands).
-            versioned = self._carried.get(key)
+            # set); "yaml" is no one's (lua-yaml, node-yaml), nor "dev" (thousands).  Not an English word
+            # alone: 731 are so carried at 64k, and "training" is no query for hamradio-training, "history"
+            # none for debian-history.
+            from search.spell import common_word  # (here: the speller's word list, read once, on this path only)
+
+            versioned = self._carried.get(key) if not common_word(key) else None
             words = key.split()
             if versioned is None and len(words) == 2 and (carrier := self._carried.get(words[1])) is not None \
                     and carrier[len(self.id_prefix):].startswith(words[0]):

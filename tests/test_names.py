@@ -410,13 +410,18 @@ def test_a_name_no_package_has_names_the_one_package_whose_name_ends_with_it(tmp
             {"id": "pkg-python3-msgpack-numpy", "title": "Serialize NumPy arrays", "summary": "NumPy, NumPy and NumPy with msgpack.", "topics": ["python"]},
             {"id": "pkg-numpy-stl", "title": "STL files with NumPy", "summary": "NumPy NumPy NumPy meshes.", "topics": ["python"]},
             {"id": "pkg-lua-yaml", "title": "YAML for Lua", "summary": "YAML.", "topics": ["lua"]},
-            {"id": "pkg-node-yaml", "title": "YAML for Node", "summary": "YAML.", "topics": ["js"]}]
+            {"id": "pkg-node-yaml", "title": "YAML for Node", "summary": "YAML.", "topics": ["js"]},
+            {"id": "pkg-hamradio-training", "title": "Ham radio exam training", "summary": "Training for the exam.", "topics": ["radio"]},
+            {"id": "pkg-modeltrain", "title": "Training models", "summary": "Training, training and training.", "topics": ["ml"]}]
     build([write_jsonl(tmp_path / "packages.jsonl", docs)], root=tmp_path / "ix")
     client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
     first = _search(client, q="numpy")["hits"][0]
     assert (first["id"], first["matched_by"]) == ("pkg-python3-numpy", "name")
     assert "Name: this page's name, <code>python3-numpy</code>, ends with what you searched for." in client.get("/?q=numpy").get_data(as_text=True)
     assert all(hit["matched_by"] == "words" for hit in _search(client, q="yaml")["hits"])
+    # An English word alone names no package ("training", "history" on Debian); with the first part, yes.
+    assert all(hit["matched_by"] == "words" for hit in _search(client, q="training")["hits"])
+    assert _search(client, q="hamradio training")["hits"][0]["matched_by"] == "name"
     # Typed after the first part's word: "python requests" was 0 on Debian's judged set too.
     first = _search(client, q="python numpy")["hits"][0]
     assert (first["id"], first["matched_by"]) == ("pkg-python3-numpy", "name")
