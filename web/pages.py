@@ -316,28 +316,28 @@ def typed_title(result: SearchResult) -> Callable[[Hit], bool]:
     return typed
 
 
+def _named_so(result: SearchResult, prefix: str, so: Callable[[str, str], bool]) -> Callable[[Hit], bool]:
+    """Return a function telling whether a hit's name (its id less *prefix*, lower case) is not what
+    was searched for (the query or its correction) but holds it as *so* says of (name, text)."""
+    texts = {text.strip().lower() for text in (result.query, result.suggestion.text if result.suggestion else "")} - {""}
+
+    def named(hit: Hit) -> bool:
+        name = (hit.id[len(prefix):] if prefix and hit.id.startswith(prefix) else hit.id).lower()
+        return name not in texts and any(so(name, text) for text in texts)
+
+    return named
+
+
 def versioned_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
     """Return a function telling whether a hit named by the query is so with a version number after
     what was typed ("python": python3; ``Snapshot.named``): the page then says so, not "Exact name"."""
-    texts = {text.strip().lower() for text in (result.query, result.suggestion.text if result.suggestion else "")} - {""}
-
-    def versioned(hit: Hit) -> bool:
-        name = (hit.id[len(prefix):] if prefix and hit.id.startswith(prefix) else hit.id).lower()
-        return name not in texts and any(name.startswith(text) and VERSION_AFTER.fullmatch(name[len(text):]) for text in texts)
-
-    return versioned
+    return _named_so(result, prefix, lambda name, text: name.startswith(text) and VERSION_AFTER.fullmatch(name[len(text):]) is not None)
 
 
 def carried_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
     """Return a function telling whether a hit named by the query is so as the last part of its name
-    ("numpy": python3-numpy; ``Snapshot.named``): the page then says so, not "Exact name"."""
-    texts = {text.strip().lower() for text in (result.query, result.suggestion.text if result.suggestion else "")} - {""}
-
-    def carried(hit: Hit) -> bool:
-        name = (hit.id[len(prefix):] if prefix and hit.id.startswith(prefix) else hit.id).lower()
-        return name not in texts and any(name.endswith("-" + text.split()[-1]) for text in texts)  # "python requests" too
-
-    return carried
+    ("numpy", "python numpy": python3-numpy; ``Snapshot.named``): the page then says so, not "Exact name"."""
+    return _named_so(result, prefix, lambda name, text: name.endswith("-" + text.split()[-1]))
 
 
 def must_include(params: SearchParams, query: str | None = None, nowhere: Collection[str] = ()) -> Callable[[str], str | None]:
