@@ -49,6 +49,16 @@ def test_every_command_has_help(command):
     assert command in CliRunner().invoke(main, ["--help"]).output
 
 
+def test_version_names_the_release_and_the_index_schema():
+    from importlib.metadata import version
+
+    from index.schema import SCHEMA_VERSION
+
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"topichub {version('topichub-search')} (index schema {SCHEMA_VERSION})\n"
+
+
 def test_build_reports_throughput(built):
     result = CliRunner().invoke(main, ["build", "--index-dir", str(built)])
     assert result.exit_code == 0

@@ -187,7 +187,23 @@ def _wait_option(func):
     return click.option("--wait", type=_Seconds(0, 3600), default=0.0, help=WAIT_HELP)(func)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """Print the installed version and the index schema this code builds and reads, and exit."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from index.schema import SCHEMA_VERSION
+
+    click.echo(f"topichub {version('topichub-search')} (index schema {SCHEMA_VERSION})")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+    help="Print the version and the index schema it builds and reads, and exit.",
+)
 def main() -> None:
     """Build, update, serve and query the topic hub's search index.
 
