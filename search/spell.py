@@ -491,7 +491,7 @@ class Vocabulary:
         # The commonest first, their written forms read for a few only (at 64k a five-letter word has
         # dozens of stems two edits off, and reading a word's forms reads documents).
         likely = sorted((t for t, n in held.items() if n >= FAR_TYPO_HELD), key=lambda t: (-held[t], t))[:FAR_TYPO_READ]
-        return next((t for t in likely if any(edit_distance(folded, form) <= 2 for form, _ in self._written_forms(t))), None)
+        return next((t for t in likely if any(_far_typo(folded, form) for form, _ in self._written_forms(t))), None)
 
     def offered_instead(self, typed: str, word: str) -> str | None:
         """Return the index word to offer, as a reader would type it, for *typed* (analysed: *word*), a
@@ -727,6 +727,15 @@ class Speller:
                     self._state = (snapshot_id, {}, {})
                 state = self._state
         return Vocabulary(searcher, analyzer, state[1], state[2], synonym_words, names)
+
+
+def _far_typo(typed: str, form: str) -> bool:
+    """Return whether *form* (a word as a page writes it, lower case) is two edits at most from
+    *typed* and holds all its letters but one: a typo adds a letter, drops one, swaps two or hits a
+    neighbour's key, and two of those in one word keep the rest of it.  "zebra", two of five letters
+    not in "ZeRO", is no typo of it (offered so: a reader pass); "starget" of "stargate", "brodcam"
+    of "broadcom" and "antrhopci" of "anthropic" lack none."""
+    return edit_distance(typed, form) <= 2 and (Counter(typed) - Counter(form)).total() <= 1
 
 
 def one_edit(word: str) -> Iterator[str]:

@@ -1193,7 +1193,7 @@ def test_the_page_of_a_query_that_finds_nothing_offers_the_word_two_edits_off(cl
     assert 'href="/?q=stargate">Did you mean <q><bdi>stargate</bdi></q>' in page
 
 
-@pytest.mark.parametrize("typed", ["zzzzzz", "banana", "starget qwxzy", "intel", "andom", "umber"])
+@pytest.mark.parametrize("typed", ["zzzzzz", "banana", "starget qwxzy", "intel", "andom", "umber", "zebra", "starget zebra"])
 def test_nothing_is_offered_for_a_word_no_page_writes_anything_like(service, typed):
     # "intel" was offered "into", "andom" "and", "umber" "under": a function word (a QA pass)
     assert service.search(SearchParams(q=typed)).offered is None
