@@ -19,14 +19,14 @@ from search.results import SearchResult, WayOut
 
 _WORD = re.compile(r"[^\s\"()]+")
 _PHRASE = re.compile(r'(-?)"([^"]*)(?:"|$)')  # a quoted phrase (excluded with its "-"), or one left open
-_OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"})
+OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"})  # the words the parser reads as operators
 MAX_WAYS = 10  # a suggestion, four facets, dates, all filters, exclusions, quotes, any words: each is a search
 
 
 def any_words_query(text: str) -> str | None:
     """Return *text*'s words joined with OR, or None when that would not differ from *text*."""
     # The words asked for: not those excluded ("stargate NOT openai" offers no search for openai).
-    words = [w for w in _WORD.findall(asked_text(typed_marks(text))) if w not in _OPERATORS]
+    words = [w for w in _WORD.findall(asked_text(typed_marks(text))) if w not in OPERATORS]
     words = [w for w in dict.fromkeys(words) if w][:MAX_QUERY_WORDS // 2]
     if len(words) < 2:
         return None

@@ -1314,3 +1314,19 @@ def test_a_filter_naming_nothing_says_so(client, address, said, link):
     assert note and said in note[0], note
     assert (f'href="{link}"' in note[0]) if link else "href" not in note[0]
     assert 'class="note">No ' not in client.get("/?topic=funding").get_data(as_text=True)
+
+
+def test_words_read_as_one_that_a_hit_lacks_are_linked_to_require_their_phrase(client):
+    # "who is building data centers in texas" said "Missing: data centers, texas · Must include texas":
+    # the concept of two words had no link, where each word alone has one (a page QA pass).
+    q = "who is building data centers in texas"
+    api = client.get("/api/search", query_string={"q": q, "per_page": 50}).get_json()
+    holding = {hit["id"] for hit in api["hits"] if "data centers" not in hit["missing"]}
+    assert holding and len(holding) < api["total"]
+    lines = _missing_lines(client.get("/", query_string={"q": q, "per_page": 50}).get_data(as_text=True))
+    links = {unescape(href) for line in lines for href in re.findall(r'<a href="([^"]+)">Must include <bdi>data centers</bdi>', line)}
+    assert len(links) == 1 and all("Must include <bdi>data centers</bdi>" in line for line in lines if ">data centers<" in line)
+    [link] = links
+    assert parse_qs(urlsplit(link).query)["q"] == ['who is building +"data centers" in texas']
+    required = client.get("/api/search" + link[1:]).get_json()
+    assert {hit["id"] for hit in required["hits"]} == holding

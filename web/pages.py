@@ -22,6 +22,7 @@ from corpus.jsonl import ID_MAX_LENGTH
 from corpus.records import GUIDE, guide_url, visible_url
 from index import store
 from index.schema import event_url, whole_slug
+from search.alternatives import OPERATORS
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
                            as_sent, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values)
@@ -342,7 +343,8 @@ def carried_name(result: SearchResult, prefix: str) -> Callable[[Hit], bool]:
 
 def must_include(params: SearchParams, query: str | None = None, nowhere: Collection[str] = ()) -> Callable[[str], str | None]:
     """Return a function giving, for a word a hit lacks (as typed), the page of this search with the
-    word required ("stargate +michigan"), or None where the word is not typed once as a whole word or
+    word required ("stargate +michigan"; words read as one, typed side by side, as their phrase:
+    'building +"data centers" in texas'), or None where the word is not typed once as a whole word or
     quoted phrase of the query (a word of a longer concept, of a group), or no result holds it
     (*nowhere*: "stargate +xyzzy" lists nothing).  *query*, when given, is the query the results were
     searched as (its spelling corrected: "oracle stargate" for "oracel stargate")."""
@@ -353,12 +355,19 @@ def must_include(params: SearchParams, query: str | None = None, nowhere: Collec
         if text not in made:
             made[text] = None
             quoted = len(text) > 1 and text[0] == text[-1] == '"'
-            if text[0] not in "+-" and (quoted or not any(c.isspace() for c in text)):
+            if text[0] not in "+-" and '"' not in text[1:-1]:
                 # In any case: a query typed with caps lock names its missing words as the pages write them.
                 # A word before a stop or a comma too: "stargate michigan?" named michigan missing, with no link (a QA pass).
-                at = [m.start() for m in re.finditer(r"(?<!\S)%s(?=[?!.,;:]*(?:\s|$))" % re.escape(text), q, re.IGNORECASE)]
+                at = [m.span() for m in re.finditer(r"(?<!\S)%s(?=[?!.,;:]*(?:\s|$))" % re.escape(text), q, re.IGNORECASE)]
                 if len(at) == 1:
-                    made[text] = search_url(params, q=f"{q[: at[0]]}+{q[at[0] :]}")
+                    start, end = at[0]
+                    typed = q[start:end]
+                    # Words read as one concept ("data centers") are required as their phrase: they had no link (a page QA pass).
+                    words = typed.split()
+                    if len(words) == 1 or quoted:
+                        made[text] = search_url(params, q=f"{q[:start]}+{q[start:]}")
+                    elif not any(word in OPERATORS or not word.isalnum() for word in words):  # not a group ("gpus OR tpus")
+                        made[text] = search_url(params, q=f'{q[:start]}+"{typed}"{q[end:]}')
         return made[text]
 
     return url
