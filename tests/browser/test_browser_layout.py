@@ -141,3 +141,21 @@ def test_a_mark_is_told_without_its_colour(browser: Browser, base_url: str):
             assert "underline" in page.locator(".hit mark").first.evaluate("m => getComputedStyle(m).textDecorationLine")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE])
+@pytest.mark.parametrize("bounds", ["since=2025-01-01&until=2025-06-30", "since=2026-12-01T10:00:00Z", "since=2025-01-01&until=2026-12-30T10:00:00Z"])
+def test_the_date_boxes_line_up(browser: Browser, base_url: str, viewport, bounds):
+    # "From" was 129 px wide and "Until" 147, not lined up; a date-time "From" wrapped under its label
+    # while a date "Until" stayed beside its own (a page QA pass).
+    context = browser.new_context(base_url=base_url, viewport=viewport)
+    page = context.new_page()
+    try:
+        page.goto("/?q=stargate&" + bounds)
+        boxes = page.evaluate("""[...document.querySelectorAll('.dates input')].map(i => {
+            const r = i.getBoundingClientRect();
+            return {type: i.type, x: Math.round(r.x), width: Math.round(r.width)};
+        })""")
+        assert len(boxes) == 2 and boxes[0] == boxes[1], boxes
+    finally:
+        context.close()
