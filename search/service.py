@@ -265,6 +265,7 @@ class SearchService:
         """Open snapshot *snap_id* (in a thread of its own) for the next request to take."""
         try:
             opened: Snapshot | None = Snapshot(self.root, snap_id)
+            opened.warm()  # its names too, not in the first search on it
             failed = None
         except Exception:  # damaged, gone, unreadable: the next request opens it in its own turn, and says why
             opened, failed = None, snap_id
@@ -302,6 +303,13 @@ class SearchService:
             except store.IndexUnavailable:
                 continue
         return None
+
+    def warm(self) -> None:
+        """Open the published snapshot and make what a first search would make of it (its names, its
+        words listed for spelling), before a reader waits: a worker calls it as it boots."""
+        snap = self.snapshot()
+        snap.warm()
+        self._vocabulary(snap).warm()
 
     # -- search ---------------------------------------------------------------------------------
 

@@ -218,6 +218,10 @@ class Vocabulary:
         # (``expand_helpfully``): not searched corrected, only offered.  A Vocabulary is one query's.
         self.refused: dict[str, str] = {}  # typed -> the correction (analysed) not searched
 
+    def warm(self) -> None:
+        """List the snapshot's words now (at 64k some 0.5 s), not in the first search that needs them."""
+        self._by_letter()
+
     def _by_letter(self) -> dict[str, list[str]]:
         """Return the searched fields' words grouped by their first letter (listed on first use)."""
         found = self._words.get("by_letter")

@@ -96,6 +96,19 @@ def test_workers_keep_their_heartbeat_file_in_memory_not_on_disk(index_dir, tmp_
             assert heartbeats and all(target.startswith("/dev/shm/") for target in heartbeats), held
 
 
+def test_every_worker_opens_the_index_before_its_first_request(index_dir, tmp_path):
+    """A worker opened the snapshot, and listed its words and names, in its first search: at 64k the
+    two workers' first searches after a start took 1.4 and 0.9 s, later ones 26-40 ms."""
+    env = {"TOPICHUB_INDEX_DIR": str(index_dir)}
+    with serve(SERVICE_APP, env, 2, tmp_path / "gunicorn.log") as server:  # one /healthz asked, by one worker
+        workers = server.worker_pids()
+        assert len(workers) == 2
+        snapshots = str(index_dir.resolve() / "snapshots") + "/"
+        for pid in workers:
+            wait_until(lambda: any(path.startswith(snapshots) for path in open_paths(pid)),
+                       f"worker {pid} to hold the index open", seconds=30)
+
+
 def test_a_server_opens_no_control_socket_another_server_could_take_over(index_dir, tmp_path):
     """gunicorn's control socket sits at one path per user: two services on one host (replicas, or a
     test server beside a real one) would share it, and stopping either would remove the other's."""
