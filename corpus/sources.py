@@ -87,7 +87,10 @@ def discover(paths: Iterable[str | Path]) -> tuple[Path, ...]:
     skipped: list[Path] = []
     for entry in map(Path, paths):
         if entry.is_dir():
+            start, skipped_from = len(found), len(skipped)
             found.extend(_files_in(entry, seen, skipped))
+            if len(found) == start:
+                _check_gives_a_source(entry, found, skipped[skipped_from:])
         elif entry.is_file() and _kind(entry):
             found.append(entry)
         elif entry.exists():
@@ -98,6 +101,25 @@ def discover(paths: Iterable[str | Path]) -> tuple[Path, ...]:
     # Topic pages first, so that a guide can use its topic's name; JSONL last.
     order = {"topic": 0, "guide": 1, "jsonl": 2}
     return tuple(sorted(dict.fromkeys(found), key=lambda p: order[_kind(p) or "jsonl"]))
+
+
+def _check_gives_a_source(folder: Path, found: Sequence[Path], skipped: Sequence[Path]) -> None:
+    """Refuse *folder*, named on the command line, when it gives the build no source: neither in it nor
+    through a folder named before it (*found*: the sources so far; *skipped*: its files that are no
+    source by their name).  It only warned of its misnamed files ("x.topic.md", "x-guide.txt") and
+    built and published without it: the whole topic gone from the live service, exit 0 (a QA pass),
+    where such a file named itself was refused."""
+    real = folder.resolve()
+    if any(path.is_relative_to(folder) or path.resolve().is_relative_to(real) for path in found):
+        return  # its sources were read through a folder named before it (``build corpus corpus/data``)
+    if skipped:
+        named = ", ".join(map(str, skipped[:SKIPS_TOLD])) + (f" and {len(skipped) - SKIPS_TOLD:,} more" if len(skipped) > SKIPS_TOLD else "")
+        held = (f"{'its file' if len(skipped) == 1 else f'its {len(skipped):,} files'} {'is' if len(skipped) == 1 else 'are'} "
+                f"no source by {'its' if len(skipped) == 1 else 'their'} name: {named}")
+    else:
+        held = "it holds no file (hidden ones such as .git aside)"
+    raise CorpusError(folder, None, f"gives the build no topic page, guide or JSONL file (subfolders included): {held}; a "
+                                    f"source is named {NAMING}. Nothing was built: rename the files, or leave the folder out")
 
 
 def _files_in(folder: Path, seen: set[Path], skipped: list[Path]) -> Iterator[Path]:

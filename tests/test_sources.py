@@ -211,3 +211,36 @@ def test_the_bundled_corpus_builds_without_a_word_of_its_rule_files(caplog):
 
     discover([DEFAULT_DIR])
     assert not [r for r in caplog.records if "not read" in r.getMessage()]
+
+
+@pytest.mark.parametrize("names", [("x.topic.md", "x-guide.txt"), ()], ids=["misnamed", "empty"])
+def test_a_folder_named_that_gives_no_source_is_refused_and_nothing_is_published(tmp_path, names):
+    # QA: a second topic's folder of x.topic.md and x-guide.txt (or an empty one) was warned of, then
+    # the build published "built 1 document", exit 0: the whole topic gone from the live service.
+    from click.testing import CliRunner
+
+    from index import store
+    from web.cli import main
+
+    good = tmp_path / "good"
+    good.mkdir()
+    write_jsonl(good / "docs.jsonl", [record("kept", HOME.slug)])
+    bad = tmp_path / "bad"
+    (bad / ".git").mkdir(parents=True)
+    write_jsonl(bad / ".git" / "hidden.jsonl", [record("hidden", HOME.slug)])
+    for name in names:
+        (bad / name).write_text("Title\n", encoding="utf-8")
+    build = ["build", "--no-semantic", "--index-dir", str(tmp_path / "ix")]
+    assert CliRunner().invoke(main, [*build, str(good)]).exit_code == 0
+    live = store.current_id(tmp_path / "ix")
+
+    refused = CliRunner().invoke(main, [*build, str(good), str(bad)])
+    assert refused.exit_code == 1, refused.output
+    assert f"{bad}: gives the build no topic page, guide or JSONL file" in refused.output
+    assert all(str(bad / name) in refused.output for name in names) and "Nothing was built" in refused.output
+    assert "built" not in refused.output.replace("Nothing was built", "")
+    assert store.current_id(tmp_path / "ix") == live  # the live index untouched
+
+    # A folder whose sources a folder named before it gave is no such folder.
+    again = CliRunner().invoke(main, [*build, str(tmp_path), str(good)])
+    assert again.exit_code == 0 and "built 1 document" in again.output, again.output

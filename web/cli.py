@@ -389,7 +389,8 @@ def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, s
 
     A source's name says what it is: *.topic.txt (a topic page), *.guide.txt (a guide), *.jsonl,
     *.jsonl.gz, *.ndjson or *.ndjson.gz (JSONL), in any case.  A folder's other files are not read,
-    and are named in a warning; a file named otherwise given itself is refused.
+    and are named in a warning; a file named otherwise given itself is refused, and so is a folder
+    that gives no source.
     """
     _check_semantic_switch()
     _build(sources, index_dir, procs=procs, wait=wait, semantic=semantic)
