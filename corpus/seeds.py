@@ -30,6 +30,11 @@ _HEADERS = (
 _HEADING_MAX = 80
 
 
+def event_line(position: int) -> int:
+    """Return the line of a topic page that holds the title of its *position*-th event (1: line 7)."""
+    return len(_HEADERS) + 1 + 2 * position
+
+
 def _lines(path: Path) -> list[str]:
     raw = path.read_bytes()
     try:

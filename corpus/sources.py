@@ -35,7 +35,7 @@ from corpus.errors import CorpusError, UnreadableSource
 from corpus.jsonl import REPEATS_TOLD, facet_value_problem, load_jsonl
 from corpus.records import GUIDE, Event, Organisation, Record, Topic, normal_text, slugify, unique_anchors, unique_ids
 from corpus.sanitize import plain_text
-from corpus.seeds import load_guide, load_topic_page
+from corpus.seeds import event_line, load_guide, load_topic_page
 from corpus.synonyms import SYNONYMS_FILE, Groups, Within, load_synonyms
 
 log = logging.getLogger(__name__)
@@ -313,9 +313,27 @@ def _event_ids(pages: dict[Path, tuple[Topic, list[Event]]], home: str) -> dict[
             by_title.setdefault(key, event_id)
             by_folded.setdefault(event.title.casefold(), (event.title, topic.slug))
         held.update(ids)
+        _tell_repeated_titles(path, events, ids)
         out[path] = (topic, [event if event.id == event_id else dataclasses.replace(event, id=event_id)
                              for event, event_id in zip(events, ids)])
     return {path: out[path] for path in pages}  # in the pages' order
+
+
+def _tell_repeated_titles(path: Path, events: Sequence[Event], ids: Sequence[str]) -> None:
+    """Warn of each event of the topic page *path* whose title an event above it on the page has (in
+    any case), naming both lines and the two ids: the second is another event, at an address with a
+    suffix (``-2``), which was taken without a word, where a JSONL file repeating an id is warned of
+    (an editor's QA pass: "Groq Opens an LPU Cluster in Helsinki" twice on one page)."""
+    first: dict[str, int] = {}
+    for number, event in enumerate(events):
+        earlier = first.setdefault(event.title.casefold(), number)
+        if earlier == number:
+            continue
+        other = events[earlier]
+        how = "repeats the title of" if other.title == event.title else "differs in case only from the title of"
+        log.warning("warning: %s:%d: event %r %s line %d: they are two events, %r and %r (a title gives an event its "
+                    "id and address: give this one a title of its own, or delete it if it is the same event)",
+                    path, event_line(event.position), event.title, how, event_line(other.position), ids[earlier], ids[number])
 
 
 def _check_guides_topics(guides: Sequence[tuple[Path, str]], topics: dict[str, Topic], records: Sequence[Record | None],

@@ -244,3 +244,17 @@ def test_a_folder_named_that_gives_no_source_is_refused_and_nothing_is_published
     # A folder whose sources a folder named before it gave is no such folder.
     again = CliRunner().invoke(main, [*build, str(tmp_path), str(good)])
     assert again.exit_code == 0 and "built 1 document" in again.output, again.output
+
+
+def test_a_title_twice_on_one_topic_page_is_two_events_and_warned_of_at_its_line(tmp_path, caplog):
+    # QA: the same title twice on one page was accepted without a word, the second at '<slug>-2'
+    # (an address nobody chose), where a JSONL file repeating an id warns.
+    page = tmp_path / "robotics.topic.txt"
+    page.write_text("Robotics\nrobotics·3 events·last 2h agoRobots.\nRelated entities\nRelated topics (0)\nGuides (0)\n"
+                    "Recent events (3)\nArm Ships\nThe first arm shipped.\nHand Ships\nA hand shipped.\n"
+                    "ARM SHIPS\nA second arm shipped.\n", encoding="utf-8")
+    records = load_corpus([page]).records
+    assert [r.id for r in records] == ["arm-ships", "hand-ships", "arm-ships-2"]
+    warned = [r.getMessage() for r in caplog.records if "arm-ships-2" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].startswith(f"warning: {page}:11: event 'ARM SHIPS' ")
+    assert "title of line 7" in warned[0] and "'arm-ships'" in warned[0]
