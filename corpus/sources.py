@@ -364,27 +364,48 @@ def _check_guides_topics(guides: Sequence[tuple[Path, str]], topics: dict[str, T
 
 def _listed_in_both(records: list[Record | None], events: list[Event], listed: dict[str, int],
                     path: Path, first_in: dict[str, Path], home: str) -> list[Event]:
-    """Return *events* (read from the topic page *path*) with each one an earlier topic page lists too
-    (the same title, so the same id) in that page's topics as well, its earlier record set to None in
-    *records*; note each event's place in *listed*.  An event two topics list is one document in both:
-    the later page's replaced the earlier one's, so the earlier topic lost it from its search, facet
-    and feed (QA pass AF).  Its topic is the later page's, or the taxonomy's *home* topic when that
-    page lists it: enrichment (related topics, organisations) is for the home topic's events."""
+    """Return *events* (read from the topic page *path*) less those an earlier topic page lists too (the
+    same title, so the same id), each such event one record in both pages' topics; note each event's
+    place in *listed*.  An event two topics list is one document in both: the later page's replaced the
+    earlier one's, so the earlier topic lost it from its search, facet and feed (QA pass AF).
+
+    Which page's event is that record (its summary, its place, its topic) does not hang on the order
+    of the pages: the *home* topic's (enrichment, related topics and organisations, reads its text),
+    else the page of the topic whose slug sorts first (``_kept_of``).  The later page's was kept, so
+    that a second topic's page listing a seed event with its own summary took the event's related
+    topics and organisations computed from that summary (Compute deals, Amazon, NVIDIA lost) when its
+    folder came after corpus/data on the command line, and not when it came first (an editor's QA
+    pass); the warning of the two summaries named no line."""
     out: list[Event] = []
     for offset, event in enumerate(events):
         earlier = records[listed[event.id]] if event.id in listed else None
         if isinstance(earlier, Event) and earlier.topic != event.topic:
+            kept, dropped = _kept_of(earlier, event, home)
+            kept_in, dropped_in = (first_in[event.id], path) if kept is earlier else (path, first_in[event.id])
             if earlier.summary != event.summary:
-                log.warning("%s: event %r is listed in topic %r too, with another summary; this one is kept",
-                            path, event.title, earlier.topic)
-            both = (event.topic, earlier.topic, *earlier.topics, *event.topics)
-            topic = home if home in both[:2] else event.topic
-            event = dataclasses.replace(event, topic=topic, topics=tuple(t for t in dict.fromkeys(both) if t != topic))
+                why = f"the home topic {home!r}" if kept.topic == home else f"the topic {kept.topic!r}, whose slug sorts first"
+                log.warning("warning: %s:%d: event %r is listed in topic %r too (%s:%d), with another summary: that one is "
+                            "kept, as the summary of %s; this one is not used", dropped_in, event_line(dropped.position) + 1,
+                            event.title, kept.topic, kept_in, event_line(kept.position) + 1, why)
+            both = {dropped.topic, *kept.topics, *dropped.topics} - {kept.topic}
+            merged = dataclasses.replace(kept, topics=tuple(sorted(both)))
+            if kept is earlier:  # at its place; this page's is not a record of its own
+                records[listed[event.id]] = merged
+                continue
             records[listed[event.id]] = None
             first_in[event.id] = path  # one document in both topics: no id replaced to warn of
-        listed[event.id] = len(records) + offset
+            event = merged
+        listed[event.id] = len(records) + len(out)
         out.append(event)
     return out
+
+
+def _kept_of(earlier: Event, later: Event, home: str) -> tuple[Event, Event]:
+    """Return which of two pages' listings of one event is kept, and which is not: the *home* topic's,
+    else the one of the topic whose slug sorts first."""
+    if sorted((earlier, later), key=lambda event: (event.topic != home, event.topic))[0] is earlier:
+        return earlier, later
+    return later, earlier
 
 
 def _states(sources: Sequence[Path]) -> list[tuple[int, int, int] | None]:

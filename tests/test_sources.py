@@ -144,6 +144,30 @@ def test_a_home_topic_event_another_topic_page_lists_too_keeps_its_related_topic
     assert both.entities == alone.entities
 
 
+@pytest.mark.parametrize("home_first", [True, False], ids=["home-page-first", "home-page-last"])
+def test_a_home_topic_event_another_page_lists_with_another_summary_keeps_its_own_whatever_the_order(tmp_path, caplog, home_first):
+    # QA: a second topic's page listing a seed event with its own summary ("with another summary; this
+    # one is kept", no line, no "warning:") took the later page's summary, and with it the related
+    # topics and organisations that summary gives (compute-deals, amazon, nvidia lost) when the seed
+    # folder came first on the command line, and not when it came last.
+    home_page = DEFAULT_DIR / f"{HOME.slug}.topic.txt"
+    alone = load_corpus([home_page]).records[0]
+    lines = home_page.read_text(encoding="utf-8").splitlines()
+    other = tmp_path / "inference.topic.txt"
+    other.write_text("Inference\ninference·1 event·last 2h agoServing models.\nRelated entities\nRelated topics (0)\n"
+                     f"Guides (0)\nRecent events (1)\n{lines[6]}\nA summary that names no organisation.\n", encoding="utf-8")
+    caplog.clear()
+    records = load_corpus([home_page, other] if home_first else [other, home_page]).records
+    shared = [r for r in records if r.id == alone.id]
+    assert len(shared) == 1
+    both = shared[0]
+    assert (both.topic, both.summary, both.position, both.entities) == (alone.topic, alone.summary, alone.position, alone.entities)
+    assert set(both.topics) == {*alone.topics, "inference"} and alone.entities and alone.topics
+    warned = [r.getMessage() for r in caplog.records if "another summary" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].startswith(f"warning: {other}:8: event {alone.title!r} ")
+    assert f"{home_page}:8" in warned[0] and "this one is not used" in warned[0]
+
+
 def test_a_source_folder_is_read_with_its_subfolders_in_name_order_hidden_ones_aside(tmp_path, monkeypatch):
     # QA: `build c/outer` with its files in c/outer/sub2/ said "holds no topic page, guide or JSONL
     # file", and files in subfolders were skipped without a word when files sat beside them.
