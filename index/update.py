@@ -28,7 +28,9 @@ carried into it, nor is the lock file Whoosh's writer leaves behind.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import logging
 import re
 import shutil
 import time
@@ -60,6 +62,9 @@ _WHOOSH_LOCK = "MAIN_WRITELOCK"
 # stepped_back.json, which the manifest then listed, and a later switch deleting it left the new
 # snapshot "missing its file stepped_back.json", refused (the regression QA pass).
 _NOT_COPIED = {store.MANIFEST_FILE, store.ORIGIN_FILE, _WHOOSH_LOCK, *store.NOTES}
+NEW_TOPICS_TOLD = 10  # topics no document of the index has that an update names, each warned of; the rest counted
+
+log = logging.getLogger(__name__)
 
 
 class UpdateError(RuntimeError):
@@ -74,6 +79,8 @@ class Changes:
     deletes: frozenset[str]
     repeated: tuple[str, ...] = ()  # ids on more than one line (upsert or delete), in the order they repeat
     organisations: Mapping[str, Organisation] = dataclass_field(default_factory=dict)  # of the gazetteer, the upserts name
+    lines: Mapping[str, int] = dataclass_field(default_factory=dict)  # each upsert's line in the change file
+    source: Path | None = None  # the change file
 
     def __len__(self) -> int:
         return len(self.upserts) + len(self.deletes)
@@ -104,6 +111,7 @@ def read_changes(path: str | Path) -> Changes:
     upserts: dict[str, Record] = {}
     deletes: set[str] = set()
     repeated: dict[str, None] = {}  # an ordered set
+    lines: dict[str, int] = {}
     for lineno, obj in read_objects(path):
         deleted = _delete_id(obj, path, lineno) if isinstance(obj, dict) and "delete" in obj else None
         # A record's place in the listing is the index's to give.
@@ -115,12 +123,13 @@ def read_changes(path: str | Path) -> Changes:
         deletes.discard(doc_id)
         if record is not None:
             upserts[doc_id] = record
+            lines[doc_id] = lineno
         else:
             deletes.add(doc_id)
     # Updated documents get their related topics and organisations, as a build would give them.
     enriched = enrich_records(upserts.values())
     return Changes(upserts=dict(zip(upserts, enriched.records)), deletes=frozenset(deletes),
-                   repeated=tuple(repeated), organisations=enriched.organisations)
+                   repeated=tuple(repeated), organisations=enriched.organisations, lines=lines, source=path)
 
 
 def _delete_id(obj: dict[str, object], path: Path, lineno: int) -> str | None:
@@ -183,6 +192,7 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                                     repeated=changes.repeated)
         # A topic written by the label of one the index holds ("Compute deals") is that topic (its slug).
         changes = _named_topics(changes, meta)
+        _tell_new_topics(previous, changes, meta)
         changes = _hub_organisations(changes, meta)
         store.check_stop()
         snap_id, work = store.new_workdir(root)
@@ -388,6 +398,37 @@ def _named_topics(changes: Changes, meta: dict[str, object]) -> Changes:
               for slug, fields in held.items() if isinstance(fields, dict)]
     named = name_topics(changes.upserts.values(), topic_names(topics))
     return replace(changes, upserts=dict(zip(changes.upserts, named)))
+
+
+def _tell_new_topics(snapshot: Path, changes: Changes, meta: dict[str, object]) -> None:
+    """Warn of each topic the upserts of *changes* write that neither a document of *snapshot* nor its
+    build's topics (*meta*) has, naming the first line writing it and the topic of the index it may
+    be a typo of: an update may add a topic on purpose, and still does, but "inference-acelerators"
+    made a topic of its own with its one event, out of the topic meant, said as "1 added" (an editor's
+    QA pass)."""
+    written: dict[str, str] = {}  # spelling key: the upsert's id that first writes it
+    for doc_id, record in changes.upserts.items():
+        for topic in (record.topic, *record.topics):
+            written.setdefault(spelling_key(topic), doc_id)
+    if not written:
+        return
+    held = {str(slug) for slug in meta.get("topics") or ()}  # type: ignore[union-attr]
+    with whoosh_index.open_dir(str(snapshot)).searcher() as searcher:
+        held.update(term.decode("utf-8") if isinstance(term, bytes) else term for term in searcher.lexicon("topics"))
+    known = {spelling_key(topic) for topic in held}
+    new = [(key, doc_id) for key, doc_id in written.items() if key not in known]
+    where = changes.source or "the change file"
+    for key, doc_id in new[:NEW_TOPICS_TOLD]:
+        record = changes.upserts[doc_id]
+        topic = next(t for t in (record.topic, *record.topics) if spelling_key(t) == key)
+        others = sum(1 for r in changes.upserts.values() if key in {spelling_key(t) for t in (r.topic, *r.topics)}) - 1
+        close = difflib.get_close_matches(topic, sorted(held), n=1, cutoff=0.8)
+        log.warning("warning: %s:%d: topic %r is no topic of the index: the update adds it, a topic of its own%s%s",
+                    where, changes.lines.get(doc_id, 0), topic,
+                    f", with {others} more line{'s' if others != 1 else ''} writing it" if others else "",
+                    f" (did you mean {close[0]!r}?)" if close else "")
+    if len(new) > NEW_TOPICS_TOLD:
+        log.warning("warning: %s: %d more topics no document of the index has are added", where, len(new) - NEW_TOPICS_TOLD)
 
 
 def _anchored(searcher, upserts: dict[str, Record], kept: dict[str, dict], existing: dict[str, int | None]) -> dict[str, Record]:

@@ -972,7 +972,7 @@ def test_a_writer_whose_report_cannot_be_printed_still_says_it_published(tmp_pat
                                stdout=full, stderr=subprocess.PIPE, text=True, timeout=300, cwd=REPO)
     assert built.returncode == 0 and "Traceback" not in built.stderr, built.stderr
     first = store.current_path(index_dir).name
-    changes = write_jsonl(tmp_path / "changes.jsonl", [{"id": "new-one", "title": "A new one", "summary": "Text.", "topics": ["t"]}])
+    changes = write_jsonl(tmp_path / "changes.jsonl", [{"id": "new-one", "title": "A new one", "summary": "Text.", "topics": ["training-infrastructure"]}])
     for args in (["update", str(changes)], ["rollback"]):
         closed = subprocess.Popen([TOPICHUB, *args, "--index-dir", str(index_dir)], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, cwd=REPO)
