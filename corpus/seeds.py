@@ -9,6 +9,7 @@ by paragraphs; bullet lines start with ``- ``.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +18,8 @@ from corpus.errors import CorpusError
 from corpus.jsonl import not_utf8
 from corpus.records import Event, GuideSection, Topic, normal_text, slugify, unique_anchors, unique_ids
 from corpus.sanitize import plain_text
+
+log = logging.getLogger(__name__)
 
 _META = re.compile(
     r"^(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)·(?P<count>[\d,]+) events?·last \d+\s*[a-z]+ ago(?P<desc>.*)$"
@@ -150,6 +153,20 @@ def _is_heading(line: str) -> bool:
     return len(line) <= _HEADING_MAX and not line.startswith("- ") and line[-1] not in ".:;!?,)\"'"
 
 
+def _tell_heading_read_as_text(path: Path, heading: tuple[int, str], lineno: int, line: str) -> None:
+    """Warn that the heading-like *line* (at *lineno*), right under the *heading* (its line and text),
+    is read as that section's first paragraph: two headings in a row mean one of them is a paragraph
+    without its final punctuation ("See the glossary below" after a paragraph made a section, and the
+    next section's heading its text: its anchor gone without a word, an editor's QA pass).  A section's
+    first paragraph ends with punctuation in a guide written by the rule, so the sign costs no
+    false alarm there (none in the guides the repository holds)."""
+    at, text = heading
+    log.warning("warning: %s:%d: %r reads as a section heading, but comes right under the heading %r (line %d), so it "
+                "is read as that section's first paragraph and makes no section: a line of at most %d characters not "
+                "ending with . : ; ! ? , ) or a quote is a heading, so one of the two is a paragraph missing its final "
+                "punctuation: end it with a period", path, lineno, normal_text(line), text, at, _HEADING_MAX)
+
+
 def load_guide(path: str | Path, topic: str) -> list[GuideSection]:
     """Return the sections of a guide, in order, for the topic slug *topic*."""
     path = Path(path)
@@ -186,6 +203,8 @@ def load_guide(path: str | Path, topic: str) -> list[GuideSection]:
         elif heading is None:
             raise CorpusError(path, lineno, "expected a section heading before the first paragraph")
         else:
+            if not blocks and _is_heading(line):
+                _tell_heading_read_as_text(path, heading, lineno, line)
             blocks.append(line)
     if heading is None:
         raise CorpusError(path, 1, "the guide has no section heading")
