@@ -307,8 +307,9 @@ def _event_ids(pages: dict[Path, tuple[Topic, list[Event]]], home: str) -> dict[
             title = events[number].title
             other = by_folded.get(title.casefold())
             if other is not None and other[0] != title:
-                log.warning("%s: event %r and %r of topic %r differ in case only: they are two documents, %r and %r",
-                            path, title, other[0], other[1], event_id, next(i for k, i in by_title.items() if k[0] == other[0]))
+                log.warning("warning: %s:%d: event %r and %r of topic %r differ in case only: they are two documents, %r and %r",
+                            path, event_line(events[number].position), title, other[0], other[1], event_id,
+                            next(i for k, i in by_title.items() if k[0] == other[0]))
         for event, key, event_id in zip(events, keys, ids):
             by_title.setdefault(key, event_id)
             by_folded.setdefault(event.title.casefold(), (event.title, topic.slug))

@@ -282,3 +282,16 @@ def test_a_title_twice_on_one_topic_page_is_two_events_and_warned_of_at_its_line
     warned = [r.getMessage() for r in caplog.records if "arm-ships-2" in r.getMessage()]
     assert len(warned) == 1 and warned[0].startswith(f"warning: {page}:11: event 'ARM SHIPS' ")
     assert "title of line 7" in warned[0] and "'arm-ships'" in warned[0]
+
+
+def test_a_title_another_page_writes_in_another_case_is_warned_of_at_its_line(tmp_path, caplog):
+    # As the other warnings of a build: "warning:", the file and the line (it named the file alone).
+    home_page = DEFAULT_DIR / f"{HOME.slug}.topic.txt"
+    title = home_page.read_text(encoding="utf-8").splitlines()[6]
+    other = tmp_path / "inference.topic.txt"
+    other.write_text("Inference\ninference·1 event·last 2h agoServing models.\nRelated entities\nRelated topics (0)\n"
+                     f"Guides (0)\nRecent events (1)\n{title.upper()}\nAnother headline.\n", encoding="utf-8")
+    caplog.clear()
+    load_corpus([home_page, other])
+    warned = [r.getMessage() for r in caplog.records if "differ in case only" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].startswith(f"warning: {other}:7: event {title.upper()!r} and {title!r} ")
