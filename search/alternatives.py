@@ -71,14 +71,21 @@ def ways_out(
     label: Callable[[str, str], str],
     params: SearchParams,
     suggestion: str | None = None,
+    close: dict[tuple[str, str], str] | None = None,
 ) -> tuple[WayOut, ...]:
-    """Return the searches near *params* that find something (run with *search*), each with its exact total."""
+    """Return the searches near *params* that find something (run with *search*), each with its exact total.
+
+    *close*: for a filter value no document has, the value spelt like it (``Snapshot.close_values``),
+    offered in its place ("close_value")."""
     base = params.with_(page=1, per_page=1, explain=False)
     candidates: list[tuple[str, SearchParams, str | None, str | None]] = []
     if suggestion and suggestion != params.q:
         # Searched as a correction is, not as typed: the offer of a search as typed (verbatim) is the
         # way back to the corrected search (a QA pass: its link kept verbatim).
         candidates.append(("suggestion", base.with_(q=suggestion, verbatim=False), None, None))
+    for (name, typed), value in (close or {}).items():
+        replaced = tuple(dict.fromkeys(value if v == typed else v for v in getattr(params, name)))
+        candidates.append(("close_value", base.with_(**{name: replaced}), name, value))
     # A facet's values combine with OR: one of several removed finds less, never more, so a facet of
     # several values is offered removed whole (value None).  Each of 10 values of one facet was tried
     # on its own, all in vain, and took the place of the ways that could find something.

@@ -88,11 +88,11 @@ def listed(values: tuple[FacetValue, ...], selected: bool) -> tuple[FacetValue, 
 class WayOut:
     """A search near an empty one that finds *count* results (search/alternatives.py)."""
 
-    kind: str  # "suggestion", "without" (one filter removed), "no_dates", "no_filters", "no_exclusions", "no_quotes", "any_words" or "no_query"
+    kind: str  # "suggestion", "close_value", "without" (one filter removed), "no_dates", "no_filters", "no_exclusions", "no_quotes", "any_words" or "no_query"
     params: SearchParams
     count: int
-    facet: str | None = None  # for "without": the filter removed
-    value: str | None = None  # ... its one value, or None when the facet had several (all removed)
+    facet: str | None = None  # for "without": the filter removed; for "close_value": the filter whose value is replaced
+    value: str | None = None  # ... its one value, or None when the facet had several (all removed); the value put in
     label: str | None = None
 
     def to_json(self) -> dict[str, object]:

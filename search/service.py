@@ -559,7 +559,8 @@ class SearchService:
         """Return, for an empty result of a query or filters, the nearby searches that find something."""
         if total or not (params.q or any(params.filters().values()) or params.since or params.until):
             return ()
-        return ways_out(lambda p: self._search(p, with_ways=False), snap.label, params, hint.text if hint else None)
+        return ways_out(lambda p: self._search(p, with_ways=False), snap.label, params, hint.text if hint else None,
+                        snap.close_values(params))
 
     def _lifted(
         self, snap: Snapshot, params: SearchParams, parsed: ParsedQuery | None, found: _Found, ranked: list[tuple[int, float]]

@@ -11,6 +11,7 @@ snapshot.  Under gunicorn's gevent worker a "thread" is the worker's OS thread, 
 
 from __future__ import annotations
 
+import difflib
 import errno
 import heapq
 import os
@@ -56,6 +57,10 @@ if TYPE_CHECKING:
 # Facets as a request names them → the indexed field of their values.
 FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
 FACET_FIELDS = tuple(FACETS.values())
+# How like a known topic or organisation (difflib's ratio, 0-1) a filter value no document has must be
+# spelt to be offered in its place: "compute-deal" is compute-deals (0.97), "inference-acelerators"
+# inference-accelerators; "nope" is nothing.
+CLOSE_VALUE_CUTOFF = 0.8
 # Document numbers kept in the term cache (4 bytes each): 4M is 16 MB, some 80 common terms at 64k.
 TERM_CACHE_IDS = 4_000_000
 # Documents whose analysed tokens, and whose stored fields, are kept (some 8 KB each with their
@@ -561,6 +566,24 @@ class Snapshot:
                 if value not in self.facet_docs[FACETS[facet]]:
                     unknown.append((facet, value, self._alias_of(value) if facet == "entity" else None))
         return unknown
+
+    def close_values(self, params: SearchParams) -> dict[tuple[str, str], str]:
+        """Return, for each topic and organisation filter value no document has (``unknown_values``) and
+        no alias names, the value of that facet spelt most like it, by its slug or its label, where one
+        is close (``compute-deal``: compute-deals; a topic renamed without its old slug kept: a page said
+        only "No topic is called …", the API nothing, an editor's QA pass)."""
+        close: dict[tuple[str, str], str] = {}
+        for facet, value, meant in self.unknown_values(params):
+            if meant is not None:
+                continue
+            forms: dict[str, str] = {}
+            for known, (_, folded_label) in self.facet_labels[facet].items():
+                forms.setdefault(known.lower(), known)
+                forms.setdefault(folded_label, known)
+            found = difflib.get_close_matches(value.lower(), list(forms), n=1, cutoff=CLOSE_VALUE_CUTOFF)
+            if found and forms[found[0]] not in getattr(params, facet):
+                close[(facet, value)] = forms[found[0]]
+        return close
 
     def _alias_of(self, name: str) -> str | None:
         """Return the organisation (its slug) whose gazetteer aliases hold *name* in any case, else None."""

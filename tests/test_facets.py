@@ -271,3 +271,25 @@ def test_a_filter_value_in_another_case_filters_by_that_value(client):
     page = client.get("/?q=stargate&entity=OpenAI")
     assert page.status_code == 302 and page.headers["Location"] == "/?q=stargate&entity=openai"
     assert client.get("/api/search?entity=nosuch").get_json()["total"] == 0  # unknown in any case: nothing
+
+
+@pytest.mark.parametrize(("sent", "meant"), [({"topic": "compute-deal"}, ("topic", "compute-deals", "Compute deals")),
+                                            ({"topic": "Compute deal"}, ("topic", "compute-deals", "Compute deals")),
+                                            ({"entity": "nvdia"}, ("entity", "nvidia", "NVIDIA"))])
+def test_a_filter_value_no_page_has_is_offered_the_value_spelt_like_it(client, sent, meant):
+    # "topic=compute-deal" found nothing and offered only "Without topic compute-deal"; the page said
+    # "No topic is called compute-deal" (an editor's QA pass: a topic renamed, its old slug not kept).
+    facet, value, label = meant
+    body = client.get("/api/search", query_string={"q": "", **sent}).get_json()
+    assert body["total"] == 0
+    way = body["ways_out"][0]
+    assert (way["kind"], way["facet"], way["value"], way["label"]) == ("close_value", facet, value, label)
+    assert way["filters"][facet] == [value]
+    assert way["count"] == client.get("/api/search", query_string={facet: value}).get_json()["total"] > 0
+    page = client.get("/", query_string={"q": "", **sent}).get_data(as_text=True)
+    assert f"{facet.title() if facet == 'topic' else 'Organisation'} <q><bdi>{label}</bdi></q> instead</a>: {way['count']} results" in page
+
+
+def test_a_filter_value_like_none_is_offered_nothing_in_its_place(client):
+    body = client.get("/api/search", query_string={"q": "gpu", "topic": "nope"}).get_json()
+    assert body["total"] == 0 and [way["kind"] for way in body["ways_out"]] == ["without"]

@@ -879,6 +879,8 @@ def _dated(hit: Hit) -> str:
 
 def _way_text(way: WayOut) -> str:
     """Return a way out of an empty result as the page words it, with the option or query that takes it."""
+    if way.kind == "close_value":
+        return f"--{way.facet} {way.value} instead"
     if way.kind == "without":
         return f"without --{way.facet} {way.value}" if way.value is not None else f"without any --{way.facet}"
     if way.kind in ("no_filters", "no_dates"):

@@ -366,9 +366,11 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["kind", "query", "filters", "since", "until", "count", "facet", "value", "label"],
         "properties": {
-            "kind": {"type": "string", "enum": ["suggestion", "without", "no_dates", "no_filters", "no_exclusions", "no_quotes",
-                                                "any_words", "no_query"],
-                     "description": ("suggestion: the spelling suggestion; without: one filter removed; no_dates: the dates "
+            "kind": {"type": "string", "enum": ["suggestion", "close_value", "without", "no_dates", "no_filters", "no_exclusions",
+                                                "no_quotes", "any_words", "no_query"],
+                     "description": ("suggestion: the spelling suggestion; close_value: a topic or organisation filter's "
+                                     "value that no document has replaced by the one spelt most like it (facet, value and "
+                                     "label name it); without: one filter removed; no_dates: the dates "
                                      "removed; no_filters: every filter removed; no_exclusions: the query without what it "
                                      "excludes; no_quotes: the query without its quote marks (an excluded phrase kept); "
                                      "any_words: its words joined with OR; no_query: for a query of marks without a word (*, "
@@ -380,11 +382,11 @@ SCHEMAS: dict[str, Any] = {
             "since": {"type": ["string", "null"], "description": "This search's since, if any (no_dates and no_filters drop it)."},
             "until": {"type": ["string", "null"], "description": "This search's until, if any."},
             "count": {"type": "integer", "minimum": 1},
-            "facet": {"type": ["string", "null"], "description": "For \"without\": the facet removed."},
+            "facet": {"type": ["string", "null"], "description": "For \"without\": the facet removed; for \"close_value\": the facet whose value is replaced."},
             "value": {"type": ["string", "null"], "description": (
                 "For \"without\": the facet's one value, removed; null when the facet had several, all removed "
-                "(a facet's values combine with OR, so removing one of them never finds more).")},
-            "label": {"type": ["string", "null"], "description": "The removed value's label."},
+                "(a facet's values combine with OR, so removing one of them never finds more). For \"close_value\": the value put in.")},
+            "label": {"type": ["string", "null"], "description": "The removed (or, for \"close_value\", the put in) value's label."},
         },
     },
     "Suggestion": {
