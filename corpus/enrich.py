@@ -95,10 +95,24 @@ class Taxonomy:
     home: Topic
     related: tuple[TopicRule, ...]
     path: Path = TAXONOMY_FILE  # where it was read: a source contradicting it is told of with it
+    # The former slugs of topics the sources declare (topic pages), by their slug now (the taxonomy's
+    # "renamed"): a topic page has no place to say them, and a page's slug cannot be a taxonomy topic's.
+    renamed: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     def former(self, slug: str) -> Topic | None:
-        """Return the taxonomy's topic that had *slug* before it was renamed, or None."""
-        return next((topic for topic in (self.home, *(r.topic for r in self.related)) if slug in topic.formerly), None)
+        """Return the topic that had *slug* before it was renamed (one of the taxonomy's, or one its
+        "renamed" lists, by its slug only), or None."""
+        found = next((topic for topic in (self.home, *(r.topic for r in self.related)) if slug in topic.formerly), None)
+        if found is None:
+            found = next((_renamed_topic(now, old) for now, old in self.renamed.items() if slug in old), None)
+        return found
+
+    def declared(self, topic: Topic) -> Topic:
+        """Return *topic*, one a topic page declares, with the former slugs "renamed" gives it."""
+        formerly = self.renamed.get(topic.slug)
+        if formerly is None or topic.formerly == formerly:
+            return topic
+        return dataclasses.replace(topic, formerly=formerly)
 
     def topics_for(self, text: str) -> tuple[str, ...]:
         """Return the slugs of the related topics whose rules match *text*, in taxonomy order."""
@@ -200,10 +214,55 @@ def _check_former_slugs(topics: Iterable[Topic], path: Path) -> None:
                 raise CorpusError(path, None, f"former slug {old!r} is claimed by {claimed[old]!r} and {topic.slug!r}")
 
 
+def _renamed_topic(slug: str, formerly: tuple[str, ...]) -> Topic:
+    """Return a stand-in for a topic a topic page declares, for the checks of former slugs: its name
+    and description are the page's, not the taxonomy's."""
+    return Topic(slug=slug, name=slug, description="", event_count=0, formerly=formerly)
+
+
+_RENAMED_KEYS = ("slug", "formerly")
+_TAXONOMY_KEYS = ("about", "home", "related", "renamed")
+
+
+def _renamed(entries: Any, path: Path, taxonomy: Sequence[Topic]) -> dict[str, tuple[str, ...]]:
+    """Return the former slugs of each topic the taxonomy's "renamed" lists (a topic a topic page
+    declares), by its slug now; refuse one naming a topic of the taxonomy, whose own "formerly" says them."""
+    if entries is None:
+        return {}
+    if not isinstance(entries, list):
+        raise CorpusError(path, None, "'renamed' must be a list of {\"slug\": ..., \"formerly\": [...]} objects, one a "
+                                      "topic page's topic renamed")
+    own = {topic.slug: "a related topic" for topic in taxonomy[1:]} | {taxonomy[0].slug: "the home topic"}
+    renamed: dict[str, tuple[str, ...]] = {}
+    for number, entry in enumerate(entries, start=1):
+        slug = entry.get("slug") if isinstance(entry, dict) else None
+        where = f"renamed topic {number}" + (f" ({slug!r})" if isinstance(slug, str) and slug else "")
+        if not isinstance(entry, dict):
+            raise CorpusError(path, None, f"{where} must be a JSON object")
+        for key in entry.keys() - set(_RENAMED_KEYS):
+            log.warning("%s: %s: key %r is not one the taxonomy reads (%s), and is ignored", path, where, key,
+                        ", ".join(_RENAMED_KEYS))
+        slug = _slug(entry, path, where)
+        if slug in own:
+            raise CorpusError(path, None, f"{where}: {slug!r} is {own[slug]} of the taxonomy, not a topic page's: list "
+                                          f"its former slugs in its own 'formerly', not in 'renamed'")
+        if slug in renamed:
+            raise CorpusError(path, None, f"{where}: slug {slug!r} is listed twice")
+        formerly = entry.get("formerly")
+        if not isinstance(formerly, list) or not formerly or not all(isinstance(old, str) and _SLUG.fullmatch(old)
+                                                                     for old in formerly):
+            raise CorpusError(path, None, f"{where}: 'formerly' must be a non-empty list of slugs (lowercase words "
+                                          "joined by hyphens)")
+        renamed[slug] = tuple(dict.fromkeys(formerly))
+    return renamed
+
+
 def load_taxonomy(path: str | Path = TAXONOMY_FILE) -> Taxonomy:
     """Return the taxonomy in *path*, its rules compiled."""
     path = Path(path)
     data = _read(path)
+    for key in sorted(data.keys() - set(_TAXONOMY_KEYS)):  # "renamd" did nothing, and said nothing
+        log.warning("%s: key %r is not one the taxonomy reads (%s), and is ignored", path, key, ", ".join(_TAXONOMY_KEYS))
     home = _topic(data.get("home"), path, "'home'")
     entries = data.get("related")
     if not isinstance(entries, list) or not entries:
@@ -222,8 +281,10 @@ def load_taxonomy(path: str | Path = TAXONOMY_FILE) -> Taxonomy:
         if not words and not exact:
             raise CorpusError(path, None, f"{where}: {topic.slug!r} has no rules")
         related.append(TopicRule(topic, _compile(w.lower() for w in words), _compile(exact)))
-    _check_former_slugs([home, *(rule.topic for rule in related)], path)
-    return Taxonomy(home=home, related=tuple(related), path=path)
+    own = [home, *(rule.topic for rule in related)]
+    renamed = _renamed(data.get("renamed"), path, own)
+    _check_former_slugs([*own, *(_renamed_topic(slug, formerly) for slug, formerly in renamed.items())], path)
+    return Taxonomy(home=home, related=tuple(related), path=path, renamed=renamed)
 
 
 def load_gazetteer(path: str | Path = ORGANISATIONS_FILE) -> Gazetteer:
@@ -283,6 +344,9 @@ def enrich(
     topics (an update's: the topics of the index it changes, whose topic pages it does not read).
     """
     home = taxonomy.home.slug
+    # A declared topic the taxonomy's "renamed" lists: its former slugs, as the home topic's, reach the
+    # build's topics (its meta), and a source still writing one is the topic.
+    topics = {slug: taxonomy.declared(topic) for slug, topic in topics.items()}
     # A topic written by a known topic's label ("Training Infrastructure") is that topic, before the
     # rules look for the home topic's records: the home topic's and the declared ones' always, the
     # related topics' when the home topic is there (elsewhere "Funding & investment" may be another's).

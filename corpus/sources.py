@@ -16,7 +16,7 @@ import difflib
 import hashlib
 import logging
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -216,7 +216,9 @@ def load_corpus(
     listed: dict[str, int] = {}  # each topic page event's place in records, by id
     taxonomy = taxonomy or load_taxonomy()
     pages = _load_topic_pages([path for path in sources if _kind(path) == "topic"], taxonomy)
-    topics = {topic.slug: topic for topic, _ in pages.values()}
+    # With the former slugs the taxonomy's "renamed" gives them: a guide or line still naming one is the topic.
+    topics = {topic.slug: taxonomy.declared(topic) for topic, _ in pages.values()}
+    _tell_renamed_undeclared(topics, taxonomy)
     guides: list[tuple[Path, str]] = []
     for path in sources:
         kind = _kind(path)
@@ -274,6 +276,22 @@ def _load_topic_pages(paths: Sequence[Path], taxonomy: Taxonomy) -> dict[Path, t
         defined[topic.slug] = path
         pages[path] = (topic, events)
     return _event_ids(pages, taxonomy.home.slug)
+
+
+def _tell_renamed_undeclared(topics: Mapping[str, Topic], taxonomy: Taxonomy) -> None:
+    """Warn of each topic the taxonomy's "renamed" lists that no topic page of a build with topic pages
+    declares: its former slugs lead nowhere in this build (a slug mistyped there, or a page not in it).
+    Not an error: one taxonomy serves builds of other sources (the seed topic alone)."""
+    if not topics:
+        return  # no topic page: a generic corpus, no hub topic to rename
+    for slug, formerly in taxonomy.renamed.items():
+        if slug in topics:
+            continue
+        meant = difflib.get_close_matches(slug, sorted(topics), n=1, cutoff=0.6)
+        guess = f" (did you mean {meant[0]!r}?)" if meant else ""
+        log.warning("warning: %s: renamed topic %r is no topic page's slug in this build%s: its former slugs (%s) lead "
+                    "nowhere here; the build's topic pages: %s", taxonomy.path, slug, guess,
+                    ", ".join(map(repr, formerly)), ", ".join(map(repr, sorted(topics))))
 
 
 def _event_ids(pages: dict[Path, tuple[Topic, list[Event]]], home: str) -> dict[Path, tuple[Topic, list[Event]]]:
