@@ -12,8 +12,8 @@ A change file is JSONL (or .jsonl.gz), one operation a line:
 - a delete is ``{"id": "...", "delete": true}`` and nothing else.  Deleting an unknown id is
   reported, not an error, so a change file can be applied twice.
 
-A topic an upsert writes by the label of a topic the index holds is that topic (its slug), as in a
-build, and a guide section gets an anchor no other section of its guide holds (a replaced one keeps
+A topic an upsert writes by the label of a topic the index holds, or by a slug it had before it was
+renamed (its ``formerly``, which the build recorded), is that topic (its slug), as in a build, and a guide section gets an anchor no other section of its guide holds (a replaced one keeps
 its own; see ``corpus.records.unique_anchors``).
 
 When a line repeats an id, the later line wins, as in a build, and the report names the ids so
@@ -390,11 +390,15 @@ def _apply(work: Path, changes: Changes, apart: bool = True, departed: dict[str,
 
 def _named_topics(changes: Changes, meta: dict[str, object]) -> Changes:
     """Return *changes* with each topic the index holds that an upsert writes by its label (or its slug
-    in another case) written by its slug, as a build writes it (``corpus.enrich.name_topics``)."""
+    in another case, or a slug it had before it was renamed) written by its slug, as a build writes it
+    (``corpus.enrich.name_topics``)."""
     held = meta.get("topics")
     if not isinstance(held, dict) or not changes.upserts:
         return changes
-    topics = [Topic(slug=str(slug), name=str(fields.get("label") or fields.get("name") or slug), description="", event_count=0)
+    # A former slug is read from the build's topics (their "formerly"), not from the taxonomy: a topic
+    # page's is there only, and the old slug of a renamed topic made a topic of its own (an editor's QA pass).
+    topics = [Topic(slug=str(slug), name=str(fields.get("label") or fields.get("name") or slug), description="", event_count=0,
+                    formerly=tuple(str(old) for old in fields.get("formerly") or () if isinstance(old, str)))
               for slug, fields in held.items() if isinstance(fields, dict)]
     named = name_topics(changes.upserts.values(), topic_names(topics))
     return replace(changes, upserts=dict(zip(changes.upserts, named)))

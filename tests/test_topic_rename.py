@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import subprocess
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,6 +23,7 @@ from corpus.errors import CorpusError
 from corpus.sources import DEFAULT_DIR, load_corpus
 from index.build import build_corpus
 from tests.conftest import DATA, REPO, TOPICHUB, write_jsonl
+from tests.test_pages_renamed import renamed_sources, renamed_taxonomy
 from web import create_app
 
 OLD, NEW = "inference-infrastructure", "inference-serving"
@@ -198,3 +200,39 @@ def test_the_editors_guide_rename_example_keeps_the_old_slug(tmp_path):
     path = taxonomy_file(tmp_path / "taxonomy.json", entry["renamed"])
     corpus = load_corpus([DEFAULT_DIR, folder], taxonomy=load_taxonomy(path))
     assert corpus.topics["robot-learning"].formerly == ("robotics",)
+
+
+def update(ix: Path, change: Path) -> str:
+    """Run `topichub update` of *change* on the index *ix*, as an editor does; return what it wrote to stderr."""
+    result = subprocess.run([TOPICHUB, "update", "--index-dir", str(ix), str(change)], capture_output=True, text=True,
+                            timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    return result.stderr
+
+
+def test_an_update_line_writing_the_old_slug_files_it_under_the_renamed_topic(tmp_path):
+    # The update read the index's topics without their former slugs: the line made 'inference-infrastructure'
+    # a topic of its own again (with a warning that it was no topic of the index), out of /?topic=inference-serving.
+    ix = build_renamed(tmp_path)
+    change = write_jsonl(tmp_path / "up.jsonl", [{"id": "nvidia-dynamo-2", "title": "NVIDIA Ships Dynamo 2",
+                                                  "summary": "NVIDIA shipped Dynamo 2, splitting prefill and decode.",
+                                                  "topics": [OLD]}])
+    told = update(ix, change)
+    assert "no topic of the index" not in told
+    client = create_app({"INDEX_DIR": str(ix), "TESTING": True}).test_client()
+    doc = client.get("/api/documents/nvidia-dynamo-2").get_json()["document"]
+    assert doc["topics"] == [NEW] and doc["entities"] == ["nvidia"]  # the hub topic's organisations, as built
+    assert "nvidia-dynamo-2" in [h["id"] for h in client.get(f"/api/search?q=dynamo&topic={NEW}").get_json()["hits"]]
+    old = client.get(f"/guides/{OLD}")  # no document holds the old slug: it still leads to the new one
+    assert old.status_code == 301 and old.headers["Location"] == f"/guides/{NEW}"
+
+
+def test_an_update_line_writing_a_related_topics_old_slug_files_it_under_the_renamed_topic(tmp_path):
+    # The same for a related topic renamed with its own "formerly", on a line not of the home topic.
+    taxonomy = load_taxonomy(renamed_taxonomy(tmp_path / "taxonomy.json"))
+    build_corpus(load_corpus([renamed_sources(tmp_path / "sources")], taxonomy=taxonomy), tmp_path / "ix", semantic=False)
+    change = write_jsonl(tmp_path / "up.jsonl", [{"id": "quokka-compute-pact", "title": "Quokka compute pact",
+                                                  "summary": "A quokka lab signs a pact.", "topics": ["compute-deals"]}])
+    assert "no topic of the index" not in update(tmp_path / "ix", change)
+    client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()
+    assert client.get("/api/documents/quokka-compute-pact").get_json()["document"]["topics"] == ["compute-agreements"]
