@@ -736,6 +736,17 @@ class SearchService:
 
     # -- documents ------------------------------------------------------------------------------
 
+    def renamed_id(self, doc_id: str) -> str | None:
+        """Return the id a guide section has now whose id was *doc_id* before its topic was renamed
+        ("<former slug>--<anchor>": a section's id is made of its topic's slug, and /events/OLD--anchor
+        was a 404 after a rename that kept the topic's old addresses), or None."""
+        topic, sep, anchor = doc_id.partition("--")
+        now = self.snapshot().former_topics.get(topic) if sep else None
+        if now is None:
+            return None
+        renamed = f"{now}--{anchor}"
+        return renamed if self.document(renamed) is not None else None
+
     def document(self, doc_id: str) -> dict[str, object] | None:
         """Return a document's stored fields by id, or None.  An id not found as sent is also looked
         for composed and decomposed (NFC, NFD): "socie\u0301te\u0301-…", sent by a macOS client, was a

@@ -110,6 +110,19 @@ def test_the_renamed_topics_event_and_guide_section_pages_answer(client):
     assert doc["topics"] == [NEW] and doc["url"] == f"/guides/{NEW}#the-serving-stack"
 
 
+def test_a_guide_sections_old_address_leads_to_its_new_one_for_good(client):
+    # A section's id is made of its topic's slug: /events/OLD--anchor and /api/documents/OLD--anchor were
+    # 404s after the rename, where the topic's own old addresses lead on (the rename helper's report).
+    page = client.get(f"/events/{OLD}--what-this-area-covers")
+    assert page.status_code == 301 and page.headers["Location"] == f"/events/{NEW}--what-this-area-covers"
+    api = client.get(f"/api/documents/{OLD}--the-serving-stack")
+    assert api.status_code == 301 and api.headers["Location"] == f"/api/documents/{NEW}--the-serving-stack"
+    assert client.get(api.headers["Location"]).get_json()["document"]["id"] == f"{NEW}--the-serving-stack"
+    # An anchor the guide does not have is still a 404, as is a slug no topic had.
+    assert client.get(f"/events/{OLD}--no-such-section").status_code == 404
+    assert client.get("/api/documents/no-such-topic--the-serving-stack").status_code == 404
+
+
 def test_a_source_still_writing_the_old_slug_is_the_renamed_topic(client):
     doc = client.get("/api/documents/wombat-serving-engine").get_json()["document"]
     assert doc["topics"] == [NEW]

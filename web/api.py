@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import quote
 
 import orjson
-from flask import Blueprint, Response, abort, current_app, jsonify, request
+from flask import Blueprint, Response, abort, current_app, jsonify, redirect, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.datastructures import MultiDict
 
@@ -171,6 +172,9 @@ def document(doc_id: str) -> Response:
         service = get_search()
         snap = service.snapshot()
         doc = service.document(doc_id) if len(doc_id) <= ID_MAX_LENGTH else None
+        if doc is None and len(doc_id) <= ID_MAX_LENGTH and (renamed := service.renamed_id(doc_id)) is not None:
+            # A guide section of a renamed topic: its address now, as the topic's own old addresses are.
+            abort(redirect("/api/documents/" + quote(renamed, safe=""), 301))
         if doc is None:
             abort(_no_document(doc_id))
         similar = [document_json(other) for other in service.more_like_this(str(doc["id"]))]  # as stored (NFC or NFD)

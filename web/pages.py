@@ -625,6 +625,8 @@ def favicon() -> Response:
 def event(doc_id: str) -> str | Response:
     service = get_search()
     doc = service.document(doc_id)
+    if doc is None and (renamed := service.renamed_id(doc_id)) is not None:
+        return redirect(event_url(renamed), 301)  # a guide section of a renamed topic, at its id now (then its guide)
     if doc is None and (meant := _meant_id(doc_id)) is not None:
         # /events/Introducing-Stargate-UAE, /events/introducing-stargate-uae/: the event's one address,
         # as a guide's topic in another case or with a "/" is (a guide section's id goes on to its guide).
