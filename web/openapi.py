@@ -693,6 +693,9 @@ PATHS: dict[str, Any] = {
             ],
             "responses": {
                 "200": _json(_ref("DocumentResponse"), "The document.", CACHE_HEADERS),
+                "301": {"description": "The id of a guide section whose topic was renamed, made with a slug the topic "
+                                       "had before (its formerly): Location is the document's address with its id now.",
+                        "headers": {"Location": {"schema": {"type": "string"}}}},
                 "304": NOT_MODIFIED,
                 "400": _error("The id is not UTF-8 text once percent-decoded (invalid_parameter, param id), or a "
                               "parameter is not (x=%FF: param x)."),
