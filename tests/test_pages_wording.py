@@ -206,3 +206,18 @@ def test_every_400_page_message_is_a_sentence_without_parameter_names(client):
     # A message of no shape known names the parameters as the page does, as a sentence.
     message, _ = refused(client, "/?q=x&until=9999-12-31T23:59:59-01:00")
     assert message == "The Until date (9999-12-31T23:59:59-01:00) is after year 9999 in UTC once its offset is applied."
+
+
+def test_the_summary_closes_a_quote_left_open_as_the_search_does(client):
+    # '"stargate mi' read 'No results for "stargate mi in 123 ms' (a page QA pass: the suggestion
+    # offered it so as a reader typed); the search closes the phrase where the query ends.
+    assert summary(page(client, '/?q="stargate+michigan')).startswith('2 results for "stargate michigan" in ')
+
+
+def test_the_summary_holds_a_minus_to_the_word_it_excludes(client):
+    # On a phone the line broke between "-" and "nvdia" (a page QA pass): a word joiner holds them.
+    shown = summary(page(client, "/?q=stargate+-nvdia+%E2%80%93britain"))
+    assert "stargate -\u2060nvdia –\u2060britain" in shown
+    # Copied from the page and searched again, the joiner is dropped: the same search.
+    again = client.get("/api/search", query_string={"q": "stargate -\u2060nvdia"}).get_json()
+    assert again["query"] == "stargate -nvdia"

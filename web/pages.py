@@ -265,6 +265,19 @@ def shown_query(q: str, limit: int = SHOWN_QUERY_CHARS) -> str:
     return cut.rstrip() + "…"
 
 
+_WORD_MINUS = re.compile(r"(?:^|(?<=\s))([-–])(?=\w)")  # a minus (or a phone's dash) that excludes the word after it
+
+
+def as_searched(shown: str) -> str:
+    """Return *shown* (``shown_query``) as the summary writes what was searched: a quote left open closed,
+    as the search closes it ('"stargate mi' read 'No results for "stargate mi in 123 ms'), and a minus
+    that excludes a word held to it (a word joiner, which a query typed or pasted drops): a phone's line
+    broke between "-" and "nvdia" (a page QA pass)."""
+    if shown.count('"') % 2 and not shown.endswith("…"):
+        shown += '"'
+    return _WORD_MINUS.sub("\\1\u2060", shown)
+
+
 def page_title(params: SearchParams, label: Callable[[str, str], str], page: int | str | None = None) -> str:
     """Return what a tab or a bookmark calls this page: the query, the filters and the page when not the
     first (*page*, when given: the one asked for past the last any search serves)."""
@@ -561,7 +574,7 @@ def page() -> str | Response:
         shown_q=shown_query(params.q),
         # What was searched, as the summary names it: a correction's words where one was made ("15 results
         # for “stargate”" for "stargte": no page holds a corrected word, so every result is one for it).
-        searched_q=shown_query(result.suggestion.text if result.suggestion and result.total else params.q),
+        searched_q=as_searched(shown_query(result.suggestion.text if result.suggestion and result.total else params.q)),
         topic_intro=topic_intro(snap, params),
         result=result,
         facets=result.listed_facets,
