@@ -362,6 +362,18 @@ class Snapshot:
         return store.listing_is_time(self.meta)
 
     @cached_property
+    def listing_is_newest(self) -> bool:
+        """Return whether listing order puts the documents in the order newest first does (every one
+        of the seed's, dated by the build that first saw them in the order their page lists them)."""
+        return all(self._order_of[a] < self._order_of[b] for a, b in zip(self.newest, self.newest[1:]))
+
+    def sorts_alike(self, with_query: bool) -> bool:
+        """Return whether sort=listing gives the order sort=newest gives, for a search with or without a
+        query: with one, newest puts documents of one date in relevance order, unless their listing
+        is their order in time (``listing_is_time``)."""
+        return self.listing_is_newest and (not with_query or self.listing_is_time)
+
+    @cached_property
     def guide_topics(self) -> tuple[str, ...]:
         """Return the topics that have a guide (a guide section's first topic is its guide's), in order."""
         guides = self.facet_docs.get("kind", {}).get("guide", frozenset())

@@ -278,6 +278,18 @@ def as_searched(shown: str) -> str:
     return _WORD_MINUS.sub("\\1\u2060", shown)
 
 
+_SORTS = (("relevance", "Relevance"), ("newest", "Newest"), ("listing", "Listing order"))
+
+
+def sort_choices(params: SearchParams, shown: str, snap: Snapshot) -> list[tuple[str, str]]:
+    """Return the orders the page offers (each sort's value and name): relevance for a query; listing
+    order only where it differs from newest first (``Snapshot.sorts_alike``: the seed's are one order,
+    and its link did nothing, a page QA pass) or is the order *shown*.  One order alone is no choice."""
+    choices = [(value, text) for value, text in _SORTS
+               if (params.q or value != "relevance") and (value != "listing" or shown == "listing" or not snap.sorts_alike(bool(params.q)))]
+    return choices if len(choices) > 1 else []
+
+
 def page_title(params: SearchParams, label: Callable[[str, str], str], page: int | str | None = None) -> str:
     """Return what a tab or a bookmark calls this page: the query, the filters and the page when not the
     first (*page*, when given: the one asked for past the last any search serves)."""
@@ -576,6 +588,7 @@ def page() -> str | Response:
         # for “stargate”" for "stargte": no page holds a corrected word, so every result is one for it).
         searched_q=as_searched(shown_query(result.suggestion.text if result.suggestion and result.total else params.q)),
         topic_intro=topic_intro(snap, params),
+        sorts=sort_choices(params, result.sort, snap),
         result=result,
         facets=result.listed_facets,
         suggestion=result.suggestion,
