@@ -143,8 +143,12 @@ MARKS = _mark_ranges()
 # Chinese characters and Japanese hiragana are written without spaces between words: each is a word of
 # its own, as Unicode's word boundaries (UAX #29) and Lucene's standard tokenizer make them, so that
 # "北京" finds "北京建设新的数据中心" (a run was one word, found only whole).  A query reads a run of them
-# as the phrase of its characters (search/query.py).  Katakana and Hangul words stay whole (UAX #29).
-IDEOGRAPHS = "\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+# as the phrase of its characters (search/query.py).  So is katakana (not its middle dot, U+30FB): UAX
+# #29 keeps a katakana run one word, and Japanese writes compounds so, "センター" found nothing in
+# "データセンター", "データ" only by meaning (a QA pass of non-English corpora).  Hangul words, written
+# with spaces, stay whole.
+IDEOGRAPHS = ("\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3040-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf"
+              "\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f")
 IDEOGRAPH = re.compile("[" + IDEOGRAPHS + "]")  # one such character
 WORD = r"(?:[" + IDEOGRAPHS + r"]|[^\W" + IDEOGRAPHS + r"](?:[^\W" + IDEOGRAPHS + r"]|[" + MARKS + r"])*)"
 # A slug's word where the text has no Latin letter or digit: letters and digits with their marks.

@@ -40,6 +40,14 @@ CHARSET_MAP = {
     **dict.fromkeys(range(0x0300, 0x0370)),  # accent_map wrote some of these as letters (U+0308 as "t")
     **dict.fromkeys(map(ord, "ׇֿׁׂٰׅׄ")),
     **dict.fromkeys([*range(0x0591, 0x05BE), *range(0x0610, 0x061B), *range(0x064B, 0x0660), *range(0x06D6, 0x06EE)]),
+    # Letters readers type for others (a QA pass of non-English corpora): Russian "е" for "ё" ("елки" found
+    # nothing of "Ёлки"); Arabic as Lucene's ArabicNormalizer folds it, a bare alef for one with a hamza
+    # or madda ("ابوظبي" found nothing of "أبوظبي"), yeh for alef maksura, heh for teh marbuta, no
+    # tatweel; Arabic-Indic and Persian digits as digits ("2017" found nothing of "٢٠١٧").
+    **str.maketrans({"ё": "е", "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ى": "ي", "ة": "ه"}),
+    ord("\u0640"): None,
+    **{0x0660 + n: str(n) for n in range(10)},
+    **{0x06F0 + n: str(n) for n in range(10)},
 }
 # Greek letters by their names, as readers type them in Latin letters (``greek_names``).
 _GREEK_NAMES = {
