@@ -1936,6 +1936,39 @@ def typed_marks(text: str) -> str:
 _SHORTHAND = re.compile(r"(?<!\S)[wW]/(?![oO](?![\w/]))(?=\s|[^\W\d_])")
 
 
+# Characters of a run written together (Chinese, Japanese) that a query may be split into, as a reader
+# writes words without spaces: "华为芯片" is 华为 and 芯片, which a page writes apart ("华为发布…芯片").
+_SEGMENTED_RUN = re.compile("[" + IDEOGRAPHS + "]{3,%d}" % 32)  # longer ones are left as typed (cost: a look-up a piece)
+_LONGEST_PIECE = 8
+
+
+def segmented(text: str, written: Callable[[str], bool]) -> str:
+    """Return *text* with each run of three to 32 Chinese or Japanese characters outside quotes that no
+    page writes as typed (*written*: whether some page holds these characters side by side) split with
+    spaces into the fewest pieces that pages write (one character needs no page): a dictionary made of
+    the index, where a run typed whole was searched as its phrase and found only by meaning
+    ("华为芯片", "贵州数据中心", "北京的数据中心": a QA pass of non-English corpora).  A quoted run is as typed."""
+    if text.isascii() or IDEOGRAPH.search(text) is None:
+        return text
+    parts = text.split('"')
+    for at in range(0, len(parts), 2):  # outside quotes
+        parts[at] = _SEGMENTED_RUN.sub(lambda m: m[0] if written(m[0]) else " ".join(_fewest_pieces(m[0], written)), parts[at])
+    return '"'.join(parts)
+
+
+def _fewest_pieces(run: str, written: Callable[[str], bool]) -> list[str]:
+    """Return *run* cut into the fewest pieces of which each is one character or written (``segmented``)."""
+    best: list[list[str] | None] = [[]] + [None] * len(run)
+    for end in range(1, len(run) + 1):
+        for start in range(max(0, end - _LONGEST_PIECE), end):
+            before = best[start]
+            if before is None or (end - start > 1 and not written(run[start:end])):
+                continue
+            if best[end] is None or len(before) + 1 < len(best[end]):  # type: ignore[arg-type]
+                best[end] = [*before, run[start:end]]
+    return best[-1] or [run]
+
+
 def shorthands(text: str) -> str:
     """Return *text* with "w/" written "with" (``_SHORTHAND``)."""
     if "/" not in text:

@@ -43,7 +43,8 @@ from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, function_words,
     function_words_in_capitals,
-    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, short_prefixes, shorthands, the_us, typed_marks,
+    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, segmented, short_prefixes, shorthands, the_us,
+    typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -430,6 +431,7 @@ class SearchService:
             # the pages titled "A Guide to …" (a QA pass: they came right after the card).
             text = guide["topic"]
         vocabulary = self._vocabulary(snap)
+        text = segmented(text, vocabulary.side_by_side)  # "华为芯片": 华为 and 芯片, where no page writes them together
         # "explain analyze": a verb opening a query is a request ("explain stargate"), unless the pages
         # write it before the word after it (SQL's EXPLAIN ANALYZE, lcov's "Summarise code coverage").
         verb = bare_request(text)

@@ -245,6 +245,18 @@ class Vocabulary:
         """Return whether *typed* is a common English word (``common_word``): meant, not a typo."""
         return common_word(typed)
 
+    def side_by_side(self, characters: str) -> bool:
+        """Return whether some document holds *characters* (Chinese or Japanese, each a word of the index)
+        side by side in a searched field (``search.query.segmented``)."""
+        key = ("side by side", characters)
+        found = self._cache.get(key)
+        if found is None:
+            terms = self._analysed(characters)
+            query = wq.Or([wq.Phrase(field, terms) for field in SEARCH_FIELDS]) if len(terms) > 1 else wq.Or(
+                [wq.Term(field, term) for field in SEARCH_FIELDS for term in terms])
+            found = self._remember(key, bool(terms) and next(iter(query.docs(self.searcher)), None) is not None)
+        return found  # type: ignore[return-value]
+
     def follows(self, first: str, second: str) -> bool:
         """Return whether some document has the word *second* right after *first* (analysed) in a searched field."""
         return self.together(first, second, 1) > 0

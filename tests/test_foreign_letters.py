@@ -18,6 +18,8 @@ DOCS = [
     {"id": "year", "title": "تقرير عام ٢٠١٧", "summary": "نمو الطاقة في عام ٢٠١٧.", "topics": ["ar"]},
     {"id": "city", "title": "مدينة المستقبل", "summary": "مشروع مدينة ذكية.", "topics": ["ar"]},
     {"id": "dc", "title": "KDDIがAIデータセンターを開設", "summary": "大阪に新しいデータセンター。", "topics": ["ja"]},
+    {"id": "huawei", "title": "华为发布新一代人工智能芯片", "summary": "华为在深圳发布芯片，用于大模型训练。", "topics": ["zh"]},
+    {"id": "guizhou", "title": "贵州成为数据中心聚集地", "summary": "贵州凭借凉爽气候吸引企业建设数据中心。", "topics": ["zh"]},
     {"id": "other", "title": "Quokka census", "summary": "Counting quokkas on Rottnest Island.", "topics": ["en"]},
 ]
 
@@ -43,7 +45,19 @@ def test_a_word_typed_as_readers_type_it_is_found_by_its_words(client, typed, fo
     assert "<mark>" in body["hits"][0]["title_html"] + body["hits"][0]["snippet_html"]
 
 
-def test_a_katakana_word_is_not_found_inside_another_katakana_word_it_is_not_part_of(client):
-    # Characters as words make a query's run the phrase of its characters: "ター" is in "センター", but
-    # "ターセン" is nowhere.
-    assert client.get("/api/search", query_string={"q": "ターセン"}).get_json()["match"] != "all"
+@pytest.mark.parametrize(("typed", "found", "marked"), [
+    ("华为芯片", "huawei", ["华为", "芯片"]),  # pages write 华为 and 芯片, never side by side
+    ("贵州数据中心", "guizhou", ["贵州", "数据中心"]),
+])
+def test_chinese_words_typed_without_spaces_are_found_where_pages_write_them_apart(client, typed, found, marked):
+    # A run typed whole was searched as its phrase: found only by meaning, "it shares no word with your query".
+    body = client.get("/api/search", query_string={"q": typed}).get_json()
+    hit = body["hits"][0]
+    assert (hit["id"], hit["matched_by"], hit["missing"], body["match"]) == (found, "words", [], "all")
+    assert all(f"<mark>{word}</mark>" in hit["title_html"] for word in marked)
+    assert body["query"] == typed  # as typed, not as split
+
+
+def test_a_quoted_chinese_run_is_searched_as_written(client):
+    body = client.get("/api/search", query_string={"q": '"华为芯片"'}).get_json()
+    assert all(hit["matched_by"] != "words" for hit in body["hits"])

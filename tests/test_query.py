@@ -691,3 +691,14 @@ def test_two_numbers_typed_apart_are_not_one_number(service):
     # typed in two, as "fluid stack" is.
     assert service.search(SearchParams(q="stargate 20 21")).suggestion is None
     assert service.search(SearchParams(q="fluid stack")).hits[0].id.endswith("fluidstack")
+
+
+def test_a_chinese_run_no_page_writes_is_split_into_the_fewest_pieces_pages_write():
+    from search.query import segmented
+
+    written = {"华为", "芯片", "数据中心", "北京"}.__contains__
+    assert segmented("华为芯片 nvidia", written) == "华为 芯片 nvidia"
+    assert segmented("北京数据中心", written) == "北京 数据中心"
+    assert segmented("华为新芯片", written) == "华为 新 芯片"  # a character no page writes with its neighbours stands alone
+    assert segmented('"华为芯片" 北京', written) == '"华为芯片" 北京'  # quoted: as typed
+    assert segmented("数据中心", written) == "数据中心" and segmented("stargate michigan", written) == "stargate michigan"
