@@ -97,30 +97,55 @@ def register(app: Flask) -> None:
 _DEFAULT_PORTS = frozenset({"80", "443"})
 
 
+# The verdicts of ``check_host`` kept per app, by what they are made of (the Host, the port the request
+# came on, TRUSTED_HOSTS): a Host is the client's to choose, so past this many each is reached anew.
+HOST_VERDICTS_KEPT = 256
+
+
 def check_host() -> None:
     """Raise SecurityError (a 400, ``untrusted_host``) for a Host the site's links cannot be written
     from: one that is no host name (werkzeug read ``evil.example/"><x>`` as "" and pages linked to
     ``http:///static/…``), or, with TRUSTED_HOSTS, a served name on a port the service is not reached
     on (``good.example:1234`` went into the /opensearch.xml cached a day).  A port is one the server
-    listens on, 80 or 443 (a proxy in front), or one a TRUSTED_HOSTS entry names with its host."""
-    host = request.environ.get("HTTP_HOST")
+    listens on, 80 or 443 (a proxy in front), or one a TRUSTED_HOSTS entry names with its host.
+
+    The verdict is reached once per app for each Host, port and TRUSTED_HOSTS (``host_refusal``, some
+    15 µs of an unseen search), and then looked up."""
+    environ = request.environ
+    host = environ.get("HTTP_HOST")
     if request.path in _NO_PARAMETERS:
         return  # probes write no link (a load balancer's HTTP/1.0 check names no host)
     if host is None:
-        if request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1":
+        if environ.get("SERVER_PROTOCOL") == "HTTP/1.1":
             raise SecurityError("An HTTP/1.1 request without a Host header.")  # a 400 (RFC 9112, 3.2)
         return  # HTTP/1.0 without a Host is answered as the server's own name
-    if not host_is_trusted(host, None) or not _spelled(host):
-        raise SecurityError("The Host header is no host name.")
     trusted = current_app.config.get("TRUSTED_HOSTS")
+    key = (host, environ.get("SERVER_PORT"), tuple(trusted) if trusted else None)
+    verdicts: dict[tuple[object, ...], str | None] = current_app.extensions.setdefault("host_verdicts", {})
+    if key in verdicts:
+        refusal = verdicts[key]
+    else:
+        refusal = host_refusal(host, trusted, key[1])
+        if len(verdicts) < HOST_VERDICTS_KEPT:
+            verdicts[key] = refusal
+    if refusal is not None:
+        raise SecurityError(refusal)
+
+
+def host_refusal(host: str, trusted: list[str] | None, server_port: str | None) -> str | None:
+    """Return why ``check_host`` refuses the Host header *host* (TRUSTED_HOSTS *trusted*, the request
+    come on port *server_port*), or None when it is answered."""
+    if not host_is_trusted(host, None) or not _spelled(host):
+        return "The Host header is no host name."
     name, _, port = host_name(host).rpartition(":") if not host.endswith("]") and ":" in host else (host, "", "")
-    if trusted and port and port not in _DEFAULT_PORTS and port != request.environ.get("SERVER_PORT"):
+    if trusted and port and port not in _DEFAULT_PORTS and port != server_port:
         if f"{name}:{port}" not in trusted and not any(
             entry.startswith(".") and entry.endswith(f":{port}")
             and (name.endswith(entry.rpartition(":")[0]) or name == entry.rpartition(":")[0][1:])  # the domain too
             for entry in trusted
         ):
-            raise SecurityError("The Host header names a port the site is not served on.")
+            return "The Host header names a port the site is not served on."
+    return None
 
 
 def _spelled(host: str) -> bool:
