@@ -646,12 +646,17 @@ class SearchService:
         concept_of: dict[str, int] | None = None
         grouped: dict[frozenset[str], frozenset[frozenset[str]] | None] = {}  # a page's bodies often hold the same terms
         for docnum, field, text in texts:
-            held_by = postings.get(field)
-            if held_by is None:
-                held_by = postings[field] = [snap.term_docs(field, term) for term in terms]
-            if _holds_any(held_by, docnum):
-                replay = snap.tokens(docnum, field, text)
-                held = terms & replay.texts  # terms the text does not hold change nothing in its highlight
+            # A text analysed before holds the terms its tokens hold: the index's terms of it, analysed by
+            # the same chain (``TermAnalyzer``).  Another is analysed only when the index says it holds one.
+            replay = snap.kept_tokens(docnum, field)
+            if replay is None:
+                held_by = postings.get(field)
+                if held_by is None:
+                    held_by = postings[field] = [snap.term_docs(field, term) for term in terms]
+                if _holds_any(held_by, docnum):
+                    replay = snap.tokens(docnum, field, text)
+            held = terms & replay.texts if replay is not None else _NO_TERMS  # terms the text does not hold change nothing in its highlight
+            if held:
                 # Words only a multi-word synonym brings are marked where it stands whole: such a
                 # text's highlight also depends on which those are, and on the synonyms.
                 here = loose if docnum in outside else only
@@ -669,9 +674,9 @@ class SearchService:
                 keys.append(key)
                 groupings.append(grouping)
             else:
-                # The index says the field holds none of the terms (a hit found by meaning, a title
-                # without them): nothing to mark, and no need to analyse the text to find that out.
-                replay, held, apart = None, _NO_TERMS, _NO_TERMS
+                # The field holds none of the terms (a hit found by meaning, a title without them):
+                # nothing to mark, and no need to analyse the text to find that out.
+                replay, apart = None, _NO_TERMS
                 keys.append((docnum, field, held))
                 groupings.append(None)
             replays.append(replay)

@@ -626,6 +626,10 @@ class Snapshot:
         # analysed tokens instead of Whoosh's generator chain (the schema version ties them together).
         return self._tokens.get_or_make((docnum, field), lambda: TokenReplay(tuple(self._term_analyzer().tokens(text))))
 
+    def kept_tokens(self, docnum: int, field: str) -> TokenReplay | None:
+        """Return the token replay ``tokens`` keeps for document *docnum*'s *field*, or None when none is kept."""
+        return self._tokens.get((docnum, field))
+
     def _term_analyzer(self) -> TermAnalyzer:
         # One per thread: its stemmer must not be called from two threads at once.
         analyzer = getattr(self._local, "term_analyzer", None)
