@@ -494,36 +494,38 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
         else:
             found = ((term, start, end) for term, stop, start, end in tokens if not (removestops and stop))
         for word, start, end in found:
-            if removestops and end <= asked_from:
-                continue  # "show me stargate": what is asked for is stargate
-            if removestops and text[start:end].lower() in HOW_WORDS and _HOW.search(text, 0, start):
-                continue  # "how big is …": the size of the question, not what it is about
-            if removestops and contracted and any(s <= start and end <= e for s, e in contracted):
-                continue
-            if removestops and when and not text[end:].strip(" ?!.") and text[start:end].lower() in WHEN_WORDS:
-                asked_about.append(_Unit(word, start, end, None))
-                continue  # "when did stargate start": the date asked for, not a word of the answer
-            if removestops and how_much and not text[end:].strip(" ?!.") and text[start:end].lower() in AMOUNT_WORDS:
-                asked_about.append(_Unit(word, start, end, None))
-                continue  # "how much is stargate worth": the amount asked for, not pages on worth
-            if removestops and text[start:end] in ("one", "One") and _pronoun_one(text, start, end):
-                continue  # "the nvidia one", "the one in texas": the thing meant, named by the other words
-            if removestops and what_does and not text[end:].strip(" ?!.") and text[start:end].lower() in USE_WORDS:
-                asked_about.append(_Unit(word, start, end, None))
-                continue  # "what chips does openai use": which chips, not pages on "use"
-            if removestops and text[start:end].lower() == "behind" and _WHO_IS.match(text, 0, start):
-                continue  # "who is behind stargate uae": who, not pages on "behind" (BLOOM's "Technology Behind")
-            if removestops and text[start:end].lower() in ANSWER_KINDS and _WHICH.search(text, 0, start):
-                continue  # "which companies are building data centers": who, not pages on "companies"
-            if removestops and text[start:end] in ("well", "Well") and _WELL_BEFORE.match(text, end):
-                continue  # "well over a gigawatt": how far over, not pages on "well" ("well beyond" ranked first)
-            if removestops and negated and start in negated[0]:
-                continue
-            if removestops and _compares(text, start, end):
-                continue  # "fsdp vs deepspeed": the two things compared
-            if (removestops and text[start:end].lower() in FRAMING_WORDS and not text[end:].strip(" ?!.")
-                    and _WORD_CHAR.search(text, 0, start) is not None):
-                continue  # "stargate explained": what stargate is
+            if removestops:  # the words a question or a request is made of, and what it asks about, left out
+                if end <= asked_from:
+                    continue  # "show me stargate": what is asked for is stargate
+                typed = text[start:end]
+                lower = typed.lower()
+                if lower in HOW_WORDS and _HOW.search(text, 0, start):
+                    continue  # "how big is …": the size of the question, not what it is about
+                if contracted and any(s <= start and end <= e for s, e in contracted):
+                    continue
+                if when and lower in WHEN_WORDS and not text[end:].strip(" ?!."):
+                    asked_about.append(_Unit(word, start, end, None))
+                    continue  # "when did stargate start": the date asked for, not a word of the answer
+                if how_much and lower in AMOUNT_WORDS and not text[end:].strip(" ?!."):
+                    asked_about.append(_Unit(word, start, end, None))
+                    continue  # "how much is stargate worth": the amount asked for, not pages on worth
+                if typed in ("one", "One") and _pronoun_one(text, start, end):
+                    continue  # "the nvidia one", "the one in texas": the thing meant, named by the other words
+                if what_does and lower in USE_WORDS and not text[end:].strip(" ?!."):
+                    asked_about.append(_Unit(word, start, end, None))
+                    continue  # "what chips does openai use": which chips, not pages on "use"
+                if lower == "behind" and _WHO_IS.match(text, 0, start):
+                    continue  # "who is behind stargate uae": who, not pages on "behind" (BLOOM's "Technology Behind")
+                if lower in ANSWER_KINDS and _WHICH.search(text, 0, start):
+                    continue  # "which companies are building data centers": who, not pages on "companies"
+                if typed in ("well", "Well") and _WELL_BEFORE.match(text, end):
+                    continue  # "well over a gigawatt": how far over, not pages on "well" ("well beyond" ranked first)
+                if negated and start in negated[0]:
+                    continue
+                if _compares(text, start, end):
+                    continue  # "fsdp vs deepspeed": the two things compared
+                if lower in FRAMING_WORDS and not text[end:].strip(" ?!.") and _WORD_CHAR.search(text, 0, start) is not None:
+                    continue  # "stargate explained": what stargate is
             if text[start:end] in ("x", "X") and units and units[-1].end == start and BARE_NUMBER_TYPED.fullmatch(text[units[-1].start : start]):
                 continue  # a factor's sign: "300,000x" is the number, as "1.77x" and "300,000×" are (the "x" of "7x" ranked a page)
             prefix = _prefix_of(text[start:end], analyzer) if text[end : end + 1] == "*" else None
