@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from heapq import heappop, heappush
 from itertools import chain
+from operator import itemgetter
 from html import escape
 
 from index.analysis import STOP_WORDS
@@ -353,7 +354,9 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
 # A mark's end and the next one's start with only blanks of one line between them (not a line break,
 # as str.splitlines and the page's ``white-space: pre-line`` read them).
 _ADJACENT_MARKS = re.compile(r"</mark>([^\S\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*)<mark>")
-_JUST_THE_BLANKS = r"\1"
+# The blanks a match holds (its group 1), as the template r"\1" gives them: looked up in C, where the
+# template ran Python's re._parser.expand_template for each pair of marks joined.
+_JUST_THE_BLANKS = itemgetter(1)
 
 
 def ellipsis_after(text: str, end: int) -> str:
