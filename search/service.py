@@ -384,6 +384,10 @@ class SearchService:
         # An empty result's ways out start with its respelling: the correction, else the word offered
         # ("starget" offered stargate, whose 15 results no way out named: QA pass X).
         ways = self._ways_out(snap, params, hint or offered, len(found.allowed)) if with_ways else ()
+        if offered is not None and hint is None and not found.allowed and with_ways and not any(w.kind == "suggestion" for w in ways):
+            # A respelling that finds nothing either is no way on: "pais" (Spanish "país") offered "paris",
+            # a place of the region lists that no page of the corpus holds (a QA pass of non-English corpora).
+            offered = None
         # Made once, with its time: a cached copy's time is replaced when it is served again.
         result = SearchResult(
             query=params.q,

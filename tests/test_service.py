@@ -1193,6 +1193,14 @@ def test_the_page_of_a_query_that_finds_nothing_offers_the_word_two_edits_off(cl
     assert 'href="/?q=stargate">Did you mean <q><bdi>stargate</bdi></q>' in page
 
 
+def test_a_respelling_that_finds_nothing_either_is_not_offered(service):
+    # "pais" (Spanish "país", typed without its accent) offered "paris", a place of the region lists that no
+    # page of the corpus holds: searched, it found nothing too (a QA pass of non-English corpora).
+    assert service.search(SearchParams(q="paris")).total == 0
+    result = service.search(SearchParams(q="pais"))
+    assert result.total == 0 and result.offered is None and result.ways_out == ()
+
+
 @pytest.mark.parametrize("typed", ["zzzzzz", "banana", "starget qwxzy", "intel", "andom", "umber", "zebra", "starget zebra"])
 def test_nothing_is_offered_for_a_word_no_page_writes_anything_like(service, typed):
     # "intel" was offered "into", "andom" "and", "umber" "under": a function word (a QA pass)
