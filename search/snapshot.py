@@ -389,13 +389,20 @@ class Snapshot:
 
     @cached_property
     def _organisations(self) -> dict[str, str]:
-        """Each organisation of the build's gazetteer with documents tagged, by its name folded (case, spaces)."""
+        """Each organisation with documents tagged, by its name folded (case, spaces): the build's
+        gazetteer's by their names, and an organisation a source names itself (a JSONL line's
+        ``entities``) by what it writes: "Сбер" did not find the page tagged Сбер that writes "Сбера"
+        (a QA pass of non-English corpora)."""
         orgs = self.meta.get("organisations")
         tagged = self.facet_docs.get("entities", {})
         out: dict[str, str] = {}
         for slug, org in (orgs.items() if isinstance(orgs, dict) else ()):
             if isinstance(org, dict) and isinstance(org.get("name"), str) and slug in tagged:
                 out.setdefault(_folded_name(org["name"]), slug)
+        known = orgs if isinstance(orgs, dict) else {}
+        for value in tagged:
+            if value not in known:
+                out.setdefault(_folded_name(value), value)
         return out
 
     @cached_property

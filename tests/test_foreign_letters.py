@@ -20,6 +20,8 @@ DOCS = [
     {"id": "dc", "title": "KDDIがAIデータセンターを開設", "summary": "大阪に新しいデータセンター。", "topics": ["ja"]},
     {"id": "huawei", "title": "华为发布新一代人工智能芯片", "summary": "华为在深圳发布芯片，用于大模型训练。", "topics": ["zh"]},
     {"id": "guizhou", "title": "贵州成为数据中心聚集地", "summary": "贵州凭借凉爽气候吸引企业建设数据中心。", "topics": ["zh"]},
+    {"id": "sber", "title": "Сбер построит суперкомпьютер", "summary": "Новый суперкомпьютер для GigaChat.", "topics": ["ru"], "entities": ["Сбер"]},
+    {"id": "kandinsky", "title": "Нейросеть Кандинский рисует видео", "summary": "Модель от Сбера создаёт ролики.", "topics": ["ru"], "entities": ["Сбер"]},
     {"id": "other", "title": "Quokka census", "summary": "Counting quokkas on Rottnest Island.", "topics": ["en"]},
 ]
 
@@ -61,3 +63,10 @@ def test_chinese_words_typed_without_spaces_are_found_where_pages_write_them_apa
 def test_a_quoted_chinese_run_is_searched_as_written(client):
     body = client.get("/api/search", query_string={"q": '"华为芯片"'}).get_json()
     assert all(hit["matched_by"] != "words" for hit in body["hits"])
+
+
+def test_an_organisation_a_source_tags_is_found_by_its_name_where_a_page_inflects_it(client):
+    # "Сбер" found the page writing "Сбер" but not the one tagged Сбер that writes "Сбера": "Found by
+    # organisation" read only the hub's gazetteer (a QA pass of non-English corpora).
+    hits = {hit["id"]: hit["matched_by"] for hit in client.get("/api/search", query_string={"q": "сбер"}).get_json()["hits"]}
+    assert hits.get("sber") == "words" and hits.get("kandinsky") == "organisation"
