@@ -1534,6 +1534,13 @@ _OUTSIDE = re.compile(r"\b(?:outside(?:\s+of)?|beyond|besides|apart\s+from|(?:bu
                       r"|but\s+not)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
+def asks_elsewhere(text: str) -> bool:
+    """Return whether *text*, a concept's words as typed, is a place asked for as "outside" it ("outside
+    the US", ``_OUTSIDE``): the places that are not it, not a phrase pages write."""
+    head = text.rpartition(" ")[0]
+    return bool(head) and _OUTSIDE.search(head + " ") is not None
+
+
 _NON = re.compile(r"\bnon-(?=([^\W\d_][\w.]*))", re.IGNORECASE)
 
 

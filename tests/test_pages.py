@@ -152,6 +152,15 @@ def test_browsing_offers_newest_and_listing_order_but_not_relevance(dated_index)
     assert '<a href="/?q=library&amp;sort=listing">Listing order</a>' in searched
 
 
+@pytest.mark.parametrize("q", ["where are stargate data centers outside the US", "nvidia gpus outside europe"])
+def test_a_place_asked_for_as_outside_it_is_no_phrase_to_require(client, q):
+    # 'Must include "outside the US"' led to 0 results: no page writes the phrase (the regression pass).
+    lines = _missing_lines(client.get("/", query_string={"q": q, "per_page": 50}).get_data(as_text=True))
+    links = {unescape(href) for line in lines for href in re.findall(r'<a href="([^"]+)">Must include', line)}
+    assert links and not any('+"outside' in parse_qs(urlsplit(link).query)["q"][0] for link in links)
+    assert all(client.get("/api/search" + link[1:]).get_json()["total"] > 0 for link in links)
+
+
 def test_listing_order_is_not_offered_where_it_is_newest_first(client):
     # The seed's events are dated by the build that first saw them, in the order their page lists
     # them: "Listing order" gave the order "Newest" gives, and its link seemed to do nothing (a page QA pass).

@@ -212,6 +212,8 @@ def test_the_summary_closes_a_quote_left_open_as_the_search_does(client):
     # '"stargate mi' read 'No results for "stargate mi in 123 ms' (a page QA pass: the suggestion
     # offered it so as a reader typed); the search closes the phrase where the query ends.
     assert summary(page(client, '/?q="stargate+michigan')).startswith('2 results for "stargate michigan" in ')
+    # A quote with nothing after it is as typed: 'stargate"' read 'stargate""' (the regression pass).
+    assert summary(page(client, '/?q=stargate"')).startswith('15 results for stargate" in ')
 
 
 def test_the_summary_holds_a_minus_to_the_word_it_excludes(client):

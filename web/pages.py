@@ -26,6 +26,7 @@ from search.alternatives import OPERATORS
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
                            as_sent, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values)
+from search.query import asks_elsewhere
 from search.results import FacetValue, Hit, SearchResult
 from search.snapshot import VERSION_AFTER, Snapshot
 from search.suggest import MAX_PREFIX_CHARS
@@ -273,8 +274,8 @@ def as_searched(shown: str) -> str:
     as the search closes it ('"stargate mi' read 'No results for "stargate mi in 123 ms'), and a minus
     that excludes a word held to it (a word joiner, which a query typed or pasted drops): a phone's line
     broke between "-" and "nvdia" (a page QA pass)."""
-    if shown.count('"') % 2 and not shown.endswith("…"):
-        shown += '"'
+    if shown.count('"') % 2 and not shown.endswith("…") and shown.rpartition('"')[2].strip():
+        shown += '"'  # a quote with something after it ('stargate"' is as typed: no '""')
     return _WORD_MINUS.sub("\\1\u2060", shown)
 
 
@@ -391,7 +392,8 @@ def must_include(params: SearchParams, query: str | None = None, nowhere: Collec
                     words = typed.split()
                     if len(words) == 1 or quoted:
                         made[text] = search_url(params, q=f"{q[:start]}+{q[start:]}")
-                    elif not any(word in OPERATORS or not word.isalnum() for word in words):  # not a group ("gpus OR tpus")
+                    # Not a group ("gpus OR tpus"), nor a place asked for as "outside" it: no page writes "outside europe".
+                    elif not any(word in OPERATORS or not word.isalnum() for word in words) and not asks_elsewhere(typed):
                         made[text] = search_url(params, q=f'{q[:start]}+"{typed}"{q[end:]}')
         return made[text]
 
