@@ -168,8 +168,9 @@ def test_listing_order_is_not_offered_where_it_is_newest_first(client):
     for url, shown in (("/?q=stargate", "sort=relevance"), ("/?q=stargate&sort=newest", "sort=newest")):
         page = html(client, url)
         assert "Listing order" not in page and f'{shown}" aria-current="true"' in page
-    # Browsing, newest first is the one order left: no choice is offered.
-    assert '<nav class="sort"' not in html(client, "/")
+    # Browsing, newest first is the one order left, and still named as the order shown.
+    browsing = html(client, "/")
+    assert '<a href="/?sort=newest" aria-current="true">Newest</a>' in browsing and "Listing order" not in browsing
     # Asked for, it is still shown as the order of the page.
     listed = html(client, "/?q=stargate&sort=listing")
     assert '<a href="/?q=stargate&amp;sort=listing" aria-current="true">Listing order</a>' in listed

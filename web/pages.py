@@ -285,10 +285,10 @@ _SORTS = (("relevance", "Relevance"), ("newest", "Newest"), ("listing", "Listing
 def sort_choices(params: SearchParams, shown: str, snap: Snapshot) -> list[tuple[str, str]]:
     """Return the orders the page offers (each sort's value and name): relevance for a query; listing
     order only where it differs from newest first (``Snapshot.sorts_alike``: the seed's are one order,
-    and its link did nothing, a page QA pass) or is the order *shown*.  One order alone is no choice."""
-    choices = [(value, text) for value, text in _SORTS
-               if (params.q or value != "relevance") and (value != "listing" or shown == "listing" or not snap.sorts_alike(bool(params.q)))]
-    return choices if len(choices) > 1 else []
+    and its link did nothing, a page QA pass) or is the order *shown*.  One order alone is still named,
+    the order the results are in."""
+    return [(value, text) for value, text in _SORTS
+            if (params.q or value != "relevance") and (value != "listing" or shown == "listing" or not snap.sorts_alike(bool(params.q)))]
 
 
 def page_title(params: SearchParams, label: Callable[[str, str], str], page: int | str | None = None) -> str:
