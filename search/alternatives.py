@@ -84,8 +84,7 @@ def ways_out(
         # way back to the corrected search (a QA pass: its link kept verbatim).
         candidates.append(("suggestion", base.with_(q=suggestion, verbatim=False), None, None))
     for (name, typed), value in (close or {}).items():
-        replaced = tuple(dict.fromkeys(value if v == typed else v for v in getattr(params, name)))
-        candidates.append(("close_value", base.with_(**{name: replaced}), name, value))
+        candidates.append(("close_value", base.with_value(name, typed, value), name, value))
     # A facet's values combine with OR: one of several removed finds less, never more, so a facet of
     # several values is offered removed whole (value None).  Each of 10 values of one facet was tried
     # on its own, all in vain, and took the place of the ways that could find something.

@@ -205,6 +205,10 @@ class SearchParams:
     def with_(self, **changes: object) -> SearchParams:
         return replace(self, **changes)  # type: ignore[arg-type]
 
+    def with_value(self, facet: str, old: str, new: str) -> SearchParams:
+        """Return these params with the *facet* filter's value *old* replaced by *new* (once, if it is there too)."""
+        return self.with_(**{facet: tuple(dict.fromkeys(new if value == old else value for value in getattr(self, facet)))})
+
 
 _FIELDS = frozenset(SearchParams.__dataclass_fields__)
 

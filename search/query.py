@@ -1950,7 +1950,7 @@ _SHORTHAND = re.compile(r"(?<!\S)[wW]/(?![oO](?![\w/]))(?=\s|[^\W\d_])")
 
 # Characters of a run written together (Chinese, Japanese) that a query may be split into, as a reader
 # writes words without spaces: "华为芯片" is 华为 and 芯片, which a page writes apart ("华为发布…芯片").
-_SEGMENTED_RUN = re.compile("[" + IDEOGRAPHS + "]{3,%d}" % 32)  # longer ones are left as typed (cost: a look-up a piece)
+_SEGMENTED_RUN = re.compile("[" + IDEOGRAPHS + "]{3,32}")  # longer ones are left as typed (cost: a look-up a piece)
 _LONGEST_PIECE = 8
 
 

@@ -20,7 +20,7 @@ import html
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 
@@ -59,9 +59,9 @@ COMPLETION_STRETCH = 1.5  # ... each at most this many times as long as what was
 LONGEST_CORRECTED = 40  # characters: a longer "word" is no typo of one (a pasted hash, a run of keys)
 
 
-def _pair(first: str, second: str) -> wq.Query:
-    """Return the query for the words *first* and *second* (analysed) side by side in a searched field."""
-    return wq.Or([wq.Phrase(field, [first, second]) for field in SEARCH_FIELDS])
+def _side_by_side(terms: Sequence[str]) -> wq.Query:
+    """Return the query for the words *terms* (analysed) side by side in a searched field."""
+    return wq.Or([wq.Phrase(field, list(terms)) for field in SEARCH_FIELDS])
 
 
 def allowed_distance(length: int) -> int:
@@ -252,8 +252,7 @@ class Vocabulary:
         found = self._cache.get(key)
         if found is None:
             terms = self._analysed(characters)
-            query = wq.Or([wq.Phrase(field, terms) for field in SEARCH_FIELDS]) if len(terms) > 1 else wq.Or(
-                [wq.Term(field, term) for field in SEARCH_FIELDS for term in terms])
+            query = _side_by_side(terms) if len(terms) > 1 else wq.Or([wq.Term(field, term) for field in SEARCH_FIELDS for term in terms])
             found = self._remember(key, bool(terms) and next(iter(query.docs(self.searcher)), None) is not None)
         return found  # type: ignore[return-value]
 
@@ -267,7 +266,7 @@ class Vocabulary:
         key = ("together", first, second, limit)
         found = self._cache.get(key)
         if found is None:
-            found = self._remember(key, sum(1 for _ in islice(_pair(first, second).docs(self.searcher), limit)))
+            found = self._remember(key, sum(1 for _ in islice(_side_by_side((first, second)).docs(self.searcher), limit)))
         return found  # type: ignore[return-value]
 
     def apart(self, first: str, second: str) -> bool:
@@ -279,7 +278,7 @@ class Vocabulary:
         if found is None:
             analyzer = TermAnalyzer(limit=APART_TOKENS)
             found = False
-            for docnum in islice(_pair(first, second).docs(self.searcher), APART_DOCS_READ):
+            for docnum in islice(_side_by_side((first, second)).docs(self.searcher), APART_DOCS_READ):
                 stored = self.searcher.stored_fields(docnum)
                 if any(_side_by_side_whole(analyzer.tokens(str(stored.get(field) or "")), first, second) for field in SEARCH_FIELDS):
                     found = True
