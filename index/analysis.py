@@ -4,7 +4,8 @@ The chain splits words (keeping ``1.0.0``, ``V3.2`` and ``7,500`` whole, ``C++``
 marks, and a word with the combining marks written on it: ``हिन्दी``, ``مُحَمَّد``), also indexes the parts of
 words that join letters and digits (``Trainium2`` gives ``trainium2`` and ``trainium``; ``5GW`` gives
 ``5gw``, ``5`` and ``gw``) and a word without its ``++`` or ``#`` (``C++`` gives ``c++`` and ``c``),
-lowercases, folds accents (``Jalapeño`` is ``jalapeno``) and stems English.
+lowercases, folds accents (``Jalapeño`` is ``jalapeno``) and stems English (a word of Russian, Greek or
+Arabic letters as its language).
 Nothing is dropped for being short or common when indexing, so ``AI``, ``US``, ``IT`` and ``GW`` stay
 searchable.  At query time only, function words typed in lower case (``who``, ``is``, ``in``) are
 dropped so they do not drown the content words; ``US`` or ``IT`` typed in capitals are kept.
@@ -221,19 +222,68 @@ STEM_OVERRIDES = {
 _IFICATION = re.compile(r"(?<=..if)ications?$")
 
 
-class _OverriddenStemmer:
-    """Porter2 with ``STEM_OVERRIDES`` and the "-ification" nouns first; PyStemmer's ``stemWord`` and ``stemWords``."""
+# A word written in one other alphabet is stemmed as that alphabet's language is (Porter2 leaves it as it
+# is): "Москвы" did not find "Москве", nor "البيانات" (the data) "بيانات" (a QA pass of non-English corpora).
+# Russian and Greek by their Snowball stemmers, from four letters (Snowball Russian makes "ИИ", AI, the
+# word "и", and), Arabic by Lucene's light stemmer (Snowball's made "بيانات" "يانا" and "البيانات" "بيان").
+# Text is folded first (index/analysis.py CHARSET_MAP): no accents, "ё" is "е", "ة" is "ه".
+_RUSSIAN_WORD = re.compile(r"[а-я]{4,}")
+_GREEK_WORD = re.compile(r"[α-ως]{4,}")
+_ARABIC_WORD = re.compile(r"[\u0621-\u064A]+")
 
-    __slots__ = ("_stemmer",)
+
+def _arabic_light_stem(word: str) -> str:
+    """Return *word* without its article or "and" before it and its common endings, as Lucene's ArabicStemmer.
+
+    Lucene's light stemming (Larkey's light10): one prefix of ال, وال, بال, كال, فال, لل or و, then each
+    of the suffixes ها, ان, ات, ون, ين, يه, ه, ي in turn, each only where two letters stay (و where the
+    word has four); ية and ة are يه and ه here, folded before stemming."""
+    for prefix in _ARABIC_PREFIXES:
+        if word.startswith(prefix) and len(word) >= len(prefix) + 2 and (len(prefix) > 1 or len(word) >= 4):
+            word = word[len(prefix):]
+            break
+    for suffix in _ARABIC_SUFFIXES:
+        if word.endswith(suffix) and len(word) >= len(suffix) + 2:
+            word = word[: -len(suffix)]
+    return word
+
+
+_ARABIC_PREFIXES = ("ال", "وال", "بال", "كال", "فال", "لل", "و")
+_ARABIC_SUFFIXES = ("ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي")
+
+
+class _OverriddenStemmer:
+    """Porter2 with ``STEM_OVERRIDES`` and the "-ification" nouns first; PyStemmer's ``stemWord`` and ``stemWords``.
+
+    A word of Russian or Greek letters alone is stemmed by its language's Snowball stemmer, one of Arabic
+    letters by ``_arabic_light_stem``."""
+
+    __slots__ = ("_stemmer", "_others")
 
     def __init__(self) -> None:
         self._stemmer = Stemmer.Stemmer(STEMMER, 0)  # no cache of its own: StemFilter and TermAnalyzer cache
+        self._others: dict[str, Stemmer.Stemmer] = {}  # made on the first such word: most texts have none
 
     def stemWord(self, word: str) -> str:  # noqa: N802 (PyStemmer's name)
+        if not word.isascii():
+            if _RUSSIAN_WORD.fullmatch(word):
+                return self._other("russian").stemWord(word)
+            if _GREEK_WORD.fullmatch(word):
+                return self._other("greek").stemWord(word)
+            if _ARABIC_WORD.fullmatch(word):
+                return _arabic_light_stem(word)
         return STEM_OVERRIDES.get(word) or self._stemmer.stemWord(_as_verb(word))
 
     def stemWords(self, words: list[str]) -> list[str]:  # noqa: N802
+        if not all(map(str.isascii, words)):
+            return list(map(self.stemWord, words))
         return [STEM_OVERRIDES.get(word) or stem for word, stem in zip(words, self._stemmer.stemWords([_as_verb(w) for w in words]))]
+
+    def _other(self, language: str) -> Stemmer.Stemmer:
+        stemmer = self._others.get(language)
+        if stemmer is None:
+            stemmer = self._others[language] = Stemmer.Stemmer(language, 0)
+        return stemmer
 
 
 def _as_verb(word: str) -> str:
