@@ -35,7 +35,7 @@ from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store, vectors
 from index.schema import SCHEMA_VERSION, content_digest, id_namespace, make_schema, to_document
-from index.analysis import TermAnalyzer, analyse_groups
+from index.analysis import DEFAULT_LANGUAGE, LANGUAGES, TermAnalyzer, analyse_groups, chain_language, detect_language
 from index.segment import SegmentBuilder
 
 Progress = Callable[[int], None]
@@ -118,6 +118,7 @@ class BuildReport:
     docs_per_second: float
     size_bytes: int
     dating: Dating = Dating()
+    language: str = DEFAULT_LANGUAGE  # its words in Latin letters stemmed as this language's
 
 
 def _dedupe(records: Iterable[Record]) -> tuple[list[Record], int]:
@@ -145,14 +146,26 @@ def build_corpus(
     lock_wait: float = 0.0,
     lock_held: bool = False,
     semantic: bool | None = None,
+    language: str | None = None,
+    language_named: bool | None = None,
 ) -> BuildReport:
     """Index *corpus* into a new snapshot under *root* and publish it, with vectors when *semantic* says
     so (None: when ``TOPICHUB_SEMANTIC`` does; an explicit ``build --semantic`` wins over it).
+
+    *language*: the language (of ``index.analysis.LANGUAGES``) its words in Latin letters are stemmed as;
+    None: the one its texts' function words tell (``detect_language``), English unless another's are more.
+    *language_named*: whether a reader named it (``build --language``), kept so a later build keeps it
+    (default: whether *language* is given).
 
     *lock_held*: the caller holds *root*'s write lock already (taken before it read the sources)."""
     root = Path(root)
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
+    language_named = language is not None if language_named is None else language_named
+    if language is None:
+        language = detect_language(text for record in records for text in (record.title, record.body))
+    elif language not in LANGUAGES:
+        raise BuildError(f"no stemmer for the language {language!r}: one of {', '.join(sorted(LANGUAGES))}")
     with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait, writer="build"):
         (seen, served, departed), now = known_documents(root), now_utc()
         known = {**departed, **seen}  # an id taken out and back: first seen when it first was, revised now
@@ -161,7 +174,7 @@ def build_corpus(
         snap_id, work = store.new_workdir(root)
         try:
             matrix = vectors.new_matrix(work, len(records)) if (vectors.enabled() if semantic is None else semantic) else None
-            _write_index(work, records, known, now, matrix, procs=procs, progress=progress)
+            _write_index(work, records, known, now, matrix, procs=procs, progress=progress, language=language)
             write_departed(work, departures(departed, seen, {record.id for record in records}))
             store.check_stop()
             _check(work, len(records))
@@ -169,13 +182,15 @@ def build_corpus(
             semantic_meta = None if matrix is None else vectors.write(work, [r.id for r in records], matrix)
             store.check_stop()
             seconds = time.perf_counter() - started
-            query_analyzer = make_schema()["body"].analyzer
+            query_analyzer = make_schema(language)["body"].analyzer
             store.write_meta(
                 work,
                 {
                     "snapshot": snap_id,
                     "doc_count": len(records),
                     "schema_version": SCHEMA_VERSION,
+                    "language": language,  # its words in Latin letters stemmed as this language's (the schema's chain says it too)
+                    "language_named": language_named,  # by build --language (web/cli.py: a later build keeps it)
                     "fingerprint": corpus.fingerprint,
                     "sources": [str(p) for p in corpus.sources],
                     "built_at": now_utc(),  # with a Z, as every other time the service gives
@@ -210,6 +225,7 @@ def build_corpus(
         docs_per_second=round(len(records) / seconds, 1) if seconds else 0.0,
         size_bytes=size,
         dating=dates,
+        language=language,
     )
 
 
@@ -412,7 +428,7 @@ def _write_segments(
     Each record is indexed with its first_seen and revised (``indexed``: from *seen*, else *now*),
     passed to ``to_document`` rather than stamped on a copy of the record: a
     ``dataclasses.replace`` per record cost 0.09 CPU s for each 32k documents."""
-    analyzer = TermAnalyzer()  # its cache of analysed tokens serves every segment
+    analyzer = TermAnalyzer(language=chain_language(schema["body"].analyzer))  # its cache of analysed tokens serves every segment
     segments = []
     gc_was_enabled = gc.isenabled()
     # Millions of small lists and no cycles: the cyclic collector would walk them all, again and again.
@@ -576,13 +592,14 @@ def _write_index(
     *,
     procs: int,
     progress: Progress | None,
+    language: str,
 ) -> None:
     """Write *records* as a Whoosh index in *work*, and their vectors into *matrix* unless it is None.
 
     The indexing processes embed their own ranges of records after indexing them, into the shared
     mapping of the vectors file, so the vectors add no step of their own to a build's critical path.
     """
-    ix = whoosh_index.create_in(str(work), make_schema())
+    ix = whoosh_index.create_in(str(work), make_schema(language))
     storage, schema = ix.storage, ix.schema
     job = _Job(storage, schema, records, seen, now, matrix)
     parts = max(1, min(procs, len(records) // MIN_PART_DOCS))

@@ -15,7 +15,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from index.dates import month_of, timestamp
 from corpus.records import FACET_VALUE_MAX_CHARS, INVISIBLE, KINDS, LATIN_LETTERS, SLUG_MAX_CHARS, Record, collapsed, guide_url, normal_text, slugify  # INVISIBLE, FACET_VALUE_MAX_CHARS, LATIN_LETTERS, collapsed, normal_text, guide_url: for requests (search/)
 from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): markup pasted into a query
-from index.analysis import text_analyzer, writes_marked_word
+from index.analysis import DEFAULT_LANGUAGE, text_analyzer, writes_marked_word
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
 SCHEMA_VERSION = 20  # 20: a word of Russian, Greek or Arabic letters stemmed as its language (a QA pass of
@@ -43,9 +43,9 @@ SCHEMA_VERSION = 20  # 20: a word of Russian, Greek or Arabic letters stemmed as
 TITLE_BOOST = 1.0
 
 
-def make_schema() -> Schema:
-    """Return the schema every snapshot is written with."""
-    analyzer = text_analyzer()
+def make_schema(language: str = DEFAULT_LANGUAGE) -> Schema:
+    """Return the schema every snapshot of a corpus in *language* is written with."""
+    analyzer = text_analyzer(language)
     return Schema(
         id=ID(stored=True, unique=True),
         kind=ID(stored=True),

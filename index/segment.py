@@ -38,7 +38,7 @@ from whoosh.util.numeric import _length_byte_cache, byte_to_length, length_to_by
 
 from index.whoosh_compat import TERM_INFO_STRUCT, numeric_struct, set_field_lengths
 
-from index.analysis import TermAnalyzer
+from index.analysis import TermAnalyzer, chain_language
 
 BLOCK_LIMIT = 128  # postings per block, as W3Codec() writes them
 # zlib level of the posting blocks: W3Codec() uses 3; 1 is ~12% faster on these blocks (~1.5 KB of
@@ -176,7 +176,7 @@ class SegmentBuilder:
         self.codec: W3Codec = default_codec()
         self.segment: W3Segment = self.codec.new_segment(storage, indexname)
         self.doccount = 0
-        self._analyze = analyzer or TermAnalyzer()
+        self._analyze = analyzer or TermAnalyzer(language=chain_language(schema["body"].analyzer))
         self._fields: dict[str, _TextField | _OtherField] = {}
         for name, field in schema.items():
             if field.indexed:

@@ -34,7 +34,10 @@ from whoosh.qparser.common import attach
 from whoosh.qparser import plugins as qplugins
 from whoosh.qparser import syntax
 
-from index.analysis import CHARSET_MAP, IDEOGRAPH, IDEOGRAPHS, QUERY_STOP_WORDS, TOKEN_PATTERN, WORD, normalize, stem_english, text_analyzer, unmarked
+from index.analysis import (
+    CHARSET_MAP, DEFAULT_LANGUAGE, IDEOGRAPH, IDEOGRAPHS, STEM_FUNCTIONS, TOKEN_PATTERN, WORD, language_of, normalize, query_language,
+    query_stop_words, query_stop_words_of, searching_in, text_analyzer, unmarked,
+)
 from search.cache import remember
 from search.synonyms import Synonyms
 
@@ -104,8 +107,9 @@ _JOINABLE_GAP = re.compile(r"[\s-]+")  # between two typed words that may be one
 # Raw tokens whose query-mode analysis is kept (one chain run per distinct typed token, not per query;
 # some 200 bytes each, tracemalloc).
 QUERY_TERM_CACHE = 20_000
-_QUERY_TERMS: dict[str, tuple[str, bool]] = {}
-_CHAINS: dict[int, tuple[Analyzer, bool]] = {}
+_QUERY_TERMS: dict[str, tuple[str, bool]] = {}  # of an English corpus's chain; _QUERY_TERMS_OF others'
+_QUERY_TERMS_OF: dict[str, dict[str, tuple[str, bool]]] = {DEFAULT_LANGUAGE: _QUERY_TERMS}
+_CHAINS: dict[int, tuple[Analyzer, str | None]] = {}
 # Parsers by schema and stop-word handling: made once (some 20 us each, a fifth of a parse), then shared
 # (a parse keeps its state in the nodes it makes, not in the parser).
 _PARSERS: dict[tuple[int, bool], tuple[Schema, _Parser]] = {}
@@ -228,8 +232,20 @@ _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
 _EMPTY_GROUP = re.compile(r'(?:^|(?<=[\s(]))[+-]?(?:""|\(\s*\))')
 _AND = re.compile(r"\bAND\b")
 _AND_GAP = re.compile(r'[\s()"]*AND[\s()"]*')  # between two things typed with AND between them
-# The function words a query drops, as the index has them (stemmed: "does" is "doe").
-FUNCTION_TERMS = frozenset(stem_english(word) for word in QUERY_STOP_WORDS) | QUERY_STOP_WORDS
+
+
+@lru_cache(maxsize=None)
+def _function_terms_of(language: str) -> frozenset[str]:
+    stops = query_stop_words_of(language)
+    return frozenset(STEM_FUNCTIONS[language](word.translate(CHARSET_MAP)) for word in stops) | stops
+
+
+def function_terms() -> frozenset[str]:
+    """Return the function words a query drops, as the index has them (stemmed: "does" is "doe"), in
+    the language queries are read in now (``index.analysis.searching_in``)."""
+    return _function_terms_of(query_language())
+
+
 _PLUS_EXCLUDED = re.compile(r"((?:^|[\s(])(?:-|NOT\s+)\(\s*)\+")
 _REPEATED = re.compile(r"\b(AND|OR|ANDNOT)(?:\s+\1)+\b")  # an operator typed twice in a row
 _DOUBLE_NOT = re.compile(r"\bNOT\s+NOT\s+")  # two negations are none ("NOT NOT a", which the parser chokes on)
@@ -621,7 +637,7 @@ def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None
         return []
     match = matches[0]
     said = range(match.start(1), match.start(2))
-    if any(m.group().lower() in QUERY_STOP_WORDS for m in _WORDS.finditer(text) if m.start() not in said):
+    if any(m.group().lower() in query_stop_words() for m in _WORDS.finditer(text) if m.start() not in said):
         return []
     said_just_before = not text[match.end(1) : match.start(2)].strip()  # no "in", "from" between
     if follows is not None and said_just_before and follows(_query_term(match[1].split()[-1])[0], _query_term(match[2])[0]):
@@ -674,13 +690,19 @@ def _prefix_concept(text: str, span: tuple[int, int], word: str, prefix: str) ->
                    span=span, word=word, prefix=prefix)
 
 
+def _terms_cache() -> dict[str, tuple[str, bool]]:
+    language = query_language()
+    return _QUERY_TERMS if language == DEFAULT_LANGUAGE else _QUERY_TERMS_OF.setdefault(language, {})
+
+
 def _query_tokens(text: str) -> list[tuple[str, bool, int, int]]:
     """Return what the index's chain gives *text* in query mode, each raw token's analysis kept:
     (term, whether a query drops it as a function word, startchar, endchar) per token."""
     tokens = []
+    cache = _terms_cache()
     for match in _TOKEN.finditer(text):
         raw = match.group()
-        analysed = _QUERY_TERMS.get(raw)
+        analysed = cache.get(raw)
         if analysed is None:
             analysed = _query_term(raw)
         tokens.append((*analysed, *match.span()))
@@ -690,12 +712,14 @@ def _query_tokens(text: str) -> list[tuple[str, bool, int, int]]:
 def _query_term(raw: str) -> tuple[str, bool]:
     """Return the chain's query-mode term of the raw token *raw*, and whether it is a dropped function word."""
     text = normalize(raw)  # the chain's steps in its order (index/analysis.py): QueryStopFilter reads this
-    stop = text.lower() in QUERY_STOP_WORDS and not (text.isupper() and len(text) > 1)
-    return remember(_QUERY_TERMS, raw, (stem_english(text.lower().translate(CHARSET_MAP)), stop), QUERY_TERM_CACHE)
+    stop = text.lower() in query_stop_words() and not (text.isupper() and len(text) > 1)
+    stem = STEM_FUNCTIONS[query_language()]
+    return remember(_terms_cache(), raw, (stem(text.lower().translate(CHARSET_MAP)), stop), QUERY_TERM_CACHE)
 
 
 def _is_text_chain(analyzer: Analyzer) -> bool:
-    """Return whether *analyzer* is ``index.analysis.text_analyzer()``'s chain (a snapshot's is, unpickled)."""
+    """Return whether *analyzer* is ``index.analysis.text_analyzer()``'s chain (a snapshot's is, unpickled)
+    of the language queries are read in (``searching_in``): else its own run reads them."""
     known = _CHAINS.get(id(analyzer))
     if known is None or known[0] is not analyzer:
         items = getattr(analyzer, "items", ())
@@ -703,11 +727,11 @@ def _is_text_chain(analyzer: Analyzer) -> bool:
             items[0].expression.pattern == TOKEN_PATTERN
             and not items[0].gaps
             and items[5].charmap == CHARSET_MAP
-            and items[6].stemfn is stem_english
             and not items[6].ignore
         )
-        known = remember(_CHAINS, id(analyzer), (analyzer, same), 16)  # the analyzer is kept, so its id stays its own
-    return known[1]
+        language = language_of(items[6].stemfn) if same else None
+        known = remember(_CHAINS, id(analyzer), (analyzer, language), 16)  # the analyzer is kept, so its id stays its own
+    return known[1] == query_language()
 
 
 def _concept(text: str, words: tuple[str, ...], span: tuple[int, int] | None, synonyms: Synonyms) -> Concept:
@@ -942,7 +966,8 @@ def _phrase_concept(text: str, node: wq.Query, first: wq.Query, words: tuple[str
     joined = (start is not None and end is not None and text.count('"', 0, start) % 2 == 0
               and "-" in text[start:end] and not any(c.isspace() for c in text[start:end]))
     # (Its function words aside, as a plain query's analysis leaves them out: "us-sited" is not "us".)
-    loose = _hyphenated_loose([w for w in first.words if w not in FUNCTION_TERMS]) if joined else ()
+    functions = function_terms()
+    loose = _hyphenated_loose([w for w in first.words if w not in functions]) if joined else ()
     # Not quoted, as typed ("google/broadcom"; "Missing: broadcom googl" was its sorted stems: a QA pass).
     field = node.subqueries[0] if isinstance(node, wq.Or) and node.subqueries else node  # its first field's
     typed = _typed_phrase(text, first) or _typed_compound(text, [leaf.text for leaf in field.leaves()] if isinstance(field, wq.And) else [])
@@ -1041,7 +1066,8 @@ def _phrase_synonyms(node: wq.Query, synonyms: Synonyms) -> list[Alternative]:
     words = leaves[0].words if leaves and type(leaves[0]) is wq.Phrase else None
     if not words or any(type(leaf) is not wq.Phrase or leaf.words != words for leaf in leaves):
         return []
-    key = tuple(w for w in words if w not in FUNCTION_TERMS)
+    functions = function_terms()
+    key = tuple(w for w in words if w not in functions)
     return _synonym_ways(key, synonyms) if synonyms.alternatives(key) else []
 
 
@@ -1201,7 +1227,8 @@ def excluded_in_vain(
             return False
         # '-"graphics card"' leaves out the pages on GPUs, its synonym, though no page has "graphics";
         # unless the query asks for one of them (*asked*), as ``_excluded`` then leaves out the phrase alone
-        others = synonyms.alternatives(tuple(term for term, _stop, _start, _end in tokens if term not in FUNCTION_TERMS))
+        functions = function_terms()
+        others = synonyms.alternatives(tuple(term for term, _stop, _start, _end in tokens if term not in functions))
         return not asked.isdisjoint(chain.from_iterable(others)) or not any(all(map(contains, words)) for words in others)
 
     compounds: list[tuple[tuple[int, int], str | None]] = []
@@ -1322,7 +1349,8 @@ def assemble(
         together += [phrase for _, phrase in quoted]
         only_together = frozenset(w for words, _ in together for w in words) - alone
         # (A Chinese character is no word of its own to mark: 京 of "東京" is not marked in "北京".)
-        quoted_words = frozenset(w for _, (words, _) in quoted for w in words if w not in FUNCTION_TERMS and not IDEOGRAPH.fullmatch(w)) & only_together
+        functions = function_terms()
+        quoted_words = frozenset(w for _, (words, _) in quoted for w in words if w not in functions and not IDEOGRAPH.fullmatch(w)) & only_together
     together = list(dict.fromkeys(together))
     return ParsedQuery(
         text=text,
@@ -1475,7 +1503,8 @@ def expand(parsed: ParsedQuery, vocabulary: Vocabulary, synonyms: Synonyms | Non
                 # no page has one of its words ("fluid-stack"), only as one word, said as "fluid stack" is.
                 one = Alternative("joined", (word,), word_query(word, SYNONYM_WEIGHT))
                 listed = any(a.words == (word,) for a in concept.alternatives)  # its synonym group's variant
-                if all(vocabulary.contains(w) for w in concept.alternatives[0].words if w not in FUNCTION_TERMS):
+                functions = function_terms()
+                if all(vocabulary.contains(w) for w in concept.alternatives[0].words if w not in functions):
                     widened = widened if listed else replace(widened, alternatives=(*widened.alternatives, one))
                 elif listed:
                     # "pre-training" is listed with "pretraining": searched as that, as "fluid-stack" is
@@ -2015,7 +2044,7 @@ def function_words_in_capitals(text: str, written_in_capitals: Callable[[str], b
 
     def lowered(match: re.Match[str]) -> str:
         word = match.group()
-        if word in _OPERATORS or word.lower() not in QUERY_STOP_WORDS or written_in_capitals(_query_term(word)[0]):
+        if word in _OPERATORS or word.lower() not in query_stop_words() or written_in_capitals(_query_term(word)[0]):
             return word
         return word.lower()
 
@@ -2080,7 +2109,7 @@ def meaning_text(text: str, written_lower: Callable[[str], bool]) -> str:
 def function_words(text: str) -> bool:
     """Return whether *text* is only words a query drops when it has others ("the", "how much"; not
     "US" or "IT", acronyms typed in capitals), as the index's chain reads them."""
-    if text.isalpha() and text.lower() not in QUERY_STOP_WORDS:
+    if text.isalpha() and text.lower() not in query_stop_words():
         return False  # the usual answer, without the chain
     tokens = _query_tokens(text)
     return bool(tokens) and all(stop for _, stop, _, _ in tokens)

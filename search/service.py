@@ -43,8 +43,8 @@ from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, function_words,
     function_words_in_capitals,
-    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, segmented, short_prefixes, shorthands, the_us,
-    typed_marks,
+    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, searching_in, segmented, short_prefixes, shorthands,
+    the_us, typed_marks,
 )
 from search import semantic
 from search import ranking
@@ -310,7 +310,8 @@ class SearchService:
         words listed for spelling), before a reader waits: a worker calls it as it boots."""
         snap = self.snapshot()
         snap.warm()
-        self._vocabulary(snap).warm()
+        with searching_in(snap.language):
+            self._vocabulary(snap).warm()
 
     # -- search ---------------------------------------------------------------------------------
 
@@ -321,6 +322,10 @@ class SearchService:
     def _search(self, params: SearchParams, with_ways: bool) -> SearchResult:
         started = time.perf_counter()
         snap = self.snapshot()
+        with searching_in(snap.language):
+            return self._searched(snap, params, with_ways, started)
+
+    def _searched(self, snap: Snapshot, params: SearchParams, with_ways: bool, started: float) -> SearchResult:
         params = snap.canonical_filters(params)
         key = (params, with_ways)
         cached = self._results.get(snap.id, key)

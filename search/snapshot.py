@@ -37,7 +37,7 @@ from whoosh.searching import Searcher
 
 from index.dates import month_label
 from index import store, vectors
-from index.analysis import TermAnalyzer
+from index.analysis import TermAnalyzer, chain_language
 from index.whoosh_compat import read_postings
 from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
@@ -209,6 +209,7 @@ class Snapshot:
             raise store.IndexUnavailable(f"snapshot {snap_id} cannot be opened: {exc}") from exc
         self.schema = self.index.schema
         self.analyzer = self.schema["body"].analyzer
+        self.language = chain_language(self.analyzer)  # its words in Latin letters stemmed as this language's
         # The namespace every document id starts with (index.schema.id_namespace), "" for none: written
         # by build and update into every snapshot of this schema version.
         self.id_prefix = str(self.meta.get("id_prefix") or "")
@@ -641,7 +642,7 @@ class Snapshot:
         # One per thread: its stemmer must not be called from two threads at once.
         analyzer = getattr(self._local, "term_analyzer", None)
         if analyzer is None:
-            analyzer = self._local.term_analyzer = TermAnalyzer(limit=TOKEN_CACHE_WORDS)
+            analyzer = self._local.term_analyzer = TermAnalyzer(limit=TOKEN_CACHE_WORDS, language=self.language)
         return analyzer
 
     def searcher(self) -> Searcher:

@@ -32,10 +32,10 @@ from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
 from index import vectors as doc_vectors
-from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, english_stemmer, greek_names
+from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, chain_language, english_stemmer, greek_names
 from search.cache import remember
 from search.query import (
-    FUNCTION_TERMS, SEARCH_FIELDS, Concept, ParsedQuery, assemble, corrected_query, excluded_at, excluded_in_vain, expand,
+    SEARCH_FIELDS, Concept, ParsedQuery, assemble, corrected_query, excluded_at, excluded_in_vain, expand, function_terms,
 )
 from search.results import Suggestion
 from search.synonyms import Synonyms
@@ -276,7 +276,7 @@ class Vocabulary:
         key = ("apart", first, second)
         found = self._cache.get(key)
         if found is None:
-            analyzer = TermAnalyzer(limit=APART_TOKENS)
+            analyzer = TermAnalyzer(limit=APART_TOKENS, language=chain_language(self.analyzer))
             found = False
             for docnum in islice(_side_by_side((first, second)).docs(self.searcher), APART_DOCS_READ):
                 stored = self.searcher.stored_fields(docnum)
@@ -321,7 +321,7 @@ class Vocabulary:
         if typed in self.refused:  # a word cut short is corrected when completed: not where refused ("megatr")
             return []
         folded = self._fold(typed)
-        if folded in FUNCTION_TERMS:
+        if folded in function_terms():
             return []
         if self.contains(folded):
             return [folded]
@@ -330,7 +330,8 @@ class Vocabulary:
         # A beginning, not a fragment: a third of the word at most is missing ("wiresha", "kubern";
         # not "feldman" of "FeldmanHashMap", a name the pages lack).
         longest = len(folded) * COMPLETION_STRETCH
-        words = [w for w in self.prefixed(folded, COMPLETIONS) if w not in FUNCTION_TERMS and len(w) <= longest]
+        functions = function_terms()
+        words = [w for w in self.prefixed(folded, COMPLETIONS) if w not in functions and len(w) <= longest]
         if self.common(typed):
             # An English word is a word of its own ("press" is not "pressure"), unless a name the pages
             # write in parts starts with it: "mobile" of "MobileMoE".
@@ -360,7 +361,8 @@ class Vocabulary:
         if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
             return kept  # type: ignore[return-value]
         found = self.closest(typed, word)
-        if any(w in FUNCTION_TERMS for w, _ in found):
+        functions = function_terms()
+        if any(w in functions for w, _ in found):
             # A misspelt function word ("thier", "wiht"): searching for it would find nearly every
             # page and rank by noise, so it is no correction.
             found = []
@@ -466,10 +468,11 @@ class Vocabulary:
         found: dict[str, set[str]] = {}
         if allowed_distance(len(folded)) and folded.isascii() and folded.isalpha():
             words = list(dict.fromkeys(one_edit(folded)))
-            for variant, stem in zip(words, english_stemmer().stemWords(words)):
+            functions = function_terms()
+            for variant, stem in zip(words, english_stemmer(chain_language(self.analyzer)).stemWords(words)):
                 # A function word is no correction (``near``), and a made-up word can stem to one
                 # ("aing": "a"), which would veto "along" for "alng".
-                if stem not in FUNCTION_TERMS and (stem in found or stem in self._letter_set(stem[:1])):
+                if stem not in functions and (stem in found or stem in self._letter_set(stem[:1])):
                     found.setdefault(stem, set()).add(variant)
         return self._remember(key, found)  # type: ignore[return-value]
 
@@ -502,7 +505,8 @@ class Vocabulary:
         """Return the one of *terms* (index words) the most documents hold that some document writes
         two edits at most from *folded*, of the ``FAR_TYPO_READ`` commonest that ``FAR_TYPO_HELD``
         documents hold at least; else None."""
-        held = {term: self.frequency(term) for term in terms if term not in FUNCTION_TERMS}
+        functions = function_terms()
+        held = {term: self.frequency(term) for term in terms if term not in functions}
         # The commonest first, their written forms read for a few only (at 64k a five-letter word has
         # dozens of stems two edits off, and reading a word's forms reads documents).
         likely = sorted((t for t, n in held.items() if n >= FAR_TYPO_HELD), key=lambda t: (-held[t], t))[:FAR_TYPO_READ]

@@ -59,7 +59,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from index import store
-from index.analysis import IDEOGRAPH, MARKS, QUERY_STOP_WORDS, STOP_WORDS, WORD
+from index.analysis import IDEOGRAPH, MARKS, STOP_WORDS, WORD, query_stop_words, searching_in
 from index.schema import INVISIBLE, LATIN_LETTERS
 from search.cache import malloc_trim, remember, unpatched
 from search.evaluator import matches
@@ -310,7 +310,7 @@ def _is_word(key: str, least: int = MIN_TERM_CHARS) -> bool:
     nor a function word the search drops (a question word too: "how m" offered "how many", and the
     search then said "how" was missing; a QA pass): one that can be offered; with a smaller *least*,
     one that still says what earlier words are about ("sk" of "sk h": SK hynix, not "sk Hugging")."""
-    return len(key) >= least and not key.isdigit() and key not in QUERY_STOP_WORDS
+    return len(key) >= least and not key.isdigit() and key not in query_stop_words()
 
 
 def _one_letter_off(word: str) -> tuple[set[str], set[str]]:
@@ -349,7 +349,8 @@ def _asking(words: list[str]) -> list[str]:
     """Return the typed *words* (folded) a search would look for: not the function and question words
     it drops ("how much did anth" offered nothing: no page holds "much" with Anthropic), nor "vs"
     between two things compared ("nvidia vs a" offered nothing; a QA pass)."""
-    return [word for word in words if word not in QUERY_STOP_WORDS and word not in COMPARISON_WORDS]
+    stops = query_stop_words()
+    return [word for word in words if word not in stops and word not in COMPARISON_WORDS]
 
 
 class _PhraseTally:
@@ -945,7 +946,8 @@ class Suggester:
         with self._lock:
             cached = self._cached
             if cached is None or cached[0] != snap.id:
-                cached = (snap.id, _Candidates(snap))
+                with searching_in(snap.language):  # its function words are offered as no word
+                    cached = (snap.id, _Candidates(snap))
                 self._cached = cached
             return cached[1]
 
@@ -957,7 +959,8 @@ class Suggester:
     def _read(self, snap: Snapshot) -> None:
         """Read *snap*'s candidates (in a thread of their own) and serve them from then on."""
         try:
-            candidates = _Candidates(snap, pause=_pause)
+            with searching_in(snap.language):
+                candidates = _Candidates(snap, pause=_pause)
             with self._lock:
                 # Overtaken by a publish or a rollback, it is dropped only where the one served is read
                 # already; else it answers, as the read before does, until the next read ends (what the
@@ -995,7 +998,8 @@ class Suggester:
             within = candidates.within(filters)
             if within is None:  # the snapshot read is gone: nothing tells what the filters allow
                 return []
-        return candidates.complete(prefix, limit, None if candidates.snapshot_id == snap.id else _StillHeld(snap), snap, within)
+        with searching_in(snap.language):
+            return candidates.complete(prefix, limit, None if candidates.snapshot_id == snap.id else _StillHeld(snap), snap, within)
 
 
 class _StillHeld:

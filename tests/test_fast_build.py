@@ -60,9 +60,9 @@ def corpus(tmp_path_factory):
     return load_corpus([DEFAULT_DIR, _debian_sample(folder / "sample.jsonl")])
 
 
-def _whoosh_write_index(work: Path, records, seen, now, matrix, *, procs: int, progress) -> None:
+def _whoosh_write_index(work: Path, records, seen, now, matrix, *, procs: int, progress, language: str) -> None:
     """The reference: every document through Whoosh's own SegmentWriter, one segment, then embedded."""
-    ix = whoosh_index.create_in(str(work), make_schema())
+    ix = whoosh_index.create_in(str(work), make_schema(language))
     writer = ix.writer(limitmb=256, compound=False)
     for order, record in enumerate(records, start=1):
         writer.add_document(**build_module.indexed(record, order, seen.get(record.id), now))
@@ -274,6 +274,35 @@ def test_the_fast_analysis_equals_the_whoosh_chain_on_every_token(corpus):
                 expected[t.text].append(t.pos)
             assert analyzer(text) == dict(expected), text
             assert _terms_from_codes(analyzer, text) == dict(expected), text
+
+
+# Words of other languages, as written and as readers type them (a corpus's language: tests/test_language.py).
+FOREIGN_TEXTS = [
+    "Les données des entreprises françaises; l'électricité à Zürich coûte cher. Réseaux, réseau.",
+    "Die Rechenzentren der Universitäten verbrauchen größere Mengen Wasser; Häuser und Grafikkarten.",
+    "España atrae inversiones en centros de datos; la inversión en energías renovables del país.",
+    "Şirketler yatırımlar yapıyor; veri merkezleri İstanbul'da büyüyor. Adatközpontok beruházások.",
+]
+
+
+@pytest.mark.parametrize("language", ["fr", "de", "es", "tr", "hu", "it"])
+def test_the_fast_analysis_of_a_corpus_in_another_language_equals_its_chain(corpus, language):
+    import re
+
+    chain, fast = text_analyzer(language), TermAnalyzer(language=language)
+    token = re.compile(TOKEN_PATTERN)
+    texts = [text for record in corpus.records[:300] for text in (record.title, record.body)] + ODD_TEXTS + FOREIGN_TEXTS
+    stemmed_apart = 0
+    for text in texts:
+        for raw in dict.fromkeys(token.findall(text)):
+            expected = tuple(t.text for t in chain(raw, positions=True, mode="index"))
+            assert fast.token_terms(raw) == expected, raw
+            stemmed_apart += expected != tuple(t.text for t in text_analyzer()(raw, positions=True, mode="index"))
+        expected_positions = defaultdict(list)
+        for t in chain(text, positions=True, mode="index"):
+            expected_positions[t.text].append(t.pos)
+        assert _terms_from_codes(fast, text) == dict(expected_positions), text
+    assert stemmed_apart > 10  # the language's stemmer ran, not English's
 
 
 def _terms_from_codes(analyzer: TermAnalyzer, text: str) -> dict[str, list[int]]:

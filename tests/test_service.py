@@ -1537,7 +1537,7 @@ def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
     # Checked against a plain scan of the whole vocabulary for misspellings of the seed corpus's words.
     import random
 
-    from search.query import FUNCTION_TERMS, _query_tokens
+    from search.query import _query_tokens, function_terms
     from search.spell import allowed_distance, edit_distance
 
     snap = service.snapshot()
@@ -1556,7 +1556,7 @@ def test_close_spellings_are_every_index_word_within_the_allowed_edits(service):
             for w in words if w[:1] == typed[:1] or w[:1] == analysed[:1]
         }
         for w, written in _one_edit_words(typed).items():
-            if w in words and w not in FUNCTION_TERMS and near.get(w, 99) > 1 and written & {form for form, _ in vocabulary._written_forms(w)}:
+            if w in words and w not in function_terms() and near.get(w, 99) > 1 and written & {form for form, _ in vocabulary._written_forms(w)}:
                 near[w] = 1
         # typed is letters: a word with a digit is another thing ("h100" is no correction of "h200")
         within = {w: d for w, d in near.items() if 0 < d <= limit and w != analysed and not any(c.isdigit() for c in w)}

@@ -1,0 +1,103 @@
+"""A corpus's language: its words in Latin letters stemmed as its language's, its function words dropped
+from queries (a QA pass of non-English corpora: every corpus was read as English, so "inversiones" did not
+find "inversión", and "centro de datos" searched "de" too, a word of every Spanish page)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from index import store
+from index.analysis import detect_language
+from index.build import BuildError, build
+from index.update import update
+from tests.conftest import write_jsonl
+from web import create_app
+from web.cli import main
+
+SPANISH = [
+    {"id": "inversion", "title": "Señales de burbuja en la inversión en IA", "summary": "Los analistas dudan de la inversión en la nube."},
+    {"id": "espana", "title": "España atrae inversiones en centros de datos", "summary": "Las empresas eligen el país por su energía."},
+    {"id": "madrid", "title": "Telefónica abre un centro de datos en Madrid", "summary": "El nuevo centro de datos tiene 20 MW."},
+    {"id": "talavera", "title": "La sequía pone en duda los centros de datos", "summary": "El agua de la región es escasa para los servidores."},
+    {"id": "chile", "title": "Chile, polo de la nube en Latinoamérica", "summary": "Los proveedores de la nube llegan a Santiago."},
+    {"id": "aragon", "title": "Microsoft invierte en Aragón", "summary": "La empresa construye tres campus en la provincia."},
+]
+SPANISH = [{**doc, "topics": ["infra"]} for doc in SPANISH]
+
+
+@pytest.fixture(scope="module")
+def spanish(tmp_path_factory):
+    root = tmp_path_factory.mktemp("es")
+    build([write_jsonl(root / "es.jsonl", SPANISH)], root=root / "index", semantic=False)
+    return root / "index"
+
+
+def ask(root, q: str) -> dict:
+    return create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client().get("/api/search", query_string={"q": q}).get_json()
+
+
+def test_a_corpus_is_stemmed_as_the_language_its_texts_tell(spanish):
+    meta = store.read_meta(store.current_path(spanish))
+    assert (meta["language"], meta["language_named"]) == ("es", False)
+    body = ask(spanish, "inversiones")  # a plural finds the singular's page, as typed: no respelling
+    assert {hit["id"] for hit in body["hits"] if hit["matched_by"] == "words"} == {"inversion", "espana"}
+    assert body["suggestion"] is None and "<mark>inversión</mark>" in body["hits"][0]["title_html"]
+
+
+def test_a_query_drops_the_corpus_language_function_words(spanish):
+    body = ask(spanish, "centros de datos")
+    # "de" was a word of the query: every page held it, so every page matched ("39 results" of 40).
+    assert {hit["id"] for hit in body["hits"] if hit["matched_by"] == "words"} == {"espana", "madrid", "talavera"}
+    assert body["match"] == "all" and all("de" not in hit["missing"] for hit in body["hits"])
+
+
+def test_an_english_corpus_is_still_english(seed_corpus):
+    texts = [text for record in seed_corpus.records for text in (record.title, record.body)]
+    assert detect_language(texts) == "en"
+    # A few Latin names in other letters are no language: a Japanese page's "AI" is French's "ai" (has).
+    assert detect_language(["KDDIがAIデータセンターを開設", "大阪に新しいデータセンター。"] * 20) == "en"
+    assert detect_language([doc["title"] + " " + doc["summary"] for doc in SPANISH]) == "es"
+
+
+def test_a_named_language_wins_and_a_later_build_keeps_it(tmp_path):
+    source = write_jsonl(tmp_path / "es.jsonl", SPANISH)
+    root = tmp_path / "index"
+    named = CliRunner().invoke(main, ["build", "--index-dir", str(root), "--language", "pt", str(source)])
+    assert named.exit_code == 0, named.output
+    assert store.read_meta(store.current_path(root))["language"] == "pt"
+    again = CliRunner().invoke(main, ["build", "--index-dir", str(root), str(source)])
+    assert again.exit_code == 0, again.output
+    assert "as --language named for the published snapshot" in again.output
+    meta = store.read_meta(store.current_path(root))
+    assert (meta["language"], meta["language_named"]) == ("pt", True)
+
+
+def test_the_build_says_which_language_it_told(tmp_path):
+    result = CliRunner().invoke(main, ["build", "--index-dir", str(tmp_path / "index"), str(write_jsonl(tmp_path / "es.jsonl", SPANISH))])
+    assert result.exit_code == 0, result.output
+    assert "words stemmed as Spanish (es), which its texts tell (--language to name another)" in result.output
+
+
+def test_an_unknown_language_is_refused_naming_the_ones_there_are(tmp_path):
+    result = CliRunner().invoke(main, ["build", "--index-dir", str(tmp_path / "index"), "--language", "klingon",
+                                       str(write_jsonl(tmp_path / "es.jsonl", SPANISH))])
+    assert result.exit_code == 2 and "'klingon' is not one of" in result.output and "'es'" in result.output
+    assert not (tmp_path / "index").exists() or store.current_id(tmp_path / "index") is None
+    with pytest.raises(BuildError, match="no stemmer for the language 'xx'"):
+        build([write_jsonl(tmp_path / "b.jsonl", SPANISH)], root=tmp_path / "other", semantic=False, language="xx")
+
+
+def test_an_update_is_stemmed_as_the_corpus_was(spanish, tmp_path):
+    update(write_jsonl(tmp_path / "u.jsonl", [{"id": "galicia", "title": "Nuevas inversiones en Galicia",
+                                                 "summary": "Dos campus en la provincia.", "topics": ["infra"]}]), spanish)
+    assert "galicia" in {hit["id"] for hit in ask(spanish, "inversión")["hits"] if hit["matched_by"] == "words"}
+    assert store.read_meta(store.current_path(spanish))["language"] == "es"
+
+
+def test_completions_leave_out_the_corpus_language_function_words(spanish):
+    client = create_app({"INDEX_DIR": str(spanish), "TESTING": True}).test_client()
+    offered = [s["text"].lower() for s in client.get("/api/suggest", query_string={"q": "lo"}).get_json()["suggestions"]]
+    assert "los" not in offered and json.dumps(offered)
