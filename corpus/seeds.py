@@ -161,7 +161,7 @@ def _tell_heading_read_as_text(path: Path, heading: tuple[int, str], lineno: int
     first paragraph ends with punctuation in a guide written by the rule, so the sign costs no
     false alarm there (none in the guides the repository holds)."""
     at, text = heading
-    log.warning("warning: %s:%d: %r reads as a section heading, but comes right under the heading %r (line %d), so it "
+    log.warning("%s:%d: %r reads as a section heading, but comes right under the heading %r (line %d), so it "
                 "is read as that section's first paragraph and makes no section: a line of at most %d characters not "
                 "ending with . : ; ! ? , ) or a quote is a heading, so one of the two is a paragraph missing its final "
                 "punctuation: end it with a period", path, lineno, normal_text(line), text, at, _HEADING_MAX)

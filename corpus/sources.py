@@ -160,7 +160,7 @@ def _tell_skipped(skipped: list[Path]) -> None:
         return
     named = ", ".join(map(str, skipped[:SKIPS_TOLD])) + (f" and {len(skipped) - SKIPS_TOLD:,} more" if len(skipped) > SKIPS_TOLD else "")
     json_too = any(path.name.lower().endswith(".json") for path in skipped)
-    log.warning("warning: %d %s not read, as %s no source by %s name (%s): %s%s", len(skipped),
+    log.warning("%d %s not read, as %s no source by %s name (%s): %s%s", len(skipped),
                 "file is" if len(skipped) == 1 else "files are", "it is" if len(skipped) == 1 else "they are",
                 "its" if len(skipped) == 1 else "their", NAMING, named,
                 "; a .json file is one JSON document: one holding a record a line is read once named .jsonl" if json_too else "")
@@ -289,7 +289,7 @@ def _tell_renamed_undeclared(topics: Mapping[str, Topic], taxonomy: Taxonomy) ->
             continue
         meant = difflib.get_close_matches(slug, sorted(topics), n=1, cutoff=0.6)
         guess = f" (did you mean {meant[0]!r}?)" if meant else ""
-        log.warning("warning: %s: renamed topic %r is no topic page's slug in this build%s: its former slugs (%s) lead "
+        log.warning("%s: renamed topic %r is no topic page's slug in this build%s: its former slugs (%s) lead "
                     "nowhere here; the build's topic pages: %s", taxonomy.path, slug, guess,
                     ", ".join(map(repr, formerly)), ", ".join(map(repr, sorted(topics))))
 
@@ -325,7 +325,7 @@ def _event_ids(pages: dict[Path, tuple[Topic, list[Event]]], home: str) -> dict[
             title = events[number].title
             other = by_folded.get(title.casefold())
             if other is not None and other[0] != title:
-                log.warning("warning: %s:%d: event %r and %r of topic %r differ in case only: they are two documents, %r and %r",
+                log.warning("%s:%d: event %r and %r of topic %r differ in case only: they are two documents, %r and %r",
                             path, event_line(events[number].position), title, other[0], other[1], event_id,
                             next(i for k, i in by_title.items() if k[0] == other[0]))
         for event, key, event_id in zip(events, keys, ids):
@@ -350,7 +350,7 @@ def _tell_repeated_titles(path: Path, events: Sequence[Event], ids: Sequence[str
             continue
         other = events[earlier]
         how = "repeats the title of" if other.title == event.title else "differs in case only from the title of"
-        log.warning("warning: %s:%d: event %r %s line %d: they are two events, %r and %r (a title gives an event its "
+        log.warning("%s:%d: event %r %s line %d: they are two events, %r and %r (a title gives an event its "
                     "id and address: give this one a title of its own, or delete it if it is the same event)",
                     path, event_line(event.position), event.title, how, event_line(other.position), ids[earlier], ids[number])
 
@@ -403,7 +403,7 @@ def _listed_in_both(records: list[Record | None], events: list[Event], listed: d
             kept_in, dropped_in = (first_in[event.id], path) if kept is earlier else (path, first_in[event.id])
             if earlier.summary != event.summary:
                 why = f"the home topic {home!r}" if kept.topic == home else f"the topic {kept.topic!r}, whose slug sorts first"
-                log.warning("warning: %s:%d: event %r is listed in topic %r too (%s:%d), with another summary: that one is "
+                log.warning("%s:%d: event %r is listed in topic %r too (%s:%d), with another summary: that one is "
                             "kept, as the summary of %s; this one is not used", dropped_in, event_line(dropped.position) + 1,
                             event.title, kept.topic, kept_in, event_line(kept.position) + 1, why)
             both = {dropped.topic, *kept.topics, *dropped.topics} - {kept.topic}

@@ -277,12 +277,12 @@ def known_documents(root: Path) -> tuple[dict[str, Known], dict[str, object] | N
             unreadable.append(read)
             continue
         if unreadable:
-            log.warning("warning: the published snapshot could not be read (%s): the first-seen dates are "
+            log.warning("the published snapshot could not be read (%s): the first-seen dates are "
                         "those of snapshot %s", "; ".join(unreadable), snap_id)
         known, meta, departed = read
         return known, None if unreadable else meta, departed
     if unreadable:
-        log.warning("warning: the published snapshot could not be read (%s): first-seen dates start afresh, "
+        log.warning("the published snapshot could not be read (%s): first-seen dates start afresh, "
                     "each document first seen by this build", "; ".join(unreadable))
     return {}, None, {}
 
@@ -366,7 +366,7 @@ def read_departed(snapshot: Path) -> dict[str, Known]:
 
 def _unread(path: Path, why: str) -> dict[str, Known]:
     """Warn that *path* (a ``DEPARTED_FILE``) is read as none, and why; return none."""
-    log.warning("warning: %s: %s: read as none (an id that left the index and comes back is first seen now)", path, why)
+    log.warning("%s: %s: read as none (an id that left the index and comes back is first seen now)", path, why)
     return {}
 
 

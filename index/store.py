@@ -397,7 +397,7 @@ def _warn_undeleted(stuck: list[tuple[Path, OSError]]) -> None:
     """Warn in one line of the folders that could not all be deleted, with the first reason: each
     holds its disk until it is (a delete that failed was silent, and a prune counted it removed)."""
     if stuck:
-        log.warning("warning: %s could not all be deleted (%s): %s disk space until deleted: run `topichub prune` "
+        log.warning("%s could not all be deleted (%s): %s disk space until deleted: run `topichub prune` "
                     "once that is fixed", ", ".join(str(path) for path, _ in stuck), stuck[0][1],
                     "it holds" if len(stuck) == 1 else "they hold")
 
@@ -860,7 +860,7 @@ def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> Pruned
         served = current_path(root).name
         answering = _answering_instead(root, served)
         if answering is not None:
-            log.warning("warning: the published snapshot %s fails its checks (%s): kept snapshot %s, which the "
+            log.warning("the published snapshot %s fails its checks (%s): kept snapshot %s, which the "
                         "service answers from instead; publish a good copy or run `topichub rollback`", served,
                         answering[1], answering[0])
         return Pruned(_prune(root, keep=served, old=keep, spare=answering and answering[0]), leftovers)

@@ -427,12 +427,12 @@ def _tell_new_topics(snapshot: Path, changes: Changes, meta: dict[str, object]) 
         topic = next(t for t in (record.topic, *record.topics) if spelling_key(t) == key)
         others = sum(1 for r in changes.upserts.values() if key in {spelling_key(t) for t in (r.topic, *r.topics)}) - 1
         close = difflib.get_close_matches(topic, sorted(held), n=1, cutoff=0.8)
-        log.warning("warning: %s:%d: topic %r is no topic of the index: the update adds it, a topic of its own%s%s",
+        log.warning("%s:%d: topic %r is no topic of the index: the update adds it, a topic of its own%s%s",
                     where, changes.lines.get(doc_id, 0), topic,
                     f", with {others} more line{'s' if others != 1 else ''} writing it" if others else "",
                     f" (did you mean {close[0]!r}?)" if close else "")
     if len(new) > NEW_TOPICS_TOLD:
-        log.warning("warning: %s: %d more topics no document of the index has are added", where, len(new) - NEW_TOPICS_TOLD)
+        log.warning("%s: %d more topics no document of the index has are added", where, len(new) - NEW_TOPICS_TOLD)
 
 
 def _anchored(searcher, upserts: dict[str, Record], kept: dict[str, dict], existing: dict[str, int | None]) -> dict[str, Record]:

@@ -117,7 +117,7 @@ def test_a_damaged_snapshot_is_not_updated_and_a_build_repairs_it(published, cor
     assert rebuilt.exit_code == 0 and "Traceback" not in rebuilt.output, rebuilt.output
     assert store.current_id(published) != damaged
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warned) == 1 and warned[0].startswith(f"warning: the published snapshot could not be read (snapshot {damaged} ")
+    assert len(warned) == 1 and warned[0].startswith(f"the published snapshot could not be read (snapshot {damaged} ")
     assert warned[0].endswith("first-seen dates start afresh, each document first seen by this build"), warned
     again = CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(published)])
     assert again.exit_code == 0 and "1 deleted" in again.output, again.output

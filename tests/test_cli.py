@@ -66,6 +66,47 @@ def test_build_reports_throughput(built):
     assert f"published snapshot {store.current_id(built)}" in result.output
 
 
+def test_every_warning_of_a_build_or_update_reads_warning_and_errors_keep_their_form(tmp_path):
+    # A JSONL file's repeated id, unknown field and dropped url printed as bare "FILE:LINE: …" lines,
+    # among others that said "warning:" (a title twice on a topic page, records without a date): a
+    # QA pass, building the Debian corpus.  Each says "warning:" now, once, and an error "Error:".
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "robotics.topic.txt").write_text(
+        "Robotics\nrobotics·2 events·last 2h agoRobots.\nRelated entities\nRelated topics (0)\nGuides (0)\n"
+        "Recent events (2)\nArm Ships\nThe first arm shipped.\nARM SHIPS\nA second arm shipped.\n", encoding="utf-8")
+    docs = write_jsonl(folder / "docs.jsonl", [
+        {"id": "a", "title": "Alpha", "summary": "First.", "topics": ["robotics"], "published": "2024-01-01"},
+        {"id": "a", "title": "Alpha", "summary": "Again.", "topics": ["robotics"], "published": "2024-01-01", "colour": "red"},
+        {"id": "b", "title": "Beta", "summary": "Second.", "topics": ["robotics"], "url": "javascript:alert(1)"},
+    ])
+    built = run("build", folder, "--no-semantic", "--index-dir", tmp_path / "ix")
+    assert built.returncode == 0, built.stderr
+    lines = built.stderr.splitlines()
+    for said in (f"{docs}:2: id 'a' repeats line 1; the later line replaces it",
+                 f"{docs}:2: unknown field 'colour' ignored",
+                 f"{docs}:3: 'url' with the scheme 'javascript' dropped",
+                 f"{folder / 'robotics.topic.txt'}:9: event 'ARM SHIPS' differs in case only from the title of line 7",
+                 "3 records have no date: each is dated to this build"):
+        assert [line for line in lines if said in line] == [line for line in lines if line.startswith(f"warning: {said}")], said
+        assert any(said in line for line in lines), (said, built.stderr)
+    assert all(line.startswith("warning: ") and not line.startswith("warning: warning:") for line in lines), built.stderr
+
+    changes = write_jsonl(tmp_path / "changes.jsonl", [
+        {"id": "c", "title": "Gamma", "summary": "Third.", "topics": ["robotic"], "published": "2024-01-02", "URL": "https://example.org/c"}])
+    updated = run("update", changes, "--index-dir", tmp_path / "ix")
+    assert updated.returncode == 0, updated.stderr
+    assert updated.stderr.splitlines() == [
+        f"warning: {changes}:1: unknown field 'URL' ignored: did you mean 'url'? (a record's fields: entities, id, kind, "
+        "published, summary, title, topics, url)",
+        f"warning: {changes}:1: topic 'robotic' is no topic of the index: the update adds it, a topic of its own "
+        "(did you mean 'robotics'?)"]
+
+    write_jsonl(docs, [{"id": "a", "title": "Alpha", "summary": "First.", "topics": ["robotics"], "kind": "news"}])
+    refused = run("build", folder, "--no-semantic", "--index-dir", tmp_path / "ix")
+    assert refused.returncode == 1 and refused.stderr.splitlines()[-1].startswith(f"Error: {docs}:1: "), refused.stderr
+
+
 def test_build_shows_a_progress_bar_on_a_terminal_and_none_in_a_log(tmp_path):
     docs = [{"id": f"d{i}", "title": f"Document {i}", "summary": "words", "topics": ["t"]} for i in range(1200)]
     corpus = write_jsonl(tmp_path / "many.jsonl", docs)

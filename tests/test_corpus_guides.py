@@ -19,7 +19,7 @@ def test_a_short_line_without_its_period_that_takes_the_next_heading_as_its_text
     sections = load_guide(guide, "chips")
     assert [s.heading for s in sections] == ["What this covers", "See the glossary below"]  # the rule, as documented
     warned = [r.getMessage() for r in caplog.records if WARNED in r.getMessage()]
-    assert len(warned) == 1 and warned[0].startswith(f"warning: {guide}:4: 'Why inference differs' {WARNED} "
+    assert len(warned) == 1 and warned[0].startswith(f"{guide}:4: 'Why inference differs' {WARNED} "
                                                      "'See the glossary below' (line 3)")
 
 

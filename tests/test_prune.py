@@ -54,13 +54,13 @@ def test_a_prune_that_cannot_delete_says_so_and_counts_nothing_removed(three, mo
     stuck = [store.snapshots_dir(root) / f".tmp-pruned-{name}" for name in ids[:2]]
     assert all(folder.is_dir() for folder in stuck)
     assert warnings(caplog) == [
-        f"warning: {stuck[0]}, {stuck[1]} could not all be deleted ([Errno 13] Permission denied: "
+        f"{stuck[0]}, {stuck[1]} could not all be deleted ([Errno 13] Permission denied: "
         f"'{stuck[0] / '_MAIN_1.toc'}'): they hold disk space until deleted: run `topichub prune` once that is fixed"]
 
     # Every writer's clean-up tries again, and says so again while it cannot.
     caplog.clear()
     assert prune(root).output == "removed 0 snapshots\n"
-    assert len(warnings(caplog)) == 1 and warnings(caplog)[0].startswith(f"warning: {stuck[0]}, {stuck[1]} could not all")
+    assert len(warnings(caplog)) == 1 and warnings(caplog)[0].startswith(f"{stuck[0]}, {stuck[1]} could not all")
 
     monkeypatch.setattr(shutil, "rmtree", real)  # fixed
     caplog.clear()
@@ -83,7 +83,7 @@ def test_a_prune_never_deletes_the_snapshot_a_degraded_service_answers_from(thre
     assert result.exit_code == 0 and result.output == f"removed 1 snapshot: {middle}\n", result.output
     assert store.snapshot_ids(root) == [oldest, newest]
     [warning] = warnings(caplog)
-    assert warning.startswith(f"warning: the published snapshot {newest} fails its checks (snapshot {newest} is damaged: ")
+    assert warning.startswith(f"the published snapshot {newest} fails its checks (snapshot {newest} is damaged: ")
     assert warning.endswith(f"): kept snapshot {oldest}, which the service answers from instead; publish a good copy "
                             "or run `topichub rollback`"), warning
     body = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client().get("/api/search?q=widget").get_json()
@@ -107,7 +107,7 @@ def test_a_snapshot_prune_cannot_rename_is_warned_of_and_the_others_are_pruned(t
     assert store.snapshot_ids(root) == [oldest, newest]
     folder = store.snapshots_dir(root) / oldest
     assert warnings(caplog) == [
-        f"warning: {folder} could not all be deleted ([Errno 1] Operation not permitted: '{folder}'): it holds disk "
+        f"{folder} could not all be deleted ([Errno 1] Operation not permitted: '{folder}'): it holds disk "
         "space until deleted: run `topichub prune` once that is fixed"]
 
 

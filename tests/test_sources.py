@@ -164,7 +164,7 @@ def test_a_home_topic_event_another_page_lists_with_another_summary_keeps_its_ow
     assert (both.topic, both.summary, both.position, both.entities) == (alone.topic, alone.summary, alone.position, alone.entities)
     assert set(both.topics) == {*alone.topics, "inference"} and alone.entities and alone.topics
     warned = [r.getMessage() for r in caplog.records if "another summary" in r.getMessage()]
-    assert len(warned) == 1 and warned[0].startswith(f"warning: {other}:8: event {alone.title!r} ")
+    assert len(warned) == 1 and warned[0].startswith(f"{other}:8: event {alone.title!r} ")
     assert f"{home_page}:8" in warned[0] and "this one is not used" in warned[0]
 
 
@@ -280,7 +280,7 @@ def test_a_title_twice_on_one_topic_page_is_two_events_and_warned_of_at_its_line
     records = load_corpus([page]).records
     assert [r.id for r in records] == ["arm-ships", "hand-ships", "arm-ships-2"]
     warned = [r.getMessage() for r in caplog.records if "arm-ships-2" in r.getMessage()]
-    assert len(warned) == 1 and warned[0].startswith(f"warning: {page}:11: event 'ARM SHIPS' ")
+    assert len(warned) == 1 and warned[0].startswith(f"{page}:11: event 'ARM SHIPS' ")
     assert "title of line 7" in warned[0] and "'arm-ships'" in warned[0]
 
 
@@ -294,4 +294,4 @@ def test_a_title_another_page_writes_in_another_case_is_warned_of_at_its_line(tm
     caplog.clear()
     load_corpus([home_page, other])
     warned = [r.getMessage() for r in caplog.records if "differ in case only" in r.getMessage()]
-    assert len(warned) == 1 and warned[0].startswith(f"warning: {other}:7: event {title.upper()!r} and {title!r} ")
+    assert len(warned) == 1 and warned[0].startswith(f"{other}:7: event {title.upper()!r} and {title!r} ")

@@ -176,7 +176,7 @@ def test_a_renamed_topic_no_topic_page_of_the_build_declares_is_warned_of_not_re
     with caplog.at_level(logging.WARNING, logger="corpus.sources"):
         corpus = load_corpus([DEFAULT_DIR, renamed_topic(tmp_path / "topics")], taxonomy=load_taxonomy(path))
     assert [r.getMessage() for r in caplog.records if "renamed topic" in r.getMessage()] == [
-        f"warning: {path}: renamed topic 'inference-serve' is no topic page's slug in this build (did you mean "
+        f"{path}: renamed topic 'inference-serve' is no topic page's slug in this build (did you mean "
         f"'{NEW}'?): its former slugs ('{OLD}') lead nowhere here; the build's topic pages: '{NEW}', "
         "'training-infrastructure'"]
     assert corpus.topics[NEW].formerly == ()

@@ -29,9 +29,9 @@ def test_an_update_naming_a_topic_the_index_lacks_is_applied_and_warned_of_at_it
     assert result.exit_code == 0 and "4 added" in result.output, result.output
     warned = [r.getMessage() for r in caplog.records if "no topic of the index" in r.getMessage()]
     assert warned == [
-        f"warning: {changes}:2: topic 'inference-infrastucture' is no topic of the index: the update adds it, a topic "
+        f"{changes}:2: topic 'inference-infrastucture' is no topic of the index: the update adds it, a topic "
         f"of its own (did you mean '{TOPIC}'?)",
-        f"warning: {changes}:3: topic 'robotics' is no topic of the index: the update adds it, a topic of its own, "
+        f"{changes}:3: topic 'robotics' is no topic of the index: the update adds it, a topic of its own, "
         "with 1 more line writing it",
     ]
     client = create_app({"INDEX_DIR": str(tmp_path / "ix"), "TESTING": True}).test_client()

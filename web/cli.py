@@ -215,15 +215,23 @@ def main() -> None:
 
 
 class _Printable(logging.Formatter):
-    """A warning's line with what a terminal would act on escaped (``corpus.errors.printable``)."""
+    """A warning's line, ``warning: `` and its message, with what a terminal would act on escaped
+    (``corpus.errors.printable``).
+
+    The prefix is written here, for every warning the loaders and writers log, not by each message:
+    some wrote it and some did not, so that of one build's warnings a JSONL file's repeated id read
+    as a bare line among ``warning:`` ones, and a grep for ``^warning:`` missed it (a QA pass).  Only
+    WARNING: errors reach the editor as click's ``Error:`` lines, and keep that form."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return printable(super().format(record))
+        said = super().format(record)
+        return printable(f"warning: {said}" if record.levelno == logging.WARNING else said)
 
 
 def _warn_printably() -> None:
     """Print the loaders' warnings on stderr as Python's last resort did ("%(message)s", WARNING and
-    up), each with its file's name and values escaped where a terminal would act on them."""
+    up), each after ``warning:`` (``_Printable``) with its file's name and values escaped where a
+    terminal would act on them."""
     root = logging.getLogger()
     if not root.handlers:  # (serve's gunicorn and the tests configure their own)
         handler = logging.StreamHandler()
