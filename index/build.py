@@ -119,6 +119,18 @@ class BuildReport:
     size_bytes: int
     dating: Dating = Dating()
     language: str = DEFAULT_LANGUAGE  # its words in Latin letters stemmed as this language's
+    undone: Undone | None = None  # the published snapshot's updates this build's sources do not make
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """What ``topichub update`` changed in the published snapshot since its build and a build from the
+    sources replaced (``undone_updates``): said, not refused, since such a build is how an index is
+    reset, but an editor who forgot an update lost it without a word (docs/topics.md said so; a QA pass)."""
+
+    ids: tuple[str, ...] | None  # the documents, in the order first changed; None: not listed (``read_updated``)
+    updates: int  # the updates since the build (the latest 50 of them: snapshot.json keeps no more)
+    latest: str  # when the last of them was applied
 
 
 def _dedupe(records: Iterable[Record]) -> tuple[list[Record], int]:
@@ -168,6 +180,7 @@ def build_corpus(
         raise BuildError(f"no stemmer for the language {language!r}: one of {', '.join(sorted(LANGUAGES))}")
     with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait, writer="build"):
         (seen, served, departed), now = known_documents(root), now_utc()
+        undone = undone_updates(root, served, seen, records)
         known = {**departed, **seen}  # an id taken out and back: first seen when it first was, revised now
         dates = dating(records, known, now)
         store.check_stop()
@@ -226,6 +239,7 @@ def build_corpus(
         size_bytes=size,
         dating=dates,
         language=language,
+        undone=undone,
     )
 
 
@@ -374,6 +388,58 @@ def departures(departed: dict[str, Known], held: Mapping[str, Known], kept: Cont
     """Return the ids departed from an index that held *held* (and had seen *departed* leave) once it
     holds only *kept*: those that left before and did not come back, then those leaving now."""
     return {doc_id: known for doc_id, known in (*departed.items(), *held.items()) if doc_id not in kept}
+
+
+# The ids `topichub update` changed (added, edited or deleted) in a snapshot since its build, in the order
+# first changed: each update writes them beside its snapshot, the earlier updates' with its own, and a build
+# reads them to say which of those changes it undoes (a build writes none: its snapshot says what its
+# sources say).  Not in snapshot.json, which every worker reads: an update of the 64k corpus names 64k ids.
+UPDATED_FILE = "updated.json"
+
+
+def read_updated(snapshot: Path) -> list[str] | None:
+    """Return the ids updates changed in *snapshot* since its build (``UPDATED_FILE``), or None when they
+    are not known: it was updated before updates listed them, or the file cannot be read as written."""
+    try:
+        listed = json.loads((snapshot / UPDATED_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    ids = listed.get("updated") if isinstance(listed, dict) else None
+    return ids if isinstance(ids, list) and all(isinstance(doc_id, str) for doc_id in ids) else None
+
+
+def write_updated(snapshot: Path, ids: Iterable[str]) -> None:
+    """Write *ids* (each once, where first named) as *snapshot*'s ``UPDATED_FILE``."""
+    store.write_meta(snapshot, {"updated": list(dict.fromkeys(ids))}, UPDATED_FILE)
+
+
+def undone_updates(root: Path, served: dict[str, object] | None, seen: Mapping[str, Known], records: list[Record]
+                   ) -> Undone | None:
+    """Return what the updates of *root*'s published snapshot (its facts *served*, its documents *seen*:
+    ``known_documents``) changed that *records* do not say again, or None when they undo nothing.
+
+    A document an update added or edited is undone when the build lacks it or says something else
+    (``content_digest``), one it deleted when the build holds it: a build with the change file among its
+    sources, or sources edited the same way, undoes none, and is not warned of.  A few ids read, and
+    the documents of those: nothing at all after a build, whose snapshot lists no update."""
+    updates = served.get("updates") if served is not None else None  # None: unread, and warned of
+    if not isinstance(updates, list) or not updates:
+        return None
+    latest = str(updates[-1].get("at") if isinstance(updates[-1], dict) else "")
+    updated = read_updated(store.current_path(root))
+    if updated is None:  # listed by count alone: none can be told kept
+        return Undone(None, len(updates), latest)
+    by_id = {record.id: record for record in records} if updated else {}
+    undone = tuple(doc_id for doc_id in updated if _undoes(by_id.get(doc_id), seen.get(doc_id)))
+    return Undone(undone, len(updates), latest) if undone else None
+
+
+def _undoes(record: Record | None, known: Known | None) -> bool:
+    """Return whether indexing *record* (None: the build lacks its id) undoes what the published
+    snapshot says of its id (*known*; None: it holds none, an update deleted it)."""
+    if record is None or known is None:
+        return (record is None) != (known is None)
+    return content_digest(to_document(record, 0)) != known.content
 
 
 def write_departed(snapshot: Path, departed: dict[str, Known]) -> None:

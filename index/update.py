@@ -21,7 +21,9 @@ repeated (``topichub update`` warns of them: an export that repeats an id may ho
 meant to win and did not).  The whole file is validated before
 anything is written.  The update copies the published snapshot into a new snapshot folder under the
 write lock, applies the changes there, commits, checks that every change is visible, and publishes
-it like a build: readers see the old snapshot or the new one, never a half-updated index.  The new
+it like a build: readers see the old snapshot or the new one, never a half-updated index.  It lists
+the ids it changed, after those of the updates before it, in ``index.build.UPDATED_FILE``: the next
+build from the sources replaces them, and says which (``index.build.undone_updates``).  The new
 snapshot is this index's own: a copy's ``origin.json`` (a replica's, or a restored backup's) is not
 carried into it, nor is the lock file Whoosh's writer leaves behind.
 """
@@ -49,7 +51,7 @@ from corpus.enrich import UNIFIED_FIELDS, enrich_records, load_taxonomy, name_to
 from corpus.jsonl import check_id, parse_line, read_objects
 from corpus.records import EVENT, GUIDE, Event, GuideSection, Organisation, Record, Topic, unique_anchors
 from index import store, vectors
-from index.build import Dating, Known, dating, departures, read_departed, write_departed
+from index.build import Dating, Known, dating, departures, read_departed, read_updated, write_departed, write_updated
 from index.schema import SCHEMA_VERSION, content_digest, id_namespace, ids_of, to_document
 
 # A delete line's only keys: anything else is a typo we should not guess at.
@@ -201,8 +203,8 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                 if item.is_file() and item.name not in _NOT_COPIED:
                     store.check_stop()
                     shutil.copy2(item, work / item.name)
-            added, replaced, missing, doc_count, dates, unchanged = _apply(work, changes, store.listing_is_time(meta),
-                                                                           read_departed(previous))
+            added, replaced, missing, doc_count, dates, unchanged, changed = _apply(
+                work, changes, store.listing_is_time(meta), read_departed(previous))
             if not added and unchanged == replaced and len(missing) == len(changes.deletes):
                 # Every line says what the index holds (a change file applied again): a new snapshot
                 # would serve the same and push an older one out of those kept for a rollback, and
@@ -246,6 +248,10 @@ def apply_changes(changes: Changes, root: Path, *, source: Path | None = None, l
                 }
             )
             meta["updates"] = history[-50:]  # the recent ones: the meta file stays small
+            # With the earlier updates' ids, for the build that will undo them (index.build.undone_updates);
+            # not when an earlier update listed none (before the file existed): the list would look whole.
+            if (earlier := read_updated(previous) if len(history) > 1 else []) is not None:
+                write_updated(work, [*earlier, *changed])
             store.write_meta(work, meta)
             store.publish(root, snap_id, work)
         except BaseException:
@@ -325,11 +331,11 @@ def _spellings_kept(searcher, changes: Changes, gone: set[int]) -> dict[str, dic
 
 
 def _apply(work: Path, changes: Changes, apart: bool = True, departed: dict[str, Known] | None = None
-           ) -> tuple[int, int, tuple[str, ...], int, Dating, int]:
+           ) -> tuple[int, int, tuple[str, ...], int, Dating, int, tuple[str, ...]]:
     """Write *changes* into the index in *work*, numbering new documents after those of their kind
     (*apart*) or after every document; return (added, replaced, missing ids, doc count, how the upserts
-    are dated: a replaced document keeps its first_seen, a new one is first seen now, and how many
-    replaced ones say what they said).  An id the index held before (*departed*: ``index.build.read_departed``)
+    are dated: a replaced document keeps its first_seen, a new one is first seen now, how many
+    replaced ones say what they said, and the ids it changed: added, edited or deleted).  An id the index held before (*departed*: ``index.build.read_departed``)
     comes back first seen when it first was and revised now; the ids deleted join those departed."""
     departed = departed or {}
     ix = whoosh_index.open_dir(str(work))
@@ -351,7 +357,8 @@ def _apply(work: Path, changes: Changes, apart: bool = True, departed: dict[str,
             missing = tuple(sorted(doc_id for doc_id in changes.deletes if doc_id not in kept))
             for doc_id in sorted(changes.deletes):
                 writer.delete_by_term("id", doc_id)
-            added = unchanged = 0
+            added = 0
+            same: set[str] = set()  # the ids replaced by what they said
             now = now_utc()
             dates = dating(upserts.values(), {**departed, **kept}, now)
             for done, (doc_id, record) in enumerate(upserts.items()):
@@ -371,7 +378,7 @@ def _apply(work: Path, changes: Changes, apart: bool = True, departed: dict[str,
                 if (old is not None and content_digest(document) != content_digest(old)) or doc_id in departed:
                     document["revised"] = now  # it says something else (or again): a feed shows the entry as updated
                 elif old is not None:
-                    unchanged += 1
+                    same.add(doc_id)
                 writer.update_document(**document)
         except BaseException:
             writer.cancel()
@@ -385,7 +392,8 @@ def _apply(work: Path, changes: Changes, apart: bool = True, departed: dict[str,
     replaced = len(changes.upserts) - added
     doc_count = before + added - (len(changes.deletes) - len(missing))
     _check(work, changes, doc_count)
-    return added, replaced, missing, doc_count, dates, unchanged
+    changed = (*(doc_id for doc_id in upserts if doc_id not in same), *gone)
+    return added, replaced, missing, doc_count, dates, len(same), changed
 
 
 def _named_topics(changes: Changes, meta: dict[str, object]) -> Changes:

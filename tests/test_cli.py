@@ -154,6 +154,57 @@ def test_update_upserts_and_deletes(built, tmp_path):
     assert "expanding-stargate-to-michigan" not in {h["id"] for h in json.loads(gone.output)["hits"]}
 
 
+UNDONE = ("this build from the sources replaced them: make the same changes in the sources, or build with the "
+          "change files among them (their upserts); `topichub rollback` serves the updated snapshot again meanwhile")
+
+
+def test_a_build_that_undoes_updates_says_which_and_one_that_undoes_none_says_nothing(built, tmp_path):
+    # A build from the sources replaced what `topichub update` had changed without a word (docs/topics.md
+    # said so, but an editor who forgot an update lost it): it says so now, and still builds.
+    build = ["build", "--index-dir", str(built)]
+    assert "changed by `topichub update`" not in CliRunner().invoke(main, build).stderr  # build, build: nothing undone
+    edit = {"id": "expanding-stargate-to-michigan", "title": "Stargate Michigan", "summary": "Edited.",
+            "topics": ["training-infrastructure"]}
+    changes = write_jsonl(tmp_path / "c.jsonl", [NEW, edit, {"id": "introducing-stargate-uk", "delete": True}])
+    assert CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(built)]).exit_code == 0
+    again = write_jsonl(tmp_path / "again.jsonl", [edit])  # a second update, its id named once
+    assert CliRunner().invoke(main, ["update", str(again), "--index-dir", str(built)]).exit_code == 0
+
+    result = CliRunner().invoke(main, build)
+    assert result.exit_code == 0 and "published snapshot" in result.output, result.output
+    assert result.stderr.splitlines()[0] == (
+        "warning: the index held 3 documents changed by `topichub update` since its build (ids 'quokka-cluster', "
+        f"'expanding-stargate-to-michigan', 'introducing-stargate-uk'); {UNDONE}")
+    found = CliRunner().invoke(main, ["search", "quokka", "--json", "--index-dir", str(built)])
+    assert json.loads(found.output)["total"] == 0  # replaced, as said
+    assert "changed by `topichub update`" not in CliRunner().invoke(main, build).stderr  # said once: that build's
+
+    # A build whose sources make the update's changes too (its change file among them) undoes only the delete.
+    assert CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(built)]).exit_code == 0
+    upserts = write_jsonl(tmp_path / "upserts.jsonl", [NEW, edit])
+    result = CliRunner().invoke(main, ["build", str(DEFAULT_DIR), str(upserts), "--index-dir", str(built)])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "topichub update" in line] == [
+        "warning: the index held 1 document changed by `topichub update` since its build (id 'introducing-stargate-uk'); "
+        f"{UNDONE.replace('them:', 'it:')}"]
+
+
+def test_a_build_over_updates_that_listed_no_ids_counts_the_updates(built, tmp_path, monkeypatch):
+    # An index updated by code before updates listed their ids: said by the updates' count and time.
+    import index.update
+
+    monkeypatch.setattr(index.update, "write_updated", lambda snapshot, ids: None)
+    for number in range(2):
+        changes = write_jsonl(tmp_path / f"c{number}.jsonl", [{**NEW, "summary": f"Edit {number}."}])
+        assert CliRunner().invoke(main, ["update", str(changes), "--index-dir", str(built)]).exit_code == 0
+    latest = store.read_meta(store.current_path(built))["updates"][-1]["at"]
+    result = CliRunner().invoke(main, ["build", "--index-dir", str(built)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == (
+        f"warning: the index held the changes of 2 updates by `topichub update` since its build (the latest at {latest}); "
+        f"this build from the sources replaced them unless the sources make them too: {UNDONE.split(': ', 1)[1]}")
+
+
 def test_search_prints_readable_results(built):
     result = CliRunner().invoke(main, ["search", "stargate", "--per-page", "3", "--index-dir", str(built)])
     assert result.exit_code == 0
@@ -691,7 +742,10 @@ def test_build_and_update_warn_of_records_dated_where_a_reader_would_not_look(tm
     assert "warning: 2 records have no date: each is dated to the build or update that first indexed it (1 to this update)" in updated.stderr
     assert "warning: 1 record is dated in the future (after this update): id 'far'" in updated.stderr
     dated = write_jsonl(tmp_path / "dated.jsonl", plausible)
-    assert "warning" not in cli("update", str(dated)).stderr + cli("build", str(dated), "--no-semantic").stderr
+    assert "warning" not in cli("update", str(dated)).stderr
+    # The build says only which of the updates' changes it undoes (test_a_build_that_undoes_updates_…).
+    warned = [line for line in cli("build", str(dated), "--no-semantic").stderr.splitlines() if line.startswith("warning:")]
+    assert len(warned) == 1 and "changed by `topichub update` since its build" in warned[0], warned
     # A corpus with no dates at all (the bundled one) is listed in the order it was first indexed:
     # nothing a reader would not expect, so no warning on every `make run`.
     assert "warning" not in cli("build", str(write_jsonl(tmp_path / "undated.jsonl", undated)), "--no-semantic").stderr

@@ -28,7 +28,7 @@ from index import store
 from index.analysis import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES
 
 if TYPE_CHECKING:
-    from index.build import Dating
+    from index.build import Dating, Undone
     from search.results import Hit, SearchResult, WayOut
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
@@ -45,6 +45,24 @@ def _some_ids(ids: Sequence[str], shown: int = 3) -> str:
     (quoted: an id may hold commas and spaces)."""
     more = f" and {len(ids) - shown:,} more" if len(ids) > shown else ""
     return f"{'id' if len(ids) == 1 else 'ids'} {', '.join(map(repr, ids[:shown]))}{more}"
+
+
+def _warn_of_undone(undone: Undone | None) -> None:
+    """Warn on stderr of what ``topichub update`` had changed in the index since its build and this build
+    from the sources replaced (``index.build.undone_updates``): not refused, as such a build is how an
+    index is reset, but said, with the ids, since an editor who forgot an update lost it without a word."""
+    if undone is None:
+        return
+    keep = ("make the same changes in the sources, or build with the change files among them (their upserts); "
+            "`topichub rollback` serves the updated snapshot again meanwhile")
+    if undone.ids is None:  # an index updated before updates listed their ids
+        _reported(f"warning: the index held the changes of {_counted(undone.updates, 'update')} by `topichub update` "
+                  f"since its build (the latest at {undone.latest}); this build from the sources replaced them unless "
+                  f"the sources make them too: {keep}", err=True)
+        return
+    _reported(f"warning: the index held {_counted(len(undone.ids), 'document')} changed by `topichub update` since its "
+              f"build ({_some_ids(undone.ids)}); this build from the sources replaced "
+              f"{'it' if len(undone.ids) == 1 else 'them'}: {keep}", err=True)
 
 
 def _warn_of_dates(dates: Dating, doing: str) -> None:
@@ -385,6 +403,7 @@ def _build(
         + f"\npublished snapshot {report.snapshot} in {index_dir}",
         err=summary_err,
     )
+    _warn_of_undone(report.undone)
     _warn_of_dates(report.dating, "build")
 
 
