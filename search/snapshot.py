@@ -605,6 +605,23 @@ class Snapshot:
                 close[(facet, value)] = forms[found[0]]
         return close
 
+    def unheard_of(self, params: SearchParams) -> list[tuple[str, str, str | None]]:
+        """Return each topic and organisation filter value of *params* (read by ``canonical_filters``)
+        that names nothing of this snapshot's, with the value it may be meant for (the organisation an
+        alias names, else the close value: ``close_values``), else None.
+
+        No document has it (``unknown_values``), and it is no topic or organisation the build recorded:
+        a taxonomy topic without a document yet, or whose last one an update deleted, is a topic
+        still, and its feed is an empty one to follow; a former slug is its topic (a 301).  A feed of
+        such a value (``topic=compute-deal``) stayed empty for ever, and its reader never learnt why
+        (web.feeds answers it 404, an editor's QA pass)."""
+        recorded = {"topic": self.meta.get("topics"), "entity": self.meta.get("organisations")}
+        close = self.close_values(params)
+        return [(facet, value, meant or close.get((facet, value)))
+                for facet, value, meant in self.unknown_values(params)
+                if not (isinstance(recorded[facet], dict) and value in recorded[facet])
+                and not (facet == "topic" and self.was_topic(value))]
+
     def _alias_of(self, name: str) -> str | None:
         """Return the organisation (its slug) whose gazetteer aliases hold *name* in any case, else None."""
         folded = _fold_case(name)

@@ -359,8 +359,53 @@ def test_a_filter_in_another_case_is_the_feed_of_its_canonical_value(client):
     for name in ("id", "title"):
         assert moved.find(f"{A}{name}").text == canonical.find(f"{A}{name}").text
     assert "libs" in canonical.find(f"{A}id").text and "Libs" not in canonical.find(f"{A}title").text
-    # A value the index has in no case stays as it is (it matches nothing) and is answered, not moved.
-    assert client.get("/feeds/search.atom?topic=Nowhere").status_code == 200
+    # A value the index has in no case stays as it is, not moved: a 404 names it (test_a_feed_of_a_topic_…).
+    assert client.get("/feeds/search.atom?topic=Nowhere").status_code == 404
+
+
+@pytest.mark.parametrize(("query", "said", "meant"), [
+    ("topic=compute-deal", "No topic 'compute-deal' here (did you mean 'compute-deals'?): a feed of it would stay empty.",
+     ("topic=compute-deals", "Follow Compute deals instead")),
+    ("q=stargate&entity=nvdia", "No organisation 'nvdia' here (did you mean 'nvidia'?): a feed of it would stay empty.",
+     ("q=stargate&entity=nvidia", "Follow NVIDIA instead")),
+    ("entity=qwen", "No organisation 'qwen' here (did you mean 'alibaba'?): a feed of it would stay empty.",
+     ("entity=alibaba", "Follow Alibaba instead")),  # an alias, which a filter does not read
+    ("topic=compute-deals&topic=fundng&entity=zzqx",
+     "No topic 'fundng' here (did you mean 'funding'?); no organisation 'zzqx' here: a feed of them would stay empty.", None),
+    ("topic=%3Cb%3Ex%3C/b%3E", "No topic '<b>x</b>' here: a feed of it would stay empty.", None),
+])
+def test_a_feed_of_a_topic_or_organisation_the_index_does_not_know_is_a_404_naming_it(index_dir, query, said, meant):
+    # topic=compute-deal (a typo of compute-deals) answered 200 with an empty feed for ever: a reader who
+    # subscribed never learnt it was wrong, where the page and the API offer the close value (an editor's
+    # QA pass).  A feed reader shows no ways out: a 404, saying what it may have meant, for a browser.
+    client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+    response = client.get(f"/feeds/search.atom?{query}")
+    assert response.status_code == 404 and response.mimetype == "text/html"
+    assert response.headers["Cache-Control"] == "public, max-age=300"  # as long as a feed, no longer: an update may add it
+    page = response.get_data(as_text=True)
+    assert unescape(re.search(r'<p class="error-message">(.*?)</p>', page)[1]) == said
+    links = re.findall(r'<a href="(/feeds/[^"]*)">([^<]*)</a>', page)
+    assert links == ([(f"/feeds/search.atom?{meant[0].replace('&', '&amp;')}", meant[1])] if meant else [])
+    if meant:
+        feed(client, meant[0])  # a feed, as offered
+    # The page and the API answer as before, with their ways out; the page offers no feed to follow.
+    assert client.get(f"/api/search?{query}").status_code == 200
+    searched = client.get(f"/?{query}").get_data(as_text=True)
+    assert 'class="follow"' not in searched and 'rel="alternate"' not in searched
+
+
+def test_a_feed_of_a_topic_without_documents_or_of_a_former_slug_is_no_404(index_dir, tmp_path):
+    # A topic of the taxonomy whose documents are all gone (or not there yet) is a topic still: its feed
+    # is an empty one to follow.  A renamed topic's former slug is moved for good (test_topic_rename.py).
+    copy = tmp_path / "index"
+    shutil.copytree(index_dir, copy, symlinks=True)
+    client = create_app({"INDEX_DIR": str(copy), "TESTING": True}).test_client()
+    ids = [hit["id"] for hit in client.get("/api/search?topic=networking&per_page=50").get_json()["hits"]]
+    assert ids
+    update(write_jsonl(tmp_path / "c.jsonl", [{"id": doc_id, "delete": True} for doc_id in ids]), copy)
+    _, parsed, _ = feed(client, "topic=networking")
+    assert parsed.entries == [] and "Networking" in parsed.feed.title
+    assert 'class="follow" href="/feeds/search.atom?topic=networking"' in client.get("/?topic=networking").get_data(as_text=True)
 
 
 @pytest.mark.parametrize(("sent", "read"), [

@@ -6,7 +6,9 @@ first by the date each entry shows, each entry carrying the highlighted snippet 
 written in another case than the index's (topic=Compute-Deals) is redirected to the feed of the
 canonical value, as the page is, and so is a filter whose values came in another order (they combine
 with OR) and a date bound sent otherwise than it is read (since=2025-01-01T00:00%2B01:00 to
-since=2024-12-31T23:00:00Z), so a search has one feed id and title.  An entry's id is
+since=2024-12-31T23:00:00Z), so a search has one feed id and title.  A topic or organisation the index
+does not know (``Snapshot.unheard_of``: topic=compute-deal) is a 404 naming it and the value meant, not
+a feed that stays empty for ever.  An entry's id is
 its document's permanent address here, made of the document's id (``/events/<id>``, which leads a
 guide section's id on to its place in the guide): a section's anchor follows its heading and the
 other sections', so an id made of it changed when a heading was edited and passed to another section
@@ -35,10 +37,11 @@ from werkzeug.datastructures import MultiDict
 
 from index.dates import as_date_time, format_utc, timestamp
 from index.schema import event_url
-from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, one_value, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, SearchParams, one_value, parse_params, to_query_string
 from search.results import Hit
 from search.snapshot import Snapshot
 from web import get_search, site_root
+from web.errors import error_response
 from web.pages import feed_url, moved
 from web.suggest import address, cache_control, completions, get_suggester
 
@@ -141,6 +144,8 @@ def search_feed() -> Response:
         # "OpenAI", would loop); but for a renamed topic's former slug, which moved for good.
         respelled = any(set(getattr(canonical, name)) != set(getattr(asked, name)) for name in FILTERS)
         return redirect(feed_url(canonical), moved(snap, asked) if respelled else 301)
+    if unheard := snap.unheard_of(asked):
+        return _no_such_feed(snap, asked, unheard)
     params = asked.with_(sort="newest", page=1, per_page=FEED_ENTRIES, explain=False)
     result = service.search(params)
     query = urlencode(to_query_string(params, sort=None, per_page=DEFAULT_PER_PAGE))
@@ -196,6 +201,32 @@ def search_feed() -> Response:
     # Cut short by the time budget, the entries are those found in time: not kept, as the API's answer is not.
     response.headers["Cache-Control"] = "no-store" if result.timed_out else FEED_CACHE
     return response.make_conditional(request)
+
+
+_NAMED = {"topic": "topic", "entity": "organisation"}
+
+
+def _no_such_feed(snap: Snapshot, params: SearchParams, unheard: list[tuple[str, str, str | None]]) -> Response:
+    """Answer 404 for a feed of a topic or organisation the index does not know (``Snapshot.unheard_of``),
+    naming each and the value it may be meant for, with a link to that feed when each has one.
+
+    It answered 200 with an empty feed, for ever: a reader who subscribed to a typo (topic=compute-deal)
+    never learnt it was one (an editor's QA pass).  A feed reader shows none of the ways out the page and
+    the API offer; it shows a 404.  Kept as long as a feed is (``FEED_CACHE``), no longer: an update or a
+    build may add the value, and the feed then answers."""
+    said = "; ".join(f"no {_NAMED[facet]} '{value}' here" + (f" (did you mean '{meant}'?)" if meant else "")
+                     for facet, value, meant in unheard)
+    way_on = None
+    if all(meant for _, _, meant in unheard):
+        meant_params = params
+        for facet, value, meant in unheard:
+            meant_params = meant_params.with_value(facet, value, str(meant))
+        labels = ", ".join(snap.label(facet, str(meant)) for facet, _, meant in unheard)
+        way_on = (feed_url(meant_params), f"Follow {labels} instead")
+    them = "it" if len(unheard) == 1 else "them"
+    response = error_response(404, "not_found", f"{said}: a feed of {them} would stay empty.", way_on=way_on)
+    response.headers["Cache-Control"] = FEED_CACHE
+    return response
 
 
 @bp.get("/opensearch.xml")

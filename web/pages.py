@@ -604,7 +604,8 @@ def page() -> str | Response:
         search_url=search_url,
         toggle=toggle,
         clear_url=clear_url,
-        feed_url=feed_url(params),
+        # None where the feed answers 404 (web.feeds: a topic or organisation the index does not know).
+        feed_url=None if snap.unheard_of(params) else feed_url(params),
         api_url=api_url(params),  # this search, as JSON
         split_facet=split_facet,
         chips_for=hit_chips(result, params, label),
