@@ -456,7 +456,7 @@ def test_rollback_skips_a_snapshot_of_another_schema_version_and_rollback_to_ref
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"rolled back from snapshot {newest} to {oldest} in {builder}"
     assert result.stderr.strip() == (
-        f"rollback skipped a snapshot: another schema version: snapshot {middle} (schema version {old}) was built "
+        f"warning: rollback skipped a snapshot: another schema version: snapshot {middle} (schema version {old}) was built "
         f"by other code; this code serves schema version {index.schema.SCHEMA_VERSION} only"), result.stderr
     assert store.current_id(builder) == oldest and health(builder)[0] == 200
 
