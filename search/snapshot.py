@@ -615,12 +615,16 @@ class Snapshot:
         still, and its feed is an empty one to follow; a former slug is its topic (a 301).  A feed of
         such a value (``topic=compute-deal``) stayed empty for ever, and its reader never learnt why
         (web.feeds answers it 404, an editor's QA pass)."""
-        recorded = {"topic": self.meta.get("topics"), "entity": self.meta.get("organisations")}
         close = self.close_values(params)
         return [(facet, value, meant or close.get((facet, value)))
                 for facet, value, meant in self.unknown_values(params)
-                if not (isinstance(recorded[facet], dict) and value in recorded[facet])
-                and not (facet == "topic" and self.was_topic(value))]
+                if not self.recorded(facet, value) and not (facet == "topic" and self.was_topic(value))]
+
+    def recorded(self, facet: str, value: str) -> bool:
+        """Return whether the build recorded *value* as a topic or organisation (*facet*) of the corpus,
+        whether or not a document of this snapshot has it (a taxonomy topic without a page yet)."""
+        known = self.meta.get({"topic": "topics", "entity": "organisations"}[facet])
+        return isinstance(known, dict) and value in known
 
     def _alias_of(self, name: str) -> str | None:
         """Return the organisation (its slug) whose gazetteer aliases hold *name* in any case, else None."""

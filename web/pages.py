@@ -615,7 +615,7 @@ def page() -> str | Response:
         must_include=must_include(params, result.suggestion.text if result.suggestion else None, result.held_nowhere),
         # (An alias's organisation already chosen is named, not linked: "entity=alibaba&entity=qwen".)
         unknown=[(facet, value, meant, search_url(params.with_value(facet, value, meant))
-                  if meant and meant not in getattr(params, facet) else None)
+                  if meant and meant not in getattr(params, facet) else None, snap.recorded(facet, value))
                  for facet, value, meant in snap.unknown_values(params)],
         explained=summary,
         figures=readable,
