@@ -235,12 +235,8 @@ def searching_in(language: str) -> Iterator[None]:
 @lru_cache(maxsize=None)
 def query_stop_words_of(language: str) -> frozenset[str]:
     """Return the words a query in *language* drops (typed in lower case): English's, and the language's
-    Snowball stop list, as written and with accents folded ("ete" for "été")."""
-    if language == DEFAULT_LANGUAGE:
-        return QUERY_STOP_WORDS
-    from whoosh.lang.stopwords import stoplists  # noqa: PLC0415 - only for a corpus in another language
-    own = frozenset(stoplists[language])
-    return QUERY_STOP_WORDS | own | {word.translate(CHARSET_MAP) for word in own}
+    (``_own_stop_words``)."""
+    return QUERY_STOP_WORDS if language == DEFAULT_LANGUAGE else QUERY_STOP_WORDS | _own_stop_words(language)
 
 
 def query_stop_words() -> frozenset[str]:
@@ -313,13 +309,14 @@ class _OverriddenStemmer:
     letters by ``_arabic_light_stem``.  For a corpus in another language of ``LANGUAGES``, its words in
     Latin letters are stemmed by that language's Snowball stemmer (English's overrides are English's)."""
 
-    __slots__ = ("_stemmer", "_others", "_english")
+    __slots__ = ("_stemmer", "_others", "_english", "_stops")
 
     def __init__(self, language: str = DEFAULT_LANGUAGE) -> None:
         algorithm = LANGUAGES[language]
         self._stemmer = Stemmer.Stemmer(algorithm, 0)  # no cache of its own: StemFilter and TermAnalyzer cache
         self._english = algorithm == STEMMER
         self._others: dict[str, Stemmer.Stemmer] = {}  # made on the first such word: most texts have none
+        self._stops = frozenset() if self._english else _own_stop_words(language)
 
     def stemWord(self, word: str) -> str:  # noqa: N802 (PyStemmer's name)
         if not word.isascii():
@@ -330,8 +327,17 @@ class _OverriddenStemmer:
             if _ARABIC_WORD.fullmatch(word):
                 return _arabic_light_stem(word)
         if not self._english:
-            return self._stemmer.stemWord(word)
+            return self._native(word)
         return STEM_OVERRIDES.get(word) or self._stemmer.stemWord(_as_verb(word))
+
+    def _native(self, word: str) -> str:
+        """Return the stem of *word* in a corpus in another language than English: its language's, but
+        a word of three letters or fewer is kept whole, and so is one whose stem would be one of the
+        language's function words: "CEA" was "ce", "SEA" "se", and found every page saying "ce" (a QA pass)."""
+        if len(word) <= 3:
+            return word
+        stem = self._stemmer.stemWord(word)
+        return word if stem in self._stops and word not in self._stops else stem
 
     def stemWords(self, words: list[str]) -> list[str]:  # noqa: N802
         if not self._english or not all(map(str.isascii, words)):
@@ -389,28 +395,69 @@ def chain_language(analyzer) -> str:
     return DEFAULT_LANGUAGE
 
 
+# The words a query in another language drops beyond its Snowball stop list: its question words, and a
+# few the list lacks ("quelles entreprises investissent…" matched "most", every hit missing "quelles";
+# French "les" was searched and marked), less the list's words that are content words too (Spanish
+# "estados" of Estados Unidos, French "été", summer): a QA pass of corpora in these languages.
+QUESTION_WORDS_OF = {
+    "da": "hvilke hvilken hvilket hvordan hvorfor hvor hvornår hvem",
+    "de": "welche welcher welches welchen welchem wie warum wieviel wieviele wo wann wer",
+    "es": "qué cuál cuáles cómo cuánto cuánta cuántos cuántas dónde cuándo quién quiénes",
+    "fi": "mitkä mikä miten miksi kuinka missä milloin kuka",
+    "fr": "les quel quelle quels quelles comment pourquoi combien où quand lequel laquelle lesquels lesquelles",
+    "hu": "melyik melyek hogyan miért hány hol mikor",
+    "it": "quali quale come perché quanto quanta quanti quante dove quando chi",
+    "nl": "welke welk hoe waarom hoeveel waar wanneer",
+    "no": "hvilke hvilken hvilket hvordan hvorfor hvor når hvem",
+    "pt": "quais qual como quanto quanta quantos quantas onde quando quem porque",
+    "ru": "какие какой какая какое каких как почему сколько где когда кто",
+    "sv": "vilka vilken vilket hur varför var när vem",
+    "tr": "bir hangi nasıl neden kaç nerede",
+}
+CONTENT_WORDS_OF = {"es": frozenset({"estado", "estados"}), "fr": frozenset({"été"})}
+
+
+@lru_cache(maxsize=None)
+def _own_stop_words(language: str) -> frozenset[str]:
+    """Return *language*'s function words (its Snowball stop list and ``QUESTION_WORDS_OF``, less
+    ``CONTENT_WORDS_OF``), as written and with accents folded ("ete" for "été")."""
+    from whoosh.lang.stopwords import stoplists  # noqa: PLC0415 - only for a corpus in another language
+    own = (frozenset(stoplists[language]) | frozenset(QUESTION_WORDS_OF.get(language, "").split())) - CONTENT_WORDS_OF.get(language, frozenset())
+    return own | {word.translate(CHARSET_MAP) for word in own}
+
+
 def _function_words() -> dict[str, tuple[str, ...]]:
     from whoosh.lang.stopwords import stoplists  # noqa: PLC0415 - read once, by a build naming no language
     languages: dict[str, list[str]] = {}
     for language in LANGUAGES:
         for word in stoplists[language]:
-            languages.setdefault(word, []).append(language)
+            if len(word) > 1:  # "d", "l", "s" of "Nvidia's" and "5 l" are no French
+                languages.setdefault(word, []).append(language)
     return {word: tuple(found) for word, found in languages.items()}
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
 DETECT_WORDS = 50_000  # words read to tell a corpus's language: enough for any, and some 20 ms
 DETECT_LEAST_HITS, DETECT_LEAST_SHARE = 10, 0.05  # a language's function words in the words read, at least
+DETECT_OVER_ENGLISH = 2  # and this many times English's, at least: a corpus of both is read as English
 
 
 def detect_language(texts: Iterable[str], words: int = DETECT_WORDS) -> str:
+    """Return the language of ``LANGUAGES`` its texts' function words tell (``tell_language``)."""
+    return tell_language(texts, words)[0]
+
+
+def tell_language(texts: Iterable[str], words: int = DETECT_WORDS) -> tuple[str, dict[str, int]]:
     """Return the language of ``LANGUAGES`` whose function words are the most of *texts*' first *words*
-    words, English unless another's are more (a corpus of Chinese, of code or of names is English).
+    words, with each language's count: English unless another's are many more (a corpus of Chinese, of
+    code or of names is English, and so is one of English and French pages alike).
 
     Function words are a language's most frequent words (some two in five of a text's words), and the
     Snowball lists of two languages share few ("de", "en"), so a corpus's language is the one whose
     list its words hit most, by far: the seed corpus's texts hit English's 1,426 times in 4,985 words,
-    the next (Italian) 275 times."""
+    the next (Italian) 275 times.  Another language's must be at least one in twenty of the words read
+    and twice English's: a corpus of 23 English pages and 8 French ones was read as French, and its
+    English words ("building", "opened") found nothing, left unstemmed by French's stemmer (a QA pass)."""
     table = _function_words()
     hits = dict.fromkeys(LANGUAGES, 0)
     read = 0
@@ -426,7 +473,8 @@ def detect_language(texts: Iterable[str], words: int = DETECT_WORDS) -> str:
     # Another language's function words must be words of the text, not a few names: a Japanese corpus's
     # "AI" is French's "ai" (has).
     enough = hits[best] >= max(DETECT_LEAST_HITS, DETECT_LEAST_SHARE * min(read, words))
-    return best if enough and hits[best] > hits[DEFAULT_LANGUAGE] else DEFAULT_LANGUAGE
+    told = best if enough and hits[best] >= DETECT_OVER_ENGLISH * max(1, hits[DEFAULT_LANGUAGE]) else DEFAULT_LANGUAGE
+    return told, hits
 
 
 def text_analyzer(language: str = DEFAULT_LANGUAGE):

@@ -35,7 +35,7 @@ from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store, vectors
 from index.schema import SCHEMA_VERSION, content_digest, id_namespace, make_schema, to_document
-from index.analysis import DEFAULT_LANGUAGE, LANGUAGES, TermAnalyzer, analyse_groups, chain_language, detect_language
+from index.analysis import DEFAULT_LANGUAGE, LANGUAGES, TermAnalyzer, analyse_groups, chain_language, tell_language
 from index.segment import SegmentBuilder
 
 Progress = Callable[[int], None]
@@ -119,6 +119,7 @@ class BuildReport:
     size_bytes: int
     dating: Dating = Dating()
     language: str = DEFAULT_LANGUAGE  # its words in Latin letters stemmed as this language's
+    told: tuple[int, int] | None = None  # told from the texts: its function words' count in them, and English's
     undone: Undone | None = None  # the published snapshot's updates this build's sources do not make
 
 
@@ -165,7 +166,7 @@ def build_corpus(
     so (None: when ``TOPICHUB_SEMANTIC`` does; an explicit ``build --semantic`` wins over it).
 
     *language*: the language (of ``index.analysis.LANGUAGES``) its words in Latin letters are stemmed as;
-    None: the one its texts' function words tell (``detect_language``), English unless another's are more.
+    None: the one its texts' function words tell (``tell_language``), English unless another's are many more.
     *language_named*: whether a reader named it (``build --language``), kept so a later build keeps it
     (default: whether *language* is given).
 
@@ -174,8 +175,10 @@ def build_corpus(
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
     language_named = language is not None if language_named is None else language_named
+    told = None
     if language is None:
-        language = detect_language(text for record in records for text in (record.title, record.body))
+        language, hits = tell_language(text for record in records for text in (record.title, record.body))
+        told = (hits[language], hits[DEFAULT_LANGUAGE])
     elif language not in LANGUAGES:
         raise BuildError(f"no stemmer for the language {language!r}: one of {', '.join(sorted(LANGUAGES))}")
     with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait, writer="build"):
@@ -239,6 +242,7 @@ def build_corpus(
         size_bytes=size,
         dating=dates,
         language=language,
+        told=told,
         undone=undone,
     )
 

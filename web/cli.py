@@ -27,8 +27,10 @@ from corpus.sources import DEFAULT_DIR
 from index import store
 from index.analysis import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES
 
+AUTO_LANGUAGE = "auto"  # build --language auto: the language its texts tell, whatever was named before
+
 if TYPE_CHECKING:
-    from index.build import Dating, Undone
+    from index.build import BuildReport, Dating, Undone
     from search.results import Hit, SearchResult, WayOut
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
@@ -365,9 +367,10 @@ def _build(
     with *summary_err*: serve's stdout is the JSON access log, and `jq` stopped at "built 57 …").
 
     *language*: the language its words in Latin letters are stemmed as; None: the one ``--language``
-    named for the published snapshot, else the one its texts tell."""
+    named for the published snapshot, else the one its texts tell; "auto": the one its texts tell."""
     sources = _check_sources(sources)
-    named = language is not None
+    named = language not in (None, AUTO_LANGUAGE)
+    told_by = "topichub build --language" if summary_err else "--language"  # serve has no such option
     with _writing(f"write the index in {index_dir}", stoppable="build", index_dir=index_dir):
         from tqdm import tqdm
 
@@ -378,8 +381,9 @@ def _build(
         with store.write_lock(index_dir, wait=wait, writer="build"):
             if language is None and (language := _named_language(index_dir)) is not None:
                 click.echo(f"words stemmed as {_language_name(language)}, as --language named for the published "
-                           "snapshot (--language to change it)", err=True)
+                           f"snapshot ({told_by} to change it, or auto to have its texts tell)", err=True)
                 named = True
+            language = None if language == AUTO_LANGUAGE else language
             # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
             corpus = load_corpus(tuple(p.resolve() for p in sources or _default_corpus()))
             store.check_stop()  # a stop asked while the sources were read
@@ -398,8 +402,7 @@ def _build(
         f"built {_counted(report.doc_count, 'document')} in {report.seconds:.1f} s "
         f"({report.docs_per_second:,.0f} documents/s, {report.size_bytes / 1e6:.1f} MB)"
         + (f"; {_counted(report.replaced_duplicates, 'line')} replaced by a later one of the same id" if report.replaced_duplicates else "")
-        + (f"; words stemmed as {_language_name(report.language)}, which its texts tell (--language to name another)"
-           if not named and report.language != DEFAULT_LANGUAGE else "")
+        + _language_said(report, named, told_by)
         + f"\npublished snapshot {report.snapshot} in {index_dir}",
         err=summary_err,
     )
@@ -418,10 +421,11 @@ def _build(
 @_wait_option
 @click.option("--semantic/--no-semantic", default=None, show_default="on, unless TOPICHUB_SEMANTIC=0",
               help="Store document vectors for the semantic signal (the option wins over TOPICHUB_SEMANTIC).")
-@click.option("--language", type=click.Choice(sorted(LANGUAGES)), default=None,
+@click.option("--language", type=click.Choice([*sorted(LANGUAGES), AUTO_LANGUAGE]), default=None,
               show_default="the one named for the published snapshot, else the one its texts' function words tell",
-              help="The language the corpus's words in Latin letters are stemmed as (Russian, Greek and Arabic "
-                   "words are stemmed as their own, whatever it is).")
+              help="The language the corpus's words in Latin letters are stemmed as, and whose function words a "
+                   "query drops; auto: the one its texts tell (Russian, Greek and Arabic words are stemmed as their "
+                   "own, whatever it is; a Russian corpus's words in Latin letters as English).")
 def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, semantic: bool | None,
           language: str | None) -> None:
     """Index SOURCES into a new snapshot and publish it.
@@ -456,6 +460,18 @@ def _named_language(index_dir: Path) -> str | None:
 
 def _language_name(language: str) -> str:
     return f"{LANGUAGE_NAMES[language]} ({language})"
+
+
+def _language_said(report: BuildReport, named: bool, told_by: str) -> str:
+    """Return the build summary's words on the language: a named one is confirmed, a told one other than
+    English is said with its evidence (its function words' count in the texts read, and English's)."""
+    if named:
+        return f"; words stemmed as {_language_name(report.language)}, as {told_by} names"
+    if report.language == DEFAULT_LANGUAGE or report.told is None:
+        return ""
+    own, english = report.told
+    return (f"; words stemmed as {_language_name(report.language)}, which its texts tell (its function words "
+            f"{own:,} times in the words read, English's {english:,}; {told_by} to name another)")
 
 
 def default_procs() -> int:
