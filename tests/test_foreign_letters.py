@@ -26,6 +26,7 @@ DOCS = [
     {"id": "loi", "title": "La loi et l'État", "summary": "Le texte s'applique à l'ensemble des acteurs d'ici l'an prochain.", "topics": ["fr"]},
     {"id": "logos", "title": "Ο λόγος των μοντέλων", "summary": "Τι λένε τα δεδομένα.", "topics": ["el"]},
     {"id": "ai-ru", "title": "ИИ в России", "summary": "Рынок ИИ растёт.", "topics": ["ru"]},
+    {"id": "yandex", "title": "Яндекс будет строить новый центр", "summary": "Компания начнёт строить его весной.", "topics": ["ru"]},
     {"id": "other", "title": "Quokka census", "summary": "Counting quokkas on Rottnest Island.", "topics": ["en"]},
 ]
 
@@ -114,3 +115,11 @@ def test_a_french_elided_article_is_no_word_of_the_query(client, apostrophe):
     plain = client.get("/api/search", query_string={"q": "entreprise"}).get_json()
     assert [h["id"] for h in elided["hits"]] == [h["id"] for h in plain["hits"]] == ["fonds"]
     assert elided["match"] == "all" and "<mark>L</mark>" not in elided["hits"][0]["title_html"]
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("стриоть", "строить"), ("суперкомпьюетр", "суперкомпьютер")])
+def test_a_typo_in_another_alphabet_is_corrected_in_it(client, typed, meant):
+    # Its words are stems since schema 20: "стриоть" was more than the allowed edits from "стро" of
+    # "строить", and the one-edit words tried were in Latin letters only (a QA pass).
+    suggestion = client.get("/api/search", query_string={"q": typed}).get_json()["suggestion"]
+    assert (suggestion or {}).get("text") == meant

@@ -118,6 +118,7 @@ FRENCH = [
     {"id": "edf", "title": "EDF fournit l'électricité des serveurs", "summary": "Ce contrat couvre la consommation électrique du site."},
     {"id": "paris", "title": "Un campus de calcul près de Paris", "summary": "Ce campus accueille les cartes graphiques des chercheurs."},
     {"id": "rte", "title": "RTE prévoit la demande d'électricité", "summary": "Le réseau de transport suit la hausse."},
+    {"id": "pue", "title": "L'efficacité énergétique des serveurs", "summary": "Le refroidissement liquide réduit la facture."},
 ]
 FRENCH = [{**doc, "topics": ["infra"]} for doc in FRENCH]
 
@@ -170,3 +171,11 @@ def test_a_word_is_stemmed_with_its_accents_then_folded(french, typed, found):
     # "electricit" and "electr" once folded, and were two words (a QA pass).
     hits = [hit["id"] for hit in ask(french, typed)["hits"] if hit["matched_by"] == "words"]
     assert found in hits
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("effiaccité", "efficacité"), ("refroidisement", "refroidissement")])
+def test_a_typo_in_the_corpus_language_is_corrected(french, typed, meant):
+    # Stemmed as written, a typo's one-edit words were stemmed folded ("efficacite": "efficacit", not the
+    # index's "efficac"), and its forms read folded: nothing found, nothing offered (a QA pass).
+    body = ask(french, typed)
+    assert body["suggestion"] and body["suggestion"]["text"] == meant and body["hits"][0]["id"] == "pue"
