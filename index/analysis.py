@@ -307,8 +307,7 @@ class _OverriddenStemmer:
 
     A word of Russian or Greek letters alone is stemmed by its language's Snowball stemmer, one of Arabic
     letters by ``_arabic_light_stem``.  For a corpus in another language of ``LANGUAGES``, its words in
-    Latin letters are stemmed by that language's Snowball stemmer (English's overrides are English's),
-    as written: its chain folds accents after stemming (``folds_after``), so a word comes with them."""
+    Latin letters are stemmed by that language's Snowball stemmer (English's overrides are English's)."""
 
     __slots__ = ("_stemmer", "_others", "_english", "_stops")
 
@@ -321,13 +320,12 @@ class _OverriddenStemmer:
 
     def stemWord(self, word: str) -> str:  # noqa: N802 (PyStemmer's name)
         if not word.isascii():
-            folded = word if self._english else word.translate(CHARSET_MAP)  # these stem folded words in any corpus
-            if _RUSSIAN_WORD.fullmatch(folded):
-                return self._other("russian").stemWord(folded)
-            if _GREEK_WORD.fullmatch(folded):
-                return self._other("greek").stemWord(folded)
-            if _ARABIC_WORD.fullmatch(folded):
-                return _arabic_light_stem(folded)
+            if _RUSSIAN_WORD.fullmatch(word):
+                return self._other("russian").stemWord(word)
+            if _GREEK_WORD.fullmatch(word):
+                return self._other("greek").stemWord(word)
+            if _ARABIC_WORD.fullmatch(word):
+                return _arabic_light_stem(word)
         if not self._english:
             return self._native(word)
         return STEM_OVERRIDES.get(word) or self._stemmer.stemWord(_as_verb(word))
@@ -479,25 +477,16 @@ def tell_language(texts: Iterable[str], words: int = DETECT_WORDS) -> tuple[str,
     return told, hits
 
 
-def folds_after(language: str) -> bool:
-    """Return whether a corpus in *language* has its accents folded after stemming, not before.
-
-    Snowball's stemmers of other languages than English read accents: French's makes "électricité" and
-    "électrique" "électr", but "electricit" and "electr" once folded; Turkish's "yatırım" and
-    "yatırımlar" one stem, folded two (a QA pass).  English's reads no accent, and its chain is as it was."""
-    return LANGUAGES[language] != STEMMER
-
-
 def text_analyzer(language: str = DEFAULT_LANGUAGE):
     """Return the analyzer used for every full-text field of a corpus in *language*."""
-    stem, fold = StemFilter(stemfn=STEM_FUNCTIONS[language], cachesize=50000), CharsetFilter(CHARSET_MAP)
     return (
         RegexTokenizer(TOKEN_PATTERN)
         | NormalizeFilter()
         | PartsFilter()
         | QueryStopFilter()
         | LowercaseFilter()
-        | (stem | fold if folds_after(language) else fold | stem)
+        | CharsetFilter(CHARSET_MAP)
+        | StemFilter(stemfn=STEM_FUNCTIONS[language], cachesize=50000)
     )
 
 
@@ -526,7 +515,7 @@ class TermAnalyzer:
     token by token); query-time analysis still goes through the chain.
     """
 
-    __slots__ = ("_raw", "_chunks", "_parts", "_limit", "_stemmer", "_stems", "_codes", "_token_codes", "_ids", "terms", "_folds_after")
+    __slots__ = ("_raw", "_chunks", "_parts", "_limit", "_stemmer", "_stems", "_codes", "_token_codes", "_ids", "terms")
 
     def __init__(self, limit: int = 500_000, language: str = DEFAULT_LANGUAGE) -> None:
         self._raw: dict[str, tuple[str, ...]] = {}  # raw token -> its terms
@@ -538,7 +527,6 @@ class TermAnalyzer:
         self._stems: dict[str, str] = {}  # folded word -> its stem (raw tokens differ in case)
         self._limit = limit
         self._stemmer = english_stemmer(language)  # the algorithm of the chain's stemming function, which StemFilter calls
-        self._folds_after = folds_after(language)
         # For the segment writer: each term gets a number (kept while the caches above are cleared,
         # since written-down codes refer to it), and a chunk maps to its terms' codes (see ``codes``).
         self._codes: dict[str, tuple[int, ...]] = {}
@@ -563,26 +551,15 @@ class TermAnalyzer:
             # ASCII as it is (CHARSET_MAP's ASCII keys are letters mapped to their lower case), and
             # there is no Greek letter to name, so only the stemmer runs, on the term and its parts.
             term = stem(normalize(raw).lower())
-            if not self._folds_after:
-                found = self._raw[raw] = (term, *map(stem, [*unmarked(term), *mixed_parts(term)]))
-                return found
-            # Folded after stemming, as another language's chain folds: Turkish's makes "anthropic" "anthropiç".
-            term = term.translate(CHARSET_MAP)
-            found = self._raw[raw] = (term, *(stem(part).translate(CHARSET_MAP) for part in [*unmarked(term), *mixed_parts(term)]))
+            found = self._raw[raw] = (term, *map(stem, [*unmarked(term), *mixed_parts(term)]))
             return found
-        if self._folds_after:  # a corpus in another language than English: stemmed as written, then folded
-            def analysed(text: str) -> str:
-                return stem(text.lower()).translate(CHARSET_MAP)
-        else:
-            def analysed(text: str) -> str:
-                return stem(text.lower().translate(CHARSET_MAP))
-        term = analysed(normalize(raw))
+        term = stem(normalize(raw).lower().translate(CHARSET_MAP))
         # PartsFilter reads the token back after the filters below it have run on the whole token,
         # so the parts are those of the lowercased, folded and stemmed term.
-        found = (term, *map(analysed, [*unmarked(term), *mixed_parts(term)]))
+        found = (term, *(stem(part.lower().translate(CHARSET_MAP)) for part in [*unmarked(term), *mixed_parts(term)]))
         named = greek_names(term)
         if named is not None:
-            found = (*found, analysed(named))
+            found = (*found, stem(named.lower().translate(CHARSET_MAP)))
         self._raw[raw] = found
         return found
 

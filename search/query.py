@@ -35,8 +35,8 @@ from whoosh.qparser import plugins as qplugins
 from whoosh.qparser import syntax
 
 from index.analysis import (
-    CHARSET_MAP, DEFAULT_LANGUAGE, IDEOGRAPH, IDEOGRAPHS, STEM_FUNCTIONS, TOKEN_PATTERN, WORD, folds_after, language_of, normalize,
-    query_language, query_stop_words, query_stop_words_of, searching_in, text_analyzer, unmarked,
+    CHARSET_MAP, DEFAULT_LANGUAGE, IDEOGRAPH, IDEOGRAPHS, STEM_FUNCTIONS, TOKEN_PATTERN, WORD, language_of, normalize, query_language,
+    query_stop_words, query_stop_words_of, searching_in, text_analyzer, unmarked,
 )
 from search.cache import remember
 from search.synonyms import Synonyms
@@ -118,7 +118,6 @@ _PARSERS: dict[tuple[int, bool], tuple[Schema, _Parser]] = {}
 CONCEPT_CACHE = 10_000
 _MADE: tuple[Synonyms | None, dict[tuple[str, ...], tuple[tuple[Alternative, ...], tuple[wq.Query, ...]]]] = (None, {})
 _CHAIN_TYPES = [type(item) for item in text_analyzer().items]
-_CHAIN_TYPES_FOLDING_AFTER = [type(item) for item in text_analyzer("fr").items]
 _TOKEN = re.compile(TOKEN_PATTERN)
 _WORDS = re.compile(WORD + "(?:[.'’]" + WORD + ")*")  # a word's combining marks are its own (index.analysis.WORD)
 _QUOTED = re.compile(r'"([^"]*)"')  # a text that is one quoted phrase, as the parser's PhrasePlugin reads it
@@ -237,10 +236,8 @@ _AND_GAP = re.compile(r'[\s()"]*AND[\s()"]*')  # between two things typed with A
 
 @lru_cache(maxsize=None)
 def _function_terms_of(language: str) -> frozenset[str]:
-    stops, stem = query_stop_words_of(language), STEM_FUNCTIONS[language]
-    if folds_after(language):
-        return frozenset(stem(word).translate(CHARSET_MAP) for word in stops) | stops
-    return frozenset(stem(word.translate(CHARSET_MAP)) for word in stops) | stops
+    stops = query_stop_words_of(language)
+    return frozenset(STEM_FUNCTIONS[language](word.translate(CHARSET_MAP)) for word in stops) | stops
 
 
 def function_terms() -> frozenset[str]:
@@ -716,10 +713,8 @@ def _query_term(raw: str) -> tuple[str, bool]:
     """Return the chain's query-mode term of the raw token *raw*, and whether it is a dropped function word."""
     text = normalize(raw)  # the chain's steps in its order (index/analysis.py): QueryStopFilter reads this
     stop = text.lower() in query_stop_words() and not (text.isupper() and len(text) > 1)
-    language = query_language()
-    stem = STEM_FUNCTIONS[language]
-    term = stem(text.lower()).translate(CHARSET_MAP) if folds_after(language) else stem(text.lower().translate(CHARSET_MAP))
-    return remember(_terms_cache(), raw, (term, stop), QUERY_TERM_CACHE)
+    stem = STEM_FUNCTIONS[query_language()]
+    return remember(_terms_cache(), raw, (stem(text.lower().translate(CHARSET_MAP)), stop), QUERY_TERM_CACHE)
 
 
 def _is_text_chain(analyzer: Analyzer) -> bool:
@@ -728,18 +723,13 @@ def _is_text_chain(analyzer: Analyzer) -> bool:
     known = _CHAINS.get(id(analyzer))
     if known is None or known[0] is not analyzer:
         items = getattr(analyzer, "items", ())
-        types = [type(item) for item in items]
-        # An English corpus's chain folds, then stems; another language's stems, then folds (folds_after).
-        fold, stem = (5, 6) if types == _CHAIN_TYPES else (6, 5) if types == _CHAIN_TYPES_FOLDING_AFTER else (None, None)
-        language = language_of(items[stem].stemfn) if stem is not None else None
-        same = stem is not None and language is not None and (
+        same = [type(item) for item in items] == _CHAIN_TYPES and (
             items[0].expression.pattern == TOKEN_PATTERN
             and not items[0].gaps
-            and items[fold].charmap == CHARSET_MAP
-            and not items[stem].ignore
-            and folds_after(language) == (stem < fold)
+            and items[5].charmap == CHARSET_MAP
+            and not items[6].ignore
         )
-        language = language if same else None
+        language = language_of(items[6].stemfn) if same else None
         known = remember(_CHAINS, id(analyzer), (analyzer, language), 16)  # the analyzer is kept, so its id stays its own
     return known[1] == query_language()
 

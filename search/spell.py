@@ -33,7 +33,7 @@ from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
 from index import vectors as doc_vectors
-from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, chain_language, english_stemmer, folds_after, greek_names
+from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, chain_language, english_stemmer, greek_names
 from search.cache import remember
 from search.query import (
     SEARCH_FIELDS, Concept, ParsedQuery, assemble, corrected_query, excluded_at, excluded_in_vain, expand, function_terms,
@@ -444,7 +444,7 @@ class Vocabulary:
             # One edit as written, more as stems ("trainng": "training", whose stem "train" is two
             # edits away), when a page writes that word: most such strings are no word ("traine" of
             # "trainer", "amdded" of "added", whose stem is "amd").
-            for stem, variants in self._variants(folded, typed).items():
+            for stem, variants in self._variants(folded).items():
                 if found.get(stem, 2) > 1 and not variants.isdisjoint(form for form, _ in self._written_forms(stem)):
                     found[stem] = 1
         # A number names a thing ("h200" is not "h100", "h100" not "h100i", "gpt5" not "gp5"): a word
@@ -459,29 +459,21 @@ class Vocabulary:
         ranked = sorted((w for w, d in found.items() if d == best), key=lambda w: (-self.frequency(w), w))
         return [(w, best) for w in ranked]
 
-    def _variants(self, folded: str, typed: str | None = None) -> dict[str, set[str]]:
+    def _variants(self, folded: str) -> dict[str, set[str]]:
         """Return the index words that words one edit from *folded* (as written) analyse to, each with
-        those words (``one_edit``, folded).  A typo in an inflected word is one edit from the word and more
-        from its stem: "trainng" is two from "train", one from "training".  In a corpus stemmed before it
-        is folded (another language than English: ``folds_after``), the words one edit from *typed* as
-        written, accents and all ("effiaccité": "efficacité", whose stem is "efficac" as written and
-        "efficacit" folded); a word of Russian or Greek letters varies in its alphabet (a QA pass: their
-        words are stems since schema 20, and "стриоть" was more than one edit from "стро" of "строить")."""
-        language = chain_language(self.analyzer)
-        after = folds_after(language)
-        base = typed.lower() if after and typed is not None and typed.isalpha() else folded
-        key = ("variants", base)
+        those words (``one_edit``).  A typo in an inflected word is one edit from the word and more
+        from its stem: "trainng" is two from "train", one from "training".  A word of Russian or Greek
+        letters varies in its alphabet (a QA pass: their words are stems since schema 20, and "стриоть"
+        was more than one edit from "стро" of "строить")."""
+        key = ("variants", folded)
         if (kept := self._cache.get(key, _UNSET)) is not _UNSET:  # one look-up: another thread may empty it
             return kept  # type: ignore[return-value]
         found: dict[str, set[str]] = {}
-        letters = _letters_of(base)
-        if allowed_distance(len(base)) and base.isalpha() and letters is not None:
-            words = list(dict.fromkeys(one_edit(base, letters)))
-            stems = english_stemmer(language).stemWords(words)
-            if after:
-                words, stems = [w.translate(CHARSET_MAP) for w in words], [s.translate(CHARSET_MAP) for s in stems]
+        letters = _letters_of(folded)
+        if allowed_distance(len(folded)) and folded.isalpha() and letters is not None:
+            words = list(dict.fromkeys(one_edit(folded, letters)))
             functions = function_terms()
-            for variant, stem in zip(words, stems):
+            for variant, stem in zip(words, english_stemmer(chain_language(self.analyzer)).stemWords(words)):
                 # A function word is no correction (``near``), and a made-up word can stem to one
                 # ("aing": "a"), which would veto "along" for "alng".
                 if stem not in functions and (stem in found or stem in self._letter_set(stem[:1])):
@@ -716,13 +708,10 @@ class Vocabulary:
                     written.setdefault(t.text, text[t.startchar : t.endchar])
         greek = None  # a form whose letters' names the word is: "mup" is written "μP"
         found: list[str] = []
-        # Stemmed as written, then folded (another language than English): "efficacite" is no form of
-        # "efficac" until read as written, "efficacité" (a QA pass: no correction for "effiaccité").
-        after = folds_after(chain_language(self.analyzer))
         for form, _count in forms.most_common():
             if form[:1] != word[:1] and form not in written:
                 continue  # a word's stem keeps its first letter: not a form of it (and not analysed)
-            if self._analysed(form) == [word] or (after and form in spelt and self._analysed(_as_written(form, spelt[form]).lower()) == [word]):
+            if self._analysed(form) == [word]:
                 found.append(form)
             elif greek is None and form in written and word in (t.text for t in self.analyzer(form, mode="index")):
                 greek = written[form]
