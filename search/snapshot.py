@@ -614,11 +614,16 @@ class Snapshot:
         a taxonomy topic without a document yet, or whose last one an update deleted, is a topic
         still, and its feed is an empty one to follow; a former slug is its topic (a 301).  A feed of
         such a value (``topic=compute-deal``) stayed empty for ever, and its reader never learnt why
-        (web.feeds answers it 404, an editor's QA pass)."""
+        (web.feeds answers it 404, an editor's QA pass).  Only where each value of its filter is one:
+        a filter's values combine with OR, so ``topic=funding&topic=nowhere`` finds Funding's pages, and
+        its feed (7 entries) was a 404 too (a regression pass)."""
         close = self.close_values(params)
-        return [(facet, value, meant or close.get((facet, value)))
-                for facet, value, meant in self.unknown_values(params)
-                if not self.recorded(facet, value) and not (facet == "topic" and self.was_topic(value))]
+        unheard = [(facet, value, meant or close.get((facet, value)))
+                   for facet, value, meant in self.unknown_values(params)
+                   if not self.recorded(facet, value) and not (facet == "topic" and self.was_topic(value))]
+        whole = {facet for facet in ("topic", "entity")
+                 if (values := getattr(params, facet)) and all(any(f == facet and v == value for f, v, _ in unheard) for value in values)}
+        return [item for item in unheard if item[0] in whole]
 
     def recorded(self, facet: str, value: str) -> bool:
         """Return whether the build recorded *value* as a topic or organisation (*facet*) of the corpus,

@@ -154,7 +154,7 @@ def test_update_upserts_and_deletes(built, tmp_path):
     assert "expanding-stargate-to-michigan" not in {h["id"] for h in json.loads(gone.output)["hits"]}
 
 
-UNDONE = ("this build from the sources replaced them: make the same changes in the sources, or build with the "
+UNDONE = ("this build from the sources undid them: make the same changes in the sources, or build with the "
           "change files among them (their upserts); `topichub rollback` serves the updated snapshot again meanwhile")
 
 
@@ -202,7 +202,7 @@ def test_a_build_over_updates_that_listed_no_ids_counts_the_updates(built, tmp_p
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[0] == (
         f"warning: the index held the changes of 2 updates by `topichub update` since its build (the latest at {latest}); "
-        f"this build from the sources replaced them unless the sources make them too: {UNDONE.split(': ', 1)[1]}")
+        f"this build from the sources undid them unless the sources make them too: {UNDONE.split(': ', 1)[1]}")
 
 
 def test_search_prints_readable_results(built):

@@ -370,8 +370,10 @@ def test_a_filter_in_another_case_is_the_feed_of_its_canonical_value(client):
      ("q=stargate&entity=nvidia", "Follow NVIDIA instead")),
     ("entity=qwen", "No organisation 'qwen' here (did you mean 'alibaba'?): a feed of it would stay empty.",
      ("entity=alibaba", "Follow Alibaba instead")),  # an alias, which a filter does not read
-    ("topic=compute-deals&topic=fundng&entity=zzqx",
-     "No topic 'fundng' here (did you mean 'funding'?); no organisation 'zzqx' here: a feed of them would stay empty.", None),
+    ("topic=compute-deals&topic=fundng&entity=zzqx",  # the organisation empties it: Compute deals has pages
+     "No organisation 'zzqx' here: a feed of it would stay empty.", None),
+    ("topic=fundng&topic=nowhere", "No topic 'fundng' here (did you mean 'funding'?); no topic 'nowhere' here: "
+     "a feed of them would stay empty.", None),
     ("topic=%3Cb%3Ex%3C/b%3E", "No topic '<b>x</b>' here: a feed of it would stay empty.", None),
 ])
 def test_a_feed_of_a_topic_or_organisation_the_index_does_not_know_is_a_404_naming_it(index_dir, query, said, meant):
@@ -392,6 +394,16 @@ def test_a_feed_of_a_topic_or_organisation_the_index_does_not_know_is_a_404_nami
     assert client.get(f"/api/search?{query}").status_code == 200
     searched = client.get(f"/?{query}").get_data(as_text=True)
     assert 'class="follow"' not in searched and 'rel="alternate"' not in searched
+
+
+@pytest.mark.parametrize("query", ["topic=funding&topic=nowhere", "entity=nvdia&entity=openai", "entity=alibaba&entity=qwen"])
+def test_a_feed_of_several_values_one_of_them_unknown_is_the_feed_of_the_others(index_dir, query):
+    # A filter's values combine with OR: topic=funding&topic=nowhere finds Funding's pages, and its feed
+    # (7 entries) was a 404 saying it would stay empty (a regression pass).
+    client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True}).test_client()
+    response, parsed, _ = feed(client, query)
+    assert response.status_code == 200 and parsed.entries
+    assert 'class="follow"' in client.get(f"/?{query}").get_data(as_text=True)
 
 
 def test_a_feed_of_a_topic_without_documents_or_of_a_former_slug_is_no_404(index_dir, tmp_path):

@@ -59,11 +59,11 @@ def _warn_of_undone(undone: Undone | None) -> None:
             "`topichub rollback` serves the updated snapshot again meanwhile")
     if undone.ids is None:  # an index updated before updates listed their ids
         _reported(f"warning: the index held the changes of {_counted(undone.updates, 'update')} by `topichub update` "
-                  f"since its build (the latest at {undone.latest}); this build from the sources replaced them unless "
+                  f"since its build (the latest at {undone.latest}); this build from the sources undid them unless "
                   f"the sources make them too: {keep}", err=True)
         return
     _reported(f"warning: the index held {_counted(len(undone.ids), 'document')} changed by `topichub update` since its "
-              f"build ({_some_ids(undone.ids)}); this build from the sources replaced "
+              f"build ({_some_ids(undone.ids)}); this build from the sources undid "
               f"{'it' if len(undone.ids) == 1 else 'them'}: {keep}", err=True)
 
 

@@ -540,13 +540,14 @@ FILTER_PARAMETERS = [
                      "filters give (the page and the feed answer it with a 301 to the new slug). A value no "
                      "document has matches nothing (ways_out offer the close_value spelt like it); unless it is a "
                      "topic of the index's build (one with no documents yet), the feed, /feeds/search.atom, answers "
-                     "it 404 naming it and the close value.",
+                     "it 404 naming it and the close value when every value of the filter is such a one.",
             case="Training-Infrastructure: training-infrastructure"),
     _filter("entity", "Only documents naming this organisation: its slug, or its name as the facets label it (Hugging "
                       "Face: hugging-face; not an alias: AWS is narrower than Amazon); several listed with commas, when "
                       "each is one, are those values. The answer's filters give the slugs. A value no document has "
                       "matches nothing (ways_out offer the close_value, or the organisation an alias names); unless "
-                      "the index's build recorded it, the feed, /feeds/search.atom, answers it 404 naming it and that value."),
+                      "the index's build recorded it, the feed, /feeds/search.atom, answers it 404 naming it and that value "
+                      "when every value of the filter is such a one."),
     _filter("kind", "Only this type of document: event or guide, in any case (any other value is a 400 naming kind).",
             KIND_PATTERN, case=None),
     _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
