@@ -25,6 +25,7 @@ import threading
 import time
 import weakref
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import islice, repeat
@@ -162,6 +163,17 @@ def probe_shortage(path: str | os.PathLike[str]) -> OSError | None:
         return probed if probed.errno in SHORTAGES else None
     return None
 
+
+
+def _spelt_like(value: str, named: Iterable[tuple[str, str]]) -> str | None:
+    """Return the value of *named* (each a value and its label, lower case) whose value or label is spelt
+    most like *value*, where one is close enough (``CLOSE_VALUE_CUTOFF``), else None."""
+    forms: dict[str, str] = {}
+    for known, folded_label in named:
+        forms.setdefault(known.lower(), known)
+        forms.setdefault(folded_label, known)
+    found = difflib.get_close_matches(value.lower(), list(forms), n=1, cutoff=CLOSE_VALUE_CUTOFF)
+    return forms[found[0]] if found else None
 
 class Snapshot:
     """One published snapshot, opened for searching."""
@@ -596,13 +608,9 @@ class Snapshot:
         for facet, value, meant in self.unknown_values(params):
             if meant is not None:
                 continue
-            forms: dict[str, str] = {}
-            for known, (_, folded_label) in self.facet_labels[facet].items():
-                forms.setdefault(known.lower(), known)
-                forms.setdefault(folded_label, known)
-            found = difflib.get_close_matches(value.lower(), list(forms), n=1, cutoff=CLOSE_VALUE_CUTOFF)
-            if found and forms[found[0]] not in getattr(params, facet):
-                close[(facet, value)] = forms[found[0]]
+            found = _spelt_like(value, ((known, folded_label) for known, (_, folded_label) in self.facet_labels[facet].items()))
+            if found is not None and found not in getattr(params, facet):
+                close[(facet, value)] = found
         return close
 
     def unheard_of(self, params: SearchParams) -> list[tuple[str, str, str | None]]:
@@ -618,12 +626,19 @@ class Snapshot:
         a filter's values combine with OR, so ``topic=funding&topic=nowhere`` finds Funding's pages, and
         its feed (7 entries) was a 404 too (a regression pass)."""
         close = self.close_values(params)
-        unheard = [(facet, value, meant or close.get((facet, value)))
+        unheard = [(facet, value, meant or close.get((facet, value)) or self._close_recorded(facet, value))
                    for facet, value, meant in self.unknown_values(params)
                    if not self.recorded(facet, value) and not (facet == "topic" and self.was_topic(value))]
         whole = {facet for facet in ("topic", "entity")
                  if (values := getattr(params, facet)) and all(any(f == facet and v == value for f, v, _ in unheard) for value in values)}
         return [item for item in unheard if item[0] in whole]
+
+    def _close_recorded(self, facet: str, value: str) -> str | None:
+        """Return the topic or organisation (*facet*) the build recorded whose slug or name is spelt most
+        like *value*, with or without documents: a feed of it is one to follow (``topic=networkin``
+        offered nothing once Networking's last page was gone, a regression pass)."""
+        known = self.meta.get({"topic": "topics", "entity": "organisations"}[facet])
+        return _spelt_like(value, ((slug, self.label(facet, slug).lower()) for slug in known)) if isinstance(known, dict) else None
 
     def recorded(self, facet: str, value: str) -> bool:
         """Return whether the build recorded *value* as a topic or organisation (*facet*) of the corpus,

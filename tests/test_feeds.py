@@ -417,6 +417,9 @@ def test_a_feed_of_a_topic_without_documents_or_of_a_former_slug_is_no_404(index
     update(write_jsonl(tmp_path / "c.jsonl", [{"id": doc_id, "delete": True} for doc_id in ids]), copy)
     _, parsed, _ = feed(client, "topic=networking")
     assert parsed.entries == [] and "Networking" in parsed.feed.title
+    # Spelt like it, it is offered though no page has it: its feed is one to follow.
+    response = client.get("/feeds/search.atom?topic=networkin")
+    assert response.status_code == 404 and "did you mean &#39;networking&#39;?" in response.get_data(as_text=True)
     page = client.get("/?topic=networking").get_data(as_text=True)
     assert 'class="follow" href="/feeds/search.atom?topic=networking"' in page
     # A topic still: "No topic is called networking" denied it (a QA pass).
