@@ -211,6 +211,7 @@ LANGUAGES = {
     "ru": "english", "sv": "swedish", "tr": "turkish",
 }
 DEFAULT_LANGUAGE = "en"
+AUTO_LANGUAGE = "auto"  # build --language auto: the language its texts tell, whatever was named before
 LANGUAGE_NAMES = {
     "en": "English", "da": "Danish", "de": "German", "es": "Spanish", "fi": "Finnish", "fr": "French",
     "hu": "Hungarian", "it": "Italian", "nl": "Dutch", "no": "Norwegian", "pt": "Portuguese", "ru": "Russian",

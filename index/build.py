@@ -35,7 +35,7 @@ from corpus.records import KIND_LABELS, Record
 from corpus.sources import DEFAULT_DIR, Corpus, load_corpus
 from index import store, vectors
 from index.schema import SCHEMA_VERSION, content_digest, id_namespace, make_schema, to_document
-from index.analysis import DEFAULT_LANGUAGE, LANGUAGES, TermAnalyzer, analyse_groups, chain_language, tell_language
+from index.analysis import AUTO_LANGUAGE, DEFAULT_LANGUAGE, LANGUAGES, TermAnalyzer, analyse_groups, chain_language, tell_language
 from index.segment import SegmentBuilder
 
 Progress = Callable[[int], None]
@@ -120,6 +120,8 @@ class BuildReport:
     dating: Dating = Dating()
     language: str = DEFAULT_LANGUAGE  # its words in Latin letters stemmed as this language's
     told: tuple[int, int] | None = None  # told from the texts: its function words' count in them, and English's
+    named: bool = False  # named by build --language, for this build or (kept) for the published snapshot
+    kept: bool = False  # the one named for the published snapshot
     undone: Undone | None = None  # the published snapshot's updates this build's sources do not make
 
 
@@ -160,29 +162,24 @@ def build_corpus(
     lock_held: bool = False,
     semantic: bool | None = None,
     language: str | None = None,
-    language_named: bool | None = None,
 ) -> BuildReport:
     """Index *corpus* into a new snapshot under *root* and publish it, with vectors when *semantic* says
     so (None: when ``TOPICHUB_SEMANTIC`` does; an explicit ``build --semantic`` wins over it).
 
-    *language*: the language (of ``index.analysis.LANGUAGES``) its words in Latin letters are stemmed as;
-    None: the one its texts' function words tell (``tell_language``), English unless another's are many more.
-    *language_named*: whether a reader named it (``build --language``), kept so a later build keeps it
-    (default: whether *language* is given).
+    *language*: the language (of ``index.analysis.LANGUAGES``) its words in Latin letters are stemmed as,
+    named (``build --language``: a later build keeps it); None: the one named for the published snapshot,
+    else the one its texts' function words tell (``tell_language``), English unless another's are many
+    more; ``AUTO_LANGUAGE``: the one its texts tell.
 
     *lock_held*: the caller holds *root*'s write lock already (taken before it read the sources)."""
     root = Path(root)
     started = time.perf_counter()
     records, replaced = _dedupe(corpus.records)
-    language_named = language is not None if language_named is None else language_named
-    told = None
-    if language is None:
-        language, hits = tell_language(text for record in records for text in (record.title, record.body))
-        told = (hits[language], hits[DEFAULT_LANGUAGE])
-    elif language not in LANGUAGES:
+    if language not in (None, AUTO_LANGUAGE, *LANGUAGES):
         raise BuildError(f"no stemmer for the language {language!r}: one of {', '.join(sorted(LANGUAGES))}")
     with nullcontext() if lock_held else store.write_lock(root, wait=lock_wait, writer="build"):
         (seen, served, departed), now = known_documents(root), now_utc()
+        language, named, told, kept = _language(records, language, served)
         undone = undone_updates(root, served, seen, records)
         known = {**departed, **seen}  # an id taken out and back: first seen when it first was, revised now
         dates = dating(records, known, now)
@@ -206,7 +203,7 @@ def build_corpus(
                     "doc_count": len(records),
                     "schema_version": SCHEMA_VERSION,
                     "language": language,  # its words in Latin letters stemmed as this language's (the schema's chain says it too)
-                    "language_named": language_named,  # by build --language (web/cli.py: a later build keeps it)
+                    "language_named": named,  # by build --language (a later build keeps it: ``_language``)
                     "fingerprint": corpus.fingerprint,
                     "sources": [str(p) for p in corpus.sources],
                     "built_at": now_utc(),  # with a Z, as every other time the service gives
@@ -243,8 +240,23 @@ def build_corpus(
         dating=dates,
         language=language,
         told=told,
+        named=named,
+        kept=kept,
         undone=undone,
     )
+
+
+def _language(records: list[Record], language: str | None, served: Mapping[str, object] | None
+              ) -> tuple[str, bool, tuple[int, int] | None, bool]:
+    """Return the language *records* are stemmed as (``build_corpus``'s *language*), whether it is named,
+    its function words' count in their texts and English's when they tell it, and whether it is the
+    one named for the published snapshot (its facts *served*, as ``known_documents`` read them)."""
+    if language not in (None, AUTO_LANGUAGE):
+        return language, True, None, False
+    if language is None and served is not None and served.get("language_named") and served.get("language") in LANGUAGES:
+        return str(served["language"]), True, None, True
+    told, hits = tell_language(text for record in records for text in (record.title, record.body))
+    return told, False, (hits[told], hits[DEFAULT_LANGUAGE]), False
 
 
 class Known(NamedTuple):

@@ -36,7 +36,7 @@ from whoosh.qparser import syntax
 
 from index.analysis import (
     CHARSET_MAP, DEFAULT_LANGUAGE, IDEOGRAPH, IDEOGRAPHS, STEM_FUNCTIONS, TOKEN_PATTERN, WORD, language_of, normalize, query_language,
-    query_stop_words, query_stop_words_of, searching_in, text_analyzer, unmarked,
+    query_stop_words, query_stop_words_of, text_analyzer, unmarked,
 )
 from search.cache import remember
 from search.synonyms import Synonyms

@@ -33,6 +33,7 @@ from urllib.parse import quote
 from whoosh import query as wq
 
 from index import store
+from index.analysis import searching_in
 from index.schema import guide_url, plain_text
 from search.cache import ResultCache, memory_lock, unpatched
 from search.facets import count_facets, selected_docs
@@ -43,8 +44,8 @@ from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, function_words,
     function_words_in_capitals,
-    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, searching_in, segmented, short_prefixes, shorthands,
-    the_us, typed_marks,
+    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, segmented, short_prefixes, shorthands, the_us,
+    typed_marks,
 )
 from search import semantic
 from search import ranking

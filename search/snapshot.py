@@ -630,7 +630,7 @@ class Snapshot:
                    for facet, value, meant in self.unknown_values(params)
                    if not self.recorded(facet, value) and not (facet == "topic" and self.was_topic(value))]
         whole = {facet for facet in ("topic", "entity")
-                 if (values := getattr(params, facet)) and all(any(f == facet and v == value for f, v, _ in unheard) for value in values)}
+                 if (values := getattr(params, facet)) and {v for f, v, _ in unheard if f == facet} >= set(values)}
         return [item for item in unheard if item[0] in whole]
 
     def _close_recorded(self, facet: str, value: str) -> str | None:

@@ -33,7 +33,7 @@ from whoosh.analysis import Analyzer
 from whoosh.searching import Searcher
 
 from index import vectors as doc_vectors
-from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, chain_language, english_stemmer, greek_names
+from index.analysis import CHARSET_MAP, WORD, TermAnalyzer, english_stemmer, greek_names, query_language
 from search.cache import remember
 from search.query import (
     SEARCH_FIELDS, Concept, ParsedQuery, assemble, corrected_query, excluded_at, excluded_in_vain, expand, function_terms,
@@ -277,7 +277,7 @@ class Vocabulary:
         key = ("apart", first, second)
         found = self._cache.get(key)
         if found is None:
-            analyzer = TermAnalyzer(limit=APART_TOKENS, language=chain_language(self.analyzer))
+            analyzer = TermAnalyzer(limit=APART_TOKENS, language=query_language())
             found = False
             for docnum in islice(_side_by_side((first, second)).docs(self.searcher), APART_DOCS_READ):
                 stored = self.searcher.stored_fields(docnum)
@@ -473,7 +473,7 @@ class Vocabulary:
         if allowed_distance(len(folded)) and folded.isalpha() and letters is not None:
             words = list(dict.fromkeys(one_edit(folded, letters)))
             functions = function_terms()
-            for variant, stem in zip(words, english_stemmer(chain_language(self.analyzer)).stemWords(words)):
+            for variant, stem in zip(words, english_stemmer(query_language()).stemWords(words)):
                 # A function word is no correction (``near``), and a made-up word can stem to one
                 # ("aing": "a"), which would veto "along" for "alng".
                 if stem not in functions and (stem in found or stem in self._letter_set(stem[:1])):

@@ -25,9 +25,8 @@ from click.core import ParameterSource
 from corpus.errors import CorpusError, UnreadableSource, printable
 from corpus.sources import DEFAULT_DIR
 from index import store
-from index.analysis import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES
+from index.analysis import AUTO_LANGUAGE, DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES
 
-AUTO_LANGUAGE = "auto"  # build --language auto: the language its texts tell, whatever was named before
 
 if TYPE_CHECKING:
     from index.build import BuildReport, Dating, Undone
@@ -369,7 +368,6 @@ def _build(
     *language*: the language its words in Latin letters are stemmed as; None: the one ``--language``
     named for the published snapshot, else the one its texts tell; "auto": the one its texts tell."""
     sources = _check_sources(sources)
-    named = language not in (None, AUTO_LANGUAGE)
     told_by = "topichub build --language" if summary_err else "--language"  # serve has no such option
     with _writing(f"write the index in {index_dir}", stoppable="build", index_dir=index_dir):
         from tqdm import tqdm
@@ -379,11 +377,6 @@ def _build(
 
         # The lock before the sources are read: of two builds into one folder, the first started goes first.
         with store.write_lock(index_dir, wait=wait, writer="build"):
-            if language is None and (language := _named_language(index_dir)) is not None:
-                click.echo(f"words stemmed as {_language_name(language)}, as --language named for the published "
-                           f"snapshot ({told_by} to change it, or auto to have its texts tell)", err=True)
-                named = True
-            language = None if language == AUTO_LANGUAGE else language
             # Absolute paths in the snapshot's record, so the health check finds them from anywhere.
             corpus = load_corpus(tuple(p.resolve() for p in sources or _default_corpus()))
             store.check_stop()  # a stop asked while the sources were read
@@ -397,12 +390,12 @@ def _build(
                         bar.set_description("writing")  # the segments are written once every document is in
 
                 report = build_corpus(corpus, index_dir, progress=progress, procs=procs, lock_held=True, semantic=semantic,
-                                      language=language, language_named=named)
+                                      language=language)
     _reported(
         f"built {_counted(report.doc_count, 'document')} in {report.seconds:.1f} s "
         f"({report.docs_per_second:,.0f} documents/s, {report.size_bytes / 1e6:.1f} MB)"
         + (f"; {_counted(report.replaced_duplicates, 'line')} replaced by a later one of the same id" if report.replaced_duplicates else "")
-        + _language_said(report, named, told_by)
+        + _language_said(report, told_by)
         + f"\npublished snapshot {report.snapshot} in {index_dir}",
         err=summary_err,
     )
@@ -444,28 +437,18 @@ def build(sources: tuple[Path, ...], index_dir: Path, procs: int, wait: float, s
     _build(sources, index_dir, procs=procs, wait=wait, semantic=semantic, language=language)
 
 
-def _named_language(index_dir: Path) -> str | None:
-    """Return the language ``--language`` named for *index_dir*'s published snapshot, or None (none
-    named, none published, or unreadable: the build tells it from the texts).  Its facts alone are
-    read: ``store.read_meta`` checksums every file (some 0.3 s at 64k documents)."""
-    try:
-        meta = json.loads((store.current_path(index_dir) / store.META_FILE).read_text(encoding="utf-8")) if store.current_id(index_dir) else {}
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict):
-        return None
-    language = meta.get("language")
-    return language if meta.get("language_named") and language in LANGUAGES else None
-
-
 def _language_name(language: str) -> str:
     return f"{LANGUAGE_NAMES[language]} ({language})"
 
 
-def _language_said(report: BuildReport, named: bool, told_by: str) -> str:
-    """Return the build summary's words on the language: a named one is confirmed, a told one other than
-    English is said with its evidence (its function words' count in the texts read, and English's)."""
-    if named:
+def _language_said(report: BuildReport, told_by: str) -> str:
+    """Return the build summary's words on the language: a named one is confirmed (one kept from the
+    published snapshot said so), a told one other than English is said with its evidence (its function
+    words' count in the texts read, and English's)."""
+    if report.kept:
+        return (f"; words stemmed as {_language_name(report.language)}, as --language named for the published "
+                f"snapshot ({told_by} to change it, or auto to have its texts tell)")
+    if report.named:
         return f"; words stemmed as {_language_name(report.language)}, as {told_by} names"
     if report.language == DEFAULT_LANGUAGE or report.told is None:
         return ""
