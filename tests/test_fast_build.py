@@ -249,6 +249,7 @@ ODD_TEXTS = [
     # Chinese characters and hiragana are a word each, also in a chunk with no punctuation to split it at
     # (the one-token shortcut took "北京建设新的数据中心" whole); katakana and Hangul words stay whole.
     "北京建设新的数据中心", "一家公司在北京建设了新的数据中心。", "東京でGPUクラスタを構築 々 〆", "서울 데이터 센터 Straße",
+    "臺灣的資料中心擴建機房豈", "台湾的数据中心",  # traditional characters are their simplified forms
 ]
 
 

@@ -27,6 +27,7 @@ DOCS = [
     {"id": "logos", "title": "Ο λόγος των μοντέλων", "summary": "Τι λένε τα δεδομένα.", "topics": ["el"]},
     {"id": "ai-ru", "title": "ИИ в России", "summary": "Рынок ИИ растёт.", "topics": ["ru"]},
     {"id": "yandex", "title": "Яндекс будет строить новый центр", "summary": "Компания начнёт строить его весной.", "topics": ["ru"]},
+    {"id": "taiwan", "title": "臺灣電力公司擴建機房", "summary": "新機房支援雲端服務。", "topics": ["zh"]},
     {"id": "other", "title": "Quokka census", "summary": "Counting quokkas on Rottnest Island.", "topics": ["en"]},
 ]
 
@@ -94,6 +95,21 @@ def test_chinese_words_typed_without_spaces_are_found_where_pages_write_them_apa
     assert (hit["id"], hit["matched_by"], hit["missing"], body["match"]) == (found, "words", [], "all")
     assert all(f"<mark>{word}</mark>" in hit["title_html"] for word in marked)
     assert body["query"] == typed  # as typed, not as split
+
+
+@pytest.mark.parametrize(("typed", "found", "marked"), [
+    ("數據中心", "guizhou", "数据中心"),  # traditional typed, simplified written
+    ("華為晶片", "huawei", "华为"),       # Taiwan's word for a chip (晶片) is another: its name still found
+    ("台湾电力", "taiwan", "臺灣電力"),   # simplified typed, traditional written
+    ("擴建", "taiwan", "擴建"),           # as written
+])
+def test_chinese_typed_in_one_script_finds_pages_written_in_the_other(client, typed, found, marked):
+    # Chinese readers type the script they write: "數據中心" found nothing of "数据中心" but by meaning.
+    body = client.get("/api/search", query_string={"q": typed}).get_json()
+    words = [hit for hit in body["hits"] if hit["matched_by"] == "words"]
+    assert words and words[0]["id"] == found, body["hits"]
+    assert f"<mark>{marked}</mark>" in words[0]["title_html"]  # the page's own characters marked
+    assert body["query"] == typed and body["suggestion"] is None
 
 
 def test_a_quoted_chinese_run_is_searched_as_written(client):
