@@ -177,7 +177,12 @@ def readable(explanation: dict[str, object]) -> dict[str, object]:
         out["coverage"] = f"the parts include × {factor:.2f}, for the words it lacks"
     meaning = explanation.get("meaning")
     if isinstance(meaning, dict):
-        points = f"{meaning['score']:.2f} points" if meaning.get("score") else f"no points (a cosine of {SEMANTIC_FLOOR} or less earns none)"
-        out["meaning"] = f"cosine {meaning['cosine']:.3f}: {points}"
+        # In words a reader knows, the figure with its scale: "cosine 0.485: no points" was jargon (a QA pass).
+        if meaning.get("score"):
+            out["meaning"] = (f"close in meaning to your query (similarity {meaning['cosine']:.2f}, where 1 is the same "
+                              f"meaning): {meaning['score']:.2f} points")
+        else:
+            out["meaning"] = (f"not close enough in meaning to earn points (similarity {meaning['cosine']:.2f}, where 1 "
+                              f"is the same meaning; {SEMANTIC_FLOOR} or less earns none)")
     out["missing"] = ", ".join(explanation.get("missing") or ()) or "nothing"  # type: ignore[arg-type]
     return out

@@ -1886,14 +1886,21 @@ def test_a_country_and_its_adjective_find_each_other(service, adjective, place):
     assert all(h.matched_by != "meaning" for h in result.hits)
 
 
-def test_the_page_says_a_cosine_under_the_floor_earns_nothing_not_that_points_stop_there():
-    """ "cosine 0.434: no points (at most 0.5)" read as if 0.5 were the most points there are."""
+def test_the_page_says_a_similarity_under_the_floor_earns_nothing_in_words_a_reader_knows():
+    """ "cosine 0.434: no points (at most 0.5)" read as if 0.5 were the most points there are; "cosine 0.485:
+    no points (a cosine of 0.5 or less earns none)" then was a figure for the curious, its scale unsaid."""
     from search.explain import readable
     from search.ranking import SEMANTIC_FLOOR
 
-    shown = readable({"score": 1.0, "coverage_factor": 1.0, "matched": [], "missing": [],
-                      "meaning": {"cosine": SEMANTIC_FLOOR - 0.066, "score": 0.0}})
-    assert shown["meaning"] == f"cosine {SEMANTIC_FLOOR - 0.066:.3f}: no points (a cosine of {SEMANTIC_FLOOR} or less earns none)"
+    def shown(cosine: float, score: float) -> str:
+        return readable({"score": 1.0, "coverage_factor": 1.0, "matched": [], "missing": [],
+                         "meaning": {"cosine": cosine, "score": score}})["meaning"]
+
+    below = shown(SEMANTIC_FLOOR - 0.066, 0.0)
+    assert below == (f"not close enough in meaning to earn points (similarity {SEMANTIC_FLOOR - 0.066:.2f}, where 1 is "
+                     f"the same meaning; {SEMANTIC_FLOOR} or less earns none)")
+    assert shown(0.703, 13.1067) == "close in meaning to your query (similarity 0.70, where 1 is the same meaning): 13.11 points"
+    assert "cosine" not in below
 
 
 def test_a_quoted_phrase_is_marked_where_it_stands_and_its_words_anywhere_only_in_pages_found_by_meaning(service):
