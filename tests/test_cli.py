@@ -42,7 +42,7 @@ def built(tmp_path) -> Path:
     return tmp_path / "index"
 
 
-@pytest.mark.parametrize("command", ["build", "update", "serve", "search", "stats", "publish", "prune", "rollback"])
+@pytest.mark.parametrize("command", ["build", "update", "serve", "search", "stats", "snapshots", "publish", "prune", "rollback"])
 def test_every_command_has_help(command):
     result = CliRunner().invoke(main, [command, "--help"])
     assert result.exit_code == 0 and "Usage: main " + command in result.output and "--index-dir" in result.output

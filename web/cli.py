@@ -1,4 +1,4 @@
-"""The operator's command line: ``topichub build | update | serve | search | stats | publish | prune | rollback``.
+"""The operator's command line: ``topichub build | update | serve | search | stats | snapshots | publish | prune | rollback``.
 
 Errors are one line on stderr and a non-zero exit code, never a traceback: 1 when the work failed
 (bad corpus line, another writer busy, no index), 2 when the command line itself was wrong, 128 +
@@ -1043,6 +1043,105 @@ def rollback(index_dir: Path, wait: float, to: str | None) -> None:
         return
     moved = "rolled back" if target < served else "moved forward"
     _reported(f"{moved} from snapshot {served} to {target} in {index_dir}")
+
+
+def _snapshot_facts(root: Path, snap_id: str, served: str | None) -> dict[str, object] | None:
+    """Return what *root* records of its snapshot *snap_id* (its snapshot.json's build time, count,
+    schema and language; whether it was withdrawn by a rollback; its size), or None when its folder
+    is gone (a prune in between).  Files are checked by their sizes only (no checksum is read: at 64k
+    a snapshot is 110 MB; ``rollback`` verifies the one it serves)."""
+    folder = store.snapshots_dir(root) / snap_id
+    facts: dict[str, object] = {"snapshot": snap_id, "served": snap_id == served, "built_at": None,
+                                "updated_at": None, "doc_count": None, "schema_version": None, "language": None,
+                                "size_bytes": None, "withdrawn": None, "problem": None}
+    if not folder.is_dir():
+        if snap_id != served:
+            return None
+        facts["problem"] = f"missing: current names it and {folder} is gone"
+        return facts
+    try:
+        facts["size_bytes"] = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+        meta = json.loads((folder / store.META_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        if not folder.is_dir():
+            return None
+        meta = None
+        facts["problem"] = f"damaged: it has no {store.META_FILE}"
+    except (OSError, ValueError) as exc:
+        meta = None
+        facts["problem"] = f"damaged: its {store.META_FILE} cannot be read ({exc})"
+    if isinstance(meta, dict):
+        facts.update({key: meta.get(key) for key in ("built_at", "updated_at", "doc_count", "schema_version", "language")})
+        facts["language"] = facts["language"] or DEFAULT_LANGUAGE  # recorded since languages were told
+        try:
+            store.check_files(folder, snap_id, sums=False)
+        except store.IndexUnavailable as exc:
+            facts["problem"] = str(exc).replace(f"snapshot {snap_id} ", "", 1)
+    elif meta is not None:
+        facts["problem"] = f"damaged: its {store.META_FILE} holds no object"
+    facts["withdrawn"] = store.withdrawn(folder)
+    return facts
+
+
+def _snapshot_line(facts: dict[str, object]) -> list[str]:
+    """Return the columns of one snapshot's line of ``topichub snapshots``."""
+    from index.schema import SCHEMA_VERSION
+
+    def shown(value: object) -> str:
+        return "-" if value is None else str(value)
+
+    withdrawn = facts["withdrawn"]
+    if facts["served"]:
+        state = ["served"]
+    elif isinstance(withdrawn, dict):  # {} when its note is unreadable: withdrawn all the same
+        when = f" {withdrawn['withdrawn_at']}" if isinstance(withdrawn.get("withdrawn_at"), str) else ""
+        for_ = f", rolled back to {withdrawn['for']}" if isinstance(withdrawn.get("for"), str) else ""
+        state = [f"withdrawn{when}{for_}"]
+    else:
+        state = ["kept"]
+    schema = facts["schema_version"]
+    if schema is not None and schema != SCHEMA_VERSION:
+        state.append(f"schema {schema}: this code reads {SCHEMA_VERSION}, it cannot be served")
+    if facts["problem"]:
+        state.append(str(facts["problem"]))
+    count = facts["doc_count"]
+    size = facts["size_bytes"]
+    return ["*" if facts["served"] else " ", str(facts["snapshot"]), shown(facts["built_at"]), shown(facts["updated_at"]),
+            f"{count:,}" if isinstance(count, int) else "-", shown(schema), shown(facts["language"]),
+            f"{size / 1e6:.1f} MB" if isinstance(size, int) else "-", "; ".join(state)]
+
+
+@main.command()
+@_index_option
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, newest first, instead of text.")
+def snapshots(index_dir: Path, as_json: bool) -> None:
+    """List the snapshots the index folder keeps, newest first, the one served marked *.
+
+    Each with its build time, last update, document count, schema version, language and size, and
+    whether a rollback withdrew it (a later rollback passes over it) or its files are damaged (sizes
+    checked; `rollback` checks the checksums of the one it serves).
+    """
+    served = store.current_id(index_dir)
+    ids = list(reversed(store.snapshot_ids(index_dir)))
+    if served is not None and served not in ids:  # current names a folder that is gone: say so, first
+        ids = sorted({*ids, served}, reverse=True)
+    listed = [facts for snap_id in ids if (facts := _snapshot_facts(index_dir, snap_id, served)) is not None]
+    if not listed:
+        raise click.ClickException(f"no index has been built in {index_dir} yet")
+    with _printing("the list"):
+        if as_json:
+            click.echo(json.dumps(listed, indent=2, ensure_ascii=False))
+            return
+        rows = [["", "SNAPSHOT", "BUILT", "UPDATED", "DOCUMENTS", "SCHEMA", "LANGUAGE", "SIZE", "STATE"],
+                *(_snapshot_line(facts) for facts in listed)]
+        widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+        right = {4, 7}  # counts and sizes line up on their last digit
+        for row in rows:
+            cells = [cell.rjust(width) if column in right else cell.ljust(width)
+                     for column, (cell, width) in enumerate(zip(row, widths))]
+            click.echo("  ".join([*cells, row[-1]]).rstrip())
+        if served is None:
+            click.echo(f"none is served: no current link; choose one with `topichub rollback --to SNAPSHOT --index-dir {index_dir}`")
 
 
 def _snapshot_id(value: str) -> str:

@@ -1,0 +1,89 @@
+"""``topichub snapshots``: the snapshots an index folder keeps, newest first, the one served marked,
+each with what ``snapshot.json`` records and whether a rollback withdrew it.  Nothing listed them:
+an operator choosing ``rollback --to`` read ``ls snapshots/`` and each folder's snapshot.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from index import store
+from index.schema import SCHEMA_VERSION
+from tests.conftest import write_jsonl
+from web.cli import main
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture()
+def index(tmp_path) -> Path:
+    """An index folder of three builds (20 documents), the newest rolled back from, then updated (21)."""
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"id": f"w-{n}", "title": f"Widget {n}", "summary": "A gadget.",
+                                                 "topics": ["t"]} for n in range(20)])
+    root = tmp_path / "index"
+    for _ in range(3):
+        assert cli("build", str(corpus), "--index-dir", str(root), "--procs", "1", "--no-semantic").exit_code == 0
+    assert cli("rollback", "--index-dir", str(root)).exit_code == 0
+    return root
+
+
+def test_snapshots_lists_each_newest_first_marking_the_served_and_the_withdrawn(index):
+    first, served, withdrawn = store.snapshot_ids(index)
+    result = cli("snapshots", "--index-dir", str(index))
+    assert result.exit_code == 0, result.output
+    header, *lines = result.output.splitlines()
+    assert header.split() == ["SNAPSHOT", "BUILT", "UPDATED", "DOCUMENTS", "SCHEMA", "LANGUAGE", "SIZE", "STATE"]
+    assert [line.lstrip("* ").split()[0] for line in lines] == [withdrawn, served, first]
+    built = {snap: store.read_meta(store.snapshots_dir(index) / snap)["built_at"] for snap in (first, served, withdrawn)}
+    assert lines[0].split()[:6] == [withdrawn, built[withdrawn], "-", "20", str(SCHEMA_VERSION), "en"]
+    assert lines[0].split()[7] == "MB"
+    assert lines[0].split()[8] == "withdrawn" and lines[0].endswith(f", rolled back to {served}")
+    assert lines[1].startswith(f"*  {served}  {built[served]}") and lines[1].endswith("  served")
+    assert lines[2].startswith(f"   {first}") and lines[2].endswith("  kept")
+
+
+def test_snapshots_json_gives_the_same_facts(index):
+    first, served, withdrawn = store.snapshot_ids(index)
+    listed = json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)
+    assert [(s["snapshot"], s["served"]) for s in listed] == [(withdrawn, False), (served, True), (first, False)]
+    assert listed[0]["withdrawn"]["for"] == served and listed[1]["withdrawn"] is None
+    assert all(s["doc_count"] == 20 and s["schema_version"] == SCHEMA_VERSION and s["language"] == "en"
+               and s["size_bytes"] > 0 and s["updated_at"] is None and s["problem"] is None for s in listed)
+
+    changes = write_jsonl(index.parent / "u.jsonl", [{"id": "w-new", "title": "New widget", "summary": "Another.",
+                                                      "topics": ["t"]}])
+    assert cli("update", str(changes), "--index-dir", str(index)).exit_code == 0
+    result = cli("snapshots", "--index-dir", str(index), "--json")
+    assert result.exit_code == 0, result.output
+    newest = json.loads(result.output)[0]
+    assert newest["snapshot"] == store.current_id(index) and newest["served"] and newest["doc_count"] == 21
+    assert newest["updated_at"] and newest["built_at"] == listed[1]["built_at"]  # an update keeps its build's time
+
+
+def test_snapshots_says_what_is_damaged_of_another_schema_or_not_served(index):
+    first, served, withdrawn = store.snapshot_ids(index)
+    meta_file = store.snapshots_dir(index) / first / store.META_FILE
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    meta_file.write_text(json.dumps({**meta, "schema_version": 3}), encoding="utf-8")
+    folder = store.snapshots_dir(index) / withdrawn
+    segment = next(folder.glob("*.pst"))
+    segment.write_bytes(b"cut")
+    (index / "current").unlink()
+    result = cli("snapshots", "--index-dir", str(index))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert not any(line.startswith("*") for line in lines)
+    assert f"is damaged: {segment.name} has 3 bytes, not" in lines[1]
+    assert f"  kept; schema 3: this code reads {SCHEMA_VERSION}, it cannot be served" in lines[3]
+    assert lines[-1] == (f"none is served: no current link; choose one with `topichub rollback --to SNAPSHOT "
+                         f"--index-dir {index}`")
+
+
+def test_snapshots_of_a_folder_without_an_index_is_one_error_line(tmp_path):
+    result = cli("snapshots", "--index-dir", str(tmp_path / "none"))
+    assert result.exit_code == 1 and result.output == f"Error: no index has been built in {tmp_path / 'none'} yet\n"
