@@ -8,7 +8,7 @@ LOCK := requirements.lock
 SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check install lock browsers bench-tools build bench bench-relevance clean
+.PHONY: run test check install lock browsers bench-tools build bench bench-relevance clean clean-index
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -86,5 +86,12 @@ bench: $(STAMP) bench-tools
 bench-relevance: $(STAMP)
 	$(BIN)/python -m bench.relevance --moved 3
 
+# What `make install`, `make lock` and the tests make; never the index (`instance/index`, the default
+# of --index-dir: what `make run` serves, perhaps built from an operator's own corpus).
 clean:
-	rm -rf $(VENV) $(VENV)-lock instance .pytest_cache node_modules
+	rm -rf $(VENV) $(VENV)-lock .pytest_cache .hypothesis node_modules test-results *.egg-info
+	find . -path ./instance -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# The default index too, asked for by name: `make run` builds it again from the bundled corpus.
+clean-index:
+	rm -rf instance/index
