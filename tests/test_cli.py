@@ -282,6 +282,20 @@ def test_stats_prints_the_snapshot_facts(built):
     assert result.exit_code == 0 and facts["doc_count"] == 57 and facts["size_bytes"] > 0
 
 
+def test_stats_prints_the_single_facts_before_the_long_lists(built):
+    # In name order, the seed index's updated_at came at line 1,824 of 1,836 and size_bytes last, past
+    # 1,600 lines of synonyms and organisations; schema_version and snapshot after its organisations.
+    assert CliRunner().invoke(main, ["update", str(write_jsonl(built.parent / "c.jsonl", [NEW])),
+                                     "--index-dir", str(built)]).exit_code == 0
+    result = CliRunner().invoke(main, ["stats", "--index-dir", str(built)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    first_list = next(number for number, line in enumerate(lines[1:], 1) if line.endswith(("[", "{")))
+    head = [line.split(":")[0].strip().strip('"') for line in lines[1:first_list]]
+    assert {"doc_count", "built_at", "updated_at", "schema_version", "language", "snapshot", "size_bytes"} <= set(head)
+    assert first_list < 20 and set(json.loads(result.output)) == {*store.read_meta(store.current_path(built)), "size_bytes"}
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [

@@ -956,7 +956,7 @@ def _way_text(way: WayOut) -> str:
 @main.command()
 @_index_option
 def stats(index_dir: Path) -> None:
-    """Print the published snapshot's facts as JSON."""
+    """Print the published snapshot's facts as JSON: its single values first, then its lists."""
     try:
         path = store.current_path(index_dir)
         meta = store.read_meta(path)
@@ -964,7 +964,18 @@ def stats(index_dir: Path) -> None:
         raise click.ClickException(str(exc)) from None
     meta["size_bytes"] = sum(p.stat().st_size for p in path.iterdir() if p.is_file())
     with _printing("the facts"):
-        click.echo(json.dumps(meta, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(_summary_first(meta), indent=2, ensure_ascii=False))
+
+
+def _summary_first(meta: dict[str, object]) -> dict[str, object]:
+    """Return *meta* with its single values first (by name), then its lists and objects, shortest first.
+    In name order the facts an operator asks for came among the analysis's lists (the four synonym
+    lists, 1,460 lines of the 1,483 at 64k): `updated_at` at line 1,824 of the seed index's 1,836 and
+    `size_bytes` last, `schema_version` and `snapshot` past the 175 lines of its organisations."""
+    single = sorted((key, value) for key, value in meta.items() if not isinstance(value, (dict, list)))
+    listed = sorted(((key, value) for key, value in meta.items() if isinstance(value, (dict, list))),
+                    key=lambda item: (len(json.dumps(item[1], ensure_ascii=False)), item[0]))
+    return dict(single + listed)
 
 
 @main.command()
