@@ -32,7 +32,12 @@ MAX_FILTER_CHARS = FACET_VALUE_MAX_CHARS  # what a build accepts as a topic or o
 # the whole value may be as long as a list of as many values as a filter takes, each at its longest,
 # with a comma and a blank either side between them.  Its 64 counted the whole list: four short topics
 # were a 400 "each 'topic' value may be at most 64 characters" (a QA pass).
-LISTED = ("topic", "entity")
+# A kind or a month listed with commas (``kind=event,guide``, ``month=2024-05,2024-06``) was a 400 "each
+# 'kind' value must be one of: event, guide" where a topic's list was read (a QA pass of the API): every
+# filter takes a list, to the same limits.  A kind or a month holds no comma, so its list is split here
+# (``SPLIT``); a topic or an organisation may (a name: "Acme, Inc."), so the snapshot reads its list.
+LISTED = ("topic", "entity", "kind", "month")
+SPLIT = ("kind", "month")
 MAX_FILTER_LIST_CHARS = MAX_FILTER_VALUES * (MAX_FILTER_CHARS + 3) - 3
 SORTS = ("relevance", "newest", "listing")
 FILTERS = ("topic", "entity", "kind", "month")
@@ -79,8 +84,17 @@ _SPACES = _chars(r"\s") + "*"  # what str.strip() takes off around sort and expl
 # Between two ASCII letters or digits any of them goes (ZWJ and ZWNJ too, read twice: ``as_sent`` then
 # ``normal_text``); elsewhere ZWJ and ZWNJ stay, and make no month nor kind.
 _IN, _IN_ASCII = _UNSEEN + "*", _chars(_INVISIBLE_CHAR, "[\u200c\u200d]") + "*"
-MONTH_PATTERN = (f"^{_AROUND}(?:(?!0{_IN_ASCII}0{_IN_ASCII}0{_IN_ASCII}0)[0-9]{_IN_ASCII}[0-9]{_IN_ASCII}[0-9]{_IN_ASCII}"
-                 f"[0-9]{_IN}-{_IN}(?:0{_IN_ASCII}[1-9]|1{_IN_ASCII}[0-2]){_AROUND})?$")  # year 1 on, as since= (0000-01 was read)
+_MONTH = (f"{_AROUND}(?:(?!0{_IN_ASCII}0{_IN_ASCII}0{_IN_ASCII}0)[0-9]{_IN_ASCII}[0-9]{_IN_ASCII}[0-9]{_IN_ASCII}"
+          f"[0-9]{_IN}-{_IN}(?:0{_IN_ASCII}[1-9]|1{_IN_ASCII}[0-2]){_AROUND})?")  # year 1 on, as since= (0000-01 was read)
+
+
+def _comma_list(item: str) -> str:
+    """Return the spec's pattern for a filter value listing *item*s with commas (``SPLIT``: a month or a
+    kind holds no comma); each *item* may be blank, as the server drops a blank one."""
+    return f"^{item}(?:,{item})*$"
+
+
+MONTH_PATTERN = _comma_list(_MONTH)
 
 
 def _any_case(words: tuple[str, ...], around: str = _SPACES, between: str = "") -> str:
@@ -88,13 +102,19 @@ def _any_case(words: tuple[str, ...], around: str = _SPACES, between: str = "") 
     an empty value, which is read as none (a form's blank field); *around* it and *between* its
     characters, what the server drops there.  Blanks around sort and explain were a 400 by the
     pattern and read by the server (a QA pass)."""
-    spelled = (between.join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in word) for word in words)
-    return f"^{around}(?:" + "|".join(spelled) + f")?{around}$"
+    return f"^{around}(?:" + _spelled(words, between) + f")?{around}$"
+
+
+def _spelled(words: tuple[str, ...], between: str) -> str:
+    """Return the alternatives of *words* in any case, *between* their characters what the server drops there."""
+    return "|".join(between.join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in word) for word in words)
 
 
 # What the spec says kind, sort and explain accept: each read in any case, an empty one as absent; a kind
 # as any filter value is read (``as_sent``, ``normal_text``: MONTH_PATTERN's), sort and explain stripped.
-KIND_PATTERN = _any_case(KINDS, _AROUND, _IN_ASCII)
+# A kind's blanks are in the optional group, as a month's: blanks alone then match one way only, and a
+# list of them (``_comma_list``) is refused without backtracking through every way of splitting them.
+KIND_PATTERN = _comma_list(f"{_AROUND}(?:(?:{_spelled(KINDS, _IN_ASCII)}){_AROUND})?")
 SORT_PATTERN = _any_case(SORTS)
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -257,6 +277,8 @@ def _values(args: MultiMapping, name: str, bracketed: bool = True) -> tuple[str,
                                              f"most {MAX_FILTER_CHARS} characters")
         elif len(value) > MAX_FILTER_CHARS:
             raise InvalidParameter(name, f"each '{name}' value may be at most {MAX_FILTER_CHARS} characters")
+    if name in SPLIT:
+        return tuple(dict.fromkeys(normal_text(each) for value in sent for each in value.split(",") if each.strip()))
     return tuple(dict.fromkeys(map(normal_text, sent)))  # as the corpus stores them
 
 

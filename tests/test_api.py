@@ -1030,3 +1030,14 @@ def test_explain_without_words_explains_every_hit_as_scoring_nothing(client, que
         assert hit["explanation"] == {"score": 0.0, "coverage": 1.0, "coverage_factor": 1.0, "matched": [], "missing": []}
         assert hit["score"] == hit["explanation"]["score"]
     assert all("explanation" not in hit for hit in client.get("/api/search?topic=funding").get_json()["hits"])
+
+
+@pytest.mark.parametrize(("listed", "repeated"), [("kind=event,guide", "kind=event&kind=guide"),
+                                                  ("month=2026-12,2024-05", "month=2026-12&month=2024-05")])
+def test_a_kind_or_month_list_with_commas_finds_what_repeating_it_finds(client, listed, repeated):
+    # A list of kinds or months was a 400 where a list of topics was read (an API pass).
+    as_list, apart = client.get(f"/api/search?{listed}"), client.get(f"/api/search?{repeated}")
+    assert as_list.status_code == apart.status_code == 200, as_list.get_data(as_text=True)
+    assert as_list.get_json()["filters"] == apart.get_json()["filters"]
+    assert as_list.get_json()["total"] == apart.get_json()["total"] > 0
+    assert as_list.headers["ETag"] == apart.headers["ETag"]

@@ -732,3 +732,12 @@ def test_a_list_of_departed_ids_that_cannot_be_read_loses_only_itself(tmp_path, 
     document = lambda doc_id: client.get(f"/api/documents/{doc_id}").get_json()["document"]  # noqa: E731
     assert document("x")["first_seen"] == "2031-03-01T00:00:00Z"  # back, but its first visit unknown
     assert document("y")["first_seen"] == "2031-01-01T00:00:00Z"  # the snapshot's own dates kept
+
+
+@pytest.mark.parametrize("sent", ["kind=event,guide", "kind=event%2Cguide", "kind=event&kind=guide,", "kind[]=event,guide"])
+def test_a_kind_listed_with_commas_is_the_feed_of_its_values_at_one_address(client, sent):
+    # kind=event,guide was the feed's 200 at that address beside kind=event&kind=guide's: one search, two
+    # feed ids and subscriptions (an API pass). Redirected for good, as a list form is.
+    response = client.get(f"/feeds/search.atom?q=library&{sent}")
+    assert response.status_code == 301 and response.headers["Location"] == "/feeds/search.atom?q=library&kind=event&kind=guide"
+    assert client.get(response.headers["Location"]).status_code == 200

@@ -388,3 +388,20 @@ def test_a_list_with_commas_names_no_more_values_than_a_filter_takes():
             parse_params(args)
         assert refused.value.param == "entity" and "at most 10 values" in refused.value.message
     assert parse_params(MultiDict([("entity", ",".join(f"org{i}" for i in range(10)))])).entity
+
+
+@pytest.mark.parametrize(("name", "listed", "read"), [("kind", "Event , guide", ("event", "guide")),
+                                                      ("month", "2024-05,2024-06", ("2024-05", "2024-06"))])
+def test_a_kind_or_a_month_listed_with_commas_is_read_as_its_values_as_a_topic_list_is(name, listed, read):
+    # "kind=event,guide" was a 400 "each 'kind' value must be one of: event, guide", "month=2024-05,2024-06"
+    # one "must be a month written YYYY-MM", where "topic=a,b" was read as a and b (an API pass).
+    assert getattr(parse((name, listed)), name) == read == getattr(parse(*[(name, each) for each in read]), name)
+    assert getattr(parse((name, listed + ", ,")), name) == read  # a blank one dropped, as a blank value is
+    one = read[0]
+    # The limits of values given apart: ten at most, listed or repeated, each still read and checked.
+    assert len(getattr(parse((name, ",".join([one] * MAX_FILTER_VALUES))), name)) == 1
+    too_many = rejected((name, ",".join([one] * (MAX_FILTER_VALUES + 1))))
+    assert too_many.param == name and f"at most {MAX_FILTER_VALUES} values" in too_many.message
+    assert rejected((name, one + ",nothing")).param == name
+    assert rejected((name, one + "," + "x" * (MAX_FILTER_CHARS + 1))).param == name
+    assert rejected((name, one + ",\x00")).param == name

@@ -44,7 +44,7 @@ API_VERSION = "1.0.0"
 JSON = "application/json"
 # A text parameter's limit is a pattern, not a maxLength: the server counts the text once its blanks are
 # collapsed and what a reader does not see is dropped (search.params.at_most_pattern).
-FILTER_PATTERN = at_most_pattern(MAX_FILTER_LIST_CHARS, each=MAX_FILTER_CHARS)  # topic and entity: a list with commas
+FILTER_PATTERN = at_most_pattern(MAX_FILTER_LIST_CHARS, each=MAX_FILTER_CHARS)  # topic and entity: a list with commas (kind and month: theirs)
 COUNTED = ("once blanks (spaces, control characters) are collapsed to one space and dropped around it, and "
            "invisible characters (a zero-width space, a soft hyphen) dropped")
 EXAMPLE_ID = "expanding-stargate-to-michigan"
@@ -548,10 +548,12 @@ FILTER_PARAMETERS = [
                       "matches nothing (ways_out offer the close_value, or the organisation an alias names); unless "
                       "the index's build recorded it, the feed, /feeds/search.atom, answers it 404 naming it and that value "
                       "when every value of the filter is such a one."),
-    _filter("kind", "Only this type of document: event or guide, in any case (any other value is a 400 naming kind).",
+    _filter("kind", "Only this type of document: event or guide, in any case (any other value is a 400 naming kind); "
+                    "several may be listed with commas (event,guide is kind=event&kind=guide).",
             KIND_PATTERN, case=None),
     _filter("month", "Only documents dated in this month, written YYYY-MM (a document's date is "
-                     "published, else first_seen).", MONTH_PATTERN, case=None),
+                     "published, else first_seen); several may be listed with commas (2024-05,2024-06 is "
+                     "month=2024-05&month=2024-06).", MONTH_PATTERN, case=None),
     {"name": "since", "in": "query", "description": f"Only documents dated at or after this (documents are dated to the second: a "
                                                      f"fraction of one moves the bound to the next). {DATE_PARAM}",
       "schema": {"type": "string", "pattern": DATE_PARAM_PATTERN}, "example": "2024-05-01"},
