@@ -141,7 +141,7 @@ def test_a_document_id_that_is_not_utf8_is_a_400_naming_the_id(client, path):
 
 
 @pytest.mark.parametrize(("path", "shown"), [("/api/documents/a%5Cb", "'a\\b'"),  # Python's repr: 'a\\\\b' in the JSON
-                                           ("/api/documents/%0D%0AX", "'\r\nX'"),  # "There is no page at this address"
+                                           ("/api/documents/%E2%80%8BX", "'\u200bX'"),  # invisible, not a control character
                                            ("/api/documents/" + "x" * 20_000, "at most 512 characters, this one is 20,000")])
 def test_a_document_no_id_names_is_a_404_naming_the_id_as_sent(client, path, shown):
     # Not as the 400 of an id not UTF-8 on the same path did: no param, the id as Python quotes it, and a
@@ -1041,3 +1041,20 @@ def test_a_kind_or_month_list_with_commas_finds_what_repeating_it_finds(client, 
     assert as_list.get_json()["filters"] == apart.get_json()["filters"]
     assert as_list.get_json()["total"] == apart.get_json()["total"] > 0
     assert as_list.headers["ETag"] == apart.headers["ETag"]
+
+
+@pytest.mark.parametrize("sent", ["a%00b", "%0D%0AX", "a%01", "%7F", "a%C2%85b", "a%09b"])
+@pytest.mark.parametrize("route", ["/api/documents/", "/events/", "/guides/"])
+def test_an_id_holding_a_control_character_is_a_400_naming_it_on_every_id_route(client, route, sent):
+    # No id holds one (corpus.jsonl.check_id), but /api/documents/a%00b was a 404 "No document has the id
+    # 'a\u0000b'", quoting it back, and /events/a%00b wrote the NUL into its HTML (an API pass).
+    response = client.get(route + sent)
+    assert response.status_code == 400, (route, sent, response.status_code)
+    body = response.get_data(as_text=True)
+    assert not any(ch in body for ch in "\x00\x01\x7f\x85")  # not echoed
+    if route.startswith("/api/"):
+        error = response.get_json()["error"]
+        assert error == {"code": "invalid_parameter", "param": "id", "message": error["message"]}
+        assert "control character" in error["message"] and "which no id holds" in error["message"]
+    else:
+        assert "That request could not be used" in body and "holds a control character" in body

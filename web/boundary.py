@@ -25,9 +25,17 @@ _PRINTABLE = bytes(range(0x21, 0x7F))  # what a request target may hold as it is
 _NO_PARAMETERS = frozenset({"/healthz", "/metrics"})  # probes: routes that read no parameter and write no link
 
 
+# What no id nor topic holds (corpus.jsonl.check_id refuses a record's id with one, a topic's is read
+# with them as spaces): C0, DEL and C1.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def check_path() -> None:
     """Raise InvalidParameter when the path is not UTF-8 once percent-decoded: werkzeug reads such bytes
-    as U+FFFD, and ``/api/documents/%FF`` was a 404 naming the id '\ufffd', which nobody sent."""
+    as U+FFFD, and ``/api/documents/%FF`` was a 404 naming the id '\ufffd', which nobody sent; or when an
+    id in it (a document's, a guide's topic) holds a control character, which none holds."""
+    if request.view_args:
+        _check_ids(request.view_args)
     if "\ufffd" not in request.path:
         return
     environ = request.environ
@@ -37,6 +45,20 @@ def check_path() -> None:
     param = "id" if request.view_args and "doc_id" in request.view_args else "path"
     raise InvalidParameter(param, f"{'The path' if param == 'path' else repr(param)} is not UTF-8 text once "
                                   "percent-decoded: each %XX must be a byte of a UTF-8 character (é is %C3%A9)")
+
+
+def _check_ids(view_args: dict[str, Any]) -> None:
+    """Raise InvalidParameter when an id of the path (``<id:…>``) holds a control character: no document
+    id holds one, nor a topic, so it is no id that was mistyped or has gone, and a 404 quoted it back as
+    sent (``/api/documents/a%00b``: "No document has the id 'a\\u0000b'", a NUL in the HTML of
+    ``/events/a%00b``; an API pass)."""
+    for name, value in view_args.items():
+        found = _CONTROL.search(value) if isinstance(value, str) else None
+        if found is not None:
+            param = "id" if name == "doc_id" else "path"
+            what = "'id'" if param == "id" else "The address"  # a guide's page: no API route has another id
+            raise InvalidParameter(param, f"{what} holds a control character (U+{ord(found[0]):04X}, character "
+                                          f"{found.start() + 1:,}), which no {'id' if param == 'id' else 'topic'} holds")
 
 
 def check_query_string() -> None:

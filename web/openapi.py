@@ -48,6 +48,8 @@ FILTER_PATTERN = at_most_pattern(MAX_FILTER_LIST_CHARS, each=MAX_FILTER_CHARS)  
 COUNTED = ("once blanks (spaces, control characters) are collapsed to one space and dropped around it, and "
            "invisible characters (a zero-width space, a soft hyphen) dropped")
 EXAMPLE_ID = "expanding-stargate-to-michigan"
+# What an id in a path may hold: no control character (web.boundary refuses one with a 400 naming id).
+ID_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f]+$"
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -695,8 +697,10 @@ PATHS: dict[str, Any] = {
             "operationId": "document",
             "summary": "One document and the documents most like it.",
             "parameters": [
-                {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1},
-                 "example": EXAMPLE_ID},
+                {"name": "id", "in": "path", "required": True, "description": (
+                    "The document's id, as search hits and /events/{id} give it (percent-encoded). No id holds a "
+                    "control character (U+0000-U+001F, U+007F-U+009F): one that does is a 400 naming id."),
+                 "schema": {"type": "string", "minLength": 1, "pattern": ID_PATTERN}, "example": EXAMPLE_ID},
                 IF_NONE_MATCH,
             ],
             "responses": {
@@ -705,8 +709,8 @@ PATHS: dict[str, Any] = {
                                        "had before (its formerly): Location is the document's address with its id now.",
                         "headers": {"Location": {"schema": {"type": "string"}}}},
                 "304": NOT_MODIFIED,
-                "400": _error("The id is not UTF-8 text once percent-decoded (invalid_parameter, param id), or a "
-                              "parameter is not (x=%FF: param x)."),
+                "400": _error("The id is not UTF-8 text once percent-decoded, or holds a control character, which "
+                              "no id holds (invalid_parameter, param id), or a parameter is not UTF-8 (x=%FF: param x)."),
                 "404": _error("No document has this id (not_found, param id); the message quotes the id, unless it is "
                               f"longer than an id can be ({ID_MAX_LENGTH} characters)."),
                 "412": PRECONDITION_FAILED,
