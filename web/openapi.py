@@ -736,6 +736,12 @@ PATHS: dict[str, Any] = {
         "get": {
             "operationId": "health",
             "summary": "Whether the service can answer, and what it is serving.",
+            # Every other route ignores a parameter it does not define but refuses one not UTF-8 (x=%FF), which
+            # it could misread; this one reads none, and a load balancer's probe may carry its own: a 400 for
+            # it would take a healthy replica out of rotation (web.boundary's probes).
+            "description": ("Reads no parameter: its query string is ignored whatever it holds, even a parameter "
+                            "whose percent-encoding is not UTF-8 (x=%FF), which other operations answer with a 400. "
+                            "A load balancer's check may add its own parameters."),
             "responses": {
                 "200": _json(_ref("Health"), "ok: a snapshot is published and open."),
                 "503": _json(_ref("Health"), "degraded: no usable snapshot, or the published one failed its checks and "
