@@ -741,3 +741,20 @@ def test_a_kind_listed_with_commas_is_the_feed_of_its_values_at_one_address(clie
     response = client.get(f"/feeds/search.atom?q=library&{sent}")
     assert response.status_code == 301 and response.headers["Location"] == "/feeds/search.atom?q=library&kind=event&kind=guide"
     assert client.get(response.headers["Location"]).status_code == 200
+
+
+def test_the_atom_feed_and_the_xml_sent_to_a_browser_have_an_etag_each(client):
+    # Two representations the server chooses between by Accept shared one ETag (the body's digest): the
+    # Atom copy's ETag got a browser's request a 304, and a cache holding both could answer a feed reader
+    # with the XML one (RFC 9110 8.8.3: entity tags tell a resource's representations apart; an API pass).
+    url, browser = "/feeds/search.atom?q=library", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    atom = client.get(url, headers={"Accept": "application/atom+xml"})
+    xml = client.get(url, headers={"Accept": browser})
+    assert (atom.mimetype, xml.mimetype) == ("application/atom+xml", "application/xml")
+    assert atom.get_data() == xml.get_data() and atom.headers["ETag"] != xml.headers["ETag"]
+    assert atom.headers["ETag"].startswith("W/") and xml.headers["ETag"].startswith("W/")
+    assert client.get(url, headers={"Accept": browser, "If-None-Match": atom.headers["ETag"]}).status_code == 200
+    assert client.get(url, headers={"Accept": "application/atom+xml", "If-None-Match": xml.headers["ETag"]}).status_code == 200
+    for accept, etag in (("application/atom+xml", atom.headers["ETag"]), (browser, xml.headers["ETag"])):
+        again = client.get(url, headers={"Accept": accept, "If-None-Match": etag, "Accept-Encoding": "gzip"})
+        assert again.status_code == 304 and again.headers["ETag"] == etag  # gzipped or whole: one ETag

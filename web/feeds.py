@@ -15,7 +15,8 @@ other sections', so an id made of it changed when a heading was edited and passe
 when one was removed (a QA pass).  A reader never sees one document twice.  An entry's ``updated``
 is when a rebuild or update last changed what the document says (``revised``), else the document's
 date (published, else first seen) once it has come (``entry_updated``); entries are listed by that date.  The body is a function of the snapshot and the
-request, so the ETag is a digest of it and Last-Modified is when the snapshot was published here
+request, so the ETag is a digest of it and its media type (Atom, or XML for a browser: one ETag each)
+and Last-Modified is when the snapshot was published here
 (switched to, by a build, update, publish or rollback): a
 reader polling with If-None-Match or If-Modified-Since gets 304 until something changes.
 
@@ -197,8 +198,13 @@ def search_feed() -> Response:
     response = xml_response(body, XML if accepted.quality("text/html") > accepted.quality(ATOM) else ATOM)
     response.headers["Vary"] = "Accept-Encoding, Accept"
     # Weak, as every other answer's: the same text gzipped or whole is one feed, revalidated by either's
-    # ETag, and a 304 says the ETag its 200 says (a strong one has to differ from coding to coding).
-    response.set_etag(hashlib.sha256(response.get_data()).hexdigest()[:32], weak=True)
+    # ETag, and a 304 says the ETag its 200 says (a strong one has to differ from coding to coding).  But
+    # one for each media type: Atom and XML are two representations the server chooses between by Accept,
+    # which entity tags tell apart (RFC 9110, 8.8.3).  Both shared the digest of the body: the Atom copy's
+    # ETag got a browser's request a 304, and a cache holding both, revalidating one with the ETags of
+    # the two (RFC 9111, 4.3.2), could serve the XML copy to a feed reader (an API pass).
+    digest = hashlib.sha256(response.mimetype.encode("ascii") + b"\0" + response.get_data())
+    response.set_etag(digest.hexdigest()[:32], weak=True)
     response.last_modified = served
     # Cut short by the time budget, the entries are those found in time: not kept, as the API's answer is not.
     response.headers["Cache-Control"] = "no-store" if result.timed_out else FEED_CACHE
