@@ -2413,9 +2413,9 @@ def _joined_word(text: str, a: Concept, b: Concept, vocabulary: Vocabulary) -> s
     return word if word and vocabulary.contains(word) else None
 
 
-def _fewer_members(parsed: ParsedQuery, doc_frequency: Callable[[str], int], limit: int) -> tuple[ParsedQuery, int]:
+def _fewer_members(parsed: ParsedQuery, doc_frequency: Callable[[str], int], limit: int) -> tuple[ParsedQuery, tuple[str, ...]]:
     """Return *parsed* with its OR groups' members and its other concepts at most *limit* in all, the
-    rarest kept (as ``keep_informative`` keeps concepts), and how many were left out.  An OR group was
+    rarest kept (as ``keep_informative`` keeps concepts), and those left out, as typed, in the query's order.  An OR group was
     one concept however many members it had: 4,096 characters of quoted phrases OR'ed took 17 s of a
     worker at 64k, and 700 words OR'ed 3-5 s, each member matched and respelt (QA pass AA)."""
     units = [(at, member) for at, c in enumerate(parsed.concepts) for member in (c.members or (c,))]
@@ -2439,7 +2439,8 @@ def _fewer_members(parsed: ParsedQuery, doc_frequency: Callable[[str], int], lim
             exact = Alternative("exact", words, wq.Or([m.alternatives[0].query for m in members]))
             concepts.append(replace(concept, text=" OR ".join(m.text for m in members), members=members,
                                     alternatives=(exact, *(a for m in members for a in m.alternatives[1:]))))
-    return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, parsed.corrections), len(units) - len(kept)
+    left = tuple(member.text for _, member in units if id(member) not in kept)
+    return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, parsed.corrections), left
 
 
 def _typed_once(parsed: ParsedQuery, analyzer: Analyzer) -> bool:
@@ -2457,13 +2458,14 @@ def _typed_once(parsed: ParsedQuery, analyzer: Analyzer) -> bool:
 
 def keep_informative(
     parsed: ParsedQuery, analyzer: Analyzer, doc_frequency: Callable[[str], int], limit: int
-) -> tuple[ParsedQuery, int]:
+) -> tuple[ParsedQuery, tuple[str, ...]]:
     """Return *parsed* with at most *limit* concepts, the rarest kept, each counted as often as typed.
 
     A pasted paragraph repeats what it is about and holds many common words: it is searched by its
     most informative concepts (fewest documents, as idf ranks them), each weighing as often as it
     was typed.  Words the index does not hold at all are kept last: in a long text they are more
-    often noise than the typo of a rare word.  Also returns how many concepts were left out.
+    often noise than the typo of a rare word.  Also returns the concepts left out, as typed, in the
+    query's order (the answer lists them: a count alone did not say which words went).
     """
     grouped = any(c.members for c in parsed.concepts)  # each OR group's members count, one concept each
     if grouped and sum(len(c.members) or 1 for c in parsed.concepts) > limit:
@@ -2472,7 +2474,7 @@ def keep_informative(
         return kept, dropped + more
     if len(parsed.concepts) <= limit and _typed_once(parsed, analyzer):
         # The usual query: no word typed twice, so each concept (a run of typed words) is typed once.
-        return parsed, 0
+        return parsed, ()
     typed = Counter(parsed.typed if parsed.typed is not None else (unit.word for unit in _units(parsed.text, analyzer)))
     unique: dict[tuple[str, ...], Concept] = {}
     for concept in parsed.concepts:
@@ -2482,7 +2484,7 @@ def keep_informative(
     counts = [max(1, min((typed[w] for w in c.alternatives[0].words), default=1)) if len(c.text.strip()) > 1 else 1
               for c in unique.values()]
     concepts = [c if n == c.count else replace(c, count=n) for c, n in zip(unique.values(), counts)]
-    dropped = 0
+    dropped: tuple[str, ...] = ()
     if len(concepts) > limit:
 
         def rarity(concept: Concept) -> tuple[bool, int]:
@@ -2490,8 +2492,8 @@ def keep_informative(
             return df == 0, df
 
         kept = sorted(sorted(range(len(concepts)), key=lambda i: rarity(concepts[i]))[:limit])
-        dropped = len(concepts) - limit
+        dropped = tuple(concepts[i].text for i in sorted(set(range(len(concepts))) - set(kept)))
         concepts = [concepts[i] for i in kept]
     if all(c.count == 1 for c in concepts) and len(concepts) == len(parsed.concepts):
-        return parsed, 0
+        return parsed, ()
     return assemble(parsed.text, concepts, parsed.excluded, parsed.plain, parsed.corrections), dropped

@@ -129,6 +129,7 @@ class SearchResult:
     answer: Answer | None = None
     timed_out: bool = False  # ranking ran past the time budget: the hits are the best found in time
     dropped_words: int = 0  # words of a long query left out: it was searched by its most informative ones
+    dropped: tuple[str, ...] = ()  # ... and which, as typed, in the query's order
     ways_out: tuple[WayOut, ...] = ()  # for an empty result: nearby searches that find something
     excluded_in_vain: tuple[str, ...] = ()  # excluded words no document holds, as typed: they left out nothing
     excluded_suggestion: Suggestion | None = None  # the query with those of them that have a close spelling respelt
@@ -158,6 +159,12 @@ class SearchResult:
         """Return how many values each facet has, listed or not."""
         return {name: len(values) for name, values in self.facets.items()}
 
+    def left_out(self, shown: int = 12) -> str:
+        """Return the words a long query left out as the page and the CLI list them: the first *shown*,
+        then how many more (a paragraph of 4,096 characters may leave out hundreds)."""
+        more = len(self.dropped) - shown
+        return ", ".join(self.dropped[:shown]) + (f" and {more} more" if more > 0 else "")
+
     @property
     def reachable(self) -> int:
         """Return how many of the results those pages hold: ``total``, unless it is past the window."""
@@ -178,6 +185,7 @@ class SearchResult:
             "snapshot": self.snapshot,
             "timed_out": self.timed_out,
             "dropped_words": self.dropped_words,
+            "dropped": list(self.dropped),
             "ways_out": [way.to_json() for way in self.ways_out],
             "excluded_in_vain": list(self.excluded_in_vain),
             "excluded_suggestion": _flat(self.excluded_suggestion) if self.excluded_suggestion else None,

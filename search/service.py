@@ -411,7 +411,8 @@ class SearchService:
             suggestion=hint if shown else None,
             answer=answer,
             timed_out=timed_out,
-            dropped_words=asked.dropped,
+            dropped_words=len(asked.dropped),
+            dropped=asked.dropped,
             ways_out=ways,
             excluded_in_vain=in_vain,
             excluded_suggestion=in_vain_fixed,
@@ -429,7 +430,7 @@ class SearchService:
     def _understand(self, snap: Snapshot, params: SearchParams) -> _Asked:
         """Return the query for *params*: parsed, cut to its informative words, expanded (typos, prefixes)."""
         if not params.q.strip():
-            return _Asked(None, None, 0)
+            return _Asked(None, None, ())
         # Markup pasted with the words ("<b>stargate</b>", an end tag saying it is markup) is its text,
         # as a document's is: its "b" ranked the pages on "$1B" first.  The query shown is as typed.
         typed = _without_markup(params.q)
@@ -941,7 +942,7 @@ class _Asked:
 
     parsed: ParsedQuery | None
     vocabulary: Vocabulary | None
-    dropped: int
+    dropped: tuple[str, ...]  # the concepts of a long query left out, as typed
     near: tuple[tuple[int, float], ...] = ()  # the nearest documents by meaning, with their cosines, best first
     read: str = ""  # the query as read: in lower case where typed with caps lock (search.query.caps_lock)
 

@@ -276,13 +276,19 @@ def test_a_pasted_paragraph_is_searched_by_its_most_informative_words(client):
     searched = {part["concept"] for hit in body["hits"] for part in hit["explanation"]["matched"]}
     assert len(searched | {m for hit in body["hits"] for m in hit["explanation"]["missing"]}) <= MAX_QUERY_WORDS
     assert {"Trainium", "Stargate", "Microsoft"} <= searched  # rare words are kept; "including", "years" may go
+    # Which words went, as typed and in the query's order (a count alone did not say; an API pass).
+    assert len(body["dropped"]) == body["dropped_words"] and not set(body["dropped"]) & searched
+    assert all(word in PARAGRAPH for word in body["dropped"])
+    assert sorted(body["dropped"], key=lambda word: PARAGRAPH.index(word)) == body["dropped"]
     page = client.get("/", query_string={"q": PARAGRAPH})
     assert page.status_code == 200
-    assert f"those the fewest documents hold; {body['dropped_words']} others were left out" in page.get_data(as_text=True)
+    shown = ", ".join(body["dropped"][:12]) + (f" and {len(body['dropped']) - 12} more" if len(body["dropped"]) > 12 else "")
+    assert f"those the fewest documents hold; {body['dropped_words']} others were left out: {shown}." in page.get_data(as_text=True)
 
 
 def test_a_short_query_reports_no_dropped_words(client):
-    assert client.get("/api/search?q=stargate").get_json()["dropped_words"] == 0
+    body = client.get("/api/search?q=stargate").get_json()
+    assert body["dropped_words"] == 0 and body["dropped"] == []
 
 
 def test_past_the_limit_a_query_gets_a_400_naming_q(client):

@@ -1410,7 +1410,8 @@ def test_an_or_group_s_members_count_toward_the_words_a_query_is_searched_by(tmp
     build([write_jsonl(tmp_path / "d.jsonl", docs)], root=tmp_path / "ix")
     service = SearchService(tmp_path / "ix")
     result = service.search(SearchParams(q=" OR ".join([*commons, "zebra"]), explain=True))
-    assert result.dropped_words == 41 - MAX_QUERY_WORDS
+    assert result.dropped_words == 41 - MAX_QUERY_WORDS == len(result.dropped)
+    assert set(result.dropped) <= set(commons)  # the commonest members, as typed; the rare one stays
     zebra = next(hit for hit in result.hits if hit.id == "zebra")
     assert "'zebra'" in str(zebra.explanation)  # the rarest member is kept, and scores
     phrases = " OR ".join(f'"{a} {b}"' for a, b in zip(commons, commons[1:]))

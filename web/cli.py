@@ -893,7 +893,8 @@ def _print_results(result: SearchResult, as_json: bool) -> None:
                    f"{'was' if len(result.short_prefixes) == 1 else 'were'} searched as "
                    f"{'its word' if len(result.short_prefixes) == 1 else 'their words'}.")
     if result.dropped_words:
-        click.echo(f"Your query is long: it was searched by its most telling words; {result.dropped_words} others were left out.")
+        click.echo(f"Your query is long: it was searched by its most telling words; {result.dropped_words} others were left out: "
+                   f"{result.left_out()}.")
     if result.ignored_syntax:
         click.echo(f"{', '.join(result.ignored_syntax)}: other search engines' syntax, which this search does not use; "
                    f"the words were searched without {'it' if len(result.ignored_syntax) == 1 else 'them'}.")

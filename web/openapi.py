@@ -270,7 +270,7 @@ SCHEMAS: dict[str, Any] = {
     "SearchResponse": {
         "type": "object",
         "required": ["query", "total", "page", "per_page", "pages", "sort", "took_ms", "match", "plain_query",
-                     "filters", "hits", "facets", "facets_total", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "ways_out",
+                     "filters", "hits", "facets", "facets_total", "suggestion", "answer", "snapshot", "timed_out", "dropped_words", "dropped", "ways_out",
                      "excluded_in_vain", "excluded_suggestion", "did_you_mean", "short_prefixes", "ignored_syntax", "since", "until"],
         "properties": {
             "query": {"type": "string", "description": "q, with its whitespace collapsed."},
@@ -338,6 +338,9 @@ SCHEMAS: dict[str, Any] = {
             "dropped_words": {"type": "integer", "minimum": 0, "description": (
                 f"How many words of a long query were left out: it is searched by its {MAX_QUERY_WORDS} most "
                 "informative (rarest) concepts.")},
+            "dropped": {"type": "array", "items": {"type": "string"}, "description": (
+                "The words (or quoted phrases) of a long query left out, as typed, in the query's order; as many "
+                "as dropped_words says, empty for a query searched whole.")},
             "timed_out": {"type": "boolean",
                           "description": ("Ranking ran past the time budget; the hits are the best found in time. "
                                           "With explain=1 also when the budget ran out before every hit was "
