@@ -504,7 +504,7 @@ def _units(text: str, analyzer: Analyzer, keep_verb: bool = False) -> list[_Unit
     # where the query offers to exclude it ("stargate except uae": every page said "Missing: except", a
     # QA pass).  Not "without": pages write it with what follows ("train without infrastructure
     # investment" is the ZeRO page's "without additional infrastructure investment").
-    negated = [range(span[0], word[0]) for span, word in negation_offers(text) if not text.startswith("without", span[0])]
+    negated = [range(span[0], word[0]) for span, word in negation_offers(text) if not text[span[0] : word[0]].lstrip("( ").startswith("without")]
     for removestops in (True, False):
         units = []
         asked_about: list[_Unit] = []  # the verb ending a "when did …", "what does … use" or "how much … worth" question
@@ -615,12 +615,18 @@ def _compares(text: str, start: int, end: int) -> bool:
 # pass), and a "not" opening the query ("not nvidia", where "NOT nvidia" lists everything else).
 # The words between it and the word it leaves out are no word of the query's either ("compute not from
 # aws", "gpu deals not involving openai": no offer, or one of "-involving"; a QA pass).
+# "w/o" is read in any case ("W/O"), and the word before may end a clause (a comma, a semicolon, a
+# colon: "openai, w/o microsoft"); one in parentheses is an aside (``_ASIDE``).  Each offered nothing
+# where "openai w/o microsoft" offered "openai -microsoft" (a regression pass).
 _NEGATION = re.compile(
-    r"(?:(?<![\w'’-])\w[\w.'’-]*\s+|^\s*(?=not\b))(not|without|w/o|except|excluding|other\s+than|but\s+not)\s+"
+    r"(?:(?<![\w'’-])\w[\w.'’-]*[,;:]?\s+|^\s*(?=not\b))(not|without|(?i:w/o)|except|excluding|other\s+than|but\s+not)\s+"
     r"(?:(?:in|from|by|at|on|involving|including|using|made\s+by|based|located|the)\s+)*(\w[\w.'’-]*)(?![\w'’-])"
 )
 
-_NEGATION_WORD = re.compile(r"not|without|w/o|except|excluding|than")  # in every _NEGATION match ("w/o" typed, ``shorthands``)
+_NEGATION_WORD = re.compile(r"not|without|(?i:w/o)|except|excluding|than")  # in every _NEGATION match ("w/o" typed, ``shorthands``)
+# A negation in parentheses and nothing else ("openai (w/o microsoft)", "stargate (not michigan)"):
+# the parentheses are an aside's, not a group's; the offer writes the exclusion in their place.
+_ASIDE = re.compile(r"(?<![^\s])\((\s*(?:not|without|(?i:w/o)|except|excluding|other\s+than|but\s+not)\s[^()\"]*?)\)(?![^\s,;:.!?])")
 
 
 def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None) -> list[tuple[tuple[int, int], tuple[int, int]]]:
@@ -630,18 +636,28 @@ def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None
     word: "models that do not fit" is a sentence) and it says so once, or when pages write the word
     right after the one before it (*follows*, of analysed words: "gpu kernels without cuda", where
     Triton's page says "without CUDA expertise", was offered "gpu kernels -cuda": a QA pass)."""
-    if not _NEGATION_WORD.search(text) or _SYNTAX.search(text) or "*" in text:
+    if not _NEGATION_WORD.search(text) or "*" in text:
         return []  # (most queries say none of them: no need to scan for the pattern)
+    aside = None
+    if "(" in text and len(asides := list(_ASIDE.finditer(text))) == 1:
+        aside = asides[0]  # read without its parentheses, which the offer replaces with the rest
+        text = text[: aside.start()] + " " + aside[1] + " " + text[aside.end() :]
+    if _SYNTAX.search(text):
+        return []
     matches = list(_NEGATION.finditer(text))
     if len(matches) != 1:
         return []
     match = matches[0]
+    if aside is not None and (text[aside.start() + 1 : match.start(1)].strip() or text[match.end(2) : aside.end() - 1].strip()):
+        return []  # more than the negation in the parentheses ("(w/o microsoft deals)")
     said = range(match.start(1), match.start(2))
     if any(m.group().lower() in query_stop_words() for m in _WORDS.finditer(text) if m.start() not in said):
         return []
     said_just_before = not text[match.end(1) : match.start(2)].strip()  # no "in", "from" between
     if follows is not None and said_just_before and follows(_query_term(match[1].split()[-1])[0], _query_term(match[2])[0]):
         return []
+    if aside is not None:
+        return [((aside.start(), aside.end()), match.span(2))]
     return [((match.start(1), match.end(2)), match.span(2))]
 
 
