@@ -88,3 +88,22 @@ def test_the_page_as_typed_links_its_offer_to_the_corrected_search(client, typed
     # The offer's link kept verbatim=1: the corrected words searched as typed, not the corrected search.
     page = client.get("/", query_string={"q": typed, "verbatim": "1"}).get_data(as_text=True)
     assert offer in page
+
+
+@pytest.mark.parametrize(
+    ("typed", "link"),
+    [
+        ("openai without microsoft", "/?q=openai+-microsoft&amp;topic=training-infrastructure&amp;sort=newest&amp;verbatim=1"),
+        ("stargate not michigan", "/?q=stargate+-michigan&amp;topic=training-infrastructure&amp;sort=newest&amp;verbatim=1"),
+        ("openai (w/o microsoft)", "/?q=openai+-microsoft&amp;topic=training-infrastructure&amp;sort=newest&amp;verbatim=1"),
+    ],
+)
+def test_the_page_as_typed_keeps_the_switch_on_an_exclusion_offered(client, typed, link):
+    # An exclusion offered for a negation in words corrects nothing: its link dropped verbatim=1 (the
+    # filters and the order kept), so following it searched corrections the reader had switched off.
+    args = {"q": typed, "verbatim": "1", "topic": "training-infrastructure", "sort": "newest"}
+    page = client.get("/", query_string=args).get_data(as_text=True)
+    assert f'Did you mean <a dir="auto" href="{link}">' in page
+    # Not searched as typed, the page links it as it is.
+    plain = client.get("/", query_string={**args, "verbatim": "0"}).get_data(as_text=True)
+    assert f'Did you mean <a dir="auto" href="{link.replace("&amp;verbatim=1", "")}">' in plain

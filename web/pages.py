@@ -26,8 +26,9 @@ from search.alternatives import OPERATORS
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
                            as_sent, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values)
-from search.query import asks_elsewhere
+from search.query import asks_elsewhere, negation_offers
 from search.results import FacetValue, Hit, SearchResult
+from search.spell import respelt
 from search.snapshot import VERSION_AFTER, Snapshot
 from search.suggest import MAX_PREFIX_CHARS
 from web import get_search
@@ -86,6 +87,22 @@ def clear_url(params: SearchParams, facet: str | None = None) -> str:
     names = FILTERS if facet is None else (facet,)
     bounds = {name: None for name in DATE_BOUNDS} if facet is None else {}
     return search_url(params, **{name: () for name in names}, **bounds)
+
+
+def offered_url(params: SearchParams, offered: str) -> str:
+    """Return the page URL of the search "Did you mean" offers, *offered*, the page's filters kept.
+
+    Searched as typed (verbatim), a correction offered is the way back to the corrected search, and
+    drops the switch (709bd49); an exclusion offered for a negation in words ("openai without
+    microsoft": "openai -microsoft") corrects nothing, and keeps it: it dropped it (a regression pass).
+    """
+    return search_url(params, q=offered, verbatim=params.verbatim and _excludes_as_said(params.q, offered))
+
+
+def _excludes_as_said(typed: str, offered: str) -> bool:
+    """Return whether *offered* is *typed* with its negation in words written as an exclusion
+    (``search.query.negation_offers``, as the service offers it)."""
+    return any(respelt(typed, [(span, "-" + typed[word[0] : word[1]])]).text == offered for span, word in negation_offers(typed))
 
 
 def without_param(param: str | None) -> str:
@@ -602,6 +619,7 @@ def page() -> str | Response:
         asked_page=asked_page or result.page,
         last_page=min(result.pages, params.page),
         search_url=search_url,
+        offered_url=offered_url,
         toggle=toggle,
         clear_url=clear_url,
         # None where the feed answers 404 (web.feeds: a topic or organisation the index does not know).
