@@ -169,6 +169,31 @@ PHRASE_GAP = 2
 _WORDS_AND_BREAKS = re.compile(WORD + r"|[.!?;:,](?=\s|$)|[()\[\]{}\"“”|•]|\s[–—-]\s")
 
 
+# A word written with the marks the search keeps as its own ("c++", "g++", "c#": index.analysis,
+# ``_PLUSES_OR_SHARP``), or with a dot opening it (".net"), typed: fold() made "c++" and "c#" "c", ".net"
+# "net", and "c++" offered "Compute deals" and "Cinnamon" on the seed hub, which holds no C++, and at
+# 64k the topics cli-mono and comm before "C++ tweeners" (a regression pass).  A "+" ending the prefix
+# is "++" being typed ("c+").  Only the words of *prefix* so marked, as typed; a word's inner dots are
+# already its words ("node.js" is "node js", as titles write it).
+_MARKED_WORD = re.compile(r"(?<![\w.+#])(?:\.[^\W_]\w*|\w*[^\W\d_]\+\+|[^\W\d_]#|\w*[^\W\d_]\+$)(?![\w+#])")
+
+
+def _marks(prefix: str, whole: bool) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
+    """Return what an entry (a title, a topic, an organisation) completing *prefix* must write for each
+    marked word typed (``_MARKED_WORD``): the patterns of the words with "++" or "#", which the search
+    reads as words of their own ("f#" finds nothing at 64k, not the pages of "f"), and those of the
+    words opening with a dot, which it reads without it (".net" finds the pages of "net"), wanted where
+    some entry writes them.  The last word, unless typed *whole*, as a start ("c+" starts "C++", ".ne" ".NET")."""
+    own: list[re.Pattern[str]] = []
+    dotted: list[re.Pattern[str]] = []
+    for match in _MARKED_WORD.finditer(prefix):
+        word = match.group()
+        last = match.end() == len(prefix) and not whole
+        pattern = re.compile(r"(?<![\w.+#])" + re.escape(word) + ("" if last else r"(?![\w+#])"), re.IGNORECASE)
+        (dotted if word.startswith(".") else own).append(pattern)
+    return own, dotted
+
+
 # A completion's place: starts the typed text, kind, hyphenated words first, pages writing it after the
 # earlier words, documents shared with them, weight, length, text.
 _Rank = tuple[int, int, int, int, int, int, int, str]
@@ -828,6 +853,7 @@ class _Candidates:
                 title = Suggestion(str(fields["title"]), "title", str(fields.get("url") or ""), str(fields.get("id") or ""))
                 ranked.append(((-1, 0, 0, 0, 0, 0, 0, ""), title))
             needle = " " + folded
+            own, dotted = _marks(prefix, whole) if not prefix.isalnum() else ([], [])
             # A number typed whole first ("$50": "Anthropic Commits $50 Billion" before "7,500 Nodes");
             # not a word's start: "gi" put "GI friendly Binding…" first at 64k, and the check cost
             # 10-30 % of a short prefix's time (the second regression QA pass).
@@ -839,11 +865,16 @@ class _Candidates:
                         at = cand.folded.find(needle, at + 1)
                 if at < 0:
                     continue
+                if own and not all(mark.search(cand.suggestion.text) for mark in own):
+                    continue  # "c++" is not "c"
                 kind = cand.suggestion.kind
                 part = 0 if not numeric or cand.folded[at + len(needle) : at + len(needle) + 1] in ("", " ") else 1 << 16
                 ranked.append(((0 if at == 0 else 1, KIND_ORDER[kind], 0, 0, 0, -cand.weight, part + len(cand.folded), cand.folded), cand.suggestion))
             if " " in folded:
-                ranked += self._titles_holding(folded, whole, within)
+                ranked += [pair for pair in self._titles_holding(folded, whole, within)
+                           if all(mark.search(pair[1].text) for mark in own)]
+            if dotted and any(all(mark.search(found.text) for mark in dotted) for _, found in ranked):
+                ranked = [pair for pair in ranked if all(mark.search(pair[1].text) for mark in dotted)]  # ".net": .NET's
         before, last = _typed_word(prefix)
         if whole:
             ranked += self._whole(prefix, within)

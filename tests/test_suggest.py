@@ -891,3 +891,34 @@ def test_under_filters_nothing_they_leave_out_is_offered_while_a_snapshot_is_rea
     titles = {s.text for s in suggester.suggest("quokka m", filters=zoo) if s.kind == "title"}
     assert "Quokka marker 0 second" in titles and "Quokka marker 0 first" not in titles
     assert suggester.suggest("quokka m", filters=elsewhere) == []
+
+
+def _completed(client, prefix: str) -> list[str]:
+    response = client.get("/api/suggest", query_string={"q": prefix})
+    assert response.status_code == 200
+    return [item["text"] for item in response.get_json()["suggestions"]]
+
+
+def test_a_word_typed_with_plus_plus_sharp_or_an_opening_dot_completes_to_what_writes_it(tmp_path, client):
+    # fold() made "c++" and "c#" "c", ".net" "net": "c++" offered the topics cli-mono and comm and
+    # "Cinnamon" before "C++ tweeners" at 64k, and on the seed hub, which holds no C++, "Compute deals"
+    # (a regression pass).  The search reads "c++" and "c#" as words of their own, ".net" as "net".
+    root = tmp_path / "index"
+    docs = [{"id": "tweeners", "title": "C++ tweeners", "summary": "Tweening for games.", "topics": ["devel"]},
+            {"id": "uuid", "title": "C++ UUID library", "summary": "Makes UUIDs.", "topics": ["devel"]},
+            {"id": "cinnamon", "title": "Cinnamon", "summary": "A desktop.", "topics": ["desktop"]},
+            {"id": "clib", "title": "C library of containers", "summary": "Lists and maps in C.", "topics": ["devel"]},
+            {"id": "leveldb", "title": "C# binding for LevelDB", "summary": "From Mono.", "topics": ["cli-mono"]},
+            {"id": "deob", "title": ".NET deobfuscator", "summary": "Unpacks assemblies.", "topics": ["cli-mono"]},
+            {"id": "netbsd", "title": "NetBSD make", "summary": "The make of NetBSD.", "topics": ["devel"]},
+            {"id": "node", "title": "Node.js HTTP client", "summary": "For Node.js.", "topics": ["javascript"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
+    small = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    for typed in ("c++", "c+", "c++ "):
+        assert _completed(small, typed) == ["C++ tweeners", "C++ UUID library"], typed
+    assert _completed(small, "c#") == ["C# binding for LevelDB"]
+    assert _completed(small, ".ne") == _completed(small, ".net") == [".NET deobfuscator"]
+    assert _completed(small, "node.js") == ["Node.js HTTP client"]
+    assert "Cinnamon" in _completed(small, "c") and "NetBSD make" in _completed(small, "ne")  # the word alone, as before
+    # Where no entry writes it, no entry without it: the seed hub holds no C++, no C#.
+    assert _completed(client, "c++") == _completed(client, "c#") == []
