@@ -635,7 +635,7 @@ def test_a_phrase_still_being_typed_is_searched_as_the_phrase(service):
 def test_a_word_typed_again_beside_syntax_weighs_as_often_as_it_was_typed(text, counts):
     analyzer = SCHEMA["body"].analyzer
     parsed, dropped = keep_informative(build_query(text, SCHEMA, SYNONYMS), analyzer, lambda word: 1, 32)
-    assert [concept.count for concept in parsed.concepts] == counts and dropped == 0
+    assert [concept.count for concept in parsed.concepts] == counts and dropped == ()
 
 
 def test_caps_lock_lowers_the_words_documents_do_not_write_in_capitals():
