@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from search.query import Concept, ParsedQuery
-from search.ranking import SEMANTIC_FLOOR, Coverage, _weight, meaning
+from search.ranking import SEMANTIC_FLOOR, Coverage, _weight, meaning, name_points
 from search.evaluator import pieces
 from search.snapshot import Snapshot
 
@@ -68,9 +68,11 @@ def explain(
             return None
         part = _concept(concept, _weight(concept) * factor, snap, docnum)
         if part is None and docnum in docs:
-            # Held by its name, not its text ("dhex editor": the package dhex), as the hit says: no
-            # points of its own, its share of the coverage (the explanation said "missing: dhex").
-            matched.append({"concept": concept.text, "via": "name", "typed": concept.count, "score": 0.0, "fields": []})
+            # Held by its name, not its text ("dhex editor": the package dhex), as the hit says: the
+            # points of a title word (``ranking.name_points``), its share of the coverage (the
+            # explanation said "missing: dhex").
+            points = _weight(concept) * factor * name_points(snap, docnum, len(docs))
+            matched.append({"concept": concept.text, "via": "name", "typed": concept.count, "score": points, "fields": []})
         elif part is None:
             missing.append(concept.text)
         else:

@@ -496,7 +496,8 @@ class SearchService:
         # At least the answer card's candidates, on every page: the card is one of the results lifted
         # first, and each page follows on from that order whatever its size (``_lifted``).
         ranked, timed_out, best = rank(
-            snap, parsed, found.allowed, found.concept_docs, max(end, ANSWER_WITHIN), started + self.budget_s, cosines, found.loose_docs
+            snap, parsed, found.allowed, found.concept_docs, max(end, ANSWER_WITHIN), started + self.budget_s, cosines, found.loose_docs,
+            found.by_name,
         )
         named = found.named
         if named is not None:  # the document the query names comes first (its hit says so: matched_by "name")
@@ -958,6 +959,8 @@ class _Found:
     # Per concept, the documents holding its loose words (a hyphenated word's parts) and not it.
     loose_docs: list[set[int] | frozenset[int]] = dataclass_field(default_factory=list)
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
+    # (concept index, docnum) of each document a word of the query names and its text does not hold.
+    by_name: tuple[tuple[int, int], ...] = ()
     named: int | None = None  # the document whose name the query is (``Snapshot.named``), first by relevance
     named_as_typed: bool = False  # named by the query as typed, not by its correction
     # Tagged with the organisation the query is the name of, without its words ("Alibaba": the page
@@ -981,6 +984,7 @@ class _Found:
         correction *corrected* names (``imagemagik`` is ImageMagick's), is among the matches."""
         concept_docs: list[set[int] | frozenset[int]] = []
         loose_docs: list[set[int] | frozenset[int]] = []
+        by_name: list[tuple[int, int]] = []
         meaning: frozenset[int] = frozenset()
         tagged: frozenset[int] = frozenset()
         organisation = None
@@ -1005,7 +1009,9 @@ class _Found:
                     excluded = excluded | {name}
             matched = set()
             required = []
-            several = len(parsed.concepts) > 1
+            # A word naming a document counts where the whole query is no name: beside other words, or
+            # beside an exclusion, which leaves the whole query unread as a name ("sfeed -test" found nothing).
+            several = len(parsed.concepts) > 1 or parsed.excluded is not None
             for concept in parsed.concepts:
                 docs = matches(concept.query, snap)
                 if several and concept.word and concept.span and (name := snap.named(parsed.text[concept.span[0] : concept.span[1]])) is not None \
@@ -1014,6 +1020,8 @@ class _Found:
                     # query that is its name finds it: "dhex editor" listed other editors, each "Missing:
                     # dhex", the package dhex not among the first (a QA pass on the Debian corpus).
                     docs = docs | {name}
+                    if name not in excluded:
+                        by_name.append((len(concept_docs), name))  # its points as a title word (ranking.name_points)
                 concept_docs.append(docs - excluded if excluded else docs)
                 if concept.loose:  # a hyphenated word's parts apart match too, and cover less (``Coverage``)
                     apart = matches(concept.any_query, snap) - docs
@@ -1066,7 +1074,7 @@ class _Found:
         if named not in allowed:
             named, as_typed = None, False
         tagged &= allowed
-        return cls(matched, selected, allowed, concept_docs, loose_docs, meaning & allowed, named, as_typed, tagged,
+        return cls(matched, selected, allowed, concept_docs, loose_docs, meaning & allowed, tuple(by_name), named, as_typed, tagged,
                    organisation if tagged else None, not on_organisation.isdisjoint(allowed))
 
     def by_coverage(self) -> list[AbstractSet[int]]:
@@ -1177,7 +1185,7 @@ def _by_relevance(
     candidates = set(docs)
     if not candidates or limit <= 0:
         return [], False
-    ranked, timed_out, _best = rank(snap, parsed, candidates, found.concept_docs, limit, deadline, cosines, found.loose_docs)
+    ranked, timed_out, _best = rank(snap, parsed, candidates, found.concept_docs, limit, deadline, cosines, found.loose_docs, found.by_name)
     best = [docnum for docnum, _score in ranked]
     if len(best) < limit:  # found by name or meaning alone, without a word: after the scored ones
         best += snap.newest_first(candidates.difference(best), limit - len(best))

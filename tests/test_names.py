@@ -399,6 +399,22 @@ def test_a_word_naming_a_package_finds_it_among_the_other_words(packages):
     assert "as the page&#39;s name" in client.get("/?q=gimpx+editor&explain=1").get_data(as_text=True)
 
 
+def test_a_word_naming_a_package_its_text_never_writes_earns_it_the_points_of_a_title_word(packages):
+    # "sfeed test" on the Debian corpus listed 3,102 pages holding "test", each "Missing: sfeed", and the
+    # package sfeed (its text never says "sfeed") past the 500th: it held the query's rarest word by its
+    # name and scored 0 (a regression pass).  "sfeed -test" found nothing.
+    _, client = packages
+    body = _search(client, q="gimpx language", explain="1")
+    first = body["hits"][0]
+    assert first["id"] == "pkg-gimpx" and first["missing"] == ["language"], [h["id"] for h in body["hits"]]
+    assert all("gimpx" in hit["missing"] for hit in body["hits"][1:])
+    part = next(m for m in first["explanation"]["matched"] if m["concept"] == "gimpx")
+    assert part["via"] == "name" and part["score"] > 0 and first["score"] > body["hits"][1]["score"]
+    assert first["explanation"]["score"] == pytest.approx(first["score"], abs=1e-3)
+    assert first["score"] == pytest.approx(sum(m["score"] for m in first["explanation"]["matched"]) + first["explanation"].get("meaning", {}).get("score", 0), abs=1e-3)
+    assert [h["id"] for h in _search(client, q="gimpx -language")["hits"]] == ["pkg-gimpx"]
+
+
 def test_a_name_no_package_has_names_the_one_package_whose_name_ends_with_it(tmp_path):
     # Debian's judged "numpy" and "pip" scored 0: the packages are python3-numpy and python3-pip, and
     # pages mentioning NumPy more often came first.  A word one two-part name ends with names it; one
