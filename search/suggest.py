@@ -59,7 +59,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from index import store
-from index.analysis import IDEOGRAPH, MARKS, STOP_WORDS, WORD, query_stop_words, searching_in
+from index.analysis import HAN_SIMPLIFIED, IDEOGRAPH, MARKS, STOP_WORDS, WORD, query_stop_words, searching_in
 from index.schema import INVISIBLE, LATIN_LETTERS
 from search.cache import malloc_trim, remember, unpatched
 from search.evaluator import matches
@@ -259,7 +259,8 @@ def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c)).translate(LATIN_LETTERS)
     if not bare.isascii():
-        bare = IDEOGRAPH.sub(r" \g<0> ", bare)
+        # A traditional Chinese character is its simplified form, as the index has it (``HAN_SIMPLIFIED``).
+        bare = IDEOGRAPH.sub(r" \g<0> ", bare.translate(HAN_SIMPLIFIED))
     return " ".join(_NON_WORD.sub(" ", bare.casefold()).split())
 
 
