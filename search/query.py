@@ -629,13 +629,21 @@ _NEGATION_WORD = re.compile(r"not|without|(?i:w/o)|except|excluding|than")  # in
 _ASIDE = re.compile(r"(?<![^\s])\((\s*(?:not|without|(?i:w/o)|except|excluding|other\s+than|but\s+not)\s[^()\"]*?)\)(?![^\s,;:.!?])")
 
 
+# More words the negation leaves out, listed after its word to the end of the query: "stargate except
+# uae and uk", "… uae, uk", "… uae & the uk" (each offered nothing, or "-uae, uk", which then searched
+# "uk" as a word wanted; a regression pass).
+_LISTED = re.compile(r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+|\s*&\s*)(?:the\s+)?(\w[\w.'’-]*)(?![\w'’-])")
+
+
 def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Return, for a lower-case "not" (or "without", "except", "excluding", "other than", "but not")
     that *text* puts between two words or opens it with, the span from it to the word after it and
-    that word's span; empty unless every other word of *text* is a plain word (no syntax, no function
-    word: "models that do not fit" is a sentence) and it says so once, or when pages write the word
-    right after the one before it (*follows*, of analysed words: "gpu kernels without cuda", where
-    Triton's page says "without CUDA expertise", was offered "gpu kernels -cuda": a QA pass)."""
+    that word's span, then for each more word listed after that one to the end (``_LISTED``) the span
+    from the end of the one before and its span; empty unless every other word of *text* is a plain
+    word (no syntax, no function word: "models that do not fit" is a sentence) and it says so once,
+    or when pages write the word right after the one before it (*follows*, of analysed words: "gpu
+    kernels without cuda", where Triton's page says "without CUDA expertise", was offered "gpu kernels
+    -cuda": a QA pass).  ``exclusion_fixes`` writes them as the exclusions offered."""
     if not _NEGATION_WORD.search(text) or "*" in text:
         return []  # (most queries say none of them: no need to scan for the pattern)
     aside = None
@@ -648,17 +656,34 @@ def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None
     if len(matches) != 1:
         return []
     match = matches[0]
-    if aside is not None and (text[aside.start() + 1 : match.start(1)].strip() or text[match.end(2) : aside.end() - 1].strip()):
+    listed: list[re.Match[str]] = []
+    end = aside.end() - 1 if aside is not None else len(text)
+    while (more := _LISTED.match(text, listed[-1].end() if listed else match.end(2), end)) is not None:
+        listed.append(more)
+    if listed and text[listed[-1].end() : end].strip():
+        listed = []  # a list is read to the end only: "without microsoft and google deals" is no list
+    last = listed[-1].end() if listed else match.end(2)
+    if aside is not None and (text[aside.start() + 1 : match.start(1)].strip() or text[last : aside.end() - 1].strip()):
         return []  # more than the negation in the parentheses ("(w/o microsoft deals)")
-    said = range(match.start(1), match.start(2))
+    said = {*range(match.start(1), match.start(2)), *(at for more in listed for at in range(more.start(), more.start(1)))}
     if any(m.group().lower() in query_stop_words() for m in _WORDS.finditer(text) if m.start() not in said):
         return []
     said_just_before = not text[match.end(1) : match.start(2)].strip()  # no "in", "from" between
     if follows is not None and said_just_before and follows(_query_term(match[1].split()[-1])[0], _query_term(match[2])[0]):
         return []
-    if aside is not None:
-        return [((aside.start(), aside.end()), match.span(2))]
-    return [((match.start(1), match.end(2)), match.span(2))]
+    offers = [((match.start(1), match.end(2)), match.span(2)), *(((more.start(), more.end()), more.span(1)) for more in listed)]
+    if aside is not None:  # the parentheses go with the words: the first span opens at "(", the last closes at ")"
+        offers[0] = ((aside.start(), offers[0][0][1]), offers[0][1])
+        offers[-1] = ((offers[-1][0][0], aside.end()), offers[-1][1])
+    return offers
+
+
+def exclusion_fixes(text: str, offers: list[tuple[tuple[int, int], tuple[int, int]]]) -> list[tuple[tuple[int, int], str]]:
+    """Return the respelling (``search.spell.respelt``'s fixes) of *text* that writes each of
+    *offers* (``negation_offers``) as an exclusion: "stargate except uae and uk" is "stargate -uae -uk",
+    "stargate except uae, uk" "stargate -uae -uk" (a blank before one that follows a word straight)."""
+    return [(span, ("" if span[0] == 0 or text[span[0] - 1].isspace() else " ") + "-" + text[word[0] : word[1]])
+            for span, word in offers]
 
 
 def _prefix_of(typed: str, analyzer: Analyzer) -> str | None:

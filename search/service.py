@@ -44,7 +44,7 @@ from search.evaluator import matches
 from search.query import (
     ParsedQuery, Vocabulary, bare_request, build_query, caps_lock, corrected_query, excluded_words, function_words,
     function_words_in_capitals,
-    ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, segmented, short_prefixes, shorthands, the_us,
+    exclusion_fixes, ignored_syntax, keep_informative, meaning_text, negation_offers, non_places, segmented, short_prefixes, shorthands, the_us,
     typed_marks,
 )
 from search import semantic
@@ -866,15 +866,21 @@ class SearchService:
 
 
 def _negation_offered(parsed: ParsedQuery, found: _Found, vocabulary: Vocabulary) -> Suggestion | None:
-    """Return "stargate -michigan" offered for "stargate not michigan" (``negation_offers``) when
-    leaving the word out would leave out some of the results, and not all of them; else None."""
-    for span, word_span in negation_offers(parsed.text, vocabulary.follows):
+    """Return "stargate -michigan" offered for "stargate not michigan" (``negation_offers``; "stargate
+    -uae -uk" for "stargate except uae and uk") when leaving the words out would leave out some of the
+    results, and not all of them; else None."""
+    offers = negation_offers(parsed.text, vocabulary.follows)
+    left_out: set[int] = set()
+    for _, word_span in offers:
         # Not a place read as every other place ("not in the us" is "outside the US", said so whole).
         docs = next((docs for concept, docs in zip(parsed.concepts, found.concept_docs)
                      if concept.span == word_span and concept.text == parsed.text[word_span[0] : word_span[1]]), None)
-        alone = not parsed.text[: span[0]].strip()  # "not nvidia": everything else, as "-nvidia" lists
-        if docs is not None and (alone or 0 < len(found.allowed & docs) < len(found.allowed)):
-            return respelt(parsed.text, [(span, "-" + parsed.text[word_span[0] : word_span[1]])])
+        if docs is None:
+            return None
+        left_out |= found.allowed & docs
+    alone = bool(offers) and not parsed.text[: offers[0][0][0]].strip()  # "not nvidia": everything else, as "-nvidia" lists
+    if offers and (alone or 0 < len(left_out) < len(found.allowed)):
+        return respelt(parsed.text, exclusion_fixes(parsed.text, offers))
     return None
 
 

@@ -22,6 +22,13 @@ def _search(client, q: str, **args: str) -> dict:
         ("openai (w/o microsoft) deals", "openai -microsoft deals"),
         ("openai, w/o microsoft", "openai, -microsoft"),  # after a comma: offered nothing
         ("openai, without microsoft", "openai, -microsoft"),
+        # A list after the negation, to the end, is left out whole: "and" made it no offer, a comma "-uae, uk"
+        ("stargate except uae and uk", "stargate -uae -uk"),
+        ("stargate except uae, uk", "stargate -uae -uk"),
+        ("stargate except the uae and the uk", "stargate -uae -uk"),
+        ("stargate excluding uae & uk", "stargate -uae -uk"),
+        ("stargate except uae, uk and norway", "stargate -uae -uk -norway"),
+        ("openai (w/o microsoft and amazon)", "openai -microsoft -amazon"),
     ],
 )
 def test_a_negation_is_offered_as_an_exclusion_however_it_is_written(client, typed, offered):
@@ -37,7 +44,13 @@ def test_w_slash_o_in_any_form_is_searched_as_the_lower_case_one(client, typed):
     assert not any({"w", "o", "W", "O"} & set(h["missing"]) for h in asked["hits"])
 
 
-@pytest.mark.parametrize("typed", ["openai (w/o microsoft deals)", "(openai w/o microsoft)", "a/w/o microsoft"])
+@pytest.mark.parametrize("typed", ["openai (w/o microsoft deals)", "(openai w/o microsoft)", "a/w/o microsoft",
+                                   "openai w/o microsoft and amazon deals"])  # a list is read to the end only
 def test_parentheses_holding_more_than_the_negation_are_a_group(client, typed):
     # What the parentheses group is not the negation alone: nothing is offered in their place.
     assert _search(client, typed)["did_you_mean"] is None
+
+
+def test_a_listed_exclusion_offered_under_verbatim_keeps_the_switch(client):
+    page = client.get("/", query_string={"q": "stargate except uae and uk", "verbatim": "1"}).get_data(as_text=True)
+    assert 'href="/?q=stargate+-uae+-uk&amp;verbatim=1"' in page

@@ -26,7 +26,7 @@ from search.alternatives import OPERATORS
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
                            as_sent, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values)
-from search.query import asks_elsewhere, negation_offers
+from search.query import asks_elsewhere, exclusion_fixes, negation_offers
 from search.results import FacetValue, Hit, SearchResult
 from search.spell import respelt
 from search.snapshot import VERSION_AFTER, Snapshot
@@ -102,7 +102,8 @@ def offered_url(params: SearchParams, offered: str) -> str:
 def _excludes_as_said(typed: str, offered: str) -> bool:
     """Return whether *offered* is *typed* with its negation in words written as an exclusion
     (``search.query.negation_offers``, as the service offers it)."""
-    return any(respelt(typed, [(span, "-" + typed[word[0] : word[1]])]).text == offered for span, word in negation_offers(typed))
+    offers = negation_offers(typed)
+    return bool(offers) and respelt(typed, exclusion_fixes(typed, offers)).text == offered
 
 
 def without_param(param: str | None) -> str:
