@@ -152,7 +152,7 @@ def _organisation(explanation: dict[str, object]) -> str:
 # How a concept's part was found, in words (``_concept``'s "via").
 _FOUND = {"exact": "as typed", "synonym": "by a synonym", "place": "by a place in it", "typo": "by a close spelling",
           "spelling": "in its other spelling",
-          "singular": "as its singular",
+          "singular": "as its singular", "plural": "as its plural",
           "prefix": "by a word the prefix starts", "completion": "as the word it starts", "version": "as a release of the version", "joined": "as one word", "loose": "word by word",
           "apart": "with its unit written apart", "split": "as two words", "name": "as the page's name"}
 

@@ -1779,6 +1779,8 @@ def _widened(
             # (Not the word again: "python3s" is analysed "python3", an alternative searched twice and
             # explained as "plural"; a QA pass.)
             extra = _same_word("plural", plural, synonyms)  # "H100" finds the pages that say "H100s"
+    if not extra and concept.word and concept.span and (other := _loanword_number(concept.text, concept.word, vocabulary)):
+        extra = _same_word(*other, synonyms)  # "chip" finds the "chips" of a Portuguese page
     if concept.word and _VERSION.fullmatch(concept.word):
         # A version is also its releases: "accelerate 1.0" is "Accelerate 1.0.0", which the index
         # holds as one word (QA pass T: "No result has all of your words" above it).
@@ -2324,6 +2326,24 @@ def _model_plural(typed: str) -> str | None:
     """Return the analysed plural of the model number *typed* ("h100": ``h100s``, as a page writes
     "H100s"), else None."""
     return _single_term(typed + "s") if _MODEL.fullmatch(typed) else None
+
+
+def _loanword_number(typed: str, word: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
+    """Return ("plural", its analysed word) or ("singular", …) of an English word *typed* (analysed:
+    *word*) in a corpus of another language whose stemmer leaves the two apart, where the index holds
+    it, else None.  Loanwords keep their English "-s": Portuguese, German, Italian and Spanish pages
+    write "chip" and "chips", "startup" and "startups", which their stemmers do not join ("chip" found
+    nothing of a Portuguese corpus's three pages on "chips", "chips" nothing of an Italian one's four
+    on "chip"; a QA pass of non-English corpora).  Only a common English word, or one of five letters
+    or more ("startup" is in no dictionary the speller reads): "pais" is no plural of the Portuguese "pai"."""
+    if query_language() == DEFAULT_LANGUAGE or len(typed) < 3 or not typed.isascii() or not typed.isalpha():
+        return None
+    lower = typed.lower()
+    how, singular, other = ("singular", lower[:-1], lower[:-1]) if lower.endswith("s") else ("plural", lower, lower + "s")
+    if len(singular) < 5 and not vocabulary.common(singular):
+        return None
+    term = _single_term(other)
+    return (how, term) if term and term != word and vocabulary.contains(term) else None
 
 
 def _same_as_singular(singular: str, plural: str, vocabulary: Vocabulary) -> bool:
