@@ -4,8 +4,8 @@
 results of the same search sorted newest (those holding every word first), listed strictly newest
 first by the date each entry shows, each entry carrying the highlighted snippet as escaped HTML.  A filter value
 written in another case than the index's (topic=Compute-Deals) is redirected to the feed of the
-canonical value, as the page is, and so is a filter whose values came in another order (they combine
-with OR) and a date bound sent otherwise than it is read (since=2025-01-01T00:00%2B01:00 to
+canonical value, as the page is (a 302: another snapshot may write it otherwise), and so, for good (a
+301), is a filter whose values came in another order (they combine with OR) or listed with commas, and a date bound sent otherwise than it is read (since=2025-01-01T00:00%2B01:00 to
 since=2024-12-31T23:00:00Z), so a search has one feed id and title.  A topic or organisation the index
 does not know (``Snapshot.unheard_of``: topic=compute-deal) is a 404 naming it and the value meant, not
 a feed that stays empty for ever.  An entry's id is
@@ -145,7 +145,11 @@ def search_feed() -> Response:
         # value is written in the snapshot's case, as the page's redirect is not: another snapshot may
         # write it otherwise, and a browser keeps a 301 (one to "openai", then redirected back to
         # "OpenAI", would loop); but for a renamed topic's former slug, which moved for good.
-        respelled = any(set(getattr(canonical, name)) != set(getattr(asked, name)) for name in FILTERS)
+        # A topic or organisation list (topic=funding,compute-deals) is written plainly for good too: no
+        # value of theirs holds a comma (corpus.jsonl.facet_value_problem), so it is a list in any snapshot.
+        # It was a 302, as a value respelt in the snapshot's case is, and a reader kept polling the list.
+        plain = _written_plainly(asked)
+        respelled = any(set(getattr(canonical, name)) != set(getattr(plain, name)) for name in FILTERS)
         return redirect(feed_url(canonical), moved(snap, asked) if respelled else 301)
     if unheard := snap.unheard_of(asked):
         return _no_such_feed(snap, asked, unheard)
@@ -209,6 +213,16 @@ def search_feed() -> Response:
     # Cut short by the time budget, the entries are those found in time: not kept, as the API's answer is not.
     response.headers["Cache-Control"] = "no-store" if result.timed_out else FEED_CACHE
     return response.make_conditional(request)
+
+
+def _written_plainly(params: SearchParams) -> SearchParams:
+    """Return *params* with each topic or organisation value that lists several with commas written as
+    the values it lists (blanks around them and empty ones dropped, each once), as any snapshot reads
+    it: no topic or organisation holds a comma.  What is left to respell is the snapshot's own (a case,
+    a label, a name) or a renamed topic's former slug."""
+    changes = {name: tuple(dict.fromkeys(part.strip() for value in getattr(params, name) for part in value.split(",") if part.strip()))
+               for name in ("topic", "entity") if any("," in value for value in getattr(params, name))}
+    return params.with_(**changes) if changes else params
 
 
 _NAMED = {"topic": "topic", "entity": "organisation"}
