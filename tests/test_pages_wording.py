@@ -223,3 +223,19 @@ def test_the_summary_holds_a_minus_to_the_word_it_excludes(client):
     # Copied from the page and searched again, the joiner is dropped: the same search.
     again = client.get("/api/search", query_string={"q": "stargate -\u2060nvdia"}).get_json()
     assert again["query"] == "stargate -nvdia"
+
+
+def test_an_address_holding_a_control_character_is_said_in_a_reader_s_words(client):
+    # /events/a%00b and /guides/a%00b said the API's "The address holds a control character (U+0000,
+    # character 2), which no id holds.": a code point and a count where the other messages say what went
+    # wrong in plain words.  The character is not shown, nor its code; the JSON keeps the API's message.
+    said = "The address holds a control character, which no page's address holds: it may have been mistyped or copied wrongly."
+    for url in ("/events/a%00b", "/guides/a%00b", "/events/a%1Bb", "/guides/%7F", "/events/a%C2%85b"):
+        message, links = refused(client, url)
+        assert message == said, url
+        assert links == [("/", "Back to search")]
+        html = client.get(url).get_data(as_text=True)
+        assert "U+" not in html and not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", html), url
+    error = client.get("/api/documents/a%00b").get_json()["error"]
+    assert error == {"code": "invalid_parameter", "param": "id",
+                     "message": "'id' holds a control character (U+0000, character 2), which no id holds"}

@@ -188,6 +188,11 @@ _READER_MESSAGES = [
     (r"'q' may hold at most (?P<n>\d+) prefixes \(words typed with a \*\)", "A search can hold at most {n} words typed with a *."),
     (r"'(?P<p>.*)' may not contain a NUL character", "{P} {holds} a character that cannot be searched (NUL)."),
     (r"(?:The path|'id') is not UTF-8 text.*", "The address is not text that can be read (it is not UTF-8): it may have been cut short."),
+    # An id of the path (an event's, a guide's topic) holding a control character (web.boundary): the page
+    # gave the API's "(U+0000, character 2), which no id holds", code point and all; the reader is told
+    # what it means, the character not shown.
+    (r"(?:The address|'id') holds a control character .*", "The address holds a control character, which no page's address holds: "
+                                                          "it may have been mistyped or copied wrongly."),
     (r"'(?P<p>.*)' is not (?:valid )?UTF-8 text.*", "{where} {is_} not text that can be read (not UTF-8): the address may have been cut short."),
 ]
 _READER_MESSAGES = [(re.compile(shape), words) for shape, words in _READER_MESSAGES]
