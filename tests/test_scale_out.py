@@ -284,3 +284,56 @@ def test_a_snapshot_rolls_out_to_replicas_behind_haproxy_under_load_and_a_killed
     for server in (*replicas, lb):
         assert server.proc.poll() is not None
         assert server.running() == [], server.base
+
+
+def sent_through(base: str, headers: list[tuple[str, str]]) -> str:
+    """Send a search through the balancer with *headers* (a name may repeat); return its X-Request-ID."""
+    host, port = urllib.parse.urlsplit(base).netloc.split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.putrequest("GET", "/api/search?q=gpu")
+        for name, value in headers:
+            connection.putheader(name, value)
+        connection.endheaders()
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 200
+        return response.headers["X-Request-ID"]
+    finally:
+        connection.close()
+
+
+def test_a_request_through_haproxy_has_one_id_in_haproxy_s_log_and_the_service_s(tmp_path, index_dir):
+    # HAProxy's log (option httplog) had no request id and sent none: the service made up its own, so a
+    # line of one log could not be found in the other (docs/operations.md, "Request ids").  Now the
+    # balancer chooses the id by the service's rule (a client's own when it is 1-128 printable
+    # characters, no blank; else a UUID of its own), sends it on and writes it in its line.
+    root = shutil.copytree(index_dir, tmp_path / "index", symlinks=True)
+    lb_log, replica_log = tmp_path / "haproxy.log", tmp_path / "replica.log"
+    with ExitStack() as stack:
+        server = stack.enter_context(replica(root, replica_log))
+        lb = stack.enter_context(haproxy([server] * REPLICAS, lb_log))  # one replica in the three places
+        own = sent_through(lb.base, [])
+        kept = sent_through(lb.base, [("X-Request-ID", "client-tag-42")])
+        longest = sent_through(lb.base, [("X-Request-ID", "t" * 128)])
+        replaced = [sent_through(lb.base, [("X-Request-ID", sent)]) for sent in ("has a blank", "t" * 129, "é")]
+        twice = sent_through(lb.base, [("X-Request-ID", "first-line"), ("X-Request-ID", "second-line")])
+
+        ids = [own, kept, longest, *replaced, twice]
+
+        def searches(log: Path, ids_of) -> list[str]:
+            return [rid for line in log.read_text(errors="replace").splitlines() for rid in ids_of(line)]
+
+        def in_haproxy_log() -> list[str]:  # the captured id, in braces before the request line
+            return searches(lb_log, lambda line: re.findall(r' \{([^}]*)\} "GET /api/search\?q=gpu ', line))
+
+        def in_service_log() -> list[str]:
+            return searches(replica_log, lambda line: [json.loads(line)["request_id"]]
+                            if line.startswith("{") and '"path":"/api/search"' in line else [])
+
+        wait_until(lambda: len(in_haproxy_log()) == len(in_service_log()) == len(ids), "a line per search in each log")
+        assert in_haproxy_log() == in_service_log() == ids
+        # HAProxy's own ids are UUIDs, one a request; a client's id is kept as the service would keep it.
+        assert all(re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", rid) for rid in (own, *replaced))
+        assert len({own, *replaced}) == 4 and (kept, longest) == ("client-tag-42", "t" * 128)
+        assert twice == "second-line"  # one id, not the two lines joined by a comma
