@@ -240,3 +240,18 @@ def test_a_rebuild_over_a_damaged_snapshot_keeps_the_dates_the_last_good_one_hol
     # What changed since the damaged one is not known: the repair says it may have (a feed's updated
     # went back to before the damaged snapshot's: a review).
     assert SearchService(root).snapshot().changed_at == "2025-03-01T00:00:00Z"
+
+
+def test_build_s_default_folder_is_the_one_topichub_serve_reads_from_any_working_directory(tmp_path, monkeypatch):
+    # build() defaulted to the relative "instance/index": a script run from another folder built into
+    # that folder's instance/index, where `topichub serve` (web.cli.DEFAULT_INDEX, beside the packages)
+    # never read.  Where it would build is taken, not built into: the checkout's own index is not touched.
+    from index import build as build_module
+    from web.cli import DEFAULT_INDEX
+
+    built_into = []
+    monkeypatch.setattr(build_module, "build_corpus", lambda corpus, root, **options: built_into.append(root))
+    monkeypatch.chdir(tmp_path)
+    build()
+    assert built_into == [DEFAULT_INDEX] and DEFAULT_INDEX.is_absolute()
+    assert not (tmp_path / "instance").exists()
