@@ -707,15 +707,9 @@ def _check(work: Path, expected: int) -> None:
         raise BuildError(f"the new index holds {found} documents, expected {expected}; not published")
 
 
-# Where the CLI builds and serves by default (web.cli.DEFAULT_INDEX: instance/index beside the packages),
-# the same folder whatever the working directory: build()'s relative "instance/index" built into the folder
-# a script was run from, where `topichub serve` never read.
-DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
-
-
 def build(
     sources: Iterable[str | Path] = (DEFAULT_DIR,),
-    root: str | Path = DEFAULT_INDEX,
+    root: str | Path = store.DEFAULT_INDEX,
     **options: object,
 ) -> BuildReport:
     """Load the corpus from *sources* and build it into *root* (see build_corpus)."""

@@ -46,6 +46,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
+# Where an index is built and served by default, whatever the working directory: instance/index beside
+# the packages (the CLI's --index-dir, build()'s root); build()'s relative "instance/index" built into the
+# folder a script was run from, where `topichub serve` never read.
+DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
+
 META_FILE = "snapshot.json"
 MANIFEST_FILE = "files.json"
 ORIGIN_FILE = "origin.json"

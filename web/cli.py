@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from index.build import BuildReport, Dating, Undone
     from search.results import Hit, SearchResult, WayOut
 
-DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "instance" / "index"
+DEFAULT_INDEX = store.DEFAULT_INDEX  # (the name tests and scripts read)
 WAIT_HELP = "Seconds to wait for another writer (build, update, rollback, prune, publish) to finish before giving up (default: fail at once)."
 
 
