@@ -833,8 +833,10 @@ def _fold_case(text: str) -> str:
 def _read_values(value: str, known: AbstractSet[str], folded: Mapping[str, str]) -> tuple[str, ...]:
     """Return the facet values a filter *value* is read as: itself when the snapshot has it, else the one
     it is in another case (or the label, the name, the former slug ``folded`` maps), else the values it
-    lists with commas when each is one (``topic=compute-deals,funding``, as some clients write a list: it
-    was one unknown value, and found nothing; an API QA pass), else itself (it matches nothing)."""
+    lists with commas when one of them is one, each read so (``topic=compute-deals,funding``, as some
+    clients write a list: it was one unknown value, and found nothing; an API QA pass; and
+    ``topic=funding,nowhere`` as ``topic=funding&topic=nowhere``, Funding's pages, where it matched
+    nothing and its feed was a 404), else itself (it matches nothing)."""
     if value in known:
         return (value,)
     if (one := folded.get(_fold_case(value))) is not None:
@@ -843,7 +845,9 @@ def _read_values(value: str, known: AbstractSet[str], folded: Mapping[str, str])
     if len(parts) > MAX_FILTER_VALUES:  # no more than a filter may list
         return (value,)
     found = [part if part in known else folded.get(_fold_case(part)) for part in parts if part]
-    return tuple(found) if found and all(found) else (value,)  # type: ignore[arg-type]
+    if not any(found):
+        return (value,)
+    return tuple(dict.fromkeys(read or part for read, part in zip(found, (part for part in parts if part))))
 
 
 def _folded_name(text: str) -> str:
