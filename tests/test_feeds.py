@@ -84,6 +84,26 @@ def test_a_feed_reader_gets_atom_and_a_browser_the_same_feed_as_xml_it_lays_out(
     assert not feedparser.parse(reader.get_data()).bozo
 
 
+def test_a_browser_shows_each_entry_as_a_link_to_its_page_with_a_readable_date(client):
+    # Laid out by its stylesheet, the feed listed its titles as text and its dates as 2026-12-07T13:05:09Z
+    # (stop 62's list): XHTML links and dates in each entry, which feed readers pass over as foreign markup.
+    from web.dates import exact
+
+    body = client.get("/feeds/search.atom?q=library", headers={"Accept": BROWSER_ACCEPT}).get_data()
+    root = ET.fromstring(body)
+    H = "{http://www.w3.org/1999/xhtml}"
+    entries = root.findall(f"{A}entry")
+    assert entries
+    for entry in entries:
+        link, time = entry.find(f"{H}a"), entry.find(f"{H}time")
+        assert link.get("href") == entry.find(f"{A}link").get("href") and link.text == entry.find(f"{A}title").text
+        assert time.get("datetime") == entry.find(f"{A}updated").text and time.text == exact(time.get("datetime"))
+    page = root.find(f"{H}p/{H}a")
+    assert page.get("href") == next(link.get("href") for link in root.findall(f"{A}link") if link.get("rel") == "alternate")
+    parsed = feedparser.parse(body)
+    assert not parsed.bozo and [e.title for e in parsed.entries] == [e.find(f"{A}title").text for e in entries]
+
+
 def test_a_feed_title_writes_its_dates_as_the_page_does(client):
     # "· from 2024-05-28T05:00:00Z · until 2024-06-01", where the page says "from 28 May 2024, 05:00 UTC"
     # and the same feed names a month "June 2024" (a QA pass).

@@ -89,10 +89,20 @@ def test_follow_this_search_opens_its_feed(dated: Page):
     updated = [entry.updated for entry in feed.entries]
     assert updated == sorted(updated, reverse=True)
     assert all("libs" in {tag.term for tag in entry.tags} for entry in feed.entries)
-    # What the reader sees: what a feed is for, the entries' titles, not their escaped markup.
+    # What the reader sees: what a feed is for, the entries' titles, not their escaped markup; each title
+    # a link to its page, its date as the pages write it (they were text, and 2026-12-07T13:05:09Z).
     assert "feed reader" in page.evaluate("getComputedStyle(document.documentElement, '::before').content")
-    expect(page.locator("entry > title").first).to_have_text(feed.entries[0].title)
-    assert page.locator("entry > title").first.is_visible() and not page.locator("entry > content").first.is_visible()
+    first = page.locator("entry > a").first
+    expect(first).to_have_text(feed.entries[0].title)
+    assert first.is_visible() and not page.locator("entry > content").first.is_visible()
+    assert not page.locator("entry > title").first.is_visible() and not page.locator("entry > updated").first.is_visible()
+    expect(page.locator("entry > time").first).to_have_text(re.compile(r"^\d{1,2} [A-Z][a-z]+ \d{4}"))
+    back = page.locator("feed > p > a")  # (an XML document: no roles in its accessibility tree)
+    expect(back).to_have_text("See this search on the hub")
+    assert back.is_visible() and back.get_attribute("href").endswith("/?q=library&topic=libs&sort=newest")
+    first.click()
+    page.wait_for_url(feed.entries[0].link)
+    page.go_back()
     page.go_back()  # the fixture's closing screenshot is of a page, not of an XML document
     expect(page.get_by_role("link", name="Follow this search")).to_be_visible()
 
