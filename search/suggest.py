@@ -438,6 +438,8 @@ class _PhraseTally:
         # Sorted where they lie, each run of one pair its weight; no pair made a Python object: as
         # dicts of dicts, the 485k pairs kept at 64k cost a read 6 CPU s and 81 MB kept.
         codes = np.frombuffer(self._codes, dtype=np.int64)
+        if not len(codes):  # no pair at all (a corpus of Chinese: each character a word, none offered)
+            return _Follows([], np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32), offered)
         codes.sort()
         starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
         weights = np.diff(starts, append=len(codes))

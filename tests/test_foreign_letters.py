@@ -152,3 +152,15 @@ def test_completions_read_chinese_in_either_script(client, typed, completed):
             break
         time.sleep(0.1)
     assert completed in texts, texts
+
+
+def test_completions_of_a_corpus_all_in_chinese(tmp_path):
+    # Each Chinese character is a word, and none is offered after another: the pairs' table was empty,
+    # and every completion of an index of Chinese pages alone was a 500 (IndexError; a regression pass).
+    docs = [{"id": "guizhou", "title": "贵州成为数据中心聚集地", "summary": "贵州吸引企业建设数据中心。", "topics": ["zh"]},
+            {"id": "taiwan", "title": "臺灣電力公司擴建機房", "summary": "新機房支援雲端服務。", "topics": ["zh"]}]
+    build([write_jsonl(tmp_path / "zh.jsonl", docs)], root=tmp_path / "index")
+    client = create_app({"INDEX_DIR": str(tmp_path / "index"), "TESTING": True}).test_client()
+    response = client.get("/api/suggest", query_string={"q": "数据"})
+    assert response.status_code == 200
+    assert "贵州成为数据中心聚集地" in [s["text"] for s in response.get_json()["suggestions"]]
