@@ -2618,17 +2618,3 @@ def test_spelling_look_ups_hold_when_another_thread_empties_the_shared_cache(ser
                 lambda v: v.two_edits("stargtae")):
         expected = ask(plain)
         assert ask(shared) == expected and ask(shared) == expected  # the second finds its entry, then loses it
-
-
-def test_dev_is_read_as_development(tmp_path):
-    # "libcurl dev" on the Debian corpus: the development files' package says "development" and never
-    # "dev"; pages about libcurl came first, its development files nowhere in the first ten.
-    docs = [{"id": "libfoo1", "title": "libfoo runtime library", "summary": "The libfoo library for programs.", "topics": ["libs"]},
-            {"id": "libfoo-dev", "title": "libfoo development files", "summary": "Headers for the libfoo library.", "topics": ["libdevel"]},
-            {"id": "bar-tools", "title": "Developer tools for bar", "summary": "Tools a developer of bar uses.", "topics": ["devel"]}]
-    build([write_jsonl(tmp_path / "docs.jsonl", docs)], root=tmp_path / "ix")
-    service = SearchService(tmp_path / "ix")
-    result = service.search(SearchParams(q="libfoo dev"))
-    assert [hit.id for hit in result.hits][:1] == ["libfoo-dev"] and result.hits[0].missing == ()
-    assert "development</mark>" in result.hits[0].title_html  # (marked with "libfoo" beside it)
-    assert [hit.id for hit in service.search(SearchParams(q="dev tools")).hits][:1] == ["bar-tools"]
