@@ -516,6 +516,19 @@ def tell_language(texts: Iterable[str], words: int = DETECT_WORDS) -> tuple[str,
     return told, hits
 
 
+class FoldFilter(CharsetFilter):
+    """Whoosh's CharsetFilter of ``CHARSET_MAP``, pickled by name: a snapshot's schema stored the map
+    itself, some 4,700 entries since the Chinese characters joined it (a regression pass: every
+    index's table of contents grew from 11 to 70 KB).  An index of another map is another schema
+    version, rebuilt: the map is this code's."""
+
+    def __init__(self) -> None:
+        super().__init__(CHARSET_MAP)
+
+    def __reduce__(self):
+        return FoldFilter, ()
+
+
 def text_analyzer(language: str = DEFAULT_LANGUAGE):
     """Return the analyzer used for every full-text field of a corpus in *language*."""
     return (
@@ -524,7 +537,7 @@ def text_analyzer(language: str = DEFAULT_LANGUAGE):
         | PartsFilter()
         | QueryStopFilter()
         | LowercaseFilter()
-        | CharsetFilter(CHARSET_MAP)
+        | FoldFilter()
         | StemFilter(stemfn=STEM_FUNCTIONS[language], cachesize=50000)
     )
 

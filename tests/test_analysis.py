@@ -185,3 +185,16 @@ def test_diversifying_finds_the_page_on_diversification(client):
     # NVIDIA dependency"; "why is openai diversifying away from nvidia" put it fifth (a QA pass).
     body = client.get("/api/search", query_string={"q": "why is openai diversifying away from nvidia"}).get_json()
     assert "amd-and-openai" in " ".join(hit["id"] for hit in body["hits"][:2])
+
+
+def test_the_analyser_is_stored_with_an_index_by_name_not_with_its_character_map():
+    # Every snapshot's schema carried the character map (4,700 entries once traditional Chinese joined
+    # it): the seed index's table of contents grew from 11 to 70 KB (a regression pass).
+    import pickle
+
+    from index.analysis import CHARSET_MAP, text_analyzer
+
+    chain = text_analyzer()
+    stored = pickle.dumps(chain)
+    assert len(stored) < 5_000, len(stored)
+    assert pickle.loads(stored).items[5].charmap == CHARSET_MAP  # read back as this code's
