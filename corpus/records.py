@@ -150,7 +150,14 @@ MARKS = _mark_ranges()
 IDEOGRAPHS = ("\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3040-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf"
               "\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f")
 IDEOGRAPH = re.compile("[" + IDEOGRAPHS + "]")  # one such character
-WORD = r"(?:[" + IDEOGRAPHS + r"]|[^\W" + IDEOGRAPHS + r"](?:[^\W" + IDEOGRAPHS + r"]|[" + MARKS + r"])*)"
+# Japanese writes a katakana word with or without its final long-vowel mark "ー" (コンピューター and
+# コンピュータ, サーバー and サーバ): as Lucene's JapaneseKatakanaStemFilter reads it, the "ー" ending a katakana
+# run (katakana side by side, "ー" among them) of four characters or more is no word, in texts and queries
+# alike, so either way finds the other ("コンピューター" said "Missing: ター" on pages writing "コンピュータ").
+# Skipped, not removed: the characters keep their offsets.  "データ", three, keeps its "ー" (Lucene's too).
+KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff"
+WORD = (r"(?:[" + IDEOGRAPHS + r"](?:(?<!ー)|(?<![" + KATAKANA + r"]{4})|(?=[" + KATAKANA + r"]))"
+        r"|[^\W" + IDEOGRAPHS + r"](?:[^\W" + IDEOGRAPHS + r"]|[" + MARKS + r"])*)")
 # A slug's word where the text has no Latin letter or digit: letters and digits with their marks.
 _SLUG_WORD = re.compile(r"(?:[^\W_]|[" + MARKS + r"])+")
 

@@ -26,7 +26,7 @@ from whoosh.analysis import Analyzer, CharsetFilter, Filter, LowercaseFilter, Re
 from whoosh.analysis.acore import Token
 from whoosh.support.charset import accent_map
 
-from corpus.records import IDEOGRAPH, IDEOGRAPHS, LATIN_LETTERS, MARKS, WORD  # noqa: F401 - IDEOGRAPHS, MARKS and WORD for requests (search/)
+from corpus.records import IDEOGRAPH, IDEOGRAPHS, KATAKANA, LATIN_LETTERS, MARKS, WORD  # noqa: F401 - IDEOGRAPHS, KATAKANA, MARKS and WORD for requests (search/)
 
 # Accents folded: Whoosh's accent_map, and a Greek letter's accents (λόγος is λογος); the micro
 # sign is the letter mu (µs is μs).  Latin letters without a decomposition are written as readers

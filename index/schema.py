@@ -18,7 +18,8 @@ from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): m
 from index.analysis import DEFAULT_LANGUAGE, text_analyzer, writes_marked_word
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 21  # 21: a traditional Chinese character is its simplified form (數據 finds 数据); 20: a word of Russian, Greek or Arabic letters stemmed as its language (a QA pass of
+SCHEMA_VERSION = 22  # 22: a katakana word's final "ー" is no word, from four characters (コンピューター finds コンピュータ)
+# 21: a traditional Chinese character is its simplified form (數據 finds 数据); 20: a word of Russian, Greek or Arabic letters stemmed as its language (a QA pass of
 # non-English corpora); 19: "ё" is "е", Arabic letters and digits folded as readers type them, katakana a word a
 # character (a QA pass of non-English corpora); 18: "c++" and "c#" are words of their own, and "c" too (a QA pass)
 # 17: "acceleration" is an accelerator's (a regression QA pass)

@@ -25,7 +25,7 @@ from itertools import chain
 from operator import itemgetter
 from html import escape
 
-from index.analysis import STOP_WORDS
+from index.analysis import KATAKANA, STOP_WORDS
 
 ELLIPSIS = "…"
 SNIPPET_CHARS = 220
@@ -44,6 +44,11 @@ PASSAGE_MAX_CHARS = 3 * SNIPPET_CHARS + 2 * WORD_REACH
 # Passages this few characters apart are shown as one: an ellipsis standing for a word or two read as a
 # sentence cut ("…compute environments. … appears to extend" left out "The method"; a QA pass).
 JOIN_GAP = 25
+
+# A katakana and the long-vowel mark after it: the mark lengthens its vowel, so a mark ending on the one
+# takes in the other.  A katakana word's final "ー" is no word of the index (corpus.records.WORD):
+# "サーバ" found "サーバー" and marked "<mark>サーバ</mark>ー", and "スーパー" (searched as スーパ) "スーパーコンピュータ"'s スーパ.
+_LENGTHENED = re.compile("[" + KATAKANA + "]ー")
 
 # A list item's marker at the start of a line ("- ", "* ", "• ", "2. "): a passage starting on that
 # line starts after it.
@@ -338,6 +343,8 @@ def _format(text: str, passage: _Passage, lead: bool = True) -> str:
             continue  # the parts of a token already marked whole
         if match_start > index:
             out.append(escape(text[index:match_start]))
+        if text[match_end : match_end + 1] == "ー" and match_end < end and _LENGTHENED.match(text, match_end - 1):
+            match_end += 1  # the "ー" lengthening a katakana marked: its word's, searched or not (``_LENGTHENED``)
         out.append(f"<mark>{escape(text[match_start:match_end])}</mark>")
         index = match_end
     out.append(escape(text[index:end]))

@@ -250,7 +250,20 @@ ODD_TEXTS = [
     # (the one-token shortcut took "北京建设新的数据中心" whole); katakana and Hangul words stay whole.
     "北京建设新的数据中心", "一家公司在北京建设了新的数据中心。", "東京でGPUクラスタを構築 々 〆", "서울 데이터 센터 Straße",
     "臺灣的資料中心擴建機房豈", "台湾的数据中心",  # traditional characters are their simplified forms
+    # A katakana run's final "ー" is no word from four characters (コンピューター is コンピュータ), not inside a run,
+    # nor in a shorter one (データ, カー), nor after hiragana or a Chinese character.
+    "スーパーコンピューターの メモリー、サーバーラック データ カー ーーーー すごーい 漢字ー ｺﾝﾋﾟｭｰﾀｰ センター。",
 ]
+
+
+def test_a_katakana_word_s_final_long_vowel_mark_is_no_word_and_moves_no_character():
+    # "コンピューター" said "Missing: ター" on the pages writing "コンピュータ" (a QA pass of non-English corpora).
+    chain, fast = text_analyzer(), TermAnalyzer()
+    for analyse in (lambda text: [t.text for t in chain(text, mode="index")], lambda text: [t for _, t in sorted((p, t) for t, ps in fast(text).items() for p in ps)]):
+        assert analyse("コンピューター") == analyse("コンピュータ") == list("コンピュータ")
+        assert analyse("データセンターを") == list("データセンタを") and analyse("データ") == list("データ")
+    # The characters keep their offsets: a highlight marks what the page writes.
+    assert [(term, start) for term, _, start, _ in fast.tokens("サーバーの")] == [("サ", 0), ("ー", 1), ("バ", 2), ("の", 4)]
 
 
 def test_the_fast_analysis_equals_the_whoosh_chain_on_every_token(corpus):

@@ -18,6 +18,8 @@ DOCS = [
     {"id": "year", "title": "تقرير عام ٢٠١٧", "summary": "نمو الطاقة في عام ٢٠١٧.", "topics": ["ar"]},
     {"id": "city", "title": "مدينة المستقبل", "summary": "مشروع مدينة ذكية.", "topics": ["ar"]},
     {"id": "dc", "title": "KDDIがAIデータセンターを開設", "summary": "大阪に新しいデータセンター。", "topics": ["ja"]},
+    {"id": "computer", "title": "富士通がスーパーコンピュータを開発", "summary": "次世代の量子コンピュータも。", "topics": ["ja"]},
+    {"id": "server", "title": "液冷サーバーの普及", "summary": "GPUを積むサーバーが増える。", "topics": ["ja"]},
     {"id": "huawei", "title": "华为发布新一代人工智能芯片", "summary": "华为在深圳发布芯片，用于大模型训练。", "topics": ["zh"]},
     {"id": "guizhou", "title": "贵州成为数据中心聚集地", "summary": "贵州凭借凉爽气候吸引企业建设数据中心。", "topics": ["zh"]},
     {"id": "sber", "title": "Сбер построит суперкомпьютер", "summary": "Новый суперкомпьютер для GigaChat.", "topics": ["ru"], "entities": ["Сбер"]},
@@ -51,6 +53,23 @@ def test_a_word_typed_as_readers_type_it_is_found_by_its_words(client, typed, fo
     assert body["hits"] and body["hits"][0]["id"] == found, body["hits"]
     assert body["hits"][0]["matched_by"] == "words" and body["match"] == "all"
     assert "<mark>" in body["hits"][0]["title_html"] + body["hits"][0]["snippet_html"]
+
+
+@pytest.mark.parametrize(("typed", "found", "marked"), [
+    ("コンピューター", "computer", "コンピュータ"),                  # the page writes it without the final "ー"
+    ("スーパーコンピューター", "computer", "スーパーコンピュータ"),  # a "ー" inside the run is a word still
+    ("コンピュータ", "computer", "コンピュータ"),
+    ("サーバ", "server", "サーバー"),                                # the page writes it with the "ー": marked with it
+    ("サーバー", "server", "サーバー"),
+    ("センター", "dc", "センター"), ("データセンター", "dc", "データセンター"),  # the compound's final "ー"
+])
+def test_a_katakana_word_is_found_with_or_without_its_final_long_vowel_mark(client, typed, found, marked):
+    # Japanese writes コンピューター and コンピュータ, サーバー and サーバ: "コンピューター" said "Missing: ター" on
+    # the pages writing コンピュータ, and "サーバ" marked "<mark>サーバ</mark>ー" (a QA pass of non-English corpora).
+    body = client.get("/api/search", query_string={"q": typed}).get_json()
+    words = [hit for hit in body["hits"] if hit["matched_by"] == "words"]
+    assert words and words[0]["id"] == found and words[0]["missing"] == [] and body["match"] == "all", body["hits"]
+    assert f"<mark>{marked}</mark>" in words[0]["title_html"], words[0]["title_html"]
 
 
 @pytest.mark.parametrize(("typed", "found", "marked"), [
