@@ -348,6 +348,15 @@ def _past_the_month(name: str, raw: str) -> str | None:
     return f"'{name}' ({raw}) names no day: {calendar.month_name[month]} {day[1]} has {days} days"
 
 
+def written_otherwise(args: MultiMapping) -> bool:
+    """Return whether a kind or a month in *args* is written otherwise than its search's address writes
+    it: listed with commas (``kind=event,guide`` is ``kind=event&kind=guide``), or a kind in capitals
+    or with blanks around it (``kind=EVENT``).  The page answered at such an address, the feed too
+    (its self link saying kind=event): one search, two addresses (a regression pass)."""
+    return any(name.partition("[")[0] in SPLIT and ("," in value or value != value.strip().lower())
+               for name, value in args.items(multi=True))
+
+
 def one_value(args: MultiMapping, name: str) -> str | None:
     """Return parameter *name*'s value (None when absent), or raise InvalidParameter when it was given
     different values: the first would win unseen (an appended override, or a bad second value, ignored).

@@ -795,6 +795,7 @@ def test_the_atom_feed_and_the_xml_sent_to_a_browser_have_an_etag_each(client):
     # A list holding a value the index does not know is its values too, as topic=funding&topic=nowhere
     # is (Funding's entries): it was one unknown value, a 404.
     ("topic=funding,nowhere", 301, "topic=funding&topic=nowhere"),
+    ("kind=EVENT", 301, "kind=event"),  # answered at that address, its self link saying kind=event
 ])
 def test_a_topic_or_organisation_list_is_moved_for_good_to_its_values(index_dir, sent, status, landed):
     # topic=funding,compute-deals answered a 302 where kind=event,guide answered a 301: a feed reader updates

@@ -925,6 +925,12 @@ def test_filter_values_listed_with_commas_are_each_a_value(client):
     assert client.get("/api/search?topic=nope,nowhere").get_json()["filters"]["topic"] == ["nope,nowhere"]  # none known: as sent
     moved = client.get("/?topic=compute-deals,funding")
     assert moved.status_code == 302 and moved.headers["Location"] == "/?topic=compute-deals&topic=funding"
+    # A kind or a month too, and a kind in capitals: the page answered at kind=event,guide and kind=EVENT,
+    # where a month listed so was redirected (one search, two addresses; a regression pass).
+    for sent, landed in [("kind=event,guide", "kind=event&kind=guide"), ("kind=EVENT", "kind=event"),
+                         ("month=2026-12,2026-11", "month=2026-11&month=2026-12")]:
+        moved = client.get(f"/?q=stargate&{sent}")
+        assert moved.status_code == 302 and moved.headers["Location"] == f"/?q=stargate&{landed}", sent
 
 
 def test_a_topics_results_link_its_guide(client):

@@ -38,7 +38,7 @@ from werkzeug.datastructures import MultiDict
 
 from index.dates import as_date_time, format_utc, timestamp
 from index.schema import event_url
-from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, SPLIT, SearchParams, one_value, parse_params, to_query_string
+from search.params import DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, SearchParams, one_value, parse_params, to_query_string, written_otherwise
 from search.results import Hit
 from search.snapshot import Snapshot
 from web import get_search, site_root
@@ -135,7 +135,7 @@ def search_feed() -> Response:
     dated_otherwise = any(one_value(read, name) not in (None, getattr(asked, name)) for name in DATE_BOUNDS)
     # Redirected to its one address, the filter written plainly: a list form (topic[]=a), or a kind or a
     # month listed with commas (kind=event,guide is kind=event&kind=guide: its feed was served at both).
-    listed = any("[" in name or name in SPLIT and "," in value for name, value in read.items(multi=True))
+    listed = any("[" in name for name in read) or written_otherwise(read)
     if canonical != asked or dated_otherwise or listed:
         # Redirected, as the page is: a search has one feed, one address, one id and one title (the
         # reader subscribes to the address it lands on), rather than a copy under each spelling.

@@ -25,7 +25,7 @@ from index.schema import event_url, whole_slug
 from search.alternatives import OPERATORS
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
-                           as_sent, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values)
+                           as_sent, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values, written_otherwise)
 from search.query import asks_elsewhere, exclusion_fixes, negation_offers
 from search.results import FacetValue, Hit, SearchResult
 from search.spell import respelt
@@ -593,8 +593,9 @@ def page() -> str | Response:
     service = get_search()
     snap = service.snapshot()
     canonical = snap.canonical_filters(params)  # entity=OpenAI: the address says openai
-    if canonical != params or any(name in request.args and not request.args[name] for name in DATE_BOUNDS):
-        # Also the filter form's empty date fields, sent when it is submitted without script.
+    if canonical != params or written_otherwise(request.args) or any(name in request.args and not request.args[name] for name in DATE_BOUNDS):
+        # Also the filter form's empty date fields, sent when it is submitted without script; a kind or a
+        # month listed with commas or a kind in capitals, as the search's address writes them.
         return redirect(search_url(canonical, page=canonical.page), moved(snap, params))
     result = service.search(params)
     if asked_page is not None:  # no page of it is listed: the note says where the last is
