@@ -352,8 +352,10 @@ def written_otherwise(args: MultiMapping) -> bool:
     """Return whether a kind or a month in *args* is written otherwise than its search's address writes
     it: listed with commas (``kind=event,guide`` is ``kind=event&kind=guide``), or a kind in capitals
     or with blanks around it (``kind=EVENT``).  The page answered at such an address, the feed too
-    (its self link saying kind=event): one search, two addresses (a regression pass)."""
-    return any(name.partition("[")[0] in SPLIT and ("," in value or value != value.strip().lower())
+    (its self link saying kind=event): one search, two addresses (a regression pass).  Not a value that
+    reads as none (blanks, commas alone: no filter, answered as the empty field a form sends)."""
+    return any(name.partition("[")[0] in SPLIT and value.strip() and ("," in value and any(map(str.strip, value.split(",")))
+                                                                      or value != value.strip().lower())
                for name, value in args.items(multi=True))
 
 
