@@ -635,6 +635,10 @@ _ASIDE = re.compile(r"(?<![^\s])\((\s*(?:not|without|(?i:w/o)|except|excluding|o
 _LISTED = re.compile(r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+|\s*&\s*)(?:the\s+)?(\w[\w.'’-]*)(?![\w'’-])")
 
 
+_LEAVES_OUT = re.compile(r"except|excluding|other\s+than")  # negations after which "and" lists what they leave out
+_JOINED = re.compile(r"\band\b|&")
+
+
 def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Return, for a lower-case "not" (or "without", "except", "excluding", "other than", "but not")
     that *text* puts between two words or opens it with, the span from it to the word after it and
@@ -662,6 +666,10 @@ def negation_offers(text: str, follows: Callable[[str, str], bool] | None = None
         listed.append(more)
     if listed and text[listed[-1].end() : end].strip():
         listed = []  # a list is read to the end only: "without microsoft and google deals" is no list
+    if listed and aside is None and not _LEAVES_OUT.fullmatch(match[1]) and any(_JOINED.search(more[0]) for more in listed):
+        # After "without" or "not", "and" may join what is wanted: "openai without microsoft and training"
+        # was offered "openai -microsoft -training" (the regression pass).  After "except" it lists.
+        listed = []
     last = listed[-1].end() if listed else match.end(2)
     if aside is not None and (text[aside.start() + 1 : match.start(1)].strip() or text[last : aside.end() - 1].strip()):
         return []  # more than the negation in the parentheses ("(w/o microsoft deals)")

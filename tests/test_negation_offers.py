@@ -29,6 +29,7 @@ def _search(client, q: str, **args: str) -> dict:
         ("stargate excluding uae & uk", "stargate -uae -uk"),
         ("stargate except uae, uk and norway", "stargate -uae -uk -norway"),
         ("openai (w/o microsoft and amazon)", "openai -microsoft -amazon"),
+        ("openai without microsoft or amazon", "openai -microsoft -amazon"),  # "or" lists after any negation
     ],
 )
 def test_a_negation_is_offered_as_an_exclusion_however_it_is_written(client, typed, offered):
@@ -45,7 +46,9 @@ def test_w_slash_o_in_any_form_is_searched_as_the_lower_case_one(client, typed):
 
 
 @pytest.mark.parametrize("typed", ["openai (w/o microsoft deals)", "(openai w/o microsoft)", "a/w/o microsoft",
-                                   "openai w/o microsoft and amazon deals"])  # a list is read to the end only
+                                   "openai w/o microsoft and amazon deals",  # a list is read to the end only
+                                   # after "without" or "not", "and" may join what is wanted (it offered "-training")
+                                   "openai without microsoft and training", "stargate not michigan and texas"])
 def test_parentheses_holding_more_than_the_negation_are_a_group(client, typed):
     # What the parentheses group is not the negation alone: nothing is offered in their place.
     assert _search(client, typed)["did_you_mean"] is None
