@@ -618,15 +618,16 @@ def _compares(text: str, start: int, end: int) -> bool:
 # "w/o" is read in any case ("W/O"), and the word before may end a clause (a comma, a semicolon, a
 # colon: "openai, w/o microsoft"); one in parentheses is an aside (``_ASIDE``).  Each offered nothing
 # where "openai w/o microsoft" offered "openai -microsoft" (a regression pass).
+_NEGATIONS = r"not|without|(?i:w/o)|except|excluding|other\s+than|but\s+not"  # the ways of saying it
 _NEGATION = re.compile(
-    r"(?:(?<![\w'’-])\w[\w.'’-]*[,;:]?\s+|^\s*(?=not\b))(not|without|(?i:w/o)|except|excluding|other\s+than|but\s+not)\s+"
+    r"(?:(?<![\w'’-])\w[\w.'’-]*[,;:]?\s+|^\s*(?=not\b))(" + _NEGATIONS + r")\s+"
     r"(?:(?:in|from|by|at|on|involving|including|using|made\s+by|based|located|the)\s+)*(\w[\w.'’-]*)(?![\w'’-])"
 )
 
 _NEGATION_WORD = re.compile(r"not|without|(?i:w/o)|except|excluding|than")  # in every _NEGATION match ("w/o" typed, ``shorthands``)
 # A negation in parentheses and nothing else ("openai (w/o microsoft)", "stargate (not michigan)"):
 # the parentheses are an aside's, not a group's; the offer writes the exclusion in their place.
-_ASIDE = re.compile(r"(?<![^\s])\((\s*(?:not|without|(?i:w/o)|except|excluding|other\s+than|but\s+not)\s[^()\"]*?)\)(?![^\s,;:.!?])")
+_ASIDE = re.compile(r"(?<![^\s])\((\s*(?:" + _NEGATIONS + r")\s[^()\"]*?)\)(?![^\s,;:.!?])")
 
 
 # More words the negation leaves out, listed after its word to the end of the query: "stargate except
