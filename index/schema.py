@@ -18,7 +18,8 @@ from corpus.sanitize import plain_text  # noqa: F401 - for requests (search/): m
 from index.analysis import DEFAULT_LANGUAGE, text_analyzer, writes_marked_word
 
 # Bump when the schema or the analysis changes: a snapshot of another version is rebuilt.
-SCHEMA_VERSION = 22  # 22: a katakana word's final "ー" is no word, from four characters (コンピューター finds コンピュータ)
+SCHEMA_VERSION = 23  # 23: the parts of a document's name are indexed (``name_words``: "dev" of libcurl4-openssl-dev)
+# 22: a katakana word's final "ー" is no word, from four characters (コンピューター finds コンピュータ)
 # 21: a traditional Chinese character is its simplified form (數據 finds 数据); 20: a word of Russian, Greek or Arabic letters stemmed as its language (a QA pass of
 # non-English corpora); 19: "ё" is "е", Arabic letters and digits folded as readers type them, katakana a word a
 # character (a QA pass of non-English corpora); 18: "c++" and "c#" are words of their own, and "c" too (a QA pass)
@@ -68,6 +69,9 @@ def make_schema(language: str = DEFAULT_LANGUAGE) -> Schema:
         # column (seconds since the epoch, 64 bits for dates before 1970); the month is a facet.
         date=NUMERIC(int, bits=64, sortable=True, shift_step=0),
         month=ID(),
+        # The parts of the document's id, not searched as text: a query word its text does not write
+        # counts where its name has it (search/service.py ``_Found``: "libcurl dev").
+        name=KEYWORD(lowercase=False, scorable=False),
     )
 
 
@@ -100,7 +104,25 @@ def to_document(record: Record, order: int, first_seen: str | None = None, revis
         "revised": revised,
         "date": moment[0],
         "month": moment[1],
+        "name": name_words(record.id),
     }
+
+
+_NAME_PARTS = re.compile(r"[^\w+#]+|_")  # a name's parts are joined by anything but letters, digits, "+" and "#"
+
+
+def name_words(doc_id: str) -> str:
+    """Return the words of the name *doc_id* gives its document, lower-cased, space-separated: its parts
+    ("libcurl4-openssl-dev": libcurl4, openssl, dev), and a part's letters before its version number
+    (libcurl); "g++-12" keeps "g++".  The namespace is a part too (``Snapshot.name_holders`` passes
+    over it)."""
+    parts = [part for part in _NAME_PARTS.split(doc_id.lower()) if part]
+    words = dict.fromkeys(parts)
+    for part in parts:
+        letters = part.rstrip("0123456789")
+        if len(letters) > 1 and letters != part and not letters[-1] in "+#":
+            words[letters] = None
+    return " ".join(words)
 
 
 # What a document says: a change to any of these is a revision (not its place in the listing, nor its dates).

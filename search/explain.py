@@ -71,7 +71,7 @@ def explain(
             # Held by its name, not its text ("dhex editor": the package dhex), as the hit says: the
             # points of a title word (``ranking.name_points``), its share of the coverage (the
             # explanation said "missing: dhex").
-            points = _weight(concept) * factor * name_points(snap, docnum, len(docs))
+            points = _weight(concept) * factor * float(name_points(snap, (docnum,), len(docs))[0])
             matched.append({"concept": concept.text, "via": "name", "typed": concept.count, "score": points, "fields": []})
         elif part is None:
             missing.append(concept.text)

@@ -153,26 +153,35 @@ class Coverage:
         return sum(credit for bit, credit in enumerate(self.credits) if mask >> bit & 1) / self.total
 
 
-def name_points(snap: Snapshot, docnum: int, holders: int) -> float:
-    """Return the points a word earns document *docnum* whose name it is, where its text does not write
-    it: BM25 of the word once in its title, the word held by *holders* documents (the named one among
-    them).  "sfeed test" on the Debian corpus listed 3,102 pages holding "test" and the package sfeed,
-    whose name alone says "sfeed", past the 500th: it held the query's rarest word and scored 0 (a
-    regression pass).  A name is what a reader calls the document, as a title is."""
+def name_points(snap: Snapshot, docnums: Sequence[int], holders: int) -> np.ndarray:
+    """Return the points a word earns each document of *docnums* whose name it is, or a part of whose
+    name it is, where its text does not write it: BM25 of the word once in its title, the word held by
+    *holders* documents (the named ones among them).  "sfeed test" on the Debian corpus listed 3,102
+    pages holding "test" and the package sfeed, whose name alone says "sfeed", past the 500th: it held
+    the query's rarest word and scored 0 (a regression pass).  A name is what a reader calls the
+    document, as a title is."""
     reader = snap.searcher().reader()
     average = reader.field_length("title") / max(snap.doc_count, 1) or 1.0
-    length = reader.doc_field_length(docnum, "title", 0)
-    return bm25_idf(snap.doc_count, holders) * (K1 + 1) / (1 + K1 * ((1 - TITLE_B) + TITLE_B * length / average))
+    lengths = snap.title_lengths[np.asarray(docnums, dtype=np.intp)]
+    return bm25_idf(snap.doc_count, holders) * (K1 + 1) / (1 + K1 * ((1 - TITLE_B) + TITLE_B * lengths / average))
 
 
 def _named_points(
-    snap: Snapshot, parsed: ParsedQuery, concept_docs: Sequence[AbstractSet[int]], by_name: Sequence[tuple[int, int]],
+    snap: Snapshot, parsed: ParsedQuery, concept_docs: Sequence[AbstractSet[int]], by_name: Sequence[tuple[int, AbstractSet[int]]],
     coverage: Coverage, candidates: Candidates,
-) -> list[tuple[int, float]]:
-    """Return (docnum, points) for each document a word names (*by_name*: the concept's index and the
-    document), its coverage applied as to every other part of its score."""
-    return [(docnum, _weight(parsed.concepts[at]) * name_points(snap, docnum, len(concept_docs[at])) * coverage.factor(docnum))
-            for at, docnum in by_name if docnum in candidates]
+) -> dict[int, float]:
+    """Return the points of each document a word names (*by_name*: the concept's index and the
+    documents), its coverage applied as to every other part of its score; a concept's documents at once."""
+    points: dict[int, float] = {}
+    for at, docs in by_name:
+        within = list(docs & candidates if isinstance(candidates, AbstractSet) else (d for d in docs if d in candidates))
+        if not within:
+            continue
+        found = dict(zip(within, (_weight(parsed.concepts[at]) * name_points(snap, within, len(concept_docs[at]))).tolist()))
+        for docnum in found.keys() & points.keys():  # named by two words
+            found[docnum] += points[docnum]
+        points.update(found)
+    return coverage.weigh(points) if coverage.partial and points else points
 
 
 def meaning(cosine: float, best: float) -> float:
@@ -191,14 +200,14 @@ def rank(
     deadline: float,
     cosines: dict[int, float] | None = None,
     loose_docs: Sequence[AbstractSet[int]] = (),
-    by_name: Sequence[tuple[int, int]] = (),
+    by_name: Sequence[tuple[int, AbstractSet[int]]] = (),
 ) -> tuple[list[tuple[int, float]], bool, float]:
     """Return the best *limit* (docnum, score) of *candidates*, best first, whether time ran out, and
     the best score by words alone (the scale of the meaning term; see ``meaning``).
 
     *cosines* are the nearest documents' cosines with the query, nearest first; *loose_docs*, per
     concept, the documents holding its loose words and not it (``Coverage``); *by_name*, (concept index,
-    docnum) of each document a word names that its text does not hold (``name_points``).
+    documents) of the documents a word names that their text does not hold (``name_points``).
 
     Every candidate is scored, so the top is exact; ties go to the lower document number.  When the
     time budget runs out between concepts, the concepts scored so far decide.
@@ -211,9 +220,11 @@ def rank(
         except Unsupported:
             arrays = None  # a query node the arrays do not know: the dicts rank it
         if arrays is not None:
-            for docnum, points in _named_points(snap, parsed, concept_docs, by_name, coverage, candidates):
-                arrays[0][docnum] += points
-                arrays[1][docnum] = True
+            named = _named_points(snap, parsed, concept_docs, by_name, coverage, candidates)
+            if named:
+                at = np.fromiter(named, dtype=np.intp, count=len(named))
+                arrays[0][at] += np.fromiter(named.values(), dtype=np.float64, count=len(named))
+                arrays[1][at] = True
             return _best_of_arrays(*arrays, candidates, limit, cosines)
     totals: dict[int, float] = {}
     timed_out = False
@@ -233,7 +244,7 @@ def rank(
             break
     if coverage.partial:
         totals = coverage.weigh(totals)
-    for docnum, points in _named_points(snap, parsed, concept_docs, by_name, coverage, candidates):
+    for docnum, points in _named_points(snap, parsed, concept_docs, by_name, coverage, candidates).items():
         totals[docnum] = totals.get(docnum, 0.0) + points
     top = max(totals.values(), default=0.0)
     totals.update(_with_meaning(cosines, candidates, lambda docnum: totals.get(docnum, 0.0), top))

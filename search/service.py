@@ -372,6 +372,9 @@ class SearchService:
             typed = _without_markup(params.q)  # as _understand read it: "-<b>nvdia</b>" excludes "nvdia"
             also = fixes if shown and written == typed else []  # the did-you-mean's, in the same places
             in_vain, in_vain_fixed = exclusion_hint(typed, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
+            if in_vain and snap.id_prefix and any(_name_holders(snap, word) for word in in_vain):
+                # A part of a name no text writes left out the pages so named: not excluded in vain.
+                in_vain, in_vain_fixed = tuple(word for word in in_vain if not _name_holders(snap, word)), None
         offered = None
         if hint is None and asked.parsed and asked.vocabulary and not found.named_as_typed:
             if found.allowed:
@@ -966,7 +969,7 @@ class _Found:
     loose_docs: list[set[int] | frozenset[int]] = dataclass_field(default_factory=list)
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
     # (concept index, docnum) of each document a word of the query names and its text does not hold.
-    by_name: tuple[tuple[int, int], ...] = ()
+    by_name: tuple[tuple[int, AbstractSet[int]], ...] = ()  # (concept index, the documents it names: ranking.name_points)
     named: int | None = None  # the document whose name the query is (``Snapshot.named``), first by relevance
     named_as_typed: bool = False  # named by the query as typed, not by its correction
     # Tagged with the organisation the query is the name of, without its words ("Alibaba": the page
@@ -990,7 +993,7 @@ class _Found:
         correction *corrected* names (``imagemagik`` is ImageMagick's), is among the matches."""
         concept_docs: list[set[int] | frozenset[int]] = []
         loose_docs: list[set[int] | frozenset[int]] = []
-        by_name: list[tuple[int, int]] = []
+        by_name: list[tuple[int, AbstractSet[int]]] = []
         meaning: frozenset[int] = frozenset()
         tagged: frozenset[int] = frozenset()
         organisation = None
@@ -1008,6 +1011,9 @@ class _Found:
                 # finds them: "anthropic -amazon" kept the page on "three AWS data centers".
                 if (slug := snap.organisation(typed)) is not None:
                     excluded = excluded | snap.facet_docs["entities"][slug]
+                # And a part of a name the pages whose name has it, as it counts for them when asked for
+                # ("libcurl -dev": not libcurl4-openssl-dev, which is held to have "dev").
+                excluded = excluded | _name_holders(snap, typed)
             for typed in excluded_words(params.q, whole=True) if parsed.excluded is not None else ():
                 # So does a document's name the document ("web browser -chromium": the package chromium;
                 # "selenium webdriver -chromium-driver", a name a hyphen joins, kept it: a QA pass).
@@ -1027,7 +1033,7 @@ class _Found:
                     # dhex", the package dhex not among the first (a QA pass on the Debian corpus).
                     docs = docs | {name}
                     if name not in excluded:
-                        by_name.append((len(concept_docs), name))  # its points as a title word (ranking.name_points)
+                        by_name.append((len(concept_docs), frozenset((name,))))  # its points as a title word (ranking.name_points)
                 concept_docs.append(docs - excluded if excluded else docs)
                 if concept.loose:  # a hyphenated word's parts apart match too, and cover less (``Coverage``)
                     apart = matches(concept.any_query, snap) - docs
@@ -1038,6 +1044,8 @@ class _Found:
                     matched |= docs
                 if concept.required:
                     required.append(docs)
+            if several and snap.id_prefix:
+                _name_parts(snap, parsed, concept_docs, excluded, by_name)
             if any(concept_docs):
                 # The loose words of a hyphenated word no page writes earn nothing (ranking.Coverage): a
                 # page holding them and nothing else asked for is no match ("space-based compute" listed
@@ -1126,6 +1134,42 @@ class _Found:
             if counts and max(counts.values()) >= needed:
                 return "most"
         return "partial"
+
+
+def _name_parts(
+    snap: Snapshot, parsed: ParsedQuery, concept_docs: list[set[int] | frozenset[int]], excluded: AbstractSet[int],
+    by_name: list[tuple[int, AbstractSet[int]]],
+) -> None:
+    """Count a typed word as held by each document its other words find whose name has it as a part and
+    whose text does not write it (``index.schema.name_words``), with the points of a word its name gives
+    (``ranking.name_points``): *concept_docs* and *by_name* are extended.
+
+    In a namespaced corpus only, where a name is no title's slug: "libcurl dev" listed 22 packages on
+    libcurl before libcurl4-openssl-dev, "development files and documentation for libcurl", said to miss
+    "dev", and "java 17 jdk" put openjdk-17-jdk 11th, whose text never says 17 (Debian's judged set).
+    Only the documents another word of the query finds: "dev" alone is in 11,385 names."""
+    for at, concept in enumerate(parsed.concepts):
+        held = _name_holders(snap, concept.text) - concept_docs[at] if concept.word else None
+        if not held:
+            continue
+        found = held.intersection(set().union(*(docs for other, docs in enumerate(concept_docs) if other != at)))
+        found -= excluded
+        if found:
+            concept_docs[at] = concept_docs[at] | found
+            by_name.append((at, found))
+
+
+def _name_holders(snap: Snapshot, typed: str) -> AbstractSet[int]:
+    """Return the live documents whose name has the word *typed* as a part (``index.schema.name_words``),
+    in a namespaced snapshot (none elsewhere, nor for the namespace's own word: "deb" of "deb-")."""
+    word = typed.lower()
+    if not snap.id_prefix or not 0 < len(word) <= NAME_PART_MAX_CHARS or word == _NAMESPACE_WORD.sub("", snap.id_prefix.lower()):
+        return frozenset()
+    return matches(wq.Term("name", word), snap)
+
+
+NAME_PART_MAX_CHARS = 64
+_NAMESPACE_WORD = re.compile(r"[^\w+#]+$")  # "deb-" is the namespace word "deb"
 
 
 def _respelt_missing(hit: Hit, respelt_as: Mapping[str, str]) -> Hit:

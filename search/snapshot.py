@@ -32,6 +32,7 @@ from itertools import islice, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 from whoosh import index as whoosh_index
 from whoosh.columns import NumericColumn
 from whoosh.searching import Searcher
@@ -39,12 +40,12 @@ from whoosh.searching import Searcher
 from index.dates import month_label
 from index import store, vectors
 from index.analysis import TermAnalyzer, chain_language
-from index.whoosh_compat import read_postings
+from index.whoosh_compat import Unsupported, length_bytes, read_postings
 from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
 from search.params import MAX_FILTER_VALUES
 from search.results import FacetValue
-from search.scoring import TermScores
+from search.scoring import LENGTH_OF_BYTE, TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
 
@@ -442,6 +443,24 @@ class Snapshot:
             return None
         found = self._guide_openings.get(_folded_name(text.replace("-", " ")))
         return found if found is not None or not words else self._guide_openings_by_words.get(words)
+
+    @cached_property
+    def title_lengths(self) -> np.ndarray:
+        """Return every document's title length as BM25 reads it (Whoosh's length byte), by document
+        number: the points of a word a name gives (``ranking.name_points``) for thousands of documents
+        at once ("gtk library dev" gives 7,284 at 64k, 27 µs each one by one)."""
+        lengths = np.ones(self.searcher().doc_count_all())
+        for leaf, offset in self.searcher().leaf_searchers():
+            reader = leaf.reader()
+            try:
+                raw = length_bytes(reader, "title")
+            except Unsupported:  # another reader: one document at a time
+                for docnum in range(reader.doc_count_all()):
+                    lengths[offset + docnum] = reader.doc_field_length(docnum, "title", 1)
+                continue
+            if raw is not None:
+                lengths[offset : offset + len(raw)] = LENGTH_OF_BYTE[np.frombuffer(raw, dtype=np.uint8)]
+        return lengths
 
     @cached_property
     def _guide_openings_by_words(self) -> dict[tuple[str, ...], int]:

@@ -37,6 +37,7 @@ EDGE_CASES = [
     {"id": "edge-mixed", "title": "Trainium2 and 5GW on V3.2", "summary": "U.S. and U.K. teams; the company's 1.0.0 release; AWS's Trainium2.", "topics": ["games"]},
     {"id": "edge-possessive", "title": "Debian's packages", "summary": "It’s the maintainer’s choice: users' files, O'Reilly's book.", "topics": ["games"]},
     {"id": "edge-long", "title": "A very long description", "summary": LONG_BODY, "topics": ["games"]},
+    {"id": "edge-g++-12.x86_64_lib2", "title": "A name of many parts", "summary": "Its parts are words of its name only.", "topics": ["games"]},
     {"id": "edge-digits", "title": "7,500 units x86_64 arm64 utf16be", "summary": "a2ps abc2ps Template2Code EXT2FS 3.14159 42", "topics": ["games"]},
 ]
 QUERIES = [
