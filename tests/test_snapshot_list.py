@@ -87,3 +87,55 @@ def test_snapshots_says_what_is_damaged_of_another_schema_or_not_served(index):
 def test_snapshots_of_a_folder_without_an_index_is_one_error_line(tmp_path):
     result = cli("snapshots", "--index-dir", str(tmp_path / "none"))
     assert result.exit_code == 1 and result.output == f"Error: no index has been built in {tmp_path / 'none'} yet\n"
+
+
+def test_snapshots_lists_every_other_folder_with_its_size_after_the_snapshots(index):
+    # QA: a folder in snapshots/ without snapshot.json (a hand copy, a copy cut short) and a killed
+    # build's .tmp- folder were passed over in silence: the list summed to less than `du` said.
+    first, served, withdrawn = store.snapshot_ids(index)
+    base = store.snapshots_dir(index)
+    (base / "copy" / "sub").mkdir(parents=True)  # prune and rollback leave it alone: no snapshot
+    (base / "copy" / "sub" / "MAIN.pst").write_bytes(b"x" * 2_500_000)
+    work = base / f".tmp-{store.new_snapshot_id()}"  # a build writes here first: in progress, or killed
+    work.mkdir()
+    (work / "MAIN.seg").write_bytes(b"x" * 1_200_000)
+    (base / "elsewhere").symlink_to(index.parent)  # a link holds no disk of its own
+    result = cli("snapshots", "--index-dir", str(index))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()[1:]
+    assert [line.lstrip("* ").split()[0] for line in lines] == [withdrawn, served, first, "copy", work.name]
+    assert lines[3].split()[1:8] == ["-", "-", "-", "-", "-", "2.5", "MB"]
+    assert "incomplete: no snapshot.json; no snapshot, so prune and rollback leave it alone" in lines[3]
+    assert lines[4].split()[6:8] == ["1.2", "MB"] and "temporary: a build, update or publish writing it" in lines[4]
+    assert "damaged" not in lines[4]
+
+    listed = {s["snapshot"]: s for s in json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)}
+    assert [listed[name]["kind"] for name in (withdrawn, served, first, "copy", work.name)] == \
+        ["snapshot"] * 3 + ["other", "temporary"]
+    assert (listed["copy"]["size_bytes"], listed[work.name]["size_bytes"]) == (2_500_000, 1_200_000)
+    assert not listed["copy"]["served"] and listed["copy"]["problem"].startswith("incomplete: no snapshot.json")
+
+    assert cli("prune", "--index-dir", str(index)).exit_code == 0  # the leftover goes, the copy stays
+    assert [s["snapshot"] for s in json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)][3:] == ["copy"]
+
+
+def test_snapshots_lists_a_snapshot_not_yet_served_and_a_first_build_at_work(tmp_path, index):
+    # One moved into place whose writer has not switched `current` to it (or died first) is no
+    # snapshot to roll back to (``snapshot_ids``), but holds a whole snapshot's disk.
+    base = store.snapshots_dir(index)
+    unserved = store.new_snapshot_id()
+    (base / unserved).mkdir()
+    (base / unserved / store.META_FILE).write_text("{}", encoding="utf-8")
+    (index / f"{store.PUBLISHING}{unserved}").touch()
+    last = json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)[-1]
+    assert (last["snapshot"], last["kind"], last["served"]) == (unserved, "unserved", False)
+    assert last["problem"].startswith("not served: moved into place by a writer about to serve it")
+
+    # A first build, running or killed: its folder is shown, and no index has been built all the same.
+    root = tmp_path / "first"
+    (store.snapshots_dir(root) / f".tmp-{store.new_snapshot_id()}").mkdir(parents=True)
+    result = cli("snapshots", "--index-dir", str(root))
+    assert result.exit_code == 1
+    *rows, error = result.output.splitlines()
+    assert len(rows) == 2 and "temporary: a build" in rows[1]
+    assert error == f"Error: no index has been built in {root} yet"

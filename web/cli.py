@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
@@ -1065,7 +1066,7 @@ def _snapshot_facts(root: Path, snap_id: str, served: str | None) -> dict[str, o
     folder = store.snapshots_dir(root) / snap_id
     facts: dict[str, object] = {"snapshot": snap_id, "served": snap_id == served, "built_at": None,
                                 "updated_at": None, "doc_count": None, "schema_version": None, "language": None,
-                                "size_bytes": None, "withdrawn": None, "problem": None}
+                                "size_bytes": None, "withdrawn": None, "problem": None, "kind": "snapshot"}
     if not folder.is_dir():
         if snap_id != served:
             return None
@@ -1095,6 +1096,73 @@ def _snapshot_facts(root: Path, snap_id: str, served: str | None) -> dict[str, o
     return facts
 
 
+def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
+    """Return the facts of each folder in *root*'s ``snapshots/`` that is not one of the snapshots
+    *listed*, by name, newest first: its size (all it holds, the disk deleting it frees) and what it is,
+    as ``problem``, with ``kind`` saying which of these it is:
+
+    - ``temporary``: a ``.tmp-`` folder, where a build, update or publish writes before its snapshot
+      is moved into place, and a prune renames a snapshot before deleting it.  One is there while its
+      writer runs, and after one that was killed (each removes its own otherwise): the next writer
+      deletes it, and ``prune`` says so.  Never called damaged: it is a build in progress as often.
+    - ``unserved``: a snapshot moved into place and not served yet (its ``.publishing-`` marker): its
+      writer is about to switch ``current`` to it, or died first (the next writer deletes it).
+      ``snapshot_ids`` leaves it out, so no rollback, fallback or prune takes it for a snapshot.
+    - ``other``: anything else, such as a hand copy or one cut short, with no ``snapshot.json`` or
+      ``files.json``: no snapshot, so ``prune`` and ``rollback`` leave it alone, for ever.
+
+    They were passed over in silence, and ``snapshots`` summed to less than ``du`` said: an operator
+    saw no trace of a 108 MB ``.tmp-`` folder of a killed 64k build, or of ``cp -r`` cut short.
+    Links and files are left out (a link holds no snapshot's disk; nothing writes files there)."""
+    base = store.snapshots_dir(root)
+    try:
+        entries = sorted((p for p in base.iterdir() if p.name not in listed), key=lambda p: p.name, reverse=True)
+    except OSError:  # no snapshots/, or a file of that name
+        return []
+    unserved = {marker.name[len(store.PUBLISHING):] for marker in root.glob(f"{store.PUBLISHING}*")}
+    found: list[dict[str, object]] = []
+    for folder in entries:
+        name = folder.name
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        if name.startswith(".tmp-pruned-"):
+            kind, state = "temporary", ("temporary: a prune deleting it, or left by one that could not finish "
+                                        "(the next build, update, publish or prune deletes it)")
+        elif name.startswith(".tmp-"):
+            kind, state = "temporary", ("temporary: a build, update or publish writing it, or left by one that "
+                                        "stopped (the next build, update, publish or prune deletes it)")
+        elif name in unserved:
+            kind, state = "unserved", ("not served: moved into place by a writer about to serve it, or that stopped "
+                                       "before it did (the next writer deletes it; no rollback picks it)")
+        elif store.is_snapshot(folder):
+            continue  # a snapshot published since the list was read
+        else:
+            why = "its name begins with a dot" if name.startswith(".") else f"incomplete: no {store.META_FILE}"
+            kind, state = "other", f"{why}; no snapshot, so prune and rollback leave it alone (delete it by hand)"
+        size = _folder_bytes(folder)
+        if size is None:
+            continue  # gone meanwhile: its writer finished
+        found.append({"snapshot": name, "served": False, "built_at": None, "updated_at": None, "doc_count": None,
+                      "schema_version": None, "language": None, "size_bytes": size, "withdrawn": None,
+                      "problem": state, "kind": kind})
+    return found
+
+
+def _folder_bytes(folder: Path) -> int | None:
+    """Return the bytes the files under *folder* hold, or None when it is gone; files that go while it
+    is read (a build's, a prune's) are passed over, not an error."""
+    total = 0
+    for top, _folders, names in os.walk(folder):  # a folder gone meanwhile is passed over by os.walk
+        for name in names:
+            try:
+                status = os.lstat(os.path.join(top, name))
+            except OSError:
+                continue
+            if stat.S_ISREG(status.st_mode):
+                total += status.st_size
+    return total if folder.is_dir() else None
+
+
 def _snapshot_line(facts: dict[str, object]) -> list[str]:
     """Return the columns of one snapshot's line of ``topichub snapshots``."""
     from index.schema import SCHEMA_VERSION
@@ -1103,7 +1171,9 @@ def _snapshot_line(facts: dict[str, object]) -> list[str]:
         return "-" if value is None else str(value)
 
     withdrawn = facts["withdrawn"]
-    if facts["served"]:
+    if facts["kind"] != "snapshot":  # a folder that is no snapshot (``_other_folders``): what it is says it all
+        state = []
+    elif facts["served"]:
         state = ["served"]
     elif isinstance(withdrawn, dict):  # {} when its note is unreadable: withdrawn all the same
         when = f" {withdrawn['withdrawn_at']}" if isinstance(withdrawn.get("withdrawn_at"), str) else ""
@@ -1131,29 +1201,40 @@ def snapshots(index_dir: Path, as_json: bool) -> None:
 
     Each with its build time, last update, document count, schema version, language and size, and
     whether a rollback withdrew it (a later rollback passes over it) or its files are damaged (sizes
-    checked; `rollback` checks the checksums of the one it serves).
+    checked; `rollback` checks the checksums of the one it serves).  Then any other folder in
+    snapshots/ with its size: a build's temporary one, or one that is no snapshot.
     """
     served = store.current_id(index_dir)
     ids = list(reversed(store.snapshot_ids(index_dir)))
     if served is not None and served not in ids:  # current names a folder that is gone: say so, first
         ids = sorted({*ids, served}, reverse=True)
     listed = [facts for snap_id in ids if (facts := _snapshot_facts(index_dir, snap_id, served)) is not None]
-    if not listed:
+    # After the snapshots (the first lines stay the newest ones): what else holds disk there.
+    others = _other_folders(index_dir, {str(facts["snapshot"]) for facts in listed})
+    if not listed and not others:
         raise click.ClickException(f"no index has been built in {index_dir} yet")
     with _printing("the list"):
-        if as_json:
-            click.echo(json.dumps(listed, indent=2, ensure_ascii=False))
-            return
-        rows = [["", "SNAPSHOT", "BUILT", "UPDATED", "DOCUMENTS", "SCHEMA", "LANGUAGE", "SIZE", "STATE"],
-                *(_snapshot_line(facts) for facts in listed)]
-        widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
-        right = {4, 7}  # counts and sizes line up on their last digit
-        for row in rows:
-            cells = [cell.rjust(width) if column in right else cell.ljust(width)
-                     for column, (cell, width) in enumerate(zip(row, widths))]
-            click.echo("  ".join([*cells, row[-1]]).rstrip())
-        if served is None:
-            click.echo(f"none is served: no current link; choose one with `topichub rollback --to SNAPSHOT --index-dir {index_dir}`")
+        _print_snapshots([*listed, *others], served, index_dir, as_json)
+    if not listed:  # a first build running, or killed: its folder shown, and no index all the same
+        raise click.ClickException(f"no index has been built in {index_dir} yet")
+
+
+def _print_snapshots(listed: list[dict[str, object]], served: str | None, index_dir: Path, as_json: bool) -> None:
+    """Print ``topichub snapshots``'s list, as JSON or as a table (the hint naming ``rollback --to`` when
+    snapshots are kept and none is served)."""
+    if as_json:
+        click.echo(json.dumps(listed, indent=2, ensure_ascii=False))
+        return
+    rows = [["", "SNAPSHOT", "BUILT", "UPDATED", "DOCUMENTS", "SCHEMA", "LANGUAGE", "SIZE", "STATE"],
+            *(_snapshot_line(facts) for facts in listed)]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    right = {4, 7}  # counts and sizes line up on their last digit
+    for row in rows:
+        cells = [cell.rjust(width) if column in right else cell.ljust(width)
+                 for column, (cell, width) in enumerate(zip(row, widths))]
+        click.echo("  ".join([*cells, row[-1]]).rstrip())
+    if served is None and any(facts["kind"] == "snapshot" for facts in listed):
+        click.echo(f"none is served: no current link; choose one with `topichub rollback --to SNAPSHOT --index-dir {index_dir}`")
 
 
 def _snapshot_id(value: str) -> str:
