@@ -316,10 +316,16 @@ def test_a_request_through_haproxy_has_one_id_in_haproxy_s_log_and_the_service_s
         own = sent_through(lb.base, [])
         kept = sent_through(lb.base, [("X-Request-ID", "client-tag-42")])
         longest = sent_through(lb.base, [("X-Request-ID", "t" * 128)])
-        replaced = [sent_through(lb.base, [("X-Request-ID", sent)]) for sent in ("has a blank", "t" * 129, "é")]
+        # Each printable character but a blank and " # \ { | }, which HAProxy's line writes as #22 #23
+        # #7B #7C #7D (an id "a}b" was {a#7Db} there, "a}b" in the service's) or the service's JSON
+        # line escapes (" and \): those are refused, and the id is one of HAProxy's.
+        rest = "".join(chr(code) for code in range(0x21, 0x7F) if chr(code) not in '"#\\{|}')
+        printable = sent_through(lb.base, [("X-Request-ID", rest)])
+        refused = ("has a blank", "t" * 129, "é", "a}b", 'a"b', "a{b", "a|b", "a#b", "a\\")
+        replaced = [sent_through(lb.base, [("X-Request-ID", sent)]) for sent in refused]
         twice = sent_through(lb.base, [("X-Request-ID", "first-line"), ("X-Request-ID", "second-line")])
 
-        ids = [own, kept, longest, *replaced, twice]
+        ids = [own, kept, longest, printable, *replaced, twice]
 
         def searches(log: Path, ids_of) -> list[str]:
             return [rid for line in log.read_text(errors="replace").splitlines() for rid in ids_of(line)]
@@ -333,7 +339,9 @@ def test_a_request_through_haproxy_has_one_id_in_haproxy_s_log_and_the_service_s
 
         wait_until(lambda: len(in_haproxy_log()) == len(in_service_log()) == len(ids), "a line per search in each log")
         assert in_haproxy_log() == in_service_log() == ids
+        service_log = replica_log.read_text(errors="replace")  # one grep finds both: written as it is in each
+        assert all(f'"request_id":"{rid}"' in service_log for rid in ids)
         # HAProxy's own ids are UUIDs, one a request; a client's id is kept as the service would keep it.
         assert all(re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", rid) for rid in (own, *replaced))
-        assert len({own, *replaced}) == 4 and (kept, longest) == ("client-tag-42", "t" * 128)
+        assert len({own, *replaced}) == 1 + len(refused) and (kept, longest, printable) == ("client-tag-42", "t" * 128, rest)
         assert twice == "second-line"  # one id, not the two lines joined by a comma
