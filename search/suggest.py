@@ -15,8 +15,9 @@ hyphenated word (``memory-eff`` gives ``memory-efficient``, as the hub writes it
 ``memory-efficiency``; a single word is glued after a hyphen only where a page writes it so, side
 by side: ``ai-t`` gives ``ai-training``, not ``ai-targeting``).  After earlier words, the last word's completions are only those that
 occur in documents holding them all, the words an OR joins it to aside (``stargate m`` gives ``stargate Michigan``; a word too short
-to be offered counts, ``sk h`` giving ``sk hynix``'s neighbours; after words no document holds
-together, no word).  They come in the order the pages write them: first the words pages write after
+to be offered counts, ``sk h`` giving ``sk hynix``'s neighbours; a word with "++" or "#" is read with
+them, as the search reads it, ``c++ lib`` giving nothing on the seed hub, which holds no C++; after
+words no document holds together, no word).  They come in the order the pages write them: first the words pages write after
 the last word offered typed (side by side, or with at most two other words between, "to", "in", a
 number, in one clause: ``stargate m`` gives ``stargate Michigan``, written so, before ``stargate
 major``, which a page only holds; a plural's "s" aside, ``data center t`` giving ``Texas`` from "data
@@ -175,7 +176,25 @@ _WORDS_AND_BREAKS = re.compile(WORD + r"|[.!?;:,](?=\s|$)|[()\[\]{}\"“”|•]
 # 64k the topics cli-mono and comm before "C++ tweeners" (a regression pass).  A "+" ending the prefix
 # is "++" being typed ("c+").  Only the words of *prefix* so marked, as typed; a word's inner dots are
 # already its words ("node.js" is "node js", as titles write it).
-_MARKED_WORD = re.compile(r"(?<![\w.+#])(?:\.[^\W_]\w*|\w*[^\W\d_]\+\+|[^\W\d_]#|\w*[^\W\d_]\+$)(?![\w+#])")
+_OWN_MARKS = r"\w*[^\W\d_]\+\+|[^\W\d_]#"  # the words the search reads with their marks, as their own
+_MARKED_WORD = re.compile(r"(?<![\w.+#])(?:\.[^\W_]\w*|" + _OWN_MARKS + r"|\w*[^\W\d_]\+$)(?![\w+#])")
+_OWN_MARKED = re.compile(r"(?<![\w.+#])(?:" + _OWN_MARKS + r")(?![\w+#])")
+
+
+def _as_read(text: str) -> list[str]:
+    """Return the words of *text* folded, as fold() makes them, but a word written with "++" or "#"
+    (``_OWN_MARKED``) with its marks, as the search reads it: "C++ lib" is "c++" and "lib", where fold()
+    makes "c" and "lib".  One word for each word fold() makes, in the same order."""
+    words: list[str] = []
+    at = 0
+    for match in _OWN_MARKED.finditer(text):
+        word = match.group()
+        bare = word.rstrip("+#")
+        words += fold(text[at : match.start()]).split()
+        parts = fold(bare).split()
+        words += [*parts[:-1], parts[-1] + word[len(bare) :]] if parts else []
+        at = match.end()
+    return words + fold(text[at:]).split()
 
 
 def _marks(prefix: str, whole: bool) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
@@ -352,14 +371,17 @@ def _one_letter_off(word: str) -> tuple[set[str], set[str]]:
     return kept - {word}, whole - kept - {word}
 
 
-def _narrowing(before: str) -> list[str]:
+def _narrowing(before: str, read: bool = False) -> list[str]:
     """Return the words (folded) typed in *before* that a word completed after them must share a page
     with, as the search reads them: not an excluded word's operator, nor the words an OR joins, the
     one before and the one after ("a b OR c" is a AND (b OR c)): "post-training OR tp" offered
-    nothing, no page holding TPU with "post-training" (a QA pass)."""
+    nothing, no page holding TPU with "post-training" (a QA pass).  *read*: a word written with "++"
+    or "#" kept so (``_as_read``), for the documents holding it; else folded, as the pages' words are
+    tallied (``follows``: "C++ library" is "library" written after "c")."""
     tokens = before.split()
     joined = {at + step for at, token in enumerate(tokens) if token == "OR" for step in (-1, 0, 1)}
-    return fold(" ".join(token for at, token in enumerate(tokens) if at not in joined and not _EXCLUDING.match(token))).split()
+    kept = " ".join(token for at, token in enumerate(tokens) if at not in joined and not _EXCLUDING.match(token))
+    return _as_read(kept) if read else fold(kept).split()
 
 
 def _excluding(before: str) -> bool:
@@ -642,7 +664,10 @@ class _Candidates:
         took p90 63.1 ms for 38.9).  A word too rare to be offered ("meta", on one page) too."""
         snap = self._snap()
         written = [self.postings[key]] if key in self.postings else []
-        terms = {token.text for token in snap.analyzer(key)} if snap is not None else set()
+        # A word with "++" or "#" ("c++": ``_as_read``) is its own term alone, as a query reads it: the
+        # index holds a page's "C++" as "c" too, which the analyser, reading for a page, also makes.
+        mode = "query" if key.endswith(("+", "#")) else ""
+        terms = {token.text for token in snap.analyzer(key, mode=mode)} if snap is not None else set()
         if snap is None or (written and terms <= {key}):  # the index's word is the one written: nothing more to read
             return written
         return written + [snap.term_docs(field, term) for term in terms for field in ("title", "body")]
@@ -673,7 +698,9 @@ class _Candidates:
             groups.append((1, fold(last), self.terms, 0))
         earlier = fold(before).split()
         narrowing = _narrowing(marked)  # documents holding an excluded word are not what is asked for
-        docs = _within_docs(self._docs_with(_asking(narrowing)), within)
+        # The documents holding "c++", not those of "c", which narrow nothing (a word too short): on the
+        # seed hub, which holds no C++, "c++ lib" offered "c++ library" (a QA pass).
+        docs = _within_docs(self._docs_with(_asking(_narrowing(marked, read=True))), within)
         followed = _following(narrowing)
         # A word excluded leaves out some of what the earlier words (and filters) find, not all: "stargate
         # -o" offered "-OpenAI", which every Stargate page names (0 results); "-st" "-Stargate" on the page
@@ -703,15 +730,16 @@ class _Candidates:
             ranked.extend((rank, Suggestion(before + surface.split("-", typed_parts)[-1], "term")) for rank, surface in found)
         return ranked + self._joined(before, last, within)
 
-    def _titles_holding(self, folded: str, whole: bool, within: _Within | None = None) -> list[tuple[_Rank, Suggestion]]:
-        """Return the titles holding every word typed, in any order and with others between, the last
-        as a word's start (whole when *whole*): "stargate m" offered no title, "Expanding Stargate to
-        Michigan" not holding the two side by side.  Ranked after the titles holding them side by side.
-        Only the titles of the documents holding the earlier words are read, and none when more than
-        SPREAD_TITLE_DOCS do (a common first word: its side-by-side titles are then enough)."""
-        *earlier, last = folded.split()
+    def _titles_holding(self, prefix: str, whole: bool, within: _Within | None = None) -> list[tuple[_Rank, Suggestion]]:
+        """Return the titles holding every word typed in *prefix*, in any order and with others between,
+        the last as a word's start (whole when *whole*): "stargate m" offered no title, "Expanding
+        Stargate to Michigan" not holding the two side by side.  Ranked after the titles holding them
+        side by side.  Only the titles of the documents holding the earlier words (a word with "++" or
+        "#" as the search reads it: ``_as_read``) are read, and none when more than SPREAD_TITLE_DOCS
+        do (a common first word: its side-by-side titles are then enough)."""
+        *earlier, last = fold(prefix).split()
         words = [f" {word} " for word in _asking(earlier)]
-        docs = self._docs_with([word.strip() for word in words])
+        docs = self._docs_with(_asking(_as_read(prefix)[:-1]))
         if docs is None:
             return []
         docs = _within_docs(docs, within)  # (the titles of documents *within* allows)
@@ -744,7 +772,7 @@ class _Candidates:
             return []
         if typed in self.terms:  # a word the pages write is no misspelling: "stargate fine" offered "stargate five"
             return []
-        docs = _within_docs(self._docs_with(_asking(_narrowing(before))), within)
+        docs = _within_docs(self._docs_with(_asking(_narrowing(before, read=True))), within)
         if docs is not None and not docs:
             return []
         kept, whole = _one_letter_off(typed)
@@ -874,7 +902,7 @@ class _Candidates:
                 part = 0 if not numeric or cand.folded[at + len(needle) : at + len(needle) + 1] in ("", " ") else 1 << 16
                 ranked.append(((0 if at == 0 else 1, KIND_ORDER[kind], 0, 0, 0, -cand.weight, part + len(cand.folded), cand.folded), cand.suggestion))
             if " " in folded:
-                ranked += [pair for pair in self._titles_holding(folded, whole, within)
+                ranked += [pair for pair in self._titles_holding(prefix, whole, within)
                            if all(mark.search(pair[1].text) for mark in own)]
             if dotted and any(all(mark.search(found.text) for mark in dotted) for _, found in ranked):
                 ranked = [pair for pair in ranked if all(mark.search(pair[1].text) for mark in dotted)]  # ".net": .NET's

@@ -922,3 +922,26 @@ def test_a_word_typed_with_plus_plus_sharp_or_an_opening_dot_completes_to_what_w
     assert "Cinnamon" in _completed(small, "c") and "NetBSD make" in _completed(small, "ne")  # the word alone, as before
     # Where no entry writes it, no entry without it: the seed hub holds no C++, no C#.
     assert _completed(client, "c++") == _completed(client, "c#") == []
+
+
+def test_a_word_completed_after_a_word_typed_with_plus_plus_or_sharp_is_held_with_it(tmp_path, client):
+    # fold() made "c++" and "c#" "c", a word too short to narrow anything: on the seed hub, which holds
+    # no C++, "c++ lib" offered "c++ library" (a QA pass).  Now what the pages writing "C++" hold, as the
+    # search reads "c++": its own word, not the "c" the index also makes of it.
+    root = tmp_path / "index"
+    docs = [{"id": "tweeners", "title": "C++ tweeners", "summary": "Tweening for games.", "topics": ["devel"]},
+            {"id": "clib", "title": "C library of containers", "summary": "Lists and maps in C.", "topics": ["devel"]},
+            {"id": "leveldb", "title": "C# binding for LevelDB", "summary": "From Mono.", "topics": ["cli-mono"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
+    small = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    assert terms(small, "c++ ga") == ["c++ games"]
+    assert terms(small, "c++ con") == terms(small, "c++ lis") == []  # the C page's words
+    assert terms(small, "c# mo") == ["c# Mono"] and terms(small, "c# ma") == []
+    assert "c containers" in terms(small, "c con")  # "c" alone narrows nothing, as before
+    # A title holding it apart from the word typed after it, where the word narrows what is read.
+    assert "C# binding for LevelDB" in suggest_texts(small, "c# lev")
+    # Where no page writes it, nothing after it, as after a word no page holds ("zzzq lib").
+    assert suggest_texts(client, "zzzq lib") == []
+    for typed in ("c++ lib", "c# lib", "(c++ lib", "the c++ st"):
+        assert suggest_texts(client, typed) == [], typed
+
