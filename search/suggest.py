@@ -179,6 +179,9 @@ _WORDS_AND_BREAKS = re.compile(WORD + r"|[.!?;:,](?=\s|$)|[()\[\]{}\"“”|•]
 _OWN_MARKS = r"\w*[^\W\d_]\+\+|[^\W\d_]#"  # the words the search reads with their marks, as their own
 _MARKED_WORD = re.compile(r"(?<![\w.+#])(?:\.[^\W_]\w*|" + _OWN_MARKS + r"|\w*[^\W\d_]\+$)(?![\w+#])")
 _OWN_MARKED = re.compile(r"(?<![\w.+#])(?:" + _OWN_MARKS + r")(?![\w+#])")
+# A word's "++" half typed, ending the prefix ("g+"): the name of a document it starts is looked up whole
+# (``_Candidates.complete``).
+_PLUS_BEING_TYPED = re.compile(r"(?<![\w.+#])\w*[^\W\d_]\+$")
 
 
 def _as_read(text: str) -> list[str]:
@@ -877,7 +880,15 @@ class _Candidates:
         ranked: list[tuple[_Rank, Suggestion]] = []
         if not _EXCLUDING.search(typed_marks(prefix)):
             snap = self._snap()
-            if snap is not None and (named := snap.named(prefix)) is not None and (within is None or named in within.docs):
+            named = None
+            if snap is not None and not whole and _PLUS_BEING_TYPED.search(prefix):
+                # A word's "++" half typed names what the word does, first: "g+" offered nothing where
+                # "g++" offers the package g++, "GNU C++ compiler" (a QA pass on the Debian corpus); not
+                # a package "g", which "g+" names as its slug, as "c+" would name one "c".
+                named = snap.named(prefix + "+")
+            if named is None and snap is not None:
+                named = snap.named(prefix)
+            if named is not None and (within is None or named in within.docs):
                 # The document the text names, first, as the search puts it: "gimp" offered GIMP's plugins,
                 # data files and Czech help, never GIMP (titles are matched on their words; a QA pass).
                 fields = snap.stored(named)

@@ -945,3 +945,14 @@ def test_a_word_completed_after_a_word_typed_with_plus_plus_or_sharp_is_held_wit
     for typed in ("c++ lib", "c# lib", "(c++ lib", "the c++ st"):
         assert suggest_texts(client, typed) == [], typed
 
+
+def test_a_word_s_plus_plus_half_typed_offers_the_document_the_whole_word_names(tmp_path):
+    # On the Debian corpus "g++" offered the package g++, "GNU C++ compiler", and "g+" nothing (a QA pass).
+    root = tmp_path / "index"
+    docs = [{"id": "g++", "title": "GNU C++ compiler", "summary": "The GNU C++ compiler.", "topics": ["devel"]},
+            {"id": "g", "title": "Generic tool", "summary": "Does things.", "topics": ["utils"]},
+            {"id": "gtk", "title": "GTK+ widgets", "summary": "A toolkit.", "topics": ["libs"]}]
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
+    small = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    assert suggest_texts(small, "g++")[:1] == suggest_texts(small, "g+")[:1] == ["GNU C++ compiler"]
+    assert suggest_texts(small, "gtk+") == ["GTK+ widgets"]  # a word written with one "+" as before
