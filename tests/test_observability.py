@@ -61,6 +61,9 @@ def search_count(values, route: str = "/api/search", status: str = "200") -> flo
         ("has space", False),
         ("naïve", False),
         ("", False),
+        # Written otherwise by a proxy's log or escaped in the JSON line: the two lines would not join.
+        *((f"a{char}b", False) for char in '"#\\{|}'),
+        ("".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in '"#\\{|}'), True),
     ],
 )
 def test_a_safe_incoming_request_id_is_kept_and_any_other_replaced(client, sent, kept):

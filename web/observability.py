@@ -45,8 +45,11 @@ from search.snapshot import Snapshot
 ACCESS_LOGGER = "topichub.access"
 REQUEST_ID_HEADER = "X-Request-ID"
 _REQUEST_ID_LOWER = REQUEST_ID_HEADER.lower()
-# An incoming id is kept when it is 1 to 128 visible ASCII characters: safe in a header and a log line.
-_SAFE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
+# An incoming id is kept when it is 1 to 128 visible ASCII characters but " # \ { | }: safe in a header
+# and a log line, and written alike in this service's JSON line (which escapes " and \) and a proxy's
+# (HAProxy writes " # { | } of a captured value as #22 #23 #7B #7C #7D): one grep finds both lines, as
+# with deploy/haproxy.cfg's rule, which is this one (the ops helper's report).
+_SAFE_REQUEST_ID = re.compile(r"[!$-\[\]-z~]{1,128}")
 _ENVIRON_ID = "topichub.request_id"
 _ENVIRON_SNAPSHOT = "topichub.snapshot"
 _ENVIRON_PINNED = "topichub.snapshot.pinned"  # the Snapshot itself: one a request
