@@ -72,7 +72,9 @@ def explain(
             # points of a title word (``ranking.name_points``), its share of the coverage (the
             # explanation said "missing: dhex").
             points = _weight(concept) * factor * float(name_points(snap, (docnum,), len(docs))[0])
-            matched.append({"concept": concept.text, "via": "name", "typed": concept.count, "score": points, "fields": []})
+            # The page's whole name, or a part of it ("dev" of libcurl4-openssl-dev: service._name_parts).
+            via = "name" if snap.named(concept.text) == docnum else "name part"
+            matched.append({"concept": concept.text, "via": via, "typed": concept.count, "score": points, "fields": []})
         elif part is None:
             missing.append(concept.text)
         else:
@@ -154,7 +156,8 @@ _FOUND = {"exact": "as typed", "synonym": "by a synonym", "place": "by a place i
           "spelling": "in its other spelling",
           "singular": "as its singular", "plural": "as its plural",
           "prefix": "by a word the prefix starts", "completion": "as the word it starts", "version": "as a release of the version", "joined": "as one word", "loose": "word by word",
-          "apart": "with its unit written apart", "split": "as two words", "name": "as the page's name"}
+          "apart": "with its unit written apart", "split": "as two words", "name": "as the page's name",
+          "name part": "as a part of the page's name"}
 
 
 def readable(explanation: dict[str, object]) -> dict[str, object]:

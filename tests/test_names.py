@@ -459,7 +459,8 @@ def test_a_part_of_a_package_name_counts_as_a_word_it_holds_among_the_other_word
     assert first["id"] == "pkg-libcurl4-openssl-dev" and first["missing"] == [], [h["id"] for h in body["hits"]]
     assert hits["pkg-ruby-curb"]["missing"] == ["dev"]
     part = next(m for m in first["explanation"]["matched"] if m["concept"] == "dev")
-    assert part["via"] == "name" and part["score"] > 0
+    assert part["via"] == "name part" and part["score"] > 0
+    assert "as a part of the page&#39;s name" in client.get("/?q=libcurl+dev&explain=1").get_data(as_text=True)
     assert first["explanation"]["score"] == pytest.approx(first["score"], abs=1e-3)
     # Only among the pages the other words find: a name's part alone finds nothing.
     assert "pkg-libzzz-dev" not in hits and _search(client, q="dev")["total"] == 0
