@@ -35,17 +35,26 @@ lock:
 	  $(VENV)-lock/bin/pip freeze --exclude-editable; } > $(LOCK)
 	rm -rf $(VENV)-lock
 
+# Every module compiled to bytecode once, before Python starts many processes that import them (the
+# test suite's servers, workers and command lines; gunicorn's workers): where PYTHONDONTWRITEBYTECODE is
+# set (a container's default), each process compiled every module from source again, about 0.4 s of it
+# (tests/test_cli.py: 73 s -> 64 s).  Only the modules changed since are compiled again.
+BYTECODE := $(BIN)/python -m compileall -q -j 0 corpus index search web >/dev/null
+
 run: $(SERVE_STAMP)
+	$(BYTECODE)
 	PORT=$(PORT) $(BIN)/topichub serve
 
 build: $(SERVE_STAMP)
 	$(BIN)/topichub build
 
 test: $(STAMP) browsers node_modules/axe-core/axe.min.js
+	$(BYTECODE)
 	$(BIN)/python -m pytest
 
 # The quick pass (about five minutes on 2 cores): everything but the tests marked slow.
 check: $(STAMP)
+	$(BYTECODE)
 	$(BIN)/python -m pytest -m "not slow" -q
 
 # Debian packages the tests drive: chromium (browser tests), haproxy and rsync (scale-out and publish

@@ -23,8 +23,16 @@ from tests.waiting import wait_until
 pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run it
 
 
+@pytest.fixture(scope="module")
+def server(index_dir, tmp_path_factory):
+    # One server for the tests that only ask it things (16 of them started one each: some 3 s apiece).
+    with gunicorn(index_dir, tmp_path_factory.mktemp("e2e-server")) as base:
+        yield base
+
+
 @pytest.fixture()
-def server(index_dir, tmp_path):
+def own_server(index_dir, tmp_path):
+    """A server of the test's own, whose log (tmp_path / "gunicorn.log") holds only the test's requests."""
     with gunicorn(index_dir, tmp_path) as base:
         yield base
 
@@ -293,20 +301,20 @@ def test_any_api_request_the_server_refuses_before_the_app_gets_the_api_s_json_e
     assert json.loads(body)["error"]["code"] == "invalid_request"
 
 
-def test_a_request_the_server_refuses_before_the_app_writes_its_access_line(server, tmp_path):
+def test_a_request_the_server_refuses_before_the_app_writes_its_access_line(own_server, tmp_path):
     # gunicorn's own 400 and 414 wrote only a plain warning on stderr, where every request is to
     # write one JSON line on stdout (docs/operations.md, Logs; a QA pass of the operator's).
     import socket
     from urllib.parse import urlsplit
 
-    address = urlsplit(server)
+    address = urlsplit(own_server)
     with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
         sock.sendall(f"GET /api/search?q=café HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode("utf-8"))
         assert sock.recv(64).startswith(b"HTTP/1.1 400")
     with socket.create_connection((address.hostname, address.port), timeout=10) as sock:  # named as typed (a review)
         sock.sendall(f"GET /events/中文 HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode("utf-8"))
         assert sock.recv(64).startswith(b"HTTP/1.1 400")
-    assert get(server + "/?q=" + "%F0%9F%98%80" * 6000)[0] == 414
+    assert get(own_server + "/?q=" + "%F0%9F%98%80" * 6000)[0] == 414
 
     def refused() -> list[dict]:
         lines = (tmp_path / "gunicorn.log").read_text(encoding="utf-8", errors="replace").splitlines()
