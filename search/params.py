@@ -463,6 +463,48 @@ class _Chosen:
         return iter(self._args)
 
 
+# A filter typed in the query, as other engines read their operators: "topic:funding stargate",
+# "kind:guide", "entity:OpenAI", "month:2025-03", "since:2025-01-01", a value with blanks in quotes
+# ("entity:\"Mistral AI\"").  The box had no way to filter but its links, and "topic:funding stargate"
+# searched the words "topic" and "funding" in silence (a QA pass).  Only at a word's start, not excluded
+# ("-topic:x" stays words), nor inside a quoted phrase; read by ``Snapshot.inline_filters``, which knows
+# the values a search can filter by.
+INLINE_FILTER = re.compile(r'(?<!\S)(topic|entity|kind|month|since|until):(?:"([^"]+)"|([^\s"]+))(?!\S)', re.IGNORECASE)
+
+
+def inline_operators(q: str) -> list[tuple[tuple[int, int], str, str]]:
+    """Return each filter typed in *q* (``INLINE_FILTER``) as (its span, its parameter, its value)."""
+    if ":" not in q:
+        return []
+    found = []
+    for match in INLINE_FILTER.finditer(q):
+        if q.count('"', 0, match.start()) % 2:  # inside a quoted phrase: words
+            continue
+        value = (match.group(2) if match.group(2) is not None else match.group(3)).strip()
+        if value:
+            found.append((match.span(), match.group(1).lower(), value))
+    return found
+
+
+def date_bound(name: str, value: str) -> str | None:
+    """Return date bound *name*'s *value* as a search reads it (``since=`` or ``until=``), or None when
+    it is no date it reads."""
+    try:
+        return _date(_Chosen({}, {name: value}), name)  # type: ignore[arg-type]
+    except InvalidParameter:
+        return None
+
+
+def without_spans(q: str, spans: list[tuple[int, int]]) -> str:
+    """Return *q* without the text of *spans* (in order, apart), its blanks collapsed."""
+    kept, at = [], 0
+    for start, end in spans:
+        kept.append(q[at:start])
+        at = end
+    kept.append(q[at:])
+    return normal_text(" ".join(kept))
+
+
 def parse_params(args: MultiMapping) -> SearchParams:
     """Return the SearchParams in *args* (a request's query string), or raise InvalidParameter."""
     # A parameter the request does not name is its default, unread: most name q alone, and reading each

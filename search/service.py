@@ -327,7 +327,7 @@ class SearchService:
             return self._searched(snap, params, with_ways, started)
 
     def _searched(self, snap: Snapshot, params: SearchParams, with_ways: bool, started: float) -> SearchResult:
-        params = snap.canonical_filters(params)
+        params = snap.canonical_filters(snap.inline_filters(params))  # "topic:funding stargate" too
         key = (params, with_ways)
         cached = self._results.get(snap.id, key)
         if cached is not None:

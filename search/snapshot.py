@@ -37,13 +37,13 @@ from whoosh import index as whoosh_index
 from whoosh.columns import NumericColumn
 from whoosh.searching import Searcher
 
-from index.dates import month_label
+from index.dates import is_month, month_label
 from index import store, vectors
 from index.analysis import TermAnalyzer, chain_language
 from index.whoosh_compat import Unsupported, length_bytes, read_postings
-from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
+from index.schema import KINDS, NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
-from search.params import MAX_FILTER_VALUES
+from search.params import MAX_FILTER_VALUES, date_bound, inline_operators, without_spans
 from search.results import FacetValue
 from search.scoring import LENGTH_OF_BYTE, TermScores
 from search.synonyms import Synonyms
@@ -605,6 +605,47 @@ class Snapshot:
             if values != getattr(params, facet):
                 changes[facet] = values
         return params.with_(**changes) if changes else params
+
+    def inline_filters(self, params: SearchParams) -> SearchParams:
+        """Return *params* with each filter typed in its query (``params.INLINE_FILTER``: "topic:funding
+        stargate") taken out of the query and added to its filters, as the filter's parameter would add
+        it: a topic or organisation this snapshot has (in any case, or by its label or name), a kind, a
+        month, a date bound the address does not give.  A value it cannot filter by stays words of the
+        query, as before ("topic:nowhere" searches "topic" and "nowhere")."""
+        typed = inline_operators(params.q)
+        if not typed:
+            return params
+        changes: dict[str, object] = {}
+        taken: list[tuple[int, int]] = []
+        for span, name, value in typed:
+            if name in ("topic", "entity"):
+                read = _read_values(value, self.facet_docs[FACETS[name]], self._folded[name])
+                if not all(one in self.facet_docs[FACETS[name]] for one in read):
+                    continue
+            elif name == "kind":
+                read = (value.lower(),) if value.lower() in KINDS else ()
+            elif name == "month":
+                read = (value,) if is_month(value) else ()
+            else:  # since, until: one bound, the address's own first
+                bound = date_bound(name, value)
+                if bound is None or changes.get(name, getattr(params, name)) not in (None, bound):
+                    continue
+                changes[name] = bound
+                taken.append(span)
+                continue
+            if not read:
+                continue
+            changes[name] = tuple(dict.fromkeys((*changes.get(name, getattr(params, name)), *read)))  # type: ignore[misc]
+            taken.append(span)
+        if not taken:
+            return params
+        inlined = params.with_(q=without_spans(params.q, taken), **changes)
+        opens, closes = inlined.date_range
+        if opens is not None and closes is not None and closes < opens:  # typed in the wrong order: words, as typed
+            return params
+        if not inlined.q and inlined.sort == "relevance":  # the default without a query is newest (``parse_params``)
+            inlined = inlined.with_(sort=None)
+        return inlined
 
     def unknown_values(self, params: SearchParams) -> list[tuple[str, str, str | None]]:
         """Return each topic and organisation filter value (*params* read by ``canonical_filters``) no

@@ -120,8 +120,11 @@ class _Args:
 @bp.get("/api/search")
 def search() -> Response:
     params = parse_params(_Args(request.args))
-    if any(params.filters().values()):  # in the snapshot's own case and order (topic=Funding is funding): one ETag
-        params = get_search().snapshot().canonical_filters(params)
+    if any(params.filters().values()) or ":" in params.q:
+        # In the snapshot's own case and order (topic=Funding is funding), a filter typed in the query
+        # ("topic:funding stargate") among the others: one cache entry and one ETag for one search.
+        snap = get_search().snapshot()
+        params = snap.canonical_filters(snap.inline_filters(params))
 
     pages = 0
 

@@ -602,7 +602,11 @@ PATHS: dict[str, Any] = {
             ),
             "parameters": [
                 {"name": "q", "in": "query", "description": (
-                    f"The query: words, \"quoted phrases\", -excluded words, OR. At most {MAX_QUERY_CHARS} "
+                    "The query: words, \"quoted phrases\", -excluded words, OR, and filters typed as words "
+                    "(topic:funding, entity:openai or entity:\"Mistral AI\", kind:guide, month:2025-03, since:2025-01-01, "
+                    "until:2025-06-30): each one the index can filter by is taken out of the words and applied as its "
+                    "parameter would be (the answer's query and filters say so); any other stays words. "
+                    f"At most {MAX_QUERY_CHARS} "
                     f"characters {COUNTED}, counted as sent (before the composing below, which "
                     f"may lengthen it); a longer text (a pasted paragraph) is searched by its "
                     f"{MAX_QUERY_WORDS} most informative words, and dropped_words says how many were left out. "

@@ -592,7 +592,9 @@ def page() -> str | Response:
         params, asked_page = past
     service = get_search()
     snap = service.snapshot()
-    canonical = snap.canonical_filters(params)  # entity=OpenAI: the address says openai
+    # entity=OpenAI: the address says openai; "topic:funding stargate" typed in the box: ?q=stargate&topic=funding,
+    # its filter shown chosen as a click would have it.
+    canonical = snap.canonical_filters(snap.inline_filters(params))
     if canonical != params or written_otherwise(request.args) or any(name in request.args and not request.args[name] for name in DATE_BOUNDS):
         # Also the filter form's empty date fields, sent when it is submitted without script; a kind or a
         # month listed with commas or a kind in capitals, as the search's address writes them.

@@ -7,6 +7,7 @@ something under them: the search box of a filtered page sends its filters with w
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import parse_qsl, urlencode
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -42,10 +43,25 @@ def request_filters() -> SearchParams | None:
 
 def completions() -> tuple[str, list[Suggestion], SearchParams | None]:
     """Return this request's prefix, its completions under its filters, and the filters as the index
-    writes their values (topic=NETWORKING: networking), for the addresses the completions lead to."""
+    writes their values (topic=NETWORKING: networking), for the addresses the completions lead to.
+
+    A filter typed before the last word ("topic:funding st") is one of the filters, as the search reads
+    it (``Snapshot.inline_filters``), and the completions keep it where it was typed: "topic:funding
+    stargate".  They offered nothing once one was typed."""
     prefix = check_prefix(one_value(request.args, "q"))
     filters = request_filters()
-    found = get_suggester().suggest(prefix, filters=filters)
+    words, typed = prefix, None
+    if ":" in prefix and (last := prefix.rsplit(" ", 1)) and len(last) > 1:
+        snap = get_search().snapshot()
+        asked = (filters or SearchParams()).with_(q=last[0])
+        inlined = snap.inline_filters(asked)
+        if inlined != asked:
+            filters, typed = inlined.with_(q=""), last[0] + " "
+            words = (inlined.q + " " if inlined.q else "") + last[1]
+    found = get_suggester().suggest(words, filters=filters)
+    if typed is not None:  # the words completed, written back after what was typed before them
+        before = words[: len(words) - len(last[1])]
+        found = [replace(s, text=typed + s.text[len(before):]) if s.kind == "term" and s.text.startswith(before) else s for s in found]
     return prefix, found, None if filters is None else get_search().snapshot().canonical_filters(filters)
 
 

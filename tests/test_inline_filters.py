@@ -1,0 +1,105 @@
+"""Filters typed in the query: "topic:funding stargate" is the search of stargate in Funding.
+
+The box had no way to filter but the facets' links, and "topic:funding stargate" searched the words
+"topic" and "funding" in silence, where other engines read their operators so (a QA pass)."""
+
+from __future__ import annotations
+
+import pytest
+
+from search.params import SearchParams
+
+
+def _api(client, **params) -> dict:
+    response = client.get("/api/search", query_string=params)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()
+
+
+def _ids(body: dict) -> list[str]:
+    return [hit["id"] for hit in body["hits"]]
+
+
+@pytest.mark.parametrize(("typed", "as_parameters"), [
+    ("topic:funding stargate", {"q": "stargate", "topic": "funding"}),
+    ("stargate topic:Funding", {"q": "stargate", "topic": "funding"}),  # in any case, anywhere
+    ("kind:GUIDE stargate", {"q": "stargate", "kind": "guide"}),
+    ('entity:"Oracle" stargate', {"q": "stargate", "entity": "oracle"}),
+    ("entity:openai", {"entity": "openai"}),  # a filter alone lists what it keeps, newest first
+    ("since:2025-06-01 stargate", {"q": "stargate", "since": "2025-06-01"}),
+    ("stargate until:2025-06-30 since:2025-01-01", {"q": "stargate", "since": "2025-01-01", "until": "2025-06-30"}),
+])
+def test_a_filter_typed_in_the_query_is_the_filter(client, typed, as_parameters):
+    typed_body, given = _api(client, q=typed), _api(client, **as_parameters)
+    assert _ids(typed_body) == _ids(given) and typed_body["total"] == given["total"]
+    # The answer says what was searched: the words left, the filters applied.
+    assert typed_body["query"] == given["query"] and typed_body["filters"] == given["filters"]
+    assert (typed_body["since"], typed_body["until"]) == (given["since"], given["until"])
+    if not given["since"]:  # (the seed's pages are dated when first seen: a bound may keep them all)
+        assert typed_body["total"] < _api(client, q=as_parameters.get("q", ""))["total"]  # it narrowed something
+    # One search, one answer: the same ETag as the parameters'.
+    etag = client.get("/api/search", query_string=as_parameters).headers["ETag"]
+    assert client.get("/api/search", query_string={"q": typed}).headers["ETag"] == etag
+
+
+def test_a_typed_filter_joins_the_address_s_filters(client):
+    both = _api(client, q="topic:funding stargate", topic="compute-deals")
+    assert both["filters"]["topic"] == ["compute-deals", "funding"]
+    assert _ids(both) == _ids(_api(client, q="stargate", topic=["funding", "compute-deals"]))
+
+
+@pytest.mark.parametrize("typed", [
+    "topic:nowhere stargate",  # no such topic
+    "kind:video stargate",  # no such kind
+    "since:2025-13-01 stargate",  # no such date
+    "month:2025-3 stargate",  # no month as the filter writes it
+    "-topic:funding stargate",  # excluded
+    '"topic:funding stargate"',  # quoted
+    "stargate since:2025-06-30 until:2025-01-01",  # the bounds in the wrong order
+])
+def test_what_the_index_cannot_filter_by_stays_words(client, typed):
+    body = _api(client, q=typed)
+    assert body["query"] == typed and not any(body["filters"].values()) and body["since"] is None and body["until"] is None
+
+
+def test_a_date_bound_the_address_gives_is_not_replaced_by_one_typed(client):
+    body = _api(client, q="stargate since:2025-06-01", since="2024-01-01")
+    assert body["since"] == "2024-01-01" and "since:2025-06-01" in body["query"]
+
+
+def test_the_page_goes_to_the_address_of_its_filters_and_shows_them_chosen(client):
+    response = client.get("/?q=topic:funding+stargate")
+    assert response.status_code == 302 and response.headers["Location"] == "/?q=stargate&topic=funding"
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert 'name="q" type="search" dir="auto" value="stargate"' in page
+    assert "Remove filter </span>Topic: <bdi>Funding" in page
+    # The feed of it too, not for good: another snapshot may have no such topic.
+    feed = client.get("/feeds/search.atom?q=topic:funding+stargate")
+    assert feed.status_code == 302 and feed.headers["Location"].endswith("/feeds/search.atom?q=stargate&topic=funding")
+    # A value it cannot filter by is searched as words, where it was typed.
+    assert client.get("/?q=topic:nowhere+stargate").status_code == 200
+
+
+def test_the_service_reads_them_for_every_caller(service):
+    # The command line (topichub search) and any caller of the service alike.
+    typed = service.search(SearchParams(q="topic:funding stargate"))
+    given = service.search(SearchParams(q="stargate", topic=("funding",)))
+    assert [hit.id for hit in typed.hits] == [hit.id for hit in given.hits] and typed.total == given.total
+
+
+def test_completions_read_a_filter_typed_before_the_last_word(client):
+    # They offered nothing once one was typed: "topic:funding st" was completed as one word "funding st".
+    def offered(q: str) -> list[dict]:
+        response = client.get("/api/suggest", query_string={"q": q})
+        assert response.status_code == 200
+        return response.get_json()["suggestions"]
+
+    words = [s["text"] for s in offered("topic:funding st") if s["kind"] == "term"]
+    assert words and all(text.startswith("topic:funding ") for text in words)
+    # Only the words the filter's pages hold, as the box of Funding's page offers them.
+    filtered = client.get("/api/suggest", query_string={"q": "st", "topic": "funding"}).get_json()["suggestions"]
+    assert [text.removeprefix("topic:funding ") for text in words] == [s["text"] for s in filtered if s["kind"] == "term"]
+    assert [s["text"] for s in offered("stargate kind:guide m") if s["kind"] == "term"] == \
+        ["stargate kind:guide " + s["text"].removeprefix("stargate ")
+         for s in client.get("/api/suggest", query_string={"q": "stargate m", "kind": "guide"}).get_json()["suggestions"] if s["kind"] == "term"]
+    assert offered("topic:nowhere st") == []  # no such topic: the words as typed, which no page holds
