@@ -103,3 +103,17 @@ def test_completions_read_a_filter_typed_before_the_last_word(client):
         ["stargate kind:guide " + s["text"].removeprefix("stargate ")
          for s in client.get("/api/suggest", query_string={"q": "stargate m", "kind": "guide"}).get_json()["suggestions"] if s["kind"] == "term"]
     assert offered("topic:nowhere st") == []  # no such topic: the words as typed, which no page holds
+
+
+@pytest.mark.parametrize(("typed", "said"), [
+    ("topic:nowhere stargate", "no topic is called <q><bdi>nowhere</bdi></q>"),
+    ("kind:video stargate", "no type is called <q><bdi>video</bdi></q> (the types are event and guide)"),
+    ("month:2025-3 stargate", "(a month is written 2025-03)"),
+    ("since:2025-13-01 stargate", "not a date this search reads"),
+    ("stargate since:2025-06-30 until:2025-01-01", "would end before they begin"),
+    ("entity:<b>x</b> stargate", "no organisation is called <q><bdi>&lt;b&gt;x&lt;/b&gt;</bdi></q>"),
+])
+def test_the_page_says_which_typed_filter_it_could_not_read(client, typed, said):
+    response = client.get("/", query_string={"q": typed})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200 and said in page and "so its words were searched" in page

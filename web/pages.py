@@ -25,7 +25,8 @@ from index.schema import event_url, whole_slug
 from search.alternatives import OPERATORS
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
-                           as_sent, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values, written_otherwise)
+                           as_sent, date_bound, inline_operators, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values,
+                           written_otherwise)
 from search.query import asks_elsewhere, exclusion_fixes, negation_offers
 from search.results import FacetValue, Hit, SearchResult
 from search.spell import respelt
@@ -644,6 +645,10 @@ def page() -> str | Response:
         unknown=[(facet, value, meant, search_url(params.with_value(facet, value, meant))
                   if meant and meant not in getattr(params, facet) else None, snap.recorded(facet, value))
                  for facet, value, meant in snap.unknown_values(params)],
+        # A filter typed in the query that the index cannot filter by, left as words (the others were
+        # taken out, and the page redirected): said, not passed over ("topic:nowhere" is no topic).
+        unread=[(name, value) for _span, name, value in inline_operators(params.q)],
+        dated=lambda name, value: date_bound(name, value) is not None,
         explained=summary,
         figures=readable,
         label=label,
