@@ -6,6 +6,7 @@ The box had no way to filter but the facets' links, and "topic:funding stargate"
 from __future__ import annotations
 
 import pytest
+from markupsafe import escape
 
 from search.params import SearchParams
 
@@ -117,3 +118,17 @@ def test_the_page_says_which_typed_filter_it_could_not_read(client, typed, said)
     response = client.get("/", query_string={"q": typed})
     page = response.get_data(as_text=True)
     assert response.status_code == 200 and said in page and "so its words were searched" in page
+
+
+def test_the_tips_page_shows_every_typed_filter_and_each_example_is_read_as_one(client):
+    from web.pages import TYPED_FILTERS
+
+    response = client.get("/help")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200 and "<h1>Search tips</h1>" in page
+    assert '<a href="/help">Search tips</a>' in client.get("/?q=stargate").get_data(as_text=True)  # from every page's footer
+    for examples, _meaning in TYPED_FILTERS:
+        for example in examples:
+            assert f"<code>{escape(example)}</code>" in page
+            body = _api(client, q=example)
+            assert body["query"] == "" and (any(body["filters"].values()) or body["since"] or body["until"]), example

@@ -676,6 +676,23 @@ def topics() -> str:
                            total=listing["total"], api_url="/api/topics")
 
 
+# The filters a query may hold (``search.params.INLINE_FILTER``), as the tips page shows them.
+TYPED_FILTERS = (
+    (("topic:funding",), "pages in a topic (its name or label, in any case)"),
+    (("entity:openai", 'entity:"Mistral AI"'), "pages tagged with an organisation"),
+    (("kind:guide", "kind:event"), "guide sections, or events"),
+    (("month:2025-03",), "pages dated in a month"),
+    (("since:2025-01-01", "until:2025-06-30"), "pages dated then or after, then or before (a day, or a date and time)"),
+)
+
+
+@bp.get("/help")
+def help_page() -> str:
+    """How to search: the query's syntax and its typed filters, which no page told (a reader had to
+    find "-word", "OR" and "topic:" by chance; a QA pass)."""
+    return render_template("help.html", filters=TYPED_FILTERS)
+
+
 @bp.get("/favicon.ico")
 def favicon() -> Response:
     """The icon where tools and old browsers look for it: the page links the SVG one."""

@@ -18,6 +18,7 @@ PAGES = {
     "event": "/events/expanding-stargate-to-michigan",
     "guide": "/guides/training-infrastructure",
     "topics": "/topics",
+    "tips": "/help",
 }
 
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow  # make check leaves it out; make test and CI run 
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
 PAGES = ("/?q=stargate", "/?q=" + "a" * 300, "/?topic=chips-accelerators", "/events/expanding-stargate-to-michigan",
-         "/guides/training-infrastructure", "/topics",
+         "/guides/training-infrastructure", "/topics", "/help",
          # A long word in a note, a chip and a 404 page ran off a phone's screen (a QA pass).
          "/?q=stargate+-https://www.example.com/articles/2025/stargate-expansion", "/?topic=" + "averylongtopicname" * 4,
          "/events/" + "x" * 110)
