@@ -270,7 +270,10 @@ def test_a_feed_s_updated_is_never_in_the_future_and_moves_on_when_an_old_dated_
     # A date still to come: the entry changed when the hub first held it (it was the switch time, which
     # every later update of any document moved, and readers flagged the entry changed: a QA pass).
     first_seen = client.get("/api/documents/far").get_json()["document"]["first_seen"]
-    assert far.published == "9999-12-31T23:59:59Z" and far.updated == first_seen <= switched == parsed.feed.updated
+    # The feed changed when its entries last did: when the build first held them, which the switch follows
+    # (in the same second, or the next when the build crossed one: it said "switched ==", and CI met a
+    # switch at …:12 after documents first seen at …:11).
+    assert far.published == "9999-12-31T23:59:59Z" and far.updated == first_seen == parsed.feed.updated <= switched
     assert past.updated == "2024-05-01T00:00:00Z"  # a date gone by is the entry's updated, as it was
     monkeypatch.setattr("index.update.now_utc", lambda: "9000-01-01T00:00:00Z")  # a later update, whenever it is
     update(write_jsonl(tmp_path / "c.jsonl", [{"id": "old", "title": "Zebra backfilled", "summary": "Late.",
