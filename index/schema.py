@@ -113,15 +113,16 @@ _NAME_PARTS = re.compile(r"[^\w+#]+|_")  # a name's parts are joined by anything
 
 def name_words(doc_id: str) -> str:
     """Return the words of the name *doc_id* gives its document, lower-cased, space-separated: its parts
-    ("libcurl4-openssl-dev": libcurl4, openssl, dev), and a part's letters before its version number
-    (libcurl); "g++-12" keeps "g++".  The namespace is a part too (``Snapshot.name_holders`` passes
-    over it)."""
+    ("libcurl4-openssl-dev": libcurl4, openssl, dev), and a part's letters before a one-digit version
+    (libcurl, python of python3, gtk of gtk3); not before two digits, which name more often than they
+    number: amd64 is no "amd", arm64 no "arm", base64 no "base", win32 no "win" (a regression pass:
+    "amd firmware" put fwupd-amd64-signed first).  "g++-12" keeps "g++".  The namespace is a part too
+    (``service._name_holders`` passes over it)."""
     parts = [part for part in _NAME_PARTS.split(doc_id.lower()) if part]
     words = dict.fromkeys(parts)
     for part in parts:
-        letters = part.rstrip("0123456789")
-        if len(letters) > 1 and letters != part and not letters[-1] in "+#":
-            words[letters] = None
+        if len(part) > 2 and part[-1].isdigit() and not part[-2].isdigit() and part[-2] not in "+#":
+            words[part[:-1]] = None
     return " ".join(words)
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 import numpy as np
@@ -206,6 +207,7 @@ def rank_dense(
     candidates: Candidates,
     coverage,
     deadline: float,
+    named: Mapping[int, AbstractSet[int]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Return every document's score as search/ranking.py's ``rank`` reckons it before meaning
     (0.0 for a document that is not a candidate or matches nothing), which documents scored (a
@@ -213,8 +215,10 @@ def rank_dense(
     whether time ran out.
 
     *concepts* are the parsed query's, each with ``any_query`` and ``loose``, and *weights* their
-    weights; *coverage* is ranking's ``Coverage`` of their documents.  Raises ``Unsupported`` for a
-    query the dense walk does not know.
+    weights; *coverage* is ranking's ``Coverage`` of their documents; *named*, per concept index, the
+    documents holding it by their name and not their text (``ranking.name_points``), which cover it as
+    its words would (they had the factor of pages without it, and the score fell below what explain
+    added up: a regression pass).  Raises ``Unsupported`` for a query the dense walk does not know.
     """
     size = snap.searcher().doc_count_all()
     mask = candidate_mask(candidates, size)
@@ -239,6 +243,8 @@ def rank_dense(
             found = found_of[bit] if bit < len(found_of) else None
             if found is not None and not concepts[bit].loose:  # (found: a concept's bit, never a loose set's)
                 has = found > 0  # a word concept's scores are positive exactly where it matches
+                if named and bit in named:  # and its documents held by their name
+                    has |= candidate_mask(named[bit], size) & mask
             elif len(docs):
                 has = candidate_mask(docs, size) & mask  # (a phrase's loose words score, but cover less)
             else:

@@ -166,6 +166,14 @@ def name_points(snap: Snapshot, docnums: Sequence[int], holders: int) -> np.ndar
     return bm25_idf(snap.doc_count, holders) * (K1 + 1) / (1 + K1 * ((1 - TITLE_B) + TITLE_B * lengths / average))
 
 
+def _named_docs(by_name: Sequence[tuple[int, AbstractSet[int]]]) -> dict[int, AbstractSet[int]]:
+    """Return, per concept index, the documents holding it by their name (*by_name* joined)."""
+    named: dict[int, AbstractSet[int]] = {}
+    for at, docs in by_name:
+        named[at] = named[at] | docs if at in named else docs
+    return named
+
+
 def _named_points(
     snap: Snapshot, parsed: ParsedQuery, concept_docs: Sequence[AbstractSet[int]], by_name: Sequence[tuple[int, AbstractSet[int]]],
     coverage: Coverage, candidates: Candidates,
@@ -216,7 +224,7 @@ def rank(
     if len(candidates) >= DENSE_FROM and limit > 0:
         try:
             weights = [_weight(concept) for concept in parsed.concepts]
-            arrays = rank_dense(snap, parsed.concepts, weights, candidates, coverage, deadline)
+            arrays = rank_dense(snap, parsed.concepts, weights, candidates, coverage, deadline, _named_docs(by_name))
         except Unsupported:
             arrays = None  # a query node the arrays do not know: the dicts rank it
         if arrays is not None:
