@@ -208,11 +208,11 @@ def rank_dense(
     coverage,
     deadline: float,
     named: Mapping[int, AbstractSet[int]] | None = None,
-) -> tuple[np.ndarray, np.ndarray, bool]:
+) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray | None]:
     """Return every document's score as search/ranking.py's ``rank`` reckons it before meaning
     (0.0 for a document that is not a candidate or matches nothing), which documents scored (a
-    document holding only a phrase's loose words is still a hit, as with dicts), and
-    whether time ran out.
+    document holding only a phrase's loose words is still a hit, as with dicts),
+    whether time ran out, and each document's coverage factor (None when the query has one concept).
 
     *concepts* are the parsed query's, each with ``any_query`` and ``loose``, and *weights* their
     weights; *coverage* is ranking's ``Coverage`` of their documents; *named*, per concept index, the
@@ -226,6 +226,7 @@ def rank_dense(
     totals = np.zeros(size, dtype=np.float64)
     scored = np.zeros(size, dtype=bool)
     timed_out = False
+    factor: np.ndarray | None = None
     found_of: list[np.ndarray | None] = []
     for concept, weight in zip(concepts, weights):
         part = walk.node(concept.any_query, 1.0)
@@ -256,9 +257,10 @@ def rank_dense(
             present = np.flatnonzero(np.bincount(held))
             table = np.zeros(int(present[-1]) + 1, dtype=np.float64)
             table[present] = [coverage.factor_of(int(m)) for m in present]
-            totals = totals * table[held]
+            factor = table[held]
         else:  # up to 2^32 combinations: a table of those present (one sized by the largest took 32 GB)
             present, which = np.unique(held, return_inverse=True)
             factors = np.array([coverage.factor_of(int(m)) for m in present], dtype=np.float64)
-            totals = totals * factors[which]
-    return totals, scored, timed_out
+            factor = factors[which]
+        totals = totals * factor
+    return totals, scored, timed_out, factor

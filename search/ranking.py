@@ -228,12 +228,15 @@ def rank(
         except Unsupported:
             arrays = None  # a query node the arrays do not know: the dicts rank it
         if arrays is not None:
-            named = _named_points(snap, parsed, concept_docs, by_name, coverage, candidates)
-            if named:
-                at = np.fromiter(named, dtype=np.intp, count=len(named))
-                arrays[0][at] += np.fromiter(named.values(), dtype=np.float64, count=len(named))
-                arrays[1][at] = True
-            return _best_of_arrays(*arrays, candidates, limit, cosines)
+            totals, scored, timed_out, factor = arrays
+            for at, docs in by_name:  # each concept's at once, its coverage the arrays' (``_named_points``)
+                within = docs & candidates if isinstance(candidates, AbstractSet) else {d for d in docs if d in candidates}
+                if within:
+                    where = np.fromiter(within, dtype=np.intp, count=len(within))
+                    points = _weight(parsed.concepts[at]) * name_points(snap, where, len(concept_docs[at]))
+                    np.add.at(totals, where, points * factor[where] if factor is not None else points)
+                    scored[where] = True
+            return _best_of_arrays(totals, scored, timed_out, candidates, limit, cosines)
     totals: dict[int, float] = {}
     timed_out = False
     for concept in parsed.concepts:
