@@ -35,6 +35,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import threading
@@ -615,11 +616,16 @@ def withdrawn(snapshot: Path) -> dict[str, object] | None:
 
 def is_snapshot(folder: Path) -> bool:
     """Return whether *folder* is a snapshot (complete, or damaged since): a folder of its own, not a
-    link, holding its facts or its manifest.  Anything else in ``snapshots/`` is no snapshot: a
-    ``publish --to`` into it once left ``current`` (a link) and ``snapshots/`` there, which ``prune``
-    then "removed" as snapshots, leaving ``.tmp-pruned-current`` behind."""
-    return (not folder.name.startswith(".") and folder.is_dir() and not folder.is_symlink()
+    link, named as a build names one (``new_snapshot_id``), holding its facts or its manifest.  Anything
+    else in ``snapshots/`` is no snapshot: a ``publish --to`` into it once left ``current`` (a link) and
+    ``snapshots/`` there, which ``prune`` then "removed" as snapshots, leaving ``.tmp-pruned-current``
+    behind; and a copy an operator made by hand ("backup copy") sorted after every id, so it was the
+    newest: ``prune --keep 1`` kept it and deleted the snapshot it copied (a regression pass)."""
+    return (SNAPSHOT_ID.fullmatch(folder.name) is not None and folder.is_dir() and not folder.is_symlink()
             and ((folder / META_FILE).is_file() or (folder / MANIFEST_FILE).is_file()))
+
+
+SNAPSHOT_ID = re.compile(r"[0-9]{8}T[0-9]{6}-[0-9]{6}-[0-9]+")  # ``new_snapshot_id``'s: its UTC time, then its process
 
 
 def snapshot_ids(root: Path) -> list[str]:

@@ -105,7 +105,7 @@ def test_snapshots_lists_every_other_folder_with_its_size_after_the_snapshots(in
     lines = result.output.splitlines()[1:]
     assert [line.lstrip("* ").split()[0] for line in lines] == [withdrawn, served, first, "copy", work.name]
     assert lines[3].split()[1:8] == ["-", "-", "-", "-", "-", "2.5", "MB"]
-    assert "incomplete: no snapshot.json; no snapshot, so prune and rollback leave it alone" in lines[3]
+    assert "a name no build gives" in lines[3] and "no snapshot, so prune and rollback leave it alone" in lines[3]
     assert lines[4].split()[6:8] == ["1.2", "MB"] and "temporary: a build, update or publish writing it" in lines[4]
     assert "damaged" not in lines[4]
 
@@ -113,7 +113,7 @@ def test_snapshots_lists_every_other_folder_with_its_size_after_the_snapshots(in
     assert [listed[name]["kind"] for name in (withdrawn, served, first, "copy", work.name)] == \
         ["snapshot"] * 3 + ["other", "temporary"]
     assert (listed["copy"]["size_bytes"], listed[work.name]["size_bytes"]) == (2_500_000, 1_200_000)
-    assert not listed["copy"]["served"] and listed["copy"]["problem"].startswith("incomplete: no snapshot.json")
+    assert not listed["copy"]["served"] and listed["copy"]["problem"].startswith("a name no build gives")
 
     assert cli("prune", "--index-dir", str(index)).exit_code == 0  # the leftover goes, the copy stays
     assert [s["snapshot"] for s in json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)][3:] == ["copy"]
@@ -139,3 +139,34 @@ def test_snapshots_lists_a_snapshot_not_yet_served_and_a_first_build_at_work(tmp
     *rows, error = result.output.splitlines()
     assert len(rows) == 2 and "temporary: a build" in rows[1]
     assert error == f"Error: no index has been built in {root} yet"
+
+
+def test_a_whole_copy_made_by_hand_is_no_snapshot_prune_keeps_or_rollback_takes(index):
+    # A copy under another name ("backup copy") was a snapshot: it sorted after every id, so it was the
+    # newest, and `prune --keep 1` kept it and deleted the snapshot it copied (a regression pass).
+    import shutil
+
+    served = store.current_id(index)
+    twin = index.parent / "twin"  # the same index without the copy: what prune keeps of it
+    shutil.copytree(index, twin, symlinks=True)
+    shutil.copytree(store.snapshots_dir(index) / served, store.snapshots_dir(index) / "backup copy")
+    assert "backup copy" not in store.snapshot_ids(index)
+    # One cut short under a snapshot's name is said to be so.
+    (store.snapshots_dir(index) / store.new_snapshot_id()).mkdir()
+    assert "incomplete: no snapshot.json" in cli("snapshots", "--index-dir", str(index)).output
+    listed = json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)
+    copy = next(entry for entry in listed if entry["snapshot"] == "backup copy")
+    assert copy["kind"] == "other" and "a name no build gives" in copy["problem"]
+    for root in (index, twin):
+        assert cli("prune", "--keep", "1", "--index-dir", str(root)).exit_code == 0
+    assert store.snapshot_ids(index) == store.snapshot_ids(twin)  # the copy kept no snapshot out
+    assert (store.snapshots_dir(index) / "backup copy").is_dir()
+    assert "backup copy" in cli("rollback", "--to", "backup copy", "--index-dir", str(index)).output  # refused, named
+    assert store.current_id(index) == served
+
+
+def test_a_folder_s_name_is_told_escaped_not_acted_on(index):
+    # A name with a tab or a line break broke the table's columns and lines (a regression pass).
+    (store.snapshots_dir(index) / "odd\tname\nhere").mkdir()
+    lines = cli("snapshots", "--index-dir", str(index)).output.splitlines()
+    assert len(lines) == 5 and any(line.split()[0] == "odd\\tname\\nhere" for line in lines)

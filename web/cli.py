@@ -1108,7 +1108,8 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
     - ``unserved``: a snapshot moved into place and not served yet (its ``.publishing-`` marker): its
       writer is about to switch ``current`` to it, or died first (the next writer deletes it).
       ``snapshot_ids`` leaves it out, so no rollback, fallback or prune takes it for a snapshot.
-    - ``other``: anything else, such as a hand copy or one cut short, with no ``snapshot.json`` or
+    - ``other``: anything else, such as a copy made by hand under a name no build gives (whole or not),
+      or one under a snapshot's name cut short, with no ``snapshot.json`` or
       ``files.json``: no snapshot, so ``prune`` and ``rollback`` leave it alone, for ever.
 
     They were passed over in silence, and ``snapshots`` summed to less than ``du`` said: an operator
@@ -1137,7 +1138,12 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
         elif store.is_snapshot(folder):
             continue  # a snapshot published since the list was read
         else:
-            why = "its name begins with a dot" if name.startswith(".") else f"incomplete: no {store.META_FILE}"
+            if name.startswith("."):
+                why = "its name begins with a dot"
+            elif not store.SNAPSHOT_ID.fullmatch(name):  # a copy made by hand: ids are a build's time
+                why = "a name no build gives (a snapshot's is its build time, as 20250101T000000-000000-1)"
+            else:
+                why = f"incomplete: no {store.META_FILE}"
             kind, state = "other", f"{why}; no snapshot, so prune and rollback leave it alone (delete it by hand)"
         size = _folder_bytes(folder)
         if size is None:
@@ -1225,8 +1231,9 @@ def _print_snapshots(listed: list[dict[str, object]], served: str | None, index_
     if as_json:
         click.echo(json.dumps(listed, indent=2, ensure_ascii=False))
         return
+    # A folder's name is told, never acted on: a tab or a line break in one broke the table (a regression pass).
     rows = [["", "SNAPSHOT", "BUILT", "UPDATED", "DOCUMENTS", "SCHEMA", "LANGUAGE", "SIZE", "STATE"],
-            *(_snapshot_line(facts) for facts in listed)]
+            *([printable(cell) for cell in _snapshot_line(facts)] for facts in listed)]
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
     right = {4, 7}  # counts and sizes line up on their last digit
     for row in rows:
