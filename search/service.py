@@ -1071,6 +1071,14 @@ class _Found:
                     named = snap.named(corrected)
                 if named is not None and all(named in docs for docs in required):
                     matched.add(named)
+                    if several and snap.id_prefix:
+                        # The named page holds by its name the words its text does not write: "libxml2 dev"
+                        # names libxml2-dev ("development files for the GNOME XML library"), first with a
+                        # score of 0, "Missing: libxml2, dev" (a regression pass).
+                        for at, concept in enumerate(parsed.concepts):
+                            if concept.word and named not in concept_docs[at] and named in _name_holders(snap, concept.text):
+                                concept_docs[at] = concept_docs[at] | {named}
+                                by_name.append((at, frozenset((named,))))
                 else:
                     named, as_typed = None, False
                 organisation = snap.organisation(params.q) if not required else None

@@ -503,3 +503,12 @@ def test_a_name_s_parts_are_its_words_and_a_one_digit_version_s_letters():
     # Two digits name more often than they number: "amd firmware" put fwupd-amd64-signed first (a regression pass).
     for doc_id, not_a_word in (("deb-fwupd-amd64-signed", "amd"), ("deb-base64", "base"), ("deb-wine32", "wine"), ("deb-libjpeg62", "libjpeg")):
         assert not_a_word not in name_words(doc_id).split(), doc_id
+
+
+def test_the_page_a_query_names_holds_its_words_its_name_has(packages):
+    # "libxml2 dev" names libxml2-dev, whose text says "development files for the GNOME XML library":
+    # first, with a score of 0 and "Missing: libxml2, dev" (a regression pass).
+    _, client = packages
+    first = _search(client, q="libzzz dev", explain="1")["hits"][0]
+    assert (first["id"], first["matched_by"], first["missing"]) == ("pkg-libzzz-dev", "name", [])
+    assert first["score"] > 0 and {m["via"] for m in first["explanation"]["matched"]} == {"name part"}
