@@ -132,3 +132,19 @@ def test_the_tips_page_shows_every_typed_filter_and_each_example_is_read_as_one(
             assert f"<code>{escape(example)}</code>" in page
             body = _api(client, q=example)
             assert body["query"] == "" and (any(body["filters"].values()) or body["since"] or body["until"]), example
+
+
+def test_a_filter_being_typed_is_offered_its_values(client):
+    # "stargate topic:fu" offered nothing: the box could not tell a reader which topics there are.
+    def offered(q: str) -> list[str]:
+        return [s["text"] for s in client.get("/api/suggest", query_string={"q": q}).get_json()["suggestions"]]
+
+    topics = {t["slug"] for t in client.get("/api/topics").get_json()["topics"]}
+    assert offered("stargate topic:fu") == ["stargate topic:funding"]
+    every = offered("topic:")
+    assert every and {text.removeprefix("topic:") for text in every} <= topics  # most documents first, 8 at most
+    assert offered("Topic:TRAIN") == ["topic:training-infrastructure"]  # in any case
+    assert offered('topic:"Funding &') == ["topic:funding"]  # by its label, a quote opened
+    assert offered("kind:g") == ["kind:guide"] and offered("topic:zzz") == []
+    for text in every + offered("entity:op"):  # each is read as its filter
+        assert _api(client, q=text)["query"] == "" and any(_api(client, q=text)["filters"].values()), text

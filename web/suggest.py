@@ -7,6 +7,7 @@ something under them: the search box of a filtered page sends its filters with w
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from urllib.parse import parse_qsl, urlencode
 
@@ -14,6 +15,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.datastructures import MultiDict
 
 from search.params import DATE_BOUNDS, FILTERS, SearchParams, one_value, parse_params
+from search.snapshot import FACETS
 from search.suggest import Suggester, Suggestion, check_prefix
 from web import get_search
 from web.pages import search_url
@@ -50,6 +52,9 @@ def completions() -> tuple[str, list[Suggestion], SearchParams | None]:
     stargate".  They offered nothing once one was typed."""
     prefix = check_prefix(one_value(request.args, "q"))
     filters = request_filters()
+    if (being := _FILTER_BEING_TYPED.search(prefix)) is not None:
+        typed_value = being.group(2) if being.group(2) is not None else being.group(3)
+        return prefix, _filter_values(prefix[: being.start()], being.group(1).lower(), typed_value), filters
     words, typed = prefix, None
     if ":" in prefix and (last := prefix.rsplit(" ", 1)) and len(last) > 1:
         snap = get_search().snapshot()
@@ -63,6 +68,24 @@ def completions() -> tuple[str, list[Suggestion], SearchParams | None]:
         before = words[: len(words) - len(last[1])]
         found = [replace(s, text=typed + s.text[len(before):]) if s.kind == "term" and s.text.startswith(before) else s for s in found]
     return prefix, found, None if filters is None else get_search().snapshot().canonical_filters(filters)
+
+
+# A filter's value being typed, last ("stargate topic:fu"): its values are offered (``_filter_values``).
+_FILTER_BEING_TYPED = re.compile(r'(?<!\S)(topic|entity|kind):(?:"([^"]*)|([^\s"]*))$', re.IGNORECASE)
+
+
+def _filter_values(before: str, facet: str, typed: str, limit: int = 8) -> list[Suggestion]:
+    """Return the values of *facet* a filter typed after *before* may take whose name or label starts
+    with *typed* (in any case), most documents first, each as the box's text with the value written
+    whole: "stargate topic:fu" offers "stargate topic:funding".  It offered nothing: the box could not
+    tell a reader which topics there are (``/help`` shows the filters)."""
+    snap = get_search().snapshot()
+    field = FACETS[facet]
+    wanted = typed.casefold()
+    found = [(len(docs), value) for value, docs in snap.facet_docs[field].items()
+             if value.casefold().startswith(wanted) or snap.facet_labels[facet][value][1].startswith(wanted)]
+    found.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [Suggestion(f'{before}{facet}:"{value}"' if " " in value else f"{before}{facet}:{value}", "term") for _count, value in found[:limit]]
 
 
 def address(suggestion: Suggestion, filters: SearchParams | None) -> str:
