@@ -469,20 +469,30 @@ class _Chosen:
 # searched the words "topic" and "funding" in silence (a QA pass).  Only at a word's start, not excluded
 # ("-topic:x" stays words), nor inside a quoted phrase; read by ``Snapshot.inline_filters``, which knows
 # the values a search can filter by.
-INLINE_FILTER = re.compile(r'(?<!\S)(topic|entity|kind|month|since|until):(?:"([^"]+)"|([^\s"]+))(?!\S)', re.IGNORECASE)
+# A full-width colon as phones type it; curly quotes around a value as they write '"' (a QA pass).
+INLINE_FILTER = re.compile(r'(?<![^\s(+\-])(topic|entity|kind|month|since|until)[:：](?:["“”]([^"“”]+)["“”]|([^\s"“”()]+))(?![^\s)])', re.IGNORECASE)
+_CLOSING = ".,;:!?"  # a sentence's mark after a value: "stargate topic:funding?"
+# A filter beside OR, or after NOT, is no filter of the search (they combine words): "stargate NOT
+# topic:funding" filtered by Funding, the opposite of what was asked, and "topic:funding OR stargate"
+# required both (a QA pass).  Left as words, and the page says why.
+_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR)\s+$|[-+(]$")
+_JOINED_AFTER = re.compile(r"^\s+OR(?:\s|$)|^\)")
 
 
-def inline_operators(q: str) -> list[tuple[tuple[int, int], str, str]]:
-    """Return each filter typed in *q* (``INLINE_FILTER``) as (its span, its parameter, its value)."""
-    if ":" not in q:
+def inline_operators(q: str) -> list[tuple[tuple[int, int], str, str, bool]]:
+    """Return each filter typed in *q* (``INLINE_FILTER``) as (its span, its parameter, its value,
+    whether it stands apart: not beside OR, nor after NOT, a sign or in parentheses)."""
+    if ":" not in q and "：" not in q:
         return []
     found = []
     for match in INLINE_FILTER.finditer(q):
         if q.count('"', 0, match.start()) % 2:  # inside a quoted phrase: words
             continue
-        value = (match.group(2) if match.group(2) is not None else match.group(3)).strip()
+        quoted = match.group(2) is not None
+        value = (match.group(2) if quoted else match.group(3).rstrip(_CLOSING)).strip()
         if value:
-            found.append((match.span(), match.group(1).lower(), value))
+            apart = not _JOINED_BEFORE.search(q[: match.start()]) and not _JOINED_AFTER.match(q[match.end():])
+            found.append((match.span(), match.group(1).lower(), value, apart))
     return found
 
 

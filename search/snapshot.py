@@ -609,40 +609,48 @@ class Snapshot:
     def inline_filters(self, params: SearchParams) -> SearchParams:
         """Return *params* with each filter typed in its query (``params.INLINE_FILTER``: "topic:funding
         stargate") taken out of the query and added to its filters, as the filter's parameter would add
-        it: a topic or organisation this snapshot has (in any case, or by its label or name), a kind, a
-        month, a date bound the address does not give.  A value it cannot filter by stays words of the
-        query, as before ("topic:nowhere" searches "topic" and "nowhere")."""
-        typed = inline_operators(params.q)
+        it: a topic or organisation this snapshot has (in any case, or by its label or name; a comma
+        list of them, or a name the gazetteer gives an organisation, as the parameter reads one), a
+        kind, a month, a date bound the address does not give, no more values than a parameter takes.
+        Any other stays words of the query, as before ("topic:nowhere" searches "topic" and "nowhere"),
+        and so does one beside OR or after NOT (``inline_operators``: the page says why)."""
+        typed = [(span, name, value) for span, name, value, apart in inline_operators(params.q) if apart]
         if not typed:
             return params
         changes: dict[str, object] = {}
         taken: list[tuple[int, int]] = []
+        dated: list[tuple[int, int]] = []
         for span, name, value in typed:
             if name in ("topic", "entity"):
-                read = _read_values(value, self.facet_docs[FACETS[name]], self._folded[name])
-                if not all(one in self.facet_docs[FACETS[name]] for one in read):
+                known = self.facet_docs[FACETS[name]]
+                read = _read_values(value, known, self._folded[name])
+                if not any(one in known for one in read) and not (name == "entity" and len(read) == 1 and self._alias_of(read[0])):
+                    continue  # no value this snapshot has, nor a name of one (the page offers it then)
+            elif name in ("kind", "month"):  # a comma list, as the parameter reads one
+                read = tuple(dict.fromkeys(part.strip().lower() if name == "kind" else part.strip() for part in value.split(",")))
+                if not all(part in KINDS if name == "kind" else is_month(part) for part in read):
                     continue
-            elif name == "kind":
-                read = (value.lower(),) if value.lower() in KINDS else ()
-            elif name == "month":
-                read = (value,) if is_month(value) else ()
             else:  # since, until: one bound, the address's own first
                 bound = date_bound(name, value)
                 if bound is None or changes.get(name, getattr(params, name)) not in (None, bound):
                     continue
                 changes[name] = bound
-                taken.append(span)
+                dated.append(span)
                 continue
-            if not read:
+            values = tuple(dict.fromkeys((*changes.get(name, getattr(params, name)), *read)))  # type: ignore[misc]
+            if len(values) > MAX_FILTER_VALUES:  # no more than the parameter takes: the rest stays words
                 continue
-            changes[name] = tuple(dict.fromkeys((*changes.get(name, getattr(params, name)), *read)))  # type: ignore[misc]
+            changes[name] = values
             taken.append(span)
+        inlined = params.with_(**changes)
+        opens, closes = inlined.date_range
+        if opens is not None and closes is not None and closes < opens:  # bounds in the wrong order: those stay words
+            inlined = inlined.with_(since=params.since, until=params.until)
+        else:
+            taken += dated
         if not taken:
             return params
-        inlined = params.with_(q=without_spans(params.q, taken), **changes)
-        opens, closes = inlined.date_range
-        if opens is not None and closes is not None and closes < opens:  # typed in the wrong order: words, as typed
-            return params
+        inlined = inlined.with_(q=without_spans(params.q, sorted(taken)))
         if not inlined.q and inlined.sort == "relevance":  # the default without a query is newest (``parse_params``)
             inlined = inlined.with_(sort=None)
         return inlined

@@ -647,7 +647,7 @@ def page() -> str | Response:
                  for facet, value, meant in snap.unknown_values(params)],
         # A filter typed in the query that the index cannot filter by, left as words (the others were
         # taken out, and the page redirected): said, not passed over ("topic:nowhere" is no topic).
-        unread=[(name, value) for _span, name, value in inline_operators(params.q)],
+        unread=[(name, value, apart) for _span, name, value, apart in inline_operators(params.q)],
         dated=lambda name, value: date_bound(name, value) is not None,
         explained=summary,
         figures=readable,
@@ -681,7 +681,7 @@ TYPED_FILTERS = (
     (("topic:funding",), "pages in a topic (its name or label, in any case)"),
     (("entity:openai", 'entity:"Mistral AI"'), "pages tagged with an organisation"),
     (("kind:guide", "kind:event"), "guide sections, or events"),
-    (("month:2025-03",), "pages dated in a month"),
+    (("month:2025-03",), "pages dated in a month (published then, else first held then)"),
     (("since:2025-01-01", "until:2025-06-30"), "pages dated then or after, then or before (a day, or a date and time)"),
 )
 
