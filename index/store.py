@@ -622,7 +622,18 @@ def is_snapshot(folder: Path) -> bool:
     behind; and a copy an operator made by hand ("backup copy") sorted after every id, so it was the
     newest: ``prune --keep 1`` kept it and deleted the snapshot it copied (a regression pass)."""
     return (SNAPSHOT_ID.fullmatch(folder.name) is not None and folder.is_dir() and not folder.is_symlink()
-            and ((folder / META_FILE).is_file() or (folder / MANIFEST_FILE).is_file()))
+            and ((folder / META_FILE).is_file() or (folder / MANIFEST_FILE).is_file()) and recorded_as(folder) in (None, folder.name))
+
+
+def recorded_as(folder: Path) -> str | None:
+    """Return the id a snapshot's facts record (``snapshot`` in snapshot.json), None when they cannot be
+    read (a damaged snapshot is one still): a copy under another build's id ("cp -a snapshots/ID
+    snapshots/99991231T235959-999999-1") was the newest snapshot, which prune kept (a QA pass)."""
+    try:
+        recorded = json.loads((folder / META_FILE).read_text(encoding="utf-8")).get("snapshot")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return recorded if isinstance(recorded, str) else None
 
 
 SNAPSHOT_ID = re.compile(r"[0-9]{8}T[0-9]{6}-[0-9]{6}-[0-9]+")  # ``new_snapshot_id``'s: its UTC time, then its process

@@ -151,6 +151,10 @@ def test_a_whole_copy_made_by_hand_is_no_snapshot_prune_keeps_or_rollback_takes(
     shutil.copytree(index, twin, symlinks=True)
     shutil.copytree(store.snapshots_dir(index) / served, store.snapshots_dir(index) / "backup copy")
     assert "backup copy" not in store.snapshot_ids(index)
+    # Nor is one under another build's id: its facts record the id it was built as (a QA pass).
+    shutil.copytree(store.snapshots_dir(index) / served, store.snapshots_dir(index) / "99991231T235959-999999-1")
+    assert "99991231T235959-999999-1" not in store.snapshot_ids(index)
+    assert f"a copy of snapshot {served} under another id" in cli("snapshots", "--index-dir", str(index)).output
     # One cut short under a snapshot's name is said to be so.
     (store.snapshots_dir(index) / store.new_snapshot_id()).mkdir()
     assert "incomplete: no snapshot.json" in cli("snapshots", "--index-dir", str(index)).output

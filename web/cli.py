@@ -1142,6 +1142,8 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
                 why = "its name begins with a dot"
             elif not store.SNAPSHOT_ID.fullmatch(name):  # a copy made by hand: ids are a build's time
                 why = "a name no build gives (a snapshot's is its build time, as 20250101T000000-000000-1)"
+            elif (recorded := store.recorded_as(folder)) not in (None, name):
+                why = f"a copy of snapshot {recorded} under another id"
             else:
                 why = f"incomplete: no {store.META_FILE}"
             kind, state = "other", f"{why}; no snapshot, so prune and rollback leave it alone (delete it by hand)"
