@@ -189,3 +189,20 @@ def test_no_more_typed_values_are_read_than_a_parameter_takes(client):
     body = _api(client, q=" ".join(f"entity:{value}" for value in known))
     assert len(body["filters"]["entity"]) == MAX_FILTER_VALUES and body["query"] == f"entity:{known[-1]}"
     assert client.get("/", query_string={"q": " ".join(f"entity:{value}" for value in known)}, follow_redirects=True).status_code == 200
+
+
+def test_the_command_line_says_which_typed_filters_it_read(index_dir):
+    # `topichub search "entity:aws"` only showed "missing: entity" on each hit (a QA pass).
+    from click.testing import CliRunner
+
+    from web.cli import main
+
+    def said(q: str) -> str:
+        result = CliRunner().invoke(main, ["search", q, "--index-dir", str(index_dir)])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert said("topic:funding stargate").startswith("Filtered as typed: topic:funding\n")
+    assert "topic:nowhere: a filter this index cannot filter by, so its words were searched." in said("topic:nowhere stargate")
+    assert "topic:funding: a filter is not left out, joined by OR" in said("stargate NOT topic:funding")
+    assert "typed" not in said("stargate").splitlines()[0]

@@ -849,7 +849,10 @@ def search(
         for value in values:
             args.add(name, value)
     try:
-        result = SearchService(index_dir).search(parse_params(args))
+        service = SearchService(index_dir)
+        asked = parse_params(args)
+        inlined = service.snapshot().inline_filters(asked) if ":" in asked.q or "：" in asked.q else asked
+        result = service.search(inlined)
     except InvalidParameter as exc:
         if exc.param == "q":  # the query is the argument, not an option
             raise click.UsageError(f"QUERY: {exc.message.replace(chr(39) + 'q' + chr(39), 'the query')}") from None
@@ -863,7 +866,22 @@ def search(
             raise
         raise click.ClickException(str(short)) from None
     with _printing("the results"):
+        if not as_json:  # what the page says of filters typed in the query (it said nothing: a QA pass)
+            _print_typed_filters(asked, inlined)
         _print_results(result, as_json)
+
+
+def _print_typed_filters(asked, inlined) -> None:
+    """Print which filters typed in the query (*asked*'s) were read as filters and which as words."""
+    from search.params import inline_operators
+
+    read = [f"{name}:{value}" for _span, name, value, _apart in inline_operators(asked.q)]
+    left = {f"{name}:{value}": apart for _span, name, value, apart in inline_operators(inlined.q)}
+    if taken := [one for one in read if one not in left]:
+        click.echo(f"Filtered as typed: {', '.join(taken)}")
+    for one, apart in left.items():
+        why = "a filter this index cannot filter by" if apart else "a filter is not left out, joined by OR or put in parentheses"
+        click.echo(f"{one}: {why}, so its words were searched.")
 
 
 def _print_results(result: SearchResult, as_json: bool) -> None:
