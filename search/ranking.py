@@ -229,6 +229,7 @@ def rank(
             arrays = None  # a query node the arrays do not know: the dicts rank it
         if arrays is not None:
             totals, scored, timed_out, factor = arrays
+            top = float(totals.max()) if len(totals) else 0.0  # the meaning term's scale: by the text's words (below)
             for at, docs in by_name:  # each concept's at once, its coverage the arrays' (``_named_points``)
                 within = docs & candidates if isinstance(candidates, AbstractSet) else {d for d in docs if d in candidates}
                 if within:
@@ -236,7 +237,7 @@ def rank(
                     points = _weight(parsed.concepts[at]) * name_points(snap, where, len(concept_docs[at]))
                     np.add.at(totals, where, points * factor[where] if factor is not None else points)
                     scored[where] = True
-            return _best_of_arrays(totals, scored, timed_out, candidates, limit, cosines)
+            return _best_of_arrays(totals, scored, timed_out, candidates, limit, cosines, top)
     totals: dict[int, float] = {}
     timed_out = False
     for concept in parsed.concepts:
@@ -255,9 +256,12 @@ def rank(
             break
     if coverage.partial:
         totals = coverage.weigh(totals)
+    # The meaning term's scale is the best score by the text's words, before a name's points: a name's
+    # part raised it ("java 17 jdk": openjdk-17-jdk's "17"), and the pages near in meaning alone rose past
+    # pages holding the words ("libjpeg dev": libn32gcc-11-dev ×4 over jpeginfo; a regression pass).
+    top = max(totals.values(), default=0.0)
     for docnum, points in _named_points(snap, parsed, concept_docs, by_name, coverage, candidates).items():
         totals[docnum] = totals.get(docnum, 0.0) + points
-    top = max(totals.values(), default=0.0)
     totals.update(_with_meaning(cosines, candidates, lambda docnum: totals.get(docnum, 0.0), top))
     return _best(_contenders(totals, limit), limit, cosines), timed_out, top
 
@@ -275,10 +279,9 @@ def _scale(concept) -> float:
 
 def _best_of_arrays(
     totals: np.ndarray, scored: np.ndarray, timed_out: bool, candidates: Candidates, limit: int,
-    cosines: dict[int, float] | None,
+    cosines: dict[int, float] | None, top: float,
 ) -> tuple[list[tuple[int, float]], bool, float]:
-    """``rank``'s answer from search/dense.py's arrays: the meaning term added, then the best *limit*."""
-    top = float(totals.max()) if len(totals) else 0.0
+    """``rank``'s answer from search/dense.py's arrays: the meaning term added (scaled by *top*), then the best *limit*."""
     for docnum, total in _with_meaning(cosines, candidates, totals.item, top):
         totals[docnum] = total
         scored[docnum] = True
