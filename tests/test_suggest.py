@@ -32,6 +32,12 @@ def suggest_texts(client, q: str) -> list[str]:
     return [s["text"] for s in suggest(client, q)]
 
 
+def _client_of(tmp_path, docs: list[dict[str, object]]):
+    """Return a test client of an index built from *docs* alone."""
+    build([write_jsonl(tmp_path / "d.jsonl", docs)], tmp_path / "index")
+    return create_app({"INDEX_DIR": str(tmp_path / "index"), "TESTING": True}).test_client()
+
+
 def starts_a_word(prefix: str, text: str) -> bool:
     return (" " + fold(text)).find(" " + fold(prefix)) >= 0
 
@@ -127,14 +133,12 @@ def test_the_word_the_pages_write_after_the_ones_before_comes_first(client, q, f
 def test_a_word_written_after_the_one_before_beats_one_merely_shared_or_frequent(tmp_path):
     # "power" is on every page and on more pages with "solar" than "panel" is; but the pages write
     # "solar panel", and "solar" before "power" only across a clause's end ("went solar. Power…").
-    root = tmp_path / "index"
     docs = [{"id": "a", "title": "Solar panel farm opens", "summary": "Power lines reach the farm. We went solar. Power bills fell.",
              "topics": ["energy"]},
             {"id": "b", "title": "Rooftop power kit", "summary": "A solar panel kit with a power inverter.", "topics": ["energy"]},
             {"id": "c", "title": "Grid power prices", "summary": "Power for homes going solar, power for all.", "topics": ["energy"]},
             {"id": "d", "title": "Wind farm", "summary": "Power from wind.", "topics": ["energy"]}]
-    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
-    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    client = _client_of(tmp_path, docs)
     assert [fold(text) for text in terms(client, "solar p")[:2]] == ["solar panel", "solar power"]
     assert fold(terms(client, "grid p")[0]) == "grid power"  # as the title writes it
 
@@ -181,12 +185,10 @@ def test_a_hyphenated_word_keeps_its_start_and_is_completed_as_the_hub_writes_it
 
 def test_a_word_is_glued_after_a_hyphen_only_where_a_page_holds_it_with_the_words_before(tmp_path):
     # At 64k "gcc-1" offered "gcc-100dpi" and "gcc-1024x768": names no page writes nor means.
-    root = tmp_path / "index"
     docs = [{"id": "gcc", "title": "GNU C compiler", "summary": "The gcc compiler collection.", "topics": ["devel"]},
             *({"id": f"fonts{i}", "title": f"100dpi fonts {i}", "summary": "X fonts 100dpi, also for 1024x768 screens.",
                "topics": ["x11"]} for i in range(3))]
-    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
-    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    client = _client_of(tmp_path, docs)
     assert not [t for t in terms(client, "gcc-1") if t.startswith("gcc-")]
     assert not [t for t in terms(client, "compiler-1") if t.startswith("compiler-")]
     assert "fonts-100dpi" in terms(client, "fonts-1")  # the font pages write both, side by side
@@ -420,14 +422,12 @@ def test_a_deleted_documents_title_is_not_offered_while_the_new_snapshot_is_read
 def test_a_name_typed_whole_offers_the_document_it_names_first(tmp_path):
     # "gimp" offered GIMP's plugins, data files and help, never GIMP: titles are matched on their
     # words, and GNU Image Manipulation Program's holds no "gimp" (a QA pass; the search names it).
-    root = tmp_path / "index"
     docs = [{"id": "pkg-gimp", "title": "GNU Image Manipulation Program", "summary": "An image editor.", "topics": ["g"]},
             *({"id": f"pkg-gimp-{part}", "title": f"GIMP {part}", "summary": f"The {part} of GIMP.", "topics": ["g"]}
               for part in ("data", "help", "plugins")),
             {"id": "pkg-lua5.4", "title": "Simple, extensible, embeddable programming language", "summary": "Lua.",
              "topics": ["d"]}]
-    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
-    client = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    client = _client_of(tmp_path, docs)
     for typed, name in (("gimp", "pkg-gimp"), ("GIMP", "pkg-gimp"), ("lua 5.4", "pkg-lua5.4")):
         first = suggest(client, typed)[0]
         assert (first["kind"], first["url"]) == ("title", f"/events/{name}"), typed
@@ -903,7 +903,6 @@ def test_a_word_typed_with_plus_plus_sharp_or_an_opening_dot_completes_to_what_w
     # fold() made "c++" and "c#" "c", ".net" "net": "c++" offered the topics cli-mono and comm and
     # "Cinnamon" before "C++ tweeners" at 64k, and on the seed hub, which holds no C++, "Compute deals"
     # (a regression pass).  The search reads "c++" and "c#" as words of their own, ".net" as "net".
-    root = tmp_path / "index"
     docs = [{"id": "tweeners", "title": "C++ tweeners", "summary": "Tweening for games.", "topics": ["devel"]},
             {"id": "uuid", "title": "C++ UUID library", "summary": "Makes UUIDs.", "topics": ["devel"]},
             {"id": "cinnamon", "title": "Cinnamon", "summary": "A desktop.", "topics": ["desktop"]},
@@ -912,8 +911,7 @@ def test_a_word_typed_with_plus_plus_sharp_or_an_opening_dot_completes_to_what_w
             {"id": "deob", "title": ".NET deobfuscator", "summary": "Unpacks assemblies.", "topics": ["cli-mono"]},
             {"id": "netbsd", "title": "NetBSD make", "summary": "The make of NetBSD.", "topics": ["devel"]},
             {"id": "node", "title": "Node.js HTTP client", "summary": "For Node.js.", "topics": ["javascript"]}]
-    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
-    small = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    small = _client_of(tmp_path, docs)
     for typed in ("c++", "c+", "c++ "):
         assert _completed(small, typed) == ["C++ tweeners", "C++ UUID library"], typed
     assert _completed(small, "c#") == ["C# binding for LevelDB"]
@@ -928,12 +926,10 @@ def test_a_word_completed_after_a_word_typed_with_plus_plus_or_sharp_is_held_wit
     # fold() made "c++" and "c#" "c", a word too short to narrow anything: on the seed hub, which holds
     # no C++, "c++ lib" offered "c++ library" (a QA pass).  Now what the pages writing "C++" hold, as the
     # search reads "c++": its own word, not the "c" the index also makes of it.
-    root = tmp_path / "index"
     docs = [{"id": "tweeners", "title": "C++ tweeners", "summary": "Tweening for games.", "topics": ["devel"]},
             {"id": "clib", "title": "C library of containers", "summary": "Lists and maps in C.", "topics": ["devel"]},
             {"id": "leveldb", "title": "C# binding for LevelDB", "summary": "From Mono.", "topics": ["cli-mono"]}]
-    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
-    small = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    small = _client_of(tmp_path, docs)
     assert terms(small, "c++ ga") == ["c++ games"]
     assert terms(small, "c++ con") == terms(small, "c++ lis") == []  # the C page's words
     assert terms(small, "c# mo") == ["c# Mono"] and terms(small, "c# ma") == []
@@ -948,11 +944,9 @@ def test_a_word_completed_after_a_word_typed_with_plus_plus_or_sharp_is_held_wit
 
 def test_a_word_s_plus_plus_half_typed_offers_the_document_the_whole_word_names(tmp_path):
     # On the Debian corpus "g++" offered the package g++, "GNU C++ compiler", and "g+" nothing (a QA pass).
-    root = tmp_path / "index"
     docs = [{"id": "g++", "title": "GNU C++ compiler", "summary": "The GNU C++ compiler.", "topics": ["devel"]},
             {"id": "g", "title": "Generic tool", "summary": "Does things.", "topics": ["utils"]},
             {"id": "gtk", "title": "GTK+ widgets", "summary": "A toolkit.", "topics": ["libs"]}]
-    build([write_jsonl(tmp_path / "d.jsonl", docs)], root)
-    small = create_app({"INDEX_DIR": str(root), "TESTING": True}).test_client()
+    small = _client_of(tmp_path, docs)
     assert suggest_texts(small, "g++")[:1] == suggest_texts(small, "g+")[:1] == ["GNU C++ compiler"]
     assert suggest_texts(small, "gtk+") == ["GTK+ widgets"]  # a word written with one "+" as before
