@@ -466,9 +466,8 @@ class _Chosen:
 # A filter typed in the query, as other engines read their operators: "topic:funding stargate",
 # "kind:guide", "entity:OpenAI", "month:2025-03", "since:2025-01-01", a value with blanks in quotes
 # ("entity:\"Mistral AI\"").  The box had no way to filter but its links, and "topic:funding stargate"
-# searched the words "topic" and "funding" in silence (a QA pass).  Only at a word's start, not excluded
-# ("-topic:x" stays words), nor inside a quoted phrase; read by ``Snapshot.inline_filters``, which knows
-# the values a search can filter by.
+# searched the words "topic" and "funding" in silence (a QA pass).  Only at a word's start, not inside a
+# quoted phrase; read by ``Snapshot.inline_filters``, which knows the values a search can filter by.
 # A full-width colon as phones type it; curly quotes around a value as they write '"' (a QA pass).
 INLINE_FILTER = re.compile(r'(?<![^\s(+\-])(topic|entity|kind|month|since|until)[:：](?:["“”]([^"“”]+)["“”]|([^\s"“”()]+))(?![^\s)])', re.IGNORECASE)
 _CLOSING = ".,;:!?"  # a sentence's mark after a value: "stargate topic:funding?"
@@ -496,13 +495,24 @@ def inline_operators(q: str) -> list[tuple[tuple[int, int], str, str, bool]]:
     return found
 
 
-def date_bound(name: str, value: str) -> str | None:
-    """Return date bound *name*'s *value* as a search reads it (``since=`` or ``until=``), or None when
-    it is no date it reads."""
+def as_parameter(name: str, value: str) -> SearchParams | None:
+    """Return the search that parameter *name* given *value* alone asks for, read as ``parse_params``
+    reads it (a kind in any case, a comma list, a date bound in UTC), or None when it cannot be read."""
     try:
-        return _date(_Chosen({}, {name: value}), name)  # type: ignore[arg-type]
+        return parse_params(_Given({name: [value]}))
     except InvalidParameter:
         return None
+
+
+class _Given(dict):
+    """Parameters as lists of values (a MultiMapping)."""
+
+    def get(self, key: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        values = super().get(key)
+        return values[0] if values else default
+
+    def getlist(self, key: str) -> list[str]:
+        return list(super().get(key, []))
 
 
 def without_spans(q: str, spans: list[tuple[int, int]]) -> str:

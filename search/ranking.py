@@ -166,6 +166,11 @@ def name_points(snap: Snapshot, docnums: Sequence[int], holders: int) -> np.ndar
     return bm25_idf(snap.doc_count, holders) * (K1 + 1) / (1 + K1 * ((1 - TITLE_B) + TITLE_B * lengths / average))
 
 
+def _among(docs: AbstractSet[int], candidates: Candidates) -> AbstractSet[int]:
+    """Return those of *docs* that are *candidates* (a set, or any container of document numbers)."""
+    return docs & candidates if isinstance(candidates, AbstractSet) else {d for d in docs if d in candidates}
+
+
 def _named_docs(by_name: Sequence[tuple[int, AbstractSet[int]]]) -> dict[int, AbstractSet[int]]:
     """Return, per concept index, the documents holding it by their name (*by_name* joined)."""
     named: dict[int, AbstractSet[int]] = {}
@@ -182,7 +187,7 @@ def _named_points(
     documents), its coverage applied as to every other part of its score; a concept's documents at once."""
     points: dict[int, float] = {}
     for at, docs in by_name:
-        within = list(docs & candidates if isinstance(candidates, AbstractSet) else (d for d in docs if d in candidates))
+        within = list(_among(docs, candidates))
         if not within:
             continue
         found = dict(zip(within, (_weight(parsed.concepts[at]) * name_points(snap, within, len(concept_docs[at]))).tolist()))
@@ -231,7 +236,7 @@ def rank(
             totals, scored, timed_out, factor = arrays
             top = float(totals.max()) if len(totals) else 0.0  # the meaning term's scale: by the text's words (below)
             for at, docs in by_name:  # each concept's at once, its coverage the arrays' (``_named_points``)
-                within = docs & candidates if isinstance(candidates, AbstractSet) else {d for d in docs if d in candidates}
+                within = _among(docs, candidates)
                 if within:
                     where = np.fromiter(within, dtype=np.intp, count=len(within))
                     points = _weight(parsed.concepts[at]) * name_points(snap, where, len(concept_docs[at]))

@@ -372,9 +372,9 @@ class SearchService:
             typed = _without_markup(params.q)  # as _understand read it: "-<b>nvdia</b>" excludes "nvdia"
             also = fixes if shown and written == typed else []  # the did-you-mean's, in the same places
             in_vain, in_vain_fixed = exclusion_hint(typed, asked.read, asked.vocabulary, snap.synonyms, asked.parsed.terms, also)
-            if in_vain and snap.id_prefix and any(_name_holders(snap, word) for word in in_vain):
-                # A part of a name no text writes left out the pages so named: not excluded in vain.
-                in_vain, in_vain_fixed = tuple(word for word in in_vain if not _name_holders(snap, word)), None
+            # A part of a name no text writes left out the pages so named: not excluded in vain.
+            if in_vain and (kept := tuple(word for word in in_vain if not _name_holders(snap, word))) != in_vain:
+                in_vain, in_vain_fixed = kept, None
         offered = None
         if hint is None and asked.parsed and asked.vocabulary and not found.named_as_typed:
             if found.allowed:
@@ -968,8 +968,9 @@ class _Found:
     # Per concept, the documents holding its loose words (a hyphenated word's parts) and not it.
     loose_docs: list[set[int] | frozenset[int]] = dataclass_field(default_factory=list)
     meaning: frozenset[int] = frozenset()  # found by their vectors alone (no word in common)
-    # (concept index, docnum) of each document a word of the query names and its text does not hold.
-    by_name: tuple[tuple[int, AbstractSet[int]], ...] = ()  # (concept index, the documents it names: ranking.name_points)
+    # (concept index, documents) of the documents a word of the query names, whole or in part, and their
+    # text does not hold (their points: ranking.name_points).
+    by_name: tuple[tuple[int, AbstractSet[int]], ...] = ()
     named: int | None = None  # the document whose name the query is (``Snapshot.named``), first by relevance
     named_as_typed: bool = False  # named by the query as typed, not by its correction
     # Tagged with the organisation the query is the name of, without its words ("Alibaba": the page

@@ -37,13 +37,13 @@ from whoosh import index as whoosh_index
 from whoosh.columns import NumericColumn
 from whoosh.searching import Searcher
 
-from index.dates import is_month, month_label
+from index.dates import month_label
 from index import store, vectors
 from index.analysis import TermAnalyzer, chain_language
 from index.whoosh_compat import Unsupported, length_bytes, read_postings
-from index.schema import KINDS, NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
+from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
-from search.params import MAX_FILTER_VALUES, date_bound, inline_operators, without_spans
+from search.params import MAX_FILTER_VALUES, as_parameter, inline_operators, without_spans
 from search.results import FacetValue
 from search.scoring import LENGTH_OF_BYTE, TermScores
 from search.synonyms import Synonyms
@@ -626,12 +626,14 @@ class Snapshot:
                 read = _read_values(value, known, self._folded[name])
                 if not any(one in known for one in read) and not (name == "entity" and len(read) == 1 and self._alias_of(read[0])):
                     continue  # no value this snapshot has, nor a name of one (the page offers it then)
-            elif name in ("kind", "month"):  # a comma list, as the parameter reads one
-                read = tuple(dict.fromkeys(part.strip().lower() if name == "kind" else part.strip() for part in value.split(",")))
-                if not all(part in KINDS if name == "kind" else is_month(part) for part in read):
+            elif (given := as_parameter(name, value)) is None:  # a kind, a month, a date bound its parameter cannot read
+                continue
+            elif name in ("kind", "month"):  # (a comma list too; commas alone are no value)
+                read = getattr(given, name)
+                if not read:
                     continue
             else:  # since, until: one bound, the address's own first
-                bound = date_bound(name, value)
+                bound = getattr(given, name)
                 if bound is None or changes.get(name, getattr(params, name)) not in (None, bound):
                     continue
                 changes[name] = bound

@@ -120,7 +120,7 @@ class _Args:
 @bp.get("/api/search")
 def search() -> Response:
     params = parse_params(_Args(request.args))
-    if any(params.filters().values()) or ":" in params.q:
+    if any(params.filters().values()) or ":" in params.q or "：" in params.q:
         # In the snapshot's own case and order (topic=Funding is funding), a filter typed in the query
         # ("topic:funding stargate") among the others: one cache entry and one ETag for one search.
         snap = get_search().snapshot()

@@ -851,7 +851,7 @@ def search(
     try:
         service = SearchService(index_dir)
         asked = parse_params(args)
-        inlined = service.snapshot().inline_filters(asked) if ":" in asked.q or "：" in asked.q else asked
+        inlined = service.snapshot().inline_filters(asked)
         result = service.search(inlined)
     except InvalidParameter as exc:
         if exc.param == "q":  # the query is the argument, not an option

@@ -25,7 +25,7 @@ from index.schema import event_url, whole_slug
 from search.alternatives import OPERATORS
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
-                           as_sent, date_bound, inline_operators, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values,
+                           as_parameter, as_sent, inline_operators, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values,
                            written_otherwise)
 from search.query import asks_elsewhere, exclusion_fixes, negation_offers
 from search.results import FacetValue, Hit, SearchResult
@@ -648,7 +648,7 @@ def page() -> str | Response:
         # A filter typed in the query that the index cannot filter by, left as words (the others were
         # taken out, and the page redirected): said, not passed over ("topic:nowhere" is no topic).
         unread=[(name, value, apart) for _span, name, value, apart in inline_operators(params.q)],
-        dated=lambda name, value: date_bound(name, value) is not None,
+        dated=lambda name, value: as_parameter(name, value) is not None,
         explained=summary,
         figures=readable,
         label=label,
