@@ -45,6 +45,7 @@ from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, 
 from search.cache import Bounded, unpatched
 from search.params import MAX_FILTER_VALUES, as_parameter, inline_operators, without_spans
 from search.results import FacetValue
+from search.when import with_dates
 from search.scoring import LENGTH_OF_BYTE, TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
@@ -607,6 +608,11 @@ class Snapshot:
         return params.with_(**changes) if changes else params
 
     def inline_filters(self, params: SearchParams) -> SearchParams:
+        """Return *params* with the filters typed in its query (``typed_filters``) and then its phrase of
+        time ("stargate last week": ``search.when.with_dates``) read as their parameters."""
+        return with_dates(self.typed_filters(params))
+
+    def typed_filters(self, params: SearchParams) -> SearchParams:
         """Return *params* with each filter typed in its query (``params.INLINE_FILTER``: "topic:funding
         stargate") taken out of the query and added to its filters, as the filter's parameter would add
         it: a topic or organisation this snapshot has (in any case, or by its label or name; a comma

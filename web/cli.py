@@ -868,6 +868,7 @@ def search(
     with _printing("the results"):
         if not as_json:  # what the page says of filters typed in the query (it said nothing: a QA pass)
             _print_typed_filters(asked, inlined)
+            _print_typed_dates(asked, inlined)
         _print_results(result, as_json)
 
 
@@ -882,6 +883,16 @@ def _print_typed_filters(asked, inlined) -> None:
     for one, apart in left.items():
         why = "a filter this index cannot filter by" if apart else "a filter is not left out, joined by OR or put in parentheses"
         click.echo(f"{one}: {why}, so its words were searched.")
+
+
+def _print_typed_dates(asked, inlined) -> None:
+    """Print the days a phrase of time in the query was read as ("last week": ``search.when``)."""
+    from search.when import time_phrase
+
+    if (asked.since, asked.until) != (inlined.since, inlined.until) and (read := time_phrase(asked.q)) is not None:
+        if (inlined.since, inlined.until) == (read.since.isoformat(), read.until.isoformat()):
+            days = read.since.isoformat() if read.since == read.until else f"{read.since.isoformat()} to {read.until.isoformat()}"
+            click.echo(f"Dated as typed: {read.phrase} ({days}, UTC)")
 
 
 def _print_results(result: SearchResult, as_json: bool) -> None:

@@ -1,0 +1,162 @@
+"""Dates a reader writes in words: "what happened last week", "nvidia news this month".
+
+A stream of events is asked about by time, and a reader types the time as words.  As words they
+find nothing worth finding: "last week" in a page's text is the week before that page was written,
+not the week before the reader's, so "nvidia news this month" put first two pages holding "month"
+("a month-long …") and the NVIDIA pages after them, and "what happened last week" found one page
+holding "happened".  A phrase of time read here is a date range, applied as the ``since`` and
+``until`` parameters would be (``Snapshot.inline_filters``), and taken out of the words.
+
+The phrases, in UTC days, today included:
+
+- ``today``, ``yesterday``;
+- ``this week`` (from Monday), ``this month``, ``this year``: the calendar's, to today;
+- ``last week`` (Monday to Sunday), ``last month``, ``last year``: the calendar's one before
+  (``previous`` reads as ``last``);
+- ``past week`` / ``past month`` / ``past year``, and ``last`` or ``past`` a number of days, weeks,
+  months or years ("past 3 days", "last two weeks"): that long back from today, to today;
+- each of these after ``in``, ``over``, ``during``, ``within`` or ``for`` (and ``the``) reads the same,
+  and after ``since`` runs from the range's first day to today ("since last month").
+
+A bare year or a month's name is no phrase of time here: "stargate 2025" or "march" are as often
+words of what a page says ("planned for 2025") as of when it was written.  A phrase in quotes, after
+``NOT`` or a minus, beside ``OR`` or in parentheses stays words, as a typed filter does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+
+from search.params import SearchParams, without_spans
+
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+# A count of units back from today reaches no further than this (a date before year 1 is no date).
+MAX_COUNT = 999
+_UNIT = r"(?P<unit>day|week|month|year)s?"
+_PHRASE = re.compile(
+    r"(?<![\w\-+(:\"“”'’])"
+    r"(?:(?P<lead>since|in|over|during|within|for|from)\s+(?:the\s+)?)?"
+    r"(?:(?P<day>today|yesterday)"
+    r"|(?P<which>this|last|past|previous)\s+(?:(?P<count>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+)?" + _UNIT +
+    r")(?![\w\-+:\"“”'’])",
+    re.IGNORECASE,
+)
+_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR)\s+$|[-+(]\s*$")
+_JOINED_AFTER = re.compile(r"^\s+OR(?:\s|$)|^\s*\)")
+# What is left of a query once its time is read, when it asks only what happened then: the listing of
+# those dates answers it ("what happened last week": the one page holding "happened" found before).
+_ONLY_WHEN = re.compile(
+    r"^\s*(?:(?:so\s+)?what\s*(?:['’]s|\s+is|\s+has|\s+was)?\s*(?:happened|happening|new|going\s+on)"
+    r"|(?:any\s+)?news|anything\s+new|(?:any\s+)?updates)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Dates:
+    """A phrase of time in a query: where it is, what it says, and the days it means (both included)."""
+
+    span: tuple[int, int]
+    phrase: str
+    since: date
+    until: date
+
+
+def today() -> date:
+    """Return today in UTC (the day a date parameter's day is read in)."""
+    return datetime.now(timezone.utc).date()
+
+
+def time_phrase(q: str, on: date | None = None) -> Dates | None:
+    """Return the first phrase of time in *q* that stands apart (not quoted, negated, joined by OR or
+    in parentheses), read on the day *on* (today in UTC), or None."""
+    if not q or not any(word in q.lower() for word in ("day", "week", "month", "year")):
+        return None
+    on = on or today()
+    for match in _PHRASE.finditer(q):
+        before, after = q[: match.start()], q[match.end():]
+        if before.count('"') % 2 or _JOINED_BEFORE.search(before) or _JOINED_AFTER.match(after):
+            continue
+        read = _days(match, on)
+        if read is not None:
+            since, until = read
+            if (match.group("lead") or "").lower() == "since":
+                until = on
+            return Dates(match.span(), match.group(0), since, until)
+    return None
+
+
+def with_dates(params: SearchParams, on: date | None = None) -> SearchParams:
+    """Return *params* with the phrase of time in its query (``time_phrase``) read as its ``since`` and
+    ``until`` and taken out of the words, unless a date bound is given already (the address's, or one
+    typed as ``since:``: those say more exactly what is meant, and the phrase stays words).  A query
+    left asking only what happened ("what happened last week") is the listing of those days."""
+    if params.since is not None or params.until is not None or not params.q:
+        return params
+    read = time_phrase(params.q, on)
+    if read is None:
+        return params
+    rest = without_spans(params.q, [read.span])
+    if asks_only_when(rest):
+        rest = ""
+    dated = params.with_(q=rest, since=read.since.isoformat(), until=read.until.isoformat())
+    if not rest and dated.sort == "relevance":  # the default without a query is newest (``parse_params``)
+        dated = dated.with_(sort=None)
+    return dated
+
+
+def asks_only_when(q: str) -> bool:
+    """Return whether *q* (a query less its phrase of time) asks only what happened ("what happened",
+    "any news"): the dates' listing answers it, and its words would narrow it to pages holding them."""
+    return bool(_ONLY_WHEN.match(q))
+
+
+def _days(match: re.Match[str], on: date) -> tuple[date, date] | None:
+    day = (match.group("day") or "").lower()
+    if day == "today":
+        return on, on
+    if day == "yesterday":
+        return on - timedelta(days=1), on - timedelta(days=1)
+    which, unit = match.group("which").lower(), match.group("unit").lower()
+    count_text = (match.group("count") or "").lower()
+    if count_text:  # "last 3 days", "past two weeks": a span back from today (not "this 3 weeks")
+        count = int(count_text) if count_text.isdigit() else _NUMBERS[count_text]
+        if which not in ("last", "past") or not 0 < count <= MAX_COUNT:
+            return None
+        return _back(on, unit, count), on
+    if unit == "day":  # "last day", "this day": the last day of a thing, not a date
+        return None
+    if which == "past":  # "past week": a span back from today
+        return _back(on, unit, 1), on
+    if which == "this":
+        return _period_start(on, unit), on
+    start = _period_start(on, unit)  # last, previous: the calendar's period before this one
+    before = _period_start(start - timedelta(days=1), unit)
+    return before, start - timedelta(days=1)
+
+
+def _period_start(on: date, unit: str) -> date:
+    if unit == "day":
+        return on
+    if unit == "week":
+        return on - timedelta(days=on.weekday())
+    if unit == "month":
+        return on.replace(day=1)
+    return on.replace(month=1, day=1)
+
+
+def _back(on: date, unit: str, count: int) -> date:
+    if unit == "day":
+        return on - timedelta(days=count)
+    if unit == "week":
+        return on - timedelta(weeks=count)
+    months = count * (12 if unit == "year" else 1)
+    year, month = divmod(on.year * 12 + on.month - 1 - months, 12)
+    month += 1
+    if year < 1:
+        return date(1, 1, 1)
+    last_day = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
+    return date(year, month, min(on.day, last_day))
