@@ -18,7 +18,9 @@ The phrases, in UTC days, today included:
 - each of these after ``in``, ``over``, ``during``, ``within`` or ``for`` (and ``the``) reads the same,
   and after ``since`` runs from the range's first day to today ("since last month").
 
-A bare year or a month's name is no phrase of time here: "stargate 2025" or "march" are as often
+Only in a query of MAX_WORDS words or fewer: a pasted paragraph describes a subject, and its time is
+the subject's ("the proliferation of information today", a CISI query of 59 words, would have kept the
+pages first held today only).  A bare year or a month's name is no phrase of time here: "stargate 2025" or "march" are as often
 words of what a page says ("planned for 2025") as of when it was written.  A phrase in quotes, after
 ``NOT`` or a minus, beside ``OR`` or in parentheses stays words, as a typed filter does.
 """
@@ -33,6 +35,8 @@ from search.params import SearchParams, without_spans
 
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+# A longer query is a paragraph describing a subject, not a search by time (see above).
+MAX_WORDS = 16
 # A count of units back from today reaches no further than this (a date before year 1 is no date).
 MAX_COUNT = 999
 _UNIT = r"(?P<unit>day|week|month|year)s?"
@@ -73,7 +77,7 @@ def today() -> date:
 def time_phrase(q: str, on: date | None = None) -> Dates | None:
     """Return the first phrase of time in *q* that stands apart (not quoted, negated, joined by OR or
     in parentheses), read on the day *on* (today in UTC), or None."""
-    if not q or not any(word in q.lower() for word in ("day", "week", "month", "year")):
+    if not q or not any(word in q.lower() for word in ("day", "week", "month", "year")) or len(q.split()) > MAX_WORDS:
         return None
     on = on or today()
     for match in _PHRASE.finditer(q):
