@@ -495,6 +495,28 @@ def inline_operators(q: str) -> list[tuple[tuple[int, int], str, str, bool]]:
     return found
 
 
+def typed_as_words(params: SearchParams) -> list[tuple[str, str, str]]:
+    """Return each filter typed in *params*' query (which ``Snapshot.inline_filters`` has read: those
+    left in it are words) as (its parameter, its value, why it is words), for the page's and the
+    command line's notes.  Why:
+
+    - "joined": beside OR, after NOT, in parentheses or with a sign (``inline_operators``);
+    - "too many": it would give its filter more values than a parameter takes (``too_many_values``);
+    - "unread": a value the index cannot filter by (no such topic, no date; the page says which).
+
+    Thirteen organisations typed (``entity:a,b,…``), or an eleventh ``entity:`` beside ten, were noted
+    "no organisation is called …", of organisations the index has (a QA pass)."""
+    return [(name, value, "joined" if not apart else "too many" if too_many_values(params, name, value) else "unread")
+            for _span, name, value, apart in inline_operators(params.q)]
+
+
+def too_many_values(params: SearchParams, name: str, value: str) -> bool:
+    """Return whether filter *name* typed with *value* names more values, beside those *params* has of
+    it, than a parameter takes (MAX_FILTER_VALUES), counted as ``_values`` counts them (each of a comma
+    list).  Said before whether the index has them: the parameter is refused for it before that too."""
+    return name in LISTED and len(getattr(params, name)) + len([each for each in value.split(",") if each.strip()]) > MAX_FILTER_VALUES
+
+
 def as_parameter(name: str, value: str) -> SearchParams | None:
     """Return the search that parameter *name* given *value* alone asks for, read as ``parse_params``
     reads it (a kind in any case, a comma list, a date bound in UTC), or None when it cannot be read."""

@@ -5,6 +5,8 @@ The box had no way to filter but the facets' links, and "topic:funding stargate"
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from markupsafe import escape
 
@@ -121,11 +123,13 @@ def test_the_page_says_which_typed_filter_it_could_not_read(client, typed, said)
 
 
 def test_the_tips_page_shows_every_typed_filter_and_each_example_is_read_as_one(client):
+    from search.params import MAX_FILTER_VALUES
     from web.pages import TYPED_FILTERS
 
     response = client.get("/help")
     page = response.get_data(as_text=True)
     assert response.status_code == 200 and "<h1>Search tips</h1>" in page
+    assert f"{MAX_FILTER_VALUES} values at most (more are searched as words)" in page  # as the page's note says
     assert '<a href="/help">Search tips</a>' in client.get("/?q=stargate").get_data(as_text=True)  # from every page's footer
     for examples, _meaning in TYPED_FILTERS:
         for example in examples:
@@ -159,6 +163,45 @@ def test_a_filter_beside_or_or_after_not_stays_words_and_the_page_says_why(clien
     assert body["query"] == typed and not any(body["filters"].values())
     page = client.get("/", query_string={"q": typed})
     assert page.status_code == 200 and "a filter is not left out, joined by OR or put in parentheses" in page.get_data(as_text=True)
+
+
+def _notes(page: str) -> list[str]:
+    return [" ".join(re.sub(r"<[^>]+>", "", note).split()) for note in re.findall(r'<p class="note[^"]*">(.*?)</p>', page, re.S)]
+
+
+def test_too_many_typed_values_are_noted_as_too_many(client, index_dir):
+    # Thirteen typed organisations, which the index has, were noted "no organisation is called …", and
+    # an eleventh entity: beside ten "no organisation is called softbank" (a QA pass).
+    from search.params import MAX_FILTER_VALUES
+
+    known = [value["value"] for value in _api(client, q="")["facets"]["entity"]][: MAX_FILTER_VALUES + 1]
+    listed = f"entity:{','.join(known)}"
+    body = _api(client, q=f"{listed} stargate")  # the API: its words were searched (query), no filter applied
+    assert body["query"] == f"{listed} stargate" and not any(body["filters"].values())
+    notes = _notes(client.get("/", query_string={"q": f"{listed} stargate"}).get_data(as_text=True))
+    assert f"{listed}: more values than a filter takes ({MAX_FILTER_VALUES} at most), so its words were searched." in notes
+    assert not any("is called" in note for note in notes)
+    assert f"{listed}: more values than a filter takes ({MAX_FILTER_VALUES} at most), so its words were searched." in _said(index_dir, listed)
+    # Typed apart: the ten first are read, and the page of them says why the eleventh is not.
+    apart = " ".join(f"entity:{value}" for value in known)
+    page = client.get("/", query_string={"q": apart}, follow_redirects=True).get_data(as_text=True)
+    said = f"entity:{known[-1]}: more values than a filter takes ({MAX_FILTER_VALUES} at most, with the {MAX_FILTER_VALUES} chosen already)"
+    assert any(note.startswith(said) for note in _notes(page)) and said in _said(index_dir, apart)
+    # A month's list too (a parameter refuses it: the typed one was "no month is called …").
+    months = "month:" + ",".join(f"2025-{month:02}" for month in range(1, 12))
+    assert any(note.startswith(f"{months}: more values than a filter takes") for note in _notes(client.get("/", query_string={"q": months}).get_data(as_text=True)))
+    # Fewer: not too many, whatever else it is.
+    assert "more values" not in client.get("/", query_string={"q": "topic:nowhere stargate"}).get_data(as_text=True)
+
+
+def _said(index_dir, q: str) -> str:
+    from click.testing import CliRunner
+
+    from web.cli import main
+
+    result = CliRunner().invoke(main, ["search", "--index-dir", str(index_dir), "--", q])
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 @pytest.mark.parametrize(("typed", "query", "filters"), [

@@ -873,16 +873,23 @@ def search(
 
 
 def _print_typed_filters(asked, inlined) -> None:
-    """Print which filters typed in the query (*asked*'s) were read as filters and which as words."""
-    from search.params import inline_operators
+    """Print which filters typed in the query (*asked*'s) were read as filters and which as words, and
+    why, as the page does (``search.params.typed_as_words``)."""
+    from search.params import MAX_FILTER_VALUES, inline_operators, typed_as_words
 
-    read = [f"{name}:{value}" for _span, name, value, _apart in inline_operators(asked.q)]
-    left = {f"{name}:{value}": apart for _span, name, value, apart in inline_operators(inlined.q)}
-    if taken := [one for one in read if one not in left]:
+    left = typed_as_words(inlined)
+    as_words = {(name, value) for name, value, _why in left}
+    if taken := [f"{name}:{value}" for _span, name, value, _apart in inline_operators(asked.q) if (name, value) not in as_words]:
         click.echo(f"Filtered as typed: {', '.join(taken)}")
-    for one, apart in left.items():
-        why = "a filter this index cannot filter by" if apart else "a filter is not left out, joined by OR or put in parentheses"
-        click.echo(f"{one}: {why}, so its words were searched.")
+    for name, value, why in left:
+        if why == "joined":
+            said = "a filter is not left out, joined by OR or put in parentheses"
+        elif why == "too many":
+            chosen = len(getattr(inlined, name))
+            said = f"more values than a filter takes ({MAX_FILTER_VALUES} at most{f', with the {chosen} chosen already' if chosen else ''})"
+        else:
+            said = "a filter this index cannot filter by"
+        click.echo(f"{name}:{value}: {said}, so its words were searched.")
 
 
 def _print_typed_dates(asked, inlined) -> None:

@@ -24,9 +24,9 @@ from index import store
 from index.schema import event_url, whole_slug
 from search.alternatives import OPERATORS
 from search.explain import readable, summary
-from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter, SearchParams,
-                           as_parameter, as_sent, inline_operators, last_window_page, one_value, parse_params, to_query_string, url_pairs, url_values,
-                           written_otherwise)
+from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_FILTER_VALUES, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter,
+                           SearchParams, as_parameter, as_sent, last_window_page, one_value, parse_params, to_query_string, typed_as_words,
+                           url_pairs, url_values, written_otherwise)
 from search.query import asks_elsewhere, exclusion_fixes, negation_offers
 from search.results import FacetValue, Hit, SearchResult
 from search.spell import respelt
@@ -647,7 +647,9 @@ def page() -> str | Response:
                  for facet, value, meant in snap.unknown_values(params)],
         # A filter typed in the query that the index cannot filter by, left as words (the others were
         # taken out, and the page redirected): said, not passed over ("topic:nowhere" is no topic).
-        unread=[(name, value, apart) for _span, name, value, apart in inline_operators(params.q)],
+        # Why each is words ("too many": thirteen organisations were "no organisation is called …").
+        unread=typed_as_words(params),
+        max_values=MAX_FILTER_VALUES,
         dated=lambda name, value: as_parameter(name, value) is not None,
         explained=summary,
         figures=readable,
@@ -692,7 +694,7 @@ TYPED_FILTERS = (
 def help_page() -> str:
     """How to search: the query's syntax and its typed filters, which no page told (a reader had to
     find "-word", "OR" and "topic:" by chance; a QA pass)."""
-    return render_template("help.html", filters=TYPED_FILTERS)
+    return render_template("help.html", filters=TYPED_FILTERS, max_values=MAX_FILTER_VALUES)
 
 
 @bp.get("/favicon.ico")
