@@ -495,19 +495,41 @@ def inline_operators(q: str) -> list[tuple[tuple[int, int], str, str, bool]]:
     return found
 
 
-def typed_as_words(params: SearchParams) -> list[tuple[str, str, str]]:
-    """Return each filter typed in *params*' query (which ``Snapshot.inline_filters`` has read: those
-    left in it are words) as (its parameter, its value, why it is words), for the page's and the
-    command line's notes.  Why:
+# A filter after a minus or NOT: the reader meant to leave its pages out, which no filter does.
+_EXCLUDED_BEFORE = re.compile(r"(?:^|\s)NOT\s+$|-$")
 
-    - "joined": beside OR, after NOT, in parentheses or with a sign (``inline_operators``);
+
+def typed_as_words(params: SearchParams, in_vain: tuple[str, ...] = ()) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """Return each filter typed in *params*' query (which ``Snapshot.inline_filters`` has read: those
+    left in it are words) as (its parameter, its value, why it is words, the words of it excluded in
+    vain), for the page's and the command line's notes.  Why:
+
+    - "joined": beside OR, in parentheses or with a plus (``inline_operators``): its words were searched;
+    - "excluded": after a minus or NOT (its words were searched, excluded); "excluded in vain" when no
+      page has them (*in_vain*, the result's ``excluded_in_vain``, holds it as typed: ``-topic:funding``),
+      else with the words of it *in_vain* holds (``-entity:"Mistral AI"``: "entity"), which
+      ``in_vain_besides_filters`` keeps out of their own note: one note for one thing;
     - "too many": it would give its filter more values than a parameter takes (``too_many_values``);
     - "unread": a value the index cannot filter by (no such topic, no date; the page says which).
 
     Thirteen organisations typed (``entity:a,b,…``), or an eleventh ``entity:`` beside ten, were noted
     "no organisation is called …", of organisations the index has (a QA pass)."""
-    return [(name, value, "joined" if not apart else "too many" if too_many_values(params, name, value) else "unread")
-            for _span, name, value, apart in inline_operators(params.q)]
+    vain: dict[tuple[int, int], list[str]] = {}
+    for span, word in _typed_in_vain(params.q, in_vain):
+        vain.setdefault(span, []).append(word)
+    found = []
+    for span, name, value, apart in inline_operators(params.q):
+        words: tuple[str, ...] = ()
+        if apart:
+            why = "too many" if too_many_values(params, name, value) else "unread"
+        elif not _EXCLUDED_BEFORE.search(params.q[: span[0]]):
+            why = "joined"
+        elif params.q[span[0] : span[1]].casefold() in (word.casefold() for word in vain.get(span, ())):
+            why = "excluded in vain"
+        else:
+            why, words = "excluded", tuple(vain.get(span, ()))
+        found.append((name, value, why, words))
+    return found
 
 
 def too_many_values(params: SearchParams, name: str, value: str) -> bool:
@@ -515,6 +537,29 @@ def too_many_values(params: SearchParams, name: str, value: str) -> bool:
     it, than a parameter takes (MAX_FILTER_VALUES), counted as ``_values`` counts them (each of a comma
     list).  Said before whether the index has them: the parameter is refused for it before that too."""
     return name in LISTED and len(getattr(params, name)) + len([each for each in value.split(",") if each.strip()]) > MAX_FILTER_VALUES
+
+
+def in_vain_besides_filters(q: str, in_vain: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the words of *in_vain* (a result's ``excluded_in_vain``, as typed in *q*) but those of a
+    filter typed excluded: ``-topic:funding stargate`` (searched as its words, by design) was noted
+    "No page has topic:funding, so excluding it left nothing out" beside its note that a filter is not
+    left out, two notes for one thing, the first wrong of the topic, which has pages (a QA pass).
+    ``typed_as_words`` says it once, in the filter's note."""
+    said = {word for _span, word in _typed_in_vain(q, in_vain)}
+    return tuple(word for word in in_vain if word not in said)
+
+
+def _typed_in_vain(q: str, in_vain: tuple[str, ...]) -> list[tuple[tuple[int, int], str]]:
+    """Return (the filter's span, the word) for each word of *in_vain* typed in *q* only within filters
+    typed excluded (``-topic:funding``: "topic:funding"; ``-entity:"Mistral AI"``: "entity")."""
+    excluded = [span for span, _name, _value, apart in inline_operators(q) if not apart and _EXCLUDED_BEFORE.search(q[: span[0]])]
+    found = []
+    for word in in_vain if excluded else ():
+        places = [match.span() for match in re.finditer(re.escape(word), q, re.IGNORECASE)]
+        within = [next((span for span in excluded if span[0] <= start and end <= span[1]), None) for start, end in places]
+        if places and None not in within:
+            found.extend((span, word) for span in dict.fromkeys(within))  # type: ignore[misc]
+    return found
 
 
 def as_parameter(name: str, value: str) -> SearchParams | None:

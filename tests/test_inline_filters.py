@@ -154,19 +154,55 @@ def test_a_filter_being_typed_is_offered_its_values(client):
         assert _api(client, q=text)["query"] == "" and any(_api(client, q=text)["filters"].values()), text
 
 
-@pytest.mark.parametrize("typed", ["stargate NOT topic:funding", "topic:funding OR stargate", "stargate OR topic:funding",
-                                   "stargate (topic:funding)", "+topic:funding stargate", "-topic:funding stargate"])
-def test_a_filter_beside_or_or_after_not_stays_words_and_the_page_says_why(client, typed):
+@pytest.mark.parametrize(("typed", "said"), [
+    ("stargate NOT topic:funding", "a filter is not left out (it keeps"),
+    ("-topic:funding stargate", "a filter is not left out (it keeps"),
+    ("topic:funding OR stargate", "a filter is not left out, joined by OR or put in parentheses"),
+    ("stargate OR topic:funding", "a filter is not left out, joined by OR or put in parentheses"),
+    ("stargate (topic:funding)", "a filter is not left out, joined by OR or put in parentheses"),
+    ("+topic:funding stargate", "a filter is not left out, joined by OR or put in parentheses"),
+])
+def test_a_filter_beside_or_or_after_not_stays_words_and_the_page_says_why(client, typed, said):
     # "stargate NOT topic:funding" filtered by Funding, the opposite of what was asked; "topic:funding OR
     # stargate" required both (a QA pass).
     body = _api(client, q=typed)
     assert body["query"] == typed and not any(body["filters"].values())
     page = client.get("/", query_string={"q": typed})
-    assert page.status_code == 200 and "a filter is not left out, joined by OR or put in parentheses" in page.get_data(as_text=True)
+    assert page.status_code == 200 and said in page.get_data(as_text=True)
 
 
 def _notes(page: str) -> list[str]:
     return [" ".join(re.sub(r"<[^>]+>", "", note).split()) for note in re.findall(r'<p class="note[^"]*">(.*?)</p>', page, re.S)]
+
+
+@pytest.mark.parametrize("typed", ["-topic:funding stargate", "stargate NOT topic:funding"])
+def test_a_filter_typed_excluded_is_noted_once(client, index_dir, typed):
+    # The page noted "-topic:funding stargate" twice: a filter is not left out, and "No page has
+    # topic:funding, so excluding it left nothing out", wrong of the topic (Funding has pages; a QA pass).
+    assert _api(client, q=typed)["excluded_in_vain"] == ["topic:funding"]  # (the words: the API's, as before)
+    notes = [note for note in _notes(client.get("/", query_string={"q": typed}).get_data(as_text=True)) if "funding" in note]
+    assert notes == ["topic:funding: a filter is not left out (it keeps only what it names; see Search tips), "
+                     "so its words were searched: no page has them, so excluding them left nothing out."]
+    # Another word excluded in vain keeps its note, and its respelling.
+    page = client.get("/", query_string={"q": f"{typed} -nvdia"}).get_data(as_text=True)
+    assert [note for note in _notes(page) if note.startswith("No page has")] == \
+        [f"No page has nvdia, so excluding it left nothing out. Did you mean {typed} -NVIDIA?"]
+    # The command line says the same, once.
+    said = _said(index_dir, typed)
+    assert "topic:funding: a filter is not left out, so its words were searched: no document has them" in said
+    assert "No document has topic:funding" not in said
+
+
+def test_a_filter_typed_excluded_names_the_words_of_it_excluded_in_vain(client):
+    # The excluded words are "entity" alone, not the organisation: the note names them, in it, once.
+    typed = '-entity:"Mistral AI" stargate'
+    assert _api(client, q=typed)["excluded_in_vain"] == ["entity"]
+    notes = _notes(client.get("/", query_string={"q": typed}).get_data(as_text=True))
+    assert [note for note in notes if "entity" in note] == [
+        "entity:Mistral AI: a filter is not left out (it keeps only what it names; see Search tips), so its words were searched: "
+        "no page has entity, so excluding it left nothing out."]
+    # A word typed outside the filter as well keeps its own note.
+    assert "No page has entity, so excluding it left nothing out." in _notes(client.get("/", query_string={"q": f"-entity {typed}"}).get_data(as_text=True))
 
 
 def test_too_many_typed_values_are_noted_as_too_many(client, index_dir):
@@ -247,5 +283,5 @@ def test_the_command_line_says_which_typed_filters_it_read(index_dir):
 
     assert said("topic:funding stargate").startswith("Filtered as typed: topic:funding\n")
     assert "topic:nowhere: a filter this index cannot filter by, so its words were searched." in said("topic:nowhere stargate")
-    assert "topic:funding: a filter is not left out, joined by OR" in said("stargate NOT topic:funding")
+    assert "topic:funding: a filter is not left out, joined by OR" in said("stargate OR topic:funding")
     assert "typed" not in said("stargate").splitlines()[0]

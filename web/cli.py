@@ -867,29 +867,40 @@ def search(
         raise click.ClickException(str(short)) from None
     with _printing("the results"):
         if not as_json:  # what the page says of filters typed in the query (it said nothing: a QA pass)
-            _print_typed_filters(asked, inlined)
+            result = _print_typed_filters(asked, inlined, result)
             _print_typed_dates(asked, inlined)
         _print_results(result, as_json)
 
 
-def _print_typed_filters(asked, inlined) -> None:
+def _print_typed_filters(asked, inlined, result: SearchResult) -> SearchResult:
     """Print which filters typed in the query (*asked*'s) were read as filters and which as words, and
-    why, as the page does (``search.params.typed_as_words``)."""
-    from search.params import MAX_FILTER_VALUES, inline_operators, typed_as_words
+    why, as the page does; return *result* without the words excluded in vain said so (its note
+    named "topic:funding" again for ``-topic:funding``: ``search.params.in_vain_besides_filters``)."""
+    from dataclasses import replace
 
-    left = typed_as_words(inlined)
-    as_words = {(name, value) for name, value, _why in left}
+    from search.params import MAX_FILTER_VALUES, in_vain_besides_filters, inline_operators, typed_as_words
+
+    left = typed_as_words(inlined, result.excluded_in_vain)
+    as_words = {(name, value) for name, value, _why, _words in left}
     if taken := [f"{name}:{value}" for _span, name, value, _apart in inline_operators(asked.q) if (name, value) not in as_words]:
         click.echo(f"Filtered as typed: {', '.join(taken)}")
-    for name, value, why in left:
+    for name, value, why, in_vain in left:
+        after = ""
         if why == "joined":
             said = "a filter is not left out, joined by OR or put in parentheses"
+        elif why.startswith("excluded"):
+            said = "a filter is not left out"
+            if why == "excluded in vain":
+                after = ": no document has them, so excluding them left nothing out"
+            elif in_vain:
+                after = f": no document has {', '.join(in_vain)}, so excluding {'it' if len(in_vain) == 1 else 'them'} left nothing out"
         elif why == "too many":
             chosen = len(getattr(inlined, name))
             said = f"more values than a filter takes ({MAX_FILTER_VALUES} at most{f', with the {chosen} chosen already' if chosen else ''})"
         else:
             said = "a filter this index cannot filter by"
-        click.echo(f"{name}:{value}: {said}, so its words were searched.")
+        click.echo(f"{name}:{value}: {said}, so its words were searched{after}.")
+    return replace(result, excluded_in_vain=in_vain_besides_filters(inlined.q, result.excluded_in_vain))
 
 
 def _print_typed_dates(asked, inlined) -> None:

@@ -25,8 +25,8 @@ from index.schema import event_url, whole_slug
 from search.alternatives import OPERATORS
 from search.explain import readable, summary
 from search.params import (DATE_BOUNDS, DEFAULT_PER_PAGE, FILTERS, MAX_FILTER_VALUES, MAX_PER_PAGE, MAX_QUERY_CHARS, InvalidParameter,
-                           SearchParams, as_parameter, as_sent, last_window_page, one_value, parse_params, to_query_string, typed_as_words,
-                           url_pairs, url_values, written_otherwise)
+                           SearchParams, as_parameter, as_sent, in_vain_besides_filters, last_window_page, one_value, parse_params,
+                           to_query_string, typed_as_words, url_pairs, url_values, written_otherwise)
 from search.query import asks_elsewhere, exclusion_fixes, negation_offers
 from search.results import FacetValue, Hit, SearchResult
 from search.spell import respelt
@@ -647,8 +647,10 @@ def page() -> str | Response:
                  for facet, value, meant in snap.unknown_values(params)],
         # A filter typed in the query that the index cannot filter by, left as words (the others were
         # taken out, and the page redirected): said, not passed over ("topic:nowhere" is no topic).
-        # Why each is words ("too many": thirteen organisations were "no organisation is called …").
-        unread=typed_as_words(params),
+        # Why each is words ("too many": thirteen organisations were "no organisation is called …"), in
+        # one note ("-topic:funding" had its own and the note of words excluded in vain, which it now says).
+        unread=typed_as_words(params, result.excluded_in_vain),
+        excluded_in_vain=in_vain_besides_filters(params.q, result.excluded_in_vain),
         max_values=MAX_FILTER_VALUES,
         dated=lambda name, value: as_parameter(name, value) is not None,
         explained=summary,
