@@ -5,12 +5,13 @@ links and page links makes another address, and their combinations have no end, 
 following them asks for searches nobody reads and spends the workers' CPU on them (searches are the
 service's dearest answers).  ``/robots.txt`` keeps crawlers off the searches (``/?…``), the API, the
 feeds and the metrics, and names ``/sitemap.xml``, which lists what a search engine should hold
-instead: the home page, each guide and each event's page, with when each last changed (``lastmod``:
+instead: the home page, the page of the topics, the search tips, each guide and each event's page,
+with when each last changed (``lastmod``:
 an event's when a rebuild last changed what it says, else when the hub first saw it; a guide's the
 same of its latest section).
 
 A sitemap holds at most 50,000 addresses (sitemaps.org), so past that ``/sitemap.xml`` is an index of
-``/sitemaps/1.xml``, ``/sitemaps/2.xml`` …: the home page, the page of the topics and the guides, then the events in listing
+``/sitemaps/1.xml``, ``/sitemaps/2.xml`` …: the home page, the page of the topics, the search tips and the guides, then the events in listing
 order, where an update puts new events at the end: adding events leaves the earlier parts as they were
 (a deletion moves the events after it up by one).  A
 part is made of the snapshot and the host (the index of parts, of when the snapshot was switched to
@@ -123,15 +124,17 @@ def _events(snap: Snapshot) -> frozenset[int]:
     return snap.facet_docs[FACETS["kind"]].get("event", frozenset())
 
 
-# The pages a sitemap lists before the guides: the home page, and the page of the topics (its lastmod
-# when what is served last changed: its counts are the snapshot's).
-_PAGES = ("", "topics")
+# The pages a sitemap lists before the guides: the home page, the page of the topics (its lastmod when
+# what is served last changed: its counts are the snapshot's) and the search tips (``/help``: no lastmod,
+# the code's page, not the snapshot's; it was not listed, found by a crawler only through the footer).
+_PAGES = ("", "topics", "help")
+_SWITCHED = frozenset({"topics"})  # those whose lastmod is when what is served last changed
 
 
 def _urls(snap: Snapshot, root: str, first: int, count: int, switched: str) -> Iterator[tuple[str, str | None]]:
-    """Yield (address, lastmod) of *snap*'s sitemap addresses *first* to *first* + *count*: the home
-    page, the page of the topics, the guides, then the events in listing order."""
-    pages: list[tuple[str, str | None]] = [(root, None), (root + _PAGES[1], switched)]
+    """Yield (address, lastmod) of *snap*'s sitemap addresses *first* to *first* + *count*: the pages
+    (``_PAGES``), the guides, then the events in listing order."""
+    pages: list[tuple[str, str | None]] = [(root + page, switched if page in _SWITCHED else None) for page in _PAGES]
     for topic in snap.guide_topics:
         dated = guide_dates(get_search().guide(topic, snap))
         changed = dated.get("revised") or dated.get("first_seen")
