@@ -70,6 +70,9 @@ PUBLISHING = ".publishing-"  # + an id: that snapshot was moved into place and i
 # when its terminal closes, and a script's background job (SIGINT ignored) ignores Ctrl-C.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 STOP_EVERY = 256  # records a writer handles between two check_stop calls
+# Seconds a writer holding the index folder's lock waits for ``.write.lock``'s, which ``writer_at_work``
+# holds for microseconds (and a writer of an older version for as long as it writes).
+PROBE_WAIT = 0.5
 
 log = logging.getLogger(__name__)
 
@@ -303,7 +306,12 @@ def write_lock(root: Path, wait: float = 0.0, writer: str | None = None) -> Iter
         raise
     deadline = time.monotonic() + wait
     try:
-        for fd in (folder, handle.fileno()):  # the file too: a writer of an older version locks only that
+        # The file too: a writer of an older version locks only that.  Once the folder is ours no writer
+        # of this version holds the file, only ``writer_at_work`` for an instant (``topichub snapshots``
+        # asking whether a writer runs): it is waited for, --wait 0 or not; refused at once, a cron
+        # build would fail "busy" whenever a monitor looked at that moment.
+        for fd, least in ((folder, 0.0), (handle.fileno(), PROBE_WAIT)):
+            deadline = max(deadline, time.monotonic() + least)
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -324,6 +332,29 @@ def write_lock(root: Path, wait: float = 0.0, writer: str | None = None) -> Iter
     finally:
         handle.close()  # closing releases the locks
         os.close(folder)
+
+
+def writer_at_work(root: Path) -> str | None:
+    """Return the writer holding *root*'s write lock ("PID WRITER", as ``.write.lock`` names it), or None
+    when none runs.  The lock is what tells a writer's temporary folder from one a killed writer left
+    (``_remove_leftovers`` deletes, under the lock, every one it finds): the file's name of the last
+    writer outlives it, and a folder's age tells a killed build from a slow one only by a guess.
+
+    Takes the file's lock shared for an instant, never the folder's: a writer takes that first, at once
+    with --wait 0, and would be refused; a writer that has the folder waits for the file
+    (``PROBE_WAIT``).  No file is None (every writer makes it); one that cannot be read raises OSError."""
+    try:
+        handle = (root / ".write.lock").open(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None  # every writer makes it: none has run here
+    with handle:  # closing releases the lock
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            return handle.read().strip() or "?"  # a writer between taking the lock and naming itself
+    return None
 
 
 def _busy(root: Path, holder: str, waited: float = 0.0) -> WriterBusy:

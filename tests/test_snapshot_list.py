@@ -5,6 +5,7 @@ an operator choosing ``rollback --to`` read ``ls snapshots/`` and each folder's 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -106,7 +107,7 @@ def test_snapshots_lists_every_other_folder_with_its_size_after_the_snapshots(in
     assert [line.lstrip("* ").split()[0] for line in lines] == [withdrawn, served, first, "copy", work.name]
     assert lines[3].split()[1:8] == ["-", "-", "-", "-", "-", "2.5", "MB"]
     assert "a name no build gives" in lines[3] and "no snapshot, so prune and rollback leave it alone" in lines[3]
-    assert lines[4].split()[6:8] == ["1.2", "MB"] and "temporary: a build, update or publish writing it" in lines[4]
+    assert lines[4].split()[6:8] == ["1.2", "MB"] and "temporary, left by a build, update or publish that was killed" in lines[4]
     assert "damaged" not in lines[4]
 
     listed = {s["snapshot"]: s for s in json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)}
@@ -129,7 +130,7 @@ def test_snapshots_lists_a_snapshot_not_yet_served_and_a_first_build_at_work(tmp
     (index / f"{store.PUBLISHING}{unserved}").touch()
     last = json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)[-1]
     assert (last["snapshot"], last["kind"], last["served"]) == (unserved, "unserved", False)
-    assert last["problem"].startswith("not served: moved into place by a writer about to serve it")
+    assert last["problem"].startswith("not served: moved into place by a writer that stopped before serving it")
 
     # A first build, running or killed: its folder is shown, and no index has been built all the same.
     root = tmp_path / "first"
@@ -137,7 +138,7 @@ def test_snapshots_lists_a_snapshot_not_yet_served_and_a_first_build_at_work(tmp
     result = cli("snapshots", "--index-dir", str(root))
     assert result.exit_code == 1
     *rows, error = result.output.splitlines()
-    assert len(rows) == 2 and "temporary: a build" in rows[1]
+    assert len(rows) == 2 and "temporary, left by a build" in rows[1]
     assert error == f"Error: no index has been built in {root} yet"
 
 
@@ -174,3 +175,82 @@ def test_a_folder_s_name_is_told_escaped_not_acted_on(index):
     (store.snapshots_dir(index) / "odd\tname\nhere").mkdir()
     lines = cli("snapshots", "--index-dir", str(index)).output.splitlines()
     assert len(lines) == 5 and any(line.split()[0] == "odd\\tname\\nhere" for line in lines)
+
+
+def _unserved_copy(index: Path) -> tuple[str, dict[str, object]]:
+    """Copy the served snapshot into place under another id, unserved (its ``.publishing-`` marker), as a
+    writer leaves it between moving it there and switching ``current``; return its id and facts."""
+    import shutil
+
+    base = store.snapshots_dir(index)
+    unserved = "99991231T235959-999999-1"
+    shutil.copytree(base / store.current_id(index), base / unserved)
+    meta = {**store.read_meta(base / unserved), "snapshot": unserved}
+    (base / unserved / store.META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    (index / f"{store.PUBLISHING}{unserved}").touch()
+    return unserved, meta
+
+
+def _listed(index: Path) -> dict[str, dict[str, object]]:
+    result = cli("snapshots", "--index-dir", str(index), "--json")
+    assert result.exit_code == 0, result.output
+    return {s["snapshot"]: s for s in json.loads(result.output)}
+
+
+def test_a_writer_s_folders_need_no_operator_while_it_runs_and_do_once_it_is_killed(index):
+    # A monitor alerting on any problem fired on every build: its .tmp- folder had one while it ran,
+    # the same as after a kill -9.  The write lock tells them apart.
+    base = store.snapshots_dir(index)
+    work, pruned = base / f".tmp-{store.new_snapshot_id()}", base / ".tmp-pruned-20250101T000000-000000-1"
+    work.mkdir()
+    pruned.mkdir()
+    unserved, _ = _unserved_copy(index)
+
+    with store.write_lock(index, writer="build"):  # a build running (this process, as far as the lock goes)
+        running = _listed(index)
+        table = cli("snapshots", "--index-dir", str(index)).output
+    assert all(s["problem"] is None for s in running.values()), running
+    assert running[work.name]["note"] == f"temporary: a build, update or publish writing it (build, process {os.getpid()}, holds the write lock)"
+    assert running[pruned.name]["note"].startswith("temporary: a prune deleting it (build, process")
+    assert running[unserved]["note"].startswith("not served yet: moved into place by a writer about to serve it (build")
+    assert running[work.name]["note"] in table
+
+    killed = _listed(index)  # the lock released, as a killed writer's is
+    assert killed[work.name]["problem"].startswith("temporary, left by a build, update or publish that was killed")
+    assert killed[pruned.name]["problem"].startswith("temporary, left by a prune that could not finish deleting it")
+    assert killed[unserved]["problem"].startswith("not served: moved into place by a writer that stopped before serving it")
+    assert all("`topichub prune` deletes it" in killed[name]["problem"] for name in (work.name, pruned.name, unserved))
+    assert all(killed[name]["problem"] == killed[name]["note"] for name in (work.name, pruned.name, unserved))
+    assert all(s["problem"] is None and s["note"] is None for s in killed.values() if s["kind"] == "snapshot")
+
+    assert cli("prune", "--index-dir", str(index)).exit_code == 0  # what the problem says: prune deletes them
+    assert not {work.name, pruned.name, unserved} & set(_listed(index))
+
+
+def test_snapshots_asking_whether_a_writer_runs_never_turns_a_writer_away(tmp_path):
+    # `snapshots` takes the lock file's lock shared for an instant: a writer meeting it then waits,
+    # --wait 0 or not (refused at once, a cron build would fail "busy" whenever a monitor looked).
+    import fcntl
+    import threading
+
+    (tmp_path / ".write.lock").touch()
+    looking = (tmp_path / ".write.lock").open()
+    fcntl.flock(looking.fileno(), fcntl.LOCK_SH)
+    done_looking = threading.Timer(0.05, looking.close)  # closing releases it
+    done_looking.start()
+    try:
+        with store.write_lock(tmp_path, writer="build"):
+            assert store.writer_at_work(tmp_path) == f"{os.getpid()} build"
+    finally:
+        done_looking.join()
+    assert store.writer_at_work(tmp_path) is None
+
+
+def test_a_writer_s_folder_is_a_problem_when_whether_one_runs_cannot_be_told(index):
+    # The lock file unreadable (here a folder in its place): the folder may be a killed writer's.
+    (index / ".write.lock").unlink()
+    (index / ".write.lock").mkdir()
+    (store.snapshots_dir(index) / f".tmp-{store.new_snapshot_id()}").mkdir()
+    [work] = [s for s in _listed(index).values() if s["kind"] == "temporary"]
+    assert work["problem"].startswith("temporary: a build, update or publish writing it, or left by one that stopped "
+                                      "(whether a writer runs cannot be told: ")

@@ -1113,7 +1113,8 @@ def _snapshot_facts(root: Path, snap_id: str, served: str | None) -> dict[str, o
     folder = store.snapshots_dir(root) / snap_id
     facts: dict[str, object] = {"snapshot": snap_id, "served": snap_id == served, "built_at": None,
                                 "updated_at": None, "doc_count": None, "schema_version": None, "language": None,
-                                "size_bytes": None, "withdrawn": None, "problem": None, "kind": "snapshot"}
+                                "size_bytes": None, "withdrawn": None, "problem": None, "kind": "snapshot",
+                                "note": None}
     if not folder.is_dir():
         if snap_id != served:
             return None
@@ -1145,19 +1146,24 @@ def _snapshot_facts(root: Path, snap_id: str, served: str | None) -> dict[str, o
 
 def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
     """Return the facts of each folder in *root*'s ``snapshots/`` that is not one of the snapshots
-    *listed*, by name, newest first: its size (all it holds, the disk deleting it frees) and what it is,
-    as ``problem``, with ``kind`` saying which of these it is:
+    *listed*, by name, newest first: its size (all it holds, the disk deleting it frees), what it is
+    (``note``: the table's state) and, when it needs an operator, ``problem`` (else None), with
+    ``kind`` saying which of these it is:
 
     - ``temporary``: a ``.tmp-`` folder, where a build, update or publish writes before its snapshot
-      is moved into place, and a prune renames a snapshot before deleting it.  One is there while its
-      writer runs, and after one that was killed (each removes its own otherwise): the next writer
-      deletes it, and ``prune`` says so.  Never called damaged: it is a build in progress as often.
+      is moved into place, and a prune renames a snapshot before deleting it.  While a writer holds
+      the write lock (``store.writer_at_work``) it is that writer's work: no problem.  With none, it
+      was left by one that was killed (each removes its own otherwise; the next writer deletes every
+      one it finds): a problem, holding its disk until the next writer or ``prune``.  It was a problem
+      either way, and a monitor alerting on any problem fired on every build while it ran; the lock
+      tells them apart, not the folder's age (a guess at how long a build's slowest step writes nothing).
     - ``unserved``: a snapshot moved into place and not served yet (its ``.publishing-`` marker): its
-      writer is about to switch ``current`` to it, or died first (the next writer deletes it).
-      ``snapshot_ids`` leaves it out, so no rollback, fallback or prune takes it for a snapshot.
+      writer is about to switch ``current`` to it (no problem), or died first (a problem: the next
+      writer deletes it).  ``snapshot_ids`` leaves it out, so no rollback, fallback or prune takes it
+      for a snapshot.
     - ``other``: anything else, such as a copy made by hand under a name no build gives (whole or not),
       or one under a snapshot's name cut short, with no ``snapshot.json`` or
-      ``files.json``: no snapshot, so ``prune`` and ``rollback`` leave it alone, for ever.
+      ``files.json``: no snapshot, so ``prune`` and ``rollback`` leave it alone, for ever: a problem.
 
     They were passed over in silence, and ``snapshots`` summed to less than ``du`` said: an operator
     saw no trace of a 108 MB ``.tmp-`` folder of a killed 64k build, or of ``cp -r`` cut short.
@@ -1168,20 +1174,46 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
     except OSError:  # no snapshots/, or a file of that name
         return []
     unserved = {marker.name[len(store.PUBLISHING):] for marker in root.glob(f"{store.PUBLISHING}*")}
+    # Asked after listing: a folder listed while no writer holds the lock is a dead writer's (a
+    # writer finishing meanwhile moved its own into place: gone, passed over below).
+    holder, unknown, at_work = None, None, ""
+    if any(p.name.startswith(".tmp-") or p.name in unserved for p in entries):
+        try:
+            holder = store.writer_at_work(root)
+        except OSError as exc:  # the lock file unreadable by this user: said, as needing an operator
+            unknown = f"whether a writer runs cannot be told: {exc}"
+    if holder is not None:
+        pid, _, writer = holder.partition(" ")
+        at_work = f"{writer or 'a writer'}, process {pid}, holds the write lock" if pid.isdigit() else "a writer holds the write lock"
     found: list[dict[str, object]] = []
     for folder in entries:
         name = folder.name
         if folder.is_symlink() or not folder.is_dir():
             continue
-        if name.startswith(".tmp-pruned-"):
-            kind, state = "temporary", ("temporary: a prune deleting it, or left by one that could not finish "
-                                        "(the next build, update, publish or prune deletes it)")
-        elif name.startswith(".tmp-"):
-            kind, state = "temporary", ("temporary: a build, update or publish writing it, or left by one that "
-                                        "stopped (the next build, update, publish or prune deletes it)")
+        if name.startswith(".tmp-"):
+            kind, pruned = "temporary", name.startswith(".tmp-pruned-")
+            doing = "a prune deleting it" if pruned else "a build, update or publish writing it"
+            if holder is not None:
+                note, problem = f"temporary: {doing} ({at_work})", False
+            elif unknown is not None:
+                note, problem = f"temporary: {doing}, or left by one that stopped ({unknown})", True
+            else:
+                left = ("a prune that could not finish deleting it" if pruned
+                        else "a build, update or publish that was killed or crashed")
+                note, problem = (f"temporary, left by {left} (no writer holds the write lock): `topichub prune` "
+                                 f"deletes it, as the next build, update or publish does"), True
         elif name in unserved:
-            kind, state = "unserved", ("not served: moved into place by a writer about to serve it, or that stopped "
-                                       "before it did (the next writer deletes it; no rollback picks it)")
+            kind = "unserved"
+            if holder is not None:
+                note, problem = f"not served yet: moved into place by a writer about to serve it ({at_work})", False
+            elif unknown is not None:
+                note, problem = f"not served: moved into place by a writer about to serve it, or that stopped ({unknown})", True
+            elif not (root / f"{store.PUBLISHING}{name}").exists() or store.current_id(root) == name:
+                continue  # served since the markers were read: its writer finished
+            else:
+                note, problem = ("not served: moved into place by a writer that stopped before serving it (no writer "
+                                 "holds the write lock); no rollback picks it, and `topichub prune` deletes it, as the "
+                                 "next build, update or publish does"), True
         elif store.is_snapshot(folder):
             continue  # a snapshot published since the list was read
         else:
@@ -1193,14 +1225,21 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
                 why = f"a copy of snapshot {recorded} under another id"
             else:
                 why = f"incomplete: no {store.META_FILE}"
-            kind, state = "other", f"{why}; no snapshot, so prune and rollback leave it alone (delete it by hand)"
+            kind, note, problem = "other", f"{why}; no snapshot, so prune and rollback leave it alone (delete it by hand)", True
         size = _folder_bytes(folder)
         if size is None:
             continue  # gone meanwhile: its writer finished
-        found.append({"snapshot": name, "served": False, "built_at": None, "updated_at": None, "doc_count": None,
-                      "schema_version": None, "language": None, "size_bytes": size, "withdrawn": None,
-                      "problem": state, "kind": kind})
+        found.append(_other_facts(name, kind, size, note, problem=problem))
     return found
+
+
+def _other_facts(name: str, kind: str, size: int, note: str, *, problem: bool) -> dict[str, object]:
+    """Return the facts ``topichub snapshots`` lists of *name* in ``snapshots/``, which is no snapshot
+    (``_other_folders``), under a snapshot's keys (``_snapshot_facts``): *note* says what it is, and
+    is its ``problem`` too when *problem* (an operator is needed)."""
+    return {"snapshot": name, "served": False, "built_at": None, "updated_at": None, "doc_count": None,
+            "schema_version": None, "language": None, "size_bytes": size, "withdrawn": None,
+            "problem": note if problem else None, "kind": kind, "note": note}
 
 
 def _folder_bytes(folder: Path) -> int | None:
@@ -1226,8 +1265,8 @@ def _snapshot_line(facts: dict[str, object]) -> list[str]:
         return "-" if value is None else str(value)
 
     withdrawn = facts["withdrawn"]
-    if facts["kind"] != "snapshot":  # a folder that is no snapshot (``_other_folders``): what it is says it all
-        state = []
+    if facts["kind"] != "snapshot":  # no snapshot (``_other_folders``): what it is says it all, its problem too
+        state = [str(facts["note"])]
     elif facts["served"]:
         state = ["served"]
     elif isinstance(withdrawn, dict):  # {} when its note is unreadable: withdrawn all the same
@@ -1239,7 +1278,7 @@ def _snapshot_line(facts: dict[str, object]) -> list[str]:
     schema = facts["schema_version"]
     if schema is not None and schema != SCHEMA_VERSION:
         state.append(f"schema {schema}: this code reads {SCHEMA_VERSION}, it cannot be served")
-    if facts["problem"]:
+    if facts["problem"] and facts["kind"] == "snapshot":
         state.append(str(facts["problem"]))
     count = facts["doc_count"]
     size = facts["size_bytes"]
@@ -1257,7 +1296,8 @@ def snapshots(index_dir: Path, as_json: bool) -> None:
     Each with its build time, last update, document count, schema version, language and size, and
     whether a rollback withdrew it (a later rollback passes over it) or its files are damaged (sizes
     checked; `rollback` checks the checksums of the one it serves).  Then any other folder in
-    snapshots/ with its size: a build's temporary one, or one that is no snapshot.
+    snapshots/ with its size: a build's temporary one, or one that is no snapshot.  In --json,
+    `problem` is null unless an operator is needed (a build's folder while it runs is none).
     """
     served = store.current_id(index_dir)
     ids = list(reversed(store.snapshot_ids(index_dir)))
