@@ -246,6 +246,20 @@ def test_snapshots_asking_whether_a_writer_runs_never_turns_a_writer_away(tmp_pa
     assert store.writer_at_work(tmp_path) is None
 
 
+def test_a_stray_file_is_listed_with_its_size(index):
+    # A file in snapshots/ was not listed at all: the list summed to less than `du` said.
+    base = store.snapshots_dir(index)
+    (base / "backup.tar.gz").write_bytes(b"x" * 3_000_000)
+    lines = cli("snapshots", "--index-dir", str(index)).output.splitlines()
+    row = next(line for line in lines if "backup.tar.gz" in line)
+    assert row.split()[0:8] == ["backup.tar.gz", "-", "-", "-", "-", "-", "3.0", "MB"]
+    assert "a file: nothing writes one here, and no command deletes it" in row
+    listed = {s["snapshot"]: s for s in json.loads(cli("snapshots", "--index-dir", str(index), "--json").output)}
+    assert (listed["backup.tar.gz"]["kind"], listed["backup.tar.gz"]["size_bytes"]) == ("file", 3_000_000)
+    assert listed["backup.tar.gz"]["problem"]
+    assert sum(s["size_bytes"] for s in listed.values()) == sum(p.stat().st_size for p in base.rglob("*") if p.is_file())
+
+
 def test_a_writer_s_folder_is_a_problem_when_whether_one_runs_cannot_be_told(index):
     # The lock file unreadable (here a folder in its place): the folder may be a killed writer's.
     (index / ".write.lock").unlink()

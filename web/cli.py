@@ -1145,7 +1145,7 @@ def _snapshot_facts(root: Path, snap_id: str, served: str | None) -> dict[str, o
 
 
 def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
-    """Return the facts of each folder in *root*'s ``snapshots/`` that is not one of the snapshots
+    """Return the facts of each entry in *root*'s ``snapshots/`` that is not one of the snapshots
     *listed*, by name, newest first: its size (all it holds, the disk deleting it frees), what it is
     (``note``: the table's state) and, when it needs an operator, ``problem`` (else None), with
     ``kind`` saying which of these it is:
@@ -1164,10 +1164,13 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
     - ``other``: anything else, such as a copy made by hand under a name no build gives (whole or not),
       or one under a snapshot's name cut short, with no ``snapshot.json`` or
       ``files.json``: no snapshot, so ``prune`` and ``rollback`` leave it alone, for ever: a problem.
+    - ``file``: a file (nothing writes one there: a tarball or a log put there by hand), with its
+      size; no command deletes it either: a problem.
 
     They were passed over in silence, and ``snapshots`` summed to less than ``du`` said: an operator
-    saw no trace of a 108 MB ``.tmp-`` folder of a killed 64k build, or of ``cp -r`` cut short.
-    Links and files are left out (a link holds no snapshot's disk; nothing writes files there)."""
+    saw no trace of a 108 MB ``.tmp-`` folder of a killed 64k build, or of ``cp -r`` cut short; and
+    files were left out altogether (a 3 MB ``backup.tar.gz`` put there by hand).  Links are left out
+    (a link holds no snapshot's disk)."""
     base = store.snapshots_dir(root)
     try:
         entries = sorted((p for p in base.iterdir() if p.name not in listed), key=lambda p: p.name, reverse=True)
@@ -1188,7 +1191,16 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
     found: list[dict[str, object]] = []
     for folder in entries:
         name = folder.name
-        if folder.is_symlink() or not folder.is_dir():
+        if folder.is_symlink():
+            continue
+        if not folder.is_dir():
+            try:
+                status = folder.lstat()
+            except OSError:
+                continue  # gone meanwhile
+            found.append(_other_facts(name, "file", status.st_size if stat.S_ISREG(status.st_mode) else 0,
+                                      "a file: nothing writes one here, and no command deletes it (delete it by hand)",
+                                      problem=True))
             continue
         if name.startswith(".tmp-"):
             kind, pruned = "temporary", name.startswith(".tmp-pruned-")
@@ -1295,8 +1307,8 @@ def snapshots(index_dir: Path, as_json: bool) -> None:
 
     Each with its build time, last update, document count, schema version, language and size, and
     whether a rollback withdrew it (a later rollback passes over it) or its files are damaged (sizes
-    checked; `rollback` checks the checksums of the one it serves).  Then any other folder in
-    snapshots/ with its size: a build's temporary one, or one that is no snapshot.  In --json,
+    checked; `rollback` checks the checksums of the one it serves).  Then any other folder or file
+    in snapshots/ with its size: a build's temporary one, or one that is no snapshot.  In --json,
     `problem` is null unless an operator is needed (a build's folder while it runs is none).
     """
     served = store.current_id(index_dir)
