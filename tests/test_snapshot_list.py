@@ -246,6 +246,16 @@ def test_snapshots_asking_whether_a_writer_runs_never_turns_a_writer_away(tmp_pa
     assert store.writer_at_work(tmp_path) is None
 
 
+def test_an_unserved_snapshot_shows_what_its_snapshot_json_records(index):
+    # It is whole (a writer moves a snapshot into place once written), and showed "-" for its build
+    # time and document count.
+    unserved, meta = _unserved_copy(index)
+    assert {key: _listed(index)[unserved][key] for key in ("built_at", "doc_count", "schema_version", "language")} == \
+        {"built_at": meta["built_at"], "doc_count": 20, "schema_version": SCHEMA_VERSION, "language": "en"}
+    row = next(line for line in cli("snapshots", "--index-dir", str(index)).output.splitlines() if unserved in line)
+    assert row.split()[0:6] == [unserved, meta["built_at"], "-", "20", str(SCHEMA_VERSION), "en"]
+
+
 def test_a_stray_file_is_listed_with_its_size(index):
     # A file in snapshots/ was not listed at all: the list summed to less than `du` said.
     base = store.snapshots_dir(index)

@@ -1132,8 +1132,7 @@ def _snapshot_facts(root: Path, snap_id: str, served: str | None) -> dict[str, o
         meta = None
         facts["problem"] = f"damaged: its {store.META_FILE} cannot be read ({exc})"
     if isinstance(meta, dict):
-        facts.update({key: meta.get(key) for key in ("built_at", "updated_at", "doc_count", "schema_version", "language")})
-        facts["language"] = facts["language"] or DEFAULT_LANGUAGE  # recorded since languages were told
+        facts.update(_recorded(meta))
         try:
             store.check_files(folder, snap_id, sums=False)
         except store.IndexUnavailable as exc:
@@ -1160,7 +1159,8 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
     - ``unserved``: a snapshot moved into place and not served yet (its ``.publishing-`` marker): its
       writer is about to switch ``current`` to it (no problem), or died first (a problem: the next
       writer deletes it).  ``snapshot_ids`` leaves it out, so no rollback, fallback or prune takes it
-      for a snapshot.
+      for a snapshot.  It is whole (moved into place once written), so what its snapshot.json
+      records is shown: the table said "-" for its build time and document count.
     - ``other``: anything else, such as a copy made by hand under a name no build gives (whole or not),
       or one under a snapshot's name cut short, with no ``snapshot.json`` or
       ``files.json``: no snapshot, so ``prune`` and ``rollback`` leave it alone, for ever: a problem.
@@ -1193,6 +1193,7 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
         name = folder.name
         if folder.is_symlink():
             continue
+        recorded: dict[str, object] = {}
         if not folder.is_dir():
             try:
                 status = folder.lstat()
@@ -1215,7 +1216,7 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
                 note, problem = (f"temporary, left by {left} (no writer holds the write lock): `topichub prune` "
                                  f"deletes it, as the next build, update or publish does"), True
         elif name in unserved:
-            kind = "unserved"
+            kind, recorded = "unserved", _recorded_in(folder)
             if holder is not None:
                 note, problem = f"not served yet: moved into place by a writer about to serve it ({at_work})", False
             elif unknown is not None:
@@ -1233,25 +1234,47 @@ def _other_folders(root: Path, listed: set[str]) -> list[dict[str, object]]:
                 why = "its name begins with a dot"
             elif not store.SNAPSHOT_ID.fullmatch(name):  # a copy made by hand: ids are a build's time
                 why = "a name no build gives (a snapshot's is its build time, as 20250101T000000-000000-1)"
-            elif (recorded := store.recorded_as(folder)) not in (None, name):
-                why = f"a copy of snapshot {recorded} under another id"
+            elif (recorded_id := store.recorded_as(folder)) not in (None, name):
+                why = f"a copy of snapshot {recorded_id} under another id"
             else:
                 why = f"incomplete: no {store.META_FILE}"
             kind, note, problem = "other", f"{why}; no snapshot, so prune and rollback leave it alone (delete it by hand)", True
         size = _folder_bytes(folder)
         if size is None:
             continue  # gone meanwhile: its writer finished
-        found.append(_other_facts(name, kind, size, note, problem=problem))
+        found.append(_other_facts(name, kind, size, note, problem=problem, recorded=recorded))
     return found
 
 
-def _other_facts(name: str, kind: str, size: int, note: str, *, problem: bool) -> dict[str, object]:
+def _other_facts(name: str, kind: str, size: int, note: str, *, problem: bool,
+                 recorded: dict[str, object] | None = None) -> dict[str, object]:
     """Return the facts ``topichub snapshots`` lists of *name* in ``snapshots/``, which is no snapshot
     (``_other_folders``), under a snapshot's keys (``_snapshot_facts``): *note* says what it is, and
-    is its ``problem`` too when *problem* (an operator is needed)."""
+    is its ``problem`` too when *problem* (an operator is needed); what its snapshot.json records
+    (*recorded*: an unserved snapshot's), else None."""
     return {"snapshot": name, "served": False, "built_at": None, "updated_at": None, "doc_count": None,
-            "schema_version": None, "language": None, "size_bytes": size, "withdrawn": None,
+            "schema_version": None, "language": None, **(recorded or {}), "size_bytes": size, "withdrawn": None,
             "problem": note if problem else None, "kind": kind, "note": note}
+
+
+# What snapshot.json records that ``topichub snapshots`` shows.
+_RECORDED = ("built_at", "updated_at", "doc_count", "schema_version", "language")
+
+
+def _recorded(meta: dict[str, object]) -> dict[str, object]:
+    """Return what a snapshot.json's facts *meta* record that ``topichub snapshots`` shows."""
+    facts = {key: meta.get(key) for key in _RECORDED}
+    facts["language"] = facts["language"] or DEFAULT_LANGUAGE  # recorded since languages were told
+    return facts
+
+
+def _recorded_in(folder: Path) -> dict[str, object]:
+    """Return what *folder*'s snapshot.json records that ``topichub snapshots`` shows ({} when unreadable)."""
+    try:
+        meta = json.loads((folder / store.META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return _recorded(meta) if isinstance(meta, dict) else {}
 
 
 def _folder_bytes(folder: Path) -> int | None:
