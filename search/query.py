@@ -826,9 +826,11 @@ def _synonym_ways(words: tuple[str, ...], synonyms: Synonyms) -> list[Alternativ
 # Words joined by hyphens ("post-training", "gpt-3", "year-over-year"): one thing, written so.
 # A number's decimals are of its first word ("4.5-gigawatt" is one, not "4." and "5-gigawatt").
 _HYPHENATED = re.compile(r"(?<![\w-])(?<!\d[.,])\w+(?:[.,]\d+)*(?:-\w+)+(?![\w-])")
-# The same as the query parser reads it: not a prefix (a star after it), nor inside a longer word.
+# The same as the query parser reads it: not a prefix (a star after it), nor inside a longer word, nor
+# after a word and a colon: "-topic:compute-deals" is one excluded thing (a filter typed excluded stays
+# words), and the minus took "topic" alone, "compute-deals" then required (37 pages, "Missing: stargate").
 # Its star, if typed, kept after it: '"data cent*"' is a quoted phrase's prefix, "fine-tun*" the same.
-_HYPHENATED_WORD = r"(?:(?<![\w-])|(?<=[+-])(?<![\w-][+-]))(?P<text>\w+(?:-\w+)+)\*?(?![\w*-])"  # "+"/"-" before
+_HYPHENATED_WORD = r"(?<!\w:)(?:(?<![\w-])|(?<=[+-])(?<![\w-][+-]))(?P<text>\w+(?:-\w+)+)\*?(?![\w*-])"  # "+"/"-" before
 # Chinese characters (and hiragana) typed side by side: each is a word of the index (index.analysis.WORD),
 # and the run is what was written, so it is searched as their phrase: "北京" is not 北 and 京 anywhere.
 _IDEOGRAPH_RUN = re.compile("[" + IDEOGRAPHS + "]{2,}")

@@ -193,6 +193,16 @@ def test_a_filter_typed_excluded_is_noted_once(client, index_dir, typed):
     assert "No document has topic:funding" not in said
 
 
+@pytest.mark.parametrize("typed", ["-topic:compute-deals stargate", "-month:2025-03 stargate", "NOT topic:compute-deals stargate"])
+def test_a_filter_typed_excluded_with_a_hyphen_is_excluded_whole(client, typed):
+    # The minus took only the filter's name: "-topic:compute-deals stargate" excluded "topic" and
+    # searched "compute-deals" as a word every page should hold (37 pages, "Missing: stargate" on the
+    # first), "-month:2025-03 stargate" 14 pages missing "2025-03" (the filters helper's note).
+    body, plain = _api(client, q=typed), _api(client, q="stargate")
+    assert _ids(body) == _ids(plain) and body["total"] == plain["total"] and body["match"] == "all"
+    assert body["excluded_in_vain"] == [typed.split()[-2] if typed.startswith("NOT") else typed.split()[0][1:]]
+
+
 def test_a_filter_typed_excluded_names_the_words_of_it_excluded_in_vain(client):
     # The excluded words are "entity" alone, not the organisation: the note names them, in it, once.
     typed = '-entity:"Mistral AI" stargate'
