@@ -203,8 +203,17 @@ def test_a_filter_typed_excluded_with_a_hyphen_is_excluded_whole(client, typed):
     assert body["excluded_in_vain"] == [typed.split()[-2] if typed.startswith("NOT") else typed.split()[0][1:]]
 
 
+@pytest.mark.parametrize("typed", ['-entity:"Mistral AI" stargate', 'NOT entity:"Mistral AI" stargate'])
+def test_a_filter_typed_excluded_with_a_quoted_value_is_excluded_whole(client, typed):
+    # The minus took "entity" alone, and "Mistral AI" was then a phrase to find: the opposite of what
+    # was asked (pages naming Mistral AI ranked first).
+    body, plain = _api(client, q=typed), _api(client, q="stargate")
+    assert _ids(body) == _ids(plain) and body["total"] == plain["total"] and body["match"] == "all"
+
+
 def test_a_filter_typed_excluded_names_the_words_of_it_excluded_in_vain(client):
-    # The excluded words are "entity" alone, not the organisation: the note names them, in it, once.
+    # The words no page has are "entity" alone (the phrase excluded, "entity Mistral AI", is in no page
+    # for it): the note names them, in it, once.
     typed = '-entity:"Mistral AI" stargate'
     assert _api(client, q=typed)["excluded_in_vain"] == ["entity"]
     notes = _notes(client.get("/", query_string={"q": typed}).get_data(as_text=True))
