@@ -45,7 +45,7 @@ from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, 
 from search.cache import Bounded, unpatched
 from search.params import MAX_FILTER_VALUES, as_parameter, inline_operators, without_spans
 from search.results import FacetValue
-from search.when import with_dates
+from search.when import with_dates, words_kept
 from search.scoring import LENGTH_OF_BYTE, TermScores
 from search.synonyms import Synonyms
 from search.weighting import Weighting
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 # Facets as a request names them → the indexed field of their values.
 FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
 FACET_FIELDS = tuple(FACETS.values())
+_DAY_S = 86_400  # seconds
 # How like a known topic or organisation (difflib's ratio, 0-1) a filter value no document has must be
 # spelt to be offered in its place: "compute-deal" is compute-deals (0.97), "inference-acelerators"
 # inference-accelerators; "nope" is nothing.
@@ -610,7 +611,24 @@ class Snapshot:
     def inline_filters(self, params: SearchParams) -> SearchParams:
         """Return *params* with the filters typed in its query (``typed_filters``) and then its phrase of
         time ("stargate last week": ``search.when.with_dates``) read as their parameters."""
-        return with_dates(self.typed_filters(params))
+        typed = self.typed_filters(params)
+        if not self.dated_apart:
+            return typed  # dates that tell nothing apart: a phrase of time is words
+        if (typed.since, typed.until) != (params.since, params.until):
+            # A bound typed ("since:2025-01-01 stargate last month") says exactly what is meant: the
+            # phrase is words, quoted so that the search read again (the API reads it for its ETag,
+            # then the service) does not take it for the dates then.
+            return words_kept(typed)
+        return with_dates(typed)
+
+    @property
+    def dated_apart(self) -> bool:
+        """Whether the documents are dated over more than one day (by published, or by arrivals over
+        several builds): else a phrase of time could keep them all or none (``search.when``)."""
+        if len(self._dates) < 2:
+            return False
+        column = self.schema["date"]
+        return self._dates[-1] >= column.to_column_value(column.from_column_value(self._dates[0]) + _DAY_S)
 
     def typed_filters(self, params: SearchParams) -> SearchParams:
         """Return *params* with each filter typed in its query (``params.INLINE_FILTER``: "topic:funding

@@ -14,15 +14,27 @@ The phrases, in UTC days, today included:
 - ``last week`` (Monday to Sunday), ``last month``, ``last year``: the calendar's one before
   (``previous`` reads as ``last``);
 - ``past week`` / ``past month`` / ``past year``, and ``last`` or ``past`` a number of days, weeks,
-  months or years ("past 3 days", "last two weeks"): that long back from today, to today;
-- each of these after ``in``, ``over``, ``during``, ``within`` or ``for`` (and ``the``) reads the same,
-  and after ``since`` runs from the range's first day to today ("since last month").
+  months or years ("past 3 days", "last two weeks"): that many days, today the last of them;
+- each of these after ``in``, ``over``, ``during``, ``within``, ``for`` or ``from`` (and ``the``)
+  reads the same, and after ``since`` runs from the range's first day to today ("since last month").
 
-Only in a query of MAX_WORDS words or fewer: a pasted paragraph describes a subject, and its time is
-the subject's ("the proliferation of information today", a CISI query of 59 words, would have kept the
-pages first held today only).  A bare year or a month's name is no phrase of time here: "stargate 2025" or "march" are as often
-words of what a page says ("planned for 2025") as of when it was written.  A phrase in quotes, after
-``NOT`` or a minus, beside ``OR`` or in parentheses stays words, as a typed filter does.
+A range that ends today is open: only its ``since`` is set, so a page followed, bookmarked or fed
+("stargate this week") goes on taking in what comes after today (with an ``until`` of today its feed
+froze at midnight: a QA pass).  Closed periods (yesterday, last week) keep their last day.
+
+Read only where it cannot be a word of what is asked (a QA pass over 64k Debian packages and the hub):
+
+- at the query's end (sentence marks aside) or as the whole query: "last week tonight" (a show),
+  "the last year of training", "last year edition" are words;
+- in a query of MAX_WORDS words or fewer: a pasted paragraph describes a subject, and its time is the
+  subject's ("the proliferation of information today", a CISI query of 59 words);
+- not in quotes (curly, guillemets, full-width as the parser reads them), after ``NOT`` or a minus,
+  beside ``OR`` or ``AND``, in parentheses: words, as a typed filter is;
+- a plural only with a number ("past 3 years"; "over the past years" is no date), a bare year or a
+  month's name never ("stargate 2025" is as often what a page says as when it was written);
+- and only in an index whose documents are dated over more than one day (``Snapshot.dated_apart``):
+  where every page is dated by the one build that first held it (the bundled seed, a package list),
+  a phrase could only keep them all or none ("weather today" found nothing the day after the build).
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
 from search.params import SearchParams, without_spans
+from search.query import typed_marks
 
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
@@ -39,7 +52,7 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 MAX_WORDS = 16
 # A count of units back from today reaches no further than this (a date before year 1 is no date).
 MAX_COUNT = 999
-_UNIT = r"(?P<unit>day|week|month|year)s?"
+_UNIT = r"(?P<unit>day|week|month|year)(?P<plural>s)?"
 _PHRASE = re.compile(
     r"(?<![\w\-+(:\"“”'’])"
     r"(?:(?P<lead>since|in|over|during|within|for|from)\s+(?:the\s+)?)?"
@@ -48,25 +61,26 @@ _PHRASE = re.compile(
     r")(?![\w\-+:\"“”'’])",
     re.IGNORECASE,
 )
-_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR)\s+$|[-+(]\s*$")
-_JOINED_AFTER = re.compile(r"^\s+OR(?:\s|$)|^\s*\)")
+_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR|AND)\s+$|[-+(]\s*$")
+_ENDS = " \t?.!…。？！"  # what may follow the phrase at the query's end
 # What is left of a query once its time is read, when it asks only what happened then: the listing of
 # those dates answers it ("what happened last week": the one page holding "happened" found before).
 _ONLY_WHEN = re.compile(
-    r"^\s*(?:(?:so\s+)?what\s*(?:['’]s|\s+is|\s+has|\s+was)?\s*(?:happened|happening|new|going\s+on)"
-    r"|(?:any\s+)?news|anything\s+new|(?:any\s+)?updates)\s*[?.!]*\s*$",
+    r"^\s*(?:(?:so\s+)?what\s*(?:['’]?s|\s+is|\s+has|\s+was)?\s*(?:happened|happening|new|going\s+on)"
+    r"|(?:any|the)?\s*(?:latest|recent|top|new)?\s*(?:news|updates|stories|headlines|events)|latest|anything\s+new)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 
 
 @dataclass(frozen=True, slots=True)
 class Dates:
-    """A phrase of time in a query: where it is, what it says, and the days it means (both included)."""
+    """A phrase of time in a query: where it is, what it says, and the days it means (both included;
+    *until* None when the range ends today: open, see above)."""
 
     span: tuple[int, int]
     phrase: str
     since: date
-    until: date
+    until: date | None
 
 
 def today() -> date:
@@ -74,42 +88,61 @@ def today() -> date:
     return datetime.now(timezone.utc).date()
 
 
+def mentions_time(q: str) -> bool:
+    """Return whether *q* may hold a phrase of time (a cheap look before ``time_phrase``)."""
+    lowered = q.lower()
+    return any(word in lowered for word in ("day", "week", "month", "year"))
+
+
 def time_phrase(q: str, on: date | None = None) -> Dates | None:
-    """Return the first phrase of time in *q* that stands apart (not quoted, negated, joined by OR or
-    in parentheses), read on the day *on* (today in UTC), or None."""
-    if not q or not any(word in q.lower() for word in ("day", "week", "month", "year")) or len(q.split()) > MAX_WORDS:
+    """Return the phrase of time ending *q* (see above), read on the day *on* (today in UTC), or None."""
+    if not q or not mentions_time(q) or len(q.split()) > MAX_WORDS:
         return None
     on = on or today()
-    for match in _PHRASE.finditer(q):
-        before, after = q[: match.start()], q[match.end():]
-        if before.count('"') % 2 or _JOINED_BEFORE.search(before) or _JOINED_AFTER.match(after):
+    marked = typed_marks(q)  # quotes and dashes as the parser reads them, one character for one
+    for match in _PHRASE.finditer(marked):
+        before, after = marked[: match.start()], marked[match.end():]
+        if after.strip(_ENDS) or before.count('"') % 2 or _JOINED_BEFORE.search(before):
             continue
         read = _days(match, on)
         if read is not None:
             since, until = read
-            if (match.group("lead") or "").lower() == "since":
-                until = on
-            return Dates(match.span(), match.group(0), since, until)
+            if (match.group("lead") or "").lower() == "since" or until == on:
+                until = None  # to today, and on (see above)
+            return Dates(match.span(), q[match.start() : match.end()], since, until)
     return None
 
 
 def with_dates(params: SearchParams, on: date | None = None) -> SearchParams:
-    """Return *params* with the phrase of time in its query (``time_phrase``) read as its ``since`` and
-    ``until`` and taken out of the words, unless a date bound is given already (the address's, or one
-    typed as ``since:``: those say more exactly what is meant, and the phrase stays words).  A query
-    left asking only what happened ("what happened last week") is the listing of those days."""
-    if params.since is not None or params.until is not None or not params.q:
-        return params
-    read = time_phrase(params.q, on)
+    """Return *params* with the phrase of time ending its query (``time_phrase``) read as its ``since``
+    and ``until``, in place of the address's, and taken out of the words.  A bound typed as ``since:``
+    or ``until:`` is for ``Snapshot.inline_filters`` to keep (it says more exactly what is meant).  The
+    address's bounds give way: the search box carries the page's dates, and "game this month" typed on
+    a page of last week's was searched as words within last week (a QA pass).  A query left asking only
+    what happened ("what happened last week", "latest news today") is the listing of those days."""
+    read = time_phrase(params.q, on) if params.q else None
     if read is None:
         return params
     rest = without_spans(params.q, [read.span])
-    if asks_only_when(rest):
+    if (again := time_phrase(rest, on)) is not None:  # "this week last week": the first is words, read so again
+        rest = _quoted(rest, again)
+    if asks_only_when(rest) or not any(ch.isalnum() for ch in rest):  # "this week?" left "?" to search
         rest = ""
-    dated = params.with_(q=rest, since=read.since.isoformat(), until=read.until.isoformat())
+    dated = params.with_(q=rest, since=read.since.isoformat(), until=read.until.isoformat() if read.until else None)
     if not rest and dated.sort == "relevance":  # the default without a query is newest (``parse_params``)
         dated = dated.with_(sort=None)
     return dated
+
+
+def words_kept(params: SearchParams) -> SearchParams:
+    """Return *params* with the phrase of time ending its query in quotes: words, read so again."""
+    read = time_phrase(params.q) if params.q else None
+    return params if read is None else params.with_(q=_quoted(params.q, read))
+
+
+def _quoted(q: str, read: Dates) -> str:
+    """Return *q* with the phrase *read* in quotes."""
+    return f'{q[: read.span[0]]}"{read.phrase}"{q[read.span[1]:]}'
 
 
 def asks_only_when(q: str) -> bool:
@@ -131,7 +164,7 @@ def _days(match: re.Match[str], on: date) -> tuple[date, date] | None:
         if which not in ("last", "past") or not 0 < count <= MAX_COUNT:
             return None
         return _back(on, unit, count), on
-    if unit == "day":  # "last day", "this day": the last day of a thing, not a date
+    if unit == "day" or match.group("plural"):  # "last day": of a thing; "over the past years": no date
         return None
     if which == "past":  # "past week": a span back from today
         return _back(on, unit, 1), on
@@ -153,14 +186,15 @@ def _period_start(on: date, unit: str) -> date:
 
 
 def _back(on: date, unit: str, count: int) -> date:
+    """Return the first day of *count* *unit*s ending with *on* ("past 3 days" on the 7th: the 5th)."""
     if unit == "day":
-        return on - timedelta(days=count)
+        return on - timedelta(days=count - 1)
     if unit == "week":
-        return on - timedelta(weeks=count)
+        return on - timedelta(weeks=count) + timedelta(days=1)
     months = count * (12 if unit == "year" else 1)
     year, month = divmod(on.year * 12 + on.month - 1 - months, 12)
     month += 1
     if year < 1:
         return date(1, 1, 1)
     last_day = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
-    return date(year, month, min(on.day, last_day))
+    return date(year, month, min(on.day, last_day)) + timedelta(days=1)

@@ -868,7 +868,7 @@ def search(
     with _printing("the results"):
         if not as_json:  # what the page says of filters typed in the query (it said nothing: a QA pass)
             result = _print_typed_filters(asked, inlined, result)
-            _print_typed_dates(asked, inlined)
+            _print_typed_dates(service.snapshot().typed_filters(asked), inlined)
         _print_results(result, as_json)
 
 
@@ -903,14 +903,15 @@ def _print_typed_filters(asked, inlined, result: SearchResult) -> SearchResult:
     return replace(result, excluded_in_vain=in_vain_besides_filters(inlined.q, result.excluded_in_vain))
 
 
-def _print_typed_dates(asked, inlined) -> None:
-    """Print the days a phrase of time in the query was read as ("last week": ``search.when``)."""
+def _print_typed_dates(typed, inlined) -> None:
+    """Print the days a phrase of time in the query was read as ("last week": ``search.when``): *typed*
+    is the search with its typed filters read, *inlined* with its phrase of time too."""
     from search.when import time_phrase
 
-    if (asked.since, asked.until) != (inlined.since, inlined.until) and (read := time_phrase(asked.q)) is not None:
-        if (inlined.since, inlined.until) == (read.since.isoformat(), read.until.isoformat()):
-            days = read.since.isoformat() if read.since == read.until else f"{read.since.isoformat()} to {read.until.isoformat()}"
-            click.echo(f"Dated as typed: {read.phrase} ({days}, UTC)")
+    if (typed.since, typed.until) != (inlined.since, inlined.until):
+        read = time_phrase(typed.q)  # (the same reading: for its words as typed)
+        days = f"{inlined.since} to {inlined.until}" if inlined.until else f"from {inlined.since} on"
+        click.echo(f"Dated as typed: {read.phrase + ' ' if read else ''}({days}, UTC)")
 
 
 def _print_results(result: SearchResult, as_json: bool) -> None:

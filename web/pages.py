@@ -687,8 +687,6 @@ TYPED_FILTERS = (
     (("kind:guide", "kind:event"), "guide sections, or events"),
     (("month:2025-03",), "pages dated in a month (published then, else first held then)"),
     (("since:2025-01-01", "until:2025-06-30"), "pages dated then or after, then or before (a day, or a date and time)"),
-    (("last week", "this month", "past 3 days", "yesterday"),
-     "pages dated then: a week from Monday, a calendar month, or back from today (in quotes: the words)"),
 )
 
 
