@@ -43,7 +43,7 @@ from index.analysis import TermAnalyzer, chain_language
 from index.whoosh_compat import Unsupported, length_bytes, read_postings
 from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
-from search.params import MAX_FILTER_VALUES, as_parameter, inline_operators, without_spans
+from search.params import _DAY_S, MAX_FILTER_VALUES, as_parameter, inline_operators, without_spans
 from search.results import FacetValue
 from search.when import with_dates, words_kept
 from search.scoring import LENGTH_OF_BYTE, TermScores
@@ -60,7 +60,6 @@ if TYPE_CHECKING:
 # Facets as a request names them → the indexed field of their values.
 FACETS = {"topic": "topics", "entity": "entities", "kind": "kind", "month": "month"}
 FACET_FIELDS = tuple(FACETS.values())
-_DAY_S = 86_400  # seconds
 # How like a known topic or organisation (difflib's ratio, 0-1) a filter value no document has must be
 # spelt to be offered in its place: "compute-deal" is compute-deals (0.97), "inference-acelerators"
 # inference-accelerators; "nope" is nothing.
