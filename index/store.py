@@ -172,10 +172,28 @@ def current_link(root: str | os.PathLike[str]) -> tuple[str | None, os.stat_resu
     on).  A worker serving an older snapshot in place of a refused one changed then too: every worker
     says the same time."""
     link = os.path.join(root, "current")
-    try:  # the target first: a switch between the two reads gives the new link's time, read again next time
-        return os.path.basename(os.readlink(link)), os.lstat(link)
+    try:
+        status = os.lstat(link)
+        seen = _LINKS_READ.get(link)
+        if seen is not None and seen[0] == (status.st_ino, status.st_mtime_ns, status.st_dev):
+            return seen[1], status  # the link read before: its target too
+        # The target first: a switch between the two reads gives the new link's time, read again next time.
+        target, read = os.path.basename(os.readlink(link)), os.lstat(link)
     except OSError:
         return current_id(root), None
+    if (read.st_ino, read.st_mtime_ns, read.st_dev) == (status.st_ino, status.st_mtime_ns, status.st_dev):
+        if len(_LINKS_READ) >= 64:  # (a test suite's many index folders)
+            _LINKS_READ.clear()
+        _LINKS_READ[link] = ((read.st_ino, read.st_mtime_ns, read.st_dev), target)  # no switch between the reads
+    return target, read
+
+
+# Each ``current`` link's target as last read, by the link's inode, time and device: a server asks for
+# the link at every request, and its target is read again only when the link is another one (each switch
+# makes a new link, a second after the one before at least: ``_switch_time``).  One system call of the
+# three a request made to check its snapshot (readlink, lstat, and the folder's stat in
+# ``SearchService._keeps``), some 2-5 us each on a virtual machine.
+_LINKS_READ: dict[str, tuple[tuple[int, int, int], str]] = {}
 
 
 def new_snapshot_id() -> str:

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from index import store
-from tests.conftest import AFTER_STEP, REPO, leftovers, write_jsonl
+from tests.conftest import AFTER_STEP, REPO, free_port, leftovers, write_jsonl
 from tests.waiting import wait_until
 from web import create_app
 from web.cli import _needs_build, main
@@ -559,7 +559,8 @@ def test_a_rollback_from_a_current_folder_deleted_by_hand_and_one_that_cannot_wr
     assert topichub("rollback", "--index-dir", builder).strip() == f"rolled back from snapshot {gone} to {good} in {builder}"
     assert store.current_id(builder) == good
     (builder / "current").unlink()
-    assert "no current link" in refused("serve", "--index-dir", builder)  # not the bundled corpus built over it
+    # A free port: on 8000, the default, a reader's `make run` beside the tests made this "cannot listen".
+    assert "no current link" in refused("serve", "--index-dir", builder, "--port", str(free_port()))  # not the bundled corpus built over it
     # search and a plain rollback said "no index has been built": the same way out as serve's, instead.
     for command in (("search", "quokka"), ("rollback",)):
         said = refused(*command, "--index-dir", builder)
