@@ -613,10 +613,10 @@ class Snapshot:
         typed = self.typed_filters(params)
         if not self.dated_apart:
             return typed  # dates that tell nothing apart: a phrase of time is words
-        if (typed.since, typed.until) != (params.since, params.until):
-            # A bound typed ("since:2025-01-01 stargate last month") says exactly what is meant: the
-            # phrase is words, quoted so that the search read again (the API reads it for its ETag,
-            # then the service) does not take it for the dates then.
+        if (typed.since, typed.until, typed.month) != (params.since, params.until, params.month):
+            # A bound or a month typed ("since:2025-01-01 stargate last month") says exactly what is
+            # meant: the phrase is words, quoted so that the search read again (the API reads it for its
+            # ETag, then the service) does not take it for the dates then.
             return words_kept(typed)
         return with_dates(typed)
 

@@ -15,8 +15,24 @@ The phrases, in UTC days, today included:
   (``previous`` reads as ``last``);
 - ``past week`` / ``past month`` / ``past year``, and ``last`` or ``past`` a number of days, weeks,
   months or years ("past 3 days", "last two weeks"): that many days, today the last of them;
+- ``past hour`` and ``last`` or ``past`` a number of hours ("past 24 hours", as news searches offer
+  it): the days those hours touch, from the day it was that many hours ago (from yesterday for 24);
+- the units as readers shorten them: ``wk``, ``mo``, ``mth``, ``yr``, ``hr`` (with an ``s`` or
+  without), and ``h`` after a number ("last 24h", "last 3mo", "past 2 wks"; not "d": "last 3d" is
+  as often a 3D thing);
+- a number of days, weeks, months or years ``ago``: that day, or the calendar's week, month or year
+  holding it ("2 days ago", "a month ago": last month; hours ago: the day it was then);
 - each of these after ``in``, ``over``, ``during``, ``within``, ``for`` or ``from`` (and ``the``)
-  reads the same, and after ``since`` runs from the range's first day to today ("since last month").
+  reads the same, and after ``since`` runs from the range's first day to today ("since last month");
+- a phrase's words with a typo of one letter (four letters or more: "this mnth", "yesterdy", "thsi
+  week"): the speller would otherwise correct the query into words ("Showing results for nvidia this
+  month", searched as words, where the corrected link went to the dates: a QA pass).
+
+Once the time is read, what is left is what the reader asks of it: a query left asking only what
+happened ("what happened last week", "latest news today", "what hapened last week") is the listing
+of those days; the asking around a subject is no word of it ("nvidia news this month", "what happened
+to stargate last week", "any updates on openai this week" search the subject in those days: with
+"news" kept, every page lacked it, "No result has all of your words").
 
 A range that ends today is open: only its ``since`` is set, so a page followed, bookmarked or fed
 ("stargate this week") goes on taking in what comes after today (with an ``until`` of today its feed
@@ -52,24 +68,41 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 MAX_WORDS = 16
 # A count of units back from today reaches no further than this (a date before year 1 is no date).
 MAX_COUNT = 999
-_UNIT = r"(?P<unit>day|week|month|year)(?P<plural>s)?"
+_UNIT = r"(?P<unit>days?|weeks?|wks?|months?|mths?|mos?|years?|yrs?|hours?|hrs?|h)"
+# Each unit as written, shortened or in the plural, to the unit it is (h only after a number).
+_UNITS = {"day": "day", "week": "week", "wk": "week", "month": "month", "mth": "month",
+          "mo": "month", "year": "year", "yr": "year", "hour": "hour", "hr": "hour", "h": "hour"}
+_COUNT_WORDS = "an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 _PHRASE = re.compile(
     r"(?<![\w\-+(:\"“”'’])"
     r"(?:(?P<lead>since|in|over|during|within|for|from)\s+(?:the\s+)?)?"
     r"(?:(?P<day>today|yesterday)"
-    r"|(?P<which>this|last|past|previous)\s+(?:(?P<count>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+)?" + _UNIT +
+    r"|(?P<which>this|last|past|previous)\s+"
+    rf"(?:(?P<count>\d{{1,3}})\s*|(?P<counted>{_COUNT_WORDS})\s+)?" + _UNIT +
+    rf"|(?:(?P<ago_count>\d{{1,3}})\s*|(?P<ago_counted>{_COUNT_WORDS})\s+)" + _UNIT.replace("unit", "ago_unit") + r"\s+ago"
     r")(?![\w\-+:\"“”'’])",
     re.IGNORECASE,
 )
+# The words of a phrase a typo of which is read as the word (``_respelt``): four letters or more, as
+# the speller's own shortest (a three-letter typo, "wek", is as often another word).
+_PHRASE_WORDS = ("today", "yesterday", "this", "last", "past", "previous", "since", "over", "during", "within",
+                 "from", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours")
+_ENDING_WORDS = ("today", "yesterday", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours")
+_ASKING_WORDS = ("happened", "happening", "news", "updates", "latest", "recent", "stories", "headlines", "going",
+                 "anything", "what", "whats")
 _JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR|AND)\s+$|[-+(]\s*$")
 _ENDS = " \t?.!…。？！"  # what may follow the phrase at the query's end
+_WORD = re.compile(r"[^\s?.!…。？！]+")
 # What is left of a query once its time is read, when it asks only what happened then: the listing of
 # those dates answers it ("what happened last week": the one page holding "happened" found before).
-_ONLY_WHEN = re.compile(
-    r"^\s*(?:(?:so\s+)?what\s*(?:['’]?s|\s+is|\s+has|\s+was)?\s*(?:happened|happening|new|going\s+on)"
-    r"|(?:any|the)?\s*(?:latest|recent|top|new)?\s*(?:news|updates|stories|headlines|events)|latest|anything\s+new)\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
+_ASKING = (r"(?:(?:so\s+)?what\s*(?:['’]?s|\s+is|\s+has|\s+was)?\s*(?:happened|happening|new|going\s+on)"
+           r"|(?:any|the)?\s*(?:latest|recent|top|new)?\s*(?:news|updates|stories|headlines|events)|latest|anything\s+new)")
+_ONLY_WHEN = re.compile(rf"^\s*{_ASKING}\s*[?.!]*\s*$", re.IGNORECASE)
+# The asking around a subject: before it ("what happened to", "any news on", "latest on") or after it
+# ("nvidia news", "openai latest updates").
+_ASKING_BEFORE = re.compile(rf"^\s*{_ASKING}\s+(?:to|with|at|in|on|about|from|for|of|around)\s+(?=\w)", re.IGNORECASE)
+_ASKING_AFTER = re.compile(r"(?<=\w)\s+(?:(?:the\s+)?(?:latest|recent|top)\s+)?(?:news|updates|headlines|stories)\s*[?.!]*\s*$",
+                           re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +121,34 @@ def today() -> date:
     return datetime.now(timezone.utc).date()
 
 
+def hours_ago(on: date, hours: int) -> date:
+    """Return the day it was *hours* hours before now's time of day on *on* (UTC)."""
+    return (datetime.combine(on, datetime.now(timezone.utc).time()) - timedelta(hours=hours)).date()
+
+
+# A cheap look before ``time_phrase``, besides a unit's name in any word: a shortened one as a word,
+# or one written on a number ("24h").
+_SHORTENED = re.compile(r"\b(?:wks?|mos?|mths?|yrs?|hrs?)\b|\d\s*(?:h|wks?|mos?|mths?|yrs?|hrs?)\b")
+
+
 def mentions_time(q: str) -> bool:
-    """Return whether *q* may hold a phrase of time (a cheap look before ``time_phrase``)."""
+    """Return whether *q* may hold a phrase of time (a cheap look before ``time_phrase``): a unit's
+    name, as typed or full-width ("ｔｏｄａｙ"), or a word one letter from a phrase's word."""
+    if not q.isascii():
+        q = typed_marks(q)  # "ｔｏｄａｙ"
     lowered = q.lower()
-    return any(word in lowered for word in ("day", "week", "month", "year"))
+    if "day" in lowered or "week" in lowered or "month" in lowered or "year" in lowered or "hour" in lowered:
+        return True  # (1.7 µs a query, with the typo's look below: 0.6 µs before shortened units and typos)
+    if _SHORTENED.search(lowered) is not None:
+        return True
+    # A phrase ends on its unit, today or yesterday: a look at the last word alone.
+    last = lowered.rstrip(_ENDS).rpartition(" ")[2]
+    return len(last) >= 4 and _near(last, _ENDING_WORDS) is not None
+
+
+def _words(text: str) -> list[tuple[int, int]]:
+    """Return the spans of *text*'s words, a sentence's marks apart ("mnth?")."""
+    return [(m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
 def time_phrase(q: str, on: date | None = None) -> Dates | None:
@@ -100,6 +157,24 @@ def time_phrase(q: str, on: date | None = None) -> Dates | None:
         return None
     on = on or today()
     marked = typed_marks(q)  # quotes and dashes as the parser reads them, one character for one
+    read = _read(marked, q, on)
+    if read is None:  # a typo in the phrase's words ("nvidia this mnth"): read as the word it misses
+        tail = _words(marked)[-5:]  # the longest phrase: "since the past 12 months", "in the last two weeks"
+        respelt = _respelt([marked[a:b] for a, b in tail], _PHRASE_WORDS)
+        if respelt is not None:
+            head = marked[: tail[0][0]]
+            text = head + " ".join(respelt) + marked[tail[-1][1]:]
+            starts = {len(head) + sum(len(w) + 1 for w in respelt[:i]): a for i, (a, _) in enumerate(tail)}
+            again = _read(text, text, on)
+            if again is not None and again.span[0] in starts:
+                start = starts[again.span[0]] if again.span[0] >= len(head) else again.span[0]
+                end = len(q) - (len(text) - again.span[1])
+                read = Dates((start, end), q[start:end], again.since, again.until)
+    return read
+
+
+def _read(marked: str, q: str, on: date) -> Dates | None:
+    """Return the phrase of time ending *marked* (*q* read as the parser reads it), or None."""
     for match in _PHRASE.finditer(marked):
         before, after = marked[: match.start()], marked[match.end():]
         if after.strip(_ENDS) or before.count('"') % 2 or _JOINED_BEFORE.search(before):
@@ -111,6 +186,49 @@ def time_phrase(q: str, on: date | None = None) -> Dates | None:
                 until = None  # to today, and on (see above)
             return Dates(match.span(), q[match.start() : match.end()], since, until)
     return None
+
+
+def _respelt(words: list[str], known: tuple[str, ...]) -> list[str] | None:
+    """Return *words* with each one letter from a word of *known* (four letters or more, in any case:
+    one left out, added, changed, or two swapped) read as that word, or None when none is."""
+    changed, out = False, []
+    for word in words:
+        lowered = word.lower()
+        found = _near(lowered, known) if len(lowered) >= 4 and lowered.isalpha() else None
+        changed |= found is not None
+        out.append(found or word)
+    return out if changed else None
+
+
+def _near(word: str, known: tuple[str, ...]) -> str | None:
+    """Return the word of *known* one letter from *word* (not *word* itself), or None.  Each known
+    word's typos are made once (5,569 for the phrases' words, in 4 ms at the first query), so a word
+    is one look-up: a request's look at its last word (``mentions_time``) cost 9 µs comparing it with
+    each word."""
+    table = _TYPOS.get(known)
+    if table is None:
+        table = _TYPOS[known] = {}
+        for k in reversed(known):  # the first word listed wins a typo two words share
+            for typo in _one_edit_typos(k):
+                table[typo] = k
+        for k in known:
+            table.pop(k, None)
+    return table.get(word)
+
+
+def _one_edit_typos(word: str) -> set[str]:
+    """Return the words one letter (a-z) from *word*: one left out, added or changed, or two swapped."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    typos = {a + b[1:] for a, b in splits if b}
+    typos |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    typos |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    typos |= {a + c + b for a, b in splits for c in letters}
+    typos.discard(word)
+    return {typo for typo in typos if len(typo) >= 4}
+
+
+_TYPOS: dict[tuple[str, ...], dict[str, str]] = {}
 
 
 def with_dates(params: SearchParams, on: date | None = None) -> SearchParams:
@@ -128,7 +246,12 @@ def with_dates(params: SearchParams, on: date | None = None) -> SearchParams:
         rest = _quoted(rest, again)
     if asks_only_when(rest) or not any(ch.isalnum() for ch in rest):  # "this week?" left "?" to search
         rest = ""
-    dated = params.with_(q=rest, since=read.since.isoformat(), until=read.until.isoformat() if read.until else None)
+    else:  # "nvidia news", "what happened to stargate": the subject asked about
+        rest = _ASKING_AFTER.sub("", _ASKING_BEFORE.sub("", rest))
+    # The phrase's dates in place of the address's, a month chosen among them ("nvidia this month"
+    # typed on November's page found nothing: a QA pass).
+    dated = params.with_(q=rest, since=read.since.isoformat(), until=read.until.isoformat() if read.until else None,
+                         month=())
     if not rest and dated.sort == "relevance":  # the default without a query is newest (``parse_params``)
         dated = dated.with_(sort=None)
     return dated
@@ -147,8 +270,12 @@ def _quoted(q: str, read: Dates) -> str:
 
 def asks_only_when(q: str) -> bool:
     """Return whether *q* (a query less its phrase of time) asks only what happened ("what happened",
-    "any news"): the dates' listing answers it, and its words would narrow it to pages holding them."""
-    return bool(_ONLY_WHEN.match(q))
+    "any news", "what hapened": one letter off): the dates' listing answers it, and its words would
+    narrow it to pages holding them."""
+    if _ONLY_WHEN.match(q):
+        return True
+    respelt = _respelt([q[a:b] for a, b in _words(q)], _ASKING_WORDS) if len(q) < 40 else None
+    return respelt is not None and bool(_ONLY_WHEN.match(" ".join(respelt)))
 
 
 def _days(match: re.Match[str], on: date) -> tuple[date, date] | None:
@@ -157,14 +284,36 @@ def _days(match: re.Match[str], on: date) -> tuple[date, date] | None:
         return on, on
     if day == "yesterday":
         return on - timedelta(days=1), on - timedelta(days=1)
-    which, unit = match.group("which").lower(), match.group("unit").lower()
-    count_text = (match.group("count") or "").lower()
+    if match.group("ago_unit"):  # "2 days ago": that day, or the calendar's week, month or year holding it
+        written = match.group("ago_unit").lower()
+        unit = _UNITS[written if written in _UNITS else written[:-1]]
+        text = (match.group("ago_count") or match.group("ago_counted")).lower()
+        count = int(text) if text.isdigit() else _NUMBERS[text]
+        if not 0 < count <= MAX_COUNT:
+            return None
+        if unit == "hour":
+            day = hours_ago(on, count)
+            return day, day
+        if unit in ("day", "week"):
+            day = on - timedelta(days=count * (7 if unit == "week" else 1))
+            start = _period_start(day, unit)
+            return start, min(on, start + timedelta(days=6 if unit == "week" else 0))
+        start = _period_start(_back(on, unit, count) - timedelta(days=1), unit)
+        return start, min(on, _period_start(start + timedelta(days=366 if unit == "year" else 31), unit) - timedelta(days=1))
+    which, written = match.group("which").lower(), match.group("unit").lower()
+    plural = written not in _UNITS
+    unit = _UNITS[written[:-1] if plural else written]
+    count_text = (match.group("count") or match.group("counted") or "").lower()
     if count_text:  # "last 3 days", "past two weeks": a span back from today (not "this 3 weeks")
         count = int(count_text) if count_text.isdigit() else _NUMBERS[count_text]
-        if which not in ("last", "past") or not 0 < count <= MAX_COUNT:
+        if which == "this" or not 0 < count <= MAX_COUNT:  # "previous 2 weeks" as "last 2 weeks"
             return None
-        return _back(on, unit, count), on
-    if unit == "day" or match.group("plural"):  # "last day": of a thing; "over the past years": no date
+        return (hours_ago(on, count) if unit == "hour" else _back(on, unit, count)), on
+    if written == "h":  # "last h": only after a number
+        return None
+    if unit == "hour":  # "past hour", "last hour": the one before now ("this hour" is no date)
+        return (hours_ago(on, 1), on) if which in ("last", "past") and not plural else None
+    if unit == "day" or plural:  # "last day": of a thing; "over the past years": no date
         return None
     if which == "past":  # "past week": a span back from today
         return _back(on, unit, 1), on

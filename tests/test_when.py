@@ -6,7 +6,9 @@ from datetime import date
 
 import pytest
 
-from search.when import asks_only_when, time_phrase
+from search.params import SearchParams
+from search.when import asks_only_when, time_phrase, with_dates
+from tests.waiting import wait_until
 
 MONDAY = date(2026, 12, 7)
 WEDNESDAY = date(2026, 3, 4)
@@ -30,6 +32,29 @@ WEDNESDAY = date(2026, 3, 4)
     ("stargate this week?", MONDAY, "this week", "2026-12-07", None),  # a sentence's mark after it
     ("this week last week", MONDAY, "last week", "2026-11-30", "2026-12-06"),  # the one ending the query
     ("“stargate” last week", MONDAY, "last week", "2026-11-30", "2026-12-06"),  # curly quotes closed before it
+    # Hours, as news searches offer them: the days they touch (24 hours back from any time is yesterday).
+    ("deals in the past 24 hours", MONDAY, "in the past 24 hours", "2026-12-06", None),
+    ("stargate last 48h", MONDAY, "last 48h", "2026-12-05", None),
+    # Units as readers shorten them.
+    ("nvidia last wk", MONDAY, "last wk", "2026-11-30", "2026-12-06"),
+    ("funding past 2 wks", MONDAY, "past 2 wks", "2026-11-24", None),
+    ("openai this yr", MONDAY, "this yr", "2026-01-01", None),
+    ("past 3 mos", MONDAY, "past 3 mos", "2026-09-08", None),
+    ("last 3mo", MONDAY, "last 3mo", "2026-09-08", None),
+    ("last mth", WEDNESDAY, "last mth", "2026-02-01", "2026-02-28"),
+    ("previous 2 weeks", MONDAY, "previous 2 weeks", "2026-11-24", None),  # as "last 2 weeks"
+    # A time ago: that day, or the calendar's week, month or year holding it.
+    ("stargate 2 days ago", MONDAY, "2 days ago", "2026-12-05", "2026-12-05"),
+    ("a week ago", MONDAY, "a week ago", "2026-11-30", "2026-12-06"),
+    ("what happened a month ago", MONDAY, "a month ago", "2026-11-01", "2026-11-30"),
+    ("deals two years ago", MONDAY, "two years ago", "2024-01-01", "2024-12-31"),
+    ("since 2 weeks ago", MONDAY, "since 2 weeks ago", "2026-11-23", None),
+    # A typo of one letter in a phrase's word (the speller made "this mnth" words: a QA pass).
+    ("nvidia this mnth", MONDAY, "this mnth", "2026-12-01", None),
+    ("nvidia this mnth?", MONDAY, "this mnth", "2026-12-01", None),
+    ("funding yesterdy", MONDAY, "yesterdy", "2026-12-06", "2026-12-06"),
+    ("thsi week", MONDAY, "thsi week", "2026-12-07", None),
+    ("ｎｖｉｄｉａ ｔｏｄａｙ", MONDAY, "ｔｏｄａｙ", "2026-12-07", None),  # full-width, as the parser reads it
 ])
 def test_a_phrase_of_time_reads_as_the_days_it_means(query, on, phrase, since, until):
     read = time_phrase(query, on)
@@ -49,11 +74,37 @@ def test_a_phrase_of_time_reads_as_the_days_it_means(query, on, phrase, since, u
     "lastweek", "last-week", "last weekend", "yesterday's", "past week's",  # other words
     "last 0 days", "past 1000 days", "this 3 weeks",  # no span to read
     "stargate 2025", "march deals",  # a year or a month's name is as often what a page says
+    "this hour", "over the past hours", "last h", "blender last 3d", "last 3 d",  # no hours to count back, a 3D thing
+    "a few days ago", "days ago", "0 days ago", "openai lst week",  # no count; a three-letter typo is as often a word
     # A pasted paragraph's time is its subject's (a CISI query of 59 words, shortened here to 18).
     "the impact of automation on libraries in view of the proliferation of information and how to cope today",
 ])
 def test_other_text_is_no_phrase_of_time(query):
     assert time_phrase(query, MONDAY) is None
+
+
+def test_the_past_hour_is_today_or_yesterday_by_the_clock():
+    read = time_phrase("openai past hour", MONDAY)
+    assert read is not None and read.phrase == "past hour" and read.until is None
+    assert read.since in (MONDAY, date(2026, 12, 6))  # yesterday only in the first hour of the day
+
+
+@pytest.mark.parametrize(("typed", "asked"), [
+    ("nvidia news this month", "nvidia"),  # with "news" kept, every page lacked it ("Missing: news")
+    ("what happened to stargate last week", "stargate"),
+    ("any updates on openai this week", "openai"),
+    ("nvidia latest news today", "nvidia"),
+    ("what hapened last week", ""),  # the listing, a typo and all
+    ("news reader this year", "news reader"),  # the asking is around a subject, not in it
+])
+def test_what_is_asked_of_the_days_is_the_subject(typed, asked):
+    assert with_dates(SearchParams(q=typed), MONDAY).q == asked
+
+
+def test_a_phrase_replaces_the_month_chosen_as_it_does_the_dates():
+    # "nvidia this month" typed on November's page found nothing: the box carries the page's month.
+    read = with_dates(SearchParams(q="nvidia this month", month=("2026-11",)), MONDAY)
+    assert (read.q, read.since, read.month) == ("nvidia", "2026-12-01", ())
 
 
 @pytest.mark.parametrize(("rest", "only"), [
@@ -160,3 +211,19 @@ def test_the_command_line_says_which_days_it_read(dated_index, monkeypatch):
     assert "Dated" not in result.output
     result = CliRunner().invoke(main, ["search", "library this week", "--index-dir", str(dated_index)])
     assert result.output.startswith("Dated as typed: this week (from 2025-06-09 on, UTC)\n")
+    # One day as one date; the options' dates it replaced said (they went unsaid: a QA pass).
+    result = CliRunner().invoke(main, ["search", "library yesterday", "--since", "2025-01-01", "--index-dir", str(dated_index)])
+    assert result.output.startswith("Dated as typed: yesterday (2025-06-09, UTC), in place of --since 2025-01-01\n")
+
+
+def test_a_month_typed_keeps_the_phrase_words_and_completions_read_no_phrase_before_the_last_word(dated_client):
+    # As a typed since: does: "month:2025-05 library last month" is what the reader wrote exactly.
+    body = _api(dated_client, q="month:2025-05 library last month")
+    assert (body["query"], body["since"], body["filters"]["month"]) == ('library "last month"', None, ["2025-05"])
+    # "last week" before the word being typed ends no query: the completions were last week's titles,
+    # and the search they led to read it as words.
+    def offered(**params) -> list[str]:
+        return [s["text"].removeprefix("kind:event ") for s in dated_client.get("/api/suggest", query_string=params).get_json()["suggestions"]]
+
+    wait_until(lambda: offered(q="lib"), "the completions to be read")
+    assert offered(q="kind:event last month lib") == offered(q="last month lib", kind="event")  # the phrase's words, as the search reads them

@@ -910,8 +910,15 @@ def _print_typed_dates(typed, inlined) -> None:
 
     if (typed.since, typed.until) != (inlined.since, inlined.until):
         read = time_phrase(typed.q)  # (the same reading: for its words as typed)
-        days = f"{inlined.since} to {inlined.until}" if inlined.until else f"from {inlined.since} on"
-        click.echo(f"Dated as typed: {read.phrase + ' ' if read else ''}({days}, UTC)")
+        if inlined.until is None:
+            days = f"from {inlined.since} on"
+        else:  # "yesterday (2026-12-06, UTC)", not "2026-12-06 to 2026-12-06"
+            days = inlined.since if inlined.since == inlined.until else f"{inlined.since} to {inlined.until}"
+        # In place of the options' dates or month (a QA pass: --since and --until went unsaid).
+        given = [f"--{name} {value}" for name in ("since", "until") if (value := getattr(typed, name))]
+        given += [f"--month {value}" for value in typed.month]
+        instead = f", in place of {' '.join(given)}" if given else ""
+        click.echo(f"Dated as typed: {read.phrase + ' ' if read else ''}({days}, UTC){instead}")
 
 
 def _print_results(result: SearchResult, as_json: bool) -> None:

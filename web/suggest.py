@@ -48,7 +48,7 @@ def completions() -> tuple[str, list[Suggestion], SearchParams | None]:
     writes their values (topic=NETWORKING: networking), for the addresses the completions lead to.
 
     A filter typed before the last word ("topic:funding st") is one of the filters, as the search reads
-    it (``Snapshot.inline_filters``), and the completions keep it where it was typed: "topic:funding
+    it (``Snapshot.typed_filters``), and the completions keep it where it was typed: "topic:funding
     stargate".  They offered nothing once one was typed."""
     prefix = check_prefix(one_value(request.args, "q"))
     filters = request_filters()
@@ -59,7 +59,9 @@ def completions() -> tuple[str, list[Suggestion], SearchParams | None]:
     if ":" in prefix and (last := prefix.rsplit(" ", 1)) and len(last) > 1:
         snap = get_search().snapshot()
         asked = (filters or SearchParams()).with_(q=last[0])
-        inlined = snap.inline_filters(asked)
+        # The filters alone: a phrase of time before the word being typed ends no query ("topic:funding
+        # last week st" offered last week's titles, and the search they led to read "last week" as words).
+        inlined = snap.typed_filters(asked)
         if inlined != asked:
             filters, typed = inlined.with_(q=""), last[0] + " "
             words = (inlined.q + " " if inlined.q else "") + last[1]
