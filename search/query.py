@@ -219,6 +219,12 @@ _SYNTAX = re.compile(r"[\"()]|(?:^|[\s(])[+-](?=[\w\"(])|\b(?:AND|OR|NOT|ANDNOT)
 _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
 _EXCLUDER = rf"(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)"  # what excludes the word, phrase or group typed next
 _EXCLUDED = re.compile(rf"{_EXCLUDER}{_GROUP}")
+# What ``asked_text`` leaves out: the same, and a filter typed excluded with a quoted value whole, its
+# name, colon and phrase, as the parser excludes it (``_EXCLUDED_FIELD_PHRASE``).  The group above ends
+# at the quote, so '-entity:"Mistral AI" stargate' asked for "Mistral AI stargate": its meaning ranked
+# the page naming Mistral AI first, from second ('NOT topic:"compute-deals"' the same; a QA pass), and
+# '-entity:"Mistral AI"' alone asked for something, so it was not read as NOT (``_as_meant``): nothing found.
+_EXCLUDED_ASKED = re.compile(rf'{_EXCLUDER}(?:\w+[:：]"[^"]*"?|{_GROUP})')
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 _EXCLUDED_WORD = re.compile(rf'{_EXCLUDER}([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
 _WORD_THEN = re.compile(r"(\w+)(?:['’]s)?[.,;:!?]*$")  # a word, and what may follow it in a sentence
@@ -1452,7 +1458,7 @@ def asked_text(text: str) -> str:
     word, and ``gpu -nvidia`` does not ask for documents about NVIDIA."""
     if not _SYNTAX.search(text):
         return text
-    return " ".join(_MARKS.sub(" ", _EXCLUDED.sub(" ", text)).split())
+    return " ".join(_MARKS.sub(" ", _EXCLUDED_ASKED.sub(" ", text)).split())
 
 
 def _exclusions_last(text: str) -> str:
@@ -2147,7 +2153,9 @@ def meaning_text(text: str, written_lower: Callable[[str], bool]) -> str:
     write, not in capitals (*written_lower* of the analysed word), in lower case ("LIBC", "PYTHON";
     "TPU", "US" and a word no document has stay), and no word without a letter or digit ("🚀").  The
     model reads case: "LIBC" had a cosine of 0.24 with the libc pages, "libc" 0.73, and the two
-    queries gave 113 and 133 results (a QA pass)."""
+    queries gave 113 and 133 results (a QA pass).  Its quotes and dashes are read as the parser reads
+    them (``typed_marks``): a suggestion is written into the query as typed, so '-entity:“Mistral AI”'
+    reaches it curly, and asked for "AI” stargate" (a QA pass)."""
 
     def written(match: re.Match[str]) -> str:
         word = match.group()
@@ -2160,7 +2168,7 @@ def meaning_text(text: str, written_lower: Callable[[str], bool]) -> str:
         if plain.replace(" ", "").isalnum():  # letters and digits between single spaces: every word kept
             return " ".join(plain.split())
     else:
-        plain = _TOKEN.sub(written, asked_text(unicodedata.normalize("NFKC", text)))
+        plain = _TOKEN.sub(written, asked_text(unicodedata.normalize("NFKC", typed_marks(text) if not text.isascii() else text)))
     return " ".join(word for word in plain.split() if _ALNUM.search(word))
 
 

@@ -211,6 +211,14 @@ def test_a_filter_typed_excluded_with_a_quoted_value_is_excluded_whole(client, t
     assert _ids(body) == _ids(plain) and body["total"] == plain["total"] and body["match"] == "all"
 
 
+@pytest.mark.parametrize("typed", ['-entity:"Mistral AI"', 'NOT entity:"Mistral AI"', '-topic:"compute-deals"'])
+def test_a_query_that_only_excludes_a_filter_with_a_quoted_value_lists_everything_else(client, typed):
+    # As "-entity:mistral-ai" does: '-entity:"Mistral AI"' alone found nothing (its phrase was taken for
+    # words asked for), and 'NOT entity:"Mistral AI"' listed first the pages nearest Mistral AI in meaning.
+    body, unquoted = _api(client, q=typed), _api(client, q="-entity:mistral-ai")
+    assert body["total"] == unquoted["total"] > 0 and _ids(body) == _ids(unquoted)
+
+
 def test_a_filter_typed_excluded_names_the_words_of_it_excluded_in_vain(client):
     # The words no page has are "entity" alone (the phrase excluded, "entity Mistral AI", is in no page
     # for it): the note names them, in it, once.

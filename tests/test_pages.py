@@ -328,6 +328,7 @@ def test_ways_out_count_a_suggestion_and_any_of_the_words(service):
         ("stargate NOT openai", None),
         ('stargate -(openai OR oracle) michigan', "stargate OR michigan"),
         ('stargate -"openai" +michigan texas', "stargate OR michigan OR texas"),
+        ('stargate michigan NOT topic:"compute-deals"', "stargate OR michigan"),  # a filter, its value with it
         ("stargate", None),
         ("", None),
         ("\u201copenai broadcom\u201d", "openai OR broadcom"),  # curly quotes are quotes (it offered none)

@@ -10,7 +10,7 @@ from whoosh import query as wq
 from index.build import build
 from index.schema import make_schema
 from search.params import SearchParams
-from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, _other_spelled, _single_term, asked_text, build_query, caps_lock, expand, keep_informative
+from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, _other_spelled, _single_term, asked_text, build_query, caps_lock, expand, keep_informative, meaning_text
 from corpus.errors import CorpusError
 from corpus.synonyms import check_synonyms, load_synonyms
 from search.service import SearchService
@@ -331,13 +331,37 @@ def test_other_quoted_texts_are_left_to_the_parser(text):
         ("-nvidia", ""),
         ("state-of-the-art V3.2-Exp", "state-of-the-art V3.2-Exp"),  # no syntax: as typed
         ("how much did microsoft invest in openai", "how much did microsoft invest in openai"),
+        ('-entity:"Mistral AI" stargate', "stargate"),  # a filter typed excluded, its quoted value with it
+        ('stargate NOT topic:"compute-deals"', "stargate"),
+        ('entity:"Mistral AI" stargate', "entity: Mistral AI stargate"),  # not excluded: as before
     ],
 )
 def test_the_words_a_query_asks_for_leave_out_its_syntax_and_what_it_excludes(typed, asked):
     assert asked_text(typed) == asked
 
 
-@pytest.mark.parametrize(("typed", "plain"), [("gpu cluster -nvidia", "gpu cluster"), ('"large language"', "large language")])
+@pytest.mark.parametrize("typed", [
+    '-entity:"Mistral AI" stargate', 'NOT entity:"Mistral AI" stargate', '-topic:"compute-deals" stargate',
+    "-entity:“Mistral AI” stargate", "–entity:«Mistral AI» stargate",
+    "NOT entity:「Mistral AI」 stargate", "－entity:＂Mistral AI＂ stargate",
+    "-topic:compute-deals stargate", 'stargate -"Mistral AI"',  # as these always were
+])
+def test_the_meaning_of_a_query_leaves_out_a_filter_typed_excluded_with_a_quoted_value(typed):
+    # '-entity:"Mistral AI" stargate' was embedded as "Mistral AI stargate" (curly, "AI” stargate"):
+    # the excluded organisation's page ranked first by meaning, from second (a QA pass).
+    assert meaning_text(typed, lambda word: True) == "stargate"
+
+
+def test_the_meaning_of_a_filter_typed_with_a_quoted_value_not_excluded_is_its_words():
+    # As it was (its quote marks no words); curly, as the parser reads them: its "AI”" was a word.
+    assert meaning_text('entity:"Mistral AI" stargate', lambda word: False) == "entity: Mistral AI stargate"
+    assert meaning_text("entity:“Mistral AI” stargate", lambda word: False) == "entity: Mistral AI stargate"
+
+
+@pytest.mark.parametrize(("typed", "plain"), [
+    ("gpu cluster -nvidia", "gpu cluster"), ('"large language"', "large language"),
+    ('-entity:"OpenAI" stargate', "stargate"), ("NOT topic:“compute-deals” stargate", "stargate"),
+])
 def test_a_query_means_what_its_words_ask_for(service, typed, plain):
     """The meaning a hit is explained with (its cosine to the query) is that of the words asked for:
     quote marks are no words, and ``-nvidia`` does not pull the query towards NVIDIA."""
