@@ -391,38 +391,54 @@ def _busy(root: Path, holder: str, waited: float = 0.0) -> WriterBusy:
     return WriterBusy(f"{who} is writing {root} (process {pid or 'unknown'}){still}; try again when it ends")
 
 
-def _remove_leftovers(root: Path, adopt: str | None = None) -> list[tuple[str, int]]:
+class Leftover(NamedTuple):
+    """What a writer that died left behind and ``_remove_leftovers`` removed: a folder's name in
+    ``snapshots/``, the bytes it held, and whether it is a whole snapshot that never served (its
+    writer stopped between moving it into place and switching ``current`` to it) rather than a
+    ``.tmp-`` folder."""
+
+    name: str
+    size: int
+    never_served: bool = False
+
+
+def _remove_leftovers(root: Path, adopt: str | None = None, *, reported: bool = False) -> list[Leftover]:
     """Remove what a writer that died left behind (call under the write lock: none of it is live);
-    return the temporary folders removed, each with the bytes it held.  Those that could not all be
-    deleted are warned of (``_warn_undeleted``).
+    return what was removed, each with the bytes it held.  Those that could not all be deleted are
+    warned of (``_warn_undeleted``).
 
     A snapshot moved into place whose writer died before switching ``current`` to it never served:
     it is removed, with a warning, but for *adopt* (the snapshot the caller is about to serve: a
-    publish run again after one killed there finishes it, nothing copied twice)."""
+    publish run again after one killed there finishes it, nothing copied twice).  A caller that
+    *reported* what it removed (``prune``, on stdout) is not warned of it besides: a prune said
+    "removed 0 snapshots" and "warning: removed snapshot ID" in one run (a QA pass)."""
     base = snapshots_dir(root)
     base.mkdir(parents=True, exist_ok=True)
     current = current_id(root)
+    removed: list[Leftover] = []
     for marker in root.glob(f"{PUBLISHING}*"):
         snap_id = marker.name[len(PUBLISHING):]
         if snap_id == adopt and snap_id != current:
             continue
         orphan = base / snap_id
         if snap_id != current and orphan.exists():
+            size = _tree_bytes(orphan)
             error = _delete(orphan)
             if error is not None:  # not all of it could be deleted: unlisted while its marker is there
                 log.warning("snapshot %s never served (its writer stopped before publishing it) and could not all "
                             "be deleted (%s): delete %s", snap_id, error, orphan)
                 continue
-            log.warning("removed snapshot %s: its writer stopped after moving it into place and before "
-                        "publishing it (it never served)", snap_id)
+            removed.append(Leftover(snap_id, size, never_served=True))
+            if not reported:
+                log.warning("removed snapshot %s: its writer stopped after moving it into place and before "
+                            "publishing it (it never served)", snap_id)
         marker.unlink(missing_ok=True)
-    removed: list[tuple[str, int]] = []
     stuck: list[tuple[Path, OSError]] = []
     for stale in sorted(base.glob(".tmp-*")):
         size = _tree_bytes(stale)
         error = _delete(stale)
         if error is None:
-            removed.append((stale.name, size))
+            removed.append(Leftover(stale.name, size))
         else:
             stuck.append((stale, error))
     _warn_undeleted(stuck)
@@ -917,17 +933,46 @@ def _verifies(snapshot: Path) -> bool:
 
 class Pruned(NamedTuple):
     snapshots: list[str]  # the ids of the snapshots deleted, oldest first
-    leftovers: list[tuple[str, int]]  # the temporary folders of unfinished writers deleted, with their bytes
+    leftovers: list[Leftover]  # what unfinished writers left and was deleted, with its bytes
+    # Why no snapshot was pruned, when none is published (``no_current``'s words); else None.
+    unpublished: str | None = None
+
+
+def left_behind(root: Path) -> bool:
+    """Return whether *root* holds what a writer leaves until it ends, or until the next writer removes
+    it when it died: a ``.tmp-`` folder in ``snapshots/``, or a snapshot moved into place and not
+    served (its ``.publishing-`` marker).  Whether its writer runs is not asked here: the write lock
+    tells (``writer_at_work``), and only a writer holding it removes any (``_remove_leftovers``)."""
+    try:
+        return any(True for _ in snapshots_dir(root).glob(".tmp-*")) or any(True for _ in root.glob(f"{PUBLISHING}*"))
+    except OSError:
+        return False
 
 
 def prune(root: Path, keep: int = KEEP_OLD, *, lock_wait: float = 0.0) -> Pruned:
     """Delete all but the *keep* newest snapshots besides the published one, and what unfinished
     writers left; return what was deleted (what could not all be is warned of, not counted).  When the
-    published one fails its checks, the snapshot answering in its place is kept too, with a warning."""
-    current_path(root)  # nothing published: say so rather than delete anything
-    with write_lock(root, wait=lock_wait, writer="prune"):
-        leftovers = _remove_leftovers(root)
-        # Read under the lock: a rollback or publish may have moved it since.
+    published one fails its checks, the snapshot answering in its place is kept too, with a warning.
+
+    With nothing published (a first build killed, snapshots kept without a ``current`` link) no
+    snapshot is pruned, but what unfinished writers left is (``Pruned.unpublished`` says why no
+    snapshot was): ``topichub snapshots`` said "`topichub prune` deletes it" of a killed first build's
+    28 MB ``.tmp-`` folder, and prune answered "no index has been built in … yet", exit 1, leaving it
+    to the next build (a QA pass).  With nothing of the kind either there is nothing to prune: refused
+    as before, in ``no_current``'s words, and no folder is made (a mistyped ``--index-dir``)."""
+    if current_id(root) is None:
+        if not left_behind(root):
+            raise no_current(root)
+    else:
+        current_path(root)  # its folder gone: say so rather than delete anything
+    with write_lock(root, wait=lock_wait, writer="prune"):  # a writer at work holds its own: busy, or waited for
+        leftovers = _remove_leftovers(root, reported=True)
+        # Read under the lock: a rollback or publish may have moved it since, and a first build waited
+        # for (--wait) published one.
+        if current_id(root) is None:
+            if not leftovers:  # its writer ended meanwhile and removed its own, or none could be deleted (warned)
+                raise no_current(root)
+            return Pruned([], leftovers, str(no_current(root)))
         served = current_path(root).name
         answering = _answering_instead(root, served)
         if answering is not None:

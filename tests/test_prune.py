@@ -141,3 +141,70 @@ def test_a_writer_kept_out_names_the_kind_of_writer_holding_the_lock(three, tmp_
         waited = CliRunner().invoke(main, ["update", str(changes), "--wait", "0.3", "--index-dir", str(root)])
         assert waited.exit_code == 1 and waited.output == (
             f"Error: {said} {root} (process {os.getpid()}), still after waiting 0.3 s (--wait); try again when it ends\n")
+
+
+def _killed_first_build(root: Path) -> Path:
+    """Leave in *root* what a first build killed while it wrote leaves: its lock file and its ``.tmp-``
+    folder, nothing published; return the folder."""
+    with store.write_lock(root, writer="build"):
+        work = store.snapshots_dir(root) / ".tmp-20250101T000000-000000-1"
+        work.mkdir(parents=True)
+        (work / "MAIN_x.pst").write_bytes(b"\0" * 2_500_000)
+    return work
+
+
+def test_a_prune_where_nothing_was_published_removes_what_a_killed_first_build_left(tmp_path):
+    # `snapshots` said "`topichub prune` deletes it" of a killed first build's .tmp- folder, and prune
+    # said "no index has been built in … yet", exit 1, and left it (a QA pass).
+    root = tmp_path / "index"
+    work = _killed_first_build(root)
+    with store.write_lock(root, writer="build"):  # a build at work holds its own: said, and left alone
+        busy = prune(root)
+    assert busy.exit_code == 1 and "another build or update is writing" in busy.output and work.is_dir()
+    result = prune(root)
+    assert (result.exit_code, result.output) == (0, (
+        f"removed what unfinished writers left: {work.name} (2.5 MB); no snapshot was pruned: "
+        f"no index has been built in {root} yet\n"))
+    assert not work.exists()
+    again = prune(root)  # nothing at all to prune: refused, as before
+    assert (again.exit_code, again.output) == (1, f"Error: no index has been built in {root} yet\n")
+
+
+def test_a_prune_where_nothing_is_served_removes_leftovers_and_keeps_the_snapshots(three, caplog):
+    # Snapshots kept without a current link: none is pruned (which one serves is the operator's
+    # choice), what a killed writer left is, the snapshot it moved into place and never served too.
+    root, ids = three
+    (root / "current").unlink()
+    never = _never_served(root)
+    work = _killed_first_build(root)
+    caplog.set_level("WARNING")
+    result = prune(root, "--keep", "0")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"removed what unfinished writers left: {never} (never served, ")
+    assert f"), {work.name} (2.5 MB); no snapshot was pruned: {root} holds 3 snapshots but no current link: " in result.output
+    assert store.snapshot_ids(root) == ids and not work.exists() and not (store.snapshots_dir(root) / never).exists()
+    assert warnings(caplog) == []
+    assert prune(root).output.startswith(f"Error: {root} holds 3 snapshots but no current link: ")
+
+
+def _never_served(root: Path) -> str:
+    """Copy the newest snapshot into place under another id with its ``.publishing-`` marker, as a
+    writer killed between moving it there and switching ``current`` leaves it; return its id."""
+    never = "99991231T235959-999999-1"
+    shutil.copytree(store.snapshots_dir(root) / store.snapshot_ids(root)[-1], store.snapshots_dir(root) / never)
+    (root / f"{store.PUBLISHING}{never}").touch()
+    return never
+
+
+def test_a_prune_counts_a_snapshot_never_served_among_what_it_removed(three, caplog):
+    # It said "removed 0 snapshots" on stdout and "warning: removed snapshot ID: its writer stopped
+    # after moving it into place …" on stderr, in one run (a QA pass).
+    root, ids = three
+    never = _never_served(root)
+    caplog.set_level("WARNING")
+    result = prune(root)
+    assert result.exit_code == 0 and result.output.startswith(
+        f"removed 0 snapshots; also removed what unfinished writers left: {never} (never served, "), result.output
+    assert result.output.endswith("B)\n") and result.output.count("\n") == 1, result.output
+    assert warnings(caplog) == [] and not (store.snapshots_dir(root) / never).exists()
+    assert not (root / f"{store.PUBLISHING}{never}").exists() and store.snapshot_ids(root) == ids

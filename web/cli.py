@@ -1083,14 +1083,36 @@ def publish(index_dir: Path, targets: tuple[Path, ...], wait: float) -> None:
               help="Snapshots to keep besides the one being served, newest first.")
 @_wait_option
 def prune(index_dir: Path, keep: int, wait: float) -> None:
-    """Delete old snapshots; the one being served is never deleted."""
+    """Delete old snapshots; the one being served is never deleted.
+
+    Also deletes what killed writers left (a build's .tmp- folder, a snapshot never served), where
+    nothing is served yet too."""
     # A signal while it waits for another writer (--wait) stops it, as it stops a build; once it holds
     # the lock it finishes (it died by SIGTERM without a word, a QA pass).
     with _writing(f"prune {index_dir}", stoppable="prune", undone="nothing was removed"):
-        removed, leftovers = store.prune(index_dir, keep, lock_wait=wait)
+        removed, leftovers, unpublished = store.prune(index_dir, keep, lock_wait=wait)
+    left = ", ".join(_leftover_said(leftover) for leftover in leftovers)
+    if unpublished is not None:  # nothing published: what killed writers left was all there was to prune
+        _reported(f"removed what unfinished writers left: {left}; no snapshot was pruned: {unpublished}")
+        return
     _reported(f"removed {_counted(len(removed), 'snapshot')}" + (f": {', '.join(removed)}" if removed else "")
-              + (f"; also removed what unfinished writers left: {', '.join(f'{name} ({size / 1e6:.1f} MB)' for name, size in leftovers)}"
-                 if leftovers else ""))
+              + (f"; also removed what unfinished writers left: {left}" if leftovers else ""))
+
+
+def _leftover_said(leftover: store.Leftover) -> str:
+    """Return how ``prune`` names what an unfinished writer left and it removed: its name and size, and
+    for a snapshot moved into place and never served, that it never served.  It was no snapshot in
+    the count ("removed 0 snapshots") and removed only in a warning, "warning: removed snapshot ID"
+    (a QA pass); ``topichub snapshots`` lists it with the ``.tmp-`` folders, not the snapshots, too."""
+    return f"{leftover.name} ({'never served, ' if leftover.never_served else ''}{_size_said(leftover.size)})"
+
+
+def _size_said(size: int) -> str:
+    """Return *size* bytes as ``topichub snapshots`` and ``prune`` show sizes: in MB to a tenth, and in
+    bytes where that would say 0.0 MB.  A 3-byte file showed as "0.0 MB", as an empty folder would; a
+    size is a disk to free, and none of it is nothing (a QA pass).  ``--json`` gives the bytes."""
+    megabytes = f"{size / 1e6:.1f}"
+    return f"{size:,} B" if megabytes == "0.0" else f"{megabytes} MB"
 
 
 @main.command()
@@ -1327,7 +1349,7 @@ def _snapshot_line(facts: dict[str, object]) -> list[str]:
     size = facts["size_bytes"]
     return ["*" if facts["served"] else " ", str(facts["snapshot"]), shown(facts["built_at"]), shown(facts["updated_at"]),
             f"{count:,}" if isinstance(count, int) else "-", shown(schema), shown(facts["language"]),
-            f"{size / 1e6:.1f} MB" if isinstance(size, int) else "-", "; ".join(state)]
+            _size_said(size) if isinstance(size, int) else "-", "; ".join(state)]
 
 
 @main.command()
@@ -1340,7 +1362,8 @@ def snapshots(index_dir: Path, as_json: bool) -> None:
     whether a rollback withdrew it (a later rollback passes over it) or its files are damaged (sizes
     checked; `rollback` checks the checksums of the one it serves).  Then any other folder or file
     in snapshots/ with its size: a build's temporary one, or one that is no snapshot.  In --json,
-    `problem` is null unless an operator is needed (a build's folder while it runs is none).
+    `problem` is null unless an operator is needed (a build's folder while it runs is none); the
+    list is printed also when there is nothing to list ([], exit 1 as no index has been built).
     """
     served = store.current_id(index_dir)
     ids = list(reversed(store.snapshot_ids(index_dir)))
@@ -1349,11 +1372,12 @@ def snapshots(index_dir: Path, as_json: bool) -> None:
     listed = [facts for snap_id in ids if (facts := _snapshot_facts(index_dir, snap_id, served)) is not None]
     # After the snapshots (the first lines stay the newest ones): what else holds disk there.
     others = _other_folders(index_dir, {str(facts["snapshot"]) for facts in listed})
-    if not listed and not others:
-        raise click.ClickException(f"no index has been built in {index_dir} yet")
-    with _printing("the list"):
-        _print_snapshots([*listed, *others], served, index_dir, as_json)
-    if not listed:  # a first build running, or killed: its folder shown, and no index all the same
+    # With --json, stdout is a JSON list whatever the folder holds, [] for nothing: a monitor parses it.
+    # A first build reading its sources (no snapshots/ yet) printed no JSON, only this line (a QA pass).
+    if as_json or listed or others:
+        with _printing("the list"):
+            _print_snapshots([*listed, *others], served, index_dir, as_json)
+    if not listed:  # nothing built, or a first build running or killed (its folder shown): no index all the same
         raise click.ClickException(f"no index has been built in {index_dir} yet")
 
 
