@@ -12,7 +12,8 @@ The phrases, in UTC days, today included:
 - ``today``, ``yesterday``;
 - ``this week`` (from Monday), ``this month``, ``this year``: the calendar's, to today;
 - ``last week`` (Monday to Sunday), ``last month``, ``last year``: the calendar's one before
-  (``previous`` reads as ``last``);
+  (``previous`` reads as ``last``); but after ``in the``, ``over the`` and the like, as ``past``:
+  "what happened in the last week" asks for the seven days to today, as readers say it;
 - ``past week`` / ``past month`` / ``past year``, and ``last`` or ``past`` a number of days, weeks,
   months or years ("past 3 days", "last two weeks"): that many days, today the last of them;
 - ``past hour`` and ``last`` or ``past`` a number of hours ("past 24 hours", as news searches offer
@@ -45,7 +46,7 @@ Read only where it cannot be a word of what is asked (a QA pass over 64k Debian 
 - in a query of MAX_WORDS words or fewer: a pasted paragraph describes a subject, and its time is the
   subject's ("the proliferation of information today", a CISI query of 59 words);
 - not in quotes (curly, guillemets, full-width as the parser reads them), after ``NOT`` or a minus,
-  beside ``OR`` or ``AND``, in parentheses: words, as a typed filter is;
+  beside ``OR`` or ``AND`` (in any case), in parentheses: words, as a typed filter is;
 - a plural only with a number ("past 3 years"; "over the past years" is no date), a bare year or a
   month's name never ("stargate 2025" is as often what a page says as when it was written);
 - and only in an index whose documents are dated over more than one day (``Snapshot.dated_apart``):
@@ -75,7 +76,7 @@ _UNITS = {"day": "day", "week": "week", "wk": "week", "month": "month", "mth": "
 _COUNT_WORDS = "an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 _PHRASE = re.compile(
     r"(?<![\w\-+(:\"“”'’])"
-    r"(?:(?P<lead>since|in|over|during|within|for|from)\s+(?:the\s+)?)?"
+    r"(?:(?P<lead>since|in|over|during|within|for|from)\s+(?P<the>the\s+)?)?"
     r"(?:(?P<day>today|yesterday)"
     r"|(?P<which>this|last|past|previous)\s+"
     rf"(?:(?P<count>\d{{1,3}})\s*|(?P<counted>{_COUNT_WORDS})\s+)?" + _UNIT +
@@ -90,14 +91,15 @@ _PHRASE_WORDS = ("today", "yesterday", "this", "last", "past", "previous", "sinc
 _ENDING_WORDS = ("today", "yesterday", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours")
 _ASKING_WORDS = ("happened", "happening", "news", "updates", "latest", "recent", "stories", "headlines", "going",
                  "anything", "what", "whats")
-_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR|AND)\s+$|[-+(]\s*$")
-_ENDS = " \t?.!…。？！"  # what may follow the phrase at the query's end
+# In any case: "stargate not today" is no search of today's pages (a QA pass), "yesterday and today" no day.
+_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR|AND)\s+$|[-+(]\s*$", re.IGNORECASE)
+_ENDS = " \t?.!…。？！,;:"  # what may follow the phrase at the query's end ("nvidia today," too)
 _WORD = re.compile(r"[^\s?.!…。？！]+")
 # What is left of a query once its time is read, when it asks only what happened then: the listing of
 # those dates answers it ("what happened last week": the one page holding "happened" found before).
 _ASKING = (r"(?:(?:so\s+)?what\s*(?:['’]?s|\s+is|\s+has|\s+was)?\s*(?:happened|happening|new|going\s+on)"
            r"|(?:any|the)?\s*(?:latest|recent|top|new)?\s*(?:news|updates|stories|headlines|events)|latest|anything\s+new)")
-_ONLY_WHEN = re.compile(rf"^\s*{_ASKING}\s*[?.!]*\s*$", re.IGNORECASE)
+_ONLY_WHEN = re.compile(rf"^\s*{_ASKING}\s*[?.!:,;]*\s*$", re.IGNORECASE)  # "news: today" too
 # The asking around a subject: before it ("what happened to", "any news on", "latest on") or after it
 # ("nvidia news", "openai latest updates").
 _ASKING_BEFORE = re.compile(rf"^\s*{_ASKING}\s+(?:to|with|at|in|on|about|from|for|of|around)\s+(?=\w)", re.IGNORECASE)
@@ -315,7 +317,7 @@ def _days(match: re.Match[str], on: date) -> tuple[date, date] | None:
         return (hours_ago(on, 1), on) if which in ("last", "past") and not plural else None
     if unit == "day" or plural:  # "last day": of a thing; "over the past years": no date
         return None
-    if which == "past":  # "past week": a span back from today
+    if which == "past" or (which == "last" and match.group("the")):  # "past week", "in the last week": back from today
         return _back(on, unit, 1), on
     if which == "this":
         return _period_start(on, unit), on

@@ -43,6 +43,10 @@ WEDNESDAY = date(2026, 3, 4)
     ("last 3mo", MONDAY, "last 3mo", "2026-09-08", None),
     ("last mth", WEDNESDAY, "last mth", "2026-02-01", "2026-02-28"),
     ("previous 2 weeks", MONDAY, "previous 2 weeks", "2026-11-24", None),  # as "last 2 weeks"
+    # "in the last week" is the seven days to today, as readers say it; "last week" the calendar's.
+    ("what happened in the last week", MONDAY, "in the last week", "2026-12-01", None),
+    ("deals over the last month", MONDAY, "over the last month", "2026-11-08", None),
+    ("nvidia today,", MONDAY, "today", "2026-12-07", None),
     # A time ago: that day, or the calendar's week, month or year holding it.
     ("stargate 2 days ago", MONDAY, "2 days ago", "2026-12-05", "2026-12-05"),
     ("a week ago", MONDAY, "a week ago", "2026-11-30", "2026-12-06"),
@@ -75,6 +79,7 @@ def test_a_phrase_of_time_reads_as_the_days_it_means(query, on, phrase, since, u
     "last 0 days", "past 1000 days", "this 3 weeks",  # no span to read
     "stargate 2025", "march deals",  # a year or a month's name is as often what a page says
     "this hour", "over the past hours", "last h", "blender last 3d", "last 3 d",  # no hours to count back, a 3D thing
+    "stargate not today", "yesterday and today", "nvidia or this week",  # joined, in any case
     "a few days ago", "days ago", "0 days ago", "openai lst week",  # no count; a three-letter typo is as often a word
     # A pasted paragraph's time is its subject's (a CISI query of 59 words, shortened here to 18).
     "the impact of automation on libraries in view of the proliferation of information and how to cope today",
