@@ -218,13 +218,14 @@ _SYNTAX = re.compile(r"[\"()]|(?:^|[\s(])[+-](?=[\w\"(])|\b(?:AND|OR|NOT|ANDNOT)
 # group each), and the syntax itself: quotes, parentheses, AND, OR and "+" marks (``asked_text``).
 _GROUP = r'(?:"[^"]*"?|\([^)]*\)?|[^\s()"]+)'
 _EXCLUDER = rf"(?:{_MINUS}|\b(?:NOT|ANDNOT)\s+)"  # what excludes the word, phrase or group typed next
-_EXCLUDED = re.compile(rf"{_EXCLUDER}{_GROUP}")
-# What ``asked_text`` leaves out: the same, and a filter typed excluded with a quoted value whole, its
-# name, colon and phrase, as the parser excludes it (``_EXCLUDED_FIELD_PHRASE``).  The group above ends
-# at the quote, so '-entity:"Mistral AI" stargate' asked for "Mistral AI stargate": its meaning ranked
-# the page naming Mistral AI first, from second ('NOT topic:"compute-deals"' the same; a QA pass), and
-# '-entity:"Mistral AI"' alone asked for something, so it was not read as NOT (``_as_meant``): nothing found.
-_EXCLUDED_ASKED = re.compile(rf'{_EXCLUDER}(?:\w+[:：]"[^"]*"?|{_GROUP})')
+# A filter typed excluded with a quoted value is excluded whole, its name, colon and phrase, as the
+# parser excludes it (``_EXCLUDED_FIELD_PHRASE``).  The group alone ends at the quote, so
+# '-entity:"Mistral AI" stargate' asked for "Mistral AI stargate": its meaning ranked the page naming
+# Mistral AI first, from second ('NOT topic:"compute-deals"' the same; a QA pass), and
+# '-entity:"Mistral AI"' alone asked for something, so it was not read as NOT (``_as_meant``): nothing
+# found.  The search without the exclusions (``without_exclusions``) then offered '"Mistral AI" stargate',
+# the value excluded searched for, and ``_exclusions_last`` left the phrase in its group, asked for.
+_EXCLUDED = re.compile(rf'{_EXCLUDER}(?:\w+[:：]"[^"]*"?|{_GROUP})')
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 _EXCLUDED_WORD = re.compile(rf'{_EXCLUDER}([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
 _WORD_THEN = re.compile(r"(\w+)(?:['’]s)?[.,;:!?]*$")  # a word, and what may follow it in a sentence
@@ -1458,7 +1459,7 @@ def asked_text(text: str) -> str:
     word, and ``gpu -nvidia`` does not ask for documents about NVIDIA."""
     if not _SYNTAX.search(text):
         return text
-    return " ".join(_MARKS.sub(" ", _EXCLUDED_ASKED.sub(" ", text)).split())
+    return " ".join(_MARKS.sub(" ", _EXCLUDED.sub(" ", text)).split())
 
 
 def _exclusions_last(text: str) -> str:
@@ -1476,11 +1477,20 @@ def _exclusions_last(text: str) -> str:
 
 def without_exclusions(text: str) -> str | None:
     """Return *text* without the words it excludes ("stargate -openai": "stargate"), or None when
-    it excludes nothing or asks for nothing else."""
-    if not _SYNTAX.search(text) or not _EXCLUDED.search(text):
+    it excludes nothing or asks for nothing else.  A filter typed excluded goes whole, its quoted value
+    with it: '-entity:"Mistral AI" stargate' offered '"Mistral AI" stargate', the value excluded then
+    asked for (curly, 'AI” stargate').  Read with its marks as the parser reads them (``typed_marks``,
+    one character for one), and cut from *text* as typed."""
+    marked = typed_marks(text) if not text.isascii() else text
+    if not _SYNTAX.search(marked) or not _EXCLUDED.search(marked):
         return None
-    kept = _DANGLING.sub("", " ".join(_EXCLUDED.sub(" ", text).split()))
-    return kept if asked_text(kept) else None
+    kept, at = [], 0
+    for match in _EXCLUDED.finditer(marked):
+        kept.append(text[at : match.start()])
+        at = match.end()
+    kept.append(text[at:])
+    kept_text = _DANGLING.sub("", " ".join(" ".join(kept).split()))
+    return kept_text if asked_text(typed_marks(kept_text)) else None
 
 
 def _as_meant(text: str) -> str:

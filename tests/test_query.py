@@ -10,7 +10,7 @@ from whoosh import query as wq
 from index.build import build
 from index.schema import make_schema
 from search.params import SearchParams
-from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, _other_spelled, _single_term, asked_text, build_query, caps_lock, expand, keep_informative, meaning_text
+from search.query import PREFIX_LIMIT, _parser, _Parser, _quoted_phrase, _other_spelled, _single_term, asked_text, build_query, caps_lock, expand, keep_informative, meaning_text, without_exclusions
 from corpus.errors import CorpusError
 from corpus.synonyms import check_synonyms, load_synonyms
 from search.service import SearchService
@@ -356,6 +356,34 @@ def test_the_meaning_of_a_filter_typed_with_a_quoted_value_not_excluded_is_its_w
     # As it was (its quote marks no words); curly, as the parser reads them: its "AI”" was a word.
     assert meaning_text('entity:"Mistral AI" stargate', lambda word: False) == "entity: Mistral AI stargate"
     assert meaning_text("entity:“Mistral AI” stargate", lambda word: False) == "entity: Mistral AI stargate"
+
+
+@pytest.mark.parametrize("typed", ['stargate NOT entity:"OpenAI"', 'stargate ANDNOT entity:"OpenAI"', 'stargate -entity:"OpenAI"'])
+def test_a_filter_typed_after_andnot_with_a_quoted_value_is_excluded_whole(typed):
+    # As after NOT: 'stargate ANDNOT entity:"OpenAI"' excluded "entity" alone and required "OpenAI".
+    parsed = build_query(typed, SCHEMA)
+    assert parsed.terms == {"stargat"} and [c.text for c in parsed.concepts] == ["stargate"]
+    assert str(parsed.excluded) == str(build_query('stargate -"entity OpenAI"', SCHEMA).excluded)
+
+
+@pytest.mark.parametrize(("typed", "kept"), [
+    ('-entity:"Mistral AI" stargate', "stargate"),  # it offered '"Mistral AI" stargate'
+    ('stargate NOT topic:"compute-deals"', "stargate"),
+    ('stargate ANDNOT entity:"Mistral AI"', "stargate"),
+    ("stargate NOT entity:“Mistral AI”", "stargate"),  # curly, as typed: it offered 'stargate AI”'
+    ("“openai broadcom” -nvidia", "“openai broadcom”"),  # what is kept, as typed
+    ('(gpu -entity:"Mistral AI") OR tpu', "(gpu ) OR tpu"),
+    ('stargate -"Mistral AI"', "stargate"), ("stargate -entity:mistral-ai", "stargate"),  # as these always were
+    ('-entity:"Mistral AI"', None),  # nothing else asked for
+])
+def test_the_search_without_the_exclusions_drops_a_filter_typed_excluded_whole(typed, kept):
+    assert without_exclusions(typed) == kept
+
+
+def test_an_exclusion_inside_a_group_is_moved_out_with_its_quoted_filter_value():
+    # "(gpu -entity:"Mistral AI") OR tpu" left '"Mistral AI"' in the group, a phrase every page had to hold.
+    parsed = build_query('(gpu -entity:"Mistral AI") OR tpu', SCHEMA)
+    assert parsed.terms == {"gpu", "tpu"} and str(parsed.excluded) == str(build_query('gpu -"entity Mistral AI"', SCHEMA).excluded)
 
 
 @pytest.mark.parametrize(("typed", "plain"), [
