@@ -473,8 +473,12 @@ INLINE_FILTER = re.compile(r'(?<![^\s(+\-])(topic|entity|kind|month|since|until)
 _CLOSING = ".,;:!?"  # a sentence's mark after a value: "stargate topic:funding?"
 # A filter beside OR, or after NOT, is no filter of the search (they combine words): "stargate NOT
 # topic:funding" filtered by Funding, the opposite of what was asked, and "topic:funding OR stargate"
-# required both (a QA pass).  Left as words, and the page says why.
-_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR)\s+$|[-+(]$")
+# required both (a QA pass).  Left as words, and the page says why.  ANDNOT excludes as NOT does:
+# 'stargate ANDNOT entity:"Mistral AI"' was applied as the filter, leaving "stargate ANDNOT" (its ANDNOT
+# joining nothing, dropped), and listed Mistral AI's page alone.  An ANDNOT opening the query joins
+# nothing and is dropped (``search.query._as_meant``): a filter after it stands apart, as it is searched.
+_EXCLUDING = r"(?:^|\s)NOT\s+$|\sANDNOT\s+$"
+_JOINED_BEFORE = re.compile(rf"{_EXCLUDING}|(?:^|\s)OR\s+$|[-+(]$")
 _JOINED_AFTER = re.compile(r"^\s+OR(?:\s|$)|^\)")
 
 
@@ -495,8 +499,8 @@ def inline_operators(q: str) -> list[tuple[tuple[int, int], str, str, bool]]:
     return found
 
 
-# A filter after a minus or NOT: the reader meant to leave its pages out, which no filter does.
-_EXCLUDED_BEFORE = re.compile(r"(?:^|\s)NOT\s+$|-$")
+# A filter after a minus, NOT or ANDNOT: the reader meant to leave its pages out, which no filter does.
+_EXCLUDED_BEFORE = re.compile(rf"{_EXCLUDING}|-$")
 
 
 def typed_as_words(params: SearchParams, in_vain: tuple[str, ...] = ()) -> list[tuple[str, str, str, tuple[str, ...]]]:

@@ -838,10 +838,11 @@ _HYPHENATED = re.compile(r"(?<![\w-])(?<!\d[.,])\w+(?:[.,]\d+)*(?:-\w+)+(?![\w-]
 # words), and the minus took "topic" alone, "compute-deals" then required (37 pages, "Missing: stargate").
 # Its star, if typed, kept after it: '"data cent*"' is a quoted phrase's prefix, "fine-tun*" the same.
 _HYPHENATED_WORD = r"(?<!\w:)(?:(?<![\w-])|(?<=[+-])(?<![\w-][+-]))(?P<text>\w+(?:-\w+)+)\*?(?![\w*-])"  # "+"/"-" before
-# A word, a colon and a quoted phrase after a minus or NOT (a filter typed excluded, which stays words:
-# '-entity:"Mistral AI"'): one phrase, excluded whole; the minus took "entity" alone, and "Mistral AI"
-# was then a phrase to find, the opposite of what was asked.
-_EXCLUDED_FIELD_PHRASE = r'(?:(?<=-)|(?<=\bNOT\s))(?P<text>\w+[:：]"[^"]+")'
+# A word, a colon and a quoted phrase after a minus, NOT or ANDNOT (a filter typed excluded, which stays
+# words: '-entity:"Mistral AI"'): one phrase, excluded whole; the minus took "entity" alone, and "Mistral
+# AI" was then a phrase to find, the opposite of what was asked ('stargate ANDNOT entity:"OpenAI"' the
+# same: "entity" excluded, "OpenAI" required).
+_EXCLUDED_FIELD_PHRASE = r'(?:(?<=-)|(?<=\bNOT\s)|(?<=\bANDNOT\s))(?P<text>\w+[:：]"[^"]+")'
 # Chinese characters (and hiragana) typed side by side: each is a word of the index (index.analysis.WORD),
 # and the run is what was written, so it is searched as their phrase: "北京" is not 北 and 京 anywhere.
 _IDEOGRAPH_RUN = re.compile("[" + IDEOGRAPHS + "]{2,}")

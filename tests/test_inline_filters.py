@@ -157,6 +157,9 @@ def test_a_filter_being_typed_is_offered_its_values(client):
 @pytest.mark.parametrize(("typed", "said"), [
     ("stargate NOT topic:funding", "a filter is not left out (it keeps"),
     ("-topic:funding stargate", "a filter is not left out (it keeps"),
+    ("stargate ANDNOT topic:funding", "a filter is not left out (it keeps"),  # it was Funding's stargate pages
+    ("stargate ANDNOT entity:openai", "a filter is not left out (it keeps"),
+    ('stargate ANDNOT entity:"OpenAI"', "a filter is not left out (it keeps"),
     ("topic:funding OR stargate", "a filter is not left out, joined by OR or put in parentheses"),
     ("stargate OR topic:funding", "a filter is not left out, joined by OR or put in parentheses"),
     ("stargate (topic:funding)", "a filter is not left out, joined by OR or put in parentheses"),
@@ -203,7 +206,17 @@ def test_a_filter_typed_excluded_with_a_hyphen_is_excluded_whole(client, typed):
     assert body["excluded_in_vain"] == [typed.split()[-2] if typed.startswith("NOT") else typed.split()[0][1:]]
 
 
-@pytest.mark.parametrize("typed", ['-entity:"Mistral AI" stargate', 'NOT entity:"Mistral AI" stargate'])
+@pytest.mark.parametrize("value", ["topic:funding", "entity:openai", 'entity:"OpenAI"', "topic:compute-deals", 'entity:"Mistral AI"'])
+def test_a_filter_after_andnot_is_excluded_as_after_not(client, value):
+    # 'stargate ANDNOT entity:"Mistral AI"' was applied as the filter, "stargate ANDNOT" left: on an
+    # index where one page names Mistral AI, that page alone was listed (a helper's note).
+    andnot, after_not = _api(client, q=f"stargate ANDNOT {value}"), _api(client, q=f"stargate NOT {value}")
+    assert andnot["query"] == f"stargate ANDNOT {value}" and not any(andnot["filters"].values())
+    assert _ids(andnot) == _ids(after_not) and andnot["total"] == after_not["total"] > 0
+    assert andnot["excluded_in_vain"] == after_not["excluded_in_vain"]
+
+
+@pytest.mark.parametrize("typed", ['-entity:"Mistral AI" stargate', 'NOT entity:"Mistral AI" stargate', 'stargate ANDNOT entity:"Mistral AI"'])
 def test_a_filter_typed_excluded_with_a_quoted_value_is_excluded_whole(client, typed):
     # The minus took "entity" alone, and "Mistral AI" was then a phrase to find: the opposite of what
     # was asked (pages naming Mistral AI ranked first).
