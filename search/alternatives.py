@@ -18,7 +18,9 @@ from search.query import asked_text, function_words, typed_marks, without_exclus
 from search.results import SearchResult, WayOut
 
 _WORD = re.compile(r"[^\s\"()]+")
-_PHRASE = re.compile(r'(-?)"([^"]*)(?:"|$)')  # a quoted phrase (excluded with its "-"), or one left open
+# A quoted phrase, or one left open; excluded with what excludes it: a "-", NOT or ANDNOT, and a filter's
+# name typed excluded with a quoted value ('-entity:"OpenAI"', which stays words and is excluded whole).
+_PHRASE = re.compile(r'((?:-|(?<!\S)(?:NOT|ANDNOT)\s+)(?:\w+[:：])?)?"([^"]*)(?:"|$)')
 OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"})  # the words the parser reads as operators
 MAX_WAYS = 10  # a suggestion, four facets, dates, all filters, exclusions, quotes, any words: each is a search
 
@@ -39,7 +41,9 @@ def unquoted_query(text: str) -> str | None:
     writes may still be a search whose words the pages hold ('"openai broadcom"' found nothing, and only
     'openai OR broadcom' was offered, not the search whose first result is their deal: a QA pass)."""
     marked = typed_marks(text)
-    # An excluded phrase ('-"nvidia gpus"') stays one: without its quotes it would exclude its first word.
+    # An excluded phrase ('-"nvidia gpus"', 'NOT "nvidia gpus"') stays one: without its quotes it would
+    # exclude its first word; an excluded filter's value the same ('qqzzxv -entity:"OpenAI"' offered
+    # "qqzzxv -entity: OpenAI", which searched OpenAI: 26 results on the seed; a QA pass).
     unquoted = _PHRASE.sub(lambda m: m[0] if m[1] else f" {m[2]} ", marked)
     if unquoted == marked:
         return None

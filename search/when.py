@@ -92,7 +92,7 @@ _ENDING_WORDS = ("today", "yesterday", "days", "week", "weeks", "month", "months
 _ASKING_WORDS = ("happened", "happening", "news", "updates", "latest", "recent", "stories", "headlines", "going",
                  "anything", "what", "whats")
 # In any case: "stargate not today" is no search of today's pages (a QA pass), "yesterday and today" no day.
-_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR|AND)\s+$|[-+(]\s*$", re.IGNORECASE)
+_JOINED_BEFORE = re.compile(r"(?:^|\s)(?:NOT|OR|AND|ANDNOT)\s+$|[-+(]\s*$", re.IGNORECASE)
 _ENDS = " \t?.!…。？！,;:"  # what may follow the phrase at the query's end ("nvidia today," too)
 _WORD = re.compile(r"[^\s?.!…。？！]+")
 # What is left of a query once its time is read, when it asks only what happened then: the listing of

@@ -350,6 +350,9 @@ def test_a_phrase_no_page_writes_offers_its_words_without_the_quotes_first(clien
     # An excluded phrase stays one.
     from search.alternatives import unquoted_query
     assert unquoted_query('"openai broadcom" -"nvidia gpus"') == 'openai broadcom -"nvidia gpus"'
+    # What excludes a phrase keeps it one: NOT and ANDNOT too, and an excluded filter's quoted value.
+    assert unquoted_query('"openai broadcom" NOT "nvidia gpus"') == 'openai broadcom NOT "nvidia gpus"'
+    assert unquoted_query('qqzzxv -entity:"OpenAI"') is None and unquoted_query('a ANDNOT topic:“x y”') is None
 
 
 @pytest.mark.parametrize("typed", ["*", "()", "-", "?"])

@@ -79,7 +79,7 @@ def test_a_phrase_of_time_reads_as_the_days_it_means(query, on, phrase, since, u
     "last 0 days", "past 1000 days", "this 3 weeks",  # no span to read
     "stargate 2025", "march deals",  # a year or a month's name is as often what a page says
     "this hour", "over the past hours", "last h", "blender last 3d", "last 3 d",  # no hours to count back, a 3D thing
-    "stargate not today", "yesterday and today", "nvidia or this week",  # joined, in any case
+    "stargate not today", "yesterday and today", "nvidia or this week", "python ANDNOT this year",  # joined, in any case
     "a few days ago", "days ago", "0 days ago", "openai lst week",  # no count; a three-letter typo is as often a word
     # A pasted paragraph's time is its subject's (a CISI query of 59 words, shortened here to 18).
     "the impact of automation on libraries in view of the proliferation of information and how to cope today",
