@@ -1052,11 +1052,21 @@ def test_serve_binds_an_ipv6_host_as_gunicorn_reads_it(built, monkeypatch, host)
     monkeypatch.setattr(os, "execv", lambda path, args: started.append(args))
     result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--host", host, "--port", str(port)])
     assert result.exit_code == 0, result.output
-    assert f"serving on http://[::1]:{port}/ with 2 workers\n" in result.output, result.output
+    assert f"serving on http://[::1]:{port}/ with 2 workers (pid " in result.output, result.output
     one = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--host", host, "--port", str(port), "--workers", "1"])
-    assert f"serving on http://[::1]:{port}/ with 1 worker\n" in one.output, one.output  # "with 1 workers" (a QA pass)
+    assert f"serving on http://[::1]:{port}/ with 1 worker (pid " in one.output, one.output  # "with 1 workers" (a QA pass)
     bind = started[0][started[0].index("--bind") + 1]
     assert bind == f"[::1]:{port}", bind
+
+
+def test_serve_names_the_pid_that_stops_it_its_own_which_gunicorn_s_master_keeps(built, monkeypatch):
+    # A new operator's pass: SIGTERM to `make run`'s pid ended make alone ("make: *** [Makefile:46: run]
+    # Terminated") and left gunicorn serving under pid 1.  serve execs gunicorn, so the pid it names
+    # (its own) is the master's: the one to signal.
+    monkeypatch.setattr(os, "execv", lambda path, args: None)
+    result = CliRunner().invoke(main, ["serve", "--index-dir", str(built), "--port", str(free_port())])
+    assert result.exit_code == 0, result.output
+    assert f" with 2 workers (pid {os.getpid()}; Ctrl-C or SIGTERM to it stops the service)\n" in result.output, result.output
 
 
 def test_an_empty_worker_class_is_the_default_as_every_empty_setting_is(monkeypatch):

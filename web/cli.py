@@ -804,7 +804,12 @@ def _serve_unless_stopped(index_dir: Path, address: str, workers: int, threads: 
         "--threads", str(threads),
         "web:create_app()",
     ]
-    click.echo(f"serving on http://{address}/ with {_counted(workers, 'worker')}", err=True)
+    # The pid that stops it: exec keeps this process's, so it is gunicorn's master.  `make run` runs
+    # serve as make's child, and SIGTERM to make's pid (the one an operator sees) ended make alone:
+    # "make: *** [Makefile:46: run] Terminated", the master and its workers serving on under pid 1, and
+    # the next `make run` "cannot listen on 127.0.0.1:8000" (a new operator's pass).
+    click.echo(f"serving on http://{address}/ with {_counted(workers, 'worker')} "
+               f"(pid {os.getpid()}; Ctrl-C or SIGTERM to it stops the service)", err=True)
     sys.stdout.flush()
     sys.stderr.flush()
     try:
