@@ -255,6 +255,22 @@ def test_search_says_what_it_corrected_and_which_hit_a_name_found(built):
     assert "(exact name)" not in named.output.split("\n  2. ", 1)[1]
 
 
+def test_search_warns_of_its_own_options_typed_after_the_double_dash_and_searches_them(built, tmp_path):
+    # A new operator's pass: `search -- python -doc --index-dir IX --per-page 2` (the help offers -- for
+    # a leading "-") searched the default index, the options being query words, and said nothing of it.
+    elsewhere = ["--index-dir", str(tmp_path / "none")]  # where it looks, unbuilt: the options after -- are not read
+    result = CliRunner().invoke(main, ["search", *elsewhere, "--", "stargate", "--index-dir", str(built), "--per-page=2"])
+    assert result.stderr.splitlines()[0] == (
+        "warning: --index-dir and --per-page after -- are searched as words; put options before --"), result.stderr
+    assert "no index has been built" in result.stderr
+    one = CliRunner().invoke(main, ["search", "--index-dir", str(built), "--", "stargate", "-h"])
+    assert one.exit_code == 0 and one.stderr == "warning: -h after -- is searched as a word; put options before --\n"
+    assert "results" in one.stdout  # still searched
+    plain = CliRunner().invoke(main, ["search", "--index-dir", str(built), "--", "python", "-doc"])
+    assert plain.exit_code == 0 and plain.stderr == ""
+    assert "Options go before the --" in CliRunner().invoke(main, ["search", "--help"]).output
+
+
 def test_search_shows_the_guide_card_a_page_past_the_end_and_what_is_wrong_with_the_query(built):
     def search(*args: str):
         return CliRunner().invoke(main, ["search", *args, "--index-dir", str(built)])

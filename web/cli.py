@@ -839,13 +839,15 @@ def search(
     """Search the index and print the results.
 
     Quote a query with syntax: `topichub search "python -doc"` (or `topichub search -- python -doc`),
-    since a word starting with - is otherwise read as an option."""
+    since a word starting with - is otherwise read as an option.  Options go before the --: every word
+    after it is the query's (`topichub search --index-dir IX -- python -doc`)."""
     from werkzeug.datastructures import MultiDict
 
     from search.params import InvalidParameter, parse_params
     from search.service import SearchService
 
     _check_semantic_switch()
+    _warn_of_options_as_words(query)
     args = MultiDict([("q", " ".join(query)), ("page", page), ("per_page", per_page)])
     for name, value in (("sort", sort), ("since", since), ("until", until), ("explain", "1" if explain else None)):
         if value:
@@ -875,6 +877,25 @@ def search(
             result = _print_typed_filters(asked, inlined, result)
             _print_typed_dates(service.snapshot().typed_filters(asked), inlined)
         _print_results(result, as_json)
+
+
+def _warn_of_options_as_words(query: tuple[str, ...]) -> None:
+    """Warn in one line on stderr of the query's words that are this command's own options, and search them.
+
+    Before a ``--`` click takes an option for what it is, so such a word came after it, where every
+    word is the query's: `search -- python -doc --index-dir IX --per-page 2` searched the default
+    index for "python -doc --index-dir IX --per-page 2" and printed "missing: index-dir, …" (a new
+    operator's pass).  Still searched: a query may mean the words (`search -- --help`)."""
+    context = click.get_current_context()
+    help_option = context.command.get_help_option(context)
+    names = {name for param in [*context.command.params, *([help_option] if help_option else [])]
+             for name in (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))
+             if name.startswith("-")}
+    typed = list(dict.fromkeys(word.split("=", 1)[0] for word in query if word.split("=", 1)[0] in names))
+    if typed:
+        said = " and ".join((", ".join(typed[:-1]), typed[-1])) if len(typed) > 1 else typed[0]
+        _reported(f"warning: {said} after -- {'is' if len(typed) == 1 else 'are'} searched as "
+                  f"{'a word' if len(typed) == 1 else 'words'}; put options before --", err=True)
 
 
 def _print_typed_filters(asked, inlined, result: SearchResult) -> SearchResult:
