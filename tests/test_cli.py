@@ -1173,6 +1173,13 @@ def test_a_build_s_sources_that_are_no_files_are_refused_in_one_line_naming_them
     result = CliRunner().invoke(main, ["build", str(fifo), "--index-dir", str(tmp_path / "index")])
     assert result.exit_code == 2 and result.output.startswith(f"Error: SOURCES: {fifo} is no file (a pipe or a device)")
     assert not (tmp_path / "index").exists()
+    # `build -` was click's "Path '-' does not exist.", with its Usage lines, where `update -` reads
+    # standard input (a new operator's pass): one line, saying so.
+    dash = CliRunner().invoke(main, ["build", "-", "--index-dir", str(tmp_path / "index")], input="{}\n")
+    assert dash.exit_code == 2 and dash.output.startswith("Error: SOURCES: - (standard input) is no file: a build reads "
+                                                          "its sources as files"), dash.output
+    assert dash.output.count("\n") == 1 and "update reads its change file from -" in dash.output
+    assert not (tmp_path / "index").exists()
 
 
 def test_search_out_of_open_files_is_one_line_naming_the_limit(built, monkeypatch):

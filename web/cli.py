@@ -405,7 +405,8 @@ def _build(
 
 
 @main.command()
-@click.argument("sources", nargs=-1, type=click.Path(exists=True, path_type=Path))
+# A - passes click's check (allow_dash) to be refused by _check_sources in a line of its own.
+@click.argument("sources", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
 @_index_option
 @click.option(
     "--procs", type=click.IntRange(1, 8), default=lambda: default_procs(),
@@ -484,6 +485,10 @@ def _check_sources(sources: tuple[Path, ...]) -> tuple[Path, ...]:
                             f"(TOPICHUB_CORPUS sets the default SOURCES, several joined by {os.pathsep!r}: "
                             "correct it or unset it)")
     for source in sources:
+        if str(source) == "-":  # click's "Path '-' does not exist.", where `update -` reads stdin (a new operator's pass)
+            raise _OneLineError("SOURCES: - (standard input) is no file: a build reads its sources as files, and records "
+                                "them to tell when they change; save it to a file first (topichub update reads "
+                                "its change file from -)")
         if not (source.is_file() or source.is_dir()):
             raise _OneLineError(f"SOURCES: {source} is no file (a pipe or a device): a build reads its sources as files, "
                                 "and records them to tell when they change; save it to a file first (topichub update "
