@@ -223,6 +223,22 @@ def test_metrics_report_the_snapshot_served_and_whether_the_service_is_degraded(
     assert values[("topichub_snapshot_info", (("published", published), ("served", "")))] == 1
 
 
+def test_a_worker_short_of_files_is_degraded_and_the_help_text_says_so(app):
+    # The HELP line said "the published snapshot was refused, or none answers", leaving out a worker
+    # that ran short of open files or memory, which the gauge counts (a new operator's pass).
+    import errno
+
+    from search.snapshot import ResourceShortage
+
+    client = app.test_client()
+    assert samples(client.get("/metrics").get_data(as_text=True))[("topichub_degraded", ())] == 0
+    app.extensions["search"].note_shortage(ResourceShortage(OSError(errno.EMFILE, "Too many open files"), "a search"))
+    text = client.get("/metrics").get_data(as_text=True)
+    assert samples(text)[("topichub_degraded", ())] == 1
+    help_line = next(line for line in text.splitlines() if line.startswith("# HELP topichub_degraded "))
+    assert "refused" in help_line and "none answers" in help_line and "short of open files or memory" in help_line
+
+
 def test_an_expired_time_budget_is_counted(index_dir):
     client = create_app({"INDEX_DIR": str(index_dir), "TESTING": True, "QUERY_BUDGET_S": 0.0}).test_client()
     assert client.get("/api/search?q=compute+power+deal", buffered=True).status_code == 200

@@ -311,8 +311,11 @@ class SnapshotCollector:
 
         meta, served, degraded = self._served()
         if degraded is not None:
+            # Every cause _served counts: the HELP left out a worker short of files or memory, which
+            # docs/operations.md's table and /healthz name (a new operator's pass).
             yield GaugeMetricFamily("topichub_degraded", "1 when /healthz says degraded (the published snapshot was "
-                                    "refused, or none answers), else 0.", value=float(degraded))
+                                    "refused, none answers, or the worker ran short of open files or memory), else 0.",
+                                    value=float(degraded))
             info = InfoMetricFamily("topichub_snapshot", "The published snapshot, and the one answering "
                                     "(another when the published one was refused; empty when none answers).")
             info.add_metric([], {"published": store.current_id(self.metrics.index_dir) or "", "served": served or ""})
