@@ -47,6 +47,9 @@ def test_every_command_has_help(command):
     result = CliRunner().invoke(main, [command, "--help"])
     assert result.exit_code == 0 and "Usage: main " + command in result.output and "--index-dir" in result.output
     assert command in CliRunner().invoke(main, ["--help"]).output
+    # Within 80 columns: a paragraph click keeps as written (\b) is not wrapped, and update's ran to
+    # 104 (a new operator's pass).
+    assert max(len(line) for line in result.output.splitlines()) <= 80, result.output
 
 
 def test_version_names_the_release_and_the_index_schema():

@@ -504,8 +504,9 @@ def update(changes: Path, index_dir: Path, wait: float) -> None:
     """Upsert or delete documents by id from a JSONL file, without a full rebuild.
 
     \b
-    Each line of CHANGES is a document in the JSONL corpus format, which is added or replaces the document
-    with its id, or {"id": "...", "delete": true}, which removes it.  See docs/operations.md.
+    Each line of CHANGES is a document in the JSONL corpus format, which is
+    added or replaces the document with its id, or
+    {"id": "...", "delete": true}, which removes it.  See docs/operations.md.
 
     CHANGES is read as JSONL (gzipped or not) whatever its name, a pipe's too: unlike a build's
     sources, it can be nothing else.  A - reads it from standard input (as /dev/stdin does).
