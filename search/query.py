@@ -229,7 +229,7 @@ _EXCLUDED = re.compile(rf'{_EXCLUDER}(?:\w+[:：]"[^"]*"?|{_GROUP})')
 _MARKS = re.compile(rf'["()]|\b(?:AND|OR)\b|{_PLUS}')
 _EXCLUDED_WORD = re.compile(rf'{_EXCLUDER}([^\s()"+-][^\s()"]*)')  # one word, not a phrase or group
 _WORD_THEN = re.compile(r"(\w+)(?:['’]s)?[.,;:!?]*$")  # a word, and what may follow it in a sentence
-_EXCLUDED_PHRASE = re.compile(rf'{_EXCLUDER}("[^"]+")')
+_EXCLUDED_PHRASE = re.compile(rf'{_EXCLUDER}((?:\w+[:：])?"[^"]+")')  # a filter's name with it: '-entity:"Mistral AI"'
 # A model number: letters, then digits (and maybe more letters and digits), ending in a digit: "h100",
 # "gb200", "mi300x" is not (its plural "mi300xs" is no plural), "a100".  Its plural adds an "s".
 _MODEL = re.compile(r"[A-Za-z]+\d[A-Za-z\d]*\d|[A-Za-z]+\d")
@@ -1249,6 +1249,8 @@ def _excluded_words(text: str, limit: int) -> Iterator[tuple[re.Match[str], tupl
     for match in islice(_EXCLUDED_WORD.finditer(text), limit):
         if text.count('"', 0, match.start()) % 2:
             continue  # inside a quoted phrase: a word of it
+        if match.group(1)[-1] in ":：" and text.startswith('"', match.end(1)):
+            continue  # a filter's name before its quoted value: excluded with it, as a phrase (``_EXCLUDED_PHRASE``)
         word_end = _WORD_THEN.match(match.group(1))
         yield match, None if word_end is None else (match.start(1), match.start(1) + word_end.end(1))
 

@@ -242,14 +242,15 @@ def test_a_query_that_only_excludes_a_filter_with_a_quoted_value_lists_everythin
 
 
 def test_a_filter_typed_excluded_names_the_words_of_it_excluded_in_vain(client):
-    # The words no page has are "entity" alone (the phrase excluded, "entity Mistral AI", is in no page
-    # for it): the note names them, in it, once.
+    # What is excluded is the phrase "entity Mistral AI", which no page has: the note says so of the
+    # filter as typed, once, as of "-entity:mistral-ai" (it said "no page has entity", the phrase's first
+    # word, and showed the value without its quotes: a QA pass).
     typed = '-entity:"Mistral AI" stargate'
-    assert _api(client, q=typed)["excluded_in_vain"] == ["entity"]
+    assert _api(client, q=typed)["excluded_in_vain"] == ['entity:"Mistral AI"']
     notes = _notes(client.get("/", query_string={"q": typed}).get_data(as_text=True))
     assert [note for note in notes if "entity" in note] == [
-        "entity:Mistral AI: a filter is not left out (it keeps only what it names; see Search tips), so its words were searched: "
-        "no page has entity, so excluding it left nothing out."]
+        'entity:"Mistral AI": a filter is not left out (it keeps only what it names; see Search tips), so its words were searched: '
+        "no page has them, so excluding them left nothing out."]
     # A word typed outside the filter as well keeps its own note.
     assert "No page has entity, so excluding it left nothing out." in _notes(client.get("/", query_string={"q": f"-entity {typed}"}).get_data(as_text=True))
 

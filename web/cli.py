@@ -931,7 +931,8 @@ def _print_typed_filters(asked, inlined, result: SearchResult) -> SearchResult:
             said = f"more values than a filter takes ({MAX_FILTER_VALUES} at most{f', with the {chosen} chosen already' if chosen else ''})"
         else:
             said = "a filter this index cannot filter by"
-        click.echo(f"{name}:{value}: {said}, so its words were searched{after}.")
+        shown = f'"{value}"' if " " in value else value  # as typed: 'entity:"Mistral AI"', not 'entity:Mistral AI'
+        click.echo(f"{name}:{shown}: {said}, so its words were searched{after}.")
     return replace(result, excluded_in_vain=in_vain_besides_filters(inlined.q, result.excluded_in_vain))
 
 
