@@ -2194,6 +2194,11 @@ def function_words(text: str) -> bool:
     return bool(tokens) and all(stop for _, stop, _, _ in tokens)
 
 
+def analysed_word(text: str) -> str | None:
+    """Return the one word the index's chain makes of *text* as a query's (None for none or several)."""
+    return _single_term(text)
+
+
 def _single_term(text: str) -> str | None:
     """Return the one word the index's chain makes of *text* in query mode, else None."""
     terms = [term for term, stop, _, _ in _query_tokens(text) if not stop]

@@ -44,6 +44,7 @@ from index.whoosh_compat import Unsupported, length_bytes, read_postings
 from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
 from search.cache import Bounded, unpatched
 from search.params import _DAY_S, MAX_FILTER_VALUES, as_parameter, inline_operators, without_spans
+from search.query import analysed_word
 from search.results import FacetValue
 from search.when import with_dates, words_kept
 from search.scoring import LENGTH_OF_BYTE, TermScores
@@ -621,7 +622,12 @@ class Snapshot:
             # meant: the phrase is words, quoted so that the search read again (the API reads it for its
             # ETag, then the service) does not take it for the dates then.
             return words_kept(typed)
-        return with_dates(typed)
+        return with_dates(typed, held=self._holds_word)
+
+    def _holds_word(self, word: str) -> bool:
+        """Return whether a document holds *word* (as a query's word is analysed) in a searched field."""
+        term = analysed_word(word)
+        return term is not None and self.doc_frequency(term) > 0
 
     @property
     def dated_apart(self) -> bool:
@@ -681,7 +687,12 @@ class Snapshot:
         # A filter ANDNOT joined to what follows leaves it excluded: "topic:funding ANDNOT stargate" left
         # "ANDNOT stargate", an ANDNOT joining nothing, dropped: Funding's Stargate pages, the opposite of
         # what was asked (a QA pass); "NOT stargate" within Funding, as "topic:funding NOT stargate" is.
-        inlined = inlined.with_(q=_LEADING_ANDNOT.sub("NOT ", without_spans(params.q, sorted(taken))))
+        # (Only a filter's: an ANDNOT the reader typed first joins nothing, "ANDNOT topic:funding stargate"
+        # is Funding's Stargate pages, as "ANDNOT openai stargate" is Stargate's.)
+        rest = without_spans(params.q, sorted(taken))
+        if not params.q[: min(taken)[0]].strip():
+            rest = _LEADING_ANDNOT.sub("NOT ", rest)
+        inlined = inlined.with_(q=rest)
         if not inlined.q and inlined.sort == "relevance":  # the default without a query is newest (``parse_params``)
             inlined = inlined.with_(sort=None)
         return inlined

@@ -60,8 +60,11 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
+from collections.abc import Callable
+
 from search.params import SearchParams, without_spans
 from search.query import typed_marks
+from search.spell import common_word
 
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
@@ -103,6 +106,7 @@ _ONLY_WHEN = re.compile(rf"^\s*{_ASKING}\s*[?.!:,;]*\s*$", re.IGNORECASE)  # "ne
 # The asking around a subject: before it ("what happened to", "any news on", "latest on") or after it
 # ("nvidia news", "openai latest updates").
 _ASKING_BEFORE = re.compile(rf"^\s*{_ASKING}\s+(?:to|with|at|in|on|about|from|for|of|around)\s+(?=\w)", re.IGNORECASE)
+_ASKED_ABOUT = re.compile(r"news|updates|headlines|stories", re.IGNORECASE)
 _ASKING_AFTER = re.compile(r"(?<=\w)\s+(?:(?:the\s+)?(?:latest|recent|top)\s+)?(?:news|updates|headlines|stories)\s*[?.!]*\s*$",
                            re.IGNORECASE)
 
@@ -145,7 +149,7 @@ def mentions_time(q: str) -> bool:
         return True
     # A phrase ends on its unit, today or yesterday: a look at the last word alone.
     last = lowered.rstrip(_ENDS).rpartition(" ")[2]
-    return len(last) >= 4 and _near(last, _ENDING_WORDS) is not None
+    return len(last) >= 4 and _near(last, _ENDING_WORDS) is not None and not common_word(last)
 
 
 def _words(text: str) -> list[tuple[int, int]]:
@@ -153,8 +157,9 @@ def _words(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
-def time_phrase(q: str, on: date | None = None) -> Dates | None:
-    """Return the phrase of time ending *q* (see above), read on the day *on* (today in UTC), or None."""
+def time_phrase(q: str, on: date | None = None, held: Callable[[str], bool] | None = None) -> Dates | None:
+    """Return the phrase of time ending *q* (see above), read on the day *on* (today in UTC), or None;
+    *held* tells a word the index holds, which is no typo (``_respelt``)."""
     if not q or not mentions_time(q) or len(q.split()) > MAX_WORDS:
         return None
     on = on or today()
@@ -162,7 +167,7 @@ def time_phrase(q: str, on: date | None = None) -> Dates | None:
     read = _read(marked, q, on)
     if read is None:  # a typo in the phrase's words ("nvidia this mnth"): read as the word it misses
         tail = _words(marked)[-5:]  # the longest phrase: "since the past 12 months", "in the last two weeks"
-        respelt = _respelt([marked[a:b] for a, b in tail], _PHRASE_WORDS)
+        respelt = _respelt([marked[a:b] for a, b in tail], _PHRASE_WORDS, held)
         if respelt is not None:
             head = marked[: tail[0][0]]
             text = head + " ".join(respelt) + marked[tail[-1][1]:]
@@ -190,13 +195,19 @@ def _read(marked: str, q: str, on: date) -> Dates | None:
     return None
 
 
-def _respelt(words: list[str], known: tuple[str, ...]) -> list[str] | None:
+def _respelt(words: list[str], known: tuple[str, ...], held: Callable[[str], bool] | None = None) -> list[str] | None:
     """Return *words* with each one letter from a word of *known* (four letters or more, in any case:
-    one left out, added, changed, or two swapped) read as that word, or None when none is."""
+    one left out, added, changed, or two swapped) read as that word, or None when none is.  Not a
+    common English word nor one the index holds (*held*): "least", "four", "your", "weak", "lost",
+    "part" are words, and "python support for at least 5 years" was read as the last five years of
+    "python support for at", "the last four" as the last hour, "update last month" as the month's
+    listing, "nets this week" as "news" (a QA pass over the 64k Debian packages)."""
     changed, out = False, []
     for word in words:
         lowered = word.lower()
         found = _near(lowered, known) if len(lowered) >= 4 and lowered.isalpha() else None
+        if found is not None and (common_word(lowered) or (held is not None and held(lowered))):
+            found = None
         changed |= found is not None
         out.append(found or word)
     return out if changed else None
@@ -233,23 +244,29 @@ def _one_edit_typos(word: str) -> set[str]:
 _TYPOS: dict[tuple[str, ...], dict[str, str]] = {}
 
 
-def with_dates(params: SearchParams, on: date | None = None) -> SearchParams:
+def with_dates(params: SearchParams, on: date | None = None, held: Callable[[str], bool] | None = None) -> SearchParams:
     """Return *params* with the phrase of time ending its query (``time_phrase``) read as its ``since``
     and ``until``, in place of the address's, and taken out of the words.  A bound typed as ``since:``
     or ``until:`` is for ``Snapshot.inline_filters`` to keep (it says more exactly what is meant).  The
     address's bounds give way: the search box carries the page's dates, and "game this month" typed on
     a page of last week's was searched as words within last week (a QA pass).  A query left asking only
-    what happened ("what happened last week", "latest news today") is the listing of those days."""
-    read = time_phrase(params.q, on) if params.q else None
+    what happened ("what happened last week", "latest news today") is the listing of those days.
+    *held* tells a word the index holds: no typo, and a subject where it could be the asking ("hacker
+    news", "short stories", "security updates" are what the pages write)."""
+    read = time_phrase(params.q, on, held) if params.q else None
     if read is None:
         return params
-    rest = without_spans(params.q, [read.span])
+    # The phrase and the sentence's marks after it ("nvidia today," searched "nvidia ,": a QA pass).
+    rest = without_spans(params.q, [(read.span[0], len(params.q))])
     if (again := time_phrase(rest, on)) is not None:  # "this week last week": the first is words, read so again
         rest = _quoted(rest, again)
-    if asks_only_when(rest) or not any(ch.isalnum() for ch in rest):  # "this week?" left "?" to search
+    if asks_only_when(rest, held) or not any(ch.isalnum() for ch in rest):  # "this week?" left "?" to search
         rest = ""
-    else:  # "nvidia news", "what happened to stargate": the subject asked about
-        rest = _ASKING_AFTER.sub("", _ASKING_BEFORE.sub("", rest))
+    else:  # "what happened to stargate", "nvidia news": the subject asked about
+        rest = _ASKING_BEFORE.sub("", rest)
+        after = _ASKING_AFTER.search(rest)
+        if after is not None and not (held is not None and any(held(word) for word in _ASKED_ABOUT.findall(after.group()))):
+            rest = rest[: after.start()]
     # The phrase's dates in place of the address's, a month chosen among them ("nvidia this month"
     # typed on November's page found nothing: a QA pass).
     dated = params.with_(q=rest, since=read.since.isoformat(), until=read.until.isoformat() if read.until else None,
@@ -270,13 +287,13 @@ def _quoted(q: str, read: Dates) -> str:
     return f'{q[: read.span[0]]}"{read.phrase}"{q[read.span[1]:]}'
 
 
-def asks_only_when(q: str) -> bool:
+def asks_only_when(q: str, held: Callable[[str], bool] | None = None) -> bool:
     """Return whether *q* (a query less its phrase of time) asks only what happened ("what happened",
     "any news", "what hapened": one letter off): the dates' listing answers it, and its words would
     narrow it to pages holding them."""
     if _ONLY_WHEN.match(q):
         return True
-    respelt = _respelt([q[a:b] for a, b in _words(q)], _ASKING_WORDS) if len(q) < 40 else None
+    respelt = _respelt([q[a:b] for a, b in _words(q)], _ASKING_WORDS, held) if len(q) < 40 else None
     return respelt is not None and bool(_ONLY_WHEN.match(" ".join(respelt)))
 
 
