@@ -611,7 +611,7 @@ PATHS: dict[str, Any] = {
                     "parameters' dates and month (a range ending today sets since only), where the index's documents "
                     "are dated over more than one day and no bound or month is typed as since:, until: or month:; "
                     "the answer's query, since and until say so (the asking around a subject is no word of it: "
-                    "'nvidia news this month' searches 'nvidia'); in quotes it stays words. "
+                    "'nvidia news this month' searches 'nvidia' where no page holds 'news'); in quotes it stays words. "
                     f"At most {MAX_QUERY_CHARS} "
                     f"characters {COUNTED}, counted as sent (before the composing below, which "
                     f"may lengthen it); a longer text (a pasted paragraph) is searched by its "
