@@ -257,6 +257,7 @@ _PLUS_EXCLUDED = re.compile(r"((?:^|[\s(])(?:-|NOT\s+)\(\s*)\+")
 _REPEATED = re.compile(r"\b(AND|OR|ANDNOT)(?:\s+\1)+\b")  # an operator typed twice in a row
 _DOUBLE_NOT = re.compile(r"\bNOT\s+NOT\s+")  # two negations are none ("NOT NOT a", which the parser chokes on)
 _OPERATOR_WORD = re.compile(r"\b(?:%s)\b" % "|".join(sorted(_OPERATORS, key=len, reverse=True)))
+_GROUP_BLANKS = re.compile(r"(?<=\()\s+|\s+(?=\))")  # blanks a cut left inside a group's parentheses
 _DANGLING = re.compile(r"^(?:(?:AND|OR|ANDNOT)\s+)+|(?:\s+(?:AND|OR|NOT|ANDNOT))+$")
 _DROPPED_PLUGINS = (
     qplugins.SingleQuotePlugin,  # apostrophes are part of words here
@@ -1492,7 +1493,7 @@ def without_exclusions(text: str) -> str | None:
         kept.append(text[at : match.start()])
         at = match.end()
     kept.append(text[at:])
-    kept_text = _DANGLING.sub("", " ".join(" ".join(kept).split()))
+    kept_text = _DANGLING.sub("", _GROUP_BLANKS.sub("", " ".join(" ".join(kept).split())))  # "(gpu )": "(gpu)"
     return kept_text if asked_text(typed_marks(kept_text)) else None
 
 

@@ -372,7 +372,7 @@ def test_a_filter_typed_after_andnot_with_a_quoted_value_is_excluded_whole(typed
     ('stargate ANDNOT entity:"Mistral AI"', "stargate"),
     ("stargate NOT entity:“Mistral AI”", "stargate"),  # curly, as typed: it offered 'stargate AI”'
     ("“openai broadcom” -nvidia", "“openai broadcom”"),  # what is kept, as typed
-    ('(gpu -entity:"Mistral AI") OR tpu', "(gpu ) OR tpu"),
+    ('(gpu -entity:"Mistral AI") OR tpu', "(gpu) OR tpu"),
     ('stargate -"Mistral AI"', "stargate"), ("stargate -entity:mistral-ai", "stargate"),  # as these always were
     ('-entity:"Mistral AI"', None),  # nothing else asked for
 ])
