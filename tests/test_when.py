@@ -234,6 +234,9 @@ def test_the_command_line_says_which_days_it_read(dated_index, monkeypatch):
     # One day as one date; the options' dates it replaced said (they went unsaid: a QA pass).
     result = CliRunner().invoke(main, ["search", "library yesterday", "--since", "2025-01-01", "--index-dir", str(dated_index)])
     assert result.output.startswith("Dated as typed: yesterday (2025-06-09, UTC), in place of --since 2025-01-01\n")
+    # Found nothing in the days typed: the way out names them as the page does, not options never given.
+    result = CliRunner().invoke(main, ["search", "zzqx library yesterday", "--index-dir", str(dated_index)])
+    assert "without the dates" in result.output and "--since" not in result.output, result.output
 
 
 def test_a_month_typed_keeps_the_phrase_words_and_completions_read_no_phrase_before_the_last_word(dated_client):

@@ -1035,7 +1035,9 @@ def _way_text(way: WayOut) -> str:
     if way.kind == "without":
         return f"without --{way.facet} {way.value}" if way.value is not None else f"without any --{way.facet}"
     if way.kind in ("no_filters", "no_dates"):
-        return "without any filters" if way.kind == "no_filters" else "without --since and --until"
+        # The dates as the page says them: given by --since and --until or typed as a time ("library last
+        # month"), where "without --since and --until" named options never given (a QA pass).
+        return "without any filters" if way.kind == "no_filters" else "without the dates"
     if way.kind == "no_query":
         return "without the query: everything, newest first"
     said = {"suggestion": "did you mean", "no_exclusions": "without the excluded words", "no_quotes": "without the quotes",
