@@ -692,6 +692,8 @@ class Snapshot:
         rest = without_spans(params.q, sorted(taken))
         if not params.q[: min(taken)[0]].strip():
             rest = _LEADING_ANDNOT.sub("NOT ", rest)
+        if rest in ("AND", "OR", "NOT", "ANDNOT"):  # an operator the filter was to join: "topic:funding ANDNOT"
+            rest = ""  # found "No results for ANDNOT", with no way out (a QA pass); the filter's list instead
         inlined = inlined.with_(q=rest)
         if not inlined.q and inlined.sort == "relevance":  # the default without a query is newest (``parse_params``)
             inlined = inlined.with_(sort=None)

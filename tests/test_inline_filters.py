@@ -223,6 +223,9 @@ def test_a_filter_joined_by_andnot_to_what_follows_keeps_it_excluded(client):
     assert andnot["filters"]["topic"] == ["funding"] and _ids(andnot) == _ids(after_not)
     assert andnot["total"] == after_not["total"] > 0
     assert not set(_ids(andnot)) & set(_ids(_api(client, q="stargate")))
+    # An operator left alone by the filter joins nothing: the filter's list ("No results for ANDNOT").
+    alone, listed = _api(client, q="topic:funding ANDNOT"), _api(client, q="topic:funding")
+    assert (alone["query"], alone["total"]) == ("", listed["total"]) and listed["total"] > 0
     # An ANDNOT the reader typed first joins nothing, as before a word: Funding's Stargate pages.
     opening, plain = _api(client, q="ANDNOT topic:funding stargate"), _api(client, q="topic:funding stargate")
     assert _ids(opening) == _ids(plain) and opening["total"] == plain["total"] > 0
