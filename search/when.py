@@ -22,7 +22,8 @@ The phrases, in UTC days, today included:
   without), and ``h`` after a number ("last 24h", "last 3mo", "past 2 wks"; not "d": "last 3d" is
   as often a 3D thing);
 - a number of days, weeks, months or years ``ago``: that day, or the calendar's week, month or year
-  holding it ("2 days ago", "a month ago": last month; hours ago: the day it was then);
+  holding it ("2 days ago", "a month ago": last month; hours ago: the day it was then); ``today``
+  after it is the day as many units back ("5 years ago today": this day five years ago);
 - each of these after ``in``, ``over``, ``during``, ``within``, ``for`` or ``from`` (and ``the``)
   reads the same, and after ``since`` runs from the range's first day to today ("since last month");
 - a phrase's words with a typo of one letter (four letters or more: "this mnth", "yesterdy", "thsi
@@ -83,7 +84,7 @@ _PHRASE = re.compile(
     r"(?:(?P<day>today|yesterday)"
     r"|(?P<which>this|last|past|previous)\s+"
     rf"(?:(?P<count>\d{{1,3}})\s*|(?P<counted>{_COUNT_WORDS})\s+)?" + _UNIT +
-    rf"|(?:(?P<ago_count>\d{{1,3}})\s*|(?P<ago_counted>{_COUNT_WORDS})\s+)" + _UNIT.replace("unit", "ago_unit") + r"\s+ago"
+    rf"|(?:(?P<ago_count>\d{{1,3}})\s*|(?P<ago_counted>{_COUNT_WORDS})\s+)" + _UNIT.replace("unit", "ago_unit") + r"\s+ago(?P<ago_today>\s+today)?"
     r")(?![\w\-+:\"“”'’])",
     re.IGNORECASE,
 )
@@ -312,6 +313,9 @@ def _days(match: re.Match[str], on: date) -> tuple[date, date] | None:
             return None
         if unit == "hour":
             day = hours_ago(on, count)
+            return day, day
+        if match.group("ago_today"):  # "5 years ago today": this day then (read as two phrases, it was
+            day = _back(on, unit, count) - timedelta(days=1)  # "5 years ago" quoted within today: nothing)
             return day, day
         if unit in ("day", "week"):
             day = on - timedelta(days=count * (7 if unit == "week" else 1))

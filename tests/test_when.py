@@ -53,6 +53,7 @@ WEDNESDAY = date(2026, 3, 4)
     ("what happened a month ago", MONDAY, "a month ago", "2026-11-01", "2026-11-30"),
     ("deals two years ago", MONDAY, "two years ago", "2024-01-01", "2024-12-31"),
     ("since 2 weeks ago", MONDAY, "since 2 weeks ago", "2026-11-23", None),
+    ("what happened 5 years ago today", MONDAY, "5 years ago today", "2021-12-07", "2021-12-07"),  # this day then
     # A typo of one letter in a phrase's word (the speller made "this mnth" words: a QA pass).
     ("nvidia this mnth", MONDAY, "this mnth", "2026-12-01", None),
     ("nvidia this mnth?", MONDAY, "this mnth", "2026-12-01", None),
