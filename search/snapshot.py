@@ -42,6 +42,7 @@ from index import store, vectors
 from index.analysis import TermAnalyzer, chain_language
 from index.whoosh_compat import Unsupported, length_bytes, read_postings
 from index.schema import NAME_MAX_CHARS, SCHEMA_VERSION, from_document, ids_of, name_ids, title_slug, whole_slug
+from search.alternatives import OPERATORS
 from search.cache import Bounded, unpatched
 from search.params import _DAY_S, MAX_FILTER_VALUES, as_parameter, inline_operators, without_spans
 from search.query import analysed_word
@@ -177,6 +178,7 @@ def _spelt_like(value: str, named: Iterable[tuple[str, str]]) -> str | None:
         forms.setdefault(folded_label, known)
     found = difflib.get_close_matches(value.lower(), list(forms), n=1, cutoff=CLOSE_VALUE_CUTOFF)
     return forms[found[0]] if found else None
+
 
 _LEADING_ANDNOT = re.compile(r"^ANDNOT\s+")
 
@@ -692,7 +694,7 @@ class Snapshot:
         rest = without_spans(params.q, sorted(taken))
         if not params.q[: min(taken)[0]].strip():
             rest = _LEADING_ANDNOT.sub("NOT ", rest)
-        if rest in ("AND", "OR", "NOT", "ANDNOT"):  # an operator the filter was to join: "topic:funding ANDNOT"
+        if rest in OPERATORS:  # an operator the filter was to join: "topic:funding ANDNOT"
             rest = ""  # found "No results for ANDNOT", with no way out (a QA pass); the filter's list instead
         inlined = inlined.with_(q=rest)
         if not inlined.q and inlined.sort == "relevance":  # the default without a query is newest (``parse_params``)

@@ -59,10 +59,12 @@ Read only where it cannot be a word of what is asked (a QA pass over 64k Debian 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
-from collections.abc import Callable
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from search.params import SearchParams, without_spans
 from search.query import typed_marks
@@ -108,8 +110,7 @@ _ONLY_WHEN = re.compile(rf"^\s*{_ASKING}\s*[?.!:,;]*\s*$", re.IGNORECASE)  # "ne
 # The asking around a subject: before it ("what happened to", "any news on", "latest on") or after it
 # ("nvidia news", "openai latest updates").
 _ASKING_BEFORE = re.compile(rf"^\s*{_ASKING}\s+(?:to|with|at|in|on|about|from|for|of|around)\s+(?=\w)", re.IGNORECASE)
-_ASKED_ABOUT = re.compile(r"news|updates|headlines|stories", re.IGNORECASE)
-_ASKING_AFTER = re.compile(r"(?<=\w)\s+(?:(?:the\s+)?(?:latest|recent|top)\s+)?(?:news|updates|headlines|stories)\s*[?.!]*\s*$",
+_ASKING_AFTER = re.compile(r"(?<=\w)\s+(?:(?:the\s+)?(?:latest|recent|top)\s+)?(?P<asked>news|updates|headlines|stories)\s*[?.!]*\s*$",
                            re.IGNORECASE)
 
 
@@ -149,7 +150,7 @@ def mentions_time(q: str) -> bool:
         q = typed_marks(q)  # "ｔｏｄａｙ"
     lowered = q.lower()
     if "day" in lowered or "week" in lowered or "month" in lowered or "year" in lowered or "hour" in lowered:
-        return True  # (the whole look: 1.2-3 µs a query, timeit; 0.6 µs before shortened units and typos)
+        return True  # (the whole look: 1-5 µs a query, timeit; 0.6 µs before shortened units and typos)
     for word in lowered.split() if ("wk" in lowered or "mo" in lowered or "yr" in lowered or "hr" in lowered
                                     or "mth" in lowered or _HAS_DIGIT.search(lowered)) else ():
         word = word.strip(_ENDS)
@@ -185,7 +186,7 @@ def time_phrase(q: str, on: date | None = None, held: Callable[[str], bool] | No
             starts = {len(head) + sum(len(w) + 1 for w in respelt[:i]): a for i, (a, _) in enumerate(tail)}
             again = _read(text, text, on)
             if again is not None and again.span[0] in starts:
-                start = starts[again.span[0]] if again.span[0] >= len(head) else again.span[0]
+                start = starts[again.span[0]]
                 end = len(q) - (len(text) - again.span[1])
                 read = Dates((start, end), q[start:end], again.since, again.until)
     return read
@@ -225,34 +226,12 @@ def _respelt(words: list[str], known: tuple[str, ...], held: Callable[[str], boo
 
 
 def _near(word: str, known: tuple[str, ...]) -> str | None:
-    """Return the word of *known* one letter from *word* (not *word* itself), or None.  Each known
-    word's typos are made once (5,569 for the phrases' words, in 4 ms at the first query), so a word
-    is one look-up: a request's look at its last word (``mentions_time``) cost 9 µs comparing it with
-    each word."""
-    table = _TYPOS.get(known)
-    if table is None:
-        table = _TYPOS[known] = {}
-        for k in reversed(known):  # the first word listed wins a typo two words share
-            for typo in _one_edit_typos(k):
-                table[typo] = k
-        for k in known:
-            table.pop(k, None)
-    return table.get(word)
-
-
-def _one_edit_typos(word: str) -> set[str]:
-    """Return the words one letter (a-z) from *word*: one left out, added or changed, or two swapped."""
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    typos = {a + b[1:] for a, b in splits if b}
-    typos |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    typos |= {a + c + b[1:] for a, b in splits if b for c in letters}
-    typos |= {a + c + b for a, b in splits for c in letters}
-    typos.discard(word)
-    return {typo for typo in typos if len(typo) >= 4}
-
-
-_TYPOS: dict[tuple[str, ...], dict[str, str]] = {}
+    """Return the word of *known* one letter (a-z) from *word* (one left out, added or changed, or two
+    swapped: the speller's distance, ``search.spell``), not *word* itself, the first listed of two; or None."""
+    if word in known or not word.isascii():
+        return None
+    found = process.extractOne(word, known, scorer=OSA.distance, score_cutoff=1)
+    return None if found is None else found[0]
 
 
 def with_dates(params: SearchParams, on: date | None = None, held: Callable[[str], bool] | None = None) -> SearchParams:
@@ -276,7 +255,7 @@ def with_dates(params: SearchParams, on: date | None = None, held: Callable[[str
     else:  # "what happened to stargate", "nvidia news": the subject asked about
         rest = _ASKING_BEFORE.sub("", rest)
         after = _ASKING_AFTER.search(rest)
-        if after is not None and not (held is not None and any(held(word) for word in _ASKED_ABOUT.findall(after.group()))):
+        if after is not None and not (held is not None and held(after.group("asked"))):
             rest = rest[: after.start()]
     # The phrase's dates in place of the address's, a month chosen among them ("nvidia this month"
     # typed on November's page found nothing: a QA pass).
